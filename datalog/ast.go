@@ -1,0 +1,103 @@
+package datalog
+
+// Pos is a source position: file name, 1-based line and column.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// TermKind tells variables from constants.
+type TermKind uint8
+
+// The kinds of terms.
+const (
+	Var    TermKind = iota // a variable; Value is its name ("_" is anonymous)
+	Symbol                 // a symbolic constant; Value is the unquoted text
+	Number                 // a numeric constant; Value is its canonical text
+)
+
+// Term is a variable or a constant.
+type Term struct {
+	Kind  TermKind
+	Value string
+	Pos   Pos
+}
+
+// Atom is a predicate applied to terms.
+type Atom struct {
+	Pred string
+	Args []Term
+	Pos  Pos
+}
+
+// CmpOp is a comparison operator.
+type CmpOp uint8
+
+// The comparison operators.
+const (
+	OpEq CmpOp = iota // =
+	OpNe              // !=
+	OpLt              // <
+	OpLe              // <=
+	OpGt              // >
+	OpGe              // >=
+)
+
+// LiteralKind tells the kinds of body literals apart.
+type LiteralKind uint8
+
+// The kinds of body literals.
+const (
+	Positive   LiteralKind = iota // an atom
+	Negated                       // not atom
+	Comparison                    // Left Op Right
+)
+
+// Literal is one element of a rule body.
+type Literal struct {
+	Kind  LiteralKind
+	Atom  Atom // Positive and Negated
+	Op    CmpOp
+	Left  Term // Comparison
+	Right Term // Comparison
+	Pos   Pos
+}
+
+// Rule is `[w ::] head :- body.`; Weight is 1 for a hard rule.
+type Rule struct {
+	Weight float64
+	Head   Atom
+	Body   []Literal
+	Pos    Pos
+	// Comment is free text the printer writes as a comment above the rule
+	// (the miner's raw score and support); it is not parsed back.
+	Comment string
+}
+
+// Fact is `[w ::] atom.` with a ground atom; Weight is 1 when not given.
+type Fact struct {
+	Weight float64
+	Atom   Atom
+	Pos    Pos
+}
+
+// Query is `atom?`.
+type Query struct {
+	Atom Atom
+	Pos  Pos
+}
+
+// Import is `@import "path".`; Path is as written (relative to the file).
+type Import struct {
+	Path string
+	Pos  Pos
+}
+
+// Program is a parsed Datalog program, its parts in source order.
+type Program struct {
+	Facts   []Fact
+	Rules   []Rule
+	Queries []Query
+	Imports []Import
+}

@@ -1,0 +1,168 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"iter"
+)
+
+// ID is a dictionary-encoded symbol: an entity, a relation name or a constant.
+// Ids are dense, assigned in order of first appearance, and stable for the life
+// of a database.
+type ID = uint32
+
+// Fact is a ground atom: a relation applied to symbol arguments. Binary facts
+// (len(Args) == 2, subject then object) are the knowledge graph; unary and
+// n-ary facts come from Datalog programs.
+type Fact struct {
+	Rel  ID
+	Args []ID
+}
+
+// Triple is a binary fact in the order of the DRUM files: subject (head),
+// relation, object (tail).
+type Triple struct {
+	S, R, O ID
+}
+
+// NamedTriple is a triple before dictionary encoding, as read from a file.
+type NamedTriple struct {
+	S, R, O string
+}
+
+// NamedFact is an n-ary fact before dictionary encoding.
+type NamedFact struct {
+	Rel  string
+	Args []string
+}
+
+// Batch is everything one load writes, atomically. Graph triples become base
+// facts; Splits keeps named lists of triples in file order (DRUM's "facts",
+// "train", "valid", "test"); only the triples also listed in Graph are part of
+// the graph. Symbols lists names to intern even when no fact uses them (for
+// example the entities.txt of a dataset), in order.
+type Batch struct {
+	Symbols []string
+	Graph   []NamedTriple
+	Facts   []NamedFact
+	Splits  map[string][]NamedTriple
+}
+
+// LoadStats reports what a load changed.
+type LoadStats struct {
+	NewSymbols int // symbols added to the dictionary
+	NewFacts   int // base facts that were not already present
+	Skipped    int // base facts already present (loading twice changes nothing)
+	Splits     map[string]int
+}
+
+// RelationStats is the per-relation count of base and derived facts.
+type RelationStats struct {
+	Rel     ID
+	Name    string
+	Arity   int
+	Base    int
+	Derived int
+}
+
+// Derived is a fact produced by the reasoner, with the confidence of its best
+// derivation and that derivation's provenance.
+type Derived struct {
+	Fact       Fact
+	Confidence float32
+	Prov       Provenance
+}
+
+// Provenance records the best derivation of a derived fact: an opaque rule
+// reference chosen by the reasoner and the body facts (base or derived) it used.
+type Provenance struct {
+	Rule string
+	Body []Fact
+}
+
+// Store is the triple store: the Badger-backed database and its in-memory
+// twin implement it, and store/storetest checks that they agree.
+//
+// Scans yield facts sorted by their key (relation, then arguments in index
+// order); yielded values are copies the caller may keep.
+type Store interface {
+	// Load interns the batch's symbols and writes its facts and splits,
+	// atomically: either all of it lands or the store is unchanged.
+	// progress, if not nil, is called with the number of items written so far.
+	Load(ctx context.Context, b *Batch, progress func(done, total int)) (LoadStats, error)
+
+	// Lookup returns the id of a name.
+	Lookup(name string) (ID, bool, error)
+	// Intern returns the id of name, adding it to the dictionary if absent.
+	Intern(name string) (ID, error)
+	// Name returns the name of an id.
+	Name(id ID) (string, error)
+	// NumSymbols is the size of the dictionary (ids are 0..NumSymbols-1).
+	NumSymbols() (int, error)
+
+	// Relations lists every relation with base or derived facts, sorted by name.
+	Relations() ([]RelationStats, error)
+	// Scan yields the base facts of a relation.
+	Scan(rel ID) iter.Seq2[Fact, error]
+	// ScanFirst yields the base facts of rel whose first argument is a
+	// (the subject of a binary fact).
+	ScanFirst(rel, a ID) iter.Seq2[Fact, error]
+	// ScanObject yields the binary base facts of rel whose object is o.
+	ScanObject(rel, o ID) iter.Seq2[Fact, error]
+	// Has reports whether the base fact exists.
+	Has(f Fact) (bool, error)
+	// Count is the number of base facts of a relation.
+	Count(rel ID) (int, error)
+
+	// Splits lists the named splits, sorted.
+	Splits() ([]string, error)
+	// Split yields the triples of a named split in file order.
+	Split(name string) iter.Seq2[Triple, error]
+
+	// ReplaceDerived atomically replaces all derived facts by ds: on error or
+	// cancellation the previous derived facts stay. Base facts are untouched.
+	ReplaceDerived(ctx context.Context, ds []Derived) error
+	// ClearDerived drops all derived facts.
+	ClearDerived() error
+	// ScanDerived yields the derived facts of a relation.
+	ScanDerived(rel ID) iter.Seq2[Derived, error]
+	// GetDerived returns the derived fact f, if present.
+	GetDerived(f Fact) (Derived, bool, error)
+
+	// Snapshot copies the binary base facts into compact CSR arrays.
+	Snapshot(ctx context.Context) (*Snapshot, error)
+
+	// Close releases the store. Further calls return ErrClosed.
+	Close() error
+}
+
+// Snapshot is an immutable in-memory copy of the binary base graph for the
+// miner and the reasoner. Entities are renumbered densely (0..len(Entities)-1,
+// in increasing symbol id); relations likewise.
+type Snapshot struct {
+	Entities  []ID // dense entity index -> symbol id
+	Relations []ID // dense relation index -> symbol id
+	// Out[r] maps subject index -> object indices (sorted); In[r] maps object
+	// index -> subject indices (sorted), with Edge giving the position of each
+	// entry in Out[r].Col (the edge id).
+	Out []CSR
+	In  []CSR
+}
+
+// CSR is a compressed sparse row adjacency: the columns of row i are
+// Col[RowPtr[i]:RowPtr[i+1]].
+type CSR struct {
+	RowPtr []int32
+	Col    []int32
+	Edge   []int32 // optional: edge id of each entry (set on Snapshot.In)
+}
+
+// Errors returned by stores.
+var (
+	ErrClosed       = errors.New("store: closed")
+	ErrInUse        = errors.New("store: database is in use by another process")
+	ErrNotStore     = errors.New("store: not a drumql store")
+	ErrNewerFormat  = errors.New("store: written by a newer drumql format version")
+	ErrIncomplete   = errors.New("store: an interrupted load left an incomplete generation")
+	ErrUnknownSplit = errors.New("store: unknown split")
+)
