@@ -1,0 +1,220 @@
+package linkpred
+
+import (
+	"cmp"
+	"slices"
+)
+
+// RuleConf is one rule's prediction of a candidate: the rule's index (in
+// whatever rule list the scorer uses) and the confidence of the prediction,
+// in (0, 1].
+type RuleConf struct {
+	Rule int32
+	Conf float32
+}
+
+// Aggregator turns the rule predictions of one candidate into its ranking
+// key. It appends the key to dst and returns the extended slice: the first
+// appended value is the candidate's score, the rest break ties
+// lexicographically (see [Candidate]). An aggregator may reorder hits. A rule
+// listed more than once for a candidate counts once, with its highest
+// confidence. With no hits, the key is the single score 0.
+type Aggregator func(dst []float32, hits []RuleConf) []float32
+
+// byRuleThenConf sorts by rule index, highest confidence first.
+func byRuleThenConf(a, b RuleConf) int {
+	if c := cmp.Compare(a.Rule, b.Rule); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.Conf, a.Conf)
+}
+
+// bestPerRule appends the highest confidence of each distinct rule in hits
+// to dst, sorted in decreasing order. It reorders hits.
+func bestPerRule(dst []float32, hits []RuleConf) []float32 {
+	slices.SortFunc(hits, byRuleThenConf)
+	start := len(dst)
+	for i, h := range hits {
+		if i > 0 && hits[i-1].Rule == h.Rule {
+			continue
+		}
+		dst = append(dst, h.Conf)
+	}
+	slices.SortFunc(dst[start:], func(a, b float32) int { return cmp.Compare(b, a) })
+	return dst
+}
+
+// Max ranks candidates AnyBURL-style by their best rule confidence, ties
+// broken by the next-best confidences: the key is the candidate's distinct
+// rule confidences sorted in decreasing order, compared lexicographically. It
+// is the default for rule-based link prediction.
+func Max(dst []float32, hits []RuleConf) []float32 {
+	if len(hits) == 0 {
+		return append(dst, 0)
+	}
+	return bestPerRule(dst, hits)
+}
+
+// NoisyOr returns an aggregator that scores a candidate by
+// 1 − Π(1 − c_i) over its topK highest distinct rule confidences (all of them
+// if topK <= 0). Confidences are clamped to [0, 1]. The key has no
+// tie-breakers.
+func NoisyOr(topK int) Aggregator {
+	return func(dst []float32, hits []RuleConf) []float32 {
+		start := len(dst)
+		dst = bestPerRule(dst, hits)
+		confs := dst[start:]
+		if topK > 0 && len(confs) > topK {
+			confs = confs[:topK]
+		}
+		v := noisyOr(confs)
+		return append(dst[:start], v)
+	}
+}
+
+// noisyOr computes 1 − Π(1 − c) in float64, in the order given.
+func noisyOr(confs []float32) float32 {
+	p := 1.0
+	for _, c := range confs {
+		p *= 1 - clamp01(float64(c))
+	}
+	return float32(1 - p)
+}
+
+// clamp01 clamps a confidence to [0, 1]; NaN passes through.
+func clamp01(c float64) float64 {
+	switch {
+	case c < 0:
+		return 0
+	case c > 1:
+		return 1
+	}
+	return c
+}
+
+// GroupedNoisyOr returns an aggregator for redundant rules (SAFRAN's idea):
+// rules are partitioned into groups, group[rule] giving the group of each
+// rule index (see [GroupRules]); a candidate's score is the noisy-or, across
+// groups, of the highest confidence inside each group. A rule index outside
+// group is a group of its own. Confidences are clamped to [0, 1]. The key
+// has no tie-breakers.
+func GroupedNoisyOr(group []int32) Aggregator {
+	// gid maps a rule to a group key that never collides: known groups are
+	// non-negative, ungrouped rules get -1-rule.
+	gid := func(rule int32) int64 {
+		if rule >= 0 && int(rule) < len(group) {
+			return int64(group[rule])
+		}
+		return -1 - int64(rule)
+	}
+	return func(dst []float32, hits []RuleConf) []float32 {
+		slices.SortFunc(hits, func(a, b RuleConf) int {
+			if c := cmp.Compare(gid(a.Rule), gid(b.Rule)); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.Conf, a.Conf)
+		})
+		start := len(dst)
+		for i, h := range hits {
+			if i > 0 && gid(hits[i-1].Rule) == gid(h.Rule) {
+				continue
+			}
+			dst = append(dst, h.Conf)
+		}
+		confs := dst[start:]
+		slices.SortFunc(confs, func(a, b float32) int { return cmp.Compare(b, a) })
+		v := noisyOr(confs)
+		return append(dst[:start], v)
+	}
+}
+
+// PairKey packs a (query, entity) pair into one prediction key for
+// [GroupRules].
+func PairKey(query, entity uint32) uint64 {
+	return uint64(query)<<32 | uint64(entity)
+}
+
+// GroupRules groups redundant rules: preds[i] is the set of predictions of
+// rule i (for example [PairKey] of each training query and entity the rule
+// predicts, in any order, duplicates allowed), and two rules are linked when
+// the Jaccard overlap of their prediction sets is at least minJaccard. Groups
+// are the connected components of that graph (single linkage). A rule with no
+// predictions is a group of its own. It returns group[i] for every rule,
+// numbered 0, 1, ... in order of each group's first rule. preds is not
+// modified.
+func GroupRules(preds [][]uint64, minJaccard float64) []int32 {
+	n := len(preds)
+	sets := make([][]uint64, n)
+	postings := make(map[uint64][]int32)
+	for i, p := range preds {
+		s := slices.Clone(p)
+		slices.Sort(s)
+		s = slices.Compact(s)
+		sets[i] = s
+		for _, k := range s {
+			postings[k] = append(postings[k], int32(i))
+		}
+	}
+
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	var find func(int32) int32
+	find = func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	union := func(a, b int32) {
+		ra, rb := find(a), find(b)
+		if ra == rb {
+			return
+		}
+		if ra < rb { // the smaller index is the root
+			parent[rb] = ra
+		} else {
+			parent[ra] = rb
+		}
+	}
+
+	overlap := make([]int32, n)
+	var touched []int32
+	for i, s := range sets {
+		touched = touched[:0]
+		for _, k := range s {
+			for _, j := range postings[k] {
+				if int(j) <= i {
+					continue
+				}
+				if overlap[j] == 0 {
+					touched = append(touched, j)
+				}
+				overlap[j]++
+			}
+		}
+		for _, j := range touched {
+			inter := float64(overlap[j])
+			jac := inter / (float64(len(s)+len(sets[j])) - inter)
+			if jac >= minJaccard {
+				union(int32(i), j)
+			}
+			overlap[j] = 0
+		}
+	}
+
+	group := make([]int32, n)
+	ids := make(map[int32]int32)
+	for i := range n {
+		r := find(int32(i))
+		g, ok := ids[r]
+		if !ok {
+			g = int32(len(ids))
+			ids[r] = g
+		}
+		group[i] = g
+	}
+	return group
+}

@@ -1,0 +1,439 @@
+package linkpred
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/drumql/drumql/store"
+)
+
+// ErrBadScores reports scores that break the [Scores] contract: a dense
+// vector of the wrong length, or a sparse candidate out of range or listed
+// twice.
+var ErrBadScores = errors.New("linkpred: malformed scores")
+
+// DefaultBatchSize is the number of queries per Score call when
+// Options.BatchSize is 0.
+const DefaultBatchSize = 64
+
+// Options configures [Evaluate]. The zero value means the defaults.
+type Options struct {
+	// Entities is the candidate list: every entity that can answer a query,
+	// each once. Dense scores are indexed by position in this list, and
+	// Candidate.Entity is a position in it. Use all entities of the dataset
+	// (the snapshot's entities and those of entities.txt; see
+	// [UnionEntities]). Nil means filter.Entities().
+	Entities []store.ID
+	// Workers bounds the number of concurrent Score calls; 0 means
+	// runtime.GOMAXPROCS(0). Results do not depend on it.
+	Workers int
+	// BatchSize is the maximum number of queries per Score call; 0 means
+	// DefaultBatchSize.
+	BatchSize int
+	// PerQuery keeps every query's Rank in Report.Ranks.
+	PerQuery bool
+}
+
+// Summary holds the metrics of a set of queries under one tie policy.
+type Summary struct {
+	MRR    float64 `json:"mrr"`
+	MR     float64 `json:"mr"`
+	Hits1  float64 `json:"hits1"`
+	Hits3  float64 `json:"hits3"`
+	Hits10 float64 `json:"hits10"`
+}
+
+// Metrics holds one tie policy's metrics over all queries (the embedded
+// Summary, both directions weighted by their number of queries, as in the
+// original DRUM code) and per direction.
+type Metrics struct {
+	Summary
+	Head Summary `json:"head"` // head predictions (?, r, t)
+	Tail Summary `json:"tail"` // tail predictions (h, r, ?)
+}
+
+// Report is the outcome of [Evaluate].
+type Report struct {
+	Queries     int     `json:"queries"`
+	HeadQueries int     `json:"head_queries"`
+	TailQueries int     `json:"tail_queries"`
+	Optimistic  Metrics `json:"optimistic"`
+	Pessimistic Metrics `json:"pessimistic"`
+	Expected    Metrics `json:"expected"`
+	// NaN counts NaN scores (each ranked as -Inf). Any is a scorer bug.
+	NaN int `json:"nan_scores"`
+	// Unindexed counts queries whose answer is not in the entity list; the
+	// answer then scores -Inf.
+	Unindexed int `json:"unindexed_answers"`
+	// Ranks holds every query's rank, in query order, with Options.PerQuery.
+	Ranks []Rank `json:"ranks,omitempty"`
+}
+
+// Metrics returns the metrics of a tie policy.
+func (r *Report) Metrics(p Policy) *Metrics {
+	switch p {
+	case Optimistic:
+		return &r.Optimistic
+	case Pessimistic:
+		return &r.Pessimistic
+	case Expected:
+		return &r.Expected
+	}
+	return nil
+}
+
+// Evaluate ranks the answer of every query among all candidate entities,
+// filtering out the query's other true answers listed in filter (nil filter:
+// raw ranking), and reports MRR, MR and Hits@1/3/10 under the three tie
+// policies, per direction and over all queries.
+//
+// Queries are grouped by (Rel, Inverse), in order of first appearance, into
+// batches of at most opt.BatchSize, which a pool of opt.Workers goroutines
+// scores. The report is summed in query order, so it does not depend on the
+// number of workers. On a scorer error or cancellation Evaluate returns the
+// error of the earliest failing batch.
+func Evaluate(ctx context.Context, qs []Query, scorer Scorer, filter *Filter, opt Options) (*Report, error) {
+	ents := opt.Entities
+	if ents == nil {
+		ents = filter.Entities()
+	}
+	index := make(map[store.ID]int32, len(ents))
+	for i, e := range ents {
+		if _, dup := index[e]; dup {
+			return nil, fmt.Errorf("linkpred: entity %d listed twice in Options.Entities", e)
+		}
+		index[e] = int32(i)
+	}
+	if len(ents) > math.MaxInt32 {
+		return nil, fmt.Errorf("linkpred: %d entities: too many", len(ents))
+	}
+	batches := makeBatches(qs, cmpOr(opt.BatchSize, DefaultBatchSize))
+	workers := min(cmpOr(opt.Workers, runtime.GOMAXPROCS(0)), max(len(batches), 1))
+
+	ranks := make([]Rank, len(qs))
+	nans := make([]int, len(batches))
+	errs := make([]error, len(batches))
+
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			w := newWorker(len(ents), index, filter, scorer)
+			for b := range next {
+				if err := ctx.Err(); err != nil {
+					errs[b] = err
+					continue
+				}
+				n, err := w.run(ctx, qs, batches[b], ranks)
+				nans[b] = n
+				if err != nil {
+					errs[b] = err
+					cancel()
+				}
+			}
+		})
+	}
+	for b := range batches {
+		next <- b
+	}
+	close(next)
+	wg.Wait()
+	if err := firstError(parent, errs); err != nil {
+		return nil, err
+	}
+
+	rep := &Report{}
+	for _, n := range nans {
+		rep.NaN += n
+	}
+	for _, q := range qs {
+		if _, ok := index[q.Answer]; !ok {
+			rep.Unindexed++
+		}
+	}
+	rep.summarise(qs, ranks)
+	if opt.PerQuery {
+		rep.Ranks = ranks
+	}
+	return rep, nil
+}
+
+// firstError picks the error to report: the caller's cancellation, else the
+// earliest batch error that is not a cancellation we caused, else the
+// earliest error.
+func firstError(parent context.Context, errs []error) error {
+	if err := parent.Err(); err != nil {
+		return fmt.Errorf("linkpred: evaluate: %w", err)
+	}
+	var first error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// cmpOr returns v, or def if v <= 0.
+func cmpOr(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// makeBatches groups query indices by (Rel, Inverse) in order of first
+// appearance and cuts each group into batches of at most size.
+func makeBatches(qs []Query, size int) [][]int {
+	type key struct {
+		rel store.ID
+		inv bool
+	}
+	var order []key
+	groups := make(map[key][]int)
+	for i, q := range qs {
+		k := key{q.Rel, q.Inverse}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	var batches [][]int
+	for _, k := range order {
+		g := groups[k]
+		for len(g) > 0 {
+			n := min(size, len(g))
+			batches = append(batches, g[:n:n])
+			g = g[n:]
+		}
+	}
+	return batches
+}
+
+// summarise sums the metrics in query order.
+func (r *Report) summarise(qs []Query, ranks []Rank) {
+	type acc struct{ rr, mr, h1, h3, h10 float64 }
+	var all, head, tail [3]acc
+	add := func(a *acc, rk Rank, p Policy) {
+		a.rr += rk.Reciprocal(p)
+		a.mr += rk.MeanRank(p)
+		a.h1 += rk.Hits(p, 1)
+		a.h3 += rk.Hits(p, 3)
+		a.h10 += rk.Hits(p, 10)
+	}
+	for i, q := range qs {
+		dir := &head
+		if q.Inverse {
+			dir = &tail
+			r.TailQueries++
+		} else {
+			r.HeadQueries++
+		}
+		for p := range Policy(3) {
+			add(&all[p], ranks[i], p)
+			add(&dir[p], ranks[i], p)
+		}
+	}
+	r.Queries = len(qs)
+	mean := func(a acc, n int) Summary {
+		if n == 0 {
+			return Summary{}
+		}
+		d := float64(n)
+		return Summary{MRR: a.rr / d, MR: a.mr / d, Hits1: a.h1 / d, Hits3: a.h3 / d, Hits10: a.h10 / d}
+	}
+	for p := range Policy(3) {
+		m := r.Metrics(p)
+		m.Summary = mean(all[p], r.Queries)
+		m.Head = mean(head[p], r.HeadQueries)
+		m.Tail = mean(tail[p], r.TailQueries)
+	}
+}
+
+// worker holds one goroutine's scratch memory.
+type worker struct {
+	n      int
+	index  map[store.ID]int32
+	filter *Filter
+	scorer Scorer
+
+	qs   []Query
+	out  []Scores
+	gen  uint32
+	excl []uint32 // excl[i] == gen: candidate i is filtered out
+	seen []uint32 // seen[i] == gen: sparse candidate i already listed
+	ex   []int32  // filtered candidate positions of the current query
+}
+
+func newWorker(n int, index map[store.ID]int32, filter *Filter, scorer Scorer) *worker {
+	return &worker{n: n, index: index, filter: filter, scorer: scorer}
+}
+
+// run scores one batch and stores the ranks; it returns the number of NaN
+// scores seen.
+func (w *worker) run(ctx context.Context, qs []Query, batch []int, ranks []Rank) (int, error) {
+	w.qs = w.qs[:0]
+	for _, i := range batch {
+		w.qs = append(w.qs, qs[i])
+	}
+	if cap(w.out) < len(batch) {
+		w.out = append(w.out[:cap(w.out)], make([]Scores, len(batch)-cap(w.out))...)
+	}
+	out := w.out[:len(batch)]
+	for i := range out {
+		out[i].reset()
+	}
+	first := w.qs[0]
+	if err := w.scorer.Score(ctx, w.qs, out); err != nil {
+		return 0, fmt.Errorf("linkpred: score %d queries of relation %d (inverse %t): %w",
+			len(batch), first.Rel, first.Inverse, err)
+	}
+	nan := 0
+	for j, i := range batch {
+		rk, n, err := w.rank(qs[i], &out[j])
+		if err != nil {
+			return nan, fmt.Errorf("linkpred: query %d (relation %d, given %d, inverse %t): %w",
+				i, qs[i].Rel, qs[i].Given, qs[i].Inverse, err)
+		}
+		ranks[i] = rk
+		nan += n
+	}
+	return nan, nil
+}
+
+// nextGen advances the stamp generation, clearing the stamps on wrap-around.
+func (w *worker) nextGen() {
+	if w.excl == nil {
+		w.excl = make([]uint32, w.n)
+		w.seen = make([]uint32, w.n)
+	}
+	w.gen++
+	if w.gen == 0 {
+		clear(w.excl)
+		clear(w.seen)
+		w.gen = 1
+	}
+}
+
+// rank computes (L, H) for one query and counts NaN scores.
+func (w *worker) rank(q Query, s *Scores) (Rank, int, error) {
+	w.nextGen()
+	a := int32(-1)
+	if i, ok := w.index[q.Answer]; ok {
+		a = i
+	}
+	// Other true answers are not candidates.
+	w.ex = w.ex[:0]
+	for _, e := range w.filter.Answers(q) {
+		if i, ok := w.index[e]; ok && i != a {
+			w.excl[i] = w.gen
+			w.ex = append(w.ex, i)
+		}
+	}
+	eligible := w.n - len(w.ex)
+	if a >= 0 {
+		eligible--
+	}
+	if s.Dense != nil {
+		return w.rankDense(a, s.Dense)
+	}
+	return w.rankSparse(a, eligible, s.Sparse)
+}
+
+func (w *worker) rankDense(a int32, d []float32) (Rank, int, error) {
+	if len(d) != w.n {
+		return Rank{}, 0, fmt.Errorf("%w: %d dense scores for %d entities", ErrBadScores, len(d), w.n)
+	}
+	sa := float32(math.Inf(-1))
+	if a >= 0 {
+		sa = fixNaN(d[a])
+	}
+	// Count over every entity, then take back the answer and the filtered.
+	gt, eq, nan := 0, 0, 0
+	for _, v := range d {
+		if v != v {
+			nan++
+			v = float32(math.Inf(-1))
+		}
+		if v > sa {
+			gt++
+		} else if v == sa {
+			eq++
+		}
+	}
+	if a >= 0 {
+		eq-- // the answer ties with itself
+	}
+	for _, i := range w.ex {
+		v := fixNaN(d[i])
+		if v > sa {
+			gt--
+		} else if v == sa {
+			eq--
+		}
+	}
+	return Rank{L: 1 + gt, H: 1 + gt + eq}, nan, nil
+}
+
+func (w *worker) rankSparse(a int32, eligible int, cs []Candidate) (Rank, int, error) {
+	// The answer's key: listed, implicit 0, or -Inf when not a candidate.
+	var as float32
+	var at []float32
+	if a < 0 {
+		as = float32(math.Inf(-1))
+	}
+	nan := 0
+	for k := range cs {
+		c := &cs[k]
+		if c.Entity < 0 || int(c.Entity) >= w.n {
+			return Rank{}, 0, fmt.Errorf("%w: candidate %d out of range [0, %d)", ErrBadScores, c.Entity, w.n)
+		}
+		if w.seen[c.Entity] == w.gen {
+			return Rank{}, 0, fmt.Errorf("%w: candidate %d listed twice", ErrBadScores, c.Entity)
+		}
+		w.seen[c.Entity] = w.gen
+		if c.hasNaN() {
+			nan++
+		}
+		if c.Entity == a {
+			as, at = c.Score, c.Ties
+		}
+	}
+	gt, eq, listed := 0, 0, 0
+	for k := range cs {
+		c := &cs[k]
+		if c.Entity == a || w.excl[c.Entity] == w.gen {
+			continue
+		}
+		listed++
+		switch compareKeys(c.Score, c.Ties, as, at) {
+		case 1:
+			gt++
+		case 0:
+			eq++
+		}
+	}
+	// Unlisted eligible candidates all have the key (0, no ties).
+	if rest := eligible - listed; rest > 0 {
+		switch compareKeys(0, nil, as, at) {
+		case 1:
+			gt += rest
+		case 0:
+			eq += rest
+		}
+	}
+	return Rank{L: 1 + gt, H: 1 + gt + eq}, nan, nil
+}
