@@ -1,0 +1,133 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/store/storetest"
+)
+
+// TestDifferential runs the same random operations on DB and Mem and checks
+// after each that their visible state and their snapshots agree. The DB is
+// reopened from time to time, so persistence is part of the comparison.
+func TestDifferential(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 42))
+			dir := t.TempDir()
+			db, err := store.Open(dir, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { db.Close() }()
+			mem := store.NewMemory()
+			name := func(kind string, n int) string { return fmt.Sprintf("%s%d", kind, rng.IntN(n)) }
+			randBatch := func() *store.Batch {
+				b := &store.Batch{}
+				for range rng.IntN(3) {
+					b.Symbols = append(b.Symbols, name("s", 50))
+				}
+				for range rng.IntN(200) {
+					b.Graph = append(b.Graph, store.NamedTriple{S: name("e", 40), R: name("r", 5), O: name("e", 40)})
+				}
+				for range rng.IntN(20) {
+					args := make([]string, rng.IntN(4))
+					for i := range args {
+						args[i] = name("e", 40)
+					}
+					b.Facts = append(b.Facts, store.NamedFact{Rel: name("r", 7), Args: args})
+				}
+				if rng.IntN(3) == 0 {
+					b.Splits = map[string][]store.NamedTriple{}
+					for range 1 + rng.IntN(2) {
+						sp := name("split", 3)
+						for range rng.IntN(20) {
+							b.Splits[sp] = append(b.Splits[sp], store.NamedTriple{S: name("e", 60), R: name("r", 5), O: name("e", 60)})
+						}
+					}
+				}
+				return b
+			}
+			randDerived := func(s store.Store) []store.Derived {
+				n, _ := s.NumSymbols()
+				if n == 0 {
+					return nil
+				}
+				var ds []store.Derived
+				for range rng.IntN(100) {
+					args := make([]store.ID, rng.IntN(4))
+					for i := range args {
+						args[i] = store.ID(rng.IntN(n))
+					}
+					ds = append(ds, store.Derived{
+						Fact:       store.Fact{Rel: store.ID(rng.IntN(n)), Args: args},
+						Confidence: float32(rng.IntN(8)+1) / 8,
+						Prov:       store.Provenance{Rule: name("rule", 4), Body: []store.Fact{{Rel: 1, Args: args}}},
+					})
+				}
+				return ds
+			}
+			for step := range 60 {
+				op := rng.IntN(10)
+				var errDB, errMem error
+				switch {
+				case op < 4:
+					b := randBatch()
+					var st1, st2 store.LoadStats
+					st1, errDB = db.Load(context.Background(), b, nil)
+					st2, errMem = mem.Load(context.Background(), b, nil)
+					if !reflect.DeepEqual(st1, st2) {
+						t.Fatalf("step %d: LoadStats differ: %+v vs %+v", step, st1, st2)
+					}
+				case op == 4:
+					ctx, cancel := context.WithCancel(context.Background())
+					cancel()
+					b := randBatch()
+					_, errDB = db.Load(ctx, b, nil)
+					_, errMem = mem.Load(ctx, b, nil)
+					if (errDB == nil) != (errMem == nil) {
+						t.Fatalf("step %d: canceled load: %v vs %v", step, errDB, errMem)
+					}
+					errDB, errMem = nil, nil
+				case op == 5:
+					s := name("i", 80)
+					var a, b store.ID
+					a, errDB = db.Intern(s)
+					b, errMem = mem.Intern(s)
+					if a != b {
+						t.Fatalf("step %d: Intern(%q) = %d vs %d", step, s, a, b)
+					}
+				case op < 8:
+					ds := randDerived(mem)
+					errDB = db.ReplaceDerived(context.Background(), ds)
+					errMem = mem.ReplaceDerived(context.Background(), ds)
+				case op == 8:
+					errDB, errMem = db.ClearDerived(), mem.ClearDerived()
+				default:
+					if err := db.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if db, err = store.Open(dir, store.Options{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if errDB != nil || errMem != nil {
+					t.Fatalf("step %d (op %d): %v / %v", step, op, errDB, errMem)
+				}
+				if a, b := storetest.Dump(t, db), storetest.Dump(t, mem); a != b {
+					t.Fatalf("step %d (op %d): stores differ:\nDB:\n%s\nMem:\n%s", step, op, a, b)
+				}
+			}
+			s1, err1 := db.Snapshot(context.Background())
+			s2, err2 := mem.Snapshot(context.Background())
+			if err1 != nil || err2 != nil || !reflect.DeepEqual(s1, s2) {
+				t.Fatalf("snapshots differ (%v, %v)", err1, err2)
+			}
+			storetest.CheckSnapshot(t, db, s1)
+		})
+	}
+}

@@ -1,0 +1,79 @@
+// Package store is drumql's triple store: a symbol dictionary, base facts
+// indexed relation-first, named splits, derived facts with confidence and
+// provenance, and compact CSR snapshots for the miner and the reasoner.
+//
+// Two implementations satisfy Store: DB (Open), backed by Badger v4, and Mem
+// (NewMemory), an in-memory twin with the same semantics. The conformance
+// suite in store/storetest runs against both.
+//
+// # Key layout (DB)
+//
+// Every Badger key starts with a one-byte tag; ids are 4-byte big-endian,
+// generations and sequence numbers 8-byte big-endian:
+//
+//	m<name>                 meta: format, mgen (last load generation),
+//	                        mpending (load in flight), mnsym, mderived, mdnext
+//	n<name>      -> id      dictionary, name to id
+//	s<id>        -> name    dictionary, id to name (dense: 0..mnsym-1)
+//	F<rel><s><o>            binary base fact, subject order, empty value
+//	R<rel><o><s>            binary base fact, object order, empty value
+//	N<rel><k><a1>..<ak>     base fact of arity k != 2 (first-argument index)
+//	C<rel><k>    -> count   base facts of rel with arity k
+//	S<len><name><gen><chunk> -> triples   split entries in file order,
+//	                        1024 s r o triples (12 bytes each) per chunk
+//	P<name>      -> gen count         current generation of each split
+//	D<gen><rel><k><args>  -> conf prov   derived facts of a generation
+//	E<gen><rel><k> -> count           derived counts of a generation
+//	U<gen><seq>  -> keys    undo log of the load in flight
+//
+// Scans yield facts sorted by arity, then by arguments in index order.
+// Derived values are the float32 confidence followed by the provenance: the
+// rule string and the body facts, uvarint-encoded.
+//
+// # Atomic loads
+//
+// Load resolves the batch first (interning into a private table, dropping
+// facts already present, so loading the same data twice writes nothing and
+// counts the facts as Skipped). It then commits, in order:
+//
+//  1. mpending = {generation g, dictionary size before, split names}, synced;
+//  2. the undo log U<g>: the keys of the new facts, flushed and synced;
+//  3. the data: symbols, F/R/N keys and S<name><g> entries, written with a
+//     WriteBatch (many transactions), flushed and synced;
+//  4. one small transaction that sets mgen = g, the dictionary size, the
+//     counters and the split pointers, and deletes mpending.
+//
+// Readers of counts, dictionary size and splits only see committed state.
+// If the load fails or is canceled before step 4, it is rolled back at once:
+// the keys in the undo log, the symbols with ids from the old dictionary
+// size on, and the split entries of generation g are deleted, then mpending.
+// If the process dies instead, the next Open finds mpending and does the same
+// rollback (or, when opened read-only, reports ErrIncomplete), so the store
+// is exactly as before the load. A split in a batch replaces the split of the
+// same name; old split generations and undo logs are deleted after the
+// commit, or by the next Open.
+//
+// # Derived facts
+//
+// ReplaceDerived writes the new facts under a fresh derived generation
+// (allocated through mdnext), then flips mderived and the derived counters in
+// one small transaction, then deletes the previous generation. Until the flip
+// readers see the previous set; generations other than the visible one are
+// garbage and are removed by the next Open. ClearDerived flips to an empty
+// generation. If ds holds a fact twice, the derivation with the higher
+// confidence is kept (the first on ties).
+//
+// # Processes and formats
+//
+// Badger holds an exclusive lock on the directory: a second Open of the same
+// directory, from this or another process, fails at once with ErrInUse. A
+// non-empty directory without a Badger manifest, or a Badger database without
+// the drumql format key, is ErrNotStore; a newer format is ErrNewerFormat.
+//
+// # Importers
+//
+// ReadDataset, ReadTSV, ReadNTriples and ReadPath turn files into a Batch.
+// They tolerate CRLF line endings, a UTF-8 byte order mark and blank lines,
+// and report every malformed line as file:line: reason in one *LoadError, in
+// which case they return no batch, so nothing is loaded.
+package store

@@ -1,0 +1,314 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Key space tags: the first byte of every Badger key. See doc.go for the
+// layout of each space.
+const (
+	tagMeta    = 'm' // m<name>                      -> meta value
+	tagName    = 'n' // n<name>                      -> id (4)
+	tagSym     = 's' // s<id>                        -> name
+	tagFwd     = 'F' // F<rel><subj><obj>            -> empty
+	tagRev     = 'R' // R<rel><obj><subj>            -> empty
+	tagNary    = 'N' // N<rel><arity><a1>...<an>     -> empty (arity != 2)
+	tagCount   = 'C' // C<rel><arity>                -> base count (8)
+	tagSplit   = 'S' // S<len2><name><gen8><chunk8>  -> up to 1024 s r o triples (12 each)
+	tagSplitPt = 'P' // P<name>                      -> gen (8) count (8)
+	tagDerived = 'D' // D<gen8><rel><arity><args>    -> confidence + provenance
+	tagDCount  = 'E' // E<gen8><rel><arity>          -> derived count (8)
+	tagUndo    = 'U' // U<gen8><seq8>                -> keys written by a pending load
+)
+
+// Meta keys.
+var (
+	metaFormat  = []byte("mformat")  // uint32 format version
+	metaGen     = []byte("mgen")     // uint64 last committed load generation
+	metaPending = []byte("mpending") // pending load record (see pendingRecord)
+	metaNSym    = []byte("mnsym")    // uint32 committed dictionary size
+	metaDerived = []byte("mderived") // uint64 visible derived generation
+	metaDNext   = []byte("mdnext")   // uint64 last derived generation allocated
+)
+
+// formatVersion is the on-disk format written by this package.
+const formatVersion = 1
+
+// maxArity is the largest arity a fact may have (the arity is one key byte).
+const maxArity = 255
+
+// errCorrupt reports a key or value that does not decode.
+var errCorrupt = errors.New("store: corrupt key or value")
+
+func putID(b []byte, id ID) []byte { return binary.BigEndian.AppendUint32(b, id) }
+
+func getID(b []byte) ID { return binary.BigEndian.Uint32(b) }
+
+// fwdKey is F<rel><s><o>.
+func fwdKey(dst []byte, rel, s, o ID) []byte {
+	dst = append(dst, tagFwd)
+	return putID(putID(putID(dst, rel), s), o)
+}
+
+// revKey is R<rel><o><s>.
+func revKey(dst []byte, rel, o, s ID) []byte {
+	dst = append(dst, tagRev)
+	return putID(putID(putID(dst, rel), o), s)
+}
+
+// naryKey is N<rel><arity><args...>.
+func naryKey(dst []byte, rel ID, args []ID) []byte {
+	dst = append(dst, tagNary)
+	dst = putID(dst, rel)
+	dst = append(dst, byte(len(args)))
+	for _, a := range args {
+		dst = putID(dst, a)
+	}
+	return dst
+}
+
+// factKey is the primary key of a base fact: F for binary facts, N otherwise.
+func factKey(dst []byte, f Fact) []byte {
+	if len(f.Args) == 2 {
+		return fwdKey(dst, f.Rel, f.Args[0], f.Args[1])
+	}
+	return naryKey(dst, f.Rel, f.Args)
+}
+
+// decodeFactKey decodes an F, R or N key into a fact (subject first).
+func decodeFactKey(k []byte) (Fact, error) {
+	if len(k) < 1 {
+		return Fact{}, errCorrupt
+	}
+	switch k[0] {
+	case tagFwd, tagRev:
+		if len(k) != 13 {
+			return Fact{}, errCorrupt
+		}
+		a, b := getID(k[5:]), getID(k[9:])
+		if k[0] == tagRev {
+			a, b = b, a
+		}
+		return Fact{Rel: getID(k[1:]), Args: []ID{a, b}}, nil
+	case tagNary:
+		if len(k) < 6 {
+			return Fact{}, errCorrupt
+		}
+		n := int(k[5])
+		if len(k) != 6+4*n || n == 2 {
+			return Fact{}, errCorrupt
+		}
+		return Fact{Rel: getID(k[1:]), Args: decodeArgs(k[6:], n)}, nil
+	}
+	return Fact{}, errCorrupt
+}
+
+func decodeArgs(b []byte, n int) []ID {
+	if n == 0 {
+		return nil
+	}
+	args := make([]ID, n)
+	for i := range args {
+		args[i] = getID(b[4*i:])
+	}
+	return args
+}
+
+// derivedKey is D<gen><rel><arity><args...>.
+func derivedKey(dst []byte, gen uint64, f Fact) []byte {
+	dst = append(dst, tagDerived)
+	dst = binary.BigEndian.AppendUint64(dst, gen)
+	dst = putID(dst, f.Rel)
+	dst = append(dst, byte(len(f.Args)))
+	for _, a := range f.Args {
+		dst = putID(dst, a)
+	}
+	return dst
+}
+
+// decodeDerivedKey returns the generation and the fact of a D key.
+func decodeDerivedKey(k []byte) (uint64, Fact, error) {
+	if len(k) < 14 || k[0] != tagDerived {
+		return 0, Fact{}, errCorrupt
+	}
+	n := int(k[13])
+	if len(k) != 14+4*n {
+		return 0, Fact{}, errCorrupt
+	}
+	return binary.BigEndian.Uint64(k[1:]), Fact{Rel: getID(k[9:]), Args: decodeArgs(k[14:], n)}, nil
+}
+
+// countKey is C<rel><arity> (base) or E<gen><rel><arity> (derived).
+func countKey(rel ID, arity int) []byte {
+	return append(putID([]byte{tagCount}, rel), byte(arity))
+}
+
+func dcountKey(gen uint64, rel ID, arity int) []byte {
+	k := binary.BigEndian.AppendUint64([]byte{tagDCount}, gen)
+	return append(putID(k, rel), byte(arity))
+}
+
+// splitPrefix is S<len><name><gen>; entries append an 8-byte sequence number.
+func splitPrefix(name string, gen uint64) []byte {
+	k := []byte{tagSplit}
+	k = binary.BigEndian.AppendUint16(k, uint16(len(name)))
+	k = append(k, name...)
+	return binary.BigEndian.AppendUint64(k, gen)
+}
+
+// splitNamePrefix is S<len><name>, the prefix of every generation of a split.
+func splitNamePrefix(name string) []byte {
+	k := []byte{tagSplit}
+	k = binary.BigEndian.AppendUint16(k, uint16(len(name)))
+	return append(k, name...)
+}
+
+// decodeSplitKey returns the name, generation and sequence number of an S key.
+func decodeSplitKey(k []byte) (string, uint64, uint64, error) {
+	if len(k) < 3 || k[0] != tagSplit {
+		return "", 0, 0, errCorrupt
+	}
+	n := int(binary.BigEndian.Uint16(k[1:]))
+	if len(k) != 3+n+16 {
+		return "", 0, 0, errCorrupt
+	}
+	return string(k[3 : 3+n]), binary.BigEndian.Uint64(k[3+n:]), binary.BigEndian.Uint64(k[3+n+8:]), nil
+}
+
+func encodeTriple(t Triple) []byte {
+	b := make([]byte, 0, 12)
+	return putID(putID(putID(b, t.S), t.R), t.O)
+}
+
+func decodeTriple(b []byte) (Triple, error) {
+	if len(b) != 12 {
+		return Triple{}, errCorrupt
+	}
+	return Triple{S: getID(b), R: getID(b[4:]), O: getID(b[8:])}, nil
+}
+
+// encodeDerivedValue encodes the confidence (float32 bits, big-endian) and
+// the provenance: uvarint rule length, rule bytes, uvarint body length, and
+// for each body fact uvarint rel, uvarint arity and uvarint arguments.
+func encodeDerivedValue(dst []byte, conf float32, p Provenance) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(conf))
+	dst = binary.AppendUvarint(dst, uint64(len(p.Rule)))
+	dst = append(dst, p.Rule...)
+	dst = binary.AppendUvarint(dst, uint64(len(p.Body)))
+	for _, f := range p.Body {
+		dst = binary.AppendUvarint(dst, uint64(f.Rel))
+		dst = binary.AppendUvarint(dst, uint64(len(f.Args)))
+		for _, a := range f.Args {
+			dst = binary.AppendUvarint(dst, uint64(a))
+		}
+	}
+	return dst
+}
+
+// decodeDerivedValue is the inverse of encodeDerivedValue.
+func decodeDerivedValue(b []byte) (float32, Provenance, error) {
+	var p Provenance
+	if len(b) < 4 {
+		return 0, p, errCorrupt
+	}
+	conf := math.Float32frombits(binary.BigEndian.Uint32(b))
+	b = b[4:]
+	uv := func() (uint64, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	n, ok := uv()
+	if !ok || n > uint64(len(b)) {
+		return 0, p, errCorrupt
+	}
+	p.Rule = string(b[:n])
+	b = b[n:]
+	nb, ok := uv()
+	if !ok || nb > uint64(len(b)) {
+		return 0, p, errCorrupt
+	}
+	if nb > 0 {
+		p.Body = make([]Fact, nb)
+	}
+	for i := range p.Body {
+		rel, ok1 := uv()
+		na, ok2 := uv()
+		if !ok1 || !ok2 || rel > math.MaxUint32 || na > uint64(len(b)) {
+			return 0, p, errCorrupt
+		}
+		p.Body[i].Rel = ID(rel)
+		if na > 0 {
+			p.Body[i].Args = make([]ID, na)
+		}
+		for j := range p.Body[i].Args {
+			a, ok := uv()
+			if !ok || a > math.MaxUint32 {
+				return 0, p, errCorrupt
+			}
+			p.Body[i].Args[j] = ID(a)
+		}
+	}
+	if len(b) != 0 {
+		return 0, p, errCorrupt
+	}
+	return conf, p, nil
+}
+
+// pendingRecord is the value of metaPending: the generation of the load in
+// flight, the dictionary size before it, and the splits it writes.
+type pendingRecord struct {
+	Gen    uint64
+	NSym   uint32
+	Splits []string
+}
+
+func (r pendingRecord) encode() []byte {
+	b := binary.BigEndian.AppendUint64(nil, r.Gen)
+	b = binary.BigEndian.AppendUint32(b, r.NSym)
+	b = binary.AppendUvarint(b, uint64(len(r.Splits)))
+	for _, s := range r.Splits {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+func decodePending(b []byte) (pendingRecord, error) {
+	var r pendingRecord
+	if len(b) < 12 {
+		return r, fmt.Errorf("pending record: %w", errCorrupt)
+	}
+	r.Gen = binary.BigEndian.Uint64(b)
+	r.NSym = binary.BigEndian.Uint32(b[8:])
+	b = b[12:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return r, fmt.Errorf("pending record: %w", errCorrupt)
+	}
+	b = b[k:]
+	for range n {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b[k:])) {
+			return r, fmt.Errorf("pending record: %w", errCorrupt)
+		}
+		r.Splits = append(r.Splits, string(b[k:k+int(l)]))
+		b = b[k+int(l):]
+	}
+	return r, nil
+}
+
+func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+
+func getU64(b []byte) (uint64, error) {
+	if len(b) != 8 {
+		return 0, errCorrupt
+	}
+	return binary.BigEndian.Uint64(b), nil
+}

@@ -1,0 +1,381 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// relArity identifies the facts of one relation with one arity.
+type relArity struct {
+	Rel   ID
+	Arity int
+}
+
+// dict is the in-memory symbol dictionary shared by DB and Mem.
+type dict struct {
+	names []string
+	ids   map[string]ID
+}
+
+func newDict() dict { return dict{ids: make(map[string]ID)} }
+
+func (d *dict) lookup(name string) (ID, bool) {
+	id, ok := d.ids[name]
+	return id, ok
+}
+
+func (d *dict) add(name string) ID {
+	id := ID(len(d.names))
+	d.names = append(d.names, name)
+	d.ids[name] = id
+	return id
+}
+
+// prepared is a batch resolved against the current dictionary and facts: what
+// a load has to write. Nothing in it has touched the store yet.
+type prepared struct {
+	nsym0      int      // dictionary size before the load
+	newNames   []string // names with ids nsym0, nsym0+1, ... in order
+	facts      []Fact   // new base facts, deduplicated, in batch order
+	skipped    int      // base facts already present or repeated in the batch
+	splitNames []string // sorted
+	splits     map[string][]Triple
+	added      map[relArity]int // new base facts per relation and arity
+}
+
+// items is the number of entries the load writes, the total of its progress.
+func (p *prepared) items() int {
+	n := len(p.newNames) + len(p.facts)
+	for _, s := range p.splits {
+		n += len(s)
+	}
+	return n
+}
+
+// empty reports whether the load changes nothing but (identical or not)
+// splits.
+func (p *prepared) empty() bool {
+	return len(p.newNames) == 0 && len(p.facts) == 0 && len(p.splits) == 0
+}
+
+func (p *prepared) stats() LoadStats {
+	st := LoadStats{NewSymbols: len(p.newNames), NewFacts: len(p.facts), Skipped: p.skipped}
+	if len(p.splits) > 0 {
+		st.Splits = make(map[string]int, len(p.splits))
+		for name, ts := range p.splits {
+			st.Splits[name] = len(ts)
+		}
+	}
+	return st
+}
+
+// checkEvery is how many items a long loop handles between context checks
+// and progress reports.
+const checkEvery = 1 << 12
+
+// prepareBatch interns the names of b (in order of first appearance: Symbols,
+// then Graph triples subject, relation, object, then Facts, then Splits by
+// sorted name), deduplicates the facts and drops those the store already
+// holds. lookup resolves committed names; has reports committed facts and is
+// only asked about facts whose symbols are all committed.
+func prepareBatch(ctx context.Context, b *Batch, nsym0 int, lookup func(string) (ID, bool), has func(Fact) (bool, error)) (*prepared, error) {
+	if b == nil {
+		b = &Batch{}
+	}
+	p := &prepared{nsym0: nsym0, added: make(map[relArity]int)}
+	local := make(map[string]ID)
+	intern := func(name string) ID {
+		if id, ok := lookup(name); ok {
+			return id
+		}
+		if id, ok := local[name]; ok {
+			return id
+		}
+		id := ID(nsym0 + len(p.newNames))
+		local[name] = id
+		p.newNames = append(p.newNames, name)
+		return id
+	}
+	isNew := func(id ID) bool { return int(id) >= nsym0 }
+
+	for _, s := range b.Symbols {
+		intern(s)
+	}
+	seen2 := make(map[[3]ID]struct{}, len(b.Graph))
+	seenN := make(map[string]struct{})
+	var kbuf []byte
+	addFact := func(f Fact) error {
+		fresh := isNew(f.Rel)
+		for _, a := range f.Args {
+			fresh = fresh || isNew(a)
+		}
+		if len(f.Args) == 2 {
+			k := [3]ID{f.Rel, f.Args[0], f.Args[1]}
+			if _, dup := seen2[k]; dup {
+				p.skipped++
+				return nil
+			}
+			seen2[k] = struct{}{}
+		} else {
+			kbuf = naryKey(kbuf[:0], f.Rel, f.Args)
+			if _, dup := seenN[string(kbuf)]; dup {
+				p.skipped++
+				return nil
+			}
+			seenN[string(kbuf)] = struct{}{}
+		}
+		if !fresh {
+			ok, err := has(f)
+			if err != nil {
+				return err
+			}
+			if ok {
+				p.skipped++
+				return nil
+			}
+		}
+		p.facts = append(p.facts, f)
+		p.added[relArity{f.Rel, len(f.Args)}]++
+		return nil
+	}
+	for i, t := range b.Graph {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		s, r, o := intern(t.S), intern(t.R), intern(t.O)
+		if err := addFact(Fact{Rel: r, Args: []ID{s, o}}); err != nil {
+			return nil, err
+		}
+	}
+	for i, nf := range b.Facts {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if len(nf.Args) > maxArity {
+			return nil, fmt.Errorf("store: load: fact %s/%d: arity above %d", nf.Rel, len(nf.Args), maxArity)
+		}
+		f := Fact{Rel: intern(nf.Rel)}
+		if len(nf.Args) > 0 {
+			f.Args = make([]ID, len(nf.Args))
+		}
+		for j, a := range nf.Args {
+			f.Args[j] = intern(a)
+		}
+		if err := addFact(f); err != nil {
+			return nil, err
+		}
+	}
+	if len(b.Splits) > 0 {
+		p.splits = make(map[string][]Triple, len(b.Splits))
+		for name := range b.Splits {
+			if len(name) > 1<<15 {
+				return nil, fmt.Errorf("store: load: split name too long")
+			}
+			p.splitNames = append(p.splitNames, name)
+		}
+		sort.Strings(p.splitNames)
+		for _, name := range p.splitNames {
+			src := b.Splits[name]
+			ts := make([]Triple, len(src))
+			for i, t := range src {
+				ts[i] = Triple{S: intern(t.S), R: intern(t.R), O: intern(t.O)}
+			}
+			p.splits[name] = ts
+		}
+	}
+	return p, ctx.Err()
+}
+
+// relationsFrom merges base and derived counts into sorted RelationStats.
+func relationsFrom(base, derived map[relArity]int, name func(ID) string) []RelationStats {
+	byRel := make(map[ID]*RelationStats)
+	add := func(m map[relArity]int, isBase bool) {
+		for ra, n := range m {
+			if n == 0 {
+				continue
+			}
+			rs := byRel[ra.Rel]
+			if rs == nil {
+				rs = &RelationStats{Rel: ra.Rel, Name: name(ra.Rel), Arity: ra.Arity}
+				byRel[ra.Rel] = rs
+			} else if rs.Arity != ra.Arity {
+				rs.Arity = -1
+			}
+			if isBase {
+				rs.Base += n
+			} else {
+				rs.Derived += n
+			}
+		}
+	}
+	add(base, true)
+	add(derived, false)
+	out := make([]RelationStats, 0, len(byRel))
+	for _, rs := range byRel {
+		out = append(out, *rs)
+	}
+	slices.SortFunc(out, func(a, b RelationStats) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return int(a.Rel) - int(b.Rel)
+	})
+	return out
+}
+
+// arities returns the arities with facts of rel in m, ascending.
+func arities(m map[relArity]int, rel ID) []int {
+	var as []int
+	for ra, n := range m {
+		if ra.Rel == rel && n > 0 {
+			as = append(as, ra.Arity)
+		}
+	}
+	slices.Sort(as)
+	return as
+}
+
+// dedupDerived returns the indices of ds to keep: one per distinct fact, the
+// one with the highest confidence (the first on ties), in input order.
+func dedupDerived(ctx context.Context, ds []Derived) ([]int, error) {
+	seed := maphash.MakeSeed()
+	first := make(map[uint64]int32, len(ds))
+	var spill map[string]int32 // facts whose hash collided with another fact
+	keep := make([]bool, len(ds))
+	var buf []byte
+	for i := range ds {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if len(ds[i].Fact.Args) > maxArity {
+			return nil, fmt.Errorf("store: derived fact with arity %d above %d", len(ds[i].Fact.Args), maxArity)
+		}
+		buf = derivedKey(buf[:0], 0, ds[i].Fact)
+		h := maphash.Bytes(seed, buf)
+		j, ok := first[h]
+		inSpill := false
+		if ok && !factEqual(ds[j].Fact, ds[i].Fact) {
+			if spill == nil {
+				spill = make(map[string]int32)
+			}
+			j, ok = spill[string(buf)]
+			inSpill = true
+		}
+		if ok && ds[i].Confidence <= ds[j].Confidence {
+			continue
+		}
+		if ok {
+			keep[j] = false
+		}
+		keep[i] = true
+		if inSpill {
+			spill[string(buf)] = int32(i)
+		} else {
+			first[h] = int32(i)
+		}
+	}
+	idx := make([]int, 0, len(first))
+	for i, k := range keep {
+		if k {
+			idx = append(idx, i)
+		}
+	}
+	return idx, nil
+}
+
+func factEqual(a, b Fact) bool { return a.Rel == b.Rel && slices.Equal(a.Args, b.Args) }
+
+// cloneFact copies f; empty argument lists become nil.
+func cloneFact(f Fact) Fact {
+	if len(f.Args) == 0 {
+		return Fact{Rel: f.Rel}
+	}
+	return Fact{Rel: f.Rel, Args: slices.Clone(f.Args)}
+}
+
+// cloneDerived deep-copies d, normalising empty slices to nil.
+func cloneDerived(d Derived) Derived {
+	out := Derived{Fact: cloneFact(d.Fact), Confidence: d.Confidence, Prov: Provenance{Rule: d.Prov.Rule}}
+	if len(d.Prov.Body) > 0 {
+		out.Prov.Body = make([]Fact, len(d.Prov.Body))
+		for i, f := range d.Prov.Body {
+			out.Prov.Body[i] = cloneFact(f)
+		}
+	}
+	return out
+}
+
+// snapBuilder collects binary edges per relation, in (relation, subject,
+// object) order, and turns them into a Snapshot.
+type snapBuilder struct {
+	nsym  int
+	rels  []ID       // relations in increasing id order
+	edges [][]uint32 // per relation: s0, o0, s1, o1, ... sorted by (s, o)
+}
+
+// build renumbers entities densely and builds Out and In CSRs.
+func (sb *snapBuilder) build(ctx context.Context) (*Snapshot, error) {
+	n := sb.nsym
+	for _, es := range sb.edges {
+		for _, id := range es {
+			n = max(n, int(id)+1)
+		}
+	}
+	index := make([]int32, n)
+	for _, es := range sb.edges {
+		for _, id := range es {
+			index[id] = 1
+		}
+	}
+	snap := &Snapshot{}
+	for id, v := range index {
+		if v != 0 {
+			index[id] = int32(len(snap.Entities))
+			snap.Entities = append(snap.Entities, ID(id))
+		} else {
+			index[id] = -1
+		}
+	}
+	nE := len(snap.Entities)
+	snap.Relations = sb.rels
+	snap.Out = make([]CSR, len(sb.rels))
+	snap.In = make([]CSR, len(sb.rels))
+	for r, es := range sb.edges {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m := len(es) / 2
+		out := CSR{RowPtr: make([]int32, nE+1), Col: make([]int32, m)}
+		in := CSR{RowPtr: make([]int32, nE+1), Col: make([]int32, m), Edge: make([]int32, m)}
+		for k := range m {
+			s, o := index[es[2*k]], index[es[2*k+1]]
+			out.RowPtr[s+1]++
+			out.Col[k] = o
+			in.RowPtr[o+1]++
+		}
+		for i := range nE {
+			out.RowPtr[i+1] += out.RowPtr[i]
+			in.RowPtr[i+1] += in.RowPtr[i]
+		}
+		next := slices.Clone(in.RowPtr[:nE])
+		for k := range m {
+			s, o := index[es[2*k]], out.Col[k]
+			pos := next[o]
+			next[o]++
+			in.Col[pos] = s
+			in.Edge[pos] = int32(k)
+		}
+		snap.Out[r], snap.In[r] = out, in
+	}
+	return snap, nil
+}
