@@ -1,0 +1,327 @@
+package parser
+
+import (
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Token types of the Datalog lexer.
+const (
+	tokIdent     lexer.TokenType = -(iota + 2) // [a-z][A-Za-z0-9_]*
+	tokVar                                     // [A-Z_][A-Za-z0-9_]*
+	tokString                                  // "..." with escapes, raw (quotes included)
+	tokNumber                                  // -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?
+	tokPunct                                   // :- :: != <= >= = < > ( ) , . ?
+	tokDirective                               // @[a-z]+
+	tokError                                   // a lexical error; Value is the message
+)
+
+var symbols = map[string]lexer.TokenType{
+	"EOF":       lexer.EOF,
+	"Ident":     tokIdent,
+	"Var":       tokVar,
+	"String":    tokString,
+	"Number":    tokNumber,
+	"Punct":     tokPunct,
+	"Directive": tokDirective,
+	"Error":     tokError,
+}
+
+// definition is the participle lexer definition of the dialect: a
+// hand-written scanner (one pass, no regular expressions, no copies of the
+// source) that is several times faster than a regexp-based lexer.
+type definition struct{}
+
+// Symbols implements lexer.Definition.
+func (definition) Symbols() map[string]lexer.TokenType { return symbols }
+
+// Lex implements lexer.Definition.
+func (d definition) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return d.LexString(filename, string(b))
+}
+
+// LexString implements lexer.StringDefinition. A lexical error is returned
+// by Next when the scanner reaches it.
+func (definition) LexString(filename, src string) (lexer.Lexer, error) {
+	toks, _ := scan(filename, src)
+	return &tokenLexer{toks: toks}, nil
+}
+
+// tokenLexer replays scanned tokens; it ends with an EOF token.
+type tokenLexer struct {
+	toks []lexer.Token
+	i    int
+	eof  lexer.Position
+}
+
+func (l *tokenLexer) Next() (lexer.Token, error) {
+	if l.i >= len(l.toks) {
+		return lexer.EOFToken(l.eof), nil
+	}
+	t := l.toks[l.i]
+	l.i++
+	if t.Type == tokError {
+		return t, &lexer.Error{Msg: t.Value, Pos: t.Pos}
+	}
+	return t, nil
+}
+
+// scanner turns source text into tokens. Columns count runes.
+type scanner struct {
+	src       string
+	pos       int
+	line      int
+	lineStart int
+	colOff    int // an offset on the current line whose column is colAt
+	colAt     int
+	file      string
+	toks      []lexer.Token
+}
+
+func newScanner(filename, src string) *scanner {
+	s := &scanner{src: src, line: 1, colAt: 1, file: filename}
+	if len(src) >= 3 && src[:3] == "\ufeff" {
+		s.pos, s.lineStart, s.colOff = 3, 3, 3
+	}
+	return s
+}
+
+// scan returns the tokens of src, ending with an EOF token; lexical
+// errors are tokens of type tokError (the scan goes on after them).
+func scan(filename, src string) ([]lexer.Token, bool) {
+	s := newScanner(filename, src)
+	hasErr := false
+	for {
+		t, ok := s.next()
+		if t.Type == tokError {
+			hasErr = true
+		}
+		s.toks = append(s.toks, t)
+		if !ok {
+			return s.toks, hasErr
+		}
+	}
+}
+
+func (s *scanner) position(off int) lexer.Position {
+	if off < s.colOff {
+		s.colOff, s.colAt = s.lineStart, 1
+	}
+	col := s.colAt
+	for i := s.colOff; i < off; i++ {
+		if s.src[i]&0xC0 != 0x80 {
+			col++
+		}
+	}
+	s.colOff, s.colAt = off, col
+	return lexer.Position{Filename: s.file, Offset: off, Line: s.line, Column: col}
+}
+
+func (s *scanner) newline(at int) {
+	s.line++
+	s.lineStart = at + 1
+	s.colOff, s.colAt = at+1, 1
+}
+
+func isIdentByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func (s *scanner) errorAt(off int, format string, args ...any) lexer.Token {
+	return lexer.Token{Type: tokError, Value: fmt.Sprintf(format, args...), Pos: s.position(off)}
+}
+
+// next returns the next token; ok is false at the end (the EOF token).
+func (s *scanner) next() (lexer.Token, bool) {
+	src := s.src
+	// Skip white space and comments.
+	for s.pos < len(src) {
+		c := src[s.pos]
+		switch {
+		case c == '\n':
+			s.newline(s.pos)
+			s.pos++
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			s.pos++
+		case c == '%' || c == '/' && s.pos+1 < len(src) && src[s.pos+1] == '/':
+			for s.pos < len(src) && src[s.pos] != '\n' {
+				s.pos++
+			}
+		case c == '/' && s.pos+1 < len(src) && src[s.pos+1] == '*':
+			start := s.pos
+			startTok := s.position(start)
+			s.pos += 2
+			closed := false
+			for s.pos < len(src) {
+				if src[s.pos] == '*' && s.pos+1 < len(src) && src[s.pos+1] == '/' {
+					s.pos += 2
+					closed = true
+					break
+				}
+				if src[s.pos] == '\n' {
+					s.newline(s.pos)
+				}
+				s.pos++
+			}
+			if !closed {
+				return lexer.Token{Type: tokError, Value: "unterminated block comment", Pos: startTok}, true
+			}
+		default:
+			goto token
+		}
+	}
+	return lexer.EOFToken(s.position(s.pos)), false
+token:
+	start := s.pos
+	c := src[start]
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		s.pos++
+		for s.pos < len(src) && isIdentByte(src[s.pos]) {
+			s.pos++
+		}
+		typ := tokIdent
+		if c < 'a' {
+			typ = tokVar
+		}
+		return lexer.Token{Type: typ, Value: src[start:s.pos], Pos: s.position(start)}, true
+	case isDigit(c), c == '-' && s.pos+1 < len(src) && isDigit(src[s.pos+1]):
+		s.pos++
+		s.digits()
+		if s.pos+1 < len(src) && src[s.pos] == '.' && isDigit(src[s.pos+1]) {
+			s.pos++
+			s.digits()
+		}
+		if s.pos < len(src) && (src[s.pos] == 'e' || src[s.pos] == 'E') {
+			j := s.pos + 1
+			if j < len(src) && (src[j] == '+' || src[j] == '-') {
+				j++
+			}
+			if j < len(src) && isDigit(src[j]) {
+				s.pos = j
+				s.digits()
+			}
+		}
+		if s.pos < len(src) && isIdentByte(src[s.pos]) {
+			// 12abc: not a number, not a name.
+			for s.pos < len(src) && isIdentByte(src[s.pos]) {
+				s.pos++
+			}
+			return s.errorAt(start, "malformed number %s (quote it to make it a name: %q)", src[start:s.pos], src[start:s.pos]), true
+		}
+		return lexer.Token{Type: tokNumber, Value: src[start:s.pos], Pos: s.position(start)}, true
+	case c == '"':
+		return s.quoted(start), true
+	case c == '@':
+		s.pos++
+		for s.pos < len(src) && src[s.pos] >= 'a' && src[s.pos] <= 'z' {
+			s.pos++
+		}
+		return lexer.Token{Type: tokDirective, Value: src[start:s.pos], Pos: s.position(start)}, true
+	}
+	n := 1
+	switch c {
+	case ':':
+		if s.pos+1 < len(src) && (src[s.pos+1] == '-' || src[s.pos+1] == ':') {
+			n = 2
+		} else {
+			n = 0
+		}
+	case '!':
+		if s.pos+1 < len(src) && src[s.pos+1] == '=' {
+			n = 2
+		} else {
+			n = 0
+		}
+	case '<', '>':
+		if s.pos+1 < len(src) && src[s.pos+1] == '=' {
+			n = 2
+		}
+	case '=', '(', ')', ',', '.', '?':
+	default:
+		n = 0
+	}
+	if n == 0 {
+		r, size := utf8.DecodeRuneInString(src[start:])
+		s.pos += size
+		if r == utf8.RuneError && size <= 1 {
+			return s.errorAt(start, "invalid UTF-8 byte 0x%02x", src[start]), true
+		}
+		return s.errorAt(start, "unexpected character %q", r), true
+	}
+	s.pos += n
+	return lexer.Token{Type: tokPunct, Value: src[start:s.pos], Pos: s.position(start)}, true
+}
+
+func (s *scanner) digits() {
+	for s.pos < len(s.src) && isDigit(s.src[s.pos]) {
+		s.pos++
+	}
+}
+
+// quoted scans a double-quoted string starting at start, checking its
+// escapes. The token keeps the quotes; unquote decodes it.
+func (s *scanner) quoted(start int) lexer.Token {
+	src := s.src
+	s.pos++
+	var bad lexer.Token
+	for s.pos < len(src) {
+		c := src[s.pos]
+		switch c {
+		case '"':
+			s.pos++
+			if bad.Type == tokError {
+				return bad
+			}
+			return lexer.Token{Type: tokString, Value: src[start:s.pos], Pos: s.position(start)}
+		case '\n':
+			return s.errorAt(start, msgUnterminatedString)
+		case '\\':
+			if s.pos+1 >= len(src) || src[s.pos+1] == '\n' {
+				s.pos++
+				continue
+			}
+			switch src[s.pos+1] {
+			case '"', '\\', 'n', 't', 'r':
+				s.pos += 2
+			case 'u':
+				ok := s.pos+6 <= len(src)
+				for i := 2; ok && i < 6; i++ {
+					ok = isHex(src[s.pos+i])
+				}
+				if !ok {
+					if bad.Type != tokError {
+						bad = s.errorAt(s.pos, `invalid escape: \u must be followed by four hexadecimal digits`)
+					}
+					s.pos += 2
+					continue
+				}
+				s.pos += 6
+			default:
+				if bad.Type != tokError {
+					r, _ := utf8.DecodeRuneInString(src[s.pos+1:])
+					bad = s.errorAt(s.pos, `invalid escape \%c in string (use \" \\ \n \t \r or \uXXXX)`, r)
+				}
+				s.pos += 2
+			}
+		default:
+			s.pos++
+		}
+	}
+	return s.errorAt(start, msgUnterminatedString)
+}
+
+const msgUnterminatedString = "unterminated string"
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}

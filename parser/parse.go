@@ -1,0 +1,344 @@
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/drumql/drumql/datalog"
+)
+
+// ParseString parses a Datalog program; filename is used in positions and
+// diagnostics. Imports are recorded in Program.Imports, not resolved (see
+// [ParseFile]).
+//
+// The source is scanned once, cut into statements after each top-level "."
+// or "?", and every statement is parsed on its own, so that all syntax
+// errors of the file are reported, not only the first. On error the
+// returned error is a [datalog.Diagnostics] in source order, and the
+// program holds the statements that could be parsed.
+func ParseString(filename, src string) (*datalog.Program, error) {
+	prog := &datalog.Program{}
+	ds := parseInto(prog, filename, src)
+	return prog, ds.Err()
+}
+
+// ParseQuery parses a single query such as `wife(X, alice)?`; the trailing
+// "?" is optional. Positions name the file "query".
+func ParseQuery(src string) (datalog.Query, error) {
+	const file = "query"
+	toks, _ := scan(file, src)
+	n := len(toks) - 1 // toks[n] is EOF
+	if n > 0 && !(toks[n-1].Type == tokPunct && (toks[n-1].Value == "?" || toks[n-1].Value == ".")) {
+		q := lexer.Token{Type: tokPunct, Value: "?", Pos: toks[n].Pos}
+		toks = append(toks[:n], q, toks[n])
+	}
+	prog := &datalog.Program{}
+	i := 0
+	ds := parseStream(prog, func() (lexer.Token, bool) {
+		t := toks[i]
+		i++
+		return t, i < len(toks)
+	}, false)
+	if len(ds) > 0 {
+		return datalog.Query{}, ds
+	}
+	if len(prog.Queries) != 1 || len(prog.Facts)+len(prog.Rules)+len(prog.Imports) > 0 {
+		pos := datalog.Pos{File: file, Line: 1, Col: 1}
+		return datalog.Query{}, datalog.Diagnostics{{Pos: pos, Severity: datalog.Error,
+			Msg: "expected one query, an atom such as wife(X, alice)?"}}
+	}
+	return prog.Queries[0], nil
+}
+
+func parseInto(prog *datalog.Program, filename, src string) datalog.Diagnostics {
+	return parseSource(prog, filename, src, false)
+}
+
+// parseSource scans and parses src into prog; with participleOnly the
+// fast path is not used (for tests).
+func parseSource(prog *datalog.Program, filename, src string, participleOnly bool) datalog.Diagnostics {
+	s := newScanner(filename, src)
+	return parseStream(prog, s.next, participleOnly)
+}
+
+// parseStream parses the statements of a token stream into prog. next
+// returns the tokens in order, ok false with the final EOF token.
+//
+// Each statement is first given to a hand-written recursive-descent parser
+// of the same LL(1) grammar (fast.go), which builds the AST directly; when
+// it does not accept the statement, the participle grammar parses it and
+// reports the syntax or lowering error. The participle path alone is
+// correct but several times slower (see the benchmarks), and the two are
+// checked against each other by tests and fuzzing.
+func parseStream(prog *datalog.Program, next func() (lexer.Token, bool), participleOnly bool) datalog.Diagnostics {
+	p := statementParser()
+	var ds datalog.Diagnostics
+	lw := lowerer{prog: prog}
+	var stmt []lexer.Token
+	for more := true; more; {
+		var t lexer.Token
+		t, more = next()
+		// A statement ends after "." or "?", and after an unterminated
+		// string (which swallowed the rest of its line).
+		isEnd := t.Type == tokPunct && (t.Value == "." || t.Value == "?") ||
+			t.Type == tokError && t.Value == msgUnterminatedString
+		if !more {
+			isEnd = true
+		} else {
+			stmt = append(stmt, t)
+		}
+		if !isEnd || len(stmt) == 0 {
+			continue
+		}
+		if !participleOnly && lw.fast(stmt) {
+			stmt = stmt[:0]
+			continue
+		}
+		bad := false
+		for j := range stmt {
+			if stmt[j].Type == tokError {
+				ds = append(ds, datalog.Diagnostic{Pos: pos(stmt[j].Pos), Severity: datalog.Error, Msg: stmt[j].Value})
+				bad = true
+			}
+		}
+		if !bad {
+			pl, err := lexer.Upgrade(&tokenLexer{toks: stmt, eof: t.Pos})
+			if err == nil {
+				var st *gStatement
+				st, err = p.ParseFromLexer(pl)
+				if err == nil {
+					lw.statement(st)
+				}
+			}
+			if err != nil {
+				ds = append(ds, syntaxError(err))
+			}
+		}
+		stmt = stmt[:0]
+	}
+	ds = append(ds, lw.ds...)
+	ds.Sort()
+	return ds
+}
+
+func pos(p lexer.Position) datalog.Pos {
+	return datalog.Pos{File: p.Filename, Line: p.Line, Col: p.Column}
+}
+
+// syntaxError turns a participle error into a diagnostic.
+func syntaxError(err error) datalog.Diagnostic {
+	var ute *participle.UnexpectedTokenError
+	if errors.As(err, &ute) {
+		what := "unexpected " + strconv.Quote(ute.Unexpected.Value)
+		if ute.Unexpected.EOF() {
+			what = "unexpected end of file"
+		}
+		return datalog.Diagnostic{Pos: pos(ute.Position()), Severity: datalog.Error,
+			Msg: what + expectedText(ute.Message())}
+	}
+	var perr participle.Error
+	if errors.As(err, &perr) {
+		return datalog.Diagnostic{Pos: pos(perr.Position()), Severity: datalog.Error, Msg: perr.Message()}
+	}
+	return datalog.Diagnostic{Severity: datalog.Error, Msg: err.Error()}
+}
+
+// nodeNames replaces participle's names of grammar nodes in "expected"
+// lists with words.
+var nodeNames = strings.NewReplacer(
+	`GLiteral ("," GLiteral)*`, "a literal",
+	`GTerm ("," GTerm)*`, "a term",
+	"GLiteral", "a literal",
+	"GAtom", "an atom",
+	"GTerm", "a term",
+	"GClause", "a clause",
+	"GImport", "an import",
+	" | ", " or ",
+)
+
+// expectedText returns participle's "(expected ...)" part of msg as
+// ", expected ...", in words.
+func expectedText(msg string) string {
+	i := strings.Index(msg, " (expected ")
+	if i < 0 || !strings.HasSuffix(msg, ")") {
+		return ""
+	}
+	e := msg[i+len(" (expected ") : len(msg)-1]
+	if strings.HasPrefix(e, "(") && strings.HasSuffix(e, ")") {
+		e = e[1 : len(e)-1]
+	}
+	return ", expected " + nodeNames.Replace(e)
+}
+
+// lowerer turns grammar structs into the datalog AST.
+type lowerer struct {
+	prog *datalog.Program
+	ds   datalog.Diagnostics
+}
+
+func (l *lowerer) errorf(p lexer.Position, format string, args ...any) {
+	l.ds = append(l.ds, datalog.Diagnostic{Pos: pos(p), Severity: datalog.Error, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (l *lowerer) statement(st *gStatement) {
+	if st.Import != nil {
+		l.prog.Imports = append(l.prog.Imports, datalog.Import{Path: unquote(st.Import.Path), Pos: pos(st.Import.Pos)})
+		return
+	}
+	c := st.Clause
+	weight := 1.0
+	if c.Weight != "" {
+		w, err := strconv.ParseFloat(c.Weight, 64)
+		if err != nil {
+			l.errorf(c.Pos, "weight %s is out of range", c.Weight)
+			return
+		}
+		weight = w
+	}
+	head, ok := l.atom(c.Head)
+	if !ok {
+		return
+	}
+	if c.End == "?" {
+		if c.Weight != "" {
+			l.errorf(c.Pos, "a query cannot have a weight")
+			return
+		}
+		if c.Body != nil {
+			l.errorf(c.Body[0].Pos, "a query is a single atom; it cannot have a body")
+			return
+		}
+		l.prog.Queries = append(l.prog.Queries, datalog.Query{Atom: head, Pos: pos(c.Pos)})
+		return
+	}
+	if c.Body == nil {
+		l.prog.Facts = append(l.prog.Facts, datalog.Fact{Weight: weight, Atom: head, Pos: pos(c.Pos)})
+		return
+	}
+	body := make([]datalog.Literal, 0, len(c.Body))
+	for _, gl := range c.Body {
+		lit := datalog.Literal{Pos: pos(gl.Pos)}
+		switch {
+		case gl.Neg != nil:
+			lit.Kind = datalog.Negated
+			lit.Atom, ok = l.atom(gl.Neg)
+		case gl.Cmp != nil:
+			lit.Kind = datalog.Comparison
+			lit.Op = cmpOps[gl.Cmp.Op]
+			var ok2 bool
+			lit.Left, ok = l.term(&gTerm{Pos: gl.Cmp.Left.Pos, Value: gl.Cmp.Left.Value})
+			lit.Right, ok2 = l.term(gl.Cmp.Right)
+			ok = ok && ok2
+		case gl.Named.Op != "":
+			lit.Kind = datalog.Comparison
+			lit.Op = cmpOps[gl.Named.Op]
+			var ok2 bool
+			lit.Left, ok = l.term(&gTerm{Pos: gl.Named.Pos, Value: gl.Named.Name})
+			lit.Right, ok2 = l.term(gl.Named.Right)
+			ok = ok && ok2
+		default:
+			lit.Kind = datalog.Positive
+			lit.Atom, ok = l.atom(&gAtom{Pos: gl.Named.Pos, Pred: gl.Named.Name, Args: gl.Named.Args})
+		}
+		if !ok {
+			return
+		}
+		body = append(body, lit)
+	}
+	l.prog.Rules = append(l.prog.Rules, datalog.Rule{Weight: weight, Head: head, Body: body, Pos: pos(c.Pos)})
+}
+
+var cmpOps = map[string]datalog.CmpOp{
+	"=": datalog.OpEq, "!=": datalog.OpNe, "<": datalog.OpLt,
+	"<=": datalog.OpLe, ">": datalog.OpGt, ">=": datalog.OpGe,
+}
+
+func (l *lowerer) atom(g *gAtom) (datalog.Atom, bool) {
+	a := datalog.Atom{Pred: g.Pred, Pos: pos(g.Pos)}
+	if g.Pred[0] == '"' {
+		a.Pred = unquote(g.Pred)
+	}
+	if len(g.Args) > 0 {
+		a.Args = make([]datalog.Term, len(g.Args))
+		for i, gt := range g.Args {
+			t, ok := l.term(gt)
+			if !ok {
+				return a, false
+			}
+			a.Args[i] = t
+		}
+	}
+	return a, true
+}
+
+func (l *lowerer) term(g *gTerm) (datalog.Term, bool) {
+	t := datalog.Term{Value: g.Value, Pos: pos(g.Pos)}
+	switch c := g.Value[0]; {
+	case c == '"':
+		t.Kind = datalog.Symbol
+		t.Value = unquote(g.Value)
+	case c >= 'A' && c <= 'Z' || c == '_':
+		t.Kind = datalog.Var
+	case c == '-' || c >= '0' && c <= '9':
+		t.Kind = datalog.Number
+		v, ok := datalog.CanonicalNumber(g.Value)
+		if !ok {
+			l.errorf(g.Pos, "number %s is out of range", g.Value)
+			return t, false
+		}
+		t.Value = v
+	default:
+		t.Kind = datalog.Symbol
+	}
+	return t, true
+}
+
+// unquote decodes a string token that the scanner has checked.
+func unquote(raw string) string {
+	s := raw[1 : len(raw)-1]
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b = append(b, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b = append(b, '\n')
+		case 't':
+			b = append(b, '\t')
+		case 'r':
+			b = append(b, '\r')
+		case 'u':
+			r := hex4(s[i+1 : i+5])
+			i += 4
+			if utf16.IsSurrogate(r) && i+6 < len(s)+0 && s[i+1] == '\\' && s[i+2] == 'u' {
+				if r2 := hex4(s[i+3 : i+7]); utf16.DecodeRune(r, r2) != utf8.RuneError {
+					r = utf16.DecodeRune(r, r2)
+					i += 6
+				}
+			}
+			b = utf8.AppendRune(b, r)
+		default: // " and \
+			b = append(b, s[i])
+		}
+	}
+	return string(b)
+}
+
+func hex4(s string) rune {
+	v, _ := strconv.ParseUint(s, 16, 32)
+	return rune(v)
+}
