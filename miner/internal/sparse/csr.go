@@ -1,0 +1,150 @@
+package sparse
+
+import "fmt"
+
+// CSR is a pattern-only sparse matrix (all stored entries are 1) in
+// compressed sparse row form with int32 column indices.
+//
+// The entries of row i are at positions RowPtr[i]..RowPtr[i+1]-1 of Col (and
+// of Edge). Edge is optional: when non-nil, Edge[p] is the edge id of entry p
+// and is what a Mask is tested against; when nil, the entry position p is its
+// edge id.
+type CSR struct {
+	Rows, Cols int
+	RowPtr     []int32 // len Rows+1, RowPtr[0] = 0, non-decreasing
+	Col        []int32 // len NNZ, column index of each entry
+	Edge       []int32 // nil or len NNZ, edge id of each entry
+}
+
+// NNZ returns the number of stored entries.
+func (m *CSR) NNZ() int {
+	if len(m.RowPtr) == 0 {
+		return 0
+	}
+	return int(m.RowPtr[m.Rows])
+}
+
+// FromEdges builds the rows×cols CSR matrix with one entry (src[e], dst[e])
+// per edge e: src gives the row and dst the column. Edge[p] is the index e
+// of the edge stored at position p. Within a row, entries are sorted by
+// column, and duplicate pairs keep increasing edge-id order, so the result
+// is deterministic. It panics if len(src) != len(dst), if an index is out of
+// range, or if there are more than 2^31-1 edges.
+func FromEdges(rows, cols int, src, dst []int32) *CSR {
+	if len(src) != len(dst) {
+		panic("sparse.FromEdges: len(src) != len(dst)")
+	}
+	n := len(src)
+	if n > 1<<31-1 {
+		panic("sparse.FromEdges: too many edges")
+	}
+	for e := 0; e < n; e++ {
+		if src[e] < 0 || int(src[e]) >= rows || dst[e] < 0 || int(dst[e]) >= cols {
+			panic(fmt.Sprintf("sparse.FromEdges: edge %d (%d,%d) out of range %dx%d", e, src[e], dst[e], rows, cols))
+		}
+	}
+	// Pass 1: stable counting sort of edge ids by column.
+	cnt := make([]int32, cols+1)
+	for _, d := range dst {
+		cnt[d+1]++
+	}
+	for c := 0; c < cols; c++ {
+		cnt[c+1] += cnt[c]
+	}
+	byCol := make([]int32, n)
+	for e := 0; e < n; e++ {
+		d := dst[e]
+		byCol[cnt[d]] = int32(e)
+		cnt[d]++
+	}
+	// Pass 2: stable counting sort by row; the result is ordered by
+	// (row, column, edge id).
+	m := &CSR{Rows: rows, Cols: cols, RowPtr: make([]int32, rows+1), Col: make([]int32, n), Edge: make([]int32, n)}
+	for _, s := range src {
+		m.RowPtr[s+1]++
+	}
+	for r := 0; r < rows; r++ {
+		m.RowPtr[r+1] += m.RowPtr[r]
+	}
+	next := make([]int32, rows)
+	copy(next, m.RowPtr[:rows])
+	for _, e := range byCol {
+		s := src[e]
+		p := next[s]
+		next[s]++
+		m.Col[p] = dst[e]
+		m.Edge[p] = e
+	}
+	return m
+}
+
+// Transpose returns mᵀ as a new CSR. Edge ids are kept (entry (i,j) with
+// id e becomes entry (j,i) with id e; if m.Edge is nil the ids are m's entry
+// positions), so one Mask masks the same edges in m and mᵀ. Within a row of
+// the result, columns are ascending and ties keep m's entry order.
+func (m *CSR) Transpose() *CSR {
+	nnz := m.NNZ()
+	t := &CSR{Rows: m.Cols, Cols: m.Rows, RowPtr: make([]int32, m.Cols+1), Col: make([]int32, nnz), Edge: make([]int32, nnz)}
+	for _, c := range m.Col[:nnz] {
+		t.RowPtr[c+1]++
+	}
+	for c := 0; c < m.Cols; c++ {
+		t.RowPtr[c+1] += t.RowPtr[c]
+	}
+	next := make([]int32, m.Cols)
+	copy(next, t.RowPtr[:m.Cols])
+	for i := 0; i < m.Rows; i++ {
+		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
+			c := m.Col[p]
+			q := next[c]
+			next[c]++
+			t.Col[q] = int32(i)
+			if m.Edge != nil {
+				t.Edge[q] = m.Edge[p]
+			} else {
+				t.Edge[q] = p
+			}
+		}
+	}
+	return t
+}
+
+// Validate checks the structural invariants of m (lengths, monotone RowPtr,
+// columns in range) and returns a descriptive error for the first violation.
+func (m *CSR) Validate() error {
+	if m.Rows < 0 || m.Cols < 0 {
+		return fmt.Errorf("sparse: negative shape %dx%d", m.Rows, m.Cols)
+	}
+	if len(m.RowPtr) != m.Rows+1 {
+		return fmt.Errorf("sparse: len(RowPtr)=%d, want %d", len(m.RowPtr), m.Rows+1)
+	}
+	if m.RowPtr[0] != 0 {
+		return fmt.Errorf("sparse: RowPtr[0]=%d, want 0", m.RowPtr[0])
+	}
+	for i := 0; i < m.Rows; i++ {
+		if m.RowPtr[i+1] < m.RowPtr[i] {
+			return fmt.Errorf("sparse: RowPtr decreases at row %d", i)
+		}
+	}
+	nnz := int(m.RowPtr[m.Rows])
+	if len(m.Col) != nnz {
+		return fmt.Errorf("sparse: len(Col)=%d, want %d", len(m.Col), nnz)
+	}
+	if m.Edge != nil && len(m.Edge) != nnz {
+		return fmt.Errorf("sparse: len(Edge)=%d, want 0 or %d", len(m.Edge), nnz)
+	}
+	for p, c := range m.Col {
+		if c < 0 || int(c) >= m.Cols {
+			return fmt.Errorf("sparse: Col[%d]=%d out of range [0,%d)", p, c, m.Cols)
+		}
+	}
+	return nil
+}
+
+// edgeID returns the edge id of entry p.
+func (m *CSR) edgeID(p int32) int32 {
+	if m.Edge != nil {
+		return m.Edge[p]
+	}
+	return p
+}
