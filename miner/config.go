@@ -1,0 +1,109 @@
+package miner
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// Config holds the DRUM hyper-parameters. The zero value means the defaults
+// of the paper and the original code (docs/drum-protocol.md §7); a zero or
+// negative field takes its default.
+type Config struct {
+	// MaxLen is T, the maximum rule body length (the original num_step − 1).
+	// Default 2.
+	MaxLen int `json:"max_len"`
+	// Rank is L, the number of rank-one terms (BiLSTMs). Default 3.
+	Rank int `json:"rank"`
+	// Hidden is the LSTM state size per direction. Default 128.
+	Hidden int `json:"hidden"`
+	// Embed is the query embedding size. Default 128.
+	Embed int `json:"embed"`
+	// Batch is the number of training triples per batch; each triple is
+	// asked in both directions, so a batch holds 2·Batch queries. Default 64.
+	Batch int `json:"batch"`
+	// LR is the Adam learning rate (β1 0.9, β2 0.999, ε 1e-8). Default 0.001.
+	LR float64 `json:"lr"`
+	// Clip bounds every gradient element to [−Clip, Clip] before the Adam
+	// step. Default 5.
+	Clip float64 `json:"clip"`
+	// MaxEpochs is the maximum number of epochs. Default 10.
+	MaxEpochs int `json:"max_epochs"`
+	// MinEpochs is the number of epochs before early stopping may stop
+	// training: after epoch e ≥ MinEpochs, training stops when neither the
+	// mean validation loss nor the raw validation Hits@10 equals its best so
+	// far. Without a "valid" split all MaxEpochs run. Default 5.
+	MinEpochs int `json:"min_epochs"`
+	// Seed seeds the PCG generator used for initialisation; 0 means 33, the
+	// original code's seed.
+	Seed uint64 `json:"seed"`
+	// Threads bounds the goroutines used for propagation; 0 means
+	// runtime.GOMAXPROCS(0). Results do not depend on it.
+	Threads int `json:"-"`
+	// Heads restricts training queries (and so the rules learnt) to these
+	// head relations; empty means every relation.
+	Heads []string `json:"heads,omitempty"`
+	// NoValid disables the validation pass (and early stopping) even when the
+	// store has a "valid" split.
+	NoValid bool `json:"no_valid,omitempty"`
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxLen    = 2
+	DefaultRank      = 3
+	DefaultHidden    = 128
+	DefaultEmbed     = 128
+	DefaultBatch     = 64
+	DefaultLR        = 0.001
+	DefaultClip      = 5
+	DefaultMaxEpochs = 10
+	DefaultMinEpochs = 5
+	DefaultSeed      = 33
+)
+
+// Numeric constants of the original code.
+const (
+	thr        = 1e-20 // log clamp and normalisation floor
+	forgetBias = 1.0   // TF LSTMCell forget_bias
+	adamBeta1  = 0.9
+	adamBeta2  = 0.999
+	adamEps    = 1e-8
+	topK       = 10 // raw Hits@k used for early stopping
+)
+
+// WithDefaults returns c with every unset field replaced by its default.
+func (c Config) WithDefaults() Config {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.MaxLen, DefaultMaxLen)
+	def(&c.Rank, DefaultRank)
+	def(&c.Hidden, DefaultHidden)
+	def(&c.Embed, DefaultEmbed)
+	def(&c.Batch, DefaultBatch)
+	def(&c.MaxEpochs, DefaultMaxEpochs)
+	def(&c.MinEpochs, DefaultMinEpochs)
+	def(&c.Threads, runtime.GOMAXPROCS(0))
+	if c.LR <= 0 {
+		c.LR = DefaultLR
+	}
+	if c.Clip <= 0 {
+		c.Clip = DefaultClip
+	}
+	if c.Seed == 0 {
+		c.Seed = DefaultSeed
+	}
+	return c
+}
+
+// validate reports impossible settings of a defaulted config. MinEpochs
+// above MaxEpochs is allowed: early stopping then never triggers, as in the
+// original code.
+func (c Config) validate() error {
+	if c.MaxLen > 16 {
+		return fmt.Errorf("miner: MaxLen %d is too large (at most 16)", c.MaxLen)
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+// Package miner learns weighted Datalog rules from a knowledge graph with
+// DRUM (Sadeghian et al., "DRUM: End-To-End Differentiable Rule Mining On
+// Knowledge Graphs", NeurIPS 2019), following the original code as described
+// in docs/drum-protocol.md.
+//
+// # Data
+//
+// The graph is the store's binary base facts (for a DRUM dataset: facts ∪
+// train). Training queries come from the "train" split (all graph facts when
+// there is none). Every triple r(h, t) is asked in both directions: query r
+// ("given t, find h", head prediction) and query inv_r ("given h, find t",
+// tail prediction). During training a batch's own edges are hidden with an
+// edge-id mask. Queries are grouped by relation: a batch holds up to
+// Config.Batch triples of one relation, in file order, asked in both
+// directions, and batches run in the file order of their first triple.
+//
+// # Model
+//
+// For a query relation q the attention over the 2R+1 operators (R relation
+// matrices M_k with M_k[head, tail] = 1, their R transposes, identity) at
+// step t of rank j is a_{j,t} = softmax([fw_t; bw_t]·W0 + b0), where fw and
+// bw are the outputs of rank j's bidirectional LSTM run over T copies of the
+// query embedding e_q. Each rank propagates v_0 = one_hot(given) through
+// u = Σ_k a_k M_k v + a_I v followed by per-column L1 normalisation, T times;
+// the score vector is the sum of the ranks' last vectors and the loss of a
+// query is −log max(s[answer], 1e-20), averaged over the batch. Gradients are
+// computed by hand-written backpropagation and applied with Adam after
+// element-wise clipping. Dense parameters are float64; the entity × batch
+// blocks of the propagation are float32 and use miner/internal/sparse. Each
+// step only touches the rows reachable from the given entities; in training
+// the last step is evaluated at the answers only (its normalisation needs
+// only column degrees), which is exact and avoids the largest product.
+//
+// # Rules
+//
+// [Model.Rules] reads rules off the attention: a body k_1..k_T scores
+// Σ_j Π_t a_{j,t,k_t}; identity steps are skipped, inverse operators become
+// swapped arguments. A rule for head r is written r(A, B) :- p1(…), …, with
+// the body a path of atoms from A to B through C, D, ….
+//
+// # Model file format
+//
+// [Model.Save] writes the magic line "drumql-drum-model 1\n", a little-endian
+// uint32 byte count n, n bytes of JSON (an object with "config", "relations"
+// (names in operator order), "blocks" (name, Rows, Cols of every parameter
+// block) and "history" (per-epoch statistics)), then every parameter as a
+// little-endian IEEE-754 float64, block after block in header order, each
+// block row-major.
+//
+// # Determinism
+//
+// The only randomness is the parameter initialisation, drawn from a PCG
+// generator seeded with Config.Seed. Work is split into independent
+// (direction, rank) tasks whose results are combined in a fixed order, so the
+// same seed gives byte-identical parameters and rules for any Config.Threads.
+package miner

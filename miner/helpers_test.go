@@ -1,0 +1,76 @@
+package miner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/drumql/drumql/store"
+)
+
+// memStore loads splits (name -> "h r t" triples) into an in-memory store;
+// "facts" and "train" are the graph.
+func memStore(t testing.TB, splits map[string][][3]string) store.Store {
+	t.Helper()
+	b := &store.Batch{Splits: map[string][]store.NamedTriple{}}
+	for _, name := range []string{"facts", "train", "valid", "test"} {
+		for _, x := range splits[name] {
+			nt := store.NamedTriple{S: x[0], R: x[1], O: x[2]}
+			b.Splits[name] = append(b.Splits[name], nt)
+			if name == "facts" || name == "train" {
+				b.Graph = append(b.Graph, nt)
+			}
+		}
+	}
+	st := store.NewMemory()
+	if _, err := st.Load(context.Background(), b, nil); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// datasetStore loads a DRUM dataset folder, skipping the test when absent.
+func datasetStore(t testing.TB, dir string) store.Store {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "train.txt")); err != nil {
+		t.Skipf("dataset %s not available: %v", dir, err)
+	}
+	b, err := store.ReadDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.NewMemory()
+	if _, err := st.Load(context.Background(), b, nil); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// tinySplits is a small family-like graph.
+func tinySplits() map[string][][3]string {
+	return map[string][][3]string{
+		"facts": {
+			{"a", "husband", "b"}, {"b", "wife", "a"}, {"c", "husband", "d"},
+			{"a", "father", "e"}, {"b", "mother", "e"}, {"c", "father", "f"},
+			{"d", "mother", "f"}, {"e", "brother", "f"}, {"f", "sister", "e"},
+			{"g", "father", "h"}, {"h", "brother", "i"}, {"g", "husband", "j"},
+		},
+		"train": {
+			{"d", "wife", "c"}, {"j", "wife", "g"}, {"a", "father", "f"},
+			{"c", "father", "e"}, {"i", "sister", "h"}, {"g", "father", "i"},
+		},
+		"valid": {
+			{"b", "mother", "f"}, {"j", "mother", "h"},
+		},
+	}
+}
+
+func mustID(t testing.TB, st store.Store, name string) store.ID {
+	t.Helper()
+	id, ok, err := st.Lookup(name)
+	if err != nil || !ok {
+		t.Fatalf("lookup %q: %v %v", name, ok, err)
+	}
+	return id
+}

@@ -1,0 +1,553 @@
+package miner
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/drumql/drumql/miner/internal/sparse"
+)
+
+// group is a block of queries that share a query relation q (0..2R−1; q ≥ R
+// is inv_(q−R)): column b asks for the answer of given[b].
+type group struct {
+	q      int
+	given  []int32
+	answer []int32 // −1 when unknown (scoring)
+}
+
+// task is the propagation of one (group, rank): the blocks v_0..v_T
+// (entities × B, row-major float32), their active rows (a sorted superset of
+// the nonzero rows) and the column norms of every step.
+type task struct {
+	B    int
+	v    [][]float32 // T+1 blocks
+	act  [][]int32   // T+1 active row lists
+	norm [][]float64 // [t] per column (t = 1..T; index 0 unused)
+	dA   [][]float64 // [t−1][k] gradient with respect to the attention
+
+	// Last-step shortcut (training): v_T is only computed at the answers.
+	last  []float64 // v_T[answer[b], b]
+	D     []float64 // per entity: column sum of A_T (valid on act[T−1])
+	w     []float64 // per entity scratch of the backward pass
+	mark  []uint32  // membership of act[T−1]
+	stamp uint32
+}
+
+// scratch is per-worker memory for the backward pass.
+type scratch struct {
+	g0, g1 []float32
+	c      []float64
+	mark   []uint32
+	stamp  uint32
+}
+
+// engine runs forward and backward propagation over a Graph.
+type engine struct {
+	g       *Graph
+	R, K, T int
+	E       int
+	threads int
+	all     []int32 // 0..E−1
+	tasks   []*task
+	work    []*scratch
+	mask    *sparse.Mask // the masked relation's mask, or nil
+	maskRel int
+	mode    int        // tests: 0 choose per step, 1 always row lists, 2 always full kernels
+	masked  [][2]int32 // (head, tail) of the masked edges of maskRel
+	// fullLast disables the last-step shortcut of training (tests).
+	fullLast bool
+}
+
+// isDense reports whether a step whose input has the active rows act uses
+// the full-matrix kernels rather than the row-list ones.
+func (e *engine) isDense(act []int32) bool {
+	switch e.mode {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	return len(act)*2 > e.E
+}
+
+func newEngine(g *Graph, R, T, threads int) *engine {
+	e := &engine{g: g, R: R, K: 2*R + 1, T: T, E: g.NumEntities(), threads: max(threads, 1), maskRel: -1}
+	e.all = make([]int32, e.E)
+	for i := range e.all {
+		e.all[i] = int32(i)
+	}
+	return e
+}
+
+// ensure allocates n tasks and the worker scratch for blocks of B columns.
+func (e *engine) ensure(n, B int) {
+	for len(e.tasks) < n {
+		tk := &task{
+			v:    make([][]float32, e.T+1),
+			act:  make([][]int32, e.T+1),
+			norm: make([][]float64, e.T+1),
+			dA:   make([][]float64, e.T),
+		}
+		for t := range e.T {
+			tk.dA[t] = make([]float64, e.K)
+		}
+		e.tasks = append(e.tasks, tk)
+	}
+	for _, tk := range e.tasks[:n] {
+		for t := range tk.v {
+			if cap(tk.v[t]) < e.E*B {
+				tk.v[t] = make([]float32, e.E*B)
+				tk.act[t] = tk.act[t][:0]
+			}
+			if cap(tk.norm[t]) < B {
+				tk.norm[t] = make([]float64, B)
+			}
+		}
+		if cap(tk.last) < B {
+			tk.last = make([]float64, B)
+		}
+		if tk.D == nil {
+			tk.D = make([]float64, e.E)
+			tk.w = make([]float64, e.E)
+			tk.mark = make([]uint32, e.E)
+		}
+	}
+	nw := min(e.threads, n)
+	for len(e.work) < nw {
+		e.work = append(e.work, &scratch{mark: make([]uint32, e.E)})
+	}
+	for _, w := range e.work {
+		if cap(w.g0) < e.E*B {
+			w.g0 = make([]float32, e.E*B)
+			w.g1 = make([]float32, e.E*B)
+		}
+	}
+}
+
+// run calls f(i, worker) for i in [0, n) on up to e.threads goroutines.
+func (e *engine) run(n int, f func(i int, w *scratch)) {
+	nw := min(e.threads, n)
+	if nw <= 1 {
+		for i := range n {
+			f(i, e.work[0])
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for k := range nw {
+		w := e.work[k]
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i, w)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// clearRows zeroes rows of the B-column block x (all rows when rows covers
+// more than half of them).
+func clearRows(x []float32, B int, rows []int32, E int) {
+	if len(rows)*2 > E {
+		clear(x[:E*B])
+		return
+	}
+	for _, y := range rows {
+		clear(x[int(y)*B : int(y)*B+B])
+	}
+}
+
+// expand returns the sorted union of act and its neighbours, in dst.
+func (e *engine) expand(dst, act []int32, w *scratch) []int32 {
+	if len(act)*2 > e.E {
+		return append(dst[:0], e.all...)
+	}
+	w.stamp++
+	if w.stamp == 0 {
+		clear(w.mark)
+		w.stamp = 1
+	}
+	s := w.stamp
+	dst = dst[:0]
+	nb := e.g.nb
+	for _, y := range act {
+		if w.mark[y] != s {
+			w.mark[y] = s
+			dst = append(dst, y)
+		}
+		for _, x := range nb.Col[nb.RowPtr[y]:nb.RowPtr[y+1]] {
+			if w.mark[x] != s {
+				w.mark[x] = s
+				dst = append(dst, x)
+			}
+		}
+	}
+	if len(dst)*8 > e.E {
+		dst = dst[:0]
+		for i, m := range w.mark {
+			if m == s {
+				dst = append(dst, int32(i))
+			}
+		}
+	} else {
+		slices.Sort(dst)
+	}
+	return dst
+}
+
+// maskOf returns the mask to use for relation r.
+func (e *engine) maskOf(r int) *sparse.Mask {
+	if r == e.maskRel {
+		return e.mask
+	}
+	return nil
+}
+
+// forward propagates group gr through T steps with attention a[t][k] into
+// tk, reusing its buffers.
+//
+// With short set (training), the last step is not materialised: only
+// v_T[answer[b], b] is computed, into tk.last, from the column sums of the
+// last operator (see lastForward).
+func (e *engine) forward(tk *task, gr *group, a [][]float32, w *scratch, short bool) {
+	B := len(gr.given)
+	E, R, T := e.E, e.R, e.T
+	// Clear what the previous use left behind.
+	for t := range tk.v {
+		if tk.B > 0 {
+			clearRows(tk.v[t], tk.B, tk.act[t], E)
+		}
+		tk.v[t] = tk.v[t][:E*B]
+	}
+	tk.B = B
+	v0 := tk.v[0]
+	act := tk.act[0][:0]
+	for b, y := range gr.given {
+		if y < 0 {
+			continue // an entity outside the graph: no mass in the graph
+		}
+		v0[int(y)*B+b] = 1
+		act = append(act, y)
+	}
+	slices.Sort(act)
+	tk.act[0] = slices.Compact(act)
+	steps := T
+	if short {
+		steps = T - 1
+		tk.act[T] = tk.act[T][:0]
+	}
+	for t := 1; t <= steps; t++ {
+		x, u := tk.v[t-1], tk.v[t]
+		prev := tk.act[t-1]
+		tk.act[t] = e.expand(tk.act[t], prev, w)
+		at := a[t-1]
+		dense := e.isDense(prev)
+		for r := range R {
+			mask := e.maskOf(r)
+			if dense {
+				sparse.MulAdd(u, e.g.fwd[r], x, B, at[r], mask)
+				sparse.MulAdd(u, e.g.bwd[r], x, B, at[R+r], mask)
+			} else {
+				sparse.MulAddRows(u, e.g.bwd[r], x, B, at[r], mask, prev)
+				sparse.MulAddRows(u, e.g.fwd[r], x, B, at[R+r], mask, prev)
+			}
+		}
+		aI := at[2*R]
+		for _, y := range prev {
+			sparse.Axpy(u[int(y)*B:int(y)*B+B], aI, x[int(y)*B:int(y)*B+B])
+		}
+		// Per-column L1 normalisation.
+		norm := tk.norm[t][:B]
+		clear(norm)
+		for _, y := range tk.act[t] {
+			for b, v := range u[int(y)*B : int(y)*B+B] {
+				norm[b] += float64(v)
+			}
+		}
+		for b := range norm {
+			norm[b] = max(norm[b], thr)
+		}
+		for _, y := range tk.act[t] {
+			row := u[int(y)*B : int(y)*B+B]
+			for b := range row {
+				row[b] = float32(float64(row[b]) / norm[b])
+			}
+		}
+	}
+	if short {
+		e.lastForward(tk, gr, a[T-1])
+	}
+}
+
+// opMasked reports whether entry p of the incidence list is a masked edge.
+func (e *engine) opMasked(p int32) bool {
+	return e.mask != nil && int(e.g.inc.op[p])%e.R == e.maskRel && e.mask.Has(e.g.inc.edge[p])
+}
+
+// lastForward computes the last step at the answers only. With
+// x = v_{T−1} and A = Σ_k a_k M_k + a_I I, the column sum of u = A x is
+// Σ_y D(y) x[y,b] with D(y) = Σ_k a_k Σ_x M_k[x,y] + a_I (column degrees,
+// less the masked edges), and u[ans,b] = Σ_y A[ans,y] x[y,b] is a gather
+// over the row of the answer.
+func (e *engine) lastForward(tk *task, gr *group, at []float32) {
+	T, R, B := e.T, e.R, tk.B
+	x, prev := tk.v[T-1], tk.act[T-1]
+	in := &e.g.inc
+	aI := float64(at[2*R])
+	D := tk.D
+	for _, y := range prev {
+		d := aI
+		for p := in.dptr[y]; p < in.dptr[y+1]; p++ {
+			d += float64(at[in.dop[p]]) * float64(in.dcnt[p])
+		}
+		D[y] = d
+	}
+	for _, ht := range e.masked {
+		D[ht[1]] -= float64(at[e.maskRel])   // M_r[h, t]: column t of M_r
+		D[ht[0]] -= float64(at[R+e.maskRel]) // M_rᵀ[t, h]: column h of M_rᵀ
+	}
+	norm := tk.norm[T][:B]
+	clear(norm)
+	for _, y := range prev {
+		row := x[int(y)*B : int(y)*B+B]
+		for b, v := range row {
+			norm[b] += D[y] * float64(v)
+		}
+	}
+	for b, ans := range gr.answer {
+		norm[b] = max(norm[b], thr)
+		u := aI * float64(x[int(ans)*B+b])
+		for p := in.ptr[ans]; p < in.ptr[ans+1]; p++ {
+			if e.opMasked(p) {
+				continue
+			}
+			u += float64(at[in.op[p]]) * float64(x[int(in.col[p])*B+b])
+		}
+		tk.last[b] = u / norm[b]
+	}
+}
+
+// lastBackward is the backward pass of lastForward: it writes tk.dA[T−1]
+// and, when T > 1, the gradient with respect to v_{T−1} on the rows
+// act[T−1] into gv (zero on entry).
+func (e *engine) lastBackward(tk *task, gr *group, at []float32, seed []float64, gv []float32) {
+	T, R, B := e.T, e.R, tk.B
+	x, prev := tk.v[T-1], tk.act[T-1]
+	in := &e.g.inc
+	norm := tk.norm[T]
+	// The gradient with respect to u_T is α_b [x = ans_b] − β_b.
+	alpha, beta := make([]float64, B), make([]float64, B)
+	for b := range B {
+		if norm[b] > thr {
+			alpha[b] = seed[b] / norm[b]
+			beta[b] = alpha[b] * tk.last[b]
+		} else {
+			alpha[b] = seed[b] / thr
+		}
+	}
+	dA := tk.dA[T-1]
+	clear(dA)
+	aI := float64(at[2*R])
+	// Spike: α_b (M_k x)[ans_b, b].
+	for b, ans := range gr.answer {
+		if alpha[b] == 0 {
+			continue
+		}
+		dA[2*R] += alpha[b] * float64(x[int(ans)*B+b])
+		for p := in.ptr[ans]; p < in.ptr[ans+1]; p++ {
+			if e.opMasked(p) {
+				continue
+			}
+			dA[in.op[p]] += alpha[b] * float64(x[int(in.col[p])*B+b])
+		}
+	}
+	// Constant: −Σ_y deg_k(y) w[y] with w[y] = Σ_b β_b x[y,b].
+	wv := tk.w
+	for _, y := range prev {
+		row := x[int(y)*B : int(y)*B+B]
+		var s float64
+		for b, v := range row {
+			s += beta[b] * float64(v)
+		}
+		wv[y] = s
+		dA[2*R] -= s
+		for p := in.dptr[y]; p < in.dptr[y+1]; p++ {
+			dA[in.dop[p]] -= float64(in.dcnt[p]) * s
+		}
+	}
+	tk.stamp++
+	if tk.stamp == 0 {
+		clear(tk.mark)
+		tk.stamp = 1
+	}
+	st := tk.stamp
+	for _, y := range prev {
+		tk.mark[y] = st
+	}
+	for _, ht := range e.masked {
+		if tk.mark[ht[1]] == st {
+			dA[e.maskRel] += wv[ht[1]]
+		}
+		if tk.mark[ht[0]] == st {
+			dA[R+e.maskRel] += wv[ht[0]]
+		}
+	}
+	if T == 1 {
+		return
+	}
+	// Adjoint: gv[y,b] = α_b A[ans_b, y] − β_b D(y) on the rows prev.
+	for _, y := range prev {
+		row := gv[int(y)*B : int(y)*B+B]
+		d := tk.D[y]
+		for b := range row {
+			row[b] = float32(-beta[b] * d)
+		}
+	}
+	for b, ans := range gr.answer {
+		if alpha[b] == 0 {
+			continue
+		}
+		if tk.mark[ans] == st {
+			gv[int(ans)*B+b] += float32(alpha[b] * aI)
+		}
+		for p := in.ptr[ans]; p < in.ptr[ans+1]; p++ {
+			y := in.col[p]
+			if tk.mark[y] != st || e.opMasked(p) {
+				continue
+			}
+			gv[int(y)*B+b] += float32(alpha[b] * float64(at[in.op[p]]))
+		}
+	}
+}
+
+// backward backpropagates the seed gradient (seed[b] with respect to
+// v_T[answer[b], b]) through tk's propagation, writing tk.dA.
+func (e *engine) backward(tk *task, gr *group, a [][]float32, seed []float64, w *scratch, short bool) {
+	B := tk.B
+	E, R, T := e.E, e.R, e.T
+	gv, gp := w.g0[:E*B], w.g1[:E*B]
+	start := T
+	if short {
+		e.lastBackward(tk, gr, a[T-1], seed, gv)
+		start = T - 1
+	} else {
+		for b, y := range gr.answer {
+			if y >= 0 && seed[b] != 0 {
+				gv[int(y)*B+b] = float32(seed[b])
+			}
+		}
+	}
+	if cap(w.c) < B {
+		w.c = make([]float64, B)
+	}
+	c := w.c[:B]
+	for t := start; t >= 1; t-- {
+		vt, act := tk.v[t], tk.act[t]
+		norm := tk.norm[t]
+		// Normalisation: v = u / n with n = max(thr, Σ u).
+		clear(c)
+		for _, y := range act {
+			o := int(y) * B
+			for b := range B {
+				c[b] += float64(gv[o+b]) * float64(vt[o+b])
+			}
+		}
+		for _, y := range act {
+			row := gv[int(y)*B : int(y)*B+B]
+			for b := range row {
+				if norm[b] > thr {
+					row[b] = float32((float64(row[b]) - c[b]) / norm[b])
+				} else {
+					row[b] = float32(float64(row[b]) / thr)
+				}
+			}
+		}
+		// gv now holds the gradient with respect to u_t on the rows act.
+		x, prev := tk.v[t-1], tk.act[t-1]
+		dense := e.isDense(prev)
+		dA := tk.dA[t-1]
+		for r := range R {
+			mask := e.maskOf(r)
+			if dense {
+				dA[r] = sparse.EdgeDot(e.g.fwd[r], gv, x, B, mask)
+				dA[R+r] = sparse.EdgeDot(e.g.bwd[r], gv, x, B, mask)
+			} else {
+				dA[r] = sparse.EdgeDotRows(e.g.bwd[r], gv, x, B, mask, prev)
+				dA[R+r] = sparse.EdgeDotRows(e.g.fwd[r], gv, x, B, mask, prev)
+			}
+		}
+		var s float64
+		for _, y := range prev {
+			s += sparse.Dot(gv[int(y)*B:int(y)*B+B], x[int(y)*B:int(y)*B+B])
+		}
+		dA[2*R] = s
+		if t == 1 {
+			clearRows(gv, B, act, E)
+			break
+		}
+		// Adjoint: gp = A_tᵀ gv on the rows prev.
+		at := a[t-1]
+		if dense {
+			for r := range R {
+				mask := e.maskOf(r)
+				sparse.MulAdd(gp, e.g.bwd[r], gv, B, at[r], mask)
+				sparse.MulAdd(gp, e.g.fwd[r], gv, B, at[R+r], mask)
+			}
+			sparse.Axpy(gp, at[2*R], gv)
+		} else {
+			for _, y := range prev {
+				dst := gp[int(y)*B : int(y)*B+B]
+				for r := range R {
+					mask := e.maskOf(r)
+					gatherRow(dst, e.g.bwd[r], int(y), gv, B, at[r], mask)
+					gatherRow(dst, e.g.fwd[r], int(y), gv, B, at[R+r], mask)
+				}
+				sparse.Axpy(dst, at[2*R], gv[int(y)*B:int(y)*B+B])
+			}
+		}
+		clearRows(gv, B, act, E)
+		if dense && len(prev) != E {
+			// The dense adjoint wrote every row; keep only prev.
+			e.keepRows(gp, B, prev)
+		}
+		gv, gp = gp, gv
+	}
+	// gv is clean (cleared above); gp may hold nothing. Both scratch blocks
+	// are zero again.
+}
+
+// keepRows zeroes every row of x not listed in rows (sorted).
+func (e *engine) keepRows(x []float32, B int, rows []int32) {
+	next := 0
+	for i := range e.E {
+		if next < len(rows) && int(rows[next]) == i {
+			next++
+			continue
+		}
+		clear(x[i*B : i*B+B])
+	}
+}
+
+// gatherRow adds alpha · Σ_{entries (y, c) of m, edge not masked} x[c,:] to dst.
+func gatherRow(dst []float32, m *sparse.CSR, y int, x []float32, B int, alpha float32, mask *sparse.Mask) {
+	lo, hi := m.RowPtr[y], m.RowPtr[y+1]
+	for p := lo; p < hi; p++ {
+		if mask != nil {
+			id := p
+			if m.Edge != nil {
+				id = m.Edge[p]
+			}
+			if mask.Has(id) {
+				continue
+			}
+		}
+		c := int(m.Col[p])
+		sparse.Axpy(dst, alpha, x[c*B:c*B+B])
+	}
+}

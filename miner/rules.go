@@ -1,0 +1,388 @@
+package miner
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/drumql/drumql/datalog"
+)
+
+// ExtractOptions control rule extraction. The zero value means the defaults.
+type ExtractOptions struct {
+	// Heads lists the head relations to extract rules for; empty means the
+	// model's Config.Heads, or every relation when that is empty too.
+	Heads []string
+	// Beam is the number of partial bodies kept per step of the beam
+	// search. Default 200.
+	Beam int
+	// MinScore drops bodies whose raw score Σ_j Π_t a_{j,t,k_t} is below it
+	// (the prefix score bounds every completion, so the pruning is exact).
+	// Default 0.01, the rule_thr of the original code.
+	MinScore float64
+	// MaxRules is the maximum number of rules per head relation. Default 20.
+	MaxRules int
+	// Graph, if not nil, is used to count each rule's support (groundings
+	// of the body whose head fact holds) and body groundings for the
+	// comment; default the graph the model was trained on (none after Load).
+	Graph *Graph
+	// NoSupport disables the support counts.
+	NoSupport bool
+	// KeepVacuous keeps rules whose body has no grounding in the graph.
+	// By default, when support is counted, such rules are dropped: they can
+	// never fire on this graph (they arise when a step's mass is lost and
+	// the per-step normalisation scales the rest back up).
+	KeepVacuous bool
+}
+
+func (o ExtractOptions) withDefaults() ExtractOptions {
+	if o.Beam <= 0 {
+		o.Beam = 200
+	}
+	if o.MinScore <= 0 {
+		o.MinScore = 0.01
+	}
+	if o.MaxRules <= 0 {
+		o.MaxRules = 20
+	}
+	return o
+}
+
+// step is one body atom of a rule read as a path from A to B: relation rel,
+// and whether the atom is rel(next, cur) (rev) rather than rel(cur, next).
+type pathStep struct {
+	rel int
+	rev bool
+}
+
+// candidate is one extracted rule before normalisation.
+type candidate struct {
+	rule  datalog.Rule
+	key   string
+	path  []pathStep
+	score float64
+	ranks []float64
+	sup   string // support text for the comment
+}
+
+// Attention returns the attention of the query relation rel (inverse: the
+// query inv_rel) as [rank][step][operator]; operators 0..R−1 are the
+// relations in Relations() order, R..2R−1 their inverses, 2R the identity.
+func (m *Model) Attention(rel string, inverse bool) ([][][]float64, error) {
+	r, ok := m.relIdx[rel]
+	if !ok {
+		return nil, fmt.Errorf("miner: attention of %q: %w", rel, ErrUnknownRelation)
+	}
+	if inverse {
+		r += m.numRel()
+	}
+	c := newAttnCache(&m.lay)
+	m.attnForward(r, c)
+	return c.a, nil
+}
+
+// Rules extracts weighted rules from the model's attention (see the package
+// documentation): per head relation r, the bodies found by a beam search for
+// the query r and for inv_r (read the other way round), merged by canonical
+// form keeping the higher score. Weights are the raw scores divided by the
+// head's best score, so they lie in (0, 1]. Rules are sorted by head name,
+// then by decreasing weight, then by canonical text. Empty bodies and the
+// tautology r(A, B) :- r(A, B) are dropped. Each rule's Comment carries the
+// raw score, the per-rank contributions and, with a graph, the support.
+func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
+	opt = opt.withDefaults()
+	heads := opt.Heads
+	if len(heads) == 0 {
+		heads = m.cfg.Heads
+	}
+	if len(heads) == 0 {
+		heads = m.Relations()
+	}
+	heads = slices.Clone(heads)
+	slices.Sort(heads)
+	heads = slices.Compact(heads)
+	g := opt.Graph
+	if g == nil {
+		g = m.graph
+	}
+	if opt.NoSupport {
+		g = nil
+	}
+	var gv *Graph
+	if g != nil {
+		gv = g.view(m.rels)
+	}
+	R := m.numRel()
+	cache := newAttnCache(&m.lay)
+	var out []datalog.Rule
+	for _, h := range heads {
+		r, ok := m.relIdx[h]
+		if !ok {
+			return nil, fmt.Errorf("miner: rules for %q: %w", h, ErrUnknownRelation)
+		}
+		best := map[string]*candidate{}
+		for _, inverse := range []bool{false, true} {
+			q := r
+			if inverse {
+				q += R
+			}
+			m.attnForward(q, cache)
+			for _, c := range m.beam(cache.a, opt) {
+				path := m.toPath(c.ops, inverse)
+				cand := m.makeRule(r, path)
+				if cand == nil {
+					continue
+				}
+				cand.score, cand.ranks = c.score, c.ranks
+				if old, ok := best[cand.key]; !ok || cand.score > old.score {
+					best[cand.key] = cand
+				}
+			}
+		}
+		cands := make([]*candidate, 0, len(best))
+		for _, c := range best {
+			cands = append(cands, c)
+		}
+		slices.SortFunc(cands, func(a, b *candidate) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return strings.Compare(a.key, b.key)
+		})
+		kept := cands[:0]
+		for _, c := range cands {
+			if len(kept) == opt.MaxRules {
+				break
+			}
+			if gv != nil {
+				if sup, body, ok := gv.support(r, c.path, 5_000_000); ok {
+					if body == 0 && !opt.KeepVacuous {
+						continue
+					}
+					c.sup = fmt.Sprintf(" support=%d body=%d", sup, body)
+					if body > 0 {
+						c.sup += " conf=" + fmtG(float64(sup)/float64(body))
+					}
+				}
+			}
+			kept = append(kept, c)
+		}
+		cands = kept
+		if len(cands) == 0 {
+			continue
+		}
+		top := cands[0].score
+		for _, c := range cands {
+			w := roundSig(c.score/top, 4)
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "score=%s ranks=", fmtG(c.score))
+			for j, v := range c.ranks {
+				if j > 0 {
+					sb.WriteByte(',')
+				}
+				sb.WriteString(fmtG(v))
+			}
+			sb.WriteString(c.sup)
+			c.rule.Weight = w
+			c.rule.Comment = sb.String()
+			out = append(out, c.rule)
+		}
+	}
+	return out, nil
+}
+
+func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+// roundSig rounds v > 0 to n significant digits (never to 0).
+func roundSig(v float64, n int) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', n, 64), 64)
+	if r <= 0 {
+		return v
+	}
+	return min(r, 1)
+}
+
+// seq is a body as a sequence of T operators with its score.
+type seq struct {
+	ops   []int
+	score float64
+	ranks []float64
+}
+
+// beam enumerates operator sequences k_1..k_T with score Σ_j Π_t a[j][t][k_t]
+// ≥ opt.MinScore by beam search, and merges sequences that are the same body
+// once identities are skipped (their scores add up, as in the expansion of
+// the model without normalisation).
+func (m *Model) beam(a [][][]float64, opt ExtractOptions) []seq {
+	L, T, K := m.lay.L, m.lay.nT, m.lay.nOps
+	type item struct {
+		ops  []int
+		prod []float64 // per rank
+		sum  float64
+	}
+	cur := []item{{prod: slices.Repeat([]float64{1}, L), sum: float64(L)}}
+	for t := range T {
+		var next []item
+		for _, it := range cur {
+			for k := range K {
+				p := make([]float64, L)
+				var s float64
+				for j := range L {
+					p[j] = it.prod[j] * a[j][t][k]
+					s += p[j]
+				}
+				if s < opt.MinScore {
+					continue
+				}
+				next = append(next, item{ops: append(slices.Clone(it.ops), k), prod: p, sum: s})
+			}
+		}
+		slices.SortStableFunc(next, func(x, y item) int { return cmp.Compare(y.sum, x.sum) })
+		if len(next) > opt.Beam {
+			next = next[:opt.Beam]
+		}
+		cur = next
+	}
+	id := K - 1
+	merged := map[string]*seq{}
+	var order []string
+	for _, it := range cur {
+		var ops []int
+		for _, k := range it.ops {
+			if k != id {
+				ops = append(ops, k)
+			}
+		}
+		if len(ops) == 0 {
+			continue
+		}
+		key := fmt.Sprint(ops)
+		s, ok := merged[key]
+		if !ok {
+			s = &seq{ops: ops, ranks: make([]float64, L)}
+			merged[key] = s
+			order = append(order, key)
+		}
+		s.score += it.sum
+		for j := range L {
+			s.ranks[j] += it.prod[j]
+		}
+	}
+	out := make([]seq, 0, len(order))
+	for _, k := range order {
+		out = append(out, *merged[k])
+	}
+	return out
+}
+
+// toPath turns the operators of a query (applied from the given entity to
+// the answer) into a path from A to B, where the head is r(A, B). Operator
+// k < R moves from y to x with fact k(x, y); operator R+p moves from y to x
+// with fact p(y, x). Query r starts at B (the tail), inv_r at A.
+func (m *Model) toPath(ops []int, inverse bool) []pathStep {
+	R := m.numRel()
+	n := len(ops)
+	path := make([]pathStep, n)
+	for i, k := range ops {
+		// Along the query chain V_{i} -> V_{i+1}: forward operator gives
+		// the atom rel(V_{i+1}, V_i).
+		st := pathStep{rel: k % R, rev: k < R}
+		if inverse {
+			path[i] = st // V_0 = A: chain order is path order.
+		} else {
+			// V_0 = B: reverse the chain; the atom's orientation relative
+			// to the path direction flips.
+			path[n-1-i] = pathStep{rel: st.rel, rev: !st.rev}
+		}
+	}
+	return path
+}
+
+// makeRule builds head(A, B) :- path from A to B, or nil for a tautology.
+func (m *Model) makeRule(head int, path []pathStep) *candidate {
+	if len(path) == 1 && path[0].rel == head && !path[0].rev {
+		return nil
+	}
+	n := len(path)
+	name := func(i int) string {
+		switch i {
+		case 0:
+			return "A"
+		case n:
+			return "B"
+		}
+		return varName(i)
+	}
+	v := func(s string) datalog.Term { return datalog.Term{Kind: datalog.Var, Value: s} }
+	rule := datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: m.rels[head], Args: []datalog.Term{v("A"), v("B")}}}
+	for i, st := range path {
+		x, y := v(name(i)), v(name(i+1))
+		if st.rev {
+			x, y = y, x
+		}
+		rule.Body = append(rule.Body, datalog.Literal{Kind: datalog.Positive,
+			Atom: datalog.Atom{Pred: m.rels[st.rel], Args: []datalog.Term{x, y}}})
+	}
+	return &candidate{rule: rule, key: rule.Key(), path: path}
+}
+
+// varName names the i-th intermediate variable of a path (i ≥ 1): C, D, …,
+// Z, then V27, V28, ….
+func varName(i int) string {
+	if i+1 < 26 {
+		return string(rune('A' + i + 1))
+	}
+	return "V" + strconv.Itoa(i+1)
+}
+
+// support counts, for the rule r(A, B) :- path, the distinct pairs (A, B)
+// connected by the path in g (body) and those for which r(A, B) is a fact
+// (sup). It gives up (ok false) after budget edge visits.
+func (g *Graph) support(r int, path []pathStep, budget int) (sup, body int, ok bool) {
+	E := g.NumEntities()
+	mark := make([]int32, E)
+	stamp := int32(0)
+	cur, next := []int32{}, []int32{}
+	work := 0
+	for a := range E {
+		cur = append(cur[:0], int32(a))
+		for _, st := range path {
+			m := g.fwd[st.rel] // rel(cur, next): next is a tail of cur
+			if st.rev {
+				m = g.bwd[st.rel] // rel(next, cur): next is a head of cur
+			}
+			stamp++
+			next = next[:0]
+			for _, x := range cur {
+				cols := m.Col[m.RowPtr[x]:m.RowPtr[x+1]]
+				work += len(cols)
+				for _, y := range cols {
+					if mark[y] != stamp {
+						mark[y] = stamp
+						next = append(next, y)
+					}
+				}
+			}
+			cur, next = next, cur
+			if len(cur) == 0 || work > budget {
+				break
+			}
+		}
+		if work > budget {
+			return 0, 0, false
+		}
+		body += len(cur)
+		if len(cur) > 0 {
+			h := g.fwd[r]
+			row := h.Col[h.RowPtr[a]:h.RowPtr[a+1]]
+			for _, b := range cur {
+				if _, found := slices.BinarySearch(row, b); found {
+					sup++
+				}
+			}
+		}
+	}
+	return sup, body, true
+}
