@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestStatsJSONFamily(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	family := filepath.Join(repoRoot(t), "examples", "family")
+	if _, stderr, code := runCLI(t, "", "--db", db, "load", family); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := runCLI(t, "", "--db", db, "stats", "--format", "json")
+	if code != 0 {
+		t.Fatalf("stats: exit %d: %s", code, stderr)
+	}
+	var rep statsReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("stats JSON: %v\n%s", err, stdout)
+	}
+	// facts.txt (17615) + train.txt (5868), from the dataset's README.
+	if rep.BaseFacts != 23483 {
+		t.Errorf("base_facts = %d, want 23483", rep.BaseFacts)
+	}
+	if rep.Relations != 12 {
+		t.Errorf("relations = %d, want 12", rep.Relations)
+	}
+	want := map[string]int{"facts": 17615, "train": 5868, "valid": 2038, "test": 2835}
+	for name, n := range want {
+		if rep.Splits[name] != n {
+			t.Errorf("split %s = %d, want %d", name, rep.Splits[name], n)
+		}
+	}
+}
+
+func TestLoadMalformedCommitsNothing(t *testing.T) {
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "db")
+	good := filepath.Join(tmp, "good.tsv")
+	bad := filepath.Join(tmp, "bad.tsv")
+	if err := os.WriteFile(good, []byte("a\tr\tb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for i := 0; i < 25; i++ {
+		lines = append(lines, fmt.Sprintf("x%d\tr", i)) // two fields
+	}
+	lines = append(lines, "c\tr\td")
+	if err := os.WriteFile(bad, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "", "--db", db, "load", good); code != 0 {
+		t.Fatalf("load good: exit %d: %s", code, stderr)
+	}
+	_, stderr, code := runCLI(t, "", "--db", db, "load", good, bad)
+	if code != 2 {
+		t.Fatalf("load bad: exit %d, want 2; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, bad+":1:") || !strings.Contains(stderr, bad+":20:") {
+		t.Errorf("stderr does not name file:line of the bad lines:\n%s", stderr)
+	}
+	if strings.Contains(stderr, bad+":21:") || !strings.Contains(stderr, "5 more") {
+		t.Errorf("stderr should list 20 errors and count the rest:\n%s", stderr)
+	}
+	stdout, _, code := runCLI(t, "", "--db", db, "stats", "--format", "json")
+	if code != 0 {
+		t.Fatal("stats failed")
+	}
+	var rep statsReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.BaseFacts != 1 {
+		t.Errorf("base facts after failed load = %d, want 1 (nothing committed)", rep.BaseFacts)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	stdout, _, code := runCLI(t, "", "version")
+	if code != 0 || !strings.Contains(stdout, runtime.Version()) || !strings.HasPrefix(stdout, "drumql ") {
+		t.Fatalf("version: exit %d, output %q", code, stdout)
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{{"frobnicate"}, {"stats", "--format", "xml"}, {"load"}} {
+		if _, _, code := runCLI(t, "", args...); code != 2 {
+			t.Errorf("drumql %v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+func TestHelpExit0(t *testing.T) {
+	stdout, _, code := runCLI(t, "", "--help")
+	if code != 0 || !strings.Contains(stdout, "Examples:") {
+		t.Fatalf("--help: exit %d:\n%s", code, stdout)
+	}
+}

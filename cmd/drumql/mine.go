@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/report"
+	"github.com/drumql/drumql/linkpred"
+	"github.com/drumql/drumql/miner"
+)
+
+// mineCmd is drumql mine.
+type mineCmd struct {
+	Out       string   `short:"o" placeholder:"FILE" help:"Write the rules to FILE (default: standard output)."`
+	Len       int      `placeholder:"T" help:"Maximum rule length T (default 2)."`
+	Rank      int      `placeholder:"L" help:"Rank L, the number of rule groups learnt per query (default 3)."`
+	Epochs    int      `placeholder:"N" help:"Maximum number of epochs (default 10, with early stopping)."`
+	Batch     int      `placeholder:"B" help:"Training triples per batch (default 64)."`
+	Seed      uint64   `placeholder:"S" help:"Random seed (default 33)."`
+	Heads     []string `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
+	Threads   int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
+	MaxRules  int      `placeholder:"N" help:"Rules kept per head relation (default 20)."`
+	MinScore  float64  `placeholder:"X" help:"Drop rules whose raw score is below X (default 0.01)."`
+	SaveModel string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
+	Report    string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
+	Eval      bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
+}
+
+// Help is shown under the command's usage.
+func (mineCmd) Help() string {
+	return `Learns weighted rules with DRUM from the binary base facts in the store: the
+training queries are the "train" split (all facts when there is none), early
+stopping uses the "valid" split. The rules are written as Datalog, grouped by
+head relation and sorted by weight, each with a comment giving its raw score
+and support. Ctrl-C stops after the current batch and still writes the rules of
+the current weights.
+
+Examples:
+  drumql mine --out family.dl
+  drumql mine --len 3 --heads wife,husband --out spouses.dl --report mine.html
+  drumql mine --save-model family.model --out family.dl`
+}
+
+func (c *mineCmd) Run(e *env) error {
+	st, err := e.openStore(true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	start := time.Now()
+	g, err := miner.LoadGraph(e.ctx, st)
+	if err != nil {
+		return err
+	}
+	cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, MaxEpochs: c.Epochs, Batch: c.Batch, Seed: c.Seed, Threads: c.Threads, Heads: c.Heads}
+	if c.Epochs > 0 && c.Epochs < 5 {
+		cfg.MinEpochs = c.Epochs
+	}
+	cfg = cfg.WithDefaults()
+	var loss []report.LossPoint
+	var validLoss []float64
+	pb := e.newBar(-1, "mining")
+	prevMean, step := 0.0, 0
+	progress := func(p miner.Progress) {
+		if p.EpochDone {
+			validLoss = append(validLoss, p.ValidLoss)
+			return
+		}
+		// p.Loss is the mean over the epoch so far; recover the batch's own.
+		cur := p.Loss
+		if p.Batch > 1 {
+			cur = p.Loss*float64(p.Batch) - prevMean*float64(p.Batch-1)
+		}
+		prevMean = p.Loss
+		step++
+		loss = append(loss, report.LossPoint{Epoch: p.Epoch, Batch: p.Batch, Step: step, Loss: cur})
+		pb.describe(fmt.Sprintf("epoch %d/%d batch %d/%d loss %.4f %.0f q/s", p.Epoch, cfg.MaxEpochs, p.Batch, p.Batches, p.Loss, p.QueriesPerSec))
+		pb.set(step)
+	}
+	model, trainErr := miner.TrainGraph(e.ctx, st, g, cfg, progress)
+	pb.finish()
+	interrupted := false
+	if trainErr != nil {
+		if model == nil || e.ctx.Err() == nil {
+			if errors.Is(trainErr, miner.ErrUnknownRelation) {
+				return inputErr(trainErr)
+			}
+			return trainErr
+		}
+		interrupted = true
+	}
+	rules, err := model.Rules(miner.ExtractOptions{Graph: g, MaxRules: c.MaxRules, MinScore: c.MinScore})
+	if err != nil {
+		return err
+	}
+	hist := model.History()
+	header := fmt.Sprintf("%s: %d rules for %d head relations from %s\n%% T=%d L=%d batch=%d seed=%d epochs=%d",
+		minedHeader, len(rules), countHeads(rules), e.cli.DB, cfg.MaxLen, cfg.Rank, cfg.Batch, cfg.Seed, len(hist))
+	if interrupted {
+		header += "\n% interrupted: these are the rules of the weights when training was stopped"
+	}
+	var buf bytes.Buffer
+	writeRules(&buf, header, rules)
+	if c.Out == "" {
+		if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	} else if err := writeFileAtomic(c.Out, buf.Bytes()); err != nil {
+		return err
+	}
+	if c.SaveModel != "" {
+		var mb bytes.Buffer
+		if err := model.Save(&mb); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(c.SaveModel, mb.Bytes()); err != nil {
+			return err
+		}
+	}
+	var metrics *linkpred.Report
+	if c.Eval && !interrupted {
+		metrics, err = evalModel(e, st, g, model, "test")
+		if err != nil {
+			return err
+		}
+		printMetrics(e.stderr, metrics)
+	}
+	if c.Report != "" {
+		rep := buildReport(e, cfg, g, rules, hist, loss, validLoss, metrics, time.Since(start), interrupted)
+		var hb bytes.Buffer
+		if err := report.Write(&hb, rep); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(c.Report, hb.Bytes()); err != nil {
+			return err
+		}
+	}
+	where := "standard output"
+	if c.Out != "" {
+		where = c.Out
+	}
+	if interrupted {
+		fmt.Fprintf(e.stderr, "drumql: interrupted after %d epochs; wrote the %d rules of the current weights to %s\n", len(hist), len(rules), where)
+		return fmt.Errorf("mine: %w", trainErr)
+	}
+	if !e.cli.Quiet {
+		fmt.Fprintf(e.stderr, "mined %d rules for %d head relations in %d epochs (%s); wrote %s\n",
+			len(rules), countHeads(rules), len(hist), time.Since(start).Round(100*time.Millisecond), where)
+	}
+	return nil
+}
+
+// countHeads counts the distinct head predicates of rules.
+func countHeads(rules []datalog.Rule) int {
+	n := 0
+	for i := range rules {
+		if i == 0 || rules[i].Head.Pred != rules[i-1].Head.Pred {
+			n++
+		}
+	}
+	return n
+}
+
+// writeRules writes the header comment and the rules, a blank line between
+// head relations.
+func writeRules(b *bytes.Buffer, header string, rules []datalog.Rule) {
+	b.WriteString(header + "\n")
+	for i, r := range rules {
+		if i == 0 || r.Head.Pred != rules[i-1].Head.Pred {
+			fmt.Fprintf(b, "\n%% ---- %s ----\n", r.Head.Pred)
+		}
+		b.WriteString(r.String())
+		b.WriteByte('\n')
+	}
+}
+
+// writeFileAtomic writes data to path through a temporary file and a rename,
+// so that an interrupted write never leaves half a file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// buildReport assembles the HTML report of a mining run.
+func buildReport(e *env, cfg miner.Config, g *miner.Graph, rules []datalog.Rule, hist []miner.EpochStats,
+	loss []report.LossPoint, validLoss []float64, m *linkpred.Report, took time.Duration, interrupted bool) *report.Report {
+	rep := &report.Report{
+		Generated: time.Now().UTC().Format(time.RFC3339),
+		Store:     e.cli.DB,
+		Dataset:   e.cli.DB,
+		Config: []report.KV{
+			{Name: "max rule length T", Value: fmt.Sprint(cfg.MaxLen)},
+			{Name: "rank L", Value: fmt.Sprint(cfg.Rank)},
+			{Name: "hidden", Value: fmt.Sprint(cfg.Hidden)},
+			{Name: "embedding", Value: fmt.Sprint(cfg.Embed)},
+			{Name: "batch", Value: fmt.Sprint(cfg.Batch)},
+			{Name: "learning rate", Value: fmt.Sprint(cfg.LR)},
+			{Name: "max epochs", Value: fmt.Sprint(cfg.MaxEpochs)},
+			{Name: "seed", Value: fmt.Sprint(cfg.Seed)},
+		},
+		Summary: []report.KV{
+			{Name: "entities", Value: fmt.Sprint(g.NumEntities())},
+			{Name: "relations", Value: fmt.Sprint(len(g.Relations()))},
+			{Name: "epochs run", Value: fmt.Sprint(len(hist))},
+			{Name: "rules", Value: fmt.Sprint(len(rules))},
+			{Name: "wall time", Value: took.Round(100 * time.Millisecond).String()},
+		},
+		Loss:      loss,
+		ValidLoss: validLoss,
+	}
+	if interrupted {
+		rep.Notes = append(rep.Notes, "Training was interrupted (Ctrl-C): the rules are those of the weights at that moment.")
+	}
+	for i, r := range rules {
+		if i == 0 || r.Head.Pred != rules[i-1].Head.Pred {
+			rep.Heads = append(rep.Heads, report.HeadRules{Head: datalog.QuoteName(r.Head.Pred)})
+		}
+		h := &rep.Heads[len(rep.Heads)-1]
+		body := r
+		body.Comment = ""
+		body.Weight = 1
+		h.Rules = append(h.Rules, report.RuleRow{Text: body.String(), Weight: r.Weight, Score: commentNumber(r.Comment, "score"), Support: int(commentNumber(r.Comment, "support"))})
+	}
+	if m != nil {
+		rep.Metrics = &report.Metrics{Split: "test", Queries: m.Queries, HeadQueries: m.HeadQueries, TailQueries: m.TailQueries,
+			Optimistic: policyMetrics(&m.Optimistic), Pessimistic: policyMetrics(&m.Pessimistic), Expected: policyMetrics(&m.Expected)}
+	}
+	return rep
+}
+
+func policyMetrics(m *linkpred.Metrics) report.PolicyMetrics {
+	conv := func(s linkpred.Summary) report.Scores {
+		return report.Scores{MRR: s.MRR, MR: s.MR, Hits1: s.Hits1, Hits3: s.Hits3, Hits10: s.Hits10}
+	}
+	return report.PolicyMetrics{All: conv(m.Summary), Head: conv(m.Head), Tail: conv(m.Tail)}
+}
+
+// commentNumber finds "key N" or "key=N" in a rule comment written by the
+// miner; -1 when absent.
+func commentNumber(comment, key string) float64 {
+	for _, f := range strings.FieldsFunc(comment, func(r rune) bool { return r == ' ' || r == ',' || r == ';' || r == '\n' }) {
+		for _, sep := range []string{"=", ":"} {
+			if v, ok := strings.CutPrefix(f, key+sep); ok {
+				var x float64
+				if _, err := fmt.Sscan(v, &x); err == nil && !math.IsNaN(x) {
+					return x
+				}
+			}
+		}
+	}
+	return -1
+}

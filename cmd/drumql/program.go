@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
+)
+
+// minedHeader starts every rule file that drumql mine writes. Files that
+// start with it are merged as mined rules (datalog.Merge: a mined rule that
+// would close a cycle through negation is rejected with a warning and the
+// rest runs); every other file is expert knowledge, and any problem in it is
+// an error.
+const minedHeader = "% drumql mine"
+
+// programSet is the merged program of several .dl files, and what is needed
+// to print diagnostics about it.
+type programSet struct {
+	Prog     *datalog.Program
+	Files    []string
+	Rejected int // mined rules left out by the merge
+}
+
+// source returns the text of a file for diagnostics (nil if unreadable).
+func source(file string) []byte {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// diagError is a Datalog diagnostics error, printed with source lines and
+// carets; it is an input error (exit 2).
+type diagError struct {
+	ds   datalog.Diagnostics
+	head string
+}
+
+func (e diagError) Error() string {
+	var b strings.Builder
+	if e.head != "" {
+		b.WriteString(e.head + "\n")
+	}
+	_ = e.ds.Render(&b, source)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// renderWarnings prints the warnings of ds on w.
+func renderWarnings(w io.Writer, ds datalog.Diagnostics) {
+	var warn datalog.Diagnostics
+	for _, d := range ds {
+		if d.Severity != datalog.Error {
+			warn = append(warn, d)
+		}
+	}
+	if len(warn) > 0 {
+		_ = warn.Render(w, source)
+	}
+}
+
+// isMined reports whether the file at path was written by drumql mine.
+func isMined(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	return strings.HasPrefix(line, minedHeader)
+}
+
+// loadPrograms parses the files (resolving @import), merges the mined ones
+// into the expert ones and validates the result. Errors come back as a
+// diagError listing every problem of every file; warnings are printed on
+// warn. Mined rules rejected by the merge are printed on warn as well.
+func loadPrograms(warn io.Writer, files []string) (*programSet, error) {
+	expert := &datalog.Program{}
+	mined := &datalog.Program{}
+	var all datalog.Diagnostics
+	for _, f := range files {
+		p, err := parser.ParseFile(f)
+		if err != nil {
+			var ds datalog.Diagnostics
+			if errors.As(err, &ds) {
+				all = append(all, ds...)
+			} else {
+				return nil, inputErr(err)
+			}
+		}
+		if p == nil {
+			continue
+		}
+		dst := expert
+		if isMined(f) {
+			dst = mined
+		}
+		dst.Facts = append(dst.Facts, p.Facts...)
+		dst.Rules = append(dst.Rules, p.Rules...)
+		dst.Queries = append(dst.Queries, p.Queries...)
+	}
+	if all.HasErrors() {
+		// Report the problems of what did parse too, so one run shows
+		// every error of the files.
+		for _, d := range datalog.Validate(concat(expert, mined)) {
+			if d.Severity == datalog.Error {
+				all = append(all, d)
+			}
+		}
+		all.Sort()
+		return nil, inputErr(diagError{ds: all})
+	}
+	ps := &programSet{Prog: expert, Files: files}
+	if len(mined.Rules)+len(mined.Facts) > 0 {
+		merged, mds := datalog.Merge(expert, mined)
+		var rejected datalog.Diagnostics
+		for _, d := range mds {
+			if d.Severity == datalog.Error {
+				ps.Rejected++
+				d.Severity = datalog.Warning
+				d.Msg = "mined rule left out: " + d.Msg
+			}
+			rejected = append(rejected, d)
+		}
+		renderWarnings(warn, rejected)
+		ps.Prog = merged
+	}
+	ds := datalog.Validate(ps.Prog)
+	if ds.HasErrors() {
+		return nil, inputErr(diagError{ds: ds})
+	}
+	renderWarnings(warn, ds)
+	return ps, nil
+}
+
+// checkCmd is drumql check.
+type checkCmd struct {
+	Files []string `arg:"" name:"file" help:"Datalog files (.dl) to check." type:"path"`
+}
+
+// Help is shown under the command's usage.
+func (checkCmd) Help() string {
+	return `Parses and validates the programs together (imports resolved, mined rule
+files merged into the others) and prints every problem as file:line:col with the
+source line. Exit status 2 on any error.
+
+Examples:
+  drumql check examples/families/expert.dl
+  drumql check family.dl expert.dl`
+}
+
+func (c *checkCmd) Run(e *env) error {
+	var warn bytes.Buffer
+	ps, err := loadPrograms(&warn, c.Files)
+	io.Copy(e.stderr, &warn)
+	if err != nil {
+		return err
+	}
+	strata, _ := datalog.Stratify(ps.Prog)
+	fmt.Fprintf(e.stdout, "ok: %d facts, %d rules, %d queries, %d strata", len(ps.Prog.Facts), len(ps.Prog.Rules), len(ps.Prog.Queries), len(strata))
+	if ps.Rejected > 0 {
+		fmt.Fprintf(e.stdout, " (%d mined rules left out)", ps.Rejected)
+	}
+	fmt.Fprintln(e.stdout)
+	return nil
+}
+
+// concat returns a program with the facts, rules and queries of a then b.
+func concat(a, b *datalog.Program) *datalog.Program {
+	return &datalog.Program{
+		Facts:   append(append([]datalog.Fact(nil), a.Facts...), b.Facts...),
+		Rules:   append(append([]datalog.Rule(nil), a.Rules...), b.Rules...),
+		Queries: append(append([]datalog.Query(nil), a.Queries...), b.Queries...),
+	}
+}
