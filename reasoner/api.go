@@ -1,0 +1,128 @@
+package reasoner
+
+import (
+	"errors"
+	"runtime"
+	"time"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
+)
+
+// Options configures an evaluation. The zero value means the defaults.
+type Options struct {
+	// Min is the smallest confidence kept: derivations below it are dropped
+	// (0 means 1e-4).
+	Min float64
+	// MaxFacts caps the number of facts an evaluation may derive (program
+	// facts included); more is an error wrapping ErrTooManyFacts (0 means
+	// 50,000,000).
+	MaxFacts int
+	// Threads is the number of goroutines joins may use (0 means
+	// GOMAXPROCS). Results never depend on it.
+	Threads int
+	// Explain makes Query and Engine.Query attach the best proof of every
+	// answer (Answer.Proof), at the cost of recording provenance.
+	Explain bool
+	// BaseOnly makes an Engine read only the store's base facts, ignoring
+	// the derived facts a previous Infer stored: link prediction scores
+	// rules on the graph as loaded (the eval command sets it).
+	BaseOnly bool
+}
+
+// Default option values.
+const (
+	DefaultMin      = 1e-4
+	DefaultMaxFacts = 50_000_000
+)
+
+func (o Options) withDefaults() Options {
+	if o.Min <= 0 {
+		o.Min = DefaultMin
+	}
+	if o.MaxFacts <= 0 {
+		o.MaxFacts = DefaultMaxFacts
+	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// Errors returned by the reasoner; they are wrapped with context.
+var (
+	// ErrTooManyFacts is returned when an evaluation would derive more than
+	// Options.MaxFacts facts.
+	ErrTooManyFacts = errors.New("reasoner: too many facts")
+	// ErrUnknownPredicate is returned for a query or an explanation over a
+	// predicate that neither the store nor the program knows.
+	ErrUnknownPredicate = errors.New("reasoner: unknown predicate")
+	// ErrNotGround is returned by Explain for an atom with variables.
+	ErrNotGround = errors.New("reasoner: atom is not ground")
+	// ErrNoProof is returned by Explain for a fact that does not hold.
+	ErrNoProof = errors.New("reasoner: no proof")
+	// ErrInvalidProgram is returned for a program with errors (the
+	// diagnostics are joined to it).
+	ErrInvalidProgram = errors.New("reasoner: invalid program")
+)
+
+// InferStats reports what Infer did.
+type InferStats struct {
+	// Derived is the number of derived facts per predicate (program facts
+	// included), by predicate name.
+	Derived map[string]int
+	// Facts is the total number of derived facts written.
+	Facts int
+	// Iterations is the number of semi-naive rounds over all strata.
+	Iterations int
+	// Strata is the number of strata evaluated.
+	Strata int
+	// Duration is the wall-clock time of the call.
+	Duration time.Duration
+}
+
+// Answer is one answer to a query.
+type Answer struct {
+	// Values are the bindings of the query's distinct variables, in order of
+	// first appearance (empty for a ground query).
+	Values []string
+	// Confidence is the confidence of the best derivation.
+	Confidence float64
+	// Fact is the answer as a ground atom.
+	Fact datalog.Atom
+	// Proof is the best proof, when Options.Explain is set.
+	Proof *Proof
+}
+
+// Proof is the best derivation of a fact, as a tree down to base facts.
+type Proof struct {
+	// Fact is the printed ground atom.
+	Fact string
+	// Confidence is the fact's confidence.
+	Confidence float64
+	// Rule is the printed rule (or program fact) that derived the fact;
+	// empty for a base fact.
+	Rule string
+	// Pos is the source position of Rule.
+	Pos datalog.Pos
+	// Weight is the weight of Rule (1 for a base fact).
+	Weight float64
+	// Base is set for a base fact of the store.
+	Base bool
+	// Children are the proofs of the rule's positive body facts, in body
+	// order.
+	Children []*Proof
+}
+
+// RuleHit is the evidence rules give for one candidate entity.
+type RuleHit struct {
+	// Candidate is the entity's name.
+	Candidate string
+	// ID is the entity's symbol id.
+	ID store.ID
+	// Scores are the confidences contributed by each rule, descending.
+	Scores []float64
+	// Rules are the indices (into the program's rules) of the rules behind
+	// Scores, parallel to it.
+	Rules []int
+}

@@ -1,0 +1,548 @@
+package reasoner
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
+)
+
+// chainData is the fast path of chain rules: the CSR snapshot and, per
+// head predicate, tries of the rules' body paths.
+type chainData struct {
+	snap  *store.Snapshot
+	dense []int32  // symbol id -> entity index, -1 when absent
+	names []string // entity index -> name
+	heads map[string]*chainHead
+}
+
+// chainHead holds the rules of one binary head predicate, split twice: for
+// queries (chain/other: a chain rule whose body relations are all plain
+// base relations, which no rule defines) and for link prediction
+// (lpChain/lpOther: a chain rule whose body relations are read from the
+// graph, see RuleScores).
+type chainHead struct {
+	chain    []int // chain rules, by rule index
+	other    []int // other rules
+	fwd, inv *trieNode
+	pure     bool // every rule is a chain rule and the predicate has no facts of its own
+
+	lpChain, lpOther []int
+	lpFwd, lpInv     *trieNode
+}
+
+// trieNode is a step of body paths: the relation (dense snapshot index, -1
+// for a relation the snapshot lacks) and its direction; rules whose path
+// ends here.
+type trieNode struct {
+	rel      int32
+	out      bool
+	children []*trieNode
+	rules    []int32
+	weights  []float64
+}
+
+type pathStep struct {
+	pred string
+	out  bool
+}
+
+// chainPath returns the body path of r from its head's first argument to
+// its second when r is a chain rule.
+func chainPath(r *datalog.Rule) ([]pathStep, bool) {
+	if len(r.Head.Args) != 2 || len(r.Body) == 0 {
+		return nil, false
+	}
+	a, b := r.Head.Args[0], r.Head.Args[1]
+	if a.Kind != datalog.Var || b.Kind != datalog.Var || a.Value == b.Value {
+		return nil, false
+	}
+	for _, l := range r.Body {
+		if l.Kind != datalog.Positive || len(l.Atom.Args) != 2 {
+			return nil, false
+		}
+		x, y := l.Atom.Args[0], l.Atom.Args[1]
+		if x.Kind != datalog.Var || y.Kind != datalog.Var || x.Value == "_" || y.Value == "_" || x.Value == y.Value {
+			return nil, false
+		}
+	}
+	used := make([]bool, len(r.Body))
+	seen := map[string]bool{a.Value: true}
+	cur := a.Value
+	var path []pathStep
+	for range r.Body {
+		found := -1
+		for j, l := range r.Body {
+			if !used[j] && (l.Atom.Args[0].Value == cur || l.Atom.Args[1].Value == cur) {
+				if found >= 0 {
+					return nil, false
+				}
+				found = j
+			}
+		}
+		if found < 0 {
+			return nil, false
+		}
+		used[found] = true
+		l := r.Body[found].Atom
+		out := l.Args[0].Value == cur
+		next := l.Args[1].Value
+		if !out {
+			next = l.Args[0].Value
+		}
+		if seen[next] {
+			return nil, false
+		}
+		seen[next] = true
+		path = append(path, pathStep{l.Pred, out})
+		cur = next
+	}
+	if cur != b.Value {
+		return nil, false
+	}
+	return path, true
+}
+
+// chainData builds the fast-path data once.
+func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
+	en.chainOnce.Do(func() {
+		cd := &chainData{heads: map[string]*chainHead{}}
+		edb := func(pred string) bool {
+			return len(en.defs[pred]) == 0 && len(en.facts[pred]) == 0 && !en.derived[pred]
+		}
+		for i := range en.prog.Rules {
+			r := &en.prog.Rules[i]
+			if len(r.Head.Args) != 2 {
+				continue
+			}
+			h := cd.heads[r.Head.Pred]
+			if h == nil {
+				h = &chainHead{pure: len(en.facts[r.Head.Pred]) == 0 && !en.derived[r.Head.Pred],
+					fwd: &trieNode{}, inv: &trieNode{}, lpFwd: &trieNode{}, lpInv: &trieNode{}}
+				if _, ok, _ := en.st.Lookup(r.Head.Pred); ok {
+					// base facts of the head predicate are answers too
+					if n, err := en.countBase(r.Head.Pred); err != nil || n > 0 {
+						h.pure = false
+					}
+				}
+				cd.heads[r.Head.Pred] = h
+			}
+			path, ok := chainPath(r)
+			lp := ok
+			if ok {
+				for _, s := range path {
+					ok = ok && edb(s.pred)
+					lp = lp && en.graphRel(s.pred)
+				}
+			}
+			if lp {
+				h.lpChain = append(h.lpChain, i)
+			} else {
+				h.lpOther = append(h.lpOther, i)
+			}
+			if !ok {
+				h.other = append(h.other, i)
+				h.pure = false
+				continue
+			}
+			h.chain = append(h.chain, i)
+		}
+		if len(cd.heads) == 0 {
+			en.chain = cd
+			return
+		}
+		snap, err := en.st.Snapshot(ctx)
+		if err != nil {
+			en.chainErr = fmt.Errorf("reasoner: snapshot: %w", err)
+			return
+		}
+		cd.snap = snap
+		relDense := map[string]int32{}
+		for i, id := range snap.Relations {
+			n, err := en.syms.name(id)
+			if err != nil {
+				en.chainErr = err
+				return
+			}
+			relDense[n] = int32(i)
+		}
+		nsym := 0
+		for _, id := range snap.Entities {
+			nsym = max(nsym, int(id)+1)
+		}
+		cd.dense = make([]int32, nsym)
+		for i := range cd.dense {
+			cd.dense[i] = -1
+		}
+		cd.names = make([]string, len(snap.Entities))
+		for i, id := range snap.Entities {
+			cd.dense[id] = int32(i)
+			if cd.names[i], err = en.syms.name(id); err != nil {
+				en.chainErr = err
+				return
+			}
+		}
+		rel := func(pred string) int32 {
+			if d, ok := relDense[pred]; ok {
+				return d
+			}
+			return -1
+		}
+		insert := func(fwd, inv *trieNode, ri int) {
+			r := &en.prog.Rules[ri]
+			path, _ := chainPath(r)
+			w := weightOf(r.Weight)
+			node := fwd
+			for _, s := range path {
+				node = node.child(rel(s.pred), s.out)
+			}
+			node.rules = append(node.rules, int32(ri))
+			node.weights = append(node.weights, w)
+			node = inv
+			for k := len(path) - 1; k >= 0; k-- {
+				node = node.child(rel(path[k].pred), !path[k].out)
+			}
+			node.rules = append(node.rules, int32(ri))
+			node.weights = append(node.weights, w)
+		}
+		for _, h := range cd.heads {
+			for _, ri := range h.chain {
+				insert(h.fwd, h.inv, ri)
+			}
+			for _, ri := range h.lpChain {
+				insert(h.lpFwd, h.lpInv, ri)
+			}
+		}
+		en.chain = cd
+	})
+	return en.chain, en.chainErr
+}
+
+func (en *Engine) countBase(pred string) (int, error) {
+	id, ok, err := en.st.Lookup(pred)
+	if err != nil || !ok {
+		return 0, err
+	}
+	return en.st.Count(id)
+}
+
+func (n *trieNode) child(rel int32, out bool) *trieNode {
+	for _, c := range n.children {
+		if c.rel == rel && c.out == out {
+			return c
+		}
+	}
+	c := &trieNode{rel: rel, out: out}
+	n.children = append(n.children, c)
+	return c
+}
+
+// chainScratch is per-call scratch space.
+type chainScratch struct {
+	stamp  []uint32 // entity -> epoch of the last frontier that held it
+	epoch  uint32
+	levels [][]int32
+	pos    []int32 // entity -> position in hits (valid when hitStamp matches)
+	hstamp []uint32
+	hepoch uint32
+	best   []float64
+	cands  []int32
+	ents   []hitEntry
+}
+
+type hitEntry struct {
+	c int32
+	r int32
+	s float64
+}
+
+func (en *Engine) getScratch(n int) *chainScratch {
+	if s, ok := en.scratch.Get().(*chainScratch); ok && len(s.stamp) == n {
+		return s
+	}
+	return &chainScratch{stamp: make([]uint32, n), pos: make([]int32, n), hstamp: make([]uint32, n), best: make([]float64, n)}
+}
+
+// walk propagates frontier from the node's parent through the trie, calling
+// emit for every rule and every entity at the end of its path.
+func (cd *chainData) walk(sc *chainScratch, node *trieNode, frontier []int32, depth int, emit func(c int32, rule int32, w float64)) {
+	for _, ch := range node.children {
+		if ch.rel < 0 {
+			continue
+		}
+		csr := &cd.snap.Out[ch.rel]
+		if !ch.out {
+			csr = &cd.snap.In[ch.rel]
+		}
+		sc.epoch++
+		if sc.epoch == 0 {
+			clear(sc.stamp)
+			sc.epoch = 1
+		}
+		for len(sc.levels) <= depth {
+			sc.levels = append(sc.levels, nil)
+		}
+		next := sc.levels[depth][:0]
+		for _, x := range frontier {
+			for _, y := range csr.Col[csr.RowPtr[x]:csr.RowPtr[x+1]] {
+				if sc.stamp[y] != sc.epoch {
+					sc.stamp[y] = sc.epoch
+					next = append(next, y)
+				}
+			}
+		}
+		sc.levels[depth] = next
+		if len(next) == 0 {
+			continue
+		}
+		for k, r := range ch.rules {
+			for _, c := range next {
+				emit(c, r, ch.weights[k])
+			}
+		}
+		if len(ch.children) > 0 {
+			cd.walk(sc, ch, next, depth+1, emit)
+		}
+	}
+}
+
+// chainQuery answers q by the fast path when it applies.
+func (en *Engine) chainQuery(ctx context.Context, q datalog.Atom) ([]Answer, bool, error) {
+	if len(q.Args) != 2 || len(en.defs[q.Pred]) == 0 {
+		return nil, false, nil
+	}
+	a, b := q.Args[0], q.Args[1]
+	var given datalog.Term
+	var inverse bool
+	switch {
+	case a.Kind != datalog.Var && b.Kind == datalog.Var:
+		given = a
+	case a.Kind == datalog.Var && b.Kind != datalog.Var:
+		given, inverse = b, true
+	default:
+		return nil, false, nil
+	}
+	cd, err := en.chainInfo(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	h := cd.heads[q.Pred]
+	if h == nil || !h.pure {
+		return nil, false, nil
+	}
+	id, ok := en.syms.lookup(given.Value)
+	if !ok || int(id) >= len(cd.dense) || cd.dense[id] < 0 {
+		return nil, true, nil
+	}
+	sc := en.getScratch(len(cd.names))
+	defer en.scratch.Put(sc)
+	sc.hepoch++
+	if sc.hepoch == 0 {
+		clear(sc.hstamp)
+		sc.hepoch = 1
+	}
+	cands := sc.cands[:0]
+	min := en.opt.Min
+	root := h.fwd
+	if inverse {
+		root = h.inv
+	}
+	cd.walk(sc, root, []int32{cd.dense[id]}, 0, func(c int32, _ int32, w float64) {
+		if w < min {
+			return
+		}
+		if sc.hstamp[c] != sc.hepoch {
+			sc.hstamp[c] = sc.hepoch
+			sc.best[c] = w
+			cands = append(cands, c)
+		} else if w > sc.best[c] {
+			sc.best[c] = w
+		}
+	})
+	sc.cands = cands
+	if err := ctx.Err(); err != nil {
+		return nil, true, fmt.Errorf("reasoner: query %s: %w", q, err)
+	}
+	free := b
+	if inverse {
+		free = a
+	}
+	if free.Value == "_" {
+		if len(cands) == 0 {
+			return nil, true, nil
+		}
+		bestC := 0.0
+		for _, c := range cands {
+			bestC = max(bestC, sc.best[c])
+		}
+		return []Answer{{Confidence: bestC, Fact: q}}, true, nil
+	}
+	answers := make([]Answer, 0, len(cands))
+	for _, c := range cands {
+		name := cd.names[c]
+		t := symTerm(name)
+		fact := datalog.Atom{Pred: q.Pred, Args: []datalog.Term{given, t}}
+		if inverse {
+			fact.Args = []datalog.Term{t, given}
+		}
+		answers = append(answers, Answer{Values: []string{name}, Confidence: sc.best[c], Fact: fact})
+	}
+	sortAnswers(answers)
+	return answers, true, nil
+}
+
+// RuleScores applies, for link prediction, every rule whose head is the
+// binary predicate head to the entity given: as the head's first argument,
+// or its second when inverse. It returns, per candidate entity for the
+// other argument, the confidence each rule gives it on its own (the rule's
+// weight times its best body derivation), scores descending with ties by
+// rule index. Hits are sorted by their scores (lexicographically,
+// descending), then by symbol id.
+//
+// Each rule is applied once to the graph, as rule learners evaluate rules:
+// a body literal over a relation the store holds base facts of reads those
+// facts (and any the program states), never what other rules derive for
+// that relation; a body literal over any other predicate (an auxiliary
+// predicate such as parent in a hand-written file) reads what the program
+// derives for it. Chain rules over graph relations use the CSR fast path
+// (frontier propagation over a trie of body paths, so rules sharing a prefix
+// share its work); other rules are evaluated goal-directed by the evaluator.
+func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bool) ([]RuleHit, error) {
+	cd, err := en.chainInfo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h := cd.heads[head]
+	if h == nil {
+		return nil, nil
+	}
+	var ents []hitEntry
+	var sc *chainScratch
+	if cd.snap != nil {
+		sc = en.getScratch(len(cd.names))
+		defer en.scratch.Put(sc)
+		ents = sc.ents[:0]
+	}
+	min := en.opt.Min
+	id, known := en.syms.lookup(given)
+	if known && len(h.lpChain) > 0 && int(id) < len(cd.dense) && cd.dense[id] >= 0 {
+		root := h.lpFwd
+		if inverse {
+			root = h.lpInv
+		}
+		cd.walk(sc, root, []int32{cd.dense[id]}, 0, func(c int32, r int32, w float64) {
+			if w >= min {
+				ents = append(ents, hitEntry{int32(cd.snap.Entities[c]), r, w})
+			}
+		})
+	}
+	for _, ri := range h.lpOther {
+		es, err := en.ruleAnswers(ctx, ri, given, inverse)
+		if err != nil {
+			return nil, err
+		}
+		ents = append(ents, es...)
+	}
+	if sc != nil {
+		sc.ents = ents
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("reasoner: rule scores: %w", err)
+	}
+	return en.groupHits(cd, ents)
+}
+
+// graphRel reports whether pred is a relation of the graph for link
+// prediction: the store holds base facts of it and nothing else (no derived
+// facts, no program facts), so the CSR snapshot has all of it.
+func (en *Engine) graphRel(pred string) bool {
+	return en.base[pred] && !en.derived[pred] && len(en.facts[pred]) == 0
+}
+
+// ruleAnswers evaluates rule ri alone with the given argument bound, over
+// the graph and the program's rules for auxiliary predicates.
+func (en *Engine) ruleAnswers(ctx context.Context, ri int, given string, inverse bool) ([]hitEntry, error) {
+	r := en.prog.Rules[ri]
+	const pred = "\x00rule"
+	prog := &datalog.Program{Facts: en.prog.Facts}
+	for _, o := range en.prog.Rules {
+		if !en.base[o.Head.Pred] {
+			prog.Rules = append(prog.Rules, o)
+		}
+	}
+	r.Head = datalog.Atom{Pred: pred, Args: r.Head.Args}
+	prog.Rules = append(prog.Rules, r)
+	g := datalog.Term{Kind: datalog.Symbol, Value: given}
+	x := datalog.Term{Kind: datalog.Var, Value: "X"}
+	q := datalog.Atom{Pred: pred, Args: []datalog.Term{g, x}}
+	if inverse {
+		q.Args = []datalog.Term{x, g}
+	}
+	shared := func(p string, arity int) *relation {
+		rel, err := en.relation(ctx, p, arity)
+		if err != nil {
+			return nil
+		}
+		return rel
+	}
+	as, err := evalQuery(ctx, en.st, en.syms, prog, q, en.opt, shared)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]hitEntry, 0, len(as))
+	for _, a := range as {
+		id, _ := en.syms.lookup(a.Values[0])
+		out = append(out, hitEntry{int32(id), int32(ri), a.Confidence})
+	}
+	return out, nil
+}
+
+// groupHits groups entries by candidate.
+func (en *Engine) groupHits(cd *chainData, ents []hitEntry) ([]RuleHit, error) {
+	if len(ents) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(ents, func(a, b hitEntry) int {
+		return cmp.Or(cmp.Compare(a.c, b.c), cmp.Compare(b.s, a.s), cmp.Compare(a.r, b.r))
+	})
+	ncand := 1
+	for i := 1; i < len(ents); i++ {
+		if ents[i].c != ents[i-1].c {
+			ncand++
+		}
+	}
+	hits := make([]RuleHit, 0, ncand)
+	scores := make([]float64, len(ents))
+	rules := make([]int, len(ents))
+	for i := 0; i < len(ents); {
+		j := i
+		for j < len(ents) && ents[j].c == ents[i].c {
+			scores[j], rules[j] = ents[j].s, int(ents[j].r)
+			j++
+		}
+		c := uint32(ents[i].c)
+		var name string
+		if int(c) < len(cd.dense) && cd.dense[c] >= 0 {
+			name = cd.names[cd.dense[c]]
+		} else {
+			var err error
+			if name, err = en.syms.name(c); err != nil {
+				return nil, err
+			}
+		}
+		hits = append(hits, RuleHit{Candidate: name, ID: c, Scores: scores[i:j:j], Rules: rules[i:j:j]})
+		i = j
+	}
+	slices.SortStableFunc(hits, func(a, b RuleHit) int {
+		for k := 0; k < len(a.Scores) && k < len(b.Scores); k++ {
+			if c := cmp.Compare(b.Scores[k], a.Scores[k]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Or(cmp.Compare(len(b.Scores), len(a.Scores)), cmp.Compare(a.ID, b.ID))
+	})
+	return hits, nil
+}

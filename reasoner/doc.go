@@ -1,0 +1,61 @@
+// Package reasoner evaluates weighted Datalog programs over a store: it
+// materialises what a program derives ([Infer]), answers queries ([Query],
+// [Engine.Query]), explains answers ([Explain]) and applies rules for link
+// prediction ([Engine.RuleScores]).
+//
+// # Semantics
+//
+// Base facts of the store have confidence 1; a program fact has its weight.
+// A rule instance yields the rule's weight (in (0, 1]; a zero weight in a
+// hand-built Rule means 1) times the product of its positive body facts'
+// confidences; several derivations of one fact combine with max (the
+// max-product, or Viterbi, semiring), so every fact has one best proof.
+// Derivations below [Options.Min] are dropped. Negation is crisp and
+// stratified: `not p(...)` holds when no fact of p matches (every fact kept
+// has a confidence of at least Min). Comparisons (= != < <= > >=) compare
+// numerically when both sides are numbers and by name otherwise.
+//
+// # Evaluation
+//
+// There is one evaluator. Each rule is compiled into a plan: variables to
+// slots, constants to symbol ids (constants the store does not know get
+// local ids beyond the store's range, so they match nothing of the store
+// and are never written to it, except by Infer for the facts it derives),
+// body literals ordered greedily (most bound arguments first, then the
+// smaller relation; negations and comparisons as soon as their variables
+// are bound), and an index per atom: an exact lookup, a hash index over the
+// bound argument positions built lazily, or a full scan. Relations live in
+// memory as packed uint32 tuples with open-addressing hash indexes. Each
+// stratum is evaluated semi-naively: every round joins the delta of the
+// previous round (the new facts and those whose confidence strictly rose)
+// with the full relations, in parallel over slices of the delta, and merges
+// the candidate facts in a fixed order, so results never depend on
+// scheduling or on [Options.Threads].
+//
+// A query `q` is the answer rule `ans(vars) :- q` evaluated with the rules
+// q depends on. When q has a constant, the rules are rewritten with magic
+// sets (sideways information passing: the positive literal with the most
+// bound arguments first), so the work is proportional to what the
+// constants reach. Magic predicates are crisp filters: they do not change
+// confidences, so max-product answers are those of the full evaluation.
+// Predicates used under negation by the relevant rules are evaluated in
+// full, with everything they depend on, which keeps the rewritten program
+// stratified.
+//
+// # Provenance
+//
+// Infer stores with every derived fact the body facts of its best
+// derivation and a rule reference "file<TAB>line<TAB>col<TAB>weight<TAB>text"
+// (text is the printed rule, or the program fact for a program fact); Explain
+// reads it back when it is given no program.
+//
+// # Link prediction
+//
+// [Engine.RuleScores] applies the rules of one binary head predicate to a
+// given entity and reports, per candidate, the confidence each rule gives.
+// Chain rules over base relations (`h(A, B) :- p1(A, C1), p2(C1, C2), ...,
+// pk(Ck-1, B)`, arguments in any order) are evaluated by frontier
+// propagation over the store's CSR snapshot, sharing common body prefixes
+// between rules in a trie; other rules go through the evaluator,
+// goal-directed.
+package reasoner

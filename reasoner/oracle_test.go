@@ -1,0 +1,393 @@
+package reasoner
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
+)
+
+// The naive oracle: apply every rule to every combination of facts, by
+// brute force, until nothing changes; max-product confidences. It shares
+// nothing with the engine but the AST and the stratification.
+
+type oracleDB map[string]map[string]float64 // pred -> args joined by \x00 -> confidence
+
+func (db oracleDB) set(pred string, args []string, c float64) bool {
+	m := db[pred]
+	if m == nil {
+		m = map[string]float64{}
+		db[pred] = m
+	}
+	k := strings.Join(args, "\x00")
+	if old, ok := m[k]; ok && old >= c {
+		return false
+	}
+	m[k] = c
+	return true
+}
+
+func oracleCompare(a, b string) int {
+	fa, errA := strconv.ParseFloat(a, 64)
+	fb, errB := strconv.ParseFloat(b, 64)
+	if errA == nil && errB == nil {
+		return cmp.Compare(fa, fb)
+	}
+	return strings.Compare(a, b)
+}
+
+func oracle(t testing.TB, base []store.NamedTriple, p *datalog.Program, minConf float64) oracleDB {
+	db := oracleDB{}
+	for _, tr := range base {
+		db.set(tr.R, []string{tr.S, tr.O}, 1)
+	}
+	for _, f := range p.Facts {
+		var args []string
+		for _, a := range f.Atom.Args {
+			args = append(args, a.Value)
+		}
+		if f.Weight >= minConf {
+			db.set(f.Atom.Pred, args, f.Weight)
+		}
+	}
+	strata, ds := datalog.Stratify(p)
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	for _, s := range strata {
+		for changed := true; changed; {
+			changed = false
+			for _, ri := range s.Rules {
+				r := &p.Rules[ri]
+				var rec func(i int, env map[string]string, c float64)
+				rec = func(i int, env map[string]string, c float64) {
+					if i == len(r.Body) {
+						// check negations and comparisons
+						for _, l := range r.Body {
+							val := func(tm datalog.Term) string {
+								if tm.Kind == datalog.Var {
+									return env[tm.Value]
+								}
+								return tm.Value
+							}
+							switch l.Kind {
+							case datalog.Comparison:
+								c := oracleCompare(val(l.Left), val(l.Right))
+								ok := map[datalog.CmpOp]bool{datalog.OpEq: c == 0, datalog.OpNe: c != 0, datalog.OpLt: c < 0,
+									datalog.OpLe: c <= 0, datalog.OpGt: c > 0, datalog.OpGe: c >= 0}[l.Op]
+								if !ok {
+									return
+								}
+							case datalog.Negated:
+								for k := range db[l.Atom.Pred] {
+									args := strings.Split(k, "\x00")
+									if len(args) != len(l.Atom.Args) {
+										continue
+									}
+									match := true
+									for j, tm := range l.Atom.Args {
+										if !(tm.Kind == datalog.Var && tm.Value == "_") && val(tm) != args[j] {
+											match = false
+										}
+									}
+									if match {
+										return
+									}
+								}
+							}
+						}
+						var head []string
+						for _, tm := range r.Head.Args {
+							if tm.Kind == datalog.Var {
+								head = append(head, env[tm.Value])
+							} else {
+								head = append(head, tm.Value)
+							}
+						}
+						w := c * r.Weight
+						if w >= minConf && db.set(r.Head.Pred, head, w) {
+							changed = true
+						}
+						return
+					}
+					l := r.Body[i]
+					if l.Kind != datalog.Positive {
+						rec(i+1, env, c)
+						return
+					}
+					for k, fc := range db[l.Atom.Pred] {
+						args := strings.Split(k, "\x00")
+						if len(args) != len(l.Atom.Args) {
+							continue
+						}
+						env2 := map[string]string{}
+						for a, b := range env {
+							env2[a] = b
+						}
+						ok := true
+						for j, tm := range l.Atom.Args {
+							switch {
+							case tm.Kind != datalog.Var:
+								ok = ok && tm.Value == args[j]
+							case tm.Value == "_":
+							default:
+								if v, bound := env2[tm.Value]; bound {
+									ok = ok && v == args[j]
+								} else {
+									env2[tm.Value] = args[j]
+								}
+							}
+						}
+						if ok {
+							rec(i+1, env2, c*fc)
+						}
+					}
+				}
+				rec(0, map[string]string{}, 1)
+			}
+		}
+	}
+	return db
+}
+
+// randomCase makes a random graph and a random valid program over it.
+func randomCase(rng *rand.Rand, withNeg bool) ([]store.NamedTriple, *datalog.Program, string) {
+	nodes := 3 + rng.IntN(6)
+	var base []store.NamedTriple
+	seen := map[store.NamedTriple]bool{}
+	for range 4 + rng.IntN(14) {
+		tr := store.NamedTriple{S: fmt.Sprint("n", rng.IntN(nodes)), R: fmt.Sprint("e", rng.IntN(2)), O: fmt.Sprint("n", rng.IntN(nodes))}
+		if !seen[tr] {
+			seen[tr] = true
+			base = append(base, tr)
+		}
+	}
+	idb := []string{"p", "q", "r"}
+	arity := map[string]int{"e0": 2, "e1": 2, "p": 2, "q": 2, "r": 1}
+	weights := []string{"", "0.9 :: ", "0.5 :: ", "0.8 :: "}
+	var src strings.Builder
+	// a few weighted facts
+	for range rng.IntN(3) {
+		fmt.Fprintf(&src, "%sp(n%d, n%d).\n", weights[rng.IntN(4)], rng.IntN(nodes), rng.IntN(nodes))
+	}
+	vars := []string{"X", "Y", "Z", "W"}
+	for range 2 + rng.IntN(4) {
+		hi := rng.IntN(len(idb))
+		head := idb[hi]
+		var body []string
+		var bodyVars []string
+		for range 1 + rng.IntN(3) {
+			preds := []string{"e0", "e1", "p", "q", "r"}
+			pr := preds[rng.IntN(len(preds))]
+			var args []string
+			for range arity[pr] {
+				if rng.IntN(8) == 0 {
+					args = append(args, fmt.Sprint("n", rng.IntN(nodes)))
+					continue
+				}
+				v := vars[rng.IntN(len(vars))]
+				args = append(args, v)
+				bodyVars = append(bodyVars, v)
+			}
+			body = append(body, pr+"("+strings.Join(args, ", ")+")")
+		}
+		if len(bodyVars) == 0 {
+			continue
+		}
+		if withNeg && rng.IntN(3) == 0 && hi > 0 {
+			neg := idb[rng.IntN(hi)]
+			var args []string
+			for range arity[neg] {
+				if rng.IntN(3) == 0 {
+					args = append(args, "_")
+				} else {
+					args = append(args, bodyVars[rng.IntN(len(bodyVars))])
+				}
+			}
+			body = append(body, "not "+neg+"("+strings.Join(args, ", ")+")")
+		}
+		if rng.IntN(4) == 0 {
+			ops := []string{"=", "!=", "<", "<=", ">", ">="}
+			body = append(body, fmt.Sprintf("%s %s %s", bodyVars[rng.IntN(len(bodyVars))], ops[rng.IntN(len(ops))], bodyVars[rng.IntN(len(bodyVars))]))
+		}
+		var hargs []string
+		for range arity[head] {
+			if rng.IntN(10) == 0 {
+				hargs = append(hargs, fmt.Sprint("n", rng.IntN(nodes)))
+			} else {
+				hargs = append(hargs, bodyVars[rng.IntN(len(bodyVars))])
+			}
+		}
+		fmt.Fprintf(&src, "%s%s(%s) :- %s.\n", weights[rng.IntN(4)], head, strings.Join(hargs, ", "), strings.Join(body, ", "))
+	}
+	return base, nil, src.String()
+}
+
+func tripleTSV(base []store.NamedTriple) string {
+	var b strings.Builder
+	for _, tr := range base {
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", tr.S, tr.R, tr.O)
+	}
+	return b.String()
+}
+
+// oracleAnswers lists the oracle's answers to q as formatAnswers would.
+func oracleAnswers(db oracleDB, q datalog.Atom) []Answer {
+	best := map[string]float64{}
+	var keys [][]string
+	for k, c := range db[q.Pred] {
+		args := strings.Split(k, "\x00")
+		if len(args) != len(q.Args) {
+			continue
+		}
+		env := map[string]string{}
+		var vals []string
+		ok := true
+		for j, tm := range q.Args {
+			switch {
+			case tm.Kind != datalog.Var:
+				ok = ok && tm.Value == args[j]
+			case tm.Value == "_":
+			default:
+				if v, bound := env[tm.Value]; bound {
+					ok = ok && v == args[j]
+				} else {
+					env[tm.Value] = args[j]
+					vals = append(vals, args[j])
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		vk := strings.Join(vals, "\x00")
+		if old, seen := best[vk]; !seen {
+			keys = append(keys, vals)
+			best[vk] = c
+		} else {
+			best[vk] = max(old, c)
+		}
+	}
+	as := make([]Answer, 0, len(keys))
+	for _, vals := range keys {
+		as = append(as, Answer{Values: vals, Confidence: best[strings.Join(vals, "\x00")]})
+	}
+	sortAnswers(as)
+	return as
+}
+
+// sameAnswers compares answer sets, confidences within a relative 1e-9.
+func sameAnswers(got, want []Answer) error {
+	key := func(a Answer) string { return strings.Join(a.Values, " ") }
+	g := map[string]float64{}
+	for _, a := range got {
+		if _, dup := g[key(a)]; dup {
+			return fmt.Errorf("duplicate answer %q", key(a))
+		}
+		g[key(a)] = a.Confidence
+	}
+	w := map[string]float64{}
+	for _, a := range want {
+		w[key(a)] = a.Confidence
+	}
+	var diffs []string
+	for k, c := range w {
+		gc, ok := g[k]
+		if !ok {
+			diffs = append(diffs, fmt.Sprintf("missing %q %g", k, c))
+		} else if math.Abs(gc-c) > 1e-9*c {
+			diffs = append(diffs, fmt.Sprintf("%q: got %g want %g", k, gc, c))
+		}
+	}
+	for k, c := range g {
+		if _, ok := w[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("extra %q %g", k, c))
+		}
+	}
+	slices.Sort(diffs)
+	if len(diffs) > 0 {
+		return fmt.Errorf("%s", strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+func randomQueries(rng *rand.Rand, nodes int) []string {
+	qs := []string{"p(X, Y)?", "q(X, Y)?", "r(X)?", "p(X, X)?"}
+	for range 4 {
+		n := fmt.Sprint("n", rng.IntN(nodes))
+		m := fmt.Sprint("n", rng.IntN(nodes))
+		qs = append(qs, "p("+n+", Y)?", "q(X, "+n+")?", "r("+n+")?", "p("+n+", "+m+")?", "q("+n+", _)?")
+	}
+	return qs
+}
+
+// TestOracle compares the engine (Query: full evaluation for queries without
+// constants, magic sets with them; Infer then stored answers) with the naive
+// oracle on random programs and graphs.
+func TestOracle(t *testing.T) {
+	ctx := context.Background()
+	for seed := range 300 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		base, _, src := randomCase(rng, seed%2 == 1)
+		p := mustParse(t, src)
+		if datalog.Validate(p).HasErrors() {
+			continue
+		}
+		db := oracle(t, base, p, DefaultMin)
+		st := newStore(t, tripleTSV(base))
+		opt := Options{Threads: 1 + seed%2}
+		en, err := Prepare(ctx, st, p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, qs := range randomQueries(rng, 9) {
+			q := mustQuery(t, qs)
+			if !slices.Contains(en.names, q.Pred) {
+				continue // unknown predicate in this program
+			}
+			want := oracleAnswers(db, q)
+			got, err := Query(ctx, st, p, q, opt)
+			if err != nil {
+				t.Fatalf("seed %d: %s: %v\n%s", seed, qs, err, src)
+			}
+			if err := sameAnswers(got, want); err != nil {
+				t.Fatalf("seed %d: Query %s: %v\nprogram:\n%s\nbase:\n%s", seed, qs, err, src, tripleTSV(base))
+			}
+			got, err = en.Query(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sameAnswers(got, want); err != nil {
+				t.Fatalf("seed %d: Engine.Query %s: %v\nprogram:\n%s", seed, qs, err, src)
+			}
+		}
+		if _, err := Infer(ctx, st, p, opt); err != nil {
+			t.Fatal(err)
+		}
+		for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?"} {
+			q := mustQuery(t, qs)
+			if _, ok := db[q.Pred]; !ok {
+				continue
+			}
+			got, err := Query(ctx, st, nil, q, opt)
+			if err != nil {
+				continue // predicate without facts: unknown to the store
+			}
+			want := oracleAnswers(db, q)
+			for i := range want {
+				want[i].Confidence = float64(float32(want[i].Confidence))
+			}
+			if err := sameAnswers(got, want); err != nil {
+				t.Fatalf("seed %d: stored %s: %v\nprogram:\n%s", seed, qs, err, src)
+			}
+		}
+	}
+}

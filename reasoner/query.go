@@ -1,0 +1,457 @@
+package reasoner
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
+)
+
+// Query answers q over the store's base and derived facts and what prog
+// derives from them (prog may be nil). The store's derived facts count as
+// facts with their stored confidences. Answers bind the query's distinct
+// variables in order of first appearance and are sorted by confidence,
+// descending, then by values; a ground query has at most one answer, with
+// no values. With Options.Explain every answer carries its best proof.
+//
+// A query with a constant over a predicate defined by rules is evaluated
+// goal-directed, with magic sets: only the facts relevant to the constants
+// are derived. Predicates that the relevant rules use under negation are
+// evaluated in full (with everything they depend on), so that negation
+// stays stratified. A predicate neither in the store nor defined by prog is
+// an error wrapping ErrUnknownPredicate that suggests the nearest names.
+func Query(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options) ([]Answer, error) {
+	if prog == nil {
+		prog = &datalog.Program{}
+	}
+	if err := checkProgram(prog); err != nil {
+		return nil, err
+	}
+	syms, err := newSymtab(st)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkQuery(st, prog, q); err != nil {
+		return nil, err
+	}
+	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
+		return storeAnswers(ctx, st, syms, q, opt)
+	}
+	return evalQuery(ctx, st, syms, prog, q, opt, nil)
+}
+
+// checkQuery reports an unknown predicate or a wrong arity.
+func checkQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
+	rs, err := st.Relations()
+	if err != nil {
+		return fmt.Errorf("reasoner: relations: %w", err)
+	}
+	arities := map[string][]int{}
+	for _, r := range rs {
+		arities[r.Name] = append(arities[r.Name], r.Arity)
+	}
+	for i := range prog.Rules {
+		h := &prog.Rules[i].Head
+		arities[h.Pred] = append(arities[h.Pred], len(h.Args))
+	}
+	for i := range prog.Facts {
+		a := &prog.Facts[i].Atom
+		arities[a.Pred] = append(arities[a.Pred], len(a.Args))
+	}
+	names := make([]string, 0, len(arities))
+	for n := range arities {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	known := func(pred string) (int, bool) {
+		as, ok := arities[pred]
+		if !ok {
+			return 0, false
+		}
+		if slices.Contains(as, len(q.Args)) {
+			return len(q.Args), true
+		}
+		return as[0], true
+	}
+	if err := datalog.CheckQuery(datalog.Query{Atom: q, Pos: q.Pos}, known, names...); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnknownPredicate, err)
+	}
+	return nil
+}
+
+// storeAnswers answers q from the store alone.
+func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.Atom, opt Options) ([]Answer, error) {
+	opt = opt.withDefaults()
+	rel, ok := syms.lookup(q.Pred)
+	if !ok || syms.isLocal(rel) {
+		return nil, nil
+	}
+	n := len(q.Args)
+	consts := make([]uint32, n)
+	isConst := make([]bool, n)
+	for i, t := range q.Args {
+		if t.Kind != datalog.Var {
+			id, ok := syms.lookup(t.Value)
+			if !ok || syms.isLocal(id) {
+				return nil, nil
+			}
+			consts[i], isConst[i] = id, true
+		}
+	}
+	match := func(args []uint32) bool {
+		if len(args) != n {
+			return false
+		}
+		for i, t := range q.Args {
+			if isConst[i] && args[i] != consts[i] {
+				return false
+			}
+			if t.Kind == datalog.Var && t.Value != "_" {
+				for j := range i {
+					if q.Args[j].Kind == datalog.Var && q.Args[j].Value == t.Value && args[j] != args[i] {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	}
+	best := map[string]int{}
+	var facts []store.Fact
+	var confs []float64
+	add := func(f store.Fact, c float64) {
+		k := fmt.Sprint(f.Args)
+		if i, ok := best[k]; ok {
+			confs[i] = max(confs[i], c)
+			return
+		}
+		best[k] = len(facts)
+		facts = append(facts, f)
+		confs = append(confs, c)
+	}
+	var seq func(func(store.Fact, error) bool)
+	switch {
+	case n > 0 && isConst[0]:
+		seq = st.ScanFirst(rel, consts[0])
+	case n == 2 && isConst[1]:
+		seq = st.ScanObject(rel, consts[1])
+	default:
+		seq = st.Scan(rel)
+	}
+	for f, err := range seq {
+		if err != nil {
+			return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+		}
+		if match(f.Args) {
+			add(f, 1)
+		}
+	}
+	ground := !slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Var })
+	if ground {
+		d, ok, err := st.GetDerived(store.Fact{Rel: rel, Args: consts})
+		if err != nil {
+			return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+		}
+		if ok && float64(d.Confidence) >= opt.Min {
+			add(d.Fact, float64(d.Confidence))
+		}
+	} else {
+		for d, err := range st.ScanDerived(rel) {
+			if err != nil {
+				return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+			}
+			if match(d.Fact.Args) && float64(d.Confidence) >= opt.Min {
+				add(d.Fact, float64(d.Confidence))
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+	}
+	// Project on the query's variables: anonymous arguments may make
+	// several facts one answer.
+	answers := make([]Answer, 0, len(facts))
+	byValues := map[string]int{}
+	for i, f := range facts {
+		a, err := makeAnswer(syms, q, f.Args, confs[i])
+		if err != nil {
+			return nil, err
+		}
+		k := strings.Join(a.Values, "\x00")
+		if j, ok := byValues[k]; ok {
+			if a.Confidence <= answers[j].Confidence {
+				continue
+			}
+		} else {
+			byValues[k] = len(answers)
+			answers = append(answers, Answer{})
+		}
+		if opt.Explain {
+			if a.Proof, err = storeProof(st, syms, f, 0); err != nil {
+				return nil, err
+			}
+		}
+		answers[byValues[k]] = a
+	}
+	sortAnswers(answers)
+	return answers, nil
+}
+
+// makeAnswer builds the answer for the query's arguments args.
+func makeAnswer(syms *symtab, q datalog.Atom, args []uint32, conf float64) (Answer, error) {
+	a := Answer{Confidence: conf, Fact: datalog.Atom{Pred: q.Pred, Args: make([]datalog.Term, len(args))}}
+	var seen []string
+	for i, id := range args {
+		name, err := syms.name(id)
+		if err != nil {
+			return Answer{}, err
+		}
+		a.Fact.Args[i] = symTerm(name)
+		if t := q.Args[i]; t.Kind == datalog.Var && t.Value != "_" && !slices.Contains(seen, t.Value) {
+			seen = append(seen, t.Value)
+			a.Values = append(a.Values, name)
+		}
+	}
+	return a, nil
+}
+
+func symTerm(name string) datalog.Term {
+	if c, ok := datalog.CanonicalNumber(name); ok && c == name {
+		return datalog.Term{Kind: datalog.Number, Value: name}
+	}
+	return datalog.Term{Kind: datalog.Symbol, Value: name}
+}
+
+func sortAnswers(as []Answer) {
+	slices.SortStableFunc(as, func(a, b Answer) int {
+		if c := cmp.Compare(b.Confidence, a.Confidence); c != 0 {
+			return c
+		}
+		return slices.Compare(a.Values, b.Values)
+	})
+}
+
+// evalQuery evaluates q over prog with the one evaluator.
+func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
+	shared func(string, int) *relation) ([]Answer, error) {
+	u := queryUnit(prog, q, true)
+	e := newEvaluator(ctx, st, syms, opt)
+	e.stored = true
+	e.prov = opt.Explain
+	e.shared = shared
+	if err := e.load(u); err != nil {
+		return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+	}
+	if err := e.run(u); err != nil {
+		return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+	}
+	ri, ok := e.relIdx[relKey(ansPred, len(queryVars(q)))]
+	if !ok {
+		return nil, nil
+	}
+	r := e.rels[ri]
+	vars := queryVars(q)
+	answers := make([]Answer, 0, r.len())
+	args := make([]uint32, len(q.Args))
+	for t := range int32(r.len()) {
+		tup := r.tuple(t)
+		for i, a := range q.Args {
+			if a.Kind != datalog.Var {
+				args[i], _ = syms.lookup(a.Value)
+				continue
+			}
+			if a.Value == "_" {
+				args[i] = ^uint32(0)
+				continue
+			}
+			k := slices.IndexFunc(vars, func(v datalog.Term) bool { return v.Value == a.Value })
+			args[i] = tup[k]
+		}
+		a, err := makeAnswerPartial(syms, q, args, r.conf[t])
+		if err != nil {
+			return nil, err
+		}
+		if opt.Explain {
+			p, err := e.proof(u, r.prov[t], a.Fact, r.conf[t], 0)
+			if err != nil {
+				return nil, err
+			}
+			a.Proof = p
+		}
+		answers = append(answers, a)
+	}
+	sortAnswers(answers)
+	return answers, nil
+}
+
+// makeAnswerPartial is makeAnswer where anonymous arguments (^0) stay `_`.
+func makeAnswerPartial(syms *symtab, q datalog.Atom, args []uint32, conf float64) (Answer, error) {
+	a := Answer{Confidence: conf, Fact: datalog.Atom{Pred: q.Pred, Args: make([]datalog.Term, len(args))}}
+	var seen []string
+	for i, id := range args {
+		if id == ^uint32(0) {
+			a.Fact.Args[i] = datalog.Term{Kind: datalog.Var, Value: "_"}
+			continue
+		}
+		name, err := syms.name(id)
+		if err != nil {
+			return Answer{}, err
+		}
+		a.Fact.Args[i] = symTerm(name)
+		if t := q.Args[i]; t.Kind == datalog.Var && !slices.Contains(seen, t.Value) {
+			seen = append(seen, t.Value)
+			a.Values = append(a.Values, name)
+		}
+	}
+	return a, nil
+}
+
+// atomOf prints tuple t of relation r.
+func (e *evaluator) atomOf(r *relation, t int32) datalog.Atom {
+	a := datalog.Atom{Pred: r.display, Args: make([]datalog.Term, r.arity)}
+	for i, id := range r.tuple(t) {
+		a.Args[i] = symTerm(e.syms.mustName(id))
+	}
+	return a
+}
+
+const maxProofDepth = 100_000
+
+// proof builds the proof tree of a fact from its provenance code.
+func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, depth int) (*Proof, error) {
+	if depth > maxProofDepth {
+		return nil, fmt.Errorf("reasoner: proof of %s deeper than %d", fact, maxProofDepth)
+	}
+	p := &Proof{Fact: fact.String(), Confidence: conf, Weight: 1}
+	switch {
+	case prov == provBase:
+		p.Base = true
+	case prov == provStored:
+		rel, ok := e.syms.lookup(fact.Pred)
+		f := store.Fact{Rel: rel}
+		for _, t := range fact.Args {
+			id, ok2 := e.syms.lookup(t.Value)
+			ok = ok && ok2
+			f.Args = append(f.Args, id)
+		}
+		if !ok {
+			return nil, fmt.Errorf("reasoner: proof of stored %s: %w", fact, ErrNoProof)
+		}
+		return storeProof(e.st, e.syms, f, depth+1)
+	case prov <= provFact0:
+		d := u.facts[provFact0-prov]
+		p.Rule, p.Pos, p.Weight = d.text, d.pos, d.weight
+	case prov >= 0:
+		rule := e.rules[e.pool[prov]]
+		if rule.src >= 0 {
+			d := u.descs[rule.src]
+			p.Rule, p.Pos, p.Weight = d.text, d.pos, d.weight
+		}
+		refs := e.pool[prov+1 : int(prov)+1+2*rule.nprov]
+		for k := range rule.nprov {
+			r := e.rels[refs[2*k]]
+			t := int32(refs[2*k+1])
+			c, err := e.proof(u, r.prov[t], e.atomOf(r, t), r.conf[t], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			p.Children = append(p.Children, c)
+		}
+	default:
+		p.Rule = "?"
+	}
+	return p, nil
+}
+
+// storeProof rebuilds a proof from the provenance stored by Infer.
+func storeProof(st store.Store, syms *symtab, f store.Fact, depth int) (*Proof, error) {
+	if depth > maxProofDepth {
+		return nil, fmt.Errorf("reasoner: stored proof deeper than %d", maxProofDepth)
+	}
+	pred, err := syms.name(f.Rel)
+	if err != nil {
+		return nil, err
+	}
+	a := datalog.Atom{Pred: pred}
+	for _, id := range f.Args {
+		n, err := syms.name(id)
+		if err != nil {
+			return nil, err
+		}
+		a.Args = append(a.Args, symTerm(n))
+	}
+	base, err := st.Has(f)
+	if err != nil {
+		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
+	}
+	if base {
+		return &Proof{Fact: a.String(), Confidence: 1, Weight: 1, Base: true}, nil
+	}
+	d, ok, err := st.GetDerived(f)
+	if err != nil {
+		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("reasoner: explain %s: %w", a, ErrNoProof)
+	}
+	desc, err := decodeRule(d.Prov.Rule)
+	if err != nil {
+		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
+	}
+	p := &Proof{Fact: a.String(), Confidence: float64(d.Confidence), Rule: desc.text, Pos: desc.pos, Weight: desc.weight}
+	for _, b := range d.Prov.Body {
+		c, err := storeProof(st, syms, b, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		p.Children = append(p.Children, c)
+	}
+	return p, nil
+}
+
+// Explain returns the best proof of the ground atom fact: over prog (which
+// may be nil) and the store as Query sees them, or, when prog has neither
+// rules nor facts, from the provenance Infer stored. A fact that does not
+// hold is an error wrapping ErrNoProof.
+func Explain(ctx context.Context, st store.Store, prog *datalog.Program, fact datalog.Atom, opt Options) (*Proof, error) {
+	for _, t := range fact.Args {
+		if t.Kind == datalog.Var {
+			return nil, fmt.Errorf("reasoner: explain %s: %w", fact, ErrNotGround)
+		}
+	}
+	opt.Explain = true
+	as, err := Query(ctx, st, prog, fact, opt)
+	if err != nil {
+		return nil, err
+	}
+	if len(as) == 0 {
+		return nil, fmt.Errorf("reasoner: explain %s: %w", fact, ErrNoProof)
+	}
+	return as[0].Proof, nil
+}
+
+// String prints the proof as an indented tree, one fact a line.
+func (p *Proof) String() string {
+	var b strings.Builder
+	p.write(&b, 0)
+	return b.String()
+}
+
+func (p *Proof) write(b *strings.Builder, depth int) {
+	b.WriteString(strings.Repeat("  ", depth))
+	fmt.Fprintf(b, "%s  [%.4g]", p.Fact, p.Confidence)
+	switch {
+	case p.Base:
+		b.WriteString("  base fact")
+	case p.Rule != "":
+		fmt.Fprintf(b, "  by %s (%s)", p.Rule, p.Pos)
+	}
+	b.WriteByte('\n')
+	for _, c := range p.Children {
+		c.write(b, depth+1)
+	}
+}

@@ -1,0 +1,392 @@
+package reasoner
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
+)
+
+func chainTSV(n int, rel string) string {
+	var b strings.Builder
+	for i := range n - 1 {
+		fmt.Fprintf(&b, "v%d\t%s\tv%d\n", i, rel, i+1)
+	}
+	return b.String()
+}
+
+// TestInferAtomic: a cancelled context or the MaxFacts cap leaves the
+// previous derived facts, and the base facts, as they were.
+func TestInferAtomic(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, chainTSV(60, "e"))
+	small := mustParse(t, "tc(X, Y) :- e(X, Y).\n")
+	if _, err := Infer(ctx, st, small, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	before := derivedDump(t, st)
+	if strings.Count(before, "\n") != 58 {
+		t.Fatalf("want 59 derived facts, got\n%s", before)
+	}
+	big := mustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	_, err := Infer(ctx, st, big, Options{MaxFacts: 100})
+	if !errors.Is(err, ErrTooManyFacts) {
+		t.Fatalf("want ErrTooManyFacts, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "101") {
+		t.Errorf("error does not give the count: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := Infer(cctx, st, big, Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	if after := derivedDump(t, st); after != before {
+		t.Errorf("derived facts changed after failed infers")
+	}
+	if n, _ := st.Count(mustID(t, st, "e")); n != 59 {
+		t.Errorf("base facts changed: %d", n)
+	}
+	stats, err := Infer(ctx, st, big, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Derived["tc"] != 60*59/2 || stats.Facts != 60*59/2 || stats.Strata != 1 {
+		t.Errorf("stats %+v", stats)
+	}
+}
+
+func mustID(t testing.TB, st store.Store, name string) store.ID {
+	id, ok, err := st.Lookup(name)
+	if err != nil || !ok {
+		t.Fatalf("lookup %s: %v %v", name, ok, err)
+	}
+	return id
+}
+
+// TestDeterminism: Threads 1 and 2 give the same derived facts, confidences
+// and provenance.
+func TestDeterminism(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for range 3000 {
+		fmt.Fprintf(&b, "v%d\te%d\tv%d\n", rng.IntN(300), rng.IntN(3), rng.IntN(300))
+	}
+	prog := mustParse(t, `0.9 :: p(X, Y) :- e0(X, Y).
+0.8 :: p(X, Z) :- p(X, Y), e1(Y, Z).
+0.7 :: p(X, Z) :- e2(X, Y), p(Y, Z).
+0.6 :: q(X) :- p(X, X).
+s(X, Y) :- p(X, Y), not q(Y).
+`)
+	var dumps []string
+	for _, threads := range []int{1, 2, 2} {
+		st := newStore(t, b.String())
+		if _, err := Infer(ctx, st, prog, Options{Threads: threads}); err != nil {
+			t.Fatal(err)
+		}
+		var all []string
+		rs, _ := st.Relations()
+		for _, r := range rs {
+			for d, err := range st.ScanDerived(r.Rel) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, fmt.Sprint(d))
+			}
+		}
+		dumps = append(dumps, strings.Join(all, "\n"))
+	}
+	if len(dumps[0]) < 1000 {
+		t.Fatalf("too few facts: %d bytes", len(dumps[0]))
+	}
+	for i := 1; i < len(dumps); i++ {
+		if dumps[i] != dumps[0] {
+			t.Errorf("run %d differs from run 0", i)
+		}
+	}
+}
+
+// TestExplain checks a proof tree by hand, from the evaluator and from the
+// stored provenance.
+func TestExplain(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, "bob\thusband\talice\nalice\tmother\tcarl\n")
+	prog := mustParse(t, `wife(X, Y) :- husband(Y, X).
+0.8 :: parent(X, Y) :- mother(X, Y).
+0.5 :: stepfather(H, C) :- wife(W, H), parent(W, C).
+`)
+	want := &Proof{Fact: "stepfather(bob, carl)", Confidence: 0.4, Rule: "0.5 :: stepfather(H, C) :- wife(W, H), parent(W, C).",
+		Pos: datalog.Pos{File: "test.dl", Line: 3, Col: 1}, Weight: 0.5, Children: []*Proof{
+			{Fact: "wife(alice, bob)", Confidence: 1, Rule: "wife(X, Y) :- husband(Y, X).", Pos: datalog.Pos{File: "test.dl", Line: 1, Col: 1}, Weight: 1,
+				Children: []*Proof{{Fact: "husband(bob, alice)", Confidence: 1, Weight: 1, Base: true}}},
+			{Fact: "parent(alice, carl)", Confidence: 0.8, Rule: "0.8 :: parent(X, Y) :- mother(X, Y).", Pos: datalog.Pos{File: "test.dl", Line: 2, Col: 1}, Weight: 0.8,
+				Children: []*Proof{{Fact: "mother(alice, carl)", Confidence: 1, Weight: 1, Base: true}}},
+		}}
+	fact := mustQuery(t, "stepfather(bob, carl)")
+	got, err := Explain(ctx, st, prog, fact, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	round := func(p *Proof) {
+		var f func(*Proof)
+		f = func(p *Proof) {
+			p.Confidence = float64(float32(p.Confidence))
+			for _, c := range p.Children {
+				f(c)
+			}
+		}
+		f(p)
+	}
+	round(got)
+	round(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("proof from the program:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := Infer(ctx, st, prog, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = Explain(ctx, st, nil, fact, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	round(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("proof from the store:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := Explain(ctx, st, prog, mustQuery(t, "stepfather(carl, bob)"), Options{}); !errors.Is(err, ErrNoProof) {
+		t.Errorf("want ErrNoProof, got %v", err)
+	}
+	if _, err := Explain(ctx, st, prog, mustQuery(t, "stepfather(X, bob)"), Options{}); !errors.Is(err, ErrNotGround) {
+		t.Errorf("want ErrNotGround, got %v", err)
+	}
+}
+
+func TestUnknownPredicate(t *testing.T) {
+	st := newStore(t, "a\twife\tb\nc\twives\td\n")
+	_, err := Query(context.Background(), st, nil, mustQuery(t, "wifes(X, Y)?"), Options{})
+	if !errors.Is(err, ErrUnknownPredicate) || !strings.Contains(err.Error(), "did you mean wife, wives?") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestMetamorphic: adding a rule never removes an answer nor lowers a
+// confidence; adding a positive body literal never adds an answer nor raises
+// a confidence (programs without negation).
+func TestMetamorphic(t *testing.T) {
+	ctx := context.Background()
+	for seed := range 120 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 99))
+		base, _, src := randomCase(rng, false)
+		p := mustParse(t, src)
+		if datalog.Validate(p).HasErrors() || len(p.Rules) < 2 {
+			continue
+		}
+		st := newStore(t, tripleTSV(base))
+		answers := func(p *datalog.Program) map[string]float64 {
+			m := map[string]float64{}
+			for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?"} {
+				as, err := Query(ctx, st, p, mustQuery(t, qs), Options{})
+				if err != nil {
+					continue
+				}
+				for _, a := range as {
+					m[qs+strings.Join(a.Values, " ")] = a.Confidence
+				}
+			}
+			return m
+		}
+		less := &datalog.Program{Facts: p.Facts, Rules: p.Rules[:len(p.Rules)-1]}
+		full, fewer := answers(p), answers(less)
+		for k, c := range fewer {
+			if full[k] < c {
+				t.Fatalf("seed %d: adding a rule lowered %s from %g to %g\n%s", seed, k, c, full[k], src)
+			}
+		}
+		// add a body literal to the last rule
+		more := &datalog.Program{Facts: p.Facts, Rules: slices.Clone(p.Rules)}
+		r := more.Rules[len(more.Rules)-1]
+		r.Body = append(slices.Clone(r.Body), datalog.Literal{Kind: datalog.Positive, Atom: datalog.Atom{Pred: "e0",
+			Args: []datalog.Term{{Kind: datalog.Var, Value: "X"}, {Kind: datalog.Var, Value: "Fresh"}}}})
+		more.Rules[len(more.Rules)-1] = r
+		if datalog.Validate(more).HasErrors() {
+			continue
+		}
+		for k, c := range answers(more) {
+			if c > full[k] {
+				t.Fatalf("seed %d: adding a literal raised or added %s (%g > %g)\n%s", seed, k, c, full[k], src)
+			}
+		}
+	}
+}
+
+// TestRuleScores compares RuleScores with a per-rule brute force: each rule
+// alone, queried with Query.
+func TestRuleScores(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 5))
+	var b strings.Builder
+	for range 400 {
+		fmt.Fprintf(&b, "v%d\tr%d\tv%d\n", rng.IntN(60), rng.IntN(4), rng.IntN(60))
+	}
+	prog := mustParse(t, `0.9 :: h(A, B) :- r0(A, B).
+0.8 :: h(A, B) :- r1(A, C), r2(C, B).
+0.7 :: h(A, B) :- r1(A, C), r3(B, C).
+0.6 :: h(A, B) :- r1(A, C), r2(C, D), r0(D, B).
+0.5 :: h(A, B) :- r2(B, C), r3(C, D), r1(D, A).
+0.4 :: h(A, B) :- g(A, B).
+0.3 :: h(A, B) :- r0(A, C), r0(C, B), A != B.
+0.9 :: g(X, Y) :- r3(X, Y).
+0.5 :: g(X, Z) :- g(X, Y), r3(Y, Z).
+`)
+	st := newStore(t, b.String())
+	en, err := Prepare(ctx, st, prog, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd, err := en.chainInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := cd.heads["h"]; len(h.chain) != 5 || len(h.other) != 2 {
+		t.Fatalf("chain rules %v, other %v", h.chain, h.other)
+	}
+	checked := 0
+	for e := range 60 {
+		given := fmt.Sprint("v", e)
+		for _, inverse := range []bool{false, true} {
+			want := map[string][]string{}
+			for ri := range 7 {
+				single := &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[7:]...)}
+				q := "h(" + given + ", X)?"
+				if inverse {
+					q = "h(X, " + given + ")?"
+				}
+				as, err := Query(ctx, st, single, mustQuery(t, q), Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, a := range as {
+					want[a.Values[0]] = append(want[a.Values[0]], fmt.Sprintf("%d:%.6g", ri, a.Confidence))
+				}
+			}
+			hits, err := en.RuleScores(ctx, "h", given, inverse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]string{}
+			for _, h := range hits {
+				if !slices.IsSortedFunc(h.Scores, func(a, b float64) int { return cmp.Compare(b, a) }) {
+					t.Errorf("scores not descending: %v", h.Scores)
+				}
+				for k := range h.Scores {
+					got[h.Candidate] = append(got[h.Candidate], fmt.Sprintf("%d:%.6g", h.Rules[k], h.Scores[k]))
+				}
+			}
+			for _, m := range []map[string][]string{got, want} {
+				for k := range m {
+					slices.Sort(m[k])
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s inverse=%v:\ngot  %v\nwant %v", given, inverse, got, want)
+			}
+			checked += len(want)
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d candidates checked", checked)
+	}
+	// The Engine.Query fast path (a head of chain rules only) agrees with the
+	// evaluator.
+	chainOnly := &datalog.Program{Rules: prog.Rules[:5]}
+	en2, err := Prepare(ctx, st, chainOnly, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e := range 60 {
+		for _, q := range []string{fmt.Sprintf("h(v%d, X)?", e), fmt.Sprintf("h(X, v%d)?", e), fmt.Sprintf("h(v%d, _)?", e)} {
+			a1, err := en2.Query(ctx, mustQuery(t, q))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a2, err := Query(ctx, st, chainOnly, mustQuery(t, q), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if formatAnswers(a1) != formatAnswers(a2) {
+				t.Fatalf("%s: fast path\n%s\nevaluator\n%s", q, formatAnswers(a1), formatAnswers(a2))
+			}
+		}
+	}
+}
+
+// TestRuleScoresOneStep checks the link-prediction semantics: rules are
+// applied once to the graph, so rules that derive more facts of a graph
+// relation, and derived facts a previous Infer stored, change nothing under
+// BaseOnly; auxiliary predicates are still derived by the program.
+func TestRuleScoresOneStep(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(9, 9))
+	var b strings.Builder
+	for range 300 {
+		fmt.Fprintf(&b, "v%d\tr%d\tv%d\n", rng.IntN(50), rng.IntN(3), rng.IntN(50))
+	}
+	base := `0.9 :: h(A, B) :- r0(A, C), r1(C, B).
+0.7 :: h(A, B) :- aux(A, B).
+0.8 :: aux(A, B) :- r2(B, A).
+`
+	extra := base + `r0(A, B) :- r2(A, B).
+0.6 :: h(A, B) :- h(B, A).
+`
+	scores := func(st store.Store, src string, opt Options) string {
+		t.Helper()
+		en, err := Prepare(ctx, st, mustParse(t, src), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for e := range 50 {
+			for _, inverse := range []bool{false, true} {
+				hits, err := en.RuleScores(ctx, "h", fmt.Sprint("v", e), inverse)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range hits {
+					for k := range h.Scores {
+						if h.Rules[k] < 2 { // rules 0 and 1 are the same in both programs
+							out = append(out, fmt.Sprintf("v%d %v %s %d %.6g\n", e, inverse, h.Candidate, h.Rules[k], h.Scores[k]))
+						}
+					}
+				}
+			}
+		}
+		slices.Sort(out) // the extra rule's scores may reorder the hits
+		return strings.Join(out, "")
+	}
+	st := newStore(t, b.String())
+	want := scores(st, base, Options{})
+	if strings.Count(want, "\n") < 50 || !strings.Contains(want, " 1 0.") {
+		t.Fatalf("too few hits, or none through the auxiliary predicate:\n%s", want)
+	}
+	if got := scores(st, extra, Options{}); got != want {
+		t.Errorf("rules defining a graph relation changed the scores (%d vs %d bytes):\ngot\n%s\nwant\n%s", len(got), len(want), got, want)
+	}
+	if _, err := Infer(ctx, st, mustParse(t, extra), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := scores(st, base, Options{BaseOnly: true}); got != want {
+		t.Errorf("BaseOnly read derived facts:\ngot\n%s\nwant\n%s", got, want)
+	}
+	if got := scores(st, base, Options{}); got == want {
+		t.Errorf("without BaseOnly the stored derived facts should count")
+	}
+}
