@@ -35,6 +35,12 @@ type ExtractOptions struct {
 	// never fire on this graph (they arise when a step's mass is lost and
 	// the per-step normalisation scales the rest back up).
 	KeepVacuous bool
+	// MinSupport drops, when support is counted, rules whose body predicts
+	// fewer than MinSupport facts of the graph correctly: a rule that never
+	// holds on the data it was mined from is noise of the attention (it
+	// arises on small graphs and short training). Default 1; a negative
+	// value keeps every rule. Weights are normalised over the rules kept.
+	MinSupport int
 }
 
 func (o ExtractOptions) withDefaults() ExtractOptions {
@@ -46,6 +52,9 @@ func (o ExtractOptions) withDefaults() ExtractOptions {
 	}
 	if o.MaxRules <= 0 {
 		o.MaxRules = 20
+	}
+	if o.MinSupport == 0 {
+		o.MinSupport = 1
 	}
 	return o
 }
@@ -159,6 +168,9 @@ func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
 			if gv != nil {
 				if sup, body, ok := gv.support(r, c.path, 5_000_000); ok {
 					if body == 0 && !opt.KeepVacuous {
+						continue
+					}
+					if opt.MinSupport > 0 && sup < opt.MinSupport && !(body == 0 && opt.KeepVacuous) {
 						continue
 					}
 					c.sup = fmt.Sprintf(" support=%d body=%d", sup, body)
