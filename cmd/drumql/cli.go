@@ -51,6 +51,9 @@ type cli struct {
 	Load    loadCmd    `cmd:"" help:"Load triples into the store (DRUM dataset folder, TSV or N-Triples)."`
 	Mine    mineCmd    `cmd:"" help:"Learn weighted rules from the store with DRUM."`
 	Check   checkCmd   `cmd:"" help:"Parse and validate Datalog rule files."`
+	Infer   inferCmd   `cmd:"" help:"Derive and store every fact the rules imply (forward chaining)."`
+	Query   queryCmd   `cmd:"" help:"Answer a query with confidences (and a proof with --explain)."`
+	Explain explainCmd `cmd:"" help:"Print the best proof of a fact as a tree."`
 	Eval    evalCmd    `cmd:"" help:"Link-prediction evaluation (filtered MRR, Hits@k) of a model or rule files."`
 	Stats   statsCmd   `cmd:"" help:"Show entities, relations and facts in the store."`
 	Version versionCmd `cmd:"" help:"Print version information."`

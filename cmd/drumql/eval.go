@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -18,7 +20,7 @@ import (
 type evalCmd struct {
 	Data    string   `placeholder:"DIR" help:"DRUM dataset folder to evaluate on (loaded in memory; default: the store at --db)." type:"path"`
 	Model   string   `placeholder:"FILE" help:"A model saved by drumql mine --save-model." type:"path" xor:"scorer"`
-	Rules   []string `placeholder:"FILE.dl" help:"Rule files applied by the reasoner, query by query." type:"path" xor:"scorer"`
+	Rules   []string `placeholder:"FILE.dl" help:"Rule files applied by the reasoner, query by query." xor:"scorer"`
 	Split   string   `enum:"test,valid" default:"test" help:"Split to evaluate: test or valid."`
 	Combine string   `enum:"max,noisy-or,grouped" default:"max" help:"How the rules' confidences for a candidate combine: max (ties broken by the next-best rules), noisy-or (over each candidate's top 5 rules) or grouped (noisy-or across groups of redundant rules, max inside a group)."`
 	Format  string   `enum:"table,json" default:"table" help:"Output format: table or json."`
@@ -226,7 +228,106 @@ func printMetrics(w io.Writer, r *linkpred.Report) {
 	tw.Flush()
 }
 
-// evalRules is filled in with the reasoner.
+// evalRules evaluates rule files applied by the reasoner: every query is
+// answered goal-directed from its given entity, and each candidate is scored
+// by the aggregator over the confidences each rule gives it.
 func evalRules(e *env, st store.Store, files []string, split, combine string, limit int) (*linkpred.Report, error) {
-	return nil, fmt.Errorf("eval --rules: not yet wired")
+	var warn bytes.Buffer
+	ps, err := loadPrograms(&warn, files)
+	io.Copy(e.stderr, &warn)
+	if err != nil {
+		return nil, err
+	}
+	qs, err := splitQueries(st, split, limit)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := linkpred.NewFilter(st)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := st.Snapshot(e.ctx)
+	if err != nil {
+		return nil, err
+	}
+	ents := linkpred.UnionEntities(snap.Entities, filter.Entities())
+	rs := &ruleScorer{eng: nil, pos: make(map[store.ID]int32, len(ents)), names: map[store.ID]string{}}
+	for i, id := range ents {
+		rs.pos[id] = int32(i)
+	}
+	for _, q := range qs {
+		for _, id := range []store.ID{q.Rel, q.Given} {
+			if _, ok := rs.names[id]; !ok {
+				name, err := st.Name(id)
+				if err != nil {
+					return nil, err
+				}
+				rs.names[id] = name
+			}
+		}
+	}
+	rs.eng, err = reasoner.Prepare(e.ctx, st, ps.Prog, reasoner.Options{BaseOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	switch combine {
+	case "max":
+		rs.agg = linkpred.Max
+	case "noisy-or":
+		rs.agg = linkpred.NoisyOr(5)
+	case "grouped":
+		// Group rules whose predictions on these queries overlap (Jaccard
+		// ≥ 0.5); predictions, not answers, so no label is used.
+		preds := make([][]uint64, len(ps.Prog.Rules))
+		for qi, q := range qs {
+			hits, err := rs.hits(e.ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range hits {
+				for _, r := range h.Rules {
+					preds[r] = append(preds[r], linkpred.PairKey(uint32(qi), h.ID))
+				}
+			}
+		}
+		rs.agg = linkpred.GroupedNoisyOr(linkpred.GroupRules(preds, 0.5))
+	}
+	return linkpred.Evaluate(e.ctx, qs, rs, filter, linkpred.Options{Entities: ents})
+}
+
+// ruleScorer adapts the reasoner's per-rule scores to linkpred.Scorer.
+type ruleScorer struct {
+	eng   *reasoner.Engine
+	pos   map[store.ID]int32
+	names map[store.ID]string
+	agg   linkpred.Aggregator
+}
+
+// hits returns the rules' evidence for the candidates of q. linkpred's
+// Inverse is tail prediction (Given, Rel, ?): the given entity is the head's
+// first argument, which RuleScores calls inverse=false.
+func (r *ruleScorer) hits(ctx context.Context, q linkpred.Query) ([]reasoner.RuleHit, error) {
+	return r.eng.RuleScores(ctx, r.names[q.Rel], r.names[q.Given], !q.Inverse)
+}
+
+func (r *ruleScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
+	var conf []linkpred.RuleConf
+	for i, q := range qs {
+		hits, err := r.hits(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, h := range hits {
+			p, ok := r.pos[h.ID]
+			if !ok {
+				continue
+			}
+			conf = conf[:0]
+			for k, s := range h.Scores {
+				conf = append(conf, linkpred.RuleConf{Rule: int32(h.Rules[k]), Conf: float32(s)})
+			}
+			out[i].AddRules(r.agg, p, conf)
+		}
+	}
+	return nil
 }

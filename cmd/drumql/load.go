@@ -8,7 +8,9 @@ import (
 )
 
 type loadCmd struct {
-	Paths []string `arg:"" name:"path" help:"DRUM dataset folder, TSV triple file (head<TAB>relation<TAB>tail) or N-Triples file (.nt)." type:"path"`
+	Paths     []string `arg:"" name:"path" help:"DRUM dataset folder, TSV triple file (head<TAB>relation<TAB>tail) or N-Triples file (.nt)." type:"path"`
+	Inductive int      `placeholder:"N" help:"Inductive setting: sample N test triples and drop every training and validation triple that touches their entities (one dataset folder only)."`
+	Seed      uint64   `default:"1" placeholder:"S" help:"Seed of the --inductive sample."`
 }
 
 // Help is shown under the command's usage.
@@ -20,7 +22,8 @@ the same data twice changes nothing.
 
 Examples:
   drumql load examples/family
-  drumql --db kg.db load triples.tsv more.nt`
+  drumql --db kg.db load triples.tsv more.nt
+  drumql --db ind.db load --inductive 1000 $DRUMQL_DATASETS/wn-18`
 }
 
 func (c *loadCmd) Run(e *env) error {
@@ -36,6 +39,17 @@ func (c *loadCmd) Run(e *env) error {
 	}
 	if len(errs) > 0 {
 		return inputErr(fmt.Errorf("nothing was loaded:\n%w", errors.Join(errs...)))
+	}
+	if c.Inductive > 0 {
+		if len(c.Paths) != 1 {
+			return inputErr(fmt.Errorf("--inductive takes exactly one dataset folder"))
+		}
+		ist, err := makeInductive(&all, c.Inductive, c.Seed)
+		if err != nil {
+			return inputErr(err)
+		}
+		fmt.Fprintf(e.stdout, "inductive split: %d test triples over %d entities; removed %d training and %d validation triples that touch them\n",
+			ist.Test, ist.Entities, ist.RemovedTrain, ist.RemovedValid)
 	}
 	st, err := e.openStore(false)
 	if err != nil {

@@ -18,19 +18,20 @@ import (
 
 // mineCmd is drumql mine.
 type mineCmd struct {
-	Out       string   `short:"o" placeholder:"FILE" help:"Write the rules to FILE (default: standard output)."`
-	Len       int      `placeholder:"T" help:"Maximum rule length T (default 2)."`
-	Rank      int      `placeholder:"L" help:"Rank L, the number of rule groups learnt per query (default 3)."`
-	Epochs    int      `placeholder:"N" help:"Maximum number of epochs (default 10, with early stopping)."`
-	Batch     int      `placeholder:"B" help:"Training triples per batch (default 64)."`
-	Seed      uint64   `placeholder:"S" help:"Random seed (default 33)."`
-	Heads     []string `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
-	Threads   int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
-	MaxRules  int      `placeholder:"N" help:"Rules kept per head relation (default 20)."`
-	MinScore  float64  `placeholder:"X" help:"Drop rules whose raw score is below X (default 0.01)."`
-	SaveModel string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
-	Report    string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
-	Eval      bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
+	Out        string   `short:"o" placeholder:"FILE" help:"Write the rules to FILE (default: standard output)."`
+	Len        int      `placeholder:"T" help:"Maximum rule length T (default 2)."`
+	Rank       int      `placeholder:"L" help:"Rank L, the number of rule groups learnt per query (default 3)."`
+	Epochs     int      `placeholder:"N" help:"Maximum number of epochs (default 10, with early stopping)."`
+	Batch      int      `placeholder:"B" help:"Training triples per batch (default 64)."`
+	Seed       uint64   `placeholder:"S" help:"Random seed (default 33)."`
+	Heads      []string `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
+	Threads    int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
+	MaxRules   int      `placeholder:"N" help:"Rules kept per head relation (default 20)."`
+	MinScore   float64  `placeholder:"X" help:"Drop rules whose raw score is below X (default 0.01)."`
+	MinSupport int      `placeholder:"N" help:"Drop rules that predict fewer than N facts of the graph correctly (default 1; -1 keeps all)."`
+	SaveModel  string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
+	Report     string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
+	Eval       bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
 }
 
 // Help is shown under the command's usage.
@@ -96,7 +97,7 @@ func (c *mineCmd) Run(e *env) error {
 		}
 		interrupted = true
 	}
-	rules, err := model.Rules(miner.ExtractOptions{Graph: g, MaxRules: c.MaxRules, MinScore: c.MinScore})
+	rules, err := model.Rules(miner.ExtractOptions{Graph: g, MaxRules: c.MaxRules, MinScore: c.MinScore, MinSupport: c.MinSupport})
 	if err != nil {
 		return err
 	}

@@ -142,7 +142,7 @@ func loadPrograms(warn io.Writer, files []string) (*programSet, error) {
 
 // checkCmd is drumql check.
 type checkCmd struct {
-	Files []string `arg:"" name:"file" help:"Datalog files (.dl) to check." type:"path"`
+	Files []string `arg:"" name:"file" help:"Datalog files (.dl) to check."`
 }
 
 // Help is shown under the command's usage.

@@ -1,0 +1,595 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
+)
+
+// inferCmd is drumql infer.
+type inferCmd struct {
+	Files    []string `arg:"" name:"rules" help:"Datalog rule files (.dl); mined files are merged into the others."`
+	Min      float64  `default:"1e-4" placeholder:"X" help:"Drop derivations whose confidence is below X."`
+	MaxFacts int      `placeholder:"N" help:"Stop with an error beyond N derived facts (default 50,000,000)."`
+	Threads  int      `placeholder:"N" help:"Worker goroutines (default: all cores)."`
+}
+
+// Help is shown under the command's usage.
+func (inferCmd) Help() string {
+	return `Forward chaining: derives every fact the rules imply from the base facts, with a
+confidence (rule weight times the body confidences along a derivation, the best
+derivation kept) and its best proof, and stores them in the derived space. A new
+infer replaces the previous derived facts atomically; base facts are never
+touched, and a failed or interrupted infer leaves the previous derived state.
+
+Examples:
+  drumql infer families.dl examples/families/expert.dl
+  drumql infer --min 0.01 rules.dl`
+}
+
+func (c *inferCmd) Run(e *env) error {
+	var warn bytes.Buffer
+	ps, err := loadPrograms(&warn, c.Files)
+	io.Copy(e.stderr, &warn)
+	if err != nil {
+		return err
+	}
+	st, err := e.openStore(true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	warnUnknownBody(e.stderr, st, ps.Prog)
+	pb := e.newBar(-1, "inferring")
+	stats, err := reasoner.Infer(e.ctx, st, ps.Prog, reasoner.Options{Min: c.Min, MaxFacts: c.MaxFacts, Threads: c.Threads})
+	pb.finish()
+	if err != nil {
+		if e.ctx.Err() != nil {
+			return fmt.Errorf("infer interrupted: the store is unchanged (previous derived facts kept)")
+		}
+		if errors.Is(err, reasoner.ErrInvalidProgram) {
+			return inputErr(err)
+		}
+		return fmt.Errorf("infer: %w\nthe store is unchanged (previous derived facts kept)", err)
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "derived %d facts in %d strata, %d rounds; stored in %s\n",
+		stats.Facts, stats.Strata, stats.Iterations, e.cli.DB)
+	if e.showProgress() {
+		fmt.Fprintf(e.stderr, "infer took %s\n", stats.Duration.Round(time.Millisecond))
+	}
+	names := sortedKeys(stats.Derived)
+	w := 0
+	for _, n := range names {
+		w = max(w, len(datalog.QuoteName(n)))
+	}
+	for _, n := range names {
+		fmt.Fprintf(e.stdout, "  %-*s %9d\n", w, datalog.QuoteName(n), stats.Derived[n])
+	}
+	return nil
+}
+
+// warnUnknownBody warns about body predicates that are neither relations of
+// the store nor defined by the program: most often a typo.
+func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
+	known := map[string]bool{}
+	var names []string
+	if rels, err := st.Relations(); err == nil {
+		for _, r := range rels {
+			known[r.Name] = true
+			names = append(names, r.Name)
+		}
+	}
+	for _, f := range p.Facts {
+		known[f.Atom.Pred] = true
+	}
+	for _, r := range p.Rules {
+		if !known[r.Head.Pred] {
+			names = append(names, r.Head.Pred)
+		}
+		known[r.Head.Pred] = true
+	}
+	var ds datalog.Diagnostics
+	seen := map[string]bool{}
+	for _, r := range p.Rules {
+		for _, l := range r.Body {
+			if l.Kind == datalog.Comparison || known[l.Atom.Pred] || seen[l.Atom.Pred] {
+				continue
+			}
+			seen[l.Atom.Pred] = true
+			msg := fmt.Sprintf("%s is not a relation of the store and no rule or fact defines it: the literal never holds", datalog.QuoteName(l.Atom.Pred))
+			if s := nearest(l.Atom.Pred, names, 3); len(s) > 0 {
+				msg += "; did you mean " + strings.Join(s, ", ") + "?"
+			}
+			ds = append(ds, datalog.Diagnostic{Pos: l.Atom.Pos, Severity: datalog.Warning, Msg: msg})
+		}
+	}
+	ds.Sort()
+	renderWarnings(w, ds)
+}
+
+// nearest returns up to k names nearest to s by edit distance (at most
+// half of s's length away).
+func nearest(s string, names []string, k int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for _, n := range names {
+		if d := editDistance(s, n); d <= max(2, len(s)/2) {
+			cs = append(cs, cand{n, d})
+		}
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		if a.d != b.d {
+			return a.d - b.d
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < k; i++ {
+		out = append(out, datalog.QuoteName(cs[i].name))
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b (in bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// queryCmd is drumql query.
+type queryCmd struct {
+	Query   string   `arg:"" help:"The query, an atom such as \"wife(X, alice)?\"."`
+	Rules   []string `placeholder:"FILE.dl" help:"Rule files whose facts and rules answer the query too."`
+	Min     float64  `default:"1e-4" placeholder:"X" help:"Drop answers and derivations whose confidence is below X."`
+	Top     int      `placeholder:"N" help:"Print only the N best answers."`
+	Count   bool     `help:"Print only the number of answers."`
+	Format  string   `enum:"table,tsv,json" default:"table" help:"Output format: table, tsv or json."`
+	Combine string   `enum:"max,noisy-or" default:"max" help:"Confidence of an answer: max (the best derivation) or noisy-or over the rules that derive it."`
+	Explain bool     `help:"Print the best proof of the top answer."`
+	Threads int      `placeholder:"N" help:"Worker goroutines (default: all cores)."`
+}
+
+// Help is shown under the command's usage.
+func (queryCmd) Help() string {
+	return `Answers are the store's base and derived facts plus what the --rules programs
+derive from them, evaluated goal-directed from the query's constants. One row
+per answer: the query's variables, then the confidence; best first. A ground
+query prints "true <confidence>" or "false". With --rules and no store at --db,
+the programs' own facts are the data and no store is created: drumql is then a
+Datalog interpreter.
+
+Examples:
+  drumql query "wife(X, marc_ueda)?" --explain
+  drumql query --rules families.dl --rules examples/families/expert.dl "cousin(X, alice_ortiz)?" --top 5
+  drumql query --rules prog.dl "path(a, X)?" --format json`
+}
+
+func (c *queryCmd) Run(e *env) error {
+	q, err := parseAtom(c.Query)
+	if err != nil {
+		return err
+	}
+	prog, err := loadRuleFlags(e, c.Rules)
+	if err != nil {
+		return err
+	}
+	st, err := e.queryStore(prog != nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if prog == nil {
+		prog = &datalog.Program{}
+	}
+	if err := checkQuery(st, prog, q); err != nil {
+		return err
+	}
+	if len(c.Rules) > 0 {
+		warnUnknownBody(e.stderr, st, prog)
+	}
+	opt := reasoner.Options{Min: c.Min, Threads: c.Threads, Explain: c.Explain}
+	answers, err := reasoner.Query(e.ctx, st, prog, q.Atom, opt)
+	if err != nil {
+		if errors.Is(err, reasoner.ErrUnknownPredicate) || errors.Is(err, reasoner.ErrInvalidProgram) {
+			return inputErr(err)
+		}
+		return err
+	}
+	if c.Combine == "noisy-or" {
+		answers, err = noisyOr(e, st, prog, q, answers, opt)
+		if err != nil {
+			return err
+		}
+	}
+	if c.Count {
+		fmt.Fprintln(e.stdout, len(answers))
+		return nil
+	}
+	if c.Top > 0 && len(answers) > c.Top {
+		answers = answers[:c.Top]
+	}
+	vars := queryVars(q.Atom)
+	if err := printAnswers(e.stdout, c.Format, vars, answers); err != nil {
+		return err
+	}
+	if c.Explain && len(answers) > 0 && answers[0].Proof != nil {
+		fmt.Fprintln(e.stdout)
+		fmt.Fprintln(e.stdout, "proof of the top answer:")
+		printProof(e.stdout, answers[0].Proof)
+	}
+	return nil
+}
+
+// queryStore opens the store at --db for a query. Without a store there,
+// a query with rule files runs on an empty in-memory store (nothing is
+// created on disk); without rule files it is an error.
+func (e *env) queryStore(haveRules bool) (store.Store, error) {
+	if _, err := os.Stat(e.cli.DB); errors.Is(err, os.ErrNotExist) && haveRules {
+		return store.NewMemory(), nil
+	}
+	return e.openStore(true)
+}
+
+// parseAtom parses a query or fact given on the command line ("?" optional).
+func parseAtom(s string) (datalog.Query, error) {
+	src := strings.TrimSpace(s)
+	src = strings.TrimSuffix(src, ".")
+	if !strings.HasSuffix(src, "?") {
+		src += "?"
+	}
+	q, err := parser.ParseQuery(src)
+	if err != nil {
+		var ds datalog.Diagnostics
+		if errors.As(err, &ds) {
+			var b strings.Builder
+			_ = ds.Render(&b, func(string) []byte { return []byte(src) })
+			return q, inputErr(errors.New(strings.TrimRight(b.String(), "\n")))
+		}
+		return q, inputErr(err)
+	}
+	return q, nil
+}
+
+// checkQuery rejects a query over a predicate that neither the store nor
+// the program knows, suggesting the nearest names.
+func checkQuery(st store.Store, prog *datalog.Program, q datalog.Query) error {
+	arity := prog.Arities()
+	rels, err := st.Relations()
+	if err != nil {
+		return err
+	}
+	for _, r := range rels {
+		if _, ok := arity[r.Name]; !ok {
+			arity[r.Name] = r.Arity
+		}
+	}
+	names := sortedKeys(arity)
+	err = datalog.CheckQuery(q, func(p string) (int, bool) { a, ok := arity[p]; return a, ok }, names...)
+	if err != nil {
+		var ds datalog.Diagnostics
+		if errors.As(err, &ds) {
+			var b strings.Builder
+			for _, d := range ds {
+				b.WriteString(d.Msg)
+			}
+			if _, ok := arity[q.Atom.Pred]; !ok {
+				b.WriteString("\nhint: the store has no base or derived fact of it; if a rules file defines it, pass the file with --rules")
+			}
+			return inputErr(errors.New(b.String()))
+		}
+		return inputErr(err)
+	}
+	return nil
+}
+
+// queryVars returns the distinct named variables of a, in order of first
+// appearance.
+func queryVars(a datalog.Atom) []string {
+	var vs []string
+	for _, t := range a.Args {
+		if t.Kind == datalog.Var && t.Value != "_" && !slices.Contains(vs, t.Value) {
+			vs = append(vs, t.Value)
+		}
+	}
+	return vs
+}
+
+// fmtConf formats a confidence for people: 4 significant digits.
+func fmtConf(c float64) string {
+	return strconv.FormatFloat(c, 'g', 4, 64)
+}
+
+// printAnswers writes the answers in the chosen format.
+func printAnswers(w io.Writer, format string, vars []string, answers []reasoner.Answer) error {
+	if len(vars) == 0 { // a ground query
+		switch format {
+		case "json":
+			v := map[string]any{"holds": len(answers) > 0}
+			if len(answers) > 0 {
+				v["confidence"] = answers[0].Confidence
+			}
+			return writeJSON(w, v)
+		default:
+			if len(answers) == 0 {
+				_, err := fmt.Fprintln(w, "false")
+				return err
+			}
+			_, err := fmt.Fprintf(w, "true %s\n", fmtConf(answers[0].Confidence))
+			return err
+		}
+	}
+	switch format {
+	case "json":
+		rows := make([]jsonRow, len(answers))
+		for i, a := range answers {
+			rows[i] = jsonRow{vars: vars, vals: a.Values, conf: a.Confidence}
+		}
+		return writeJSON(w, rows)
+	case "tsv":
+		var b strings.Builder
+		b.WriteString(strings.Join(vars, "\t") + "\tconfidence\n")
+		for _, a := range answers {
+			b.WriteString(strings.Join(a.Values, "\t") + "\t" + strconv.FormatFloat(a.Confidence, 'g', -1, 64) + "\n")
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	if len(answers) == 0 {
+		_, err := fmt.Fprintln(w, "no answers")
+		return err
+	}
+	widths := make([]int, len(vars))
+	for i, v := range vars {
+		widths[i] = len(v)
+		for _, a := range answers {
+			widths[i] = max(widths[i], len(a.Values[i]))
+		}
+	}
+	var b strings.Builder
+	for i, v := range vars {
+		fmt.Fprintf(&b, "%-*s  ", widths[i], v)
+	}
+	b.WriteString("confidence\n")
+	for _, a := range answers {
+		for i, v := range a.Values {
+			fmt.Fprintf(&b, "%-*s  ", widths[i], v)
+		}
+		b.WriteString(fmtConf(a.Confidence) + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// jsonRow is an answer as a JSON object: the variables in order, then
+// "confidence".
+type jsonRow struct {
+	vars []string
+	vals []string
+	conf float64
+}
+
+func (r jsonRow) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range r.vars {
+		k, _ := json.Marshal(v)
+		x, _ := json.Marshal(r.vals[i])
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(x)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"confidence":`)
+	b.WriteString(strconv.FormatFloat(r.conf, 'g', -1, 64))
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printProof draws a proof tree with indentation.
+func printProof(w io.Writer, p *reasoner.Proof) {
+	var b strings.Builder
+	proofLines(&b, p, "", "")
+	io.WriteString(w, b.String())
+}
+
+func proofLines(b *strings.Builder, p *reasoner.Proof, first, rest string) {
+	fmt.Fprintf(b, "%s%s  [%s]", first, p.Fact, fmtConf(p.Confidence))
+	switch {
+	case p.Base:
+		b.WriteString("  base fact\n")
+		return
+	case p.Rule == "":
+		b.WriteString("\n")
+		return
+	}
+	where := ""
+	if p.Pos.File != "" {
+		where = fmt.Sprintf("  (%s:%d)", p.Pos.File, p.Pos.Line)
+	}
+	fmt.Fprintf(b, "\n%s  by %s%s\n", rest, p.Rule, where)
+	for i, c := range p.Children {
+		if i == len(p.Children)-1 {
+			proofLines(b, c, rest+"  └─ ", rest+"     ")
+		} else {
+			proofLines(b, c, rest+"  ├─ ", rest+"  │  ")
+		}
+	}
+}
+
+// explainCmd is drumql explain.
+type explainCmd struct {
+	Fact    string   `arg:"" help:"A ground atom, such as \"wife(alice_ortiz, marc_ueda)\"."`
+	Rules   []string `placeholder:"FILE.dl" help:"Rule files to derive the fact with (default: the proofs stored by drumql infer)."`
+	Min     float64  `default:"1e-4" placeholder:"X" help:"Drop derivations whose confidence is below X."`
+	Format  string   `enum:"text,json" default:"text" help:"Output format: text or json."`
+	Threads int      `placeholder:"N" help:"Worker goroutines (default: all cores)."`
+}
+
+// Help is shown under the command's usage.
+func (explainCmd) Help() string {
+	return `Prints the best proof of a fact as a tree: every derived fact with the rule
+that derived it (file:line, weight) and its body facts, down to base facts, with
+the confidence at each node.
+
+Examples:
+  drumql explain "wife(alice_ortiz, marc_ueda)"
+  drumql explain --rules families.dl "uncle(X, Y)" `
+}
+
+func (c *explainCmd) Run(e *env) error {
+	q, err := parseAtom(c.Fact)
+	if err != nil {
+		return err
+	}
+	prog, err := loadRuleFlags(e, c.Rules)
+	if err != nil {
+		return err
+	}
+	st, err := e.queryStore(prog != nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	check := prog
+	if check == nil {
+		check = &datalog.Program{}
+	}
+	if err := checkQuery(st, check, q); err != nil {
+		return err
+	}
+	p, err := reasoner.Explain(e.ctx, st, prog, q.Atom, reasoner.Options{Min: c.Min, Threads: c.Threads})
+	if err != nil {
+		switch {
+		case errors.Is(err, reasoner.ErrNoProof):
+			return fmt.Errorf("%s does not hold (no derivation with confidence >= %g)", q.Atom, c.Min)
+		case errors.Is(err, reasoner.ErrNotGround), errors.Is(err, reasoner.ErrUnknownPredicate), errors.Is(err, reasoner.ErrInvalidProgram):
+			return inputErr(err)
+		}
+		return err
+	}
+	if c.Format == "json" {
+		return writeJSON(e.stdout, p)
+	}
+	printProof(e.stdout, p)
+	return nil
+}
+
+// noisyOr rescores the answers of q by noisy-or over the rules that derive
+// them: 1 − Π(1 − c_r), where c_r is the best confidence of the answer
+// through rule r (a stored fact counts as one more source). It is a final
+// scoring pass: recursion inside the rules still uses max.
+func noisyOr(e *env, st store.Store, prog *datalog.Program, q datalog.Query, answers []reasoner.Answer, opt reasoner.Options) ([]reasoner.Answer, error) {
+	// One auxiliary predicate per rule of the query's predicate: its head
+	// with the rule's body.
+	ext := &datalog.Program{Facts: prog.Facts, Rules: slices.Clone(prog.Rules)}
+	var aux []string
+	for i, r := range prog.Rules {
+		if r.Head.Pred != q.Atom.Pred {
+			continue
+		}
+		name := fmt.Sprintf("_drumql_rule_%d", i)
+		nr := r
+		nr.Head.Pred = name
+		ext.Rules = append(ext.Rules, nr)
+		aux = append(aux, name)
+	}
+	if len(aux) == 0 {
+		return answers, nil
+	}
+	eng, err := reasoner.Prepare(e.ctx, st, ext, reasoner.Options{Min: opt.Min, Threads: opt.Threads})
+	if err != nil {
+		return nil, err
+	}
+	keyOf := func(vals []string) string { return strings.Join(vals, "\x00") }
+	miss := map[string]float64{} // Π(1 − c) per answer
+	for _, name := range aux {
+		a := q.Atom
+		a.Pred = name
+		as, err := eng.Query(e.ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range as {
+			k := keyOf(x.Values)
+			m, ok := miss[k]
+			if !ok {
+				m = 1
+			}
+			miss[k] = m * (1 - x.Confidence)
+		}
+	}
+	out := slices.Clone(answers)
+	for i := range out {
+		k := keyOf(out[i].Values)
+		// Noisy-or is at least the best rule's confidence; a stored fact
+		// (or one derived otherwise) keeps its confidence when higher.
+		if m, ok := miss[k]; ok && 1-m > out[i].Confidence {
+			out[i].Confidence = 1 - m
+		}
+	}
+	slices.SortStableFunc(out, func(a, b reasoner.Answer) int {
+		if a.Confidence != b.Confidence {
+			if a.Confidence > b.Confidence {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(a.Values, b.Values)
+	})
+	return out, nil
+}
+
+// loadRuleFlags loads the programs of --rules flags, printing their
+// warnings; it returns nil when there are none.
+func loadRuleFlags(e *env, files []string) (*datalog.Program, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	var warn bytes.Buffer
+	ps, err := loadPrograms(&warn, files)
+	io.Copy(e.stderr, &warn)
+	if err != nil {
+		return nil, err
+	}
+	return ps.Prog, nil
+}
