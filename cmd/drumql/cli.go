@@ -117,6 +117,9 @@ func reportError(stderr io.Writer, err error) int {
 	if !strings.HasPrefix(msg, "drumql") {
 		msg = "drumql: " + msg
 	}
+	if isTerminal(stderr) && os.Getenv("NO_COLOR") == "" {
+		msg = colorize(msg)
+	}
 	fmt.Fprint(stderr, msg)
 	var ue usageError
 	if errors.As(err, &ue) {
@@ -143,4 +146,35 @@ func (e *env) openStore(mustExist bool) (store.Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// ANSI colours for messages on a terminal.
+const (
+	ansiRed    = "\x1b[1;31m"
+	ansiYellow = "\x1b[1;33m"
+	ansiCyan   = "\x1b[36m"
+	ansiGreen  = "\x1b[1;32m"
+	ansiReset  = "\x1b[0m"
+)
+
+// colorize colours an error message for a terminal: "error:" red,
+// "warning:" yellow, hint lines cyan, caret lines green. NO_COLOR turns it
+// off, and it is never used when stderr is not a terminal.
+func colorize(msg string) string {
+	lines := strings.SplitAfter(msg, "\n")
+	for i, l := range lines {
+		body := strings.TrimRight(l, "\n")
+		nl := l[len(body):]
+		switch {
+		case strings.HasPrefix(body, "hint:"):
+			body = ansiCyan + body + ansiReset
+		case strings.TrimSpace(body) == "^":
+			body = strings.Replace(body, "^", ansiGreen+"^"+ansiReset, 1)
+		default:
+			body = strings.Replace(body, " error: ", " "+ansiRed+"error:"+ansiReset+" ", 1)
+			body = strings.Replace(body, " warning: ", " "+ansiYellow+"warning:"+ansiReset+" ", 1)
+		}
+		lines[i] = body + nl
+	}
+	return strings.Join(lines, "")
 }

@@ -64,8 +64,15 @@ func TestTranscripts(t *testing.T) {
 					continue
 				}
 				words := splitWords(repl.Replace(line))
+				if len(words) == 4 && words[0] == "edit" {
+					// edit FILE "TEXT" "NEW": what a user does in an editor,
+					// replace the line containing TEXT by NEW.
+					editLine(t, words[1], words[2], words[3])
+					fmt.Fprintf(&got, "$ %s\n[exit 0]\n", line)
+					continue
+				}
 				if len(words) == 0 || words[0] != "drumql" {
-					t.Fatalf("%s: a command line must start with drumql: %q", script, line)
+					t.Fatalf("%s: a command line must start with drumql or be edit FILE TEXT NEW: %q", script, line)
 				}
 				stdout, stderr, code := runCLI(t, "", words[1:]...)
 				fmt.Fprintf(&got, "$ %s\n", line)
@@ -90,6 +97,29 @@ func TestTranscripts(t *testing.T) {
 				t.Errorf("transcript %s differs from %s:\n--- got\n%s\n--- want\n%s", name, golden, got.String(), want)
 			}
 		})
+	}
+}
+
+// editLine replaces the one line of file that contains text by repl.
+func editLine(t *testing.T, file, text, repl string) {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	n := 0
+	for i, l := range lines {
+		if strings.Contains(l, text) {
+			lines[i] = repl
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("edit %s: %d lines contain %q, want 1", file, n, text)
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
