@@ -36,7 +36,10 @@
 // [Model.Rules] reads rules off the attention: a body k_1..k_T scores
 // Σ_j Π_t a_{j,t,k_t}; identity steps are skipped, inverse operators become
 // swapped arguments. A rule for head r is written r(A, B) :- p1(…), …, with
-// the body a path of atoms from A to B through C, D, ….
+// the body a path of atoms from A to B through C, D, …, and A != B when the
+// path has two or more atoms. The MaxRules best bodies by score are kept;
+// their weights are, by default, their smoothed confidences on the graph,
+// support/(body+5), or (WeightScore) the score over the head's best score.
 //
 // # Model file format
 //

@@ -41,7 +41,29 @@ type ExtractOptions struct {
 	// arises on small graphs and short training). Default 1; a negative
 	// value keeps every rule. Weights are normalised over the rules kept.
 	MinSupport int
+	// Weight chooses the rule weights written out (see WeightBy); the zero
+	// value is WeightConfidence.
+	Weight WeightBy
+	// Smoothing is the number of unseen counter-examples added to the body
+	// count of the confidence weight (AnyBURL's "unseen negative
+	// examples"): support/(body+Smoothing). Default 5; negative means 0.
+	Smoothing int
 }
+
+// WeightBy is how extracted rules are weighted.
+type WeightBy int
+
+const (
+	// WeightConfidence weights a rule by its smoothed confidence on the
+	// graph, support/(body+Smoothing): DRUM chooses the rules (the MaxRules
+	// best by score) and the graph calibrates them. Rules whose support
+	// cannot be counted (no graph, or more than 5,000,000 body groundings)
+	// fall back to WeightScore for the whole head.
+	WeightConfidence WeightBy = iota
+	// WeightScore weights a rule by its raw DRUM score divided by the head's
+	// best score, as the paper reads rules off the attention.
+	WeightScore
+)
 
 func (o ExtractOptions) withDefaults() ExtractOptions {
 	if o.Beam <= 0 {
@@ -55,6 +77,11 @@ func (o ExtractOptions) withDefaults() ExtractOptions {
 	}
 	if o.MinSupport == 0 {
 		o.MinSupport = 1
+	}
+	if o.Smoothing == 0 {
+		o.Smoothing = 5
+	} else if o.Smoothing < 0 {
+		o.Smoothing = 0
 	}
 	return o
 }
@@ -74,6 +101,8 @@ type candidate struct {
 	score float64
 	ranks []float64
 	sup   string // support text for the comment
+	conf  float64
+	hasC  bool // conf was counted
 }
 
 // Attention returns the attention of the query relation rel (inverse: the
@@ -96,8 +125,9 @@ func (m *Model) Attention(rel string, inverse bool) ([][][]float64, error) {
 // documentation): per head relation r, the bodies found by a beam search for
 // the query r and for inv_r (read the other way round), merged by canonical
 // form keeping the higher score. Weights are the raw scores divided by the
-// head's best score, so they lie in (0, 1]. Rules are sorted by head name,
-// then by decreasing weight, then by canonical text. Empty bodies and the
+// head's best score, so they lie in (0, 1], or, by default, the rules'
+// smoothed confidences on the graph (see WeightBy). Rules are sorted by head
+// name, then by decreasing weight, then by score and canonical text. Empty bodies and the
 // tautology r(A, B) :- r(A, B) are dropped. Each rule's Comment carries the
 // raw score, the per-rank contributions and, with a graph, the support.
 func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
@@ -177,6 +207,7 @@ func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
 					if body > 0 {
 						c.sup += " conf=" + fmtG(float64(sup)/float64(body))
 					}
+					c.conf, c.hasC = float64(sup)/float64(body+opt.Smoothing), sup > 0
 				}
 			}
 			kept = append(kept, c)
@@ -186,8 +217,15 @@ func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
 			continue
 		}
 		top := cands[0].score
+		byConf := opt.Weight == WeightConfidence
+		for _, c := range cands {
+			byConf = byConf && c.hasC
+		}
 		for _, c := range cands {
 			w := roundSig(c.score/top, 4)
+			if byConf {
+				w = roundSig(c.conf, 4)
+			}
 			var sb strings.Builder
 			fmt.Fprintf(&sb, "score=%s ranks=", fmtG(c.score))
 			for j, v := range c.ranks {
@@ -199,6 +237,11 @@ func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
 			sb.WriteString(c.sup)
 			c.rule.Weight = w
 			c.rule.Comment = sb.String()
+		}
+		if byConf {
+			slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.rule.Weight, a.rule.Weight) })
+		}
+		for _, c := range cands {
 			out = append(out, c.rule)
 		}
 	}
@@ -337,6 +380,13 @@ func (m *Model) makeRule(head int, path []pathStep) *candidate {
 		rule.Body = append(rule.Body, datalog.Literal{Kind: datalog.Positive,
 			Atom: datalog.Atom{Pred: m.rels[st.rel], Args: []datalog.Term{x, y}}})
 	}
+	if n >= 2 {
+		// A path can come back to where it started; the head relates two
+		// different entities (a self-loop is never what a chain of length
+		// two or more means), so say so, as rule learners with object
+		// identity do.
+		rule.Body = append(rule.Body, datalog.Literal{Kind: datalog.Comparison, Op: datalog.OpNe, Left: v("A"), Right: v("B")})
+	}
 	return &candidate{rule: rule, key: rule.Key(), path: path}
 }
 
@@ -351,7 +401,8 @@ func varName(i int) string {
 
 // support counts, for the rule r(A, B) :- path, the distinct pairs (A, B)
 // connected by the path in g (body) and those for which r(A, B) is a fact
-// (sup). It gives up (ok false) after budget edge visits.
+// (sup), pairs with A = B excluded for paths of length two or more (the
+// rule says A != B). It gives up (ok false) after budget edge visits.
 func (g *Graph) support(r int, path []pathStep, budget int) (sup, body int, ok bool) {
 	E := g.NumEntities()
 	mark := make([]int32, E)
@@ -385,11 +436,14 @@ func (g *Graph) support(r int, path []pathStep, budget int) (sup, body int, ok b
 		if work > budget {
 			return 0, 0, false
 		}
-		body += len(cur)
 		if len(cur) > 0 {
 			h := g.fwd[r]
 			row := h.Col[h.RowPtr[a]:h.RowPtr[a+1]]
 			for _, b := range cur {
+				if len(path) >= 2 && b == int32(a) {
+					continue // the rule says A != B
+				}
+				body++
 				if _, found := slices.BinarySearch(row, b); found {
 					sup++
 				}
