@@ -43,6 +43,13 @@ type trieNode struct {
 	children []*trieNode
 	rules    []int32
 	weights  []float64
+	neq      []bool // the rule excludes an answer equal to the start
+}
+
+func (n *trieNode) add(rule int32, w float64, neq bool) {
+	n.rules = append(n.rules, rule)
+	n.weights = append(n.weights, w)
+	n.neq = append(n.neq, neq)
 }
 
 type pathStep struct {
@@ -51,16 +58,38 @@ type pathStep struct {
 }
 
 // chainPath returns the body path of r from its head's first argument to
-// its second when r is a chain rule.
-func chainPath(r *datalog.Rule) ([]pathStep, bool) {
+// its second when r is a chain rule: binary positive atoms forming a path
+// of distinct variables, and optionally the comparison A != B of the head's
+// two variables (neq), which the miner writes on rules of length two or
+// more.
+func chainPath(r *datalog.Rule) (path []pathStep, neq bool, ok bool) {
 	if len(r.Head.Args) != 2 || len(r.Body) == 0 {
-		return nil, false
+		return nil, false, false
 	}
 	a, b := r.Head.Args[0], r.Head.Args[1]
 	if a.Kind != datalog.Var || b.Kind != datalog.Var || a.Value == b.Value {
-		return nil, false
+		return nil, false, false
 	}
-	for _, l := range r.Body {
+	body := r.Body
+	if k := slices.IndexFunc(body, func(l datalog.Literal) bool { return l.Kind == datalog.Comparison }); k >= 0 {
+		l := body[k]
+		if l.Op != datalog.OpNe || l.Left.Kind != datalog.Var || l.Right.Kind != datalog.Var ||
+			!(l.Left.Value == a.Value && l.Right.Value == b.Value || l.Left.Value == b.Value && l.Right.Value == a.Value) {
+			return nil, false, false
+		}
+		body = slices.Delete(slices.Clone(body), k, k+1)
+		if len(body) == 0 {
+			return nil, false, false
+		}
+		neq = true
+	}
+	p, ok := bodyPath(body, a.Value, b.Value)
+	return p, neq, ok
+}
+
+// bodyPath returns the path of positive binary atoms from variable a to b.
+func bodyPath(body []datalog.Literal, a, b string) ([]pathStep, bool) {
+	for _, l := range body {
 		if l.Kind != datalog.Positive || len(l.Atom.Args) != 2 {
 			return nil, false
 		}
@@ -69,13 +98,13 @@ func chainPath(r *datalog.Rule) ([]pathStep, bool) {
 			return nil, false
 		}
 	}
-	used := make([]bool, len(r.Body))
-	seen := map[string]bool{a.Value: true}
-	cur := a.Value
+	used := make([]bool, len(body))
+	seen := map[string]bool{a: true}
+	cur := a
 	var path []pathStep
-	for range r.Body {
+	for range body {
 		found := -1
-		for j, l := range r.Body {
+		for j, l := range body {
 			if !used[j] && (l.Atom.Args[0].Value == cur || l.Atom.Args[1].Value == cur) {
 				if found >= 0 {
 					return nil, false
@@ -87,7 +116,7 @@ func chainPath(r *datalog.Rule) ([]pathStep, bool) {
 			return nil, false
 		}
 		used[found] = true
-		l := r.Body[found].Atom
+		l := body[found].Atom
 		out := l.Args[0].Value == cur
 		next := l.Args[1].Value
 		if !out {
@@ -100,7 +129,7 @@ func chainPath(r *datalog.Rule) ([]pathStep, bool) {
 		path = append(path, pathStep{l.Pred, out})
 		cur = next
 	}
-	if cur != b.Value {
+	if cur != b {
 		return nil, false
 	}
 	return path, true
@@ -130,7 +159,7 @@ func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 				}
 				cd.heads[r.Head.Pred] = h
 			}
-			path, ok := chainPath(r)
+			path, _, ok := chainPath(r)
 			lp := ok
 			if ok {
 				for _, s := range path {
@@ -193,20 +222,18 @@ func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 		}
 		insert := func(fwd, inv *trieNode, ri int) {
 			r := &en.prog.Rules[ri]
-			path, _ := chainPath(r)
+			path, neq, _ := chainPath(r)
 			w := weightOf(r.Weight)
 			node := fwd
 			for _, s := range path {
 				node = node.child(rel(s.pred), s.out)
 			}
-			node.rules = append(node.rules, int32(ri))
-			node.weights = append(node.weights, w)
+			node.add(int32(ri), w, neq)
 			node = inv
 			for k := len(path) - 1; k >= 0; k-- {
 				node = node.child(rel(path[k].pred), !path[k].out)
 			}
-			node.rules = append(node.rules, int32(ri))
-			node.weights = append(node.weights, w)
+			node.add(int32(ri), w, neq)
 		}
 		for _, h := range cd.heads {
 			for _, ri := range h.chain {
@@ -268,7 +295,7 @@ func (en *Engine) getScratch(n int) *chainScratch {
 
 // walk propagates frontier from the node's parent through the trie, calling
 // emit for every rule and every entity at the end of its path.
-func (cd *chainData) walk(sc *chainScratch, node *trieNode, frontier []int32, depth int, emit func(c int32, rule int32, w float64)) {
+func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontier []int32, depth int, emit func(c int32, rule int32, w float64)) {
 	for _, ch := range node.children {
 		if ch.rel < 0 {
 			continue
@@ -300,11 +327,13 @@ func (cd *chainData) walk(sc *chainScratch, node *trieNode, frontier []int32, de
 		}
 		for k, r := range ch.rules {
 			for _, c := range next {
-				emit(c, r, ch.weights[k])
+				if c != start || !ch.neq[k] {
+					emit(c, r, ch.weights[k])
+				}
 			}
 		}
 		if len(ch.children) > 0 {
-			cd.walk(sc, ch, next, depth+1, emit)
+			cd.walk(sc, ch, start, next, depth+1, emit)
 		}
 	}
 }
@@ -350,7 +379,7 @@ func (en *Engine) chainQuery(ctx context.Context, q datalog.Atom) ([]Answer, boo
 	if inverse {
 		root = h.inv
 	}
-	cd.walk(sc, root, []int32{cd.dense[id]}, 0, func(c int32, _ int32, w float64) {
+	cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, func(c int32, _ int32, w float64) {
 		if w < min {
 			return
 		}
@@ -433,7 +462,7 @@ func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bo
 		if inverse {
 			root = h.lpInv
 		}
-		cd.walk(sc, root, []int32{cd.dense[id]}, 0, func(c int32, r int32, w float64) {
+		cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, func(c int32, r int32, w float64) {
 			if w >= min {
 				ents = append(ents, hitEntry{int32(cd.snap.Entities[c]), r, w})
 			}
