@@ -29,6 +29,7 @@ type mineCmd struct {
 	MaxRules   int      `placeholder:"N" help:"Rules kept per head relation (default 20)."`
 	MinScore   float64  `placeholder:"X" help:"Drop rules whose raw score is below X (default 0.01)."`
 	MinSupport int      `placeholder:"N" help:"Drop rules that predict fewer than N facts of the graph correctly (default 1; -1 keeps all)."`
+	Weight     string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+5) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
 	SaveModel  string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
 	Report     string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
 	Eval       bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
@@ -97,7 +98,11 @@ func (c *mineCmd) Run(e *env) error {
 		}
 		interrupted = true
 	}
-	rules, err := model.Rules(miner.ExtractOptions{Graph: g, MaxRules: c.MaxRules, MinScore: c.MinScore, MinSupport: c.MinSupport})
+	weight := miner.WeightConfidence
+	if c.Weight == "score" {
+		weight = miner.WeightScore
+	}
+	rules, err := model.Rules(miner.ExtractOptions{Graph: g, MaxRules: c.MaxRules, MinScore: c.MinScore, MinSupport: c.MinSupport, Weight: weight})
 	if err != nil {
 		return err
 	}
