@@ -114,3 +114,33 @@ func TestColorize(t *testing.T) {
 		t.Errorf("colorize changed a message without markers: %q", got)
 	}
 }
+
+// TestMineFromModel: rules read off a saved model are those mining wrote,
+// and other extraction settings apply without training again.
+func TestMineFromModel(t *testing.T) {
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "db")
+	data := filepath.Join(repoRoot(t), "examples", "families")
+	if _, stderr, code := runCLI(t, "", "--db", db, "load", data); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	model := filepath.Join(tmp, "m")
+	mined, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--heads", "wife,husband", "--save-model", model)
+	if code != 0 {
+		t.Fatalf("mine: exit %d: %s", code, stderr)
+	}
+	again, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--from-model", model)
+	if code != 0 {
+		t.Fatalf("mine --from-model: exit %d: %s", code, stderr)
+	}
+	if again != mined || !strings.Contains(mined, "\nwife(A, B) :-") && !strings.Contains(mined, ":: wife(A, B) :-") {
+		t.Errorf("mine --from-model wrote\n%s\nmine wrote\n%s", again, mined)
+	}
+	fewer, _, code := runCLI(t, "", "--db", db, "-q", "mine", "--from-model", model, "--max-rules", "1")
+	if code != 0 || strings.Count(fewer, ":-") != 2 {
+		t.Errorf("--max-rules 1: exit %d, %d rules, want 2:\n%s", code, strings.Count(fewer, ":-"), fewer)
+	}
+	if _, stderr, code := runCLI(t, "", "--db", db, "mine", "--from-model", filepath.Join(tmp, "missing")); code != 2 || !strings.Contains(stderr, "missing") {
+		t.Errorf("missing model: exit %d, %s", code, stderr)
+	}
+}

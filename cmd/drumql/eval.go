@@ -67,14 +67,9 @@ func (c *evalCmd) Run(e *env) error {
 	var rep *linkpred.Report
 	var err error
 	if c.Model != "" {
-		f, err := os.Open(c.Model)
+		model, err := loadModel(c.Model)
 		if err != nil {
-			return inputErr(err)
-		}
-		model, err := miner.Load(f)
-		f.Close()
-		if err != nil {
-			return inputErr(fmt.Errorf("%s: %w", c.Model, err))
+			return err
 		}
 		g, err := miner.LoadGraph(e.ctx, st)
 		if err != nil {
@@ -330,4 +325,18 @@ func (r *ruleScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkp
 		}
 	}
 	return nil
+}
+
+// loadModel reads a model saved by drumql mine --save-model.
+func loadModel(path string) (*miner.Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	defer f.Close()
+	model, err := miner.Load(f)
+	if err != nil {
+		return nil, inputErr(fmt.Errorf("%s: %w", path, err))
+	}
+	return model, nil
 }

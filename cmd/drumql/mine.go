@@ -31,6 +31,7 @@ type mineCmd struct {
 	MinSupport int      `placeholder:"N" help:"Drop rules that predict fewer than N facts of the graph correctly (default 1; -1 keeps all)."`
 	Weight     string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+5) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
 	SaveModel  string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
+	FromModel  string   `placeholder:"FILE" help:"Do not train: read the rules off a model saved with --save-model (to try other extraction settings)."`
 	Report     string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
 	Eval       bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
 }
@@ -47,7 +48,8 @@ the current weights.
 Examples:
   drumql mine --out family.dl
   drumql mine --len 3 --heads wife,husband --out spouses.dl --report mine.html
-  drumql mine --save-model family.model --out family.dl`
+  drumql mine --save-model family.model --out family.dl
+  drumql mine --from-model family.model --max-rules 50 --out family50.dl`
 }
 
 func (c *mineCmd) Run(e *env) error {
@@ -86,7 +88,16 @@ func (c *mineCmd) Run(e *env) error {
 		pb.describe(fmt.Sprintf("epoch %d/%d batch %d/%d loss %.4f %.0f q/s", p.Epoch, cfg.MaxEpochs, p.Batch, p.Batches, p.Loss, p.QueriesPerSec))
 		pb.set(step)
 	}
-	model, trainErr := miner.TrainGraph(e.ctx, st, g, cfg, progress)
+	var model *miner.Model
+	var trainErr error
+	if c.FromModel != "" {
+		if model, err = loadModel(c.FromModel); err != nil {
+			return err
+		}
+		cfg = model.Config()
+	} else {
+		model, trainErr = miner.TrainGraph(e.ctx, st, g, cfg, progress)
+	}
 	pb.finish()
 	interrupted := false
 	if trainErr != nil {
