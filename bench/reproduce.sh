@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Reproduces the DRUM paper's tables with drumql and writes docs/RESULTS.md.
+#
+#   bench/reproduce.sh [small|large|inductive|all]...   (default: small)
+#
+# small:     Table 2 — family, umls, kinship; T=2 and T=3; DRUM-1 (L=1) and DRUM-4 (L=4)
+# large:     Table 3 — wn18rr and fb15k-237; T=2 and T=3; L=3   (hours on 2 cores)
+# inductive: Table 4 — inductive Hits@10 on WN18 and FB15k-237, T=2, L=3
+#
+# Every cell loads the dataset into a fresh store under bench/out/, trains with
+# `drumql mine` (wall time and peak RSS from /usr/bin/time), then evaluates the
+# test split with `drumql eval` twice: the DRUM model itself (--model) and the
+# extracted rules applied by the reasoner (--rules). Cells already measured
+# (bench/out/<cell>/eval-rules.json present) are kept; delete the folder to redo
+# one. The small datasets come from examples/, the large ones from
+# $DRUMQL_DATASETS (default ../shared/datasets).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA=${DRUMQL_DATASETS:-../shared/datasets}
+OUT=bench/out
+mkdir -p "$OUT" bin
+command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time; }
+GOEXPERIMENT=simd go build -o bin/drumql-bench ./cmd/drumql
+D=bin/drumql-bench
+
+# cell NAME DATASET_DIR T L [load flags...]
+cell() {
+  local name=$1 data=$2 T=$3 L=$4
+  shift 4
+  local dir=$OUT/$name
+  if [ -s "$dir/eval-rules.json" ]; then echo "== $name (kept)"; return; fi
+  if [ ! -d "$data" ]; then echo "== $name: $data not found (set DRUMQL_DATASETS), skipped"; return; fi
+  echo "== $name"
+  rm -rf "$dir"; mkdir -p "$dir"
+  printf 'dataset=%s\nT=%s\nL=%s\nload=%s\n' "$(basename "$data")" "$T" "$L" "$*" > "$dir/meta"
+  $D --db "$dir/db" -q load "$@" "$data" > "$dir/load.txt"
+  /usr/bin/time -v -o "$dir/time-mine.txt" $D --db "$dir/db" -q mine --len "$T" --rank "$L" \
+    --out "$dir/rules.dl" --save-model "$dir/model"
+  /usr/bin/time -v -o "$dir/time-eval-model.txt" $D --db "$dir/db" -q eval --model "$dir/model" --format json > "$dir/eval-model.json"
+  /usr/bin/time -v -o "$dir/time-eval-rules.txt" $D --db "$dir/db" -q eval --rules "$dir/rules.dl" --format json > "$dir/eval-rules.json"
+  rm -rf "$dir/db"
+}
+
+sets=("$@")
+[ ${#sets[@]} -eq 0 ] && sets=(small)
+for s in "${sets[@]}"; do
+  case $s in
+  small|all)
+    for ds in family umls kinship; do
+      for T in 2 3; do
+        for L in 1 4; do cell "$ds-T$T-L$L" "examples/$ds" $T $L; done
+      done
+    done ;;&
+  large|all)
+    for ds in wn18rr fb15k-237; do
+      for T in 2 3; do cell "$ds-T$T-L3" "$DATA/$ds" $T 3; done
+    done ;;&
+  inductive|all)
+    cell "wn-18-inductive-T2-L3" "$DATA/wn-18" 2 3 --inductive 1000 --seed 1
+    cell "fb15k-237-inductive-T2-L3" "$DATA/fb15k-237" 2 3 --inductive 1000 --seed 1 ;;
+  small|large) ;;
+  *) echo "unknown set $s (small, large, inductive, all)"; exit 2 ;;
+  esac
+done
+
+go run ./bench/results -machine "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" "$OUT" > docs/RESULTS.md.new
+mv docs/RESULTS.md.new docs/RESULTS.md
+echo "wrote docs/RESULTS.md"
