@@ -57,19 +57,30 @@ func Max(dst []float32, hits []RuleConf) []float32 {
 
 // NoisyOr returns an aggregator that scores a candidate by
 // 1 − Π(1 − c_i) over its topK highest distinct rule confidences (all of them
-// if topK <= 0). Confidences are clamped to [0, 1]. The key has no
-// tie-breakers.
+// if topK <= 0). Confidences are clamped to [0, 1]. Ties (a noisy-or of
+// many rules rounds to 1 in float32; two candidates share their top rules)
+// are broken by all the candidate's confidences, highest first, as [Max]
+// does.
 func NoisyOr(topK int) Aggregator {
 	return func(dst []float32, hits []RuleConf) []float32 {
 		start := len(dst)
 		dst = bestPerRule(dst, hits)
 		confs := dst[start:]
+		n := len(confs)
 		if topK > 0 && len(confs) > topK {
 			confs = confs[:topK]
 		}
-		v := noisyOr(confs)
-		return append(dst[:start], v)
+		return withScore(dst, start, n, noisyOr(confs))
 	}
+}
+
+// withScore turns dst[start:start+n] (confidences, highest first) into the
+// key (score, confidences...), dropping what follows them.
+func withScore(dst []float32, start, n int, score float32) []float32 {
+	dst = append(dst[:start+n], 0)
+	copy(dst[start+1:], dst[start:start+n])
+	dst[start] = score
+	return dst
 }
 
 // noisyOr computes 1 − Π(1 − c) in float64, in the order given.
@@ -96,8 +107,8 @@ func clamp01(c float64) float64 {
 // rules are partitioned into groups, group[rule] giving the group of each
 // rule index (see [GroupRules]); a candidate's score is the noisy-or, across
 // groups, of the highest confidence inside each group. A rule index outside
-// group is a group of its own. Confidences are clamped to [0, 1]. The key
-// has no tie-breakers.
+// group is a group of its own. Confidences are clamped to [0, 1]. Ties are
+// broken by the groups' confidences, highest first.
 func GroupedNoisyOr(group []int32) Aggregator {
 	// gid maps a rule to a group key that never collides: known groups are
 	// non-negative, ungrouped rules get -1-rule.
@@ -123,8 +134,7 @@ func GroupedNoisyOr(group []int32) Aggregator {
 		}
 		confs := dst[start:]
 		slices.SortFunc(confs, func(a, b float32) int { return cmp.Compare(b, a) })
-		v := noisyOr(confs)
-		return append(dst[:start], v)
+		return withScore(dst, start, len(confs), noisyOr(confs))
 	}
 }
 

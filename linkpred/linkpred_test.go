@@ -297,17 +297,17 @@ func TestAggregators(t *testing.T) {
 		{"max sorted", Max, []RuleConf{{0, .2}, {1, .9}, {2, .5}}, []float32{.9, .5, .2}},
 		{"max rule once", Max, []RuleConf{{0, .2}, {1, .9}, {0, .7}, {1, .1}}, []float32{.9, .7}},
 		// 1 - (1-.5)(1-.5) = .75 over the top 2 of .5,.5,.5,.25.
-		{"noisy-or top 2", NoisyOr(2), []RuleConf{{0, .25}, {1, .5}, {2, .5}, {3, .5}}, []float32{.75}},
+		{"noisy-or top 2", NoisyOr(2), []RuleConf{{0, .25}, {1, .5}, {2, .5}, {3, .5}}, []float32{.75, .5, .5, .5, .25}},
 		// 1 - .5*.5*.5*.75 = 1 - .09375
-		{"noisy-or all", NoisyOr(0), []RuleConf{{0, .25}, {1, .5}, {2, .5}, {3, .5}}, []float32{.90625}},
+		{"noisy-or all", NoisyOr(0), []RuleConf{{0, .25}, {1, .5}, {2, .5}, {3, .5}}, []float32{.90625, .5, .5, .5, .25}},
 		// rule 1 listed twice counts once (.5): 1 - .5*.5 = .75
-		{"noisy-or rule once", NoisyOr(0), []RuleConf{{1, .5}, {1, .5}, {2, .5}}, []float32{.75}},
-		{"noisy-or clamps", NoisyOr(0), []RuleConf{{1, 1.5}, {2, -.5}}, []float32{1}},
+		{"noisy-or rule once", NoisyOr(0), []RuleConf{{1, .5}, {1, .5}, {2, .5}}, []float32{.75, .5, .5}},
+		{"noisy-or clamps", NoisyOr(0), []RuleConf{{1, 1.5}, {2, -.5}}, []float32{1, 1.5, -.5}},
 		{"noisy-or empty", NoisyOr(3), nil, []float32{0}},
 		// groups {0,1}, {2}, rule 7 alone: maxes .6, .5, .5 → 1 - .4*.5*.5 = .9
-		{"grouped", GroupedNoisyOr([]int32{0, 0, 1}), []RuleConf{{1, .5}, {0, .6}, {2, .5}, {7, .5}}, []float32{.9}},
+		{"grouped", GroupedNoisyOr([]int32{0, 0, 1}), []RuleConf{{1, .5}, {0, .6}, {2, .5}, {7, .5}}, []float32{.9, .6, .5, .5}},
 		// only group 0: max .6
-		{"grouped one group", GroupedNoisyOr([]int32{0, 0, 1}), []RuleConf{{1, .5}, {0, .6}}, []float32{.6}},
+		{"grouped one group", GroupedNoisyOr([]int32{0, 0, 1}), []RuleConf{{1, .5}, {0, .6}}, []float32{.6, .6}},
 		{"grouped empty", GroupedNoisyOr(nil), nil, []float32{0}},
 	}
 	for _, tt := range tests {
@@ -352,8 +352,9 @@ func TestMaxTieBreaking(t *testing.T) {
 	if _, got := evalOne(t, 10, q, sc, nil); got != (Rank{3, 4}) {
 		t.Errorf("max: rank %+v, want {3 4}", got)
 	}
-	// Noisy-or over all: answer 1-.1*.5 = .95; 1: 1-.1*.5*.9 = .955 above;
-	// 2: .95 tie; 3: .9; 4: 1-.2^3 = .992 above; 5: .95 tie.
+	// Noisy-or over all, ties broken by the confidences: answer 1-.1*.5 =
+	// .95 (.9, .5); 1: 1-.1*.5*.9 = .955 above; 2: .95 (.9, .5) tie; 3: .9
+	// below; 4: 1-.2^3 = .992 above; 5: .95 (.95) above.
 	sc2 := ScorerFunc(func(_ context.Context, qs []Query, out []Scores) error {
 		for i := range qs {
 			for e := range int32(6) {
@@ -362,8 +363,8 @@ func TestMaxTieBreaking(t *testing.T) {
 		}
 		return nil
 	})
-	if _, got := evalOne(t, 10, q, sc2, nil); got != (Rank{3, 5}) {
-		t.Errorf("noisy-or: rank %+v, want {3 5}", got)
+	if _, got := evalOne(t, 10, q, sc2, nil); got != (Rank{4, 5}) {
+		t.Errorf("noisy-or: rank %+v, want {4 5}", got)
 	}
 }
 
