@@ -28,6 +28,7 @@ type mineCmd struct {
 	Threads    int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
 	MaxRules   int      `placeholder:"N" help:"Rules kept per head relation (default 20)."`
 	MinScore   float64  `placeholder:"X" help:"Drop rules whose raw score is below X (default 0.01)."`
+	Beam       int      `placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default 200)."`
 	MinSupport int      `placeholder:"N" help:"Drop rules that predict fewer than N facts of the graph correctly (default 1; -1 keeps all)."`
 	Weight     string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+5) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
 	SaveModel  string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
@@ -113,7 +114,7 @@ func (c *mineCmd) Run(e *env) error {
 	if c.Weight == "score" {
 		weight = miner.WeightScore
 	}
-	rules, err := model.Rules(miner.ExtractOptions{Graph: g, MaxRules: c.MaxRules, MinScore: c.MinScore, MinSupport: c.MinSupport, Weight: weight})
+	rules, err := model.Rules(miner.ExtractOptions{Graph: g, Beam: c.Beam, MaxRules: c.MaxRules, MinScore: c.MinScore, MinSupport: c.MinSupport, Weight: weight})
 	if err != nil {
 		return err
 	}
