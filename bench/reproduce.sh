@@ -9,8 +9,10 @@
 #
 # Every cell loads the dataset into a fresh store under bench/out/, trains with
 # `drumql mine` (wall time and peak RSS from /usr/bin/time), then evaluates the
-# test split with `drumql eval` twice: the DRUM model itself (--model) and the
-# extracted rules applied by the reasoner (--rules). Cells already measured
+# test split with `drumql eval`: the DRUM model itself (--model), the extracted
+# rules applied by the reasoner (--rules), and (unless WIDE=0) the model's
+# attention read wide (mine --from-model --beam 4000 --max-rules 1000) with max
+# and noisy-or aggregation. Cells already measured
 # (bench/out/<cell>/eval-rules.json present) are kept; delete the folder to redo
 # one. The small datasets come from examples/, the large ones from
 # $DRUMQL_DATASETS (default ../shared/datasets).
@@ -38,6 +40,13 @@ cell() {
     --out "$dir/rules.dl" --save-model "$dir/model"
   /usr/bin/time -v -o "$dir/time-eval-model.txt" $D --db "$dir/db" -q eval --model "$dir/model" --format json > "$dir/eval-model.json"
   /usr/bin/time -v -o "$dir/time-eval-rules.txt" $D --db "$dir/db" -q eval --rules "$dir/rules.dl" --format json > "$dir/eval-rules.json"
+  if [ "${WIDE:-1}" = 1 ]; then
+    # The same model's attention read wide: thousands of rules.
+    /usr/bin/time -v -o "$dir/time-wide.txt" $D --db "$dir/db" -q mine --from-model "$dir/model" \
+      --beam 4000 --max-rules 1000 --min-score 1e-6 --out "$dir/wide.dl"
+    /usr/bin/time -v -o "$dir/time-eval-wide-max.txt" $D --db "$dir/db" -q eval --rules "$dir/wide.dl" --format json > "$dir/eval-wide-max.json"
+    /usr/bin/time -v -o "$dir/time-eval-wide-noisy.txt" $D --db "$dir/db" -q eval --rules "$dir/wide.dl" --combine noisy-or --format json > "$dir/eval-wide-noisy.json"
+  fi
   rm -rf "$dir/db"
 }
 

@@ -49,11 +49,27 @@ type evalReport struct {
 type cell struct {
 	Name, Dataset, Load string
 	T, L                int
-	Model, Rules        *evalReport
+	Scorers             []scorer
 	MineWall            time.Duration
 	MineRSS             int64 // KiB
-	RulesWall           time.Duration
-	NumRules            int
+}
+
+// scorer is one evaluation of a cell: the model, or a rule file with an
+// aggregator.
+type scorer struct {
+	Name  string
+	R     *evalReport
+	Wall  time.Duration // of drumql eval
+	Rules int           // rules in the file (0 for the model)
+}
+
+// scorerFiles lists the evaluations reproduce.sh writes, in display order:
+// eval-NAME.json, time-eval-NAME.txt and the rule file they used.
+var scorerFiles = []struct{ file, name, rules string }{
+	{"model", "model", ""},
+	{"rules", "rules, max", "rules.dl"},
+	{"wide-max", "wide rules, max", "wide.dl"},
+	{"wide-noisy", "wide rules, noisy-or", "wide.dl"},
 }
 
 // paper holds the DRUM paper's numbers (optimistic ties): MRR, H@10, H@3,
@@ -129,11 +145,19 @@ func readCells(dir string) ([]*cell, error) {
 		c := &cell{Name: e.Name(), Dataset: meta["dataset"], Load: meta["load"]}
 		c.T, _ = strconv.Atoi(meta["T"])
 		c.L, _ = strconv.Atoi(meta["L"])
-		c.Model = readEval(filepath.Join(d, "eval-model.json"))
-		c.Rules = readEval(filepath.Join(d, "eval-rules.json"))
+		for _, f := range scorerFiles {
+			r := readEval(filepath.Join(d, "eval-"+f.file+".json"))
+			if r == nil {
+				continue
+			}
+			sc := scorer{Name: f.name, R: r}
+			sc.Wall, _ = readTime(filepath.Join(d, "time-eval-"+f.file+".txt"))
+			if f.rules != "" {
+				sc.Rules = countRules(filepath.Join(d, f.rules))
+			}
+			c.Scorers = append(c.Scorers, sc)
+		}
 		c.MineWall, c.MineRSS = readTime(filepath.Join(d, "time-mine.txt"))
-		c.RulesWall, _ = readTime(filepath.Join(d, "time-eval-rules.txt"))
-		c.NumRules = countRules(filepath.Join(d, "rules.dl"))
 		cells = append(cells, c)
 	}
 	sort.Slice(cells, func(i, j int) bool { return cells[i].Name < cells[j].Name })
@@ -219,11 +243,14 @@ func render(b *strings.Builder, cells []*cell, machine string) {
 Filtered ranking over all entities, both directions, filter = facts ∪ train ∪ valid ∪ test.
 Three tie policies: **opt** = optimistic (1 + candidates scoring strictly higher: what the
 original DRUM code computes, and what the paper reports), **pess** = pessimistic, **exp** =
-expected (mean position in the tied block: the honest number). Two scorers: **model** = the
-trained DRUM model's propagation; **rules** = the extracted .dl rules applied by the reasoner,
-query by query, max aggregation with ties broken by the next-best rules. "paper" is the
-DRUM paper's number (optimistic ties). Training time and peak RSS are of ` + "`drumql mine`" + `
-(2 cores, GOEXPERIMENT=simd build).
+expected (mean position in the tied block: the honest number). Scorers: **model** = the
+trained DRUM model's propagation; **rules, max** = the rules ` + "`drumql mine`" + ` writes by
+default (at most 20 per head, weighted by smoothed confidence) applied by the reasoner, query
+by query, max aggregation with ties broken by the next-best rules; **wide rules** = the same
+model's attention read with ` + "`--beam 4000 --max-rules 1000 --min-score 1e-6`" + ` (thousands of
+rules), with max or noisy-or (top 5, ties broken by all confidences) aggregation. "paper" is
+the DRUM paper's number (optimistic ties). Training time and peak RSS are of ` + "`drumql mine`" + `
+(2 cores, GOEXPERIMENT=simd build); eval time is of ` + "`drumql eval`" + ` over the whole test set.
 
 `)
 	section := func(title string, keep func(*cell) bool) {
@@ -246,21 +273,18 @@ DRUM paper's number (optimistic ties). Training time and peak RSS are of ` + "`d
 			if ok {
 				ps = fmt.Sprintf("%s / %s / %s / %s", f3(p[0]), f3(p[1]), f3(p[2]), f3(p[3]))
 			}
-			for _, sc := range []struct {
-				name string
-				r    *evalReport
-				wall time.Duration
-			}{{"model", c.Model, 0}, {"rules", c.Rules, c.RulesWall}} {
-				if sc.r == nil {
-					continue
-				}
+			for _, sc := range c.Scorers {
 				ev := "—"
-				if sc.wall > 0 {
-					ev = sc.wall.Round(100 * time.Millisecond).String()
+				if sc.Wall > 0 {
+					ev = sc.Wall.Round(100 * time.Millisecond).String()
 				}
-				fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | **%s** | %s | %s | %s | %s | %d | %s | %d MB | %s |\n",
-					c.Dataset, c.T, c.L, sc.name, f3(sc.r.Optimistic.MRR), f3(sc.r.Pessimistic.MRR), f3(sc.r.Expected.MRR),
-					f3(sc.r.Expected.Hits10), f3(sc.r.Expected.Hits3), f3(sc.r.Expected.Hits1), ps, c.NumRules,
+				nr := "—"
+				if sc.Rules > 0 {
+					nr = strconv.Itoa(sc.Rules)
+				}
+				fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | **%s** | %s | %s | %s | %s | %s | %s | %d MB | %s |\n",
+					c.Dataset, c.T, c.L, sc.Name, f3(sc.R.Optimistic.MRR), f3(sc.R.Pessimistic.MRR), f3(sc.R.Expected.MRR),
+					f3(sc.R.Expected.Hits10), f3(sc.R.Expected.Hits3), f3(sc.R.Expected.Hits1), ps, nr,
 					c.MineWall.Round(100*time.Millisecond), c.MineRSS/1024, ev)
 			}
 		}
@@ -274,22 +298,20 @@ DRUM paper's number (optimistic ties). Training time and peak RSS are of ` + "`d
 		return !inductive(c) && (c.Dataset == "wn18rr" || c.Dataset == "fb15k-237")
 	})
 	b.WriteString("## Table 4: inductive Hits@10 (%)\n\n")
-	b.WriteString("| dataset | sample | model opt | model exp | rules opt | rules exp | paper (DRUM) |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| dataset | sample | scorer | H@10 opt | H@10 exp | paper (DRUM) |\n|---|---|---|---|---|---|\n")
 	any := false
 	for _, c := range cells {
-		if !inductive(c) || c.Model == nil {
+		if !inductive(c) {
 			continue
 		}
-		any = true
-		rules := [2]string{"—", "—"}
-		if c.Rules != nil {
-			rules = [2]string{fmt.Sprintf("%.2f", 100*c.Rules.Optimistic.Hits10), fmt.Sprintf("%.2f", 100*c.Rules.Expected.Hits10)}
+		for _, sc := range c.Scorers {
+			any = true
+			fmt.Fprintf(b, "| %s | %s | %s | %.2f | %.2f | %.2f |\n", c.Dataset, c.Load, sc.Name,
+				100*sc.R.Optimistic.Hits10, 100*sc.R.Expected.Hits10, paperInductive[c.Dataset])
 		}
-		fmt.Fprintf(b, "| %s | %s | %.2f | %.2f | %s | %s | %.2f |\n", c.Dataset, c.Load,
-			100*c.Model.Optimistic.Hits10, 100*c.Model.Expected.Hits10, rules[0], rules[1], paperInductive[c.Dataset])
 	}
 	if !any {
-		b.WriteString("| not measured yet | | | | | | |\n")
+		b.WriteString("| not measured yet | | | | | |\n")
 	}
 	b.WriteString("\n## Targets (MRR, expected ties, better scorer)\n\n| dataset | target | AnyBURL | ours (best cell) | gap |\n|---|---|---|---|---|\n")
 	for _, t := range targets {
@@ -298,9 +320,9 @@ DRUM paper's number (optimistic ties). Training time and peak RSS are of ` + "`d
 			if c.Dataset != t.Dataset || inductive(c) {
 				continue
 			}
-			for _, r := range []*evalReport{c.Model, c.Rules} {
-				if r != nil && r.Expected.MRR > best {
-					best, where = r.Expected.MRR, c.Name
+			for _, sc := range c.Scorers {
+				if sc.R.Expected.MRR > best {
+					best, where = sc.R.Expected.MRR, c.Name+", "+sc.Name
 				}
 			}
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/store"
 )
 
 func TestStatsJSONFamily(t *testing.T) {
@@ -142,5 +147,89 @@ func TestMineFromModel(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "", "--db", db, "mine", "--from-model", filepath.Join(tmp, "missing")); code != 2 || !strings.Contains(stderr, "missing") {
 		t.Errorf("missing model: exit %d, %s", code, stderr)
+	}
+}
+
+// TestStoreInUse: a second user of the store gets a clear error and a hint,
+// exit 1, at once.
+func TestStoreInUse(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "load", filepath.Join(repoRoot(t), "examples", "families")); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	held, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	_, stderr, code := runCLI(t, "", "--db", db, "stats")
+	if code != 1 || !strings.Contains(stderr, "database is in use") || !strings.Contains(stderr, "hint:") {
+		t.Errorf("stats on a held store: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestMineInterrupted: Ctrl-C during training (here: the context is
+// cancelled after the second batch) still writes the rules of the current
+// weights, says so, and exits 1; the file is a valid program.
+func TestMineInterrupted(t *testing.T) {
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "load", filepath.Join(repoRoot(t), "examples", "families")); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	batches := 0
+	testHookMineProgress = func(p miner.Progress) {
+		if !p.EpochDone {
+			if batches++; batches == 2 {
+				cancel()
+			}
+		}
+	}
+	defer func() { testHookMineProgress = nil }()
+	out := filepath.Join(tmp, "partial.dl")
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--db", db, "-q", "mine", "--out", out}, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted after 0 epochs; wrote the") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	src, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "% interrupted: these are the rules of the weights when training was stopped") {
+		t.Errorf("no interruption note in the rules file:\n%s", src)
+	}
+	if _, stderr, code := runCLI(t, "", "check", out); code != 0 {
+		t.Errorf("check of the partial rules: exit %d: %s", code, stderr)
+	}
+}
+
+// TestInferInterrupted: an infer that is cancelled leaves the store's
+// previous derived facts.
+func TestInferInterrupted(t *testing.T) {
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "db")
+	root := repoRoot(t)
+	if _, stderr, code := runCLI(t, "", "--db", db, "load", filepath.Join(root, "examples", "families")); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	first := filepath.Join(tmp, "first.dl")
+	os.WriteFile(first, []byte("spouse(X, Y) :- husband(X, Y).\n"), 0o644)
+	if _, stderr, code := runCLI(t, "", "--db", db, "infer", first); code != 0 {
+		t.Fatalf("infer: exit %d: %s", code, stderr)
+	}
+	before, _, _ := runCLI(t, "", "--db", db, "stats", "--format", "json")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--db", db, "infer", filepath.Join(root, "examples", "families", "expert.dl")}, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "infer interrupted: the store is unchanged") {
+		t.Fatalf("cancelled infer: exit %d, stderr %q", code, stderr.String())
+	}
+	after, _, _ := runCLI(t, "", "--db", db, "stats", "--format", "json")
+	if before != after || !strings.Contains(after, `"derived_facts": 51`) {
+		t.Errorf("store changed by a cancelled infer:\nbefore %s\nafter %s", before, after)
 	}
 }

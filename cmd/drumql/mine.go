@@ -74,6 +74,9 @@ func (c *mineCmd) Run(e *env) error {
 	pb := e.newBar(-1, "mining")
 	prevMean, step := 0.0, 0
 	progress := func(p miner.Progress) {
+		if testHookMineProgress != nil {
+			testHookMineProgress(p)
+		}
 		if p.EpochDone {
 			validLoss = append(validLoss, p.ValidLoss)
 			return
@@ -174,6 +177,10 @@ func (c *mineCmd) Run(e *env) error {
 	}
 	return nil
 }
+
+// testHookMineProgress, when set by a test, sees every progress report of
+// drumql mine (to interrupt training at a known point).
+var testHookMineProgress func(miner.Progress)
 
 // countHeads counts the distinct head predicates of rules.
 func countHeads(rules []datalog.Rule) int {
