@@ -7,12 +7,13 @@ import (
 	"testing"
 )
 
-// datasetsDir is where the large benchmark datasets live.
+// datasetsDir is where the large benchmark datasets live: $DRUMQL_DATASETS,
+// by default ../shared/datasets next to the repository.
 func datasetsDir() string {
 	if d := os.Getenv("DRUMQL_DATASETS"); d != "" {
 		return d
 	}
-	return "/work/shared/datasets"
+	return filepath.Join("..", "..", "shared", "datasets")
 }
 
 // benchTrain runs full training (defaults except maxLen) on a dataset once

@@ -34,7 +34,7 @@ func memStore(t testing.TB, splits map[string][][3]string) store.Store {
 func datasetStore(t testing.TB, dir string) store.Store {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, "train.txt")); err != nil {
-		t.Skipf("dataset %s not available: %v", dir, err)
+		t.Skipf("dataset %s not available (set DRUMQL_DATASETS to the folder of the large datasets): %v", dir, err)
 	}
 	b, err := store.ReadDataset(dir)
 	if err != nil {
