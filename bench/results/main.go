@@ -59,6 +59,7 @@ type cell struct {
 type scorer struct {
 	Name  string
 	R     *evalReport
+	Valid *evalReport // the same evaluation on the valid split
 	Wall  time.Duration // of drumql eval
 	Rules int           // rules in the file (0 for the model)
 }
@@ -150,7 +151,7 @@ func readCells(dir string) ([]*cell, error) {
 			if r == nil {
 				continue
 			}
-			sc := scorer{Name: f.name, R: r}
+			sc := scorer{Name: f.name, R: r, Valid: readEval(filepath.Join(d, "eval-"+f.file+"-valid.json"))}
 			sc.Wall, _ = readTime(filepath.Join(d, "time-eval-"+f.file+".txt"))
 			if f.rules != "" {
 				sc.Rules = countRules(filepath.Join(d, f.rules))
@@ -313,9 +314,19 @@ the DRUM paper's number (optimistic ties). Training time and peak RSS are of ` +
 	if !any {
 		b.WriteString("| not measured yet | | | | | |\n")
 	}
-	b.WriteString("\n## Targets (MRR, expected ties, better scorer)\n\n| dataset | target | AnyBURL | ours (best cell) | gap |\n|---|---|---|---|---|\n")
+	b.WriteString(`
+## Targets (test MRR, expected ties)
+
+The configuration (T, L, scorer) is chosen per dataset by its MRR on the **valid** split;
+its **test** MRR is reported. (The best test number in the tables above is a choice made on
+test, which flatters; it is shown for reference.)
+
+| dataset | target | AnyBURL | ours: chosen on valid | best on test | gap |
+|---|---|---|---|---|---|
+`)
 	for _, t := range targets {
 		best, where := -1.0, ""
+		bestValid, chosen, chosenWhere := -1.0, -1.0, ""
 		for _, c := range cells {
 			if c.Dataset != t.Dataset || inductive(c) {
 				continue
@@ -324,17 +335,24 @@ the DRUM paper's number (optimistic ties). Training time and peak RSS are of ` +
 				if sc.R.Expected.MRR > best {
 					best, where = sc.R.Expected.MRR, c.Name+", "+sc.Name
 				}
+				if sc.Valid != nil && sc.Valid.Expected.MRR > bestValid {
+					bestValid, chosen, chosenWhere = sc.Valid.Expected.MRR, sc.R.Expected.MRR, c.Name+", "+sc.Name
+				}
 			}
 		}
 		if best < 0 {
-			fmt.Fprintf(b, "| %s | %s | %s | not measured | |\n", t.Dataset, f3(t.Target), f3(t.Anyburl))
+			fmt.Fprintf(b, "| %s | %s | %s | not measured | | |\n", t.Dataset, f3(t.Target), f3(t.Anyburl))
 			continue
 		}
-		gap := "met"
-		if best < t.Target {
-			gap = fmt.Sprintf("short by %s", f3(t.Target-best))
+		ours, gapOf := "no valid-split evaluation", best
+		if chosen >= 0 {
+			ours, gapOf = fmt.Sprintf("**%s** (%s)", f3(chosen), chosenWhere), chosen
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s (%s) | %s |\n", t.Dataset, f3(t.Target), f3(t.Anyburl), f3(best), where, gap)
+		gap := "met"
+		if gapOf < t.Target {
+			gap = fmt.Sprintf("short by %s", f3(t.Target-gapOf))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s (%s) | %s |\n", t.Dataset, f3(t.Target), f3(t.Anyburl), ours, f3(best), where, gap)
 	}
 	b.WriteString("\n")
 }
