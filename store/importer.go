@@ -1,8 +1,6 @@
 package store
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -72,63 +70,71 @@ func (c *collector) err() error {
 }
 
 // eachLine calls fn with every non-blank line of r, without its line ending
-// (LF, CRLF or extra CRs) and without a leading UTF-8 byte order mark.
+// (LF, CRLF or extra CRs) and without a leading UTF-8 byte order mark. The
+// input is read whole: every text passed to fn is a substring of one string,
+// so keeping them costs no allocation per line.
 func eachLine(r io.Reader, fn func(line int, text string)) error {
-	br := bufio.NewReaderSize(r, 1<<16)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	eachLineString(string(data), fn)
+	return nil
+}
+
+// eachLineString is eachLine over a string.
+func eachLineString(s string, fn func(line int, text string)) {
+	s = strings.TrimPrefix(s, "\uFEFF")
 	n := 0
-	for {
-		b, err := br.ReadSlice('\n')
-		var long []byte
-		for errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, b...)
-			b, err = br.ReadSlice('\n')
-		}
-		if long != nil {
-			b = append(long, b...)
-		}
-		if len(b) > 0 {
-			n++
-			b = bytes.TrimSuffix(b, []byte("\n"))
-			b = bytes.TrimRight(b, "\r")
-			if n == 1 {
-				b = bytes.TrimPrefix(b, []byte("\uFEFF"))
-			}
-			if len(bytes.TrimSpace(b)) > 0 {
-				fn(n, string(b))
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
+	for len(s) > 0 {
+		n++
+		line, rest, _ := strings.Cut(s, "\n")
+		s = rest
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) != "" {
+			fn(n, line)
 		}
 	}
 }
 
 func readFileLines(path string, fn func(line int, text string)) error {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if err := eachLine(f, fn); err != nil {
-		return fmt.Errorf("store: read %s: %w", path, err)
-	}
+	eachLineString(string(data), fn)
 	return nil
 }
 
 // parseTSV reads head<TAB>relation<TAB>tail lines.
 func parseTSV(r io.Reader, name string, c *collector) ([]NamedTriple, error) {
-	var ts []NamedTriple
-	err := eachLine(r, func(line int, text string) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return parseTSVString(string(data), name, c), nil
+}
+
+// parseTSVString parses head<TAB>relation<TAB>tail lines; the names are
+// substrings of s.
+func parseTSVString(s, name string, c *collector) []NamedTriple {
+	ts := make([]NamedTriple, 0, strings.Count(s, "\n")+1)
+	eachLineString(s, func(line int, text string) {
 		if !utf8.ValidString(text) {
 			c.add(name, line, "invalid UTF-8")
 			return
 		}
-		f := strings.Split(text, "\t")
-		if len(f) != 3 {
-			c.add(name, line, "want 3 tab-separated fields (head, relation, tail), got %d", len(f))
+		var f [3]string
+		nf := 0
+		for rest, more := text, true; more; nf++ {
+			var field string
+			field, rest, more = strings.Cut(rest, "\t")
+			if nf < 3 {
+				f[nf] = field
+			}
+		}
+		if nf != 3 {
+			c.add(name, line, "want 3 tab-separated fields (head, relation, tail), got %d", nf)
 			return
 		}
 		for i, what := range [3]string{"head", "relation", "tail"} {
@@ -139,16 +145,15 @@ func parseTSV(r io.Reader, name string, c *collector) ([]NamedTriple, error) {
 		}
 		ts = append(ts, NamedTriple{S: f[0], R: f[1], O: f[2]})
 	})
-	return ts, err
+	return ts
 }
 
 func readTSVFile(path string, c *collector) ([]NamedTriple, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return parseTSV(f, path, c)
+	return parseTSVString(string(data), path, c), nil
 }
 
 // ReadTSV reads a file of head<TAB>relation<TAB>tail lines into a batch of
@@ -202,9 +207,10 @@ func ReadDataset(dir string) (*Batch, error) {
 		b.Splits[split] = ts
 		if split == "facts" || split == "train" {
 			graphFiles++
-			b.Graph = append(b.Graph, ts...)
 		}
 	}
+	b.Graph = make([]NamedTriple, 0, len(b.Splits["facts"])+len(b.Splits["train"]))
+	b.Graph = append(append(b.Graph, b.Splits["facts"]...), b.Splits["train"]...)
 	if graphFiles == 0 {
 		return nil, fmt.Errorf("store: read dataset %s: neither facts.txt nor train.txt: %w", dir, os.ErrNotExist)
 	}

@@ -1,18 +1,35 @@
 // Command drumql loads knowledge graphs into an embedded store, mines
 // weighted Datalog rules from them with DRUM, reasons with the rules and
 // answers queries with explanations. Run `drumql --help` for the commands.
+//
+// For profiling, DRUMQL_CPUPROFILE=FILE writes a CPU profile of the run.
 package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
 func main() {
+	if path := os.Getenv("DRUMQL_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "drumql: DRUMQL_CPUPROFILE:", err)
+			os.Exit(exitFailure)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "drumql: DRUMQL_CPUPROFILE:", err)
+			os.Exit(exitFailure)
+		}
+		defer f.Close()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	pprof.StopCPUProfile()
 	os.Exit(code)
 }
