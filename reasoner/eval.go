@@ -34,7 +34,8 @@ type evaluator struct {
 	heads  map[string]bool
 
 	rules []*crule // compiled rules of the unit, by unit rule index
-	pool  []uint32 // provenance: rule index, then (relation, tuple) per body fact
+	sink  uint64   // keeps apply's prefetching loads alive
+	pool  provPool // provenance: rule index, then (relation, tuple) per body fact
 
 	derived    int // facts added by the program (facts and rules)
 	iterations int
@@ -628,10 +629,14 @@ func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
 // apply merges the buffers into the relations in order and returns the
 // delta: per relation, the sorted indices of new or improved tuples.
 func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
+	var sink uint64
 	for bi := range bufs {
 		b := &bufs[bi]
 		pos := 0
-		for _, c := range b.conf {
+		for ci, c := range b.conf {
+			if ci%prefetchBatch == 0 {
+				sink += e.prefetch(b, pos, ci)
+			}
 			ri := int32(b.words[pos])
 			rule := b.words[pos+1]
 			rel := e.rels[ri]
@@ -656,9 +661,7 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 			case rule == ^uint32(0):
 				prov = e.rels[refs[0]].prov[refs[1]]
 			case e.prov:
-				prov = int32(len(e.pool))
-				e.pool = append(e.pool, rule)
-				e.pool = append(e.pool, refs...)
+				prov = e.pool.add(rule, refs)
 			}
 			if k >= 0 {
 				rel.conf[k], rel.prov[k] = c, prov
@@ -676,7 +679,38 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 		slices.Sort(d)
 		delta[ri] = slices.Compact(d)
 	}
+	e.sink = sink
 	return nil
+}
+
+// prefetchBatch is the number of candidate facts whose hash slots apply
+// loads ahead of processing them.
+const prefetchBatch = 64
+
+// prefetch reads the unique-index slots of the next prefetchBatch records
+// of b from word pos (record ci) on. The loads are independent, so the
+// processor overlaps their cache misses, which on tables of millions of
+// facts are what a lookup costs; apply then finds the slots in cache. It
+// returns a value that depends on the loads, so that they are not removed.
+func (e *evaluator) prefetch(b *outBuf, pos, ci int) uint64 {
+	var sum uint64
+	for k := ci; k < len(b.conf) && k < ci+prefetchBatch; k++ {
+		ri := int32(b.words[pos])
+		rule := b.words[pos+1]
+		rel := e.rels[ri]
+		pos += 2
+		t := b.words[pos : pos+rel.arity]
+		pos += rel.arity
+		if rule == ^uint32(0) {
+			pos += 2
+		} else if e.prov {
+			pos += 2 * e.rules[rule].nprov
+		}
+		if ix := &rel.unique; rel.arity > 0 && len(ix.slots) > 0 {
+			sum += ix.slots[hashKey(ix.mask, t)&uint64(len(ix.slots)-1)]
+		}
+	}
+	return sum
 }
 
 // stratum evaluates one stratum to its fixpoint, semi-naively.
@@ -720,4 +754,43 @@ func (e *evaluator) stratum(s datalog.Stratum) error {
 			return nil
 		}
 	}
+}
+
+// provPool stores derivation records (a rule index, then a (relation,
+// tuple) pair per body fact) in fixed-size chunks: appending never copies
+// what is stored (a growing slice of tens of millions of words spent half of
+// a transitive closure's time in copying), and a record never straddles
+// two chunks. A record's position is chunk<<provChunkBits | offset.
+type provPool struct {
+	chunks [][]uint32
+}
+
+const provChunkBits = 16
+
+// add stores a record and returns its position.
+func (p *provPool) add(rule uint32, refs []uint32) int32 {
+	n := 1 + len(refs)
+	last := len(p.chunks) - 1
+	if last < 0 || len(p.chunks[last])+n > cap(p.chunks[last]) {
+		p.chunks = append(p.chunks, make([]uint32, 0, max(1<<provChunkBits, n)))
+		last++
+	}
+	c := p.chunks[last]
+	pos := int32(last<<provChunkBits | len(c))
+	c = append(c, rule)
+	p.chunks[last] = append(c, refs...)
+	return pos
+}
+
+// record returns the rule index and the body references of the record at
+// pos, nprov body facts long.
+func (p *provPool) record(pos int32, nprov int) (uint32, []uint32) {
+	c := p.chunks[pos>>provChunkBits]
+	off := int(pos & (1<<provChunkBits - 1))
+	return c[off], c[off+1 : off+1+2*nprov]
+}
+
+// rule returns the rule index of the record at pos.
+func (p *provPool) rule(pos int32) uint32 {
+	return p.chunks[pos>>provChunkBits][pos&(1<<provChunkBits-1)]
 }

@@ -149,9 +149,9 @@ func (e *evaluator) derivedFacts(u *unit, counts map[string]int) ([]store.Derive
 			if p <= provFact0 {
 				d.Prov.Rule = encodeRule(u.facts[provFact0-p])
 			} else {
-				rule := e.rules[e.pool[p]]
+				rule := e.rules[e.pool.rule(p)]
 				d.Prov.Rule = encodeRule(u.descs[rule.src])
-				refs := e.pool[p+1 : int(p)+1+2*rule.nprov]
+				_, refs := e.pool.record(p, rule.nprov)
 				d.Prov.Body = make([]store.Fact, rule.nprov)
 				for k := range rule.nprov {
 					if d.Prov.Body[k], err = fact(int32(refs[2*k]), int32(refs[2*k+1])); err != nil {

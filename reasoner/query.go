@@ -346,12 +346,12 @@ func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, 
 		d := u.facts[provFact0-prov]
 		p.Rule, p.Pos, p.Weight = d.text, d.pos, d.weight
 	case prov >= 0:
-		rule := e.rules[e.pool[prov]]
+		rule := e.rules[e.pool.rule(prov)]
 		if rule.src >= 0 {
 			d := u.descs[rule.src]
 			p.Rule, p.Pos, p.Weight = d.text, d.pos, d.weight
 		}
-		refs := e.pool[prov+1 : int(prov)+1+2*rule.nprov]
+		_, refs := e.pool.record(prov, rule.nprov)
 		for k := range rule.nprov {
 			r := e.rels[refs[2*k]]
 			t := int32(refs[2*k+1])

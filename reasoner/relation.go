@@ -62,9 +62,9 @@ func (r *relation) find(t []uint32) int32 {
 // add appends the tuple t (which must be absent) and indexes it.
 func (r *relation) add(t []uint32, c float64, prov int32) int32 {
 	i := int32(len(r.conf))
-	r.tuples = append(r.tuples, t...)
-	r.conf = append(r.conf, c)
-	r.prov = append(r.prov, prov)
+	r.tuples = append(reserve(r.tuples, len(t)), t...)
+	r.conf = append(reserve(r.conf, 1), c)
+	r.prov = append(reserve(r.prov, 1), prov)
 	if r.arity > 0 {
 		r.unique.insert(r, i)
 	}
@@ -72,6 +72,18 @@ func (r *relation) add(t []uint32, c float64, prov int32) int32 {
 		ix.insert(r, i)
 	}
 	return i
+}
+
+// reserve returns s with room for n more elements, doubling its capacity
+// when it must grow: append grows large slices by a quarter, which copies a
+// relation of millions of facts many times over.
+func reserve[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	grown := make([]T, len(s), max(2*cap(s), len(s)+n, 16))
+	copy(grown, s)
+	return grown
 }
 
 // index returns the index for the bound-position mask, building it if
@@ -95,17 +107,20 @@ func (r *relation) index(mask uint32) *hashIndex {
 
 // hashIndex is an open-addressing hash table from the projection of a tuple
 // on the positions of mask to the chain of tuples with that projection: a
-// slot holds the newest tuple index + 1 (0 is empty), next links each tuple
-// to the previous one with the same projection. For the unique index next
-// is unused.
+// slot holds the newest tuple index + 1 (0 is empty) in its low 32 bits and
+// the high 32 bits of the key's hash in its high bits, so that a probe
+// reads a tuple only when the hashes agree (tables of millions of tuples
+// are bound by cache misses); next links each tuple to the previous one
+// with the same projection. For the unique index next is unused.
 type hashIndex struct {
 	mask   uint32
 	unique bool
-	slots  []int32
+	slots  []uint64
 	count  int
 	next   []int32
 }
 
+// hashWords finalises a hash (MurmurHash3's fmix64).
 func hashWords(h uint64) uint64 {
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
@@ -136,43 +151,46 @@ func sameKey(mask uint32, a, b []uint32) bool {
 	return true
 }
 
+// slotOf packs a tuple index and a hash into a slot.
+func slotOf(i int32, h uint64) uint64 { return h&^(1<<32-1) | uint64(uint32(i+1)) }
+
+// slotTuple is the tuple index of an occupied slot.
+func slotTuple(s uint64) int32 { return int32(uint32(s)) - 1 }
+
 func (ix *hashIndex) grow(r *relation, n int) {
 	size := 16
 	for size < n {
 		size <<= 1
 	}
 	old := ix.slots
-	ix.slots = make([]int32, size)
+	ix.slots = make([]uint64, size)
+	m := uint64(size - 1)
 	for _, s := range old {
 		if s != 0 {
-			ix.place(r, s)
+			// The slot keeps only the hash's high bits: rehash the tuple.
+			p := hashKey(ix.mask, r.tuple(slotTuple(s))) & m
+			for ix.slots[p] != 0 {
+				p = (p + 1) & m
+			}
+			ix.slots[p] = s
 		}
 	}
-}
-
-// place puts slot value s (tuple index + 1) in the first free slot of its
-// probe sequence; the key must not be present.
-func (ix *hashIndex) place(r *relation, s int32) {
-	m := uint64(len(ix.slots) - 1)
-	h := hashKey(ix.mask, r.tuple(s-1)) & m
-	for ix.slots[h] != 0 {
-		h = (h + 1) & m
-	}
-	ix.slots[h] = s
 }
 
 // slot returns the position of the slot for key t (a full-width tuple whose
-// positions in mask are set) and whether it is occupied.
-func (ix *hashIndex) slot(r *relation, t []uint32) (uint64, bool) {
+// positions in mask are set), its hash, and whether it is occupied.
+func (ix *hashIndex) slot(r *relation, t []uint32) (uint64, uint64, bool) {
 	m := uint64(len(ix.slots) - 1)
-	h := hashKey(ix.mask, t) & m
+	hash := hashKey(ix.mask, t)
+	tag := hash &^ (1<<32 - 1)
+	h := hash & m
 	for {
 		s := ix.slots[h]
 		if s == 0 {
-			return h, false
+			return h, hash, false
 		}
-		if sameKey(ix.mask, r.tuple(s-1), t) {
-			return h, true
+		if s&^(1<<32-1) == tag && sameKey(ix.mask, r.tuple(slotTuple(s)), t) {
+			return h, hash, true
 		}
 		h = (h + 1) & m
 	}
@@ -184,11 +202,11 @@ func (ix *hashIndex) first(r *relation, t []uint32) int32 {
 	if len(ix.slots) == 0 {
 		return -1
 	}
-	h, ok := ix.slot(r, t)
+	h, _, ok := ix.slot(r, t)
 	if !ok {
 		return -1
 	}
-	return ix.slots[h] - 1
+	return slotTuple(ix.slots[h])
 }
 
 func (ix *hashIndex) insert(r *relation, i int32) {
@@ -198,15 +216,15 @@ func (ix *hashIndex) insert(r *relation, i int32) {
 	if 2*(ix.count+1) > len(ix.slots) {
 		ix.grow(r, 4*(ix.count+1))
 	}
-	h, ok := ix.slot(r, r.tuple(i))
+	h, hash, ok := ix.slot(r, r.tuple(i))
 	if ok {
 		if ix.unique {
 			panic("reasoner: duplicate tuple in unique index")
 		}
-		ix.next[i] = ix.slots[h] - 1
-		ix.slots[h] = i + 1
+		ix.next[i] = slotTuple(ix.slots[h])
+		ix.slots[h] = slotOf(i, hash)
 		return
 	}
-	ix.slots[h] = i + 1
+	ix.slots[h] = slotOf(i, hash)
 	ix.count++
 }
