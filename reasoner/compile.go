@@ -71,6 +71,10 @@ type unit struct {
 	descs    []ruleDesc        // rule descriptions, indexed by ruleMeta.src
 	facts    []ruleDesc        // descriptions of prog.Facts
 	internal map[string]string // internal predicate -> displayed predicate ("" hidden)
+	// answer is the predicate whose relation holds the query's answers:
+	// ansPred, or the query's own predicate when its arguments are distinct
+	// variables (no copy of what may be millions of facts).
+	answer string
 }
 
 func weightOf(w float64) float64 {

@@ -15,6 +15,7 @@ import (
 // evaluator holds the state of one evaluation: the relations, the compiled
 // rules of the stratum being evaluated and the provenance pool.
 type evaluator struct {
+	unit    *unit // the unit evaluated, for proofs after a query
 	ctx     context.Context
 	syms    *symtab
 	st      store.Store
@@ -542,8 +543,10 @@ func (w *worker) emit(p *plan, conf float64) {
 	for i, a := range r.head.args {
 		h[i] = w.value(a)
 	}
-	if t := hrel.find(h); t >= 0 && hrel.conf[t] >= c {
-		return
+	if hrel.checkEmit {
+		if t := hrel.find(h); t >= 0 && hrel.conf[t] >= c {
+			return
+		}
 	}
 	b := w.buf
 	ri := uint32(p.ri)
@@ -653,7 +656,9 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 				pos += n
 			}
 			k := rel.find(t)
+			rel.cands++
 			if k >= 0 && c <= rel.conf[k] {
+				rel.dups++
 				continue
 			}
 			prov := int32(provUnknown)
@@ -678,6 +683,18 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 	for ri, d := range delta {
 		slices.Sort(d)
 		delta[ri] = slices.Compact(d)
+	}
+	for _, r := range e.rels {
+		if r.shared {
+			continue // read-only, shared by concurrent queries
+		}
+		// Workers look a candidate up before buffering it only where that
+		// pays: when many candidates were already known last round. The
+		// result is the same either way (apply decides).
+		if r.cands >= 1024 {
+			r.checkEmit = 8*r.dups >= r.cands
+		}
+		r.cands, r.dups = 0, 0
 	}
 	e.sink = sink
 	return nil

@@ -70,7 +70,7 @@ func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) *unit {
 	defs := defines(p)
 	rel := closure(p, defs, q.Pred)
 	out := &datalog.Program{}
-	u := &unit{prog: out, internal: map[string]string{ansPred: ""}}
+	u := &unit{prog: out, internal: map[string]string{ansPred: ""}, answer: ansPred}
 	for i := range p.Rules {
 		u.descs = append(u.descs, describeRule(&p.Rules[i]))
 	}
@@ -96,6 +96,10 @@ func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) *unit {
 			if rel[p.Rules[i].Head.Pred] {
 				addRule(p.Rules[i], ruleMeta{src: i})
 			}
+		}
+		if len(ans.Args) == len(q.Args) && len(defs[q.Pred]) > 0 {
+			u.answer = q.Pred // distinct variables: the relation is the answer
+			return u
 		}
 		addRule(datalog.Rule{Weight: 1, Head: ans, Body: []datalog.Literal{{Kind: datalog.Positive, Atom: q}}}, ruleMeta{src: -1, copy: true})
 		return u

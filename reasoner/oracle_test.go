@@ -361,6 +361,9 @@ func TestOracle(t *testing.T) {
 			if err := sameAnswers(got, want); err != nil {
 				t.Fatalf("seed %d: Query %s: %v\nprogram:\n%s\nbase:\n%s", seed, qs, err, src, tripleTSV(base))
 			}
+			if n, err := Count(ctx, st, p, q, opt); err != nil || n != len(want) {
+				t.Fatalf("seed %d: Count %s = %d, %v; want %d", seed, qs, n, err, len(want))
+			}
 			got, err = en.Query(ctx, q)
 			if err != nil {
 				t.Fatal(err)

@@ -44,6 +44,35 @@ func Query(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 	return evalQuery(ctx, st, syms, prog, q, opt, nil)
 }
 
+// Count returns the number of answers Query would return, without
+// building them (no names, no sorting: on millions of answers that is most
+// of the work).
+func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options) (int, error) {
+	if prog == nil {
+		prog = &datalog.Program{}
+	}
+	if err := checkProgram(prog); err != nil {
+		return 0, err
+	}
+	syms, err := newSymtab(st)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkQuery(st, prog, q); err != nil {
+		return 0, err
+	}
+	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
+		as, err := storeAnswers(ctx, st, syms, q, opt)
+		return len(as), err
+	}
+	opt.Explain = false
+	_, r, err := runQuery(ctx, st, syms, prog, q, opt, nil)
+	if err != nil || r == nil {
+		return 0, err
+	}
+	return r.len(), nil
+}
+
 // checkQuery reports an unknown predicate or a wrong arity.
 func checkQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
 	rs, err := st.Relations()
@@ -235,25 +264,37 @@ func sortAnswers(as []Answer) {
 	})
 }
 
-// evalQuery evaluates q over prog with the one evaluator.
-func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
-	shared func(string, int) *relation) ([]Answer, error) {
+// runQuery evaluates q over prog with the one evaluator and returns the
+// evaluator and the answer relation (nil when nothing answers).
+func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
+	shared func(string, int) *relation) (*evaluator, *relation, error) {
 	u := queryUnit(prog, q, true)
 	e := newEvaluator(ctx, st, syms, opt)
 	e.stored = true
 	e.prov = opt.Explain
 	e.shared = shared
+	e.unit = u
 	if err := e.load(u); err != nil {
-		return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+		return nil, nil, fmt.Errorf("reasoner: query %s: %w", q, err)
 	}
 	if err := e.run(u); err != nil {
-		return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+		return nil, nil, fmt.Errorf("reasoner: query %s: %w", q, err)
 	}
-	ri, ok := e.relIdx[relKey(ansPred, len(queryVars(q)))]
+	ri, ok := e.relIdx[relKey(u.answer, len(queryVars(q)))]
 	if !ok {
-		return nil, nil
+		return e, nil, nil
 	}
-	r := e.rels[ri]
+	return e, e.rels[ri], nil
+}
+
+// evalQuery evaluates q over prog with the one evaluator.
+func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
+	shared func(string, int) *relation) ([]Answer, error) {
+	e, r, err := runQuery(ctx, st, syms, prog, q, opt, shared)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	u := e.unit
 	vars := queryVars(q)
 	answers := make([]Answer, 0, r.len())
 	args := make([]uint32, len(q.Args))

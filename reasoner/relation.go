@@ -18,12 +18,17 @@ type relation struct {
 	conf    []float64
 	// prov[i] is the offset of tuple i's best derivation in the
 	// evaluation's provenance pool, or a negative origin code (see prov*).
-	prov     []int32
-	unique   hashIndex // all positions bound
-	mu       sync.Mutex
-	idx      map[uint32]*hashIndex // by bound-position mask
-	internal bool                  // magic, adorned and answer predicates: never loaded from the store
-	shared   bool                  // owned by an Engine: read-only
+	prov   []int32
+	unique hashIndex // all positions bound
+	// checkEmit makes workers drop candidates already known before
+	// buffering them; cands and dups count apply's candidates and those
+	// already known in the current round (see evaluator.apply).
+	checkEmit   bool
+	cands, dups int
+	mu          sync.Mutex
+	idx         map[uint32]*hashIndex // by bound-position mask
+	internal    bool                  // magic, adorned and answer predicates: never loaded from the store
+	shared      bool                  // owned by an Engine: read-only
 }
 
 // Origin codes of tuples without a rule derivation.
@@ -35,7 +40,7 @@ const (
 )
 
 func newRelation(name string, arity int) *relation {
-	r := &relation{name: name, display: name, arity: arity, idx: map[uint32]*hashIndex{}}
+	r := &relation{name: name, display: name, arity: arity, idx: map[uint32]*hashIndex{}, checkEmit: true}
 	r.unique.mask = 1<<uint(arity) - 1
 	r.unique.unique = true
 	return r
@@ -108,8 +113,9 @@ func (r *relation) index(mask uint32) *hashIndex {
 // hashIndex is an open-addressing hash table from the projection of a tuple
 // on the positions of mask to the chain of tuples with that projection: a
 // slot holds the newest tuple index + 1 (0 is empty) in its low 32 bits and
-// the high 32 bits of the key's hash in its high bits, so that a probe
-// reads a tuple only when the hashes agree (tables of millions of tuples
+// the low 32 bits of the key's hash (which also give its home position) in
+// its high bits, so that a probe reads a tuple only when the hashes agree
+// and growing rehashes without reading tuples (tables of millions of tuples
 // are bound by cache misses); next links each tuple to the previous one
 // with the same projection. For the unique index next is unused.
 type hashIndex struct {
@@ -152,7 +158,7 @@ func sameKey(mask uint32, a, b []uint32) bool {
 }
 
 // slotOf packs a tuple index and a hash into a slot.
-func slotOf(i int32, h uint64) uint64 { return h&^(1<<32-1) | uint64(uint32(i+1)) }
+func slotOf(i int32, h uint64) uint64 { return h<<32 | uint64(uint32(i+1)) }
 
 // slotTuple is the tuple index of an occupied slot.
 func slotTuple(s uint64) int32 { return int32(uint32(s)) - 1 }
@@ -167,8 +173,7 @@ func (ix *hashIndex) grow(r *relation, n int) {
 	m := uint64(size - 1)
 	for _, s := range old {
 		if s != 0 {
-			// The slot keeps only the hash's high bits: rehash the tuple.
-			p := hashKey(ix.mask, r.tuple(slotTuple(s))) & m
+			p := s >> 32 & m
 			for ix.slots[p] != 0 {
 				p = (p + 1) & m
 			}
@@ -182,7 +187,7 @@ func (ix *hashIndex) grow(r *relation, n int) {
 func (ix *hashIndex) slot(r *relation, t []uint32) (uint64, uint64, bool) {
 	m := uint64(len(ix.slots) - 1)
 	hash := hashKey(ix.mask, t)
-	tag := hash &^ (1<<32 - 1)
+	tag := hash << 32
 	h := hash & m
 	for {
 		s := ix.slots[h]

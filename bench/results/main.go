@@ -59,7 +59,7 @@ type cell struct {
 type scorer struct {
 	Name  string
 	R     *evalReport
-	Valid *evalReport // the same evaluation on the valid split
+	Valid *evalReport   // the same evaluation on the valid split
 	Wall  time.Duration // of drumql eval
 	Rules int           // rules in the file (0 for the model)
 }

@@ -221,6 +221,17 @@ func (c *queryCmd) Run(e *env) error {
 		warnUnknownBody(e.stderr, st, prog)
 	}
 	opt := reasoner.Options{Min: c.Min, Threads: c.Threads, Explain: c.Explain}
+	if c.Count && c.Combine == "max" {
+		n, err := reasoner.Count(e.ctx, st, prog, q.Atom, opt)
+		if err != nil {
+			if errors.Is(err, reasoner.ErrUnknownPredicate) || errors.Is(err, reasoner.ErrInvalidProgram) {
+				return inputErr(err)
+			}
+			return err
+		}
+		fmt.Fprintln(e.stdout, n)
+		return nil
+	}
 	answers, err := reasoner.Query(e.ctx, st, prog, q.Atom, opt)
 	if err != nil {
 		if errors.Is(err, reasoner.ErrUnknownPredicate) || errors.Is(err, reasoner.ErrInvalidProgram) {
