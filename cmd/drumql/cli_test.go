@@ -145,6 +145,10 @@ func TestMineFromModel(t *testing.T) {
 	if code != 0 || strings.Count(fewer, ":-") != 2 {
 		t.Errorf("--max-rules 1: exit %d, %d rules, want 2:\n%s", code, strings.Count(fewer, ":-"), fewer)
 	}
+	wifeOnly, _, code := runCLI(t, "", "--db", db, "-q", "mine", "--from-model", model, "--heads", "wife")
+	if code != 0 || strings.Contains(wifeOnly, "husband(A, B) :-") || !strings.Contains(wifeOnly, "wife(A, B) :-") {
+		t.Errorf("--from-model --heads wife: exit %d:\n%s", code, wifeOnly)
+	}
 	if _, stderr, code := runCLI(t, "", "--db", db, "mine", "--from-model", filepath.Join(tmp, "missing")); code != 2 || !strings.Contains(stderr, "missing") {
 		t.Errorf("missing model: exit %d, %s", code, stderr)
 	}

@@ -117,7 +117,7 @@ func (c *mineCmd) Run(e *env) error {
 	if c.Weight == "score" {
 		weight = miner.WeightScore
 	}
-	rules, err := model.Rules(miner.ExtractOptions{Graph: g, Beam: c.Beam, MaxRules: c.MaxRules, MinScore: c.MinScore, MinSupport: c.MinSupport, Weight: weight})
+	rules, err := model.Rules(miner.ExtractOptions{Heads: c.Heads, Graph: g, Beam: c.Beam, MaxRules: c.MaxRules, MinScore: c.MinScore, MinSupport: c.MinSupport, Weight: weight})
 	if err != nil {
 		return err
 	}
