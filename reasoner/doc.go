@@ -25,7 +25,8 @@
 // smaller relation; negations and comparisons as soon as their variables
 // are bound), and an index per atom: an exact lookup, a hash index over the
 // bound argument positions built lazily, or a full scan. Relations live in
-// memory as packed uint32 tuples with open-addressing hash indexes. Each
+// memory as packed uint32 tuples in fixed-size chunks (appending never
+// copies) with open-addressing hash indexes. Each
 // stratum is evaluated semi-naively: every round joins the delta of the
 // previous round (the new facts and those whose confidence strictly rose)
 // with the full relations, in parallel over slices of the delta, and merges

@@ -121,8 +121,8 @@ func (en *Engine) relation(ctx context.Context, pred string, arity int) (*relati
 			t[j] = id
 		}
 		if x := r.find(t); x >= 0 {
-			if c > r.conf[x] {
-				r.conf[x], r.prov[x] = c, int32(provFact0-i)
+			if c > r.confAt(x) {
+				r.set(x, c, int32(provFact0-i))
 			}
 			continue
 		}

@@ -37,6 +37,7 @@ type evaluator struct {
 	rules []*crule // compiled rules of the unit, by unit rule index
 	sink  uint64   // keeps apply's prefetching loads alive
 	pool  provPool // provenance: rule index, then (relation, tuple) per body fact
+	bufs  []outBuf // candidate buffers of the tasks of a round, reused
 
 	derived    int // facts added by the program (facts and rules)
 	iterations int
@@ -129,8 +130,8 @@ func (e *evaluator) load(u *unit) error {
 			continue // an Engine loaded it once
 		}
 		if k := r.find(t); k >= 0 {
-			if c > r.conf[k] {
-				r.conf[k], r.prov[k] = c, int32(provFact0-i)
+			if c > r.confAt(k) {
+				r.set(k, c, int32(provFact0-i))
 			}
 			continue
 		}
@@ -172,8 +173,8 @@ func (e *evaluator) loadStore(r *relation) error {
 			continue
 		}
 		if k := r.find(d.Fact.Args); k >= 0 {
-			if c > r.conf[k] {
-				r.conf[k], r.prov[k] = c, provStored
+			if c > r.confAt(k) {
+				r.set(k, c, provStored)
 			}
 			continue
 		}
@@ -412,7 +413,7 @@ func (w *worker) try(p *plan, k int, t int32, conf float64) {
 	}
 	c := conf
 	if !s.lit.guard {
-		c *= rel.conf[t]
+		c *= rel.confAt(t)
 		if s.lit.prov >= 0 {
 			w.refs[2*s.lit.prov] = uint32(s.relI)
 			w.refs[2*s.lit.prov+1] = uint32(t)
@@ -544,7 +545,7 @@ func (w *worker) emit(p *plan, conf float64) {
 		h[i] = w.value(a)
 	}
 	if hrel.checkEmit {
-		if t := hrel.find(h); t >= 0 && hrel.conf[t] >= c {
+		if t := hrel.find(h); t >= 0 && hrel.confAt(t) >= c {
 			return
 		}
 	}
@@ -594,7 +595,16 @@ func (e *evaluator) addTasks(ts []task, p *plan) []task {
 // runTasks evaluates the tasks, in parallel when there are several, and
 // returns their buffers in task order.
 func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
-	bufs := make([]outBuf, len(ts))
+	// The buffers are reused from round to round: a fixpoint of thousands
+	// of rounds would otherwise leave its candidates to the collector and
+	// grow the heap to twice what it keeps.
+	if cap(e.bufs) < len(ts) {
+		e.bufs = append(e.bufs[:cap(e.bufs)], make([]outBuf, len(ts)-cap(e.bufs))...)
+	}
+	bufs := e.bufs[:len(ts)]
+	for i := range bufs {
+		bufs[i].words, bufs[i].conf = bufs[i].words[:0], bufs[i].conf[:0]
+	}
 	var stop atomic.Bool
 	nw := min(e.threads, len(ts))
 	if nw <= 1 {
@@ -657,19 +667,19 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 			}
 			k := rel.find(t)
 			rel.cands++
-			if k >= 0 && c <= rel.conf[k] {
+			if k >= 0 && c <= rel.confAt(k) {
 				rel.dups++
 				continue
 			}
 			prov := int32(provUnknown)
 			switch {
 			case rule == ^uint32(0):
-				prov = e.rels[refs[0]].prov[refs[1]]
+				prov = e.rels[refs[0]].provAt(int32(refs[1]))
 			case e.prov:
 				prov = e.pool.add(rule, refs)
 			}
 			if k >= 0 {
-				rel.conf[k], rel.prov[k] = c, prov
+				rel.set(k, c, prov)
 			} else {
 				if err := e.count(1); err != nil {
 					return err
@@ -678,7 +688,6 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 			}
 			delta[ri] = append(delta[ri], k)
 		}
-		bufs[bi] = outBuf{}
 	}
 	for ri, d := range delta {
 		slices.Sort(d)

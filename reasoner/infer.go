@@ -96,8 +96,8 @@ func (e *evaluator) derivedFacts(u *unit, counts map[string]int) ([]store.Derive
 			continue
 		}
 		k := 0
-		for _, p := range r.prov {
-			if p != provBase && p != provStored {
+		for t := range int32(r.len()) {
+			if p := r.provAt(t); p != provBase && p != provStored {
 				k++
 			}
 		}
@@ -132,7 +132,7 @@ func (e *evaluator) derivedFacts(u *unit, counts map[string]int) ([]store.Derive
 			continue
 		}
 		for t := range int32(r.len()) {
-			p := r.prov[t]
+			p := r.provAt(t)
 			if p == provBase || p == provStored {
 				continue
 			}
@@ -145,7 +145,7 @@ func (e *evaluator) derivedFacts(u *unit, counts map[string]int) ([]store.Derive
 			if err != nil {
 				return nil, err
 			}
-			d := store.Derived{Fact: f, Confidence: float32(r.conf[t])}
+			d := store.Derived{Fact: f, Confidence: float32(r.confAt(t))}
 			if p <= provFact0 {
 				d.Prov.Rule = encodeRule(u.facts[provFact0-p])
 			} else {

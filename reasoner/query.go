@@ -312,12 +312,12 @@ func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.
 			k := slices.IndexFunc(vars, func(v datalog.Term) bool { return v.Value == a.Value })
 			args[i] = tup[k]
 		}
-		a, err := makeAnswerPartial(syms, q, args, r.conf[t])
+		a, err := makeAnswerPartial(syms, q, args, r.confAt(t))
 		if err != nil {
 			return nil, err
 		}
 		if opt.Explain {
-			p, err := e.proof(u, r.prov[t], a.Fact, r.conf[t], 0)
+			p, err := e.proof(u, r.provAt(t), a.Fact, r.confAt(t), 0)
 			if err != nil {
 				return nil, err
 			}
@@ -396,7 +396,7 @@ func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, 
 		for k := range rule.nprov {
 			r := e.rels[refs[2*k]]
 			t := int32(refs[2*k+1])
-			c, err := e.proof(u, r.prov[t], e.atomOf(r, t), r.conf[t], depth+1)
+			c, err := e.proof(u, r.provAt(t), e.atomOf(r, t), r.confAt(t), depth+1)
 			if err != nil {
 				return nil, err
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -388,5 +389,48 @@ func TestRuleScoresOneStep(t *testing.T) {
 	}
 	if got := scores(st, base, Options{}); got == want {
 		t.Errorf("without BaseOnly the stored derived facts should count")
+	}
+}
+
+// TestLargeRelation: a derived relation of several storage chunks (the
+// weighted closure of a 320-node chain, 51,040 facts) has every fact with
+// its closed-form confidence 0.99^(j-i), whatever chunk it landed in, and
+// the proof of a fact stored late in the last chunk is intact.
+func TestLargeRelation(t *testing.T) {
+	const n = 320
+	st := newStore(t, chainTSV(n, "e"))
+	prog := mustParse(t, "0.99 :: p(X, Y) :- e(X, Y).\n0.99 :: p(X, Z) :- p(X, Y), e(Y, Z).\n")
+	ans, err := Query(context.Background(), st, prog, mustQuery(t, "p(X, Y)"), Options{Min: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := n * (n - 1) / 2; len(ans) != want || want <= chunkLen {
+		t.Fatalf("%d answers, want %d (more than one chunk)", len(ans), want)
+	}
+	seen := map[[2]int]bool{}
+	for _, a := range ans {
+		var i, j int
+		if _, err := fmt.Sscanf(a.Values[0]+" "+a.Values[1], "v%d v%d", &i, &j); err != nil {
+			t.Fatal(err)
+		}
+		want := math.Pow(0.99, float64(j-i))
+		if j <= i || math.Abs(a.Confidence-want) > 1e-9*want {
+			t.Fatalf("p(v%d, v%d) = %g, want %g", i, j, a.Confidence, want)
+		}
+		seen[[2]int{i, j}] = true
+	}
+	if len(seen) != len(ans) {
+		t.Fatalf("duplicate answers")
+	}
+	p, err := Explain(context.Background(), st, prog, mustQuery(t, fmt.Sprintf("p(v0, v%d)", n-1)), Options{Min: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	depth := 0
+	for q := p; len(q.Children) > 0; q = q.Children[0] {
+		depth++
+	}
+	if depth != n-1 {
+		t.Errorf("proof of p(v0, v%d) has depth %d, want %d", n-1, depth, n-1)
 	}
 }

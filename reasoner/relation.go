@@ -6,19 +6,28 @@ import (
 )
 
 // relation is the in-memory extension of one predicate (name and arity):
-// tuples packed into a flat slice of symbol ids, one confidence per tuple,
-// a unique index over whole tuples and lazily built secondary indexes, one
-// per pattern of bound argument positions. Tuples are only appended; a
-// tuple's confidence may rise.
+// tuples of symbol ids, one confidence and one provenance reference per
+// tuple, a unique index over whole tuples and lazily built secondary
+// indexes, one per pattern of bound argument positions. Tuples are only
+// appended; a tuple's confidence may rise.
+//
+// The columns are stored in chunks of chunkLen tuples: appending never
+// copies what is stored and leaves no garbage behind. On a relation of
+// millions of facts, growing flat slices by doubling copied them over and
+// over and left the old arrays for the collector, so that a process touched
+// twice the memory it kept; touching fresh memory (page faults) is what a
+// short-lived command pays the most for.
 type relation struct {
 	name    string // predicate as the evaluator knows it (adorned, magic...)
 	display string // predicate to print (the user's predicate)
 	arity   int
-	tuples  []uint32
-	conf    []float64
-	// prov[i] is the offset of tuple i's best derivation in the
-	// evaluation's provenance pool, or a negative origin code (see prov*).
-	prov   []int32
+	n       int         // number of tuples
+	tuples  [][]uint32  // chunk k holds tuples k*chunkLen.., arity words each
+	conf    [][]float64 // confidences, chunked like tuples
+	// prov holds, per tuple, the offset of its best derivation in the
+	// evaluation's provenance pool, or a negative origin code (see
+	// prov*); chunked like tuples.
+	prov   [][]int32
 	unique hashIndex // all positions bound
 	// checkEmit makes workers drop candidates already known before
 	// buffering them; cands and dups count apply's candidates and those
@@ -30,6 +39,15 @@ type relation struct {
 	internal    bool                  // magic, adorned and answer predicates: never loaded from the store
 	shared      bool                  // owned by an Engine: read-only
 }
+
+// chunkBits is log2 of the number of tuples in a full chunk of a
+// relation's columns. The first chunk grows by doubling up to that size,
+// so that the many small relations of a program stay small.
+const (
+	chunkBits = 15
+	chunkLen  = 1 << chunkBits
+	chunkMask = chunkLen - 1
+)
 
 // Origin codes of tuples without a rule derivation.
 const (
@@ -46,17 +64,30 @@ func newRelation(name string, arity int) *relation {
 	return r
 }
 
-func (r *relation) len() int { return len(r.conf) }
+func (r *relation) len() int { return r.n }
 
 func (r *relation) tuple(i int32) []uint32 {
 	a := r.arity
-	return r.tuples[int(i)*a : int(i)*a+a]
+	o := int(i&chunkMask) * a
+	return r.tuples[i>>chunkBits][o : o+a : o+a]
+}
+
+// confAt is the confidence of tuple i.
+func (r *relation) confAt(i int32) float64 { return r.conf[i>>chunkBits][i&chunkMask] }
+
+// provAt is the provenance reference of tuple i.
+func (r *relation) provAt(i int32) int32 { return r.prov[i>>chunkBits][i&chunkMask] }
+
+// set replaces the confidence and provenance of tuple i.
+func (r *relation) set(i int32, c float64, prov int32) {
+	r.conf[i>>chunkBits][i&chunkMask] = c
+	r.prov[i>>chunkBits][i&chunkMask] = prov
 }
 
 // find returns the index of the tuple t, or -1.
 func (r *relation) find(t []uint32) int32 {
 	if r.arity == 0 {
-		if len(r.conf) > 0 {
+		if r.n > 0 {
 			return 0
 		}
 		return -1
@@ -66,10 +97,22 @@ func (r *relation) find(t []uint32) int32 {
 
 // add appends the tuple t (which must be absent) and indexes it.
 func (r *relation) add(t []uint32, c float64, prov int32) int32 {
-	i := int32(len(r.conf))
-	r.tuples = append(reserve(r.tuples, len(t)), t...)
-	r.conf = append(reserve(r.conf, 1), c)
-	r.prov = append(reserve(r.prov, 1), prov)
+	i := int32(r.n)
+	k := int(i >> chunkBits)
+	if k == len(r.conf) {
+		// A new chunk: full-size unless it is the first.
+		n := chunkLen
+		if k == 0 {
+			n = 0
+		}
+		r.tuples = append(r.tuples, make([]uint32, 0, n*r.arity))
+		r.conf = append(r.conf, make([]float64, 0, n))
+		r.prov = append(r.prov, make([]int32, 0, n))
+	}
+	r.tuples[k] = append(reserve(r.tuples[k], len(t)), t...)
+	r.conf[k] = append(reserve(r.conf[k], 1), c)
+	r.prov[k] = append(reserve(r.prov[k], 1), prov)
+	r.n++
 	if r.arity > 0 {
 		r.unique.insert(r, i)
 	}
@@ -101,9 +144,9 @@ func (r *relation) index(mask uint32) *hashIndex {
 		return ix
 	}
 	ix := &hashIndex{mask: mask}
-	ix.next = make([]int32, 0, len(r.conf))
-	ix.grow(r, max(16, 2*len(r.conf)))
-	for i := range int32(len(r.conf)) {
+	ix.next = make([]int32, 0, r.n)
+	ix.grow(r, max(16, 2*r.n))
+	for i := range int32(r.n) {
 		ix.insert(r, i)
 	}
 	r.idx[mask] = ix
