@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -235,5 +236,75 @@ func TestInferInterrupted(t *testing.T) {
 	after, _, _ := runCLI(t, "", "--db", db, "stats", "--format", "json")
 	if before != after || !strings.Contains(after, `"derived_facts": 51`) {
 		t.Errorf("store changed by a cancelled infer:\nbefore %s\nafter %s", before, after)
+	}
+}
+
+// TestEvalPrior: with --prior, the candidates no rule reaches are ranked by
+// how many facts of the relation they fill the asked slot of. The expected
+// reciprocal ranks are worked out by hand from the tiny graph below.
+func TestEvalPrior(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"facts.txt":     "a\tr\tpop\nb\tr\tpop\nc\tr\tpop\n",
+		"train.txt":     "d\tr\trare\n",
+		"valid.txt":     "",
+		"test.txt":      "e\tr\tpop\n",
+		"entities.txt":  "a\nb\nc\nd\ne\npop\nrare\n",
+		"relations.txt": "r\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rules := filepath.Join(dir, "rules.dl")
+	if err := os.WriteFile(rules, []byte("s(X, Y) :- r(X, Y).\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := func(lo, hi int) float64 { // mean of 1/k over the ranks lo..hi
+		s := 0.0
+		for k := lo; k <= hi; k++ {
+			s += 1 / float64(k)
+		}
+		return s / float64(hi-lo+1)
+	}
+	for _, tc := range []struct {
+		prior      bool
+		tail, head float64
+	}{
+		// Tail (e, r, ?): nothing reaches pop; 7 candidates tied, or pop
+		// first (3 facts). Head (?, r, pop): a, b, c are filtered; d, e,
+		// pop, rare tied, or d first (the subject of one fact), then e,
+		// pop and rare tied.
+		{false, h(1, 7), h(1, 4)},
+		{true, 1, h(2, 4)},
+	} {
+		args := []string{"-q", "eval", "--data", dir, "--rules", rules, "--format", "json"}
+		if tc.prior {
+			args = append(args, "--prior")
+		}
+		out, stderr, code := runCLI(t, "", args...)
+		if code != 0 {
+			t.Fatalf("eval %v: exit %d: %s", args, code, stderr)
+		}
+		var rep struct {
+			Expected struct {
+				MRR  float64 `json:"mrr"`
+				Head struct {
+					MRR float64 `json:"mrr"`
+				} `json:"head"`
+				Tail struct {
+					MRR float64 `json:"mrr"`
+				} `json:"tail"`
+			} `json:"expected"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		got := rep.Expected
+		if math.Abs(got.Tail.MRR-tc.tail) > 1e-6 || math.Abs(got.Head.MRR-tc.head) > 1e-6 || math.Abs(got.MRR-(tc.tail+tc.head)/2) > 1e-6 {
+			t.Errorf("prior=%v: expected MRR tail %.6f head %.6f all %.6f, want %.6f %.6f %.6f",
+				tc.prior, got.Tail.MRR, got.Head.MRR, got.MRR, tc.tail, tc.head, (tc.tail+tc.head)/2)
+		}
 	}
 }

@@ -25,6 +25,7 @@ type evalCmd struct {
 	Combine string   `enum:"max,noisy-or,grouped" default:"max" help:"How the rules' confidences for a candidate combine: max (ties broken by the next-best rules), noisy-or (over each candidate's top 5 rules) or grouped (noisy-or across groups of redundant rules, max inside a group)."`
 	Format  string   `enum:"table,json" default:"table" help:"Output format: table or json."`
 	Limit   int      `placeholder:"N" help:"Evaluate only the first N triples of the split (for a quick look)."`
+	Prior   bool     `help:"With --rules: rank the candidates no rule reaches by how many facts of the query's relation they fill the asked slot of in the graph (the rule r(X, c) weighted by c's share of r), instead of leaving them tied."`
 }
 
 // Help is shown under the command's usage.
@@ -80,7 +81,7 @@ func (c *evalCmd) Run(e *env) error {
 			return err
 		}
 	} else {
-		rep, err = evalRules(e, st, c.Rules, c.Split, c.Combine, c.Limit)
+		rep, err = evalRules(e, st, c.Rules, c.Split, c.Combine, c.Limit, c.Prior)
 		if err != nil {
 			return err
 		}
@@ -226,7 +227,7 @@ func printMetrics(w io.Writer, r *linkpred.Report) {
 // evalRules evaluates rule files applied by the reasoner: every query is
 // answered goal-directed from its given entity, and each candidate is scored
 // by the aggregator over the confidences each rule gives it.
-func evalRules(e *env, st store.Store, files []string, split, combine string, limit int) (*linkpred.Report, error) {
+func evalRules(e *env, st store.Store, files []string, split, combine string, limit int, prior bool) (*linkpred.Report, error) {
 	var warn bytes.Buffer
 	ps, err := loadPrograms(&warn, files)
 	io.Copy(e.stderr, &warn)
@@ -260,6 +261,9 @@ func evalRules(e *env, st store.Store, files []string, split, combine string, li
 				rs.names[id] = name
 			}
 		}
+	}
+	if prior {
+		rs.prior = newSlotPrior(snap, rs.pos)
 	}
 	rs.eng, err = reasoner.Prepare(e.ctx, st, ps.Prog, reasoner.Options{BaseOnly: true})
 	if err != nil {
@@ -296,6 +300,7 @@ type ruleScorer struct {
 	pos   map[store.ID]int32
 	names map[store.ID]string
 	agg   linkpred.Aggregator
+	prior *slotPrior // nil: candidates no rule reaches stay tied at 0
 }
 
 // hits returns the rules' evidence for the candidates of q. linkpred's
@@ -307,6 +312,10 @@ func (r *ruleScorer) hits(ctx context.Context, q linkpred.Query) ([]reasoner.Rul
 
 func (r *ruleScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
 	var conf []linkpred.RuleConf
+	var hit []bool // by candidate position: reached by a rule
+	if r.prior != nil {
+		hit = make([]bool, len(r.pos))
+	}
 	for i, q := range qs {
 		hits, err := r.hits(ctx, q)
 		if err != nil {
@@ -323,8 +332,74 @@ func (r *ruleScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkp
 			}
 			out[i].AddRules(r.agg, p, conf)
 		}
+		if r.prior != nil {
+			r.addPrior(q, &out[i], hit)
+		}
 	}
 	return nil
+}
+
+// addPrior appends, after the rules' candidates of q, every other entity
+// that fills q's slot of its relation in the graph, with score 0 and its
+// count as the tie-breaker: above the candidates nothing reaches, below any
+// candidate a rule reaches.
+func (r *ruleScorer) addPrior(q linkpred.Query, s *linkpred.Scores, hit []bool) {
+	for _, c := range s.Sparse {
+		hit[c.Entity] = true
+	}
+	ents, counts := r.prior.slot(q.Rel, q.Inverse)
+	for k, p := range ents {
+		if !hit[p] {
+			s.Sparse = append(s.Sparse, linkpred.Candidate{Entity: p, Ties: counts[k : k+1 : k+1]})
+		}
+	}
+	for _, c := range s.Sparse {
+		hit[c.Entity] = false
+	}
+}
+
+// slotPrior counts, per relation, how many facts each entity is the object
+// of (the slot of tail prediction) and the subject of (head prediction), in
+// the graph the rules were mined from: facts and train, never valid or test.
+// Read-only once built: Score runs concurrently.
+type slotPrior struct {
+	rels map[store.ID]int // relation symbol -> index in the snapshot
+	// per relation index and direction (0 object, 1 subject): the entities
+	// that fill the slot (candidate positions) and their counts.
+	ents   [][2][]int32
+	counts [][2][]float32
+}
+
+func newSlotPrior(snap *store.Snapshot, pos map[store.ID]int32) *slotPrior {
+	p := &slotPrior{rels: map[store.ID]int{}, ents: make([][2][]int32, len(snap.Relations)), counts: make([][2][]float32, len(snap.Relations))}
+	for ri, id := range snap.Relations {
+		p.rels[id] = ri
+		for dir, csr := range [2]*store.CSR{&snap.In[ri], &snap.Out[ri]} {
+			for e := range len(csr.RowPtr) - 1 {
+				if n := csr.RowPtr[e+1] - csr.RowPtr[e]; n > 0 {
+					if c, ok := pos[snap.Entities[e]]; ok {
+						p.ents[ri][dir] = append(p.ents[ri][dir], c)
+						p.counts[ri][dir] = append(p.counts[ri][dir], float32(n))
+					}
+				}
+			}
+		}
+	}
+	return p
+}
+
+// slot returns the entities (candidate positions) that fill rel's object
+// slot (tail prediction) or subject slot, with their counts.
+func (p *slotPrior) slot(rel store.ID, tail bool) ([]int32, []float32) {
+	ri, ok := p.rels[rel]
+	if !ok {
+		return nil, nil
+	}
+	dir := 1
+	if tail {
+		dir = 0
+	}
+	return p.ents[ri][dir], p.counts[ri][dir]
 }
 
 // loadModel reads a model saved by drumql mine --save-model.
