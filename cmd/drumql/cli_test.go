@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/store"
 )
@@ -305,6 +306,49 @@ func TestEvalPrior(t *testing.T) {
 		if math.Abs(got.Tail.MRR-tc.tail) > 1e-6 || math.Abs(got.Head.MRR-tc.head) > 1e-6 || math.Abs(got.MRR-(tc.tail+tc.head)/2) > 1e-6 {
 			t.Errorf("prior=%v: expected MRR tail %.6f head %.6f all %.6f, want %.6f %.6f %.6f",
 				tc.prior, got.Tail.MRR, got.Head.MRR, got.MRR, tc.tail, tc.head, (tc.tail+tc.head)/2)
+		}
+	}
+}
+
+// TestHybridScorerKeys: with rules and a model, a candidate's key is (rule
+// score; model score, then the prior's count when asked), and candidates
+// that only the model or only the prior reaches are listed with score 0.
+func TestHybridScorerKeys(t *testing.T) {
+	rules := linkpred.ScorerFunc(func(_ context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
+		for i := range qs {
+			out[i].AddRules(linkpred.Max, 0, []linkpred.RuleConf{{Rule: 0, Conf: .5}})
+		}
+		return nil
+	})
+	model := linkpred.ScorerFunc(func(_ context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
+		for i := range qs {
+			copy(out[i].SetDense(4), []float32{.1, 0, 0, .2})
+		}
+		return nil
+	})
+	prior := &slotPrior{rels: map[store.ID]int{7: 0}, ents: [][2][]int32{{{1, 2}, nil}}, counts: [][2][]float32{{{1, 5}, nil}}}
+	q := []linkpred.Query{{Rel: 7, Given: 9, Inverse: true}}
+	for _, tc := range []struct {
+		prior *slotPrior
+		want  map[int32][]float32 // entity -> score, ties...
+	}{
+		{nil, map[int32][]float32{0: {.5, .1}, 3: {0, .2}}},
+		{prior, map[int32][]float32{0: {.5, .1, 0}, 3: {0, .2, 0}, 1: {0, 0, 1}, 2: {0, 0, 5}}},
+	} {
+		h := &hybridScorer{rules: rules, model: model, n: 4, prior: tc.prior}
+		out := make([]linkpred.Scores, 1)
+		if err := h.Score(context.Background(), q, out); err != nil {
+			t.Fatal(err)
+		}
+		got := map[int32][]float32{}
+		for _, c := range out[0].Sparse {
+			if _, dup := got[c.Entity]; dup {
+				t.Errorf("entity %d listed twice", c.Entity)
+			}
+			got[c.Entity] = append([]float32{c.Score}, c.Ties...)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("prior=%v: keys %v, want %v", tc.prior != nil, got, tc.want)
 		}
 	}
 }

@@ -19,13 +19,13 @@ import (
 // evalCmd is drumql eval.
 type evalCmd struct {
 	Data    string   `placeholder:"DIR" help:"DRUM dataset folder to evaluate on (loaded in memory; default: the store at --db)." type:"path"`
-	Model   string   `placeholder:"FILE" help:"A model saved by drumql mine --save-model." type:"path" xor:"scorer"`
-	Rules   []string `placeholder:"FILE.dl" help:"Rule files applied by the reasoner, query by query." xor:"scorer"`
+	Model   string   `placeholder:"FILE" help:"A model saved by drumql mine --save-model. With --rules too: the rules rank the candidates and the model breaks their ties." type:"path"`
+	Rules   []string `placeholder:"FILE.dl" help:"Rule files applied by the reasoner, query by query."`
 	Split   string   `enum:"test,valid" default:"test" help:"Split to evaluate: test or valid."`
 	Combine string   `enum:"max,noisy-or,grouped" default:"max" help:"How the rules' confidences for a candidate combine: max (ties broken by the next-best rules), noisy-or (over each candidate's top 5 rules) or grouped (noisy-or across groups of redundant rules, max inside a group)."`
 	Format  string   `enum:"table,json" default:"table" help:"Output format: table or json."`
 	Limit   int      `placeholder:"N" help:"Evaluate only the first N triples of the split (for a quick look)."`
-	Prior   bool     `help:"With --rules: rank the candidates no rule reaches by how many facts of the query's relation they fill the asked slot of in the graph (the rule r(X, c) weighted by c's share of r), instead of leaving them tied."`
+	Prior   bool     `help:"With --rules: rank the candidates no rule reaches by how many facts of the query's relation they fill the asked slot of in the graph (the rule r(X, c) weighted by c's share of r), instead of leaving them tied (with --model too: after the model's score)."`
 }
 
 // Help is shown under the command's usage.
@@ -43,7 +43,10 @@ Examples:
 
 func (c *evalCmd) Run(e *env) error {
 	if c.Model == "" && len(c.Rules) == 0 {
-		return inputErr(fmt.Errorf("eval: give --model FILE or --rules FILE.dl"))
+		return inputErr(fmt.Errorf("eval: give --model FILE, --rules FILE.dl, or both"))
+	}
+	if c.Prior && len(c.Rules) == 0 {
+		return inputErr(fmt.Errorf("eval: --prior breaks the ties of --rules"))
 	}
 	var st store.Store
 	if c.Data != "" {
@@ -76,7 +79,7 @@ func (c *evalCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
-		rep, err = evalModelLimit(e, st, g, model, c.Split, c.Limit)
+		rep, err = evalModelLimit(e, st, g, model, c.Rules, c.Combine, c.Prior, c.Split, c.Limit)
 		if err != nil {
 			return err
 		}
@@ -113,10 +116,13 @@ func splitQueries(st store.Store, split string, limit int) ([]linkpred.Query, er
 
 // evalModel evaluates a DRUM model on a split of st.
 func evalModel(e *env, st store.Store, g *miner.Graph, model *miner.Model, split string) (*linkpred.Report, error) {
-	return evalModelLimit(e, st, g, model, split, 0)
+	return evalModelLimit(e, st, g, model, nil, "", false, split, 0)
 }
 
-func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, split string, limit int) (*linkpred.Report, error) {
+// evalModelLimit evaluates a DRUM model on a split of st (the first limit
+// triples when limit > 0); with rule files, the rules rank the candidates
+// and the model breaks their ties (see hybridScorer).
+func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, ruleFiles []string, combine string, prior bool, split string, limit int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
@@ -137,7 +143,93 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, 
 		gpos[i] = pos[id]
 	}
 	scorer := &modelScorer{model: model, g: g, gpos: gpos, n: len(ents), pool: make(chan *miner.Scorer, 8), rels: relNames(g)}
+	var hprior *slotPrior
+	if len(ruleFiles) > 0 {
+		rules, rents, err := newRuleScorer(e, st, ruleFiles, combine, false, qs, filter)
+		if prior {
+			snap, err := st.Snapshot(e.ctx)
+			if err != nil {
+				return nil, err
+			}
+			hprior = newSlotPrior(snap, rules.pos)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rents) != len(ents) {
+			return nil, fmt.Errorf("eval: the rules and the model rank different entity lists (%d and %d)", len(rents), len(ents))
+		}
+		for i, id := range ents {
+			if rents[i] != id {
+				return nil, fmt.Errorf("eval: the rules and the model rank different entity lists")
+			}
+		}
+		return linkpred.Evaluate(e.ctx, qs, &hybridScorer{rules: rules, model: scorer, n: len(ents), prior: hprior}, filter, linkpred.Options{Entities: ents})
+	}
 	return linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents})
+}
+
+// hybridScorer ranks the candidates by the rules (their aggregated
+// confidence) and breaks the rules' ties, among them those of the many
+// candidates no rule reaches, by the model's score.
+type hybridScorer struct {
+	rules linkpred.Scorer // sparse scores
+	model linkpred.Scorer // dense scores over n entities
+	n     int
+	prior *slotPrior // nil, or the last tie-breaker
+}
+
+func (h *hybridScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
+	ms := make([]linkpred.Scores, len(qs))
+	if err := h.model.Score(ctx, qs, ms); err != nil {
+		return err
+	}
+	if err := h.rules.Score(ctx, qs, out); err != nil {
+		return err
+	}
+	hit := make([]bool, h.n)
+	w := 1
+	if h.prior != nil {
+		w = 2
+	}
+	for i, q := range qs {
+		// The key is (rule score, model score[, prior count]).
+		dense := ms[i].Dense
+		keys := make([]float32, w*len(dense))
+		for p, m := range dense {
+			keys[w*p] = m
+		}
+		var pents []int32
+		if h.prior != nil {
+			var counts []float32
+			pents, counts = h.prior.slot(q.Rel, q.Inverse)
+			for k, p := range pents {
+				keys[w*int(p)+1] = counts[k]
+			}
+		}
+		s := &out[i]
+		for k := range s.Sparse {
+			c := &s.Sparse[k]
+			hit[c.Entity] = true
+			c.Ties = keys[w*int(c.Entity) : w*int(c.Entity)+w : w*int(c.Entity)+w]
+		}
+		for p, m := range dense {
+			if !hit[p] && m != 0 {
+				hit[p] = true
+				s.Sparse = append(s.Sparse, linkpred.Candidate{Entity: int32(p), Ties: keys[w*p : w*p+w : w*p+w]})
+			}
+		}
+		for _, p := range pents {
+			if !hit[p] {
+				hit[p] = true
+				s.Sparse = append(s.Sparse, linkpred.Candidate{Entity: p, Ties: keys[w*int(p) : w*int(p)+w : w*int(p)+w]})
+			}
+		}
+		for _, c := range s.Sparse {
+			hit[c.Entity] = false
+		}
+	}
+	return nil
 }
 
 // modelScorer adapts a DRUM model to linkpred.Scorer.
@@ -228,12 +320,6 @@ func printMetrics(w io.Writer, r *linkpred.Report) {
 // answered goal-directed from its given entity, and each candidate is scored
 // by the aggregator over the confidences each rule gives it.
 func evalRules(e *env, st store.Store, files []string, split, combine string, limit int, prior bool) (*linkpred.Report, error) {
-	var warn bytes.Buffer
-	ps, err := loadPrograms(&warn, files)
-	io.Copy(e.stderr, &warn)
-	if err != nil {
-		return nil, err
-	}
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
@@ -242,9 +328,26 @@ func evalRules(e *env, st store.Store, files []string, split, combine string, li
 	if err != nil {
 		return nil, err
 	}
-	snap, err := st.Snapshot(e.ctx)
+	rs, ents, err := newRuleScorer(e, st, files, combine, prior, qs, filter)
 	if err != nil {
 		return nil, err
+	}
+	return linkpred.Evaluate(e.ctx, qs, rs, filter, linkpred.Options{Entities: ents})
+}
+
+// newRuleScorer prepares the rule files for the queries qs and returns the
+// scorer with its entity list. The grouped aggregator groups the rules by
+// their predictions on qs (never by the answers).
+func newRuleScorer(e *env, st store.Store, files []string, combine string, prior bool, qs []linkpred.Query, filter *linkpred.Filter) (*ruleScorer, []store.ID, error) {
+	var warn bytes.Buffer
+	ps, err := loadPrograms(&warn, files)
+	io.Copy(e.stderr, &warn)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := st.Snapshot(e.ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	ents := linkpred.UnionEntities(snap.Entities, filter.Entities())
 	rs := &ruleScorer{eng: nil, pos: make(map[store.ID]int32, len(ents)), names: map[store.ID]string{}}
@@ -256,7 +359,7 @@ func evalRules(e *env, st store.Store, files []string, split, combine string, li
 			if _, ok := rs.names[id]; !ok {
 				name, err := st.Name(id)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				rs.names[id] = name
 			}
@@ -267,7 +370,7 @@ func evalRules(e *env, st store.Store, files []string, split, combine string, li
 	}
 	rs.eng, err = reasoner.Prepare(e.ctx, st, ps.Prog, reasoner.Options{BaseOnly: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch combine {
 	case "max":
@@ -281,7 +384,7 @@ func evalRules(e *env, st store.Store, files []string, split, combine string, li
 		for qi, q := range qs {
 			hits, err := rs.hits(e.ctx, q)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, h := range hits {
 				for _, r := range h.Rules {
@@ -291,7 +394,7 @@ func evalRules(e *env, st store.Store, files []string, split, combine string, li
 		}
 		rs.agg = linkpred.GroupedNoisyOr(linkpred.GroupRules(preds, 0.5))
 	}
-	return linkpred.Evaluate(e.ctx, qs, rs, filter, linkpred.Options{Entities: ents})
+	return rs, ents, nil
 }
 
 // ruleScorer adapts the reasoner's per-rule scores to linkpred.Scorer.
