@@ -12,7 +12,8 @@
 # test split with `drumql eval`: the DRUM model itself (--model), the extracted
 # rules applied by the reasoner (--rules), and (unless WIDE=0) the model's
 # attention read wide (mine --from-model --beam 4000 --max-rules 1000) with max
-# and noisy-or aggregation. Cells already measured
+# and noisy-or aggregation; then, per dataset, the union of its cells' wide
+# rules (an ensemble of the DRUM runs). Cells already measured
 # (bench/out/<cell>/eval-rules.json present) are kept; delete the folder to redo
 # one; a cell whose training finished (model and time-mine.txt present) is
 # resumed from its model. The small datasets come from examples/, the large ones from
@@ -79,6 +80,40 @@ validate() {
   rm -rf "$dir/db"
 }
 
+# ensemble NAME DATASET_DIR MODEL_CELL CELL...: the union of the cells' wide
+# rule files (the same dataset's models at different T and L; a rule found by
+# several is kept once, with the same smoothed-confidence weight, as all are
+# measured on the same graph), evaluated like a cell's wide rules, on test and
+# valid; with --prior; and with MODEL_CELL's model breaking the rules' ties.
+ensemble() {
+  local name=$1 data=$2 mcell=$3
+  shift 3
+  local dir=$OUT/$name files=""
+  if [ ! -d "$data" ]; then return; fi
+  for c in "$@"; do
+    [ -s "$OUT/$c/wide.dl" ] || { echo "== $name: $c has no wide rules, skipped"; return; }
+    files=${files:+$files,}$OUT/$c/wide.dl
+  done
+  echo "== $name"
+  mkdir -p "$dir"
+  printf 'dataset=%s\nensemble=%s\nmodel=%s\n' "$(basename "$data")" "$*" "$mcell" > "$dir/meta"
+  cat $(echo "$files" | tr , ' ') | grep -v '^%' | sort -u > "$dir/wide.dl"
+  # Each evaluation is kept once written: delete the folder to redo them.
+  local split sfx combine flags out
+  for split in test valid; do
+    sfx=""; [ $split = valid ] && sfx=-valid
+    for spec in "wide-max max" "wide-noisy noisy-or" "wide-max-prior max --prior" "wide-noisy-prior noisy-or --prior" \
+      "hybrid-max max --model $OUT/$mcell/model" "hybrid-max-prior max --prior --model $OUT/$mcell/model"; do
+      set -- $spec
+      out=$1 combine=$2; shift 2; flags="$*"
+      [ -s "$dir/eval-$out$sfx.json" ] && continue
+      /usr/bin/time -v -o "$dir/time-eval-$out$sfx.txt" $D -q eval --data "$data" --split $split \
+        --rules "$files" --combine $combine $flags --format json > "$dir/eval-$out$sfx.json.tmp" 2> /dev/null
+      mv "$dir/eval-$out$sfx.json.tmp" "$dir/eval-$out$sfx.json"
+    done
+  done
+}
+
 # Wide extraction: thousands of rules on the small datasets; on the large
 # ones counting the support of that many rules would take hours, so less.
 WIDE_SMALL="--beam 4000 --max-rules 1000 --min-score 1e-6"
@@ -94,13 +129,15 @@ for s in "${sets[@]}"; do
       for T in 2 3; do
         for L in 1 4; do cell "$ds-T$T-L$L" "examples/$ds" $T $L; done
       done
+      ensemble "$ds-ensemble" "examples/$ds" "$ds-T3-L4" "$ds-T2-L1" "$ds-T2-L4" "$ds-T3-L1" "$ds-T3-L4"
     done ;;&
   large|all)
     WIDE_FLAGS=$WIDE_LARGE
     for spec in "wn18rr 3" "wn18rr 2" "fb15k-237 3" "fb15k-237 2"; do
       set -- $spec
       cell "$1-T$2-L3" "$DATA/$1" "$2" 3
-    done ;;&
+    done
+    for ds in wn18rr fb15k-237; do ensemble "$ds-ensemble" "$DATA/$ds" "$ds-T3-L3" "$ds-T2-L3" "$ds-T3-L3"; done ;;&
   inductive|all)
     WIDE_FLAGS=$WIDE_LARGE
     cell "wn-18-inductive-T2-L3" "$DATA/wn-18" 2 3 --inductive 1000 --seed 1
