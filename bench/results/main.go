@@ -52,6 +52,7 @@ type cell struct {
 	// (empty for a trained cell).
 	Ensemble string
 	Model    string // the cell whose model breaks an ensemble's ties
+	Seed     string // the training seed, when not the default
 	T, L     int
 	Scorers  []scorer
 	MineWall time.Duration
@@ -151,7 +152,10 @@ func readCells(dir string) ([]*cell, error) {
 		if err != nil {
 			continue
 		}
-		c := &cell{Name: e.Name(), Dataset: meta["dataset"], Load: meta["load"], Ensemble: meta["ensemble"], Model: meta["model"]}
+		c := &cell{Name: e.Name(), Dataset: meta["dataset"], Load: meta["load"], Ensemble: meta["ensemble"], Model: meta["model"], Seed: meta["seed"]}
+		if c.Seed == "" {
+			c.Seed = ruleFileSeed(filepath.Join(d, "rules.dl"))
+		}
 		c.T, _ = strconv.Atoi(meta["T"])
 		c.L, _ = strconv.Atoi(meta["L"])
 		for _, f := range scorerFiles {
@@ -276,8 +280,8 @@ the DRUM paper's number (optimistic ties). Training time and peak RSS are of ` +
 			return
 		}
 		fmt.Fprintf(b, "## %s\n\n", title)
-		b.WriteString("| dataset | T | L | scorer | MRR opt | MRR pess | MRR exp | H@10 exp | H@3 exp | H@1 exp | paper MRR / H@10 / H@3 / H@1 | rules | train | peak RSS | eval time |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| dataset | T | L | seed | scorer | MRR opt | MRR pess | MRR exp | H@10 exp | H@3 exp | H@1 exp | paper MRR / H@10 / H@3 / H@1 | rules | train | peak RSS | eval time |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, c := range rows {
 			p, ok := paper[fmt.Sprintf("%s/%d/%d", c.Dataset, c.T, c.L)]
 			ps := "—"
@@ -293,8 +297,12 @@ the DRUM paper's number (optimistic ties). Training time and peak RSS are of ` +
 				if sc.Rules > 0 {
 					nr = strconv.Itoa(sc.Rules)
 				}
-				fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | **%s** | %s | %s | %s | %s | %s | %s | %d MB | %s |\n",
-					c.Dataset, c.T, c.L, sc.Name, f3(sc.R.Optimistic.MRR), f3(sc.R.Pessimistic.MRR), f3(sc.R.Expected.MRR),
+				seed := c.Seed
+				if seed == "" {
+					seed = "—"
+				}
+				fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s | **%s** | %s | %s | %s | %s | %s | %s | %d MB | %s |\n",
+					c.Dataset, c.T, c.L, seed, sc.Name, f3(sc.R.Optimistic.MRR), f3(sc.R.Pessimistic.MRR), f3(sc.R.Expected.MRR),
 					f3(sc.R.Expected.Hits10), f3(sc.R.Expected.Hits3), f3(sc.R.Expected.Hits1), ps, nr,
 					c.MineWall.Round(100*time.Millisecond), c.MineRSS/1024, ev)
 			}
@@ -405,4 +413,24 @@ model's score orders what they leave tied.
 		b.WriteString("| not measured yet | | | | | | | | | | | |\n")
 	}
 	b.WriteString("\n")
+}
+
+// ruleFileSeed reads the training seed from the header drumql mine writes
+// ("% T=3 L=4 batch=64 seed=33 epochs=10"), or returns "".
+func ruleFileSeed(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	for line := range strings.SplitSeq(string(b[:min(len(b), 4096)]), "\n") {
+		if !strings.HasPrefix(line, "%") {
+			continue
+		}
+		for f := range strings.FieldsSeq(line) {
+			if v, ok := strings.CutPrefix(f, "seed="); ok {
+				return v
+			}
+		}
+	}
+	return ""
 }
