@@ -193,6 +193,7 @@ func (e *evaluator) count(n int) error {
 
 // run evaluates the unit stratum by stratum.
 func (e *evaluator) run(u *unit) error {
+	defer e.releaseBufs()
 	strata, ds := datalog.Stratify(u.prog)
 	if err := ds.Err(); err != nil {
 		return fmt.Errorf("reasoner: %w", err)
@@ -598,6 +599,11 @@ func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
 	// The buffers are reused from round to round: a fixpoint of thousands
 	// of rounds would otherwise leave its candidates to the collector and
 	// grow the heap to twice what it keeps.
+	if e.bufs == nil {
+		if p, ok := bufPool.Get().(*[]outBuf); ok {
+			e.bufs = *p
+		}
+	}
 	if cap(e.bufs) < len(ts) {
 		e.bufs = append(e.bufs[:cap(e.bufs)], make([]outBuf, len(ts)-cap(e.bufs))...)
 	}
@@ -637,6 +643,24 @@ func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
 		return nil, fmt.Errorf("reasoner: %w", err)
 	}
 	return bufs, nil
+}
+
+// bufPool keeps candidate buffers between evaluations: a goal-directed
+// query is an evaluation of its own, and growing fresh buffers for each was
+// most of what a query allocated.
+var bufPool sync.Pool
+
+// releaseBufs gives the evaluator's candidate buffers back to bufPool.
+func (e *evaluator) releaseBufs() {
+	if e.bufs == nil {
+		return
+	}
+	bufs := e.bufs[:cap(e.bufs)]
+	e.bufs = nil
+	for i := range bufs {
+		bufs[i].words, bufs[i].conf = bufs[i].words[:0], bufs[i].conf[:0]
+	}
+	bufPool.Put(&bufs)
 }
 
 // apply merges the buffers into the relations in order and returns the
