@@ -655,12 +655,25 @@ func (e *evaluator) releaseBufs() {
 	if e.bufs == nil {
 		return
 	}
-	bufs := e.bufs[:cap(e.bufs)]
+	bufs := e.bufs[:cap(e.bufs)] // runTasks empties them before use
 	e.bufs = nil
-	for i := range bufs {
-		bufs[i].words, bufs[i].conf = bufs[i].words[:0], bufs[i].conf[:0]
-	}
 	bufPool.Put(&bufs)
+}
+
+// record decodes the record of b at word pos (see outBuf): its relation,
+// rule, tuple and provenance references, and the position of the next one.
+func (e *evaluator) record(b *outBuf, pos int) (ri int32, rule uint32, t, refs []uint32, next int) {
+	ri, rule = int32(b.words[pos]), b.words[pos+1]
+	pos += 2
+	t = b.words[pos : pos+e.rels[ri].arity]
+	pos += len(t)
+	n := 0
+	if rule == ^uint32(0) {
+		n = 2
+	} else if e.prov {
+		n = 2 * e.rules[rule].nprov
+	}
+	return ri, rule, t, b.words[pos : pos+n], pos + n
 }
 
 // apply merges the buffers into the relations in order and returns the
@@ -674,21 +687,11 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 			if ci%prefetchBatch == 0 {
 				sink += e.prefetch(b, pos, ci)
 			}
-			ri := int32(b.words[pos])
-			rule := b.words[pos+1]
+			var ri int32
+			var rule uint32
+			var t, refs []uint32
+			ri, rule, t, refs, pos = e.record(b, pos)
 			rel := e.rels[ri]
-			pos += 2
-			t := b.words[pos : pos+rel.arity]
-			pos += rel.arity
-			var refs []uint32
-			if rule == ^uint32(0) {
-				refs = b.words[pos : pos+2]
-				pos += 2
-			} else if e.prov {
-				n := 2 * e.rules[rule].nprov
-				refs = b.words[pos : pos+n]
-				pos += n
-			}
 			k := rel.find(t)
 			rel.cands++
 			if k >= 0 && c <= rel.confAt(k) {
@@ -745,17 +748,10 @@ const prefetchBatch = 64
 func (e *evaluator) prefetch(b *outBuf, pos, ci int) uint64 {
 	var sum uint64
 	for k := ci; k < len(b.conf) && k < ci+prefetchBatch; k++ {
-		ri := int32(b.words[pos])
-		rule := b.words[pos+1]
+		var ri int32
+		var t []uint32
+		ri, _, t, _, pos = e.record(b, pos)
 		rel := e.rels[ri]
-		pos += 2
-		t := b.words[pos : pos+rel.arity]
-		pos += rel.arity
-		if rule == ^uint32(0) {
-			pos += 2
-		} else if e.prov {
-			pos += 2 * e.rules[rule].nprov
-		}
 		if ix := &rel.unique; rel.arity > 0 && len(ix.slots) > 0 {
 			sum += ix.slots[hashKey(ix.mask, t)&uint64(len(ix.slots)-1)]
 		}

@@ -244,24 +244,7 @@ func TestInferInterrupted(t *testing.T) {
 // how many facts of the relation they fill the asked slot of. The expected
 // reciprocal ranks are worked out by hand from the tiny graph below.
 func TestEvalPrior(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
-		"facts.txt":     "a\tr\tpop\nb\tr\tpop\nc\tr\tpop\n",
-		"train.txt":     "d\tr\trare\n",
-		"valid.txt":     "",
-		"test.txt":      "e\tr\tpop\n",
-		"entities.txt":  "a\nb\nc\nd\ne\npop\nrare\n",
-		"relations.txt": "r\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rules := filepath.Join(dir, "rules.dl")
-	if err := os.WriteFile(rules, []byte("s(X, Y) :- r(X, Y).\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, rules := priorDataset(t)
 	h := func(lo, hi int) float64 { // mean of 1/k over the ranks lo..hi
 		s := 0.0
 		for k := lo; k <= hi; k++ {
@@ -307,6 +290,65 @@ func TestEvalPrior(t *testing.T) {
 			t.Errorf("prior=%v: expected MRR tail %.6f head %.6f all %.6f, want %.6f %.6f %.6f",
 				tc.prior, got.Tail.MRR, got.Head.MRR, got.MRR, tc.tail, tc.head, (tc.tail+tc.head)/2)
 		}
+	}
+}
+
+// priorDataset writes the tiny DRUM dataset of TestEvalPrior and a rule file
+// that predicts nothing for its relation r.
+func priorDataset(t *testing.T) (dir, rules string) {
+	t.Helper()
+	dir = t.TempDir()
+	files := map[string]string{
+		"facts.txt":     "a\tr\tpop\nb\tr\tpop\nc\tr\tpop\n",
+		"train.txt":     "d\tr\trare\n",
+		"valid.txt":     "",
+		"test.txt":      "e\tr\tpop\n",
+		"entities.txt":  "a\nb\nc\nd\ne\npop\nrare\n",
+		"relations.txt": "r\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rules = filepath.Join(dir, "rules.dl")
+	if err := os.WriteFile(rules, []byte("s(X, Y) :- r(X, Y).\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, rules
+}
+
+// TestEvalModelWithRules: --model with --rules (and --prior) evaluates every
+// query through the hybrid scorer; a missing rule file is an input error
+// naming it.
+func TestEvalModelWithRules(t *testing.T) {
+	dir, rules := priorDataset(t)
+	db := filepath.Join(t.TempDir(), "db")
+	model := filepath.Join(t.TempDir(), "m")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "load", dir); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--epochs", "1", "--save-model", model); code != 0 {
+		t.Fatalf("mine: exit %d: %s", code, stderr)
+	}
+	out, stderr, code := runCLI(t, "", "-q", "eval", "--data", dir, "--model", model, "--rules", rules, "--prior", "--format", "json")
+	if code != 0 {
+		t.Fatalf("eval --model --rules --prior: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Queries int `json:"queries"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Queries != 2 {
+		t.Errorf("eval --model --rules: %d queries (%v), want 2:\n%s", rep.Queries, err, out)
+	}
+	missing := filepath.Join(dir, "missing.dl")
+	_, stderr, code = runCLI(t, "", "-q", "eval", "--data", dir, "--model", model, "--rules", missing, "--prior")
+	if code != 2 || !strings.Contains(stderr, "missing.dl") {
+		t.Errorf("missing rule file: exit %d, %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "", "-q", "eval", "--data", dir, "--model", model, "--prior")
+	if code != 2 || !strings.Contains(stderr, "--prior") {
+		t.Errorf("--prior without --rules: exit %d, %s", code, stderr)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -143,28 +144,18 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, 
 		gpos[i] = pos[id]
 	}
 	scorer := &modelScorer{model: model, g: g, gpos: gpos, n: len(ents), pool: make(chan *miner.Scorer, 8), rels: relNames(g)}
-	var hprior *slotPrior
 	if len(ruleFiles) > 0 {
-		rules, rents, err := newRuleScorer(e, st, ruleFiles, combine, false, qs, filter)
-		if prior {
-			snap, err := st.Snapshot(e.ctx)
-			if err != nil {
-				return nil, err
-			}
-			hprior = newSlotPrior(snap, rules.pos)
-		}
+		rules, rents, err := newRuleScorer(e, st, ruleFiles, combine, prior, qs, filter)
 		if err != nil {
 			return nil, err
 		}
-		if len(rents) != len(ents) {
-			return nil, fmt.Errorf("eval: the rules and the model rank different entity lists (%d and %d)", len(rents), len(ents))
+		if !slices.Equal(rents, ents) {
+			return nil, fmt.Errorf("eval: the rules and the model rank different entity lists (%d and %d entities)", len(rents), len(ents))
 		}
-		for i, id := range ents {
-			if rents[i] != id {
-				return nil, fmt.Errorf("eval: the rules and the model rank different entity lists")
-			}
-		}
-		return linkpred.Evaluate(e.ctx, qs, &hybridScorer{rules: rules, model: scorer, n: len(ents), prior: hprior}, filter, linkpred.Options{Entities: ents})
+		// The hybrid applies the prior itself, after the model's score.
+		h := &hybridScorer{rules: rules, model: scorer, n: len(ents), prior: rules.prior}
+		rules.prior = nil
+		return linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents})
 	}
 	return linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents})
 }
@@ -207,23 +198,27 @@ func (h *hybridScorer) Score(ctx context.Context, qs []linkpred.Query, out []lin
 				keys[w*int(p)+1] = counts[k]
 			}
 		}
+		key := func(p int32) []float32 { return keys[w*int(p) : w*int(p)+w : w*int(p)+w] }
 		s := &out[i]
 		for k := range s.Sparse {
 			c := &s.Sparse[k]
 			hit[c.Entity] = true
-			c.Ties = keys[w*int(c.Entity) : w*int(c.Entity)+w : w*int(c.Entity)+w]
+			c.Ties = key(c.Entity)
+		}
+		// Then the candidates only the model or only the prior reaches.
+		add := func(p int32) {
+			if !hit[p] {
+				hit[p] = true
+				s.Sparse = append(s.Sparse, linkpred.Candidate{Entity: p, Ties: key(p)})
+			}
 		}
 		for p, m := range dense {
-			if !hit[p] && m != 0 {
-				hit[p] = true
-				s.Sparse = append(s.Sparse, linkpred.Candidate{Entity: int32(p), Ties: keys[w*p : w*p+w : w*p+w]})
+			if m != 0 {
+				add(int32(p))
 			}
 		}
 		for _, p := range pents {
-			if !hit[p] {
-				hit[p] = true
-				s.Sparse = append(s.Sparse, linkpred.Candidate{Entity: p, Ties: keys[w*int(p) : w*int(p)+w : w*int(p)+w]})
-			}
+			add(p)
 		}
 		for _, c := range s.Sparse {
 			hit[c.Entity] = false
