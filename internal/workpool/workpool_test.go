@@ -1,0 +1,90 @@
+package workpool
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+func TestRunEveryTaskOnce(t *testing.T) {
+	for _, workers := range []int{-1, 0, 1, 2, 3, 8, 100} {
+		for _, n := range []int{0, 1, 2, 7, 1000} {
+			counts := make([]atomic.Int32, n)
+			var maxW atomic.Int32
+			Run(workers, n, func(w, i int) bool {
+				counts[i].Add(1)
+				for {
+					m := maxW.Load()
+					if int32(w) <= m || maxW.CompareAndSwap(m, int32(w)) {
+						break
+					}
+				}
+				return true
+			})
+			for i := range counts {
+				if c := counts[i].Load(); c != 1 {
+					t.Fatalf("workers=%d n=%d: task %d ran %d times", workers, n, i, c)
+				}
+			}
+			if lim := max(min(workers, n), 1); n > 0 && int(maxW.Load()) >= lim {
+				t.Errorf("workers=%d n=%d: worker index %d out of [0, %d)", workers, n, maxW.Load(), lim)
+			}
+		}
+	}
+}
+
+func TestRunSerialInOrder(t *testing.T) {
+	var got []int
+	Run(1, 5, func(w, i int) bool {
+		if w != 0 {
+			t.Errorf("worker %d in a serial run", w)
+		}
+		got = append(got, i)
+		return true
+	})
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("serial order %v", got)
+		}
+	}
+	if len(got) != 5 {
+		t.Fatalf("ran %d of 5", len(got))
+	}
+}
+
+func TestRunStops(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		var mu sync.Mutex
+		ran := map[int]bool{}
+		Run(workers, 10000, func(w, i int) bool {
+			mu.Lock()
+			ran[i] = true
+			mu.Unlock()
+			return i != 10
+		})
+		// Each worker may have taken at most one task after task 10 was
+		// handed out and before it saw the stop.
+		if len(ran) > 11+workers || !ran[10] {
+			t.Errorf("workers=%d: %d tasks ran after a stop at task 10", workers, len(ran))
+		}
+	}
+}
+
+// TestRunPerWorkerScratch checks that no two calls share a worker index at
+// the same time (go test -race would also flag a violation).
+func TestRunPerWorkerScratch(t *testing.T) {
+	const workers = 4
+	busy := make([]atomic.Bool, workers)
+	Run(workers, 2000, func(w, i int) bool {
+		if !busy[w].CompareAndSwap(false, true) {
+			t.Errorf("worker %d ran two tasks at once", w)
+		}
+		s := 0
+		for k := range 100 {
+			s += k * i
+		}
+		_ = s
+		busy[w].Store(false)
+		return true
+	})
+}
