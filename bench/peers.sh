@@ -4,7 +4,9 @@
 # (a separate Go module under bench/peers, so drumql's go.mod never depends on
 # it). Installs what it needs, generates the workloads, and prints one markdown
 # table row per (workload, engine): wall seconds, peak RSS and the number of
-# path facts (the same for every engine, or the run is wrong).
+# path facts. Every engine's count is checked against the closed form (a chain
+# of N edges has N(N+1)/2 paths, a cycle of N nodes N^2): a count that differs,
+# or an engine that fails, is reported after the table and the script exits 1.
 #
 #   bench/peers.sh            # all workloads
 #   REPEAT=3 bench/peers.sh   # best of 3 runs
@@ -49,17 +51,24 @@ write_workload() { # name kind n weighted
   fi
 }
 
-# measure ENGINE WORKLOAD CMD...: best wall time of $repeat runs, its RSS, output.
+# expected KIND N: the number of path facts of the workload.
+expected() { if [ "$1" = chain ]; then echo $(($2 * ($2 + 1) / 2)); else echo $(($2 * $2)); fi; }
+
+# measure ENGINE WORKLOAD CMD...: best wall time of $repeat runs, its RSS, output;
+# the count is checked against $want.
+problems=()
 measure() {
   local engine=$1 wl=$2; shift 2
   local best="" bestrss="" result=""
   for _ in $(seq "$repeat"); do
     if ! /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" > "$out/stdout.txt" 2> "$out/stderr.txt"; then
-      echo "| $wl | $engine | failed: $(tail -1 "$out/stderr.txt") | | |"; return
+      echo "| $wl | $engine | failed: $(tail -1 "$out/stderr.txt") | | |"
+      problems+=("$wl: $engine failed"); return
     fi
     read -r secs kb < "$out/time.txt"
     if [ -z "$best" ] || awk -v a="$secs" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$secs; bestrss=$kb; fi
     result=$(grep -Eo '[0-9]+' "$out/stdout.txt" | tail -1)
+    if [ "$result" != "$want" ]; then problems+=("$wl: $engine counted ${result:-nothing}, expected $want"); fi
   done
   printf '| %s | %s | %.2f | %.0f MB | %s |\n' "$wl" "$engine" "$best" "$(awk -v k="$bestrss" 'BEGIN{print k/1024}')" "$result"
 }
@@ -71,7 +80,7 @@ echo "| workload | engine | wall s | peak RSS | path facts |"
 echo "|---|---|---|---|---|"
 for spec in "chain-1000 chain 1000 0" "chain-2000 chain 2000 0" "cycle-1000 cycle 1000 0" "wcycle-1000 cycle 1000 1"; do
   set -- $spec
-  wl=$1; write_workload "$@"; d="$out/$wl"
+  wl=$1; write_workload "$@"; d="$out/$wl"; want=$(expected "$2" "$3")
   measure drumql "$wl" "$root/bin/drumql" --db "$out/nostore" query --quiet --min 1e-6 --rules "$d/prog.dl" --count "path(X, Y)?"
   if [ "$4" = 0 ]; then
     # clingo's exit status says satisfiable (10) and search exhausted (20).
@@ -84,3 +93,8 @@ for spec in "chain-1000 chain 1000 0" "chain-2000 chain 2000 0" "cycle-1000 cycl
     echo "| $wl | mangle | n/a: aggregation cannot be recursive | | |"
   fi
 done
+echo
+if [ ${#problems[@]} -gt 0 ]; then
+  printf 'count check FAILED:\n'; printf '  %s\n' "${problems[@]}"; exit 1
+fi
+echo "count check: every engine's path facts match the closed form"
