@@ -17,6 +17,7 @@ type chainData struct {
 	dense []int32  // symbol id -> entity index, -1 when absent
 	names []string // entity index -> name
 	heads map[string]*chainHead
+	anyOf map[[2]int32][]int32 // see needAny
 }
 
 // chainHead holds the rules of one binary head predicate, split twice: for
@@ -32,6 +33,7 @@ type chainHead struct {
 
 	lpChain, lpOther []int
 	lpFwd, lpInv     *trieNode
+	lpConst          []constRule // rules with a constant over a graph relation (construles.go)
 }
 
 // trieNode is a step of body paths: the relation (dense snapshot index, -1
@@ -167,8 +169,11 @@ func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 					lp = lp && en.graphRel(s.pred)
 				}
 			}
-			if lp {
+			if cr, isConst := constRuleOf(r); lp {
 				h.lpChain = append(h.lpChain, i)
+			} else if isConst && en.graphRel(cr.pred) {
+				cr.rule = int32(i)
+				h.lpConst = append(h.lpConst, cr)
 			} else {
 				h.lpOther = append(h.lpOther, i)
 			}
@@ -241,6 +246,9 @@ func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 			}
 			for _, ri := range h.lpChain {
 				insert(h.lpFwd, h.lpInv, ri)
+			}
+			for i := range h.lpConst {
+				cd.resolveConst(en, &h.lpConst[i], rel)
 			}
 		}
 		en.chain = cd
@@ -467,6 +475,13 @@ func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bo
 				ents = append(ents, hitEntry{int32(cd.snap.Entities[c]), r, w})
 			}
 		})
+	}
+	if len(h.lpConst) > 0 {
+		gid := int32(-1)
+		if known && int(id) < len(cd.dense) {
+			gid = cd.dense[id]
+		}
+		ents = cd.constHits(ents, h, gid, inverse, min)
 	}
 	for _, ri := range h.lpOther {
 		es, err := en.ruleAnswers(ctx, ri, given, inverse)

@@ -434,3 +434,83 @@ func TestLargeRelation(t *testing.T) {
 		t.Errorf("proof of p(v0, v%d) has depth %d, want %d", n-1, depth, n-1)
 	}
 }
+
+// TestRuleScoresConstants compares the fast path of rules with constants
+// with the evaluator: each rule alone, queried with Query, for every entity
+// in both directions.
+func TestRuleScoresConstants(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 7))
+	var b strings.Builder
+	for range 300 {
+		fmt.Fprintf(&b, "v%d\tr%d\tv%d\n", rng.IntN(40), rng.IntN(3), rng.IntN(12))
+	}
+	const src = `0.9 :: h(X, v3) :- r0(X, v5).
+0.8 :: h(X, v3) :- r1(v2, X).
+0.7 :: h(X, v4) :- r2(X, _).
+0.6 :: h(X, v1) :- r0(_, X).
+0.5 :: h(v3, X) :- r1(X, v7).
+0.4 :: h(v6, X) :- r2(v1, X).
+0.3 :: h(v2, X) :- r0(X, _).
+0.2 :: h(v9, X) :- r1(_, X).
+0.9 :: h(X, nobody) :- r0(X, _).
+0.9 :: h(X, v3) :- r0(X, nobody).
+0.9 :: h(X, v3) :- nothing(X, v1).
+`
+	prog := mustParse(t, src)
+	st := newStore(t, b.String())
+	en, err := Prepare(ctx, st, prog, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd, err := en.chainInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := cd.heads["h"]; len(h.lpConst) != 10 || len(h.lpOther) != 1 {
+		t.Fatalf("rules with constants %d, other %v", len(h.lpConst), h.lpOther)
+	}
+	checked := 0
+	for e := range 42 {
+		given := fmt.Sprint("v", e)
+		for _, inverse := range []bool{false, true} {
+			want := map[string][]string{}
+			for ri := range prog.Rules {
+				single := &datalog.Program{Rules: []datalog.Rule{prog.Rules[ri]}}
+				q := "h(" + given + ", X)?"
+				if inverse {
+					q = "h(X, " + given + ")?"
+				}
+				as, err := Query(ctx, st, single, mustQuery(t, q), Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, a := range as {
+					want[a.Values[0]] = append(want[a.Values[0]], fmt.Sprintf("%d:%.6g", ri, a.Confidence))
+				}
+			}
+			hits, err := en.RuleScores(ctx, "h", given, inverse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]string{}
+			for _, h := range hits {
+				for k := range h.Scores {
+					got[h.Candidate] = append(got[h.Candidate], fmt.Sprintf("%d:%.6g", h.Rules[k], h.Scores[k]))
+				}
+			}
+			for _, m := range []map[string][]string{got, want} {
+				for k := range m {
+					slices.Sort(m[k])
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s inverse=%v:\ngot  %v\nwant %v", given, inverse, got, want)
+			}
+			checked += len(want)
+		}
+	}
+	if checked < 200 {
+		t.Errorf("only %d candidates checked", checked)
+	}
+}

@@ -1,0 +1,288 @@
+package miner
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/drumql/drumql/datalog"
+)
+
+// ConstOptions control the learning of rules with constants
+// ([Graph.ConstantRules]). The zero value means the defaults.
+type ConstOptions struct {
+	// Heads lists the head relations to learn rules for; empty means every
+	// relation of the graph.
+	Heads []string
+	// MinSupport is the smallest number of facts of the graph a rule must
+	// predict correctly. Default 2 (AnyBURL's threshold): a rule seen once
+	// is an anecdote.
+	MinSupport int
+	// MinConf is the smallest smoothed confidence kept. Default 0.01.
+	MinConf float64
+	// Smoothing is the number of unseen counter-examples added to the body
+	// count: the weight is support/(body+Smoothing). Default 5, as for the
+	// chain rules; negative means 0.
+	Smoothing int
+	// PerConstant bounds the rules kept for one head relation, constant and
+	// position (the best by confidence). Default 10.
+	PerConstant int
+	// PerHead bounds the rules with constants kept per head relation (the
+	// best by confidence, then support). Default 200.
+	PerHead int
+	// Sample bounds the facts of one head relation and constant whose
+	// neighbourhoods propose candidate bodies (a seeded sample when there
+	// are more); the support of every candidate is then counted exactly
+	// over all of them. Default 500.
+	Sample int
+	// Seed seeds the sample; 0 means 33.
+	Seed uint64
+}
+
+func (o ConstOptions) withDefaults() ConstOptions {
+	if o.MinSupport <= 0 {
+		o.MinSupport = 2
+	}
+	if o.MinConf <= 0 {
+		o.MinConf = 0.01
+	}
+	if o.Smoothing == 0 {
+		o.Smoothing = 5
+	} else if o.Smoothing < 0 {
+		o.Smoothing = 0
+	}
+	if o.PerConstant <= 0 {
+		o.PerConstant = 10
+	}
+	if o.PerHead <= 0 {
+		o.PerHead = 200
+	}
+	if o.Sample <= 0 {
+		o.Sample = 500
+	}
+	if o.Seed == 0 {
+		o.Seed = 33
+	}
+	return o
+}
+
+// ConstRule is a rule with a constant learned from the graph, with the
+// counts that calibrate it.
+type ConstRule struct {
+	// Rule is the rule; its weight is Confidence rounded to 4 significant
+	// digits.
+	Rule datalog.Rule
+	// Support is the number of facts of the graph the rule predicts.
+	Support int
+	// Body is the number of distinct head groundings its body yields.
+	Body int
+	// Confidence is Support/(Body+Smoothing).
+	Confidence float64
+}
+
+// constCand is a candidate body for a head relation, constant and
+// position: operator op (r < R: fact r(X, y); R+r: fact r(y, X)) and, for
+// the form with two constants, the entity y (-1: any y).
+type constCand struct {
+	op   int32
+	y    int32
+	sup  int
+	body int
+	conf float64
+}
+
+// ConstantRules learns, for every head relation h (opt.Heads, or all), the
+// rules with a constant in the forms AnyBURL learns:
+//
+//	h(X, c) :- b(X, d).     h(X, c) :- b(d, X).
+//	h(X, c) :- b(X, Y).     h(X, c) :- b(Y, X).
+//
+// and the same with the constant in the head's first argument, h(c, X).
+// Candidates are proposed by the neighbourhoods of the entities that fill
+// the variable slot of h's facts with constant c (at most opt.Sample of them
+// per constant, sampled with opt.Seed), then counted exactly on the graph:
+// Body is the number of entities X the body holds for, Support those for
+// which the head fact holds too. A rule whose body is its own head fact
+// (h(X, c) :- h(X, c)) is never proposed. The result is sorted by head, then
+// by decreasing confidence, support and canonical text.
+func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]ConstRule, error) {
+	opt = opt.withDefaults()
+	heads := opt.Heads
+	if len(heads) == 0 {
+		heads = g.Relations()
+	}
+	heads = slices.Clone(heads)
+	slices.Sort(heads)
+	heads = slices.Compact(heads)
+	R, E := len(g.fwd), g.NumEntities()
+	// nonEmpty[op]: the entities whose row of operator op is not empty.
+	nonEmpty := make([]int, 2*R)
+	for r := range R {
+		for x := range E {
+			if g.fwd[r].RowPtr[x+1] > g.fwd[r].RowPtr[x] {
+				nonEmpty[r]++
+			}
+			if g.bwd[r].RowPtr[x+1] > g.bwd[r].RowPtr[x] {
+				nonEmpty[R+r]++
+			}
+		}
+	}
+	rowLen := func(op int, x int32) int32 {
+		m := g.fwd[op%R]
+		if op >= R {
+			m = g.bwd[op%R]
+		}
+		return m.RowPtr[x+1] - m.RowPtr[x]
+	}
+	// holders(op, y): the sorted entities x with an op-edge from x to y.
+	holders := func(op int32, y int32) []int32 {
+		m := g.bwd[int(op)%R] // op = r: facts r(x, y): heads of y
+		if int(op) >= R {
+			m = g.fwd[int(op)%R] // op = R+r: facts r(y, x): tails of y
+		}
+		return m.Col[m.RowPtr[y]:m.RowPtr[y+1]]
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x636f6e7374))
+	counts := map[int64]int32{}
+	anyOp := make([]int32, 2*R)
+	stamp := make([]int32, 2*R)
+	var out []ConstRule
+	for _, h := range heads {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("miner: rules with constants: %w", err)
+		}
+		r, ok := g.relIndex[h]
+		if !ok {
+			continue
+		}
+		var perHead []ConstRule
+		// pos 1: h(X, c), X among the heads of c; pos 0: h(c, X), X among
+		// the tails of c.
+		for _, pos := range []int{1, 0} {
+			byConst := g.bwd[r]
+			if pos == 0 {
+				byConst = g.fwd[r]
+			}
+			for c := range int32(E) {
+				xs := byConst.Col[byConst.RowPtr[c]:byConst.RowPtr[c+1]]
+				if len(xs) < opt.MinSupport {
+					continue
+				}
+				sample := xs
+				if len(xs) > opt.Sample {
+					idx := rng.Perm(len(xs))[:opt.Sample]
+					slices.Sort(idx)
+					sample = make([]int32, len(idx))
+					for i, k := range idx {
+						sample[i] = xs[k]
+					}
+				}
+				clear(counts)
+				clear(anyOp)
+				clear(stamp)
+				for i, x := range sample {
+					for p := g.inc.ptr[x]; p < g.inc.ptr[x+1]; p++ {
+						op, y := g.inc.op[p], g.inc.col[p]
+						if y != c || !(pos == 1 && int(op) == r || pos == 0 && int(op) == R+r) {
+							counts[int64(op)<<32|int64(y)]++ // not the head fact itself
+						}
+						if stamp[op] != int32(i+1) {
+							stamp[op] = int32(i + 1)
+							anyOp[op]++
+						}
+					}
+				}
+				// Candidates seen at least twice in the sample (or once when
+				// the sample is everything and MinSupport allows it).
+				need := int32(min(opt.MinSupport, 2))
+				var cands []constCand
+				for key, n := range counts {
+					if n >= need {
+						cands = append(cands, constCand{op: int32(key >> 32), y: int32(key)})
+					}
+				}
+				for op, n := range anyOp {
+					if n >= need {
+						cands = append(cands, constCand{op: int32(op), y: -1})
+					}
+				}
+				kept := cands[:0]
+				for _, cd := range cands {
+					if cd.y >= 0 {
+						hs := holders(cd.op, cd.y)
+						cd.body = len(hs)
+						cd.sup = intersectCount(xs, hs)
+					} else {
+						cd.body = nonEmpty[cd.op]
+						for _, x := range xs {
+							if rowLen(int(cd.op), x) > 0 {
+								cd.sup++
+							}
+						}
+					}
+					cd.conf = float64(cd.sup) / float64(cd.body+opt.Smoothing)
+					if cd.sup >= opt.MinSupport && cd.conf >= opt.MinConf {
+						kept = append(kept, cd)
+					}
+				}
+				slices.SortFunc(kept, func(a, b constCand) int {
+					return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
+						cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
+				})
+				for _, cd := range kept[:min(len(kept), opt.PerConstant)] {
+					perHead = append(perHead, g.constRule(h, pos, c, cd))
+				}
+			}
+		}
+		slices.SortFunc(perHead, func(a, b ConstRule) int {
+			return cmp.Or(cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(b.Support, a.Support),
+				strings.Compare(a.Rule.Key(), b.Rule.Key()))
+		})
+		out = append(out, perHead[:min(len(perHead), opt.PerHead)]...)
+	}
+	return out, nil
+}
+
+// constRule builds the rule of candidate cd for head h with constant c at
+// position pos (1: h(X, c); 0: h(c, X)).
+func (g *Graph) constRule(h string, pos int, c int32, cd constCand) ConstRule {
+	R := len(g.fwd)
+	v := func(s string) datalog.Term { return datalog.Term{Kind: datalog.Var, Value: s} }
+	k := func(i int32) datalog.Term { return datalog.Term{Kind: datalog.Symbol, Value: g.entNames[i]} }
+	head := datalog.Atom{Pred: h, Args: []datalog.Term{v("X"), k(c)}}
+	if pos == 0 {
+		head.Args[0], head.Args[1] = k(c), v("X")
+	}
+	other := v("_")
+	if cd.y >= 0 {
+		other = k(cd.y)
+	}
+	body := datalog.Atom{Pred: g.relNames[int(cd.op)%R], Args: []datalog.Term{v("X"), other}}
+	if int(cd.op) >= R {
+		body.Args[0], body.Args[1] = other, v("X")
+	}
+	rule := datalog.Rule{Weight: roundSig(cd.conf, 4), Head: head,
+		Body: []datalog.Literal{{Kind: datalog.Positive, Atom: body}}}
+	return ConstRule{Rule: rule, Support: cd.sup, Body: cd.body, Confidence: cd.conf}
+}
+
+// intersectCount returns the size of the intersection of two sorted lists.
+func intersectCount(a, b []int32) int {
+	n := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
+}

@@ -1,0 +1,193 @@
+package reasoner
+
+import (
+	"slices"
+
+	"github.com/drumql/drumql/datalog"
+)
+
+// constRule is a rule with a constant in the forms rule learners such as
+// AnyBURL learn, kept for link prediction's fast path:
+//
+//	h(X, c) :- b(X, d).   h(X, c) :- b(d, X).
+//	h(X, c) :- b(X, _).   h(X, c) :- b(_, X).
+//
+// and the same with the constant first in the head, h(c, X). The body
+// relation b is a relation of the graph (read from the CSR snapshot).
+type constRule struct {
+	rule   int32
+	w      float64
+	cpos   int    // the head argument that holds the constant
+	c      int32  // dense entity index of the head's constant, -1 if the graph lacks it
+	cSym   int32  // symbol id of the head's constant (a local id if the store lacks it)
+	rel    int32  // dense relation index of the body atom, -1 if the graph lacks it
+	xFirst bool   // the body atom is b(X, d) rather than b(d, X)
+	d      int32  // dense entity index of the body's constant; -1 for `_`; -2 if the graph lacks it
+	cName  string // the head's constant
+	dName  string // the body's constant ("" for `_`)
+	pred   string // the body relation
+}
+
+// constRuleOf recognises a rule of the forms above (constants are symbols;
+// the body atom's other argument is a symbol or the anonymous variable).
+func constRuleOf(r *datalog.Rule) (constRule, bool) {
+	if len(r.Head.Args) != 2 || len(r.Body) != 1 {
+		return constRule{}, false
+	}
+	l := r.Body[0]
+	if l.Kind != datalog.Positive || len(l.Atom.Args) != 2 {
+		return constRule{}, false
+	}
+	h0, h1 := r.Head.Args[0], r.Head.Args[1]
+	var cr constRule
+	var x datalog.Term
+	switch {
+	case h0.Kind == datalog.Var && h0.Value != "_" && h1.Kind == datalog.Symbol:
+		cr.cpos, cr.cName, x = 1, h1.Value, h0
+	case h1.Kind == datalog.Var && h1.Value != "_" && h0.Kind == datalog.Symbol:
+		cr.cpos, cr.cName, x = 0, h0.Value, h1
+	default:
+		return constRule{}, false
+	}
+	b0, b1 := l.Atom.Args[0], l.Atom.Args[1]
+	var other datalog.Term
+	switch {
+	case b0.Kind == datalog.Var && b0.Value == x.Value:
+		cr.xFirst, other = true, b1
+	case b1.Kind == datalog.Var && b1.Value == x.Value:
+		other = b0
+	default:
+		return constRule{}, false
+	}
+	switch {
+	case other.Kind == datalog.Symbol:
+		cr.dName = other.Value
+	case other.Kind == datalog.Var && other.Value == "_":
+	default:
+		return constRule{}, false
+	}
+	cr.pred = l.Atom.Pred
+	cr.w = weightOf(r.Weight)
+	return cr, true
+}
+
+// resolveConst sets the dense indices of cr's constants and relation.
+func (cd *chainData) resolveConst(en *Engine, cr *constRule, rel func(string) int32) {
+	dense := func(name string) int32 {
+		id, ok := en.syms.lookup(name)
+		if !ok || int(id) >= len(cd.dense) {
+			return -1
+		}
+		return cd.dense[id]
+	}
+	cr.rel = rel(cr.pred)
+	cr.c = dense(cr.cName)
+	cr.cSym = -1
+	if id, err := en.syms.id(cr.cName); err == nil {
+		cr.cSym = int32(id)
+	}
+	cr.d = -1
+	if cr.dName != "" {
+		if cr.d = dense(cr.dName); cr.d < 0 {
+			cr.d = -2
+		}
+	}
+	if cr.rel >= 0 && cr.d == -1 {
+		cd.needAny(cr.rel, cr.xFirst)
+	}
+}
+
+// needAny computes, once, the entities with at least one fact of relation
+// rel as subject (first) or as object.
+func (cd *chainData) needAny(rel int32, first bool) {
+	if cd.anyOf == nil {
+		cd.anyOf = map[[2]int32][]int32{}
+	}
+	key := [2]int32{rel, 0}
+	m := &cd.snap.Out[rel]
+	if !first {
+		key[1], m = 1, &cd.snap.In[rel]
+	}
+	if _, ok := cd.anyOf[key]; ok {
+		return
+	}
+	var xs []int32
+	for x := range len(m.RowPtr) - 1 {
+		if m.RowPtr[x+1] > m.RowPtr[x] {
+			xs = append(xs, int32(x))
+		}
+	}
+	cd.anyOf[key] = xs
+}
+
+// bodyHolds reports whether cr's body holds for X = x (a dense index).
+func (cd *chainData) bodyHolds(cr *constRule, x int32) bool {
+	if cr.rel < 0 || cr.d == -2 {
+		return false
+	}
+	m := &cd.snap.Out[cr.rel] // b(X, d): d among X's objects
+	if !cr.xFirst {
+		m = &cd.snap.In[cr.rel] // b(d, X): d among X's subjects
+	}
+	row := m.Col[m.RowPtr[x]:m.RowPtr[x+1]]
+	if cr.d == -1 {
+		return len(row) > 0
+	}
+	_, found := slices.BinarySearch(row, cr.d)
+	return found
+}
+
+// bodyXs returns every X (dense indices, sorted) cr's body holds for.
+func (cd *chainData) bodyXs(cr *constRule) []int32 {
+	if cr.rel < 0 || cr.d == -2 {
+		return nil
+	}
+	if cr.d == -1 {
+		key := [2]int32{cr.rel, 0}
+		if !cr.xFirst {
+			key[1] = 1
+		}
+		return cd.anyOf[key]
+	}
+	m := &cd.snap.In[cr.rel] // b(X, d): the subjects of d
+	if !cr.xFirst {
+		m = &cd.snap.Out[cr.rel] // b(d, X): the objects of d
+	}
+	return m.Col[m.RowPtr[cr.d]:m.RowPtr[cr.d+1]]
+}
+
+// constHits appends the hits of h's rules with constants for the entity
+// given (dense index gid, -1 when the graph lacks it) as the head's first
+// argument, or its second when inverse.
+func (cd *chainData) constHits(ents []hitEntry, h *chainHead, gid int32, inverse bool, min float64) []hitEntry {
+	if gid < 0 {
+		return ents
+	}
+	gp := 0
+	if inverse {
+		gp = 1
+	}
+	for i := range h.lpConst {
+		cr := &h.lpConst[i]
+		if cr.w < min {
+			continue
+		}
+		if cr.cpos != gp {
+			// The given entity is X: the rule predicts its constant (which
+			// need not be an entity of the graph).
+			if cr.cSym >= 0 && cd.bodyHolds(cr, gid) {
+				ents = append(ents, hitEntry{cr.cSym, cr.rule, cr.w})
+			}
+			continue
+		}
+		if cr.c != gid {
+			continue
+		}
+		// The given entity is the rule's constant: every X its body holds
+		// for is a candidate.
+		for _, x := range cd.bodyXs(cr) {
+			ents = append(ents, hitEntry{int32(cd.snap.Entities[x]), cr.rule, cr.w})
+		}
+	}
+	return ents
+}
