@@ -100,4 +100,6 @@ type Program struct {
 	Rules   []Rule
 	Queries []Query
 	Imports []Import
+	// Aggregates are the `@aggregate` directives, in source order.
+	Aggregates []Aggregate
 }

@@ -310,8 +310,8 @@ func (p *Program) String() string {
 	return sb.String()
 }
 
-// Format writes the program in canonical form: imports, facts, rules and
-// queries, each group in slice order, one per line, the groups separated by
+// Format writes the program in canonical form: aggregation directives,
+// imports, facts, rules and queries, each group in slice order, one per line, the groups separated by
 // a blank line. The output parses back to the same program, positions and
 // rule comments aside.
 func (p *Program) Format(w io.Writer) error {
@@ -336,6 +336,11 @@ func (p *Program) Format(w io.Writer) error {
 			}
 		}
 		return nil
+	}
+	if err := group(len(p.Aggregates), func(i int, b []byte) []byte {
+		return p.Aggregates[i].appendTo(b)
+	}); err != nil {
+		return err
 	}
 	if err := group(len(p.Imports), func(i int, b []byte) []byte {
 		return append(b, p.Imports[i].String()...)

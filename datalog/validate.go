@@ -46,6 +46,11 @@ func (p *Program) items() ([]item, map[string]int) {
 		its = append(its, item{2, i, p.Queries[i].Pos})
 	}
 	rank := map[string]int{}
+	for _, a := range p.Aggregates {
+		if _, ok := rank[a.Pos.File]; !ok {
+			rank[a.Pos.File] = len(rank)
+		}
+	}
 	for _, im := range p.Imports {
 		if _, ok := rank[im.Pos.File]; !ok {
 			rank[im.Pos.File] = len(rank)
@@ -170,6 +175,7 @@ func Validate(p *Program) Diagnostics {
 	}
 	comp, _ := g.sccs()
 	ds = append(ds, negativeCycles(p, g, comp)...)
+	ds = append(ds, checkAggregates(p)...)
 	slices.SortStableFunc(ds, func(a, b Diagnostic) int { return comparePos(rank, a.Pos, b.Pos) })
 	return ds
 }

@@ -20,6 +20,8 @@ func FuzzParseRoundTrip(f *testing.F) {
 		"sibling(X, Y) :- parent(P, X), parent(P, Y), X != Y.",
 		`"/people/person/nationality"(X, Y) :- "/people/person/places_lived"(X, Z), located(Z, Y).`,
 		`@import "kg/extra.tsv".`,
+		"@aggregate noisy_or(top = 5, prior = 1).\n@aggregate max for \"/film/x\".",
+		"@aggregate grouped(threshold = 0.7) for wife. @aggregate max().",
 		"wife(X, alice)?",
 		`"/m/027rn"("/m/0d060g", "01698271").`,
 		`"_also_see"(X, Y) :- "_hypernym"(Y, X).`,

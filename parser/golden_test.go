@@ -101,6 +101,10 @@ func stripPos(p *datalog.Program) *datalog.Program {
 	for _, im := range p.Imports {
 		q.Imports = append(q.Imports, datalog.Import{Path: im.Path})
 	}
+	for _, a := range p.Aggregates {
+		a.Pos = datalog.Pos{}
+		q.Aggregates = append(q.Aggregates, a)
+	}
 	return q
 }
 

@@ -13,8 +13,10 @@ import (
 // backtracking parser last gave up. It parses one statement at a time (see
 // parseTokens): the tokens up to and including a "." or "?".
 //
-//	statement  = import | clause
+//	statement  = import | aggregate | clause
 //	import     = "@import" String "."
+//	aggregate  = "@aggregate" Ident [ "(" [ param { "," param } ] ")" ] [ "for" name ] "."
+//	param      = Ident "=" Number
 //	clause     = [ Number "::" ] atom [ ":-" literal { "," literal } ] ( "." | "?" )
 //	atom       = name [ "(" [ term { "," term } ] ")" ]
 //	literal    = "not" atom
@@ -28,8 +30,23 @@ import (
 // written quoted.
 
 type gStatement struct {
-	Import *gImport `parser:"  @@"`
-	Clause *gClause `parser:"| @@"`
+	Import    *gImport    `parser:"  @@"`
+	Aggregate *gAggregate `parser:"| @@"`
+	Clause    *gClause    `parser:"| @@"`
+}
+
+type gAggregate struct {
+	Pos    lexer.Position
+	Method string    `parser:"'@aggregate' @Ident"`
+	Parens bool      `parser:"( @'('"`
+	Params []*gParam `parser:"  ( @@ ( ',' @@ )* )? ')' )?"`
+	For    string    `parser:"( 'for' @( Ident | String ) )? '.'"`
+}
+
+type gParam struct {
+	Pos   lexer.Position
+	Name  string `parser:"@Ident '='"`
+	Value string `parser:"@Number"`
 }
 
 type gImport struct {

@@ -160,6 +160,8 @@ var nodeNames = strings.NewReplacer(
 	"GTerm", "a term",
 	"GClause", "a clause",
 	"GImport", "an import",
+	"GAggregate", "an aggregation directive",
+	"GParam", "a parameter",
 	" | ", " or ",
 )
 
@@ -190,6 +192,22 @@ func (l *lowerer) errorf(p lexer.Position, format string, args ...any) {
 func (l *lowerer) statement(st *gStatement) {
 	if st.Import != nil {
 		l.prog.Imports = append(l.prog.Imports, datalog.Import{Path: unquote(st.Import.Path), Pos: pos(st.Import.Pos)})
+		return
+	}
+	if a := st.Aggregate; a != nil {
+		agg := datalog.Aggregate{Method: a.Method, Pos: pos(a.Pos)}
+		if agg.Pred = a.For; strings.HasPrefix(a.For, `"`) {
+			agg.Pred = unquote(a.For)
+		}
+		for _, p := range a.Params {
+			v, err := strconv.ParseFloat(p.Value, 64)
+			if err != nil {
+				l.errorf(p.Pos, "parameter %s: %s is out of range", p.Name, p.Value)
+				continue
+			}
+			agg.Params = append(agg.Params, datalog.Param{Name: p.Name, Value: v})
+		}
+		l.prog.Aggregates = append(l.prog.Aggregates, agg)
 		return
 	}
 	c := st.Clause
