@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/drumql/drumql/datalog"
 )
@@ -94,6 +93,14 @@ type constCand struct {
 	conf float64
 }
 
+// headCand is a candidate of one head relation: its constant c at head
+// position pos.
+type headCand struct {
+	pos int8
+	c   int32
+	constCand
+}
+
 // ConstantRules learns, for every head relation h (opt.Heads, or all), the
 // rules with a constant in the forms AnyBURL learns:
 //
@@ -107,7 +114,8 @@ type constCand struct {
 // Body is the number of entities X the body holds for, Support those for
 // which the head fact holds too. A rule whose body is its own head fact
 // (h(X, c) :- h(X, c)) is never proposed. The result is sorted by head, then
-// by decreasing confidence, support and canonical text.
+// by decreasing confidence and support, then by position, constant and body
+// (dense indices: the order of the graph).
 func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]ConstRule, error) {
 	opt = opt.withDefaults()
 	heads := opt.Heads
@@ -158,7 +166,7 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]ConstRul
 		if !ok {
 			continue
 		}
-		var perHead []ConstRule
+		var perHead []headCand
 		// pos 1: h(X, c), X among the heads of c; pos 0: h(c, X), X among
 		// the tails of c.
 		for _, pos := range []int{1, 0} {
@@ -233,15 +241,17 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]ConstRul
 						cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
 				})
 				for _, cd := range kept[:min(len(kept), opt.PerConstant)] {
-					perHead = append(perHead, g.constRule(h, pos, c, cd))
+					perHead = append(perHead, headCand{pos: int8(pos), c: c, constCand: cd})
 				}
 			}
 		}
-		slices.SortFunc(perHead, func(a, b ConstRule) int {
-			return cmp.Or(cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(b.Support, a.Support),
-				strings.Compare(a.Rule.Key(), b.Rule.Key()))
+		slices.SortFunc(perHead, func(a, b headCand) int {
+			return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
+				cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
 		})
-		out = append(out, perHead[:min(len(perHead), opt.PerHead)]...)
+		for _, hc := range perHead[:min(len(perHead), opt.PerHead)] {
+			out = append(out, g.constRule(h, int(hc.pos), hc.c, hc.constCand))
+		}
 	}
 	return out, nil
 }
