@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/suggest"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
@@ -112,7 +113,10 @@ func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
 			}
 			seen[l.Atom.Pred] = true
 			msg := fmt.Sprintf("%s is not a relation of the store and no rule or fact defines it: the literal never holds", datalog.QuoteName(l.Atom.Pred))
-			if s := nearest(l.Atom.Pred, names, 3); len(s) > 0 {
+			if s := suggest.Nearest(l.Atom.Pred, names, 3); len(s) > 0 {
+				for i := range s {
+					s[i] = datalog.QuoteName(s[i])
+				}
 				msg += "; did you mean " + strings.Join(s, ", ") + "?"
 			}
 			ds = append(ds, datalog.Diagnostic{Pos: l.Atom.Pos, Severity: datalog.Warning, Msg: msg})
@@ -120,53 +124,6 @@ func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
 	}
 	ds.Sort()
 	renderWarnings(w, ds)
-}
-
-// nearest returns up to k names nearest to s by edit distance (at most
-// half of s's length away).
-func nearest(s string, names []string, k int) []string {
-	type cand struct {
-		name string
-		d    int
-	}
-	var cs []cand
-	for _, n := range names {
-		if d := editDistance(s, n); d <= max(2, len(s)/2) {
-			cs = append(cs, cand{n, d})
-		}
-	}
-	slices.SortFunc(cs, func(a, b cand) int {
-		if a.d != b.d {
-			return a.d - b.d
-		}
-		return strings.Compare(a.name, b.name)
-	})
-	var out []string
-	for i := 0; i < len(cs) && i < k; i++ {
-		out = append(out, datalog.QuoteName(cs[i].name))
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b (in bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // queryCmd is drumql query.
