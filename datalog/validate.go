@@ -3,10 +3,11 @@ package datalog
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/drumql/drumql/internal/suggest"
 )
 
 // Arities returns the arity of every predicate of p, as first used in
@@ -304,8 +305,8 @@ func checkSafety(r *Rule, ds Diagnostics, scratch *[]varInfo) Diagnostics {
 // known returns a predicate's arity. It returns a [Diagnostics] error at the
 // query's atom for an unknown predicate, suggesting up to three of the
 // candidates (the names the store knows, optional) nearest by edit
-// distance, or for a wrong number of arguments; and nil when the query is
-// fine.
+// distance (within a third of the name's length, at least 2 edits), or for
+// a wrong number of arguments; and nil when the query is fine.
 func CheckQuery(q Query, known func(pred string) (arity int, ok bool), candidates ...string) error {
 	a := &q.Atom
 	pos := a.Pos
@@ -315,7 +316,7 @@ func CheckQuery(q Query, known func(pred string) (arity int, ok bool), candidate
 	n, ok := known(a.Pred)
 	if !ok {
 		msg := "unknown predicate " + QuoteName(a.Pred)
-		if s := nearest(a.Pred, candidates, 3); len(s) > 0 {
+		if s := suggest.Nearest(a.Pred, candidates, 3); len(s) > 0 {
 			for i := range s {
 				s[i] = QuoteName(s[i])
 			}
@@ -328,64 +329,4 @@ func CheckQuery(q Query, known func(pred string) (arity int, ok bool), candidate
 			QuoteName(a.Pred), plural(n, "argument", "arguments"), plural(len(a.Args), "argument", "arguments"))}}
 	}
 	return nil
-}
-
-// nearest returns up to k names nearest to s by edit distance, among those
-// within a third of the length of s (at least 2 edits), nearest first, ties
-// by name.
-func nearest(s string, names []string, k int) []string {
-	type cand struct {
-		name string
-		d    int
-	}
-	limit := max(2, len([]rune(s))/3)
-	var cs []cand
-	seen := map[string]bool{}
-	for _, n := range names {
-		if seen[n] || n == s {
-			continue
-		}
-		seen[n] = true
-		if d := editDistance(s, n, limit); d <= limit {
-			cs = append(cs, cand{n, d})
-		}
-	}
-	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), strings.Compare(a.name, b.name)) })
-	var out []string
-	for i := 0; i < len(cs) && i < k; i++ {
-		out = append(out, cs[i].name)
-	}
-	return out
-}
-
-// editDistance returns the Levenshtein distance between a and b (by runes),
-// or something larger than limit when it exceeds limit.
-func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > limit || -d > limit {
-		return math.MaxInt
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			c := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				c++
-			}
-			c = min(c, prev[j]+1, cur[j-1]+1)
-			cur[j] = c
-			best = min(best, c)
-		}
-		if best > limit {
-			return math.MaxInt
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -3,6 +3,8 @@ package linkpred
 import (
 	"cmp"
 	"slices"
+
+	"github.com/drumql/drumql/internal/noisyor"
 )
 
 // RuleConf is one rule's prediction of a candidate: the rule's index (in
@@ -70,7 +72,7 @@ func NoisyOr(topK int) Aggregator {
 		if topK > 0 && len(confs) > topK {
 			confs = confs[:topK]
 		}
-		return withScore(dst, start, n, noisyOr(confs))
+		return withScore(dst, start, n, float32(noisyor.Of(confs)))
 	}
 }
 
@@ -81,26 +83,6 @@ func withScore(dst []float32, start, n int, score float32) []float32 {
 	copy(dst[start+1:], dst[start:start+n])
 	dst[start] = score
 	return dst
-}
-
-// noisyOr computes 1 − Π(1 − c) in float64, in the order given.
-func noisyOr(confs []float32) float32 {
-	p := 1.0
-	for _, c := range confs {
-		p *= 1 - clamp01(float64(c))
-	}
-	return float32(1 - p)
-}
-
-// clamp01 clamps a confidence to [0, 1]; NaN passes through.
-func clamp01(c float64) float64 {
-	switch {
-	case c < 0:
-		return 0
-	case c > 1:
-		return 1
-	}
-	return c
 }
 
 // GroupedNoisyOr returns an aggregator for redundant rules (SAFRAN's idea):
@@ -134,7 +116,7 @@ func GroupedNoisyOr(group []int32) Aggregator {
 		}
 		confs := dst[start:]
 		slices.SortFunc(confs, func(a, b float32) int { return cmp.Compare(b, a) })
-		return withScore(dst, start, len(confs), noisyOr(confs))
+		return withScore(dst, start, len(confs), float32(noisyor.Of(confs)))
 	}
 }
 

@@ -27,6 +27,9 @@
 // tie-breaking vectors, as rule application yields). The aggregators [Max],
 // [NoisyOr] and [GroupedNoisyOr] turn per-candidate lists of rule confidences
 // into ranking keys; [GroupRules] groups redundant rules for
-// [GroupedNoisyOr]. The concrete scorers live outside this package: it
-// imports only the store and the standard library.
+// [GroupedNoisyOr]; a [SlotPrior] ranks the candidates no rule reaches. The
+// concrete scorers live outside this package: it imports only the store's
+// types, the module's stdlib-only internal leaves and the standard library,
+// and reads a store through the small interfaces [Dataset] and
+// [SplitReader].
 package linkpred

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
+	"github.com/drumql/drumql/internal/workpool"
 	"github.com/drumql/drumql/store"
 )
 
@@ -121,30 +121,24 @@ func Evaluate(ctx context.Context, qs []Query, scorer Scorer, filter *Filter, op
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			w := newWorker(len(ents), index, filter, scorer)
-			for b := range next {
-				if err := ctx.Err(); err != nil {
-					errs[b] = err
-					continue
-				}
-				n, err := w.run(ctx, qs, batches[b], ranks)
-				nans[b] = n
-				if err != nil {
-					errs[b] = err
-					cancel()
-				}
-			}
-		})
-	}
-	for b := range batches {
-		next <- b
-	}
-	close(next)
-	wg.Wait()
+	ws := make([]*worker, workers) // per goroutine, made on first use
+	workpool.Run(workers, len(batches), func(w, b int) bool {
+		if err := ctx.Err(); err != nil {
+			errs[b] = err
+			return false
+		}
+		if ws[w] == nil {
+			ws[w] = newWorker(len(ents), index, filter, scorer)
+		}
+		n, err := ws[w].run(ctx, qs, batches[b], ranks)
+		nans[b] = n
+		if err != nil {
+			errs[b] = err
+			cancel()
+			return false
+		}
+		return true
+	})
 	if err := firstError(parent, errs); err != nil {
 		return nil, err
 	}

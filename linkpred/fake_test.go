@@ -8,10 +8,8 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// fakeStore implements the parts of store.Store that linkpred reads. The
-// embedded nil interface makes every other method panic.
+// fakeStore implements only what linkpred reads of a store (Dataset).
 type fakeStore struct {
-	store.Store
 	splits map[string][]store.Triple
 	graph  []store.Triple
 }
@@ -62,3 +60,5 @@ func (s *fakeStore) Scan(rel store.ID) iter.Seq2[store.Fact, error] {
 		}
 	}
 }
+
+var _ Dataset = (*fakeStore)(nil)

@@ -2,6 +2,7 @@ package linkpred
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 
@@ -23,10 +24,23 @@ type Filter struct {
 	triples  int                      // distinct triples
 }
 
+// Dataset is what [NewFilter] reads of a store: its named splits and its
+// binary base facts. A store.Store is a Dataset.
+type Dataset interface {
+	SplitReader
+	// Splits lists the named splits.
+	Splits() ([]string, error)
+	// Relations lists the relations with their arities and base fact
+	// counts.
+	Relations() ([]store.RelationStats, error)
+	// Scan yields the base facts of a relation.
+	Scan(rel store.ID) iter.Seq2[store.Fact, error]
+}
+
 // NewFilter builds the filter from every split of the store (DRUM's facts,
 // train, valid and test, whichever exist) and every binary base fact of the
 // graph.
-func NewFilter(st store.Store) (*Filter, error) {
+func NewFilter(st Dataset) (*Filter, error) {
 	var ts []store.Triple
 	names, err := st.Splits()
 	if err != nil {

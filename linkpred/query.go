@@ -2,6 +2,7 @@ package linkpred
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/drumql/drumql/store"
 )
@@ -36,11 +37,18 @@ func TailQuery(t store.Triple) Query {
 	return Query{Rel: t.R, Given: t.S, Inverse: true, Answer: t.O}
 }
 
+// SplitReader is what [Queries] reads of a store: a named split. A
+// store.Store is a SplitReader.
+type SplitReader interface {
+	// Split yields the triples of a named split in file order.
+	Split(name string) iter.Seq2[store.Triple, error]
+}
+
 // Queries reads a split of the store and returns two queries per triple, in
 // the split's file order: for each triple its head prediction (?, r, t) and
 // then its tail prediction (h, r, ?). This is the order of DRUM's query
 // augmentation (query r, then inv_r); the metrics do not depend on it.
-func Queries(st store.Store, split string) ([]Query, error) {
+func Queries(st SplitReader, split string) ([]Query, error) {
 	var qs []Query
 	for t, err := range st.Split(split) {
 		if err != nil {

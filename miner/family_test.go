@@ -31,7 +31,8 @@ func TestFamilyWifeRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	var top []string
-	for i, r := range rules {
+	for i, mr := range rules {
+		r := mr.Datalog()
 		t.Logf("%s", r.String())
 		if i < 3 {
 			top = append(top, strings.TrimSpace(r.String()[strings.LastIndex(r.String(), "\n")+1:]))

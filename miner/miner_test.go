@@ -152,7 +152,7 @@ func smallTrain(t *testing.T, threads int) (*Model, []datalog.Rule) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, rules
+	return m, DatalogRules(rules)
 }
 
 func rulesText(rs []datalog.Rule) string {
@@ -209,7 +209,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rulesText(rules) != rulesText(rules2) {
+	if rulesText(rules) != rulesText(DatalogRules(rules2)) {
 		t.Error("rules differ after Save/Load")
 	}
 	ctx := context.Background()
@@ -314,7 +314,7 @@ func TestRuleReading(t *testing.T) {
 	}
 	for _, c := range cases {
 		cand := m.makeRule(1, m.toPath(c.ops, c.inverse))
-		if got := cand.rule.String(); got != c.want {
+		if got := cand.Rule.String(); got != c.want {
 			t.Errorf("ops %v inverse %v: %s, want %s", c.ops, c.inverse, got, c.want)
 		}
 	}

@@ -2,9 +2,8 @@ package miner
 
 import (
 	"slices"
-	"sync"
-	"sync/atomic"
 
+	"github.com/drumql/drumql/internal/workpool"
 	"github.com/drumql/drumql/miner/internal/sparse"
 )
 
@@ -125,30 +124,13 @@ func (e *engine) ensure(n, B int) {
 	}
 }
 
-// run calls f(i, worker) for i in [0, n) on up to e.threads goroutines.
+// run calls f(i, worker) for i in [0, n) on up to e.threads goroutines,
+// each with its own scratch (see workpool.Run).
 func (e *engine) run(n int, f func(i int, w *scratch)) {
-	nw := min(e.threads, n)
-	if nw <= 1 {
-		for i := range n {
-			f(i, e.work[0])
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for k := range nw {
-		w := e.work[k]
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i, w)
-			}
-		})
-	}
-	wg.Wait()
+	workpool.Run(e.threads, n, func(w, i int) bool {
+		f(i, e.work[w])
+		return true
+	})
 }
 
 // clearRows zeroes rows of the B-column block x (all rows when rows covers

@@ -93,16 +93,75 @@ type pathStep struct {
 	rev bool
 }
 
+// MinedRule is one rule read off a model, with the numbers behind it.
+type MinedRule struct {
+	// Rule is the datalog rule with its weight; its Comment is empty (see
+	// [MinedRule.Datalog]).
+	Rule datalog.Rule
+	// Head is the head relation (Rule.Head.Pred).
+	Head string
+	// Score is the raw DRUM score of the body, Σ_j Π_t a_{j,t,k_t}.
+	Score float64
+	// Ranks are the per-rank terms of Score, rank by rank.
+	Ranks []float64
+	// Counted reports whether Support and Body were counted on a graph.
+	Counted bool
+	// Support is the number of pairs (A, B) that the body connects and
+	// for which the head fact holds in the graph.
+	Support int
+	// Body is the number of pairs (A, B) that the body connects.
+	Body int
+	// Confidence is Support/Body, the unsmoothed confidence on the graph;
+	// 0 when Body is 0 or the support was not counted.
+	Confidence float64
+}
+
+// Comment returns the comment written above the rule in a mined file:
+// "score=S ranks=R1,R2,…", then, when the support was counted,
+// " support=N body=M" and, when M > 0, " conf=C"; numbers with four
+// significant digits.
+func (r MinedRule) Comment() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "score=%s ranks=", fmtG(r.Score))
+	for j, v := range r.Ranks {
+		if j > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(fmtG(v))
+	}
+	if r.Counted {
+		fmt.Fprintf(&sb, " support=%d body=%d", r.Support, r.Body)
+		if r.Body > 0 {
+			sb.WriteString(" conf=" + fmtG(r.Confidence))
+		}
+	}
+	return sb.String()
+}
+
+// Datalog returns the rule with its [MinedRule.Comment] set, as a mined
+// file prints it.
+func (r MinedRule) Datalog() datalog.Rule {
+	d := r.Rule
+	d.Comment = r.Comment()
+	return d
+}
+
+// DatalogRules returns the rules of rs with their comments (see
+// [MinedRule.Datalog]), in the same order.
+func DatalogRules(rs []MinedRule) []datalog.Rule {
+	out := make([]datalog.Rule, len(rs))
+	for i := range rs {
+		out[i] = rs[i].Datalog()
+	}
+	return out
+}
+
 // candidate is one extracted rule before normalisation.
 type candidate struct {
-	rule  datalog.Rule
-	key   string
-	path  []pathStep
-	score float64
-	ranks []float64
-	sup   string // support text for the comment
-	conf  float64
-	hasC  bool // conf was counted
+	MinedRule
+	key    string
+	path   []pathStep
+	smooth float64 // support/(body+smoothing), the confidence weight
 }
 
 // Attention returns the attention of the query relation rel (inverse: the
@@ -128,9 +187,10 @@ func (m *Model) Attention(rel string, inverse bool) ([][][]float64, error) {
 // head's best score, so they lie in (0, 1], or, by default, the rules'
 // smoothed confidences on the graph (see WeightBy). Rules are sorted by head
 // name, then by decreasing weight, then by score and canonical text. Empty bodies and the
-// tautology r(A, B) :- r(A, B) are dropped. Each rule's Comment carries the
-// raw score, the per-rank contributions and, with a graph, the support.
-func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
+// tautology r(A, B) :- r(A, B) are dropped. Each rule carries its raw
+// score, the per-rank contributions and, with a graph, its support counts;
+// [MinedRule.Comment] formats them for a mined file.
+func (m *Model) Rules(opt ExtractOptions) ([]MinedRule, error) {
 	opt = opt.withDefaults()
 	heads := opt.Heads
 	if len(heads) == 0 {
@@ -155,7 +215,7 @@ func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
 	}
 	R := m.numRel()
 	cache := newAttnCache(&m.lay)
-	var out []datalog.Rule
+	var out []MinedRule
 	for _, h := range heads {
 		r, ok := m.relIdx[h]
 		if !ok {
@@ -174,8 +234,8 @@ func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
 				if cand == nil {
 					continue
 				}
-				cand.score, cand.ranks = c.score, c.ranks
-				if old, ok := best[cand.key]; !ok || cand.score > old.score {
+				cand.Score, cand.Ranks = c.score, c.ranks
+				if old, ok := best[cand.key]; !ok || cand.Score > old.Score {
 					best[cand.key] = cand
 				}
 			}
@@ -185,7 +245,7 @@ func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
 			cands = append(cands, c)
 		}
 		slices.SortFunc(cands, func(a, b *candidate) int {
-			if c := cmp.Compare(b.score, a.score); c != 0 {
+			if c := cmp.Compare(b.Score, a.Score); c != 0 {
 				return c
 			}
 			return strings.Compare(a.key, b.key)
@@ -203,11 +263,11 @@ func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
 					if opt.MinSupport > 0 && sup < opt.MinSupport && !(body == 0 && opt.KeepVacuous) {
 						continue
 					}
-					c.sup = fmt.Sprintf(" support=%d body=%d", sup, body)
+					c.Counted, c.Support, c.Body = true, sup, body
 					if body > 0 {
-						c.sup += " conf=" + fmtG(float64(sup)/float64(body))
+						c.Confidence = float64(sup) / float64(body)
 					}
-					c.conf, c.hasC = float64(sup)/float64(body+opt.Smoothing), sup > 0
+					c.smooth = float64(sup) / float64(body+opt.Smoothing)
 				}
 			}
 			kept = append(kept, c)
@@ -216,33 +276,23 @@ func (m *Model) Rules(opt ExtractOptions) ([]datalog.Rule, error) {
 		if len(cands) == 0 {
 			continue
 		}
-		top := cands[0].score
+		top := cands[0].Score
 		byConf := opt.Weight == WeightConfidence
 		for _, c := range cands {
-			byConf = byConf && c.hasC
+			byConf = byConf && c.Counted && c.Support > 0
 		}
 		for _, c := range cands {
-			w := roundSig(c.score/top, 4)
+			w := roundSig(c.Score/top, 4)
 			if byConf {
-				w = roundSig(c.conf, 4)
+				w = roundSig(c.smooth, 4)
 			}
-			var sb strings.Builder
-			fmt.Fprintf(&sb, "score=%s ranks=", fmtG(c.score))
-			for j, v := range c.ranks {
-				if j > 0 {
-					sb.WriteByte(',')
-				}
-				sb.WriteString(fmtG(v))
-			}
-			sb.WriteString(c.sup)
-			c.rule.Weight = w
-			c.rule.Comment = sb.String()
+			c.Rule.Weight = w
 		}
 		if byConf {
-			slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.rule.Weight, a.rule.Weight) })
+			slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.Rule.Weight, a.Rule.Weight) })
 		}
 		for _, c := range cands {
-			out = append(out, c.rule)
+			out = append(out, c.MinedRule)
 		}
 	}
 	return out, nil
@@ -387,7 +437,7 @@ func (m *Model) makeRule(head int, path []pathStep) *candidate {
 		// identity do.
 		rule.Body = append(rule.Body, datalog.Literal{Kind: datalog.Comparison, Op: datalog.OpNe, Left: v("A"), Right: v("B")})
 	}
-	return &candidate{rule: rule, key: rule.Key(), path: path}
+	return &candidate{MinedRule: MinedRule{Rule: rule, Head: rule.Head.Pred}, key: rule.Key(), path: path}
 }
 
 // varName names the i-th intermediate variable of a path (i ≥ 1): C, D, …,

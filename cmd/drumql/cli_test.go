@@ -368,10 +368,15 @@ func TestHybridScorerKeys(t *testing.T) {
 		}
 		return nil
 	})
-	prior := &slotPrior{rels: map[store.ID]int{7: 0}, ents: [][2][]int32{{{1, 2}, nil}}, counts: [][2][]float32{{{1, 5}, nil}}}
+	// Relation 7: entity 11 is the object of one fact, entity 12 of five;
+	// they are the candidates at positions 1 and 2.
+	snap := &store.Snapshot{Entities: []store.ID{11, 12}, Relations: []store.ID{7},
+		In:  []store.CSR{{RowPtr: []int32{0, 1, 6}, Col: make([]int32, 6)}},
+		Out: []store.CSR{{RowPtr: []int32{0, 0, 0}}}}
+	prior := linkpred.NewSlotPrior(snap, []store.ID{10, 11, 12, 13})
 	q := []linkpred.Query{{Rel: 7, Given: 9, Inverse: true}}
 	for _, tc := range []struct {
-		prior *slotPrior
+		prior *linkpred.SlotPrior
 		want  map[int32][]float32 // entity -> score, ties...
 	}{
 		{nil, map[int32][]float32{0: {.5, .1}, 3: {0, .2}}},

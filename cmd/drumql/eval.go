@@ -167,7 +167,7 @@ type hybridScorer struct {
 	rules linkpred.Scorer // sparse scores
 	model linkpred.Scorer // dense scores over n entities
 	n     int
-	prior *slotPrior // nil, or the last tie-breaker
+	prior *linkpred.SlotPrior // nil, or the last tie-breaker
 }
 
 func (h *hybridScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
@@ -193,7 +193,7 @@ func (h *hybridScorer) Score(ctx context.Context, qs []linkpred.Query, out []lin
 		var pents []int32
 		if h.prior != nil {
 			var counts []float32
-			pents, counts = h.prior.slot(q.Rel, q.Inverse)
+			pents, counts = h.prior.Slot(q.Rel, q.Inverse)
 			for k, p := range pents {
 				keys[w*int(p)+1] = counts[k]
 			}
@@ -361,7 +361,7 @@ func newRuleScorer(e *env, st store.Store, files []string, combine string, prior
 		}
 	}
 	if prior {
-		rs.prior = newSlotPrior(snap, rs.pos)
+		rs.prior = linkpred.NewSlotPrior(snap, ents)
 	}
 	rs.eng, err = reasoner.Prepare(e.ctx, st, ps.Prog, reasoner.Options{BaseOnly: true})
 	if err != nil {
@@ -398,7 +398,7 @@ type ruleScorer struct {
 	pos   map[store.ID]int32
 	names map[store.ID]string
 	agg   linkpred.Aggregator
-	prior *slotPrior // nil: candidates no rule reaches stay tied at 0
+	prior *linkpred.SlotPrior // nil: candidates no rule reaches stay tied at 0
 }
 
 // hits returns the rules' evidence for the candidates of q. linkpred's
@@ -431,73 +431,10 @@ func (r *ruleScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkp
 			out[i].AddRules(r.agg, p, conf)
 		}
 		if r.prior != nil {
-			r.addPrior(q, &out[i], hit)
+			r.prior.Extend(q, &out[i], hit)
 		}
 	}
 	return nil
-}
-
-// addPrior appends, after the rules' candidates of q, every other entity
-// that fills q's slot of its relation in the graph, with score 0 and its
-// count as the tie-breaker: above the candidates nothing reaches, below any
-// candidate a rule reaches.
-func (r *ruleScorer) addPrior(q linkpred.Query, s *linkpred.Scores, hit []bool) {
-	for _, c := range s.Sparse {
-		hit[c.Entity] = true
-	}
-	ents, counts := r.prior.slot(q.Rel, q.Inverse)
-	for k, p := range ents {
-		if !hit[p] {
-			s.Sparse = append(s.Sparse, linkpred.Candidate{Entity: p, Ties: counts[k : k+1 : k+1]})
-		}
-	}
-	for _, c := range s.Sparse {
-		hit[c.Entity] = false
-	}
-}
-
-// slotPrior counts, per relation, how many facts each entity is the object
-// of (the slot of tail prediction) and the subject of (head prediction), in
-// the graph the rules were mined from: facts and train, never valid or test.
-// Read-only once built: Score runs concurrently.
-type slotPrior struct {
-	rels map[store.ID]int // relation symbol -> index in the snapshot
-	// per relation index and direction (0 object, 1 subject): the entities
-	// that fill the slot (candidate positions) and their counts.
-	ents   [][2][]int32
-	counts [][2][]float32
-}
-
-func newSlotPrior(snap *store.Snapshot, pos map[store.ID]int32) *slotPrior {
-	p := &slotPrior{rels: map[store.ID]int{}, ents: make([][2][]int32, len(snap.Relations)), counts: make([][2][]float32, len(snap.Relations))}
-	for ri, id := range snap.Relations {
-		p.rels[id] = ri
-		for dir, csr := range [2]*store.CSR{&snap.In[ri], &snap.Out[ri]} {
-			for e := range len(csr.RowPtr) - 1 {
-				if n := csr.RowPtr[e+1] - csr.RowPtr[e]; n > 0 {
-					if c, ok := pos[snap.Entities[e]]; ok {
-						p.ents[ri][dir] = append(p.ents[ri][dir], c)
-						p.counts[ri][dir] = append(p.counts[ri][dir], float32(n))
-					}
-				}
-			}
-		}
-	}
-	return p
-}
-
-// slot returns the entities (candidate positions) that fill rel's object
-// slot (tail prediction) or subject slot, with their counts.
-func (p *slotPrior) slot(rel store.ID, tail bool) ([]int32, []float32) {
-	ri, ok := p.rels[rel]
-	if !ok {
-		return nil, nil
-	}
-	dir := 1
-	if tail {
-		dir = 0
-	}
-	return p.ents[ri][dir], p.counts[ri][dir]
 }
 
 // loadModel reads a model saved by drumql mine --save-model.

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
@@ -183,25 +181,25 @@ func (c *mineCmd) Run(e *env) error {
 var testHookMineProgress func(miner.Progress)
 
 // countHeads counts the distinct head predicates of rules.
-func countHeads(rules []datalog.Rule) int {
+func countHeads(rules []miner.MinedRule) int {
 	n := 0
 	for i := range rules {
-		if i == 0 || rules[i].Head.Pred != rules[i-1].Head.Pred {
+		if i == 0 || rules[i].Head != rules[i-1].Head {
 			n++
 		}
 	}
 	return n
 }
 
-// writeRules writes the header comment and the rules, a blank line between
-// head relations.
-func writeRules(b *bytes.Buffer, header string, rules []datalog.Rule) {
+// writeRules writes the header comment and the rules, each with its comment
+// (score, ranks, support), a blank line between head relations.
+func writeRules(b *bytes.Buffer, header string, rules []miner.MinedRule) {
 	b.WriteString(header + "\n")
 	for i, r := range rules {
-		if i == 0 || r.Head.Pred != rules[i-1].Head.Pred {
-			fmt.Fprintf(b, "\n%% ---- %s ----\n", r.Head.Pred)
+		if i == 0 || r.Head != rules[i-1].Head {
+			fmt.Fprintf(b, "\n%% ---- %s ----\n", r.Head)
 		}
-		b.WriteString(r.String())
+		b.WriteString(r.Datalog().String())
 		b.WriteByte('\n')
 	}
 }
@@ -226,7 +224,7 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 // buildReport assembles the HTML report of a mining run.
-func buildReport(e *env, cfg miner.Config, g *miner.Graph, rules []datalog.Rule, hist []miner.EpochStats,
+func buildReport(e *env, cfg miner.Config, g *miner.Graph, rules []miner.MinedRule, hist []miner.EpochStats,
 	loss []report.LossPoint, validLoss []float64, m *linkpred.Report, took time.Duration, interrupted bool) *report.Report {
 	rep := &report.Report{
 		Generated: time.Now().UTC().Format(time.RFC3339),
@@ -256,14 +254,18 @@ func buildReport(e *env, cfg miner.Config, g *miner.Graph, rules []datalog.Rule,
 		rep.Notes = append(rep.Notes, "Training was interrupted (Ctrl-C): the rules are those of the weights at that moment.")
 	}
 	for i, r := range rules {
-		if i == 0 || r.Head.Pred != rules[i-1].Head.Pred {
-			rep.Heads = append(rep.Heads, report.HeadRules{Head: datalog.QuoteName(r.Head.Pred)})
+		if i == 0 || r.Head != rules[i-1].Head {
+			rep.Heads = append(rep.Heads, report.HeadRules{Head: datalog.QuoteName(r.Head)})
 		}
 		h := &rep.Heads[len(rep.Heads)-1]
-		body := r
+		body := r.Rule
 		body.Comment = ""
 		body.Weight = 1
-		h.Rules = append(h.Rules, report.RuleRow{Text: body.String(), Weight: r.Weight, Score: commentNumber(r.Comment, "score"), Support: int(commentNumber(r.Comment, "support"))})
+		support := -1 // not counted
+		if r.Counted {
+			support = r.Support
+		}
+		h.Rules = append(h.Rules, report.RuleRow{Text: body.String(), Weight: r.Rule.Weight, Score: r.Score, Support: support})
 	}
 	if m != nil {
 		rep.Metrics = &report.Metrics{Split: "test", Queries: m.Queries, HeadQueries: m.HeadQueries, TailQueries: m.TailQueries,
@@ -277,20 +279,4 @@ func policyMetrics(m *linkpred.Metrics) report.PolicyMetrics {
 		return report.Scores{MRR: s.MRR, MR: s.MR, Hits1: s.Hits1, Hits3: s.Hits3, Hits10: s.Hits10}
 	}
 	return report.PolicyMetrics{All: conv(m.Summary), Head: conv(m.Head), Tail: conv(m.Tail)}
-}
-
-// commentNumber finds "key N" or "key=N" in a rule comment written by the
-// miner; -1 when absent.
-func commentNumber(comment, key string) float64 {
-	for _, f := range strings.FieldsFunc(comment, func(r rune) bool { return r == ' ' || r == ',' || r == ';' || r == '\n' }) {
-		for _, sep := range []string{"=", ":"} {
-			if v, ok := strings.CutPrefix(f, key+sep); ok {
-				var x float64
-				if _, err := fmt.Sscan(v, &x); err == nil && !math.IsNaN(x) {
-					return x
-				}
-			}
-		}
-	}
-	return -1
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/suggest"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
@@ -112,7 +113,10 @@ func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
 			}
 			seen[l.Atom.Pred] = true
 			msg := fmt.Sprintf("%s is not a relation of the store and no rule or fact defines it: the literal never holds", datalog.QuoteName(l.Atom.Pred))
-			if s := nearest(l.Atom.Pred, names, 3); len(s) > 0 {
+			if s := suggest.Nearest(l.Atom.Pred, names, 3); len(s) > 0 {
+				for i := range s {
+					s[i] = datalog.QuoteName(s[i])
+				}
 				msg += "; did you mean " + strings.Join(s, ", ") + "?"
 			}
 			ds = append(ds, datalog.Diagnostic{Pos: l.Atom.Pos, Severity: datalog.Warning, Msg: msg})
@@ -120,53 +124,6 @@ func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
 	}
 	ds.Sort()
 	renderWarnings(w, ds)
-}
-
-// nearest returns up to k names nearest to s by edit distance (at most
-// half of s's length away).
-func nearest(s string, names []string, k int) []string {
-	type cand struct {
-		name string
-		d    int
-	}
-	var cs []cand
-	for _, n := range names {
-		if d := editDistance(s, n); d <= max(2, len(s)/2) {
-			cs = append(cs, cand{n, d})
-		}
-	}
-	slices.SortFunc(cs, func(a, b cand) int {
-		if a.d != b.d {
-			return a.d - b.d
-		}
-		return strings.Compare(a.name, b.name)
-	})
-	var out []string
-	for i := 0; i < len(cs) && i < k; i++ {
-		out = append(out, datalog.QuoteName(cs[i].name))
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b (in bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // queryCmd is drumql query.
@@ -240,7 +197,7 @@ func (c *queryCmd) Run(e *env) error {
 		return err
 	}
 	if c.Combine == "noisy-or" {
-		answers, err = noisyOr(e, st, prog, q, answers, opt)
+		answers, err = reasoner.NoisyOr(e.ctx, st, prog, q.Atom, answers, opt)
 		if err != nil {
 			return err
 		}
@@ -294,36 +251,49 @@ func parseAtom(s string) (datalog.Query, error) {
 	return q, nil
 }
 
-// checkQuery rejects a query over a predicate that neither the store nor
-// the program knows, suggesting the nearest names.
+// checkQuery rejects a query the reasoner would reject (see
+// reasoner.CheckQuery) with the diagnostic's message, and a hint when the
+// predicate is unknown.
 func checkQuery(st store.Store, prog *datalog.Program, q datalog.Query) error {
-	arity := prog.Arities()
-	rels, err := st.Relations()
-	if err != nil {
+	err := reasoner.CheckQuery(st, prog, q.Atom)
+	if err == nil {
+		return nil
+	}
+	var ds datalog.Diagnostics
+	if !errors.Is(err, reasoner.ErrUnknownPredicate) || !errors.As(err, &ds) {
 		return err
 	}
-	for _, r := range rels {
-		if _, ok := arity[r.Name]; !ok {
-			arity[r.Name] = r.Arity
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.Msg)
+	}
+	if !defined(st, prog, q.Atom.Pred) {
+		b.WriteString("\nhint: the store has no base or derived fact of it; if a rules file defines it, pass the file with --rules")
+	}
+	return inputErr(errors.New(b.String()))
+}
+
+// defined reports whether pred is a relation of st or defined by a rule or
+// fact of prog.
+func defined(st store.Store, prog *datalog.Program, pred string) bool {
+	if rels, err := st.Relations(); err == nil {
+		for _, r := range rels {
+			if r.Name == pred {
+				return true
+			}
 		}
 	}
-	names := sortedKeys(arity)
-	err = datalog.CheckQuery(q, func(p string) (int, bool) { a, ok := arity[p]; return a, ok }, names...)
-	if err != nil {
-		var ds datalog.Diagnostics
-		if errors.As(err, &ds) {
-			var b strings.Builder
-			for _, d := range ds {
-				b.WriteString(d.Msg)
-			}
-			if _, ok := arity[q.Atom.Pred]; !ok {
-				b.WriteString("\nhint: the store has no base or derived fact of it; if a rules file defines it, pass the file with --rules")
-			}
-			return inputErr(errors.New(b.String()))
+	for _, r := range prog.Rules {
+		if r.Head.Pred == pred {
+			return true
 		}
-		return inputErr(err)
 	}
-	return nil
+	for _, f := range prog.Facts {
+		if f.Atom.Pred == pred {
+			return true
+		}
+	}
+	return false
 }
 
 // queryVars returns the distinct named variables of a, in order of first
@@ -523,71 +493,6 @@ func (c *explainCmd) Run(e *env) error {
 	}
 	printProof(e.stdout, p)
 	return nil
-}
-
-// noisyOr rescores the answers of q by noisy-or over the rules that derive
-// them: 1 − Π(1 − c_r), where c_r is the best confidence of the answer
-// through rule r (a stored fact counts as one more source). It is a final
-// scoring pass: recursion inside the rules still uses max.
-func noisyOr(e *env, st store.Store, prog *datalog.Program, q datalog.Query, answers []reasoner.Answer, opt reasoner.Options) ([]reasoner.Answer, error) {
-	// One auxiliary predicate per rule of the query's predicate: its head
-	// with the rule's body.
-	ext := &datalog.Program{Facts: prog.Facts, Rules: slices.Clone(prog.Rules)}
-	var aux []string
-	for i, r := range prog.Rules {
-		if r.Head.Pred != q.Atom.Pred {
-			continue
-		}
-		name := fmt.Sprintf("_drumql_rule_%d", i)
-		nr := r
-		nr.Head.Pred = name
-		ext.Rules = append(ext.Rules, nr)
-		aux = append(aux, name)
-	}
-	if len(aux) == 0 {
-		return answers, nil
-	}
-	eng, err := reasoner.Prepare(e.ctx, st, ext, reasoner.Options{Min: opt.Min, Threads: opt.Threads})
-	if err != nil {
-		return nil, err
-	}
-	keyOf := func(vals []string) string { return strings.Join(vals, "\x00") }
-	miss := map[string]float64{} // Π(1 − c) per answer
-	for _, name := range aux {
-		a := q.Atom
-		a.Pred = name
-		as, err := eng.Query(e.ctx, a)
-		if err != nil {
-			return nil, err
-		}
-		for _, x := range as {
-			k := keyOf(x.Values)
-			m, ok := miss[k]
-			if !ok {
-				m = 1
-			}
-			miss[k] = m * (1 - x.Confidence)
-		}
-	}
-	out := slices.Clone(answers)
-	for i := range out {
-		k := keyOf(out[i].Values)
-		// Noisy-or is at least the best rule's confidence; a stored fact
-		// (or one derived otherwise) keeps its confidence when higher.
-		if m, ok := miss[k]; ok && 1-m > out[i].Confidence {
-			out[i].Confidence = 1 - m
-		}
-	}
-	slices.SortStableFunc(out, func(a, b reasoner.Answer) int {
-		if a.Confidence != b.Confidence {
-			if a.Confidence > b.Confidence {
-				return -1
-			}
-			return 1
-		}
-		return slices.Compare(a.Values, b.Values)
-	})
-	return out, nil
 }
 
 // loadRuleFlags loads the programs of --rules flags, printing their

@@ -3,8 +3,6 @@ package sparse
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
-	"sync/atomic"
 	"testing"
 )
 
@@ -65,23 +63,20 @@ func mulBytes(m *CSR, B int, masked bool) int64 {
 func BenchmarkMulAdd(b *testing.B) {
 	for _, gr := range benchGraphs {
 		for _, B := range []int{1, 128} {
-			for _, th := range []int{1, runtime.GOMAXPROCS(0)} {
-				for _, masked := range []bool{false, true} {
-					name := fmt.Sprintf("%s/B%d/threads%d/masked=%v/%s", gr.name, B, th, masked, Kernel())
-					b.Run(name, func(b *testing.B) {
-						bg := getBenchGraph(gr.name, gr.nodes, gr.nnz, B)
-						var mask *Mask
-						if masked {
-							mask = bg.mask
-						}
-						p := NewPool(th)
-						b.SetBytes(mulBytes(bg.m, B, masked))
-						b.ReportAllocs()
-						for b.Loop() {
-							p.MulAdd(bg.dst, bg.m, bg.x, B, 0.5, mask)
-						}
-					})
-				}
+			for _, masked := range []bool{false, true} {
+				name := fmt.Sprintf("%s/B%d/masked=%v/%s", gr.name, B, masked, Kernel())
+				b.Run(name, func(b *testing.B) {
+					bg := getBenchGraph(gr.name, gr.nodes, gr.nnz, B)
+					var mask *Mask
+					if masked {
+						mask = bg.mask
+					}
+					b.SetBytes(mulBytes(bg.m, B, masked))
+					b.ReportAllocs()
+					for b.Loop() {
+						MulAdd(bg.dst, bg.m, bg.x, B, 0.5, mask)
+					}
+				})
 			}
 		}
 	}
@@ -90,20 +85,17 @@ func BenchmarkMulAdd(b *testing.B) {
 func BenchmarkEdgeDot(b *testing.B) {
 	for _, gr := range benchGraphs {
 		for _, B := range []int{1, 128} {
-			for _, th := range []int{1, runtime.GOMAXPROCS(0)} {
-				name := fmt.Sprintf("%s/B%d/threads%d/%s", gr.name, B, th, Kernel())
-				b.Run(name, func(b *testing.B) {
-					bg := getBenchGraph(gr.name, gr.nodes, gr.nnz, B)
-					p := NewPool(th)
-					b.SetBytes(mulBytes(bg.m, B, true))
-					b.ReportAllocs()
-					var s float64
-					for b.Loop() {
-						s += p.EdgeDot(bg.m, bg.g, bg.x, B, bg.mask)
-					}
-					_ = s
-				})
-			}
+			name := fmt.Sprintf("%s/B%d/%s", gr.name, B, Kernel())
+			b.Run(name, func(b *testing.B) {
+				bg := getBenchGraph(gr.name, gr.nodes, gr.nnz, B)
+				b.SetBytes(mulBytes(bg.m, B, true))
+				b.ReportAllocs()
+				var s float64
+				for b.Loop() {
+					s += EdgeDot(bg.m, bg.g, bg.x, B, bg.mask)
+				}
+				_ = s
+			})
 		}
 	}
 }
@@ -153,10 +145,9 @@ func xorSum(s []uint64) uint64 {
 }
 
 // BenchmarkMemBandwidth measures the machine's memory bandwidth on 256 MB
-// buffers, independently of the kernel set: "read" XOR-sums a buffer
-// (bytes = 256 MB), "copy" copies one buffer into another (bytes =
-// 2·256 MB: read + write); threadsN splits the buffer into N contiguous
-// parts on N goroutines (N = GOMAXPROCS).
+// buffers, on one goroutine as the kernels run, independently of the kernel
+// set: "read" XOR-sums a buffer (bytes = 256 MB), "copy" copies one buffer
+// into another (bytes = 2·256 MB: read + write).
 func BenchmarkMemBandwidth(b *testing.B) {
 	if memSrc == nil {
 		memSrc = make([]uint64, memBytes/8)
@@ -166,21 +157,18 @@ func BenchmarkMemBandwidth(b *testing.B) {
 			memDst[i] = 1
 		}
 	}
-	for _, th := range []int{1, runtime.GOMAXPROCS(0)} {
-		p := NewPool(th)
-		chunk := (len(memSrc) + th - 1) / th
-		b.Run(fmt.Sprintf("read/threads%d", th), func(b *testing.B) {
-			b.SetBytes(memBytes)
-			var s atomic.Uint64
-			for b.Loop() {
-				p.For(len(memSrc), chunk, func(lo, hi int) { s.Add(xorSum(memSrc[lo:hi])) })
-			}
-		})
-		b.Run(fmt.Sprintf("copy/threads%d", th), func(b *testing.B) {
-			b.SetBytes(2 * memBytes)
-			for b.Loop() {
-				p.For(len(memSrc), chunk, func(lo, hi int) { copy(memDst[lo:hi], memSrc[lo:hi]) })
-			}
-		})
-	}
+	b.Run("read", func(b *testing.B) {
+		b.SetBytes(memBytes)
+		var s uint64
+		for b.Loop() {
+			s ^= xorSum(memSrc)
+		}
+		_ = s
+	})
+	b.Run("copy", func(b *testing.B) {
+		b.SetBytes(2 * memBytes)
+		for b.Loop() {
+			copy(memDst, memSrc)
+		}
+	})
 }

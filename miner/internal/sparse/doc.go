@@ -18,9 +18,6 @@
 // only by floating-point rounding (fused multiply-add, different partial-sum
 // order); within one kernel set results are deterministic.
 //
-// Pool runs the same kernels on several goroutines. Every output row is
-// written by exactly one worker with the same summation order as the serial
-// functions, and reductions (EdgeDot, Dot) are summed per fixed-size row
-// chunk and then combined in chunk order, so results are byte-identical for
-// any number of threads, and identical to the serial package functions.
+// The kernels run on the calling goroutine: the miner parallelises across
+// independent (direction, rank) tasks, each calling the kernels serially.
 package sparse

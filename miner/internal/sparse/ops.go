@@ -29,12 +29,9 @@ var kern = selectKernels()
 func Kernel() string { return kern.name }
 
 const (
-	// RowChunk is the number of rows in one unit of work (and one partial
-	// sum of EdgeDot). It is fixed so results do not depend on the number
-	// of threads.
+	// RowChunk is the number of rows of one partial sum of EdgeDot.
 	RowChunk = 64
-	// VecChunk is the number of elements in one unit of work (and one
-	// partial sum of Dot) for the vector helpers.
+	// VecChunk is the number of elements of one partial sum of Dot.
 	VecChunk = 4096
 )
 

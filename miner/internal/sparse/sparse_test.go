@@ -249,53 +249,6 @@ func TestKernelsVsReference(t *testing.T) {
 	}
 }
 
-// TestThreadsIdentical checks that Pool results are bit-identical to the
-// serial functions for any thread count.
-func TestThreadsIdentical(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	const rows, cols, nnz = 1000, 900, 20000
-	src, dst := randEdges(rng, rows, cols, nnz)
-	m := FromEdges(rows, cols, src, dst)
-	mt := m.Transpose()
-	mask := randMask(rng, nnz, 0.1)
-	for _, B := range []int{1, 7, 64, 128} {
-		x := randBlock(rng, max(rows, cols)*B)
-		g := randBlock(rng, max(rows, cols)*B)
-		serial := slices.Clone(g[:rows*B])
-		MulAdd(serial, m, x, B, 0.5, mask)
-		serialT := slices.Clone(g[:cols*B])
-		MulAdd(serialT, mt, x, B, 0.5, mask)
-		ed := EdgeDot(m, g, x, B, mask)
-		dt := Dot(g, x)
-		ax := slices.Clone(g)
-		Axpy(ax, 0.25, x)
-		for _, th := range []int{0, 1, 2, 3, 5, 16} {
-			p := NewPool(th)
-			got := slices.Clone(g[:rows*B])
-			p.MulAdd(got, m, x, B, 0.5, mask)
-			if !slices.Equal(got, serial) {
-				t.Fatalf("B=%d threads=%d: MulAdd differs", B, th)
-			}
-			gotT := slices.Clone(g[:cols*B])
-			p.MulAdd(gotT, mt, x, B, 0.5, mask)
-			if !slices.Equal(gotT, serialT) {
-				t.Fatalf("B=%d threads=%d: MulAdd(T) differs", B, th)
-			}
-			if e := p.EdgeDot(m, g, x, B, mask); math.Float64bits(e) != math.Float64bits(ed) {
-				t.Fatalf("B=%d threads=%d: EdgeDot %v != %v", B, th, e, ed)
-			}
-			if d := p.Dot(g, x); math.Float64bits(d) != math.Float64bits(dt) {
-				t.Fatalf("B=%d threads=%d: Dot %v != %v", B, th, d, dt)
-			}
-			a := slices.Clone(g)
-			p.Axpy(a, 0.25, x)
-			if !slices.Equal(a, ax) {
-				t.Fatalf("B=%d threads=%d: Axpy differs", B, th)
-			}
-		}
-	}
-}
-
 // TestRowsVariants checks MulAddRows and EdgeDotRows (scatter from the
 // active rows through the transpose) against MulAdd and EdgeDot on a sparse
 // block.

@@ -1,0 +1,102 @@
+package linkpred
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/drumql/drumql/store"
+)
+
+// A store is what the package reads.
+var _ Dataset = store.Store(nil)
+
+// priorSnapshot is a graph of two relations over entities 10, 20, 30, 40:
+//
+//	100: 10→20, 10→30, 20→30
+//	200: 40→10
+func priorSnapshot() *store.Snapshot {
+	return &store.Snapshot{
+		Entities:  []store.ID{10, 20, 30, 40},
+		Relations: []store.ID{100, 200},
+		Out: []store.CSR{
+			{RowPtr: []int32{0, 2, 3, 3, 3}, Col: []int32{1, 2, 2}},
+			{RowPtr: []int32{0, 0, 0, 0, 1}, Col: []int32{0}},
+		},
+		In: []store.CSR{
+			{RowPtr: []int32{0, 0, 1, 3, 3}, Col: []int32{0, 0, 1}},
+			{RowPtr: []int32{0, 1, 1, 1, 1}, Col: []int32{3}},
+		},
+	}
+}
+
+func TestSlotPrior(t *testing.T) {
+	// Candidate positions: 40→0, 30→1, 20→2, 10→3, 99→4 (not in the graph).
+	all := []store.ID{40, 30, 20, 10, 99}
+	// Without 20: it is left out of every slot.
+	no20 := []store.ID{10, 30, 40}
+	cases := []struct {
+		name       string
+		entities   []store.ID
+		rel        store.ID
+		tail       bool
+		wantEnts   []int32
+		wantCounts []float32
+	}{
+		// Objects of 100: 20 once (position 2), 30 twice (position 1).
+		{"objects", all, 100, true, []int32{2, 1}, []float32{1, 2}},
+		// Subjects of 100: 10 twice (position 3), 20 once (position 2).
+		{"subjects", all, 100, false, []int32{3, 2}, []float32{2, 1}},
+		{"objects of 200", all, 200, true, []int32{3}, []float32{1}},
+		{"subjects of 200", all, 200, false, []int32{0}, []float32{1}},
+		{"unknown relation", all, 300, true, nil, nil},
+		// Positions in no20: 10→0, 30→1, 40→2.
+		{"objects, 20 not a candidate", no20, 100, true, []int32{1}, []float32{2}},
+		{"subjects, 20 not a candidate", no20, 100, false, []int32{0}, []float32{2}},
+		{"no candidates", nil, 100, true, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := NewSlotPrior(priorSnapshot(), c.entities)
+			ents, counts := p.Slot(c.rel, c.tail)
+			if fmt.Sprint(ents) != fmt.Sprint(c.wantEnts) || fmt.Sprint(counts) != fmt.Sprint(c.wantCounts) {
+				t.Errorf("Slot(%d, %t) = %v %v, want %v %v", c.rel, c.tail, ents, counts, c.wantEnts, c.wantCounts)
+			}
+		})
+	}
+}
+
+func TestSlotPriorExtend(t *testing.T) {
+	p := NewSlotPrior(priorSnapshot(), []store.ID{40, 30, 20, 10, 99})
+	cases := []struct {
+		name   string
+		q      Query
+		listed []Candidate
+		want   string // entity:score:ties of every candidate, in order
+	}{
+		// Tail query on 100: 30 (position 1) is listed by a rule, so only
+		// 20 (position 2, count 1) is added.
+		{"tail, one listed", Query{Rel: 100, Inverse: true}, []Candidate{{Entity: 1, Score: 0.5}},
+			"[{1 0.5 []} {2 0 [1]}]"},
+		// Head query on 100: 10 (count 2) then 20 (count 1).
+		{"head, none listed", Query{Rel: 100}, nil, "[{3 0 [2]} {2 0 [1]}]"},
+		{"all listed", Query{Rel: 100}, []Candidate{{Entity: 2, Score: 0.1}, {Entity: 3, Score: 0.2}},
+			"[{2 0.1 []} {3 0.2 []}]"},
+		{"unknown relation", Query{Rel: 300, Inverse: true}, []Candidate{{Entity: 4, Score: 0.3}},
+			"[{4 0.3 []}]"},
+	}
+	seen := make([]bool, 5)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := Scores{Sparse: append([]Candidate(nil), c.listed...)}
+			p.Extend(c.q, &s, seen)
+			if got := fmt.Sprint(s.Sparse); got != c.want {
+				t.Errorf("Extend: %s, want %s", got, c.want)
+			}
+			for i, b := range seen {
+				if b {
+					t.Errorf("seen[%d] left true", i)
+				}
+			}
+		})
+	}
+}
