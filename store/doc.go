@@ -73,7 +73,8 @@
 // # Importers
 //
 // ReadDataset, ReadTSV, ReadNTriples and ReadPath turn files into a Batch.
-// They tolerate CRLF line endings, a UTF-8 byte order mark and blank lines,
-// and report every malformed line as file:line: reason in one *LoadError, in
+// They tolerate CRLF line endings, a UTF-8 byte order mark and blank lines;
+// TSV files are read with internal/tsv, the reader the parser's @import
+// uses too, whose package doc defines the format. They report every malformed line as file:line: reason in one *LoadError, in
 // which case they return no batch, so nothing is loaded.
 package store
