@@ -76,5 +76,7 @@
 // They tolerate CRLF line endings, a UTF-8 byte order mark and blank lines;
 // TSV files are read with internal/tsv, the reader the parser's @import
 // uses too, whose package doc defines the format. They report every malformed line as file:line: reason in one *LoadError, in
-// which case they return no batch, so nothing is loaded.
+// which case they return no batch, so nothing is loaded. MakeInductive
+// turns a dataset batch into the inductive setting of the DRUM paper before
+// it is loaded.
 package store
