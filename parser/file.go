@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/tsv"
 )
 
 // ParseFile reads and parses the Datalog program in the file at path and
@@ -118,62 +118,35 @@ func (l *loader) errorf(p datalog.Pos, format string, args ...any) {
 // ParseTriples reads tab-separated triples, `head<TAB>relation<TAB>tail`
 // per line, as binary facts relation(head, tail) with weight 1 and
 // positions in the file (the fact at column 1, the atom at the relation,
-// the arguments at their fields). A UTF-8 byte order mark and CRLF line
-// endings are accepted, empty lines are skipped. Every malformed line
-// (not three fields, an empty field, invalid UTF-8) is reported, as a
-// [datalog.Diagnostics] at file:line:col; the good lines are still
-// returned.
+// the arguments at their fields). The format is the one `drumql load`
+// reads: a UTF-8 byte order mark and CRLF line endings are accepted, blank
+// (empty or white-space) lines are skipped, fields are kept verbatim.
+// Every malformed line (not three fields, an empty or white-space field,
+// invalid UTF-8) is reported, as a [datalog.Diagnostics] at file:line:col;
+// the good lines are still returned.
 func ParseTriples(filename string, data []byte) ([]datalog.Fact, error) {
-	src := string(bytes.TrimPrefix(data, []byte("\ufeff")))
 	var facts []datalog.Fact
 	var ds datalog.Diagnostics
-	bad := func(line, col int, format string, args ...any) {
-		ds = append(ds, datalog.Diagnostic{Pos: datalog.Pos{File: filename, Line: line, Col: col},
-			Severity: datalog.Error, Msg: fmt.Sprintf(format, args...)})
-	}
-	line := 0
-	for len(src) > 0 {
-		line++
-		text := src
-		if i := strings.IndexByte(src, '\n'); i >= 0 {
-			text, src = src[:i], src[i+1:]
-		} else {
-			src = ""
-		}
-		text = strings.TrimSuffix(text, "\r")
-		if text == "" {
+	for t, err := range tsv.Parse(filename, string(data)) {
+		if err != nil {
+			e := err.(*tsv.Error) // tsv.Parse yields no other error
+			msg := e.Reason
+			if e.Field > 0 {
+				msg += " field"
+			}
+			ds = append(ds, datalog.Diagnostic{Pos: datalog.Pos{File: filename, Line: e.Line, Col: e.Col},
+				Severity: datalog.Error, Msg: msg})
 			continue
 		}
-		if !utf8.ValidString(text) {
-			bad(line, 1, "invalid UTF-8")
-			continue
-		}
-		h, rest, ok1 := strings.Cut(text, "\t")
-		r, t, ok2 := strings.Cut(rest, "\t")
-		if !ok1 || !ok2 || strings.Contains(t, "\t") {
-			bad(line, 1, "want 3 tab-separated fields (head, relation, tail), got %d", strings.Count(text, "\t")+1)
-			continue
-		}
-		colR := utf8.RuneCountInString(h) + 2
-		colT := colR + utf8.RuneCountInString(r) + 1
-		switch {
-		case h == "":
-			bad(line, 1, "empty head field")
-			continue
-		case r == "":
-			bad(line, colR, "empty relation field")
-			continue
-		case t == "":
-			bad(line, colT, "empty tail field")
-			continue
-		}
+		colR := utf8.RuneCountInString(t.Head) + 2
+		colT := colR + utf8.RuneCountInString(t.Relation) + 1
 		facts = append(facts, datalog.Fact{
 			Weight: 1,
-			Atom: datalog.Atom{Pred: r, Pos: datalog.Pos{File: filename, Line: line, Col: colR}, Args: []datalog.Term{
-				{Kind: datalog.Symbol, Value: h, Pos: datalog.Pos{File: filename, Line: line, Col: 1}},
-				{Kind: datalog.Symbol, Value: t, Pos: datalog.Pos{File: filename, Line: line, Col: colT}},
+			Atom: datalog.Atom{Pred: t.Relation, Pos: datalog.Pos{File: filename, Line: t.Line, Col: colR}, Args: []datalog.Term{
+				{Kind: datalog.Symbol, Value: t.Head, Pos: datalog.Pos{File: filename, Line: t.Line, Col: 1}},
+				{Kind: datalog.Symbol, Value: t.Tail, Pos: datalog.Pos{File: filename, Line: t.Line, Col: colT}},
 			}},
-			Pos: datalog.Pos{File: filename, Line: line, Col: 1},
+			Pos: datalog.Pos{File: filename, Line: t.Line, Col: 1},
 		})
 	}
 	return facts, ds.Err()

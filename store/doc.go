@@ -75,5 +75,8 @@
 // ReadDataset, ReadTSV, ReadNTriples and ReadPath turn files into a Batch.
 // They tolerate CRLF line endings, a UTF-8 byte order mark and blank lines,
 // and report every malformed line as file:line: reason in one *LoadError, in
-// which case they return no batch, so nothing is loaded.
+// which case they return no batch, so nothing is loaded. TSV files are read
+// with internal/tsv, the reader the parser's @import uses too; its package
+// doc defines the format. MakeInductive turns a dataset batch into the
+// inductive setting of the DRUM paper before it is loaded.
 package store

@@ -9,4 +9,7 @@ var (
 	ErrUnknownID = errors.New("store: unknown symbol id")
 	// ErrReadOnly is returned by writes to a store opened read-only.
 	ErrReadOnly = errors.New("store: opened read-only")
+	// ErrNoTestSplit is returned by MakeInductive for a batch without test
+	// triples.
+	ErrNoTestSplit = errors.New("store: no test split")
 )

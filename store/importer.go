@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/drumql/drumql/internal/tsv"
 )
 
 // LineError is one malformed input line.
@@ -69,32 +71,18 @@ func (c *collector) err() error {
 	return &LoadError{Errs: c.errs}
 }
 
-// eachLine calls fn with every non-blank line of r, without its line ending
-// (LF, CRLF or extra CRs) and without a leading UTF-8 byte order mark. The
-// input is read whole: every text passed to fn is a substring of one string,
-// so keeping them costs no allocation per line.
+// eachLine calls fn with every non-blank line of r, as tsv.Lines yields
+// them. The input is read whole: every text passed to fn is a substring of
+// one string, so keeping them costs no allocation per line.
 func eachLine(r io.Reader, fn func(line int, text string)) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return err
 	}
-	eachLineString(string(data), fn)
-	return nil
-}
-
-// eachLineString is eachLine over a string.
-func eachLineString(s string, fn func(line int, text string)) {
-	s = strings.TrimPrefix(s, "\uFEFF")
-	n := 0
-	for len(s) > 0 {
-		n++
-		line, rest, _ := strings.Cut(s, "\n")
-		s = rest
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) != "" {
-			fn(n, line)
-		}
+	for n, text := range tsv.Lines(string(data)) {
+		fn(n, text)
 	}
+	return nil
 }
 
 func readFileLines(path string, fn func(line int, text string)) error {
@@ -102,7 +90,9 @@ func readFileLines(path string, fn func(line int, text string)) error {
 	if err != nil {
 		return err
 	}
-	eachLineString(string(data), fn)
+	for n, text := range tsv.Lines(string(data)) {
+		fn(n, text)
+	}
 	return nil
 }
 
@@ -115,36 +105,18 @@ func parseTSV(r io.Reader, name string, c *collector) ([]NamedTriple, error) {
 	return parseTSVString(string(data), name, c), nil
 }
 
-// parseTSVString parses head<TAB>relation<TAB>tail lines; the names are
-// substrings of s.
+// parseTSVString parses head<TAB>relation<TAB>tail lines with tsv.Parse;
+// the names are substrings of s.
 func parseTSVString(s, name string, c *collector) []NamedTriple {
 	ts := make([]NamedTriple, 0, strings.Count(s, "\n")+1)
-	eachLineString(s, func(line int, text string) {
-		if !utf8.ValidString(text) {
-			c.add(name, line, "invalid UTF-8")
-			return
+	for t, err := range tsv.Parse(name, s) {
+		if err != nil {
+			e := err.(*tsv.Error) // tsv.Parse yields no other error
+			c.errs = append(c.errs, LineError{File: e.File, Line: e.Line, Reason: e.Reason})
+			continue
 		}
-		var f [3]string
-		nf := 0
-		for rest, more := text, true; more; nf++ {
-			var field string
-			field, rest, more = strings.Cut(rest, "\t")
-			if nf < 3 {
-				f[nf] = field
-			}
-		}
-		if nf != 3 {
-			c.add(name, line, "want 3 tab-separated fields (head, relation, tail), got %d", nf)
-			return
-		}
-		for i, what := range [3]string{"head", "relation", "tail"} {
-			if strings.TrimSpace(f[i]) == "" {
-				c.add(name, line, "empty %s", what)
-				return
-			}
-		}
-		ts = append(ts, NamedTriple{S: f[0], R: f[1], O: f[2]})
-	})
+		ts = append(ts, NamedTriple{S: t.Head, R: t.Relation, O: t.Tail})
+	}
 	return ts
 }
 

@@ -52,6 +52,14 @@ func TestReadTSV(t *testing.T) {
 		{"EmptyRelation", "a\t\tb\n", nil, []string{"1: empty relation"}},
 		{"EmptyTail", "a\tr\t\r\n", nil, []string{"1: empty tail"}},
 		{"InvalidUTF8", "a\tr\t\xff\n", nil, []string{"1: invalid UTF-8"}},
+		// Cases on which parser.ParseTriples read the same file differently
+		// before both used internal/tsv.
+		{"WhiteSpaceLines", "\t\t\n \r\r\n\u00a0\na\tr\tb\r\r\n", []NamedTriple{{"a", "r", "b"}}, nil},
+		{"WhiteSpaceRelation", "a\t \tb\n", nil, []string{"1: empty relation"}},
+		{"NBSPTail", "a\tr\t\u00a0\n", nil, []string{"1: empty tail"}},
+		{"TrailingTab", "a\tr\tb\t\n", nil, []string{"1: want 3 tab-separated fields (head, relation, tail), got 4"}},
+		{"NoComments", "# kg\n", nil, []string{"1: want 3 tab-separated fields (head, relation, tail), got 1"}},
+		{"SpacesKept", " a\tr \tb\n", []NamedTriple{{" a", "r ", "b"}}, nil},
 		{"AllErrorsInOrder", "a\tr\tb\nx\n\ny\tr\t\nok\tr\tb\n\xfe\tr\tb\n", nil,
 			[]string{"2: want 3 tab-separated fields (head, relation, tail), got 1", "4: empty tail", "6: invalid UTF-8"}},
 	}

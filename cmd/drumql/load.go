@@ -44,7 +44,10 @@ func (c *loadCmd) Run(e *env) error {
 		if len(c.Paths) != 1 {
 			return inputErr(fmt.Errorf("--inductive takes exactly one dataset folder"))
 		}
-		ist, err := makeInductive(&all, c.Inductive, c.Seed)
+		ist, err := store.MakeInductive(&all, c.Inductive, c.Seed)
+		if errors.Is(err, store.ErrNoTestSplit) {
+			return inputErr(fmt.Errorf("--inductive needs a dataset folder with a test.txt"))
+		}
 		if err != nil {
 			return inputErr(err)
 		}

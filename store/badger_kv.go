@@ -1,0 +1,123 @@
+package store
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// getMeta reads a meta key in its own read transaction; ok is false when
+// the key is absent.
+func (d *DB) getMeta(key []byte) ([]byte, bool, error) {
+	var v []byte
+	err := d.bdb.View(func(txn *badger.Txn) error {
+		var err error
+		v, err = getValue(txn, key)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	return v, err == nil, err
+}
+
+// getValue copies the value of key out of txn.
+func getValue(txn *badger.Txn, key []byte) ([]byte, error) {
+	item, err := txn.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	return item.ValueCopy(nil)
+}
+
+// getU64Meta reads a big-endian uint64 meta value; an absent key reads as 0.
+func getU64Meta(txn *badger.Txn, key []byte) (uint64, error) {
+	v, err := getValue(txn, key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return getU64(v)
+}
+
+// scanPrefix calls fn with the key (and, if vals, the value) of every entry
+// whose key starts with prefix, from start (or prefix) on, until fn returns
+// false. Key and value are only valid during the call.
+func scanPrefix(txn *badger.Txn, prefix, start []byte, vals bool, fn func(k, v []byte) (bool, error)) (bool, error) {
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: vals, PrefetchSize: 64, Prefix: prefix})
+	defer it.Close()
+	if start == nil {
+		start = prefix
+	}
+	for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
+		item := it.Item()
+		var v []byte
+		if vals {
+			var err error
+			if v, err = item.ValueCopy(nil); err != nil {
+				return false, err
+			}
+		}
+		more, err := fn(item.Key(), v)
+		if err != nil || !more {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// deleter deletes keys through a WriteBatch.
+type deleter struct {
+	wb *badger.WriteBatch
+	n  int
+}
+
+// newDeleter starts a deleter on a new WriteBatch.
+func (d *DB) newDeleter() *deleter { return &deleter{wb: d.bdb.NewWriteBatch()} }
+
+// del queues the deletion of a copy of k.
+func (dl *deleter) del(k []byte) error {
+	dl.n++
+	return dl.wb.Delete(slices.Clone(k))
+}
+
+// deletePrefixes deletes every key under the prefixes.
+func (d *DB) deletePrefixes(prefixes ...[]byte) error {
+	dl := d.newDeleter()
+	defer dl.wb.Cancel()
+	err := d.bdb.View(func(txn *badger.Txn) error {
+		for _, p := range prefixes {
+			_, err := scanPrefix(txn, p, nil, false, func(k, _ []byte) (bool, error) {
+				return true, dl.del(k)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return dl.wb.Flush()
+}
+
+// arena hands out byte slices carved from large blocks, so a WriteBatch can
+// keep references to many small keys without one allocation each.
+type arena struct{ buf []byte }
+
+// alloc returns an empty slice with capacity n.
+func (a *arena) alloc(n int) []byte {
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]byte, 0, max(n, 1<<20))
+	}
+	l := len(a.buf)
+	a.buf = a.buf[:l+n]
+	return a.buf[l : l : l+n]
+}
+
+// copy returns a copy of b held by the arena.
+func (a *arena) copy(b []byte) []byte { return append(a.alloc(len(b)), b...) }

@@ -1,0 +1,263 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Load implements Store. The load runs under a new generation: a pending
+// marker naming it is committed first, then an undo log of the new fact
+// keys, then the data (WriteBatch), then one small transaction that commits
+// the generation, the counters and the split pointers and removes the
+// marker. On failure, and on the next Open after a crash, the pending
+// generation is rolled back.
+func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int)) (LoadStats, error) {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if err := d.writable(); err != nil {
+		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+	}
+	// The dictionary only changes under wmu, which we hold.
+	nsym0 := len(d.dict.names)
+	txn := d.bdb.NewTransaction(false)
+	defer txn.Discard()
+	var kbuf []byte
+	has := func(f Fact) (bool, error) {
+		kbuf = factKey(kbuf[:0], f)
+		_, err := txn.Get(kbuf)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	p, err := prepareBatch(ctx, b, nsym0, d.dict.lookup, has)
+	if err != nil {
+		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+	}
+	txn.Discard()
+	if p.empty() {
+		if progress != nil {
+			progress(0, 0)
+		}
+		return p.stats(), nil
+	}
+	gen := d.gen + 1
+	rec := pendingRecord{Gen: gen, NSym: uint32(nsym0), Splits: p.splitNames}
+	err = d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaPending, rec.encode()) })
+	if err == nil {
+		err = d.bdb.Sync()
+	}
+	if err != nil {
+		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+	}
+	err = d.writeLoad(ctx, p, gen, progress)
+	if err == nil {
+		err = d.commitLoad(p, gen)
+	}
+	if err != nil {
+		if rerr := d.rollback(rec); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("rollback: %w", rerr))
+		}
+		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+	}
+
+	d.mu.Lock()
+	for _, name := range p.newNames {
+		d.dict.add(name)
+	}
+	for ra, n := range p.added {
+		d.base[ra] += n
+	}
+	var old [][]byte
+	for name, ts := range p.splits {
+		if ptr, ok := d.splits[name]; ok {
+			old = append(old, splitPrefix(name, ptr.gen))
+		}
+		d.splits[name] = splitPtr{gen, len(ts)}
+	}
+	d.gen = gen
+	d.mu.Unlock()
+	// Cleanup failures leave garbage that the next Open removes.
+	_ = d.deletePrefixes(append(old, binary.BigEndian.AppendUint64([]byte{tagUndo}, gen))...)
+	return p.stats(), nil
+}
+
+// writeLoad writes the undo log, then the data of p under generation gen.
+func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress func(done, total int)) error {
+	var ar arena
+	wb := d.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	var chunk []byte
+	seq := uint64(0)
+	flushChunk := func() error {
+		k := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64([]byte{tagUndo}, gen), seq)
+		seq++
+		err := wb.Set(k, chunk)
+		chunk = nil
+		return err
+	}
+	for _, f := range p.facts {
+		if chunk == nil {
+			chunk = make([]byte, 0, 64<<10)
+		}
+		n := 13
+		if len(f.Args) != 2 {
+			n = 6 + 4*len(f.Args)
+		}
+		chunk = append(chunk, byte(n))
+		chunk = factKey(chunk, f)
+		if len(chunk) > 64<<10-1100 {
+			if err := flushChunk(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(chunk) > 0 {
+		if err := flushChunk(); err != nil {
+			return err
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		return err
+	}
+	if err := d.bdb.Sync(); err != nil {
+		return err
+	}
+
+	wb = d.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	total, done := p.items(), 0
+	tick := func() error {
+		done++
+		if done%checkEvery == 0 {
+			if progress != nil {
+				progress(done, total)
+			}
+			return ctx.Err()
+		}
+		return nil
+	}
+	for i, name := range p.newNames {
+		id := ID(p.nsym0 + i)
+		nk := append(append(ar.alloc(1+len(name)), tagName), name...)
+		sk := putID(append(ar.alloc(5), tagSym), id)
+		if err := wb.Set(nk, putID(ar.alloc(4), id)); err != nil {
+			return err
+		}
+		if err := wb.Set(sk, ar.copy([]byte(name))); err != nil {
+			return err
+		}
+		if err := tick(); err != nil {
+			return err
+		}
+	}
+	// Binary facts go in key order, F then R: sorted inserts are much
+	// cheaper for Badger's memtable than random ones.
+	var bin [][3]ID
+	for _, f := range p.facts {
+		if len(f.Args) == 2 {
+			bin = append(bin, [3]ID{f.Rel, f.Args[0], f.Args[1]})
+			continue
+		}
+		if err := wb.Set(naryKey(ar.alloc(6+4*len(f.Args)), f.Rel, f.Args), nil); err != nil {
+			return err
+		}
+		if err := tick(); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(bin, func(a, b [3]ID) int { return cmpTriple(a[0], a[1], a[2], b[0], b[1], b[2]) })
+	for _, t := range bin {
+		if err := wb.Set(fwdKey(ar.alloc(13), t[0], t[1], t[2]), nil); err != nil {
+			return err
+		}
+		if err := tick(); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(bin, func(a, b [3]ID) int { return cmpTriple(a[0], a[2], a[1], b[0], b[2], b[1]) })
+	for _, t := range bin {
+		if err := wb.Set(revKey(ar.alloc(13), t[0], t[2], t[1]), nil); err != nil {
+			return err
+		}
+	}
+	for _, name := range p.splitNames {
+		prefix := splitPrefix(name, gen)
+		ts := p.splits[name]
+		for c := 0; c*splitChunk < len(ts); c++ {
+			k := binary.BigEndian.AppendUint64(append(ar.alloc(len(prefix)+8), prefix...), uint64(c))
+			chunk := ts[c*splitChunk : min(len(ts), (c+1)*splitChunk)]
+			v := ar.alloc(12 * len(chunk))
+			for _, t := range chunk {
+				v = putID(putID(putID(v, t.S), t.R), t.O)
+			}
+			if err := wb.Set(k, v); err != nil {
+				return err
+			}
+			for range chunk {
+				if err := tick(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		return err
+	}
+	if progress != nil {
+		progress(total, total)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return d.bdb.Sync()
+}
+
+// commitLoad makes generation gen visible in one transaction.
+func (d *DB) commitLoad(p *prepared, gen uint64) error {
+	err := d.bdb.Update(func(txn *badger.Txn) error {
+		if err := txn.Set(metaGen, u64(gen)); err != nil {
+			return err
+		}
+		nsym := binary.BigEndian.AppendUint32(nil, uint32(p.nsym0+len(p.newNames)))
+		if err := txn.Set(metaNSym, nsym); err != nil {
+			return err
+		}
+		for ra, n := range p.added {
+			if err := txn.Set(countKey(ra.Rel, ra.Arity), u64(uint64(d.base[ra]+n))); err != nil {
+				return err
+			}
+		}
+		for name, ts := range p.splits {
+			v := binary.BigEndian.AppendUint64(u64(gen), uint64(len(ts)))
+			if err := txn.Set(append([]byte{tagSplitPt}, name...), v); err != nil {
+				return err
+			}
+		}
+		return txn.Delete(metaPending)
+	})
+	if err != nil {
+		return err
+	}
+	return d.bdb.Sync()
+}
+
+// cmpTriple orders triples lexicographically.
+func cmpTriple(a0, a1, a2, b0, b1, b2 ID) int {
+	switch {
+	case a0 != b0:
+		return cmp.Compare(a0, b0)
+	case a1 != b1:
+		return cmp.Compare(a1, b1)
+	}
+	return cmp.Compare(a2, b2)
+}
+
+// splitChunk is how many triples one split entry holds.
+const splitChunk = 1024
