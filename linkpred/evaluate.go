@@ -97,6 +97,35 @@ func (r *Report) Metrics(p Policy) *Metrics {
 // number of workers. On a scorer error or cancellation Evaluate returns the
 // error of the earliest failing batch.
 func Evaluate(ctx context.Context, qs []Query, scorer Scorer, filter *Filter, opt Options) (*Report, error) {
+	reps, err := EvaluateVariants(ctx, qs, single{scorer}, 1, filter, opt)
+	if err != nil {
+		return nil, err
+	}
+	return reps[0], nil
+}
+
+// VariantScorer scores queries under several variants at once (for example
+// one rule application ranked by several aggregators): ScoreVariants fills
+// out[v][i] with the scores of qs[i] under variant v. The concurrency rules
+// of [Scorer] apply.
+type VariantScorer interface {
+	ScoreVariants(ctx context.Context, qs []Query, out [][]Scores) error
+}
+
+// single adapts a Scorer to a VariantScorer of one variant.
+type single struct{ Scorer }
+
+func (s single) ScoreVariants(ctx context.Context, qs []Query, out [][]Scores) error {
+	return s.Score(ctx, qs, out[0])
+}
+
+// EvaluateVariants is [Evaluate] for k variants of a scorer sharing one
+// pass over the queries: it returns one report per variant, each exactly
+// what Evaluate returns for that variant alone.
+func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k int, filter *Filter, opt Options) ([]*Report, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("linkpred: %d variants", k)
+	}
 	ents := opt.Entities
 	if ents == nil {
 		ents = filter.Entities()
@@ -114,8 +143,11 @@ func Evaluate(ctx context.Context, qs []Query, scorer Scorer, filter *Filter, op
 	batches := makeBatches(qs, cmpOr(opt.BatchSize, DefaultBatchSize))
 	workers := min(cmpOr(opt.Workers, runtime.GOMAXPROCS(0)), max(len(batches), 1))
 
-	ranks := make([]Rank, len(qs))
-	nans := make([]int, len(batches))
+	ranks := make([][]Rank, k)
+	for v := range ranks {
+		ranks[v] = make([]Rank, len(qs))
+	}
+	nans := make([][]int, len(batches))
 	errs := make([]error, len(batches))
 
 	parent := ctx
@@ -128,11 +160,10 @@ func Evaluate(ctx context.Context, qs []Query, scorer Scorer, filter *Filter, op
 			return false
 		}
 		if ws[w] == nil {
-			ws[w] = newWorker(len(ents), index, filter, scorer)
+			ws[w] = newWorker(len(ents), index, filter, scorer, k)
 		}
-		n, err := ws[w].run(ctx, qs, batches[b], ranks)
-		nans[b] = n
-		if err != nil {
+		nans[b] = make([]int, k)
+		if err := ws[w].run(ctx, qs, batches[b], ranks, nans[b]); err != nil {
 			errs[b] = err
 			cancel()
 			return false
@@ -143,20 +174,25 @@ func Evaluate(ctx context.Context, qs []Query, scorer Scorer, filter *Filter, op
 		return nil, err
 	}
 
-	rep := &Report{}
-	for _, n := range nans {
-		rep.NaN += n
-	}
+	unindexed := 0
 	for _, q := range qs {
 		if _, ok := index[q.Answer]; !ok {
-			rep.Unindexed++
+			unindexed++
 		}
 	}
-	rep.summarise(qs, ranks)
-	if opt.PerQuery {
-		rep.Ranks = ranks
+	reps := make([]*Report, k)
+	for v := range reps {
+		rep := &Report{Unindexed: unindexed}
+		for _, n := range nans {
+			rep.NaN += n[v]
+		}
+		rep.summarise(qs, ranks[v])
+		if opt.PerQuery {
+			rep.Ranks = ranks[v]
+		}
+		reps[v] = rep
 	}
-	return rep, nil
+	return reps, nil
 }
 
 // firstError picks the error to report: the caller's cancellation, else the
@@ -262,50 +298,55 @@ type worker struct {
 	n      int
 	index  map[store.ID]int32
 	filter *Filter
-	scorer Scorer
+	scorer VariantScorer
+	k      int
 
 	qs   []Query
-	out  []Scores
+	out  [][]Scores
 	gen  uint32
 	excl []uint32 // excl[i] == gen: candidate i is filtered out
 	seen []uint32 // seen[i] == gen: sparse candidate i already listed
 	ex   []int32  // filtered candidate positions of the current query
 }
 
-func newWorker(n int, index map[store.ID]int32, filter *Filter, scorer Scorer) *worker {
-	return &worker{n: n, index: index, filter: filter, scorer: scorer}
+func newWorker(n int, index map[store.ID]int32, filter *Filter, scorer VariantScorer, k int) *worker {
+	return &worker{n: n, index: index, filter: filter, scorer: scorer, k: k, out: make([][]Scores, k)}
 }
 
-// run scores one batch and stores the ranks; it returns the number of NaN
-// scores seen.
-func (w *worker) run(ctx context.Context, qs []Query, batch []int, ranks []Rank) (int, error) {
+// run scores one batch under every variant, stores the ranks, and adds the
+// number of NaN scores seen to nans[variant].
+func (w *worker) run(ctx context.Context, qs []Query, batch []int, ranks [][]Rank, nans []int) error {
 	w.qs = w.qs[:0]
 	for _, i := range batch {
 		w.qs = append(w.qs, qs[i])
 	}
-	if cap(w.out) < len(batch) {
-		w.out = append(w.out[:cap(w.out)], make([]Scores, len(batch)-cap(w.out))...)
-	}
-	out := w.out[:len(batch)]
-	for i := range out {
-		out[i].reset()
+	outs := make([][]Scores, w.k)
+	for v := range w.out {
+		if cap(w.out[v]) < len(batch) {
+			w.out[v] = append(w.out[v][:cap(w.out[v])], make([]Scores, len(batch)-cap(w.out[v]))...)
+		}
+		outs[v] = w.out[v][:len(batch)]
+		for i := range outs[v] {
+			outs[v][i].reset()
+		}
 	}
 	first := w.qs[0]
-	if err := w.scorer.Score(ctx, w.qs, out); err != nil {
-		return 0, fmt.Errorf("linkpred: score %d queries of relation %d (inverse %t): %w",
+	if err := w.scorer.ScoreVariants(ctx, w.qs, outs); err != nil {
+		return fmt.Errorf("linkpred: score %d queries of relation %d (inverse %t): %w",
 			len(batch), first.Rel, first.Inverse, err)
 	}
-	nan := 0
-	for j, i := range batch {
-		rk, n, err := w.rank(qs[i], &out[j])
-		if err != nil {
-			return nan, fmt.Errorf("linkpred: query %d (relation %d, given %d, inverse %t): %w",
-				i, qs[i].Rel, qs[i].Given, qs[i].Inverse, err)
+	for v, out := range outs {
+		for j, i := range batch {
+			rk, n, err := w.rank(qs[i], &out[j])
+			if err != nil {
+				return fmt.Errorf("linkpred: query %d (relation %d, given %d, inverse %t): %w",
+					i, qs[i].Rel, qs[i].Given, qs[i].Inverse, err)
+			}
+			ranks[v][i] = rk
+			nans[v] += n
 		}
-		ranks[i] = rk
-		nan += n
 	}
-	return nan, nil
+	return nil
 }
 
 // nextGen advances the stamp generation, clearing the stamps on wrap-around.

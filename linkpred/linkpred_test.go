@@ -675,3 +675,84 @@ func TestReportJSON(t *testing.T) {
 		t.Error("ranks without PerQuery")
 	}
 }
+
+// TestEvaluateVariants checks that each variant of one pass reports exactly
+// what Evaluate reports for that variant alone, NaN counts included.
+func TestEvaluateVariants(t *testing.T) {
+	const n = 50
+	rng := rand.New(rand.NewPCG(3, 4))
+	var triples []store.Triple
+	for range 200 {
+		triples = append(triples, store.Triple{S: ent(rng.IntN(n)), R: store.ID(rng.IntN(3)), O: ent(rng.IntN(n))})
+	}
+	f := FilterOf(triples)
+	var qs []Query
+	for _, tr := range triples[:80] {
+		qs = append(qs, HeadQuery(tr), TailQuery(tr))
+	}
+	level := func(q Query, e, v int) int {
+		x := uint64(q.Rel)*1_000_003 + uint64(q.Given)*10_007 + uint64(e)*101 + uint64(v)*7919
+		if q.Inverse {
+			x += 7
+		}
+		return int(x*0x9E3779B97F4A7C15>>60) % 6
+	}
+	aggs := []Aggregator{Max, NoisyOr(2), NoisyOr(0)}
+	fill := func(v int, qs []Query, out []Scores) {
+		for i, q := range qs {
+			for e := range n {
+				if l := level(q, e, v); l > 0 {
+					hits := []RuleConf{{0, float32(l) / 6}, {int32(l), float32(e%3+1) / 4}}
+					if l == 5 && v == 1 {
+						hits[0].Conf = float32(math.NaN())
+					}
+					out[i].AddRules(aggs[v], int32(e), hits)
+				}
+			}
+		}
+	}
+	multi := variantFunc(func(_ context.Context, qs []Query, out [][]Scores) error {
+		for v := range out {
+			fill(v, qs, out[v])
+		}
+		return nil
+	})
+	o := Options{Entities: ents(n), PerQuery: true, Workers: 2, BatchSize: 7}
+	reps, err := EvaluateVariants(context.Background(), qs, multi, len(aggs), f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := false
+	for v := range aggs {
+		alone, err := Evaluate(context.Background(), qs, ScorerFunc(func(_ context.Context, qs []Query, out []Scores) error {
+			fill(v, qs, out)
+			return nil
+		}), f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(alone)
+		b, _ := json.Marshal(reps[v])
+		if string(a) != string(b) {
+			t.Errorf("variant %d differs from its own evaluation:\n%s\n%s", v, b, a)
+		}
+		if v > 0 && reps[v].Expected.MRR != reps[0].Expected.MRR {
+			differ = true
+		}
+	}
+	if !differ {
+		t.Error("the variants do not differ: the test checks nothing")
+	}
+	if reps[1].NaN == 0 || reps[0].NaN != 0 {
+		t.Errorf("NaN counts %d, %d: want 0 and some", reps[0].NaN, reps[1].NaN)
+	}
+	if _, err := EvaluateVariants(context.Background(), qs, multi, 0, f, o); err == nil {
+		t.Error("0 variants accepted")
+	}
+}
+
+type variantFunc func(ctx context.Context, qs []Query, out [][]Scores) error
+
+func (f variantFunc) ScoreVariants(ctx context.Context, qs []Query, out [][]Scores) error {
+	return f(ctx, qs, out)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/drumql/drumql/datalog"
 )
@@ -68,20 +69,6 @@ func (o ConstOptions) withDefaults() ConstOptions {
 	return o
 }
 
-// ConstRule is a rule with a constant learned from the graph, with the
-// counts that calibrate it.
-type ConstRule struct {
-	// Rule is the rule; its weight is Confidence rounded to 4 significant
-	// digits.
-	Rule datalog.Rule
-	// Support is the number of facts of the graph the rule predicts.
-	Support int
-	// Body is the number of distinct head groundings its body yields.
-	Body int
-	// Confidence is Support/(Body+Smoothing).
-	Confidence float64
-}
-
 // constCand is a candidate body for a head relation, constant and
 // position: operator op (r < R: fact r(X, y); R+r: fact r(y, X)) and, for
 // the form with two constants, the entity y (-1: any y).
@@ -115,8 +102,10 @@ type headCand struct {
 // which the head fact holds too. A rule whose body is its own head fact
 // (h(X, c) :- h(X, c)) is never proposed. The result is sorted by head, then
 // by decreasing confidence and support, then by position, constant and body
-// (dense indices: the order of the graph).
-func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]ConstRule, error) {
+// (dense indices: the order of the graph). Each rule's weight is its
+// smoothed confidence support/(body+Smoothing), rounded to 4 significant
+// digits; Support and Body are the counts (Counted, FromGraph set).
+func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRule, error) {
 	opt = opt.withDefaults()
 	heads := opt.Heads
 	if len(heads) == 0 {
@@ -157,7 +146,7 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]ConstRul
 	counts := map[int64]int32{}
 	anyOp := make([]int32, 2*R)
 	stamp := make([]int32, 2*R)
-	var out []ConstRule
+	var out []MinedRule
 	for _, h := range heads {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("miner: rules with constants: %w", err)
@@ -258,7 +247,7 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]ConstRul
 
 // constRule builds the rule of candidate cd for head h with constant c at
 // position pos (1: h(X, c); 0: h(c, X)).
-func (g *Graph) constRule(h string, pos int, c int32, cd constCand) ConstRule {
+func (g *Graph) constRule(h string, pos int, c int32, cd constCand) MinedRule {
 	R := len(g.fwd)
 	v := func(s string) datalog.Term { return datalog.Term{Kind: datalog.Var, Value: s} }
 	k := func(i int32) datalog.Term { return datalog.Term{Kind: datalog.Symbol, Value: g.entNames[i]} }
@@ -276,7 +265,8 @@ func (g *Graph) constRule(h string, pos int, c int32, cd constCand) ConstRule {
 	}
 	rule := datalog.Rule{Weight: roundSig(cd.conf, 4), Head: head,
 		Body: []datalog.Literal{{Kind: datalog.Positive, Atom: body}}}
-	return ConstRule{Rule: rule, Support: cd.sup, Body: cd.body, Confidence: cd.conf}
+	return MinedRule{Rule: rule, Head: h, Counted: true, Support: cd.sup, Body: cd.body,
+		Confidence: float64(cd.sup) / float64(cd.body), FromGraph: true}
 }
 
 // intersectCount returns the size of the intersection of two sorted lists.
@@ -295,4 +285,30 @@ func intersectCount(a, b []int32) int {
 		}
 	}
 	return n
+}
+
+// MergeRules merges rule lists that are each sorted by head relation (as
+// [Model.Rules] and [Graph.ConstantRules] return them) into one list sorted
+// by head, then by decreasing weight; rules of equal weight keep the order of
+// the lists, then their order within a list. A rule that appears in more
+// than one list (the same [datalog.Rule.Key]) is kept once, from the first.
+func MergeRules(lists ...[]MinedRule) []MinedRule {
+	var all []MinedRule
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	seen := make(map[string]bool, len(all))
+	out := all[:0:0]
+	for _, r := range all {
+		k := r.Rule.Key()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, r)
+	}
+	slices.SortStableFunc(out, func(a, b MinedRule) int {
+		return cmp.Or(strings.Compare(a.Head, b.Head), cmp.Compare(b.Rule.Weight, a.Rule.Weight))
+	})
+	return out
 }

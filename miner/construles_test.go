@@ -95,8 +95,11 @@ func TestConstantRulesCounts(t *testing.T) {
 		if sup != cr.Support || body != cr.Body {
 			t.Errorf("%s: support %d body %d, brute force %d %d", cr.Rule.String(), cr.Support, cr.Body, sup, body)
 		}
-		if want := float64(sup) / float64(body+5); cr.Confidence != want {
-			t.Errorf("%s: confidence %v, want %v", cr.Rule.String(), cr.Confidence, want)
+		if want := roundSig(float64(sup)/float64(body+5), 4); cr.Rule.Weight != want {
+			t.Errorf("%s: weight %v, want %v", cr.Rule.String(), cr.Rule.Weight, want)
+		}
+		if !cr.FromGraph || !cr.Counted || cr.Head != cr.Rule.Head.Pred {
+			t.Errorf("%s: FromGraph %v Counted %v Head %q", cr.Rule.String(), cr.FromGraph, cr.Counted, cr.Head)
 		}
 		learned[cr.Rule.Key()] = true
 	}
@@ -166,5 +169,24 @@ func TestConstantRulesDeterministic(t *testing.T) {
 		if a[i].Rule.String() != b[i].Rule.String() {
 			t.Fatalf("rule %d: %s vs %s", i, a[i].Rule.String(), b[i].Rule.String())
 		}
+	}
+}
+
+func TestMergeRules(t *testing.T) {
+	rule := func(head string, w float64, body string) MinedRule {
+		v := func(s string) datalog.Term { return datalog.Term{Kind: datalog.Var, Value: s} }
+		return MinedRule{Head: head, Rule: datalog.Rule{Weight: w,
+			Head: datalog.Atom{Pred: head, Args: []datalog.Term{v("A"), v("B")}},
+			Body: []datalog.Literal{{Kind: datalog.Positive, Atom: datalog.Atom{Pred: body, Args: []datalog.Term{v("A"), v("B")}}}}}}
+	}
+	a := []MinedRule{rule("h", 0.9, "p"), rule("h", 0.5, "q"), rule("k", 0.3, "p")}
+	b := []MinedRule{rule("g", 0.1, "p"), rule("h", 0.5, "r"), rule("h", 0.7, "p"), rule("k", 0.4, "q")}
+	var got []string
+	for _, r := range MergeRules(a, b) {
+		got = append(got, fmt.Sprintf("%s %g %s", r.Head, r.Rule.Weight, r.Rule.Body[0].Atom.Pred))
+	}
+	want := []string{"g 0.1 p", "h 0.9 p", "h 0.5 q", "h 0.5 r", "k 0.4 q", "k 0.3 p"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got  %v\nwant %v", got, want)
 	}
 }

@@ -3,9 +3,12 @@ package miner
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/drumql/drumql/internal/workpool"
 
 	"github.com/drumql/drumql/datalog"
 )
@@ -24,6 +27,19 @@ type ExtractOptions struct {
 	MinScore float64
 	// MaxRules is the maximum number of rules per head relation. Default 20.
 	MaxRules int
+	// Candidates is the number of bodies per head relation, the best by
+	// DRUM score, whose support is counted; when weighting by confidence,
+	// the MaxRules best of them by smoothed confidence are kept (DRUM
+	// proposes, the graph chooses). Default MaxRules: the MaxRules best by
+	// score.
+	Candidates int
+	// SupportBudget bounds the edge visits of counting one rule's support;
+	// a rule over it is left uncounted. Default 5,000,000.
+	SupportBudget int
+	// Threads bounds the goroutines that extract head relations in
+	// parallel; 0 means runtime.GOMAXPROCS(0). The result does not depend
+	// on it.
+	Threads int
 	// Graph, if not nil, is used to count each rule's support (groundings
 	// of the body whose head fact holds) and body groundings for the
 	// comment; default the graph the model was trained on (none after Load).
@@ -55,10 +71,11 @@ type WeightBy int
 
 const (
 	// WeightConfidence weights a rule by its smoothed confidence on the
-	// graph, support/(body+Smoothing): DRUM chooses the rules (the MaxRules
-	// best by score) and the graph calibrates them. Rules whose support
-	// cannot be counted (no graph, or more than 5,000,000 body groundings)
-	// fall back to WeightScore for the whole head.
+	// graph, support/(body+Smoothing): DRUM proposes the rules (the
+	// Candidates best by score), the graph chooses (the MaxRules best by
+	// confidence) and calibrates them. A rule whose support cannot be
+	// counted within SupportBudget is left out; a head none of whose rules
+	// can be counted (or no graph) falls back to WeightScore.
 	WeightConfidence WeightBy = iota
 	// WeightScore weights a rule by its raw DRUM score divided by the head's
 	// best score, as the paper reads rules off the attention.
@@ -74,6 +91,15 @@ func (o ExtractOptions) withDefaults() ExtractOptions {
 	}
 	if o.MaxRules <= 0 {
 		o.MaxRules = 20
+	}
+	if o.Candidates < o.MaxRules {
+		o.Candidates = o.MaxRules
+	}
+	if o.SupportBudget <= 0 {
+		o.SupportBudget = 5_000_000
+	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
 	}
 	if o.MinSupport == 0 {
 		o.MinSupport = 1
@@ -114,20 +140,29 @@ type MinedRule struct {
 	// Confidence is Support/Body, the unsmoothed confidence on the graph;
 	// 0 when Body is 0 or the support was not counted.
 	Confidence float64
+	// FromGraph marks a rule learned from the graph itself (a rule with
+	// constants, see [Graph.ConstantRules]) rather than read off the
+	// attention; its Score and Ranks are zero.
+	FromGraph bool
 }
 
 // Comment returns the comment written above the rule in a mined file:
-// "score=S ranks=R1,R2,…", then, when the support was counted,
+// "score=S ranks=R1,R2,…" (a rule learned from the graph: "from the
+// graph"), then, when the support was counted,
 // " support=N body=M" and, when M > 0, " conf=C"; numbers with four
 // significant digits.
 func (r MinedRule) Comment() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "score=%s ranks=", fmtG(r.Score))
-	for j, v := range r.Ranks {
-		if j > 0 {
-			sb.WriteByte(',')
+	if r.FromGraph {
+		sb.WriteString("from the graph")
+	} else {
+		fmt.Fprintf(&sb, "score=%s ranks=", fmtG(r.Score))
+		for j, v := range r.Ranks {
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(fmtG(v))
 		}
-		sb.WriteString(fmtG(v))
 	}
 	if r.Counted {
 		fmt.Fprintf(&sb, " support=%d body=%d", r.Support, r.Body)
@@ -213,89 +248,120 @@ func (m *Model) Rules(opt ExtractOptions) ([]MinedRule, error) {
 	if g != nil {
 		gv = g.view(m.rels)
 	}
-	R := m.numRel()
-	cache := newAttnCache(&m.lay)
-	var out []MinedRule
 	for _, h := range heads {
-		r, ok := m.relIdx[h]
-		if !ok {
+		if _, ok := m.relIdx[h]; !ok {
 			return nil, fmt.Errorf("miner: rules for %q: %w", h, ErrUnknownRelation)
 		}
-		best := map[string]*candidate{}
-		for _, inverse := range []bool{false, true} {
-			q := r
-			if inverse {
-				q += R
-			}
-			m.attnForward(q, cache)
-			for _, c := range m.beam(cache.a, opt) {
-				path := m.toPath(c.ops, inverse)
-				cand := m.makeRule(r, path)
-				if cand == nil {
-					continue
-				}
-				cand.Score, cand.Ranks = c.score, c.ranks
-				if old, ok := best[cand.key]; !ok || cand.Score > old.Score {
-					best[cand.key] = cand
-				}
-			}
+	}
+	perHead := make([][]MinedRule, len(heads))
+	caches := make([]*attnCache, opt.Threads)
+	workpool.Run(opt.Threads, len(heads), func(w, i int) bool {
+		if caches[w] == nil {
+			caches[w] = newAttnCache(&m.lay)
 		}
-		cands := make([]*candidate, 0, len(best))
-		for _, c := range best {
-			cands = append(cands, c)
-		}
-		slices.SortFunc(cands, func(a, b *candidate) int {
-			if c := cmp.Compare(b.Score, a.Score); c != 0 {
-				return c
-			}
-			return strings.Compare(a.key, b.key)
-		})
-		kept := cands[:0]
-		for _, c := range cands {
-			if len(kept) == opt.MaxRules {
-				break
-			}
-			if gv != nil {
-				if sup, body, ok := gv.support(r, c.path, 5_000_000); ok {
-					if body == 0 && !opt.KeepVacuous {
-						continue
-					}
-					if opt.MinSupport > 0 && sup < opt.MinSupport && !(body == 0 && opt.KeepVacuous) {
-						continue
-					}
-					c.Counted, c.Support, c.Body = true, sup, body
-					if body > 0 {
-						c.Confidence = float64(sup) / float64(body)
-					}
-					c.smooth = float64(sup) / float64(body+opt.Smoothing)
-				}
-			}
-			kept = append(kept, c)
-		}
-		cands = kept
-		if len(cands) == 0 {
-			continue
-		}
-		top := cands[0].Score
-		byConf := opt.Weight == WeightConfidence
-		for _, c := range cands {
-			byConf = byConf && c.Counted && c.Support > 0
-		}
-		for _, c := range cands {
-			w := roundSig(c.Score/top, 4)
-			if byConf {
-				w = roundSig(c.smooth, 4)
-			}
-			c.Rule.Weight = w
-		}
-		if byConf {
-			slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.Rule.Weight, a.Rule.Weight) })
-		}
-		for _, c := range cands {
-			out = append(out, c.MinedRule)
-		}
+		perHead[i] = m.headRules(m.relIdx[heads[i]], gv, caches[w], opt)
+		return true
+	})
+	var out []MinedRule
+	for _, rs := range perHead {
+		out = append(out, rs...)
 	}
 	return out, nil
+}
+
+// headRules extracts the rules of head relation r (see Rules); gv is the
+// graph viewed in the model's relation order, or nil.
+func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions) []MinedRule {
+	R := m.numRel()
+	best := map[string]*candidate{}
+	for _, inverse := range []bool{false, true} {
+		q := r
+		if inverse {
+			q += R
+		}
+		m.attnForward(q, cache)
+		for _, c := range m.beam(cache.a, opt) {
+			path := m.toPath(c.ops, inverse)
+			cand := m.makeRule(r, path)
+			if cand == nil {
+				continue
+			}
+			cand.Score, cand.Ranks = c.score, c.ranks
+			if old, ok := best[cand.key]; !ok || cand.Score > old.Score {
+				best[cand.key] = cand
+			}
+		}
+	}
+	cands := make([]*candidate, 0, len(best))
+	for _, c := range best {
+		cands = append(cands, c)
+	}
+	slices.SortFunc(cands, func(a, b *candidate) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	byConf := opt.Weight == WeightConfidence && gv != nil
+	limit := opt.MaxRules
+	if byConf {
+		limit = opt.Candidates
+	}
+	kept := cands[:0]
+	counted := 0
+	for _, c := range cands {
+		if len(kept) == limit {
+			break
+		}
+		if gv != nil {
+			if sup, body, ok := gv.support(r, c.path, opt.SupportBudget); ok {
+				if body == 0 && !opt.KeepVacuous {
+					continue
+				}
+				if opt.MinSupport > 0 && sup < opt.MinSupport && !(body == 0 && opt.KeepVacuous) {
+					continue
+				}
+				c.Counted, c.Support, c.Body = true, sup, body
+				if body > 0 {
+					c.Confidence = float64(sup) / float64(body)
+				}
+				c.smooth = float64(sup) / float64(body+opt.Smoothing)
+				if sup > 0 {
+					counted++
+				}
+			}
+		}
+		kept = append(kept, c)
+	}
+	cands = kept
+	if len(cands) == 0 {
+		return nil
+	}
+	top := cands[0].Score
+	if byConf && counted > 0 {
+		// The graph chooses among the candidates DRUM proposed: the
+		// MaxRules best by smoothed confidence, then by score.
+		kept = cands[:0]
+		for _, c := range cands {
+			if c.Counted && c.Support > 0 {
+				c.Rule.Weight = roundSig(c.smooth, 4)
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
+		slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.Rule.Weight, a.Rule.Weight) })
+		cands = cands[:min(len(cands), opt.MaxRules)]
+	} else {
+		cands = cands[:min(len(cands), opt.MaxRules)]
+		for _, c := range cands {
+			c.Rule.Weight = roundSig(c.Score/top, 4)
+		}
+	}
+	out := make([]MinedRule, len(cands))
+	for i, c := range cands {
+		out[i] = c.MinedRule
+	}
+	return out
 }
 
 func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }

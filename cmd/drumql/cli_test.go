@@ -382,7 +382,7 @@ func TestHybridScorerKeys(t *testing.T) {
 		{nil, map[int32][]float32{0: {.5, .1}, 3: {0, .2}}},
 		{prior, map[int32][]float32{0: {.5, .1, 0}, 3: {0, .2, 0}, 1: {0, 0, 1}, 2: {0, 0, 5}}},
 	} {
-		h := &hybridScorer{rules: rules, model: model, n: 4, prior: tc.prior}
+		h := &hybridScorer{rules: fixedPrior{rules, tc.prior}, model: model, n: 4}
 		out := make([]linkpred.Scores, 1)
 		if err := h.Score(context.Background(), q, out); err != nil {
 			t.Fatal(err)
@@ -399,3 +399,11 @@ func TestHybridScorerKeys(t *testing.T) {
 		}
 	}
 }
+
+// fixedPrior gives a scorer one prior for every relation.
+type fixedPrior struct {
+	linkpred.Scorer
+	prior *linkpred.SlotPrior
+}
+
+func (f fixedPrior) priorOf(store.ID) *linkpred.SlotPrior { return f.prior }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/reasoner"
@@ -23,10 +24,10 @@ type evalCmd struct {
 	Model   string   `placeholder:"FILE" help:"A model saved by drumql mine --save-model. With --rules too: the rules rank the candidates and the model breaks their ties." type:"path"`
 	Rules   []string `placeholder:"FILE.dl" help:"Rule files applied by the reasoner, query by query."`
 	Split   string   `enum:"test,valid" default:"test" help:"Split to evaluate: test or valid."`
-	Combine string   `enum:"max,noisy-or,grouped" default:"max" help:"How the rules' confidences for a candidate combine: max (ties broken by the next-best rules), noisy-or (over each candidate's top 5 rules) or grouped (noisy-or across groups of redundant rules, max inside a group)."`
+	Combine string   `enum:",max,noisy-or,grouped" default:"" help:"How the rules' confidences for a candidate combine (default: what the rule files' @aggregate directives say, max without one): max (ties broken by the next-best rules), noisy-or (over each candidate's top 5 rules) or grouped (noisy-or across groups of redundant rules, max inside a group)."`
 	Format  string   `enum:"table,json" default:"table" help:"Output format: table or json."`
 	Limit   int      `placeholder:"N" help:"Evaluate only the first N triples of the split (for a quick look)."`
-	Prior   bool     `help:"With --rules: rank the candidates no rule reaches by how many facts of the query's relation they fill the asked slot of in the graph (the rule r(X, c) weighted by c's share of r), instead of leaving them tied (with --model too: after the model's score)."`
+	Prior   *bool    `negatable:"" help:"With --rules: rank the candidates no rule reaches by how many facts of the query's relation they fill the asked slot of in the graph (the rule r(X, c) weighted by c's share of r), instead of leaving them tied (with --model too: after the model's score). Default: what the rule files' @aggregate directives say (prior = 1), off without one; --no-prior turns it off."`
 }
 
 // Help is shown under the command's usage.
@@ -46,9 +47,10 @@ func (c *evalCmd) Run(e *env) error {
 	if c.Model == "" && len(c.Rules) == 0 {
 		return inputErr(fmt.Errorf("eval: give --model FILE, --rules FILE.dl, or both"))
 	}
-	if c.Prior && len(c.Rules) == 0 {
+	if c.Prior != nil && len(c.Rules) == 0 {
 		return inputErr(fmt.Errorf("eval: --prior breaks the ties of --rules"))
 	}
+	how := aggChoice{combine: c.Combine, prior: c.Prior}
 	var st store.Store
 	if c.Data != "" {
 		b, err := store.ReadDataset(c.Data)
@@ -80,12 +82,12 @@ func (c *evalCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
-		rep, err = evalModelLimit(e, st, g, model, c.Rules, c.Combine, c.Prior, c.Split, c.Limit)
+		rep, err = evalModelLimit(e, st, g, model, c.Rules, how, c.Split, c.Limit)
 		if err != nil {
 			return err
 		}
 	} else {
-		rep, err = evalRules(e, st, c.Rules, c.Split, c.Combine, c.Limit, c.Prior)
+		rep, err = evalRules(e, st, c.Rules, c.Split, how, c.Limit)
 		if err != nil {
 			return err
 		}
@@ -117,13 +119,13 @@ func splitQueries(st store.Store, split string, limit int) ([]linkpred.Query, er
 
 // evalModel evaluates a DRUM model on a split of st.
 func evalModel(e *env, st store.Store, g *miner.Graph, model *miner.Model, split string) (*linkpred.Report, error) {
-	return evalModelLimit(e, st, g, model, nil, "", false, split, 0)
+	return evalModelLimit(e, st, g, model, nil, aggChoice{}, split, 0)
 }
 
 // evalModelLimit evaluates a DRUM model on a split of st (the first limit
 // triples when limit > 0); with rule files, the rules rank the candidates
 // and the model breaks their ties (see hybridScorer).
-func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, ruleFiles []string, combine string, prior bool, split string, limit int) (*linkpred.Report, error) {
+func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, ruleFiles []string, how aggChoice, split string, limit int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
@@ -145,7 +147,11 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, 
 	}
 	scorer := &modelScorer{model: model, g: g, gpos: gpos, n: len(ents), pool: make(chan *miner.Scorer, 8), rels: relNames(g)}
 	if len(ruleFiles) > 0 {
-		rules, rents, err := newRuleScorer(e, st, ruleFiles, combine, prior, qs, filter)
+		prog, err := loadRuleFiles(e, ruleFiles)
+		if err != nil {
+			return nil, err
+		}
+		rules, rents, err := newRuleScorer(e, st, prog, how, qs, filter)
 		if err != nil {
 			return nil, err
 		}
@@ -153,8 +159,8 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, 
 			return nil, fmt.Errorf("eval: the rules and the model rank different entity lists (%d and %d entities)", len(rents), len(ents))
 		}
 		// The hybrid applies the prior itself, after the model's score.
-		h := &hybridScorer{rules: rules, model: scorer, n: len(ents), prior: rules.prior}
-		rules.prior = nil
+		h := &hybridScorer{rules: rules, model: scorer, n: len(ents)}
+		rules.hybrid = true
 		return linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents})
 	}
 	return linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents})
@@ -164,10 +170,18 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, 
 // confidence) and breaks the rules' ties, among them those of the many
 // candidates no rule reaches, by the model's score.
 type hybridScorer struct {
-	rules linkpred.Scorer // sparse scores
+	rules sparseRules     // sparse scores; its prior, where it applies, is the last tie-breaker
 	model linkpred.Scorer // dense scores over n entities
 	n     int
-	prior *linkpred.SlotPrior // nil, or the last tie-breaker
+}
+
+// sparseRules is what a hybridScorer needs of the rules: their sparse
+// scores, without the prior, and the prior of each relation.
+type sparseRules interface {
+	linkpred.Scorer
+	// priorOf returns the slot prior that ranks relation rel's unreached
+	// candidates, or nil.
+	priorOf(rel store.ID) *linkpred.SlotPrior
 }
 
 func (h *hybridScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
@@ -179,11 +193,12 @@ func (h *hybridScorer) Score(ctx context.Context, qs []linkpred.Query, out []lin
 		return err
 	}
 	hit := make([]bool, h.n)
-	w := 1
-	if h.prior != nil {
-		w = 2
-	}
 	for i, q := range qs {
+		prior := h.rules.priorOf(q.Rel)
+		w := 1
+		if prior != nil {
+			w = 2
+		}
 		// The key is (rule score, model score[, prior count]).
 		dense := ms[i].Dense
 		keys := make([]float32, w*len(dense))
@@ -191,9 +206,9 @@ func (h *hybridScorer) Score(ctx context.Context, qs []linkpred.Query, out []lin
 			keys[w*p] = m
 		}
 		var pents []int32
-		if h.prior != nil {
+		if prior != nil {
 			var counts []float32
-			pents, counts = h.prior.Slot(q.Rel, q.Inverse)
+			pents, counts = prior.Slot(q.Rel, q.Inverse)
 			for k, p := range pents {
 				keys[w*int(p)+1] = counts[k]
 			}
@@ -311,10 +326,18 @@ func printMetrics(w io.Writer, r *linkpred.Report) {
 	tw.Flush()
 }
 
+// aggChoice is how the command line asks rules to be aggregated: combine
+// ("" for the programs' @aggregate directives) and prior (nil for the
+// directives).
+type aggChoice struct {
+	combine string
+	prior   *bool
+}
+
 // evalRules evaluates rule files applied by the reasoner: every query is
 // answered goal-directed from its given entity, and each candidate is scored
 // by the aggregator over the confidences each rule gives it.
-func evalRules(e *env, st store.Store, files []string, split, combine string, limit int, prior bool) (*linkpred.Report, error) {
+func evalRules(e *env, st store.Store, files []string, split string, how aggChoice, limit int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
@@ -323,29 +346,49 @@ func evalRules(e *env, st store.Store, files []string, split, combine string, li
 	if err != nil {
 		return nil, err
 	}
-	rs, ents, err := newRuleScorer(e, st, files, combine, prior, qs, filter)
+	prog, err := loadRuleFiles(e, files)
+	if err != nil {
+		return nil, err
+	}
+	rs, ents, err := newRuleScorer(e, st, prog, how, qs, filter)
 	if err != nil {
 		return nil, err
 	}
 	return linkpred.Evaluate(e.ctx, qs, rs, filter, linkpred.Options{Entities: ents})
 }
 
-// newRuleScorer prepares the rule files for the queries qs and returns the
-// scorer with its entity list. The grouped aggregator groups the rules by
-// their predictions on qs (never by the answers).
-func newRuleScorer(e *env, st store.Store, files []string, combine string, prior bool, qs []linkpred.Query, filter *linkpred.Filter) (*ruleScorer, []store.ID, error) {
+// loadRuleFiles parses and merges rule files, printing their warnings.
+func loadRuleFiles(e *env, files []string) (*datalog.Program, error) {
 	var warn bytes.Buffer
 	ps, err := loadPrograms(&warn, files)
 	io.Copy(e.stderr, &warn)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	return ps.Prog, nil
+}
+
+// ruleVariant is one way of ranking a query's candidates from its rules'
+// confidences: an aggregator, and whether the slot prior ranks the
+// candidates no rule reaches.
+type ruleVariant struct {
+	agg   linkpred.Aggregator
+	prior bool
+	desc  datalog.Aggregate // what it is, for messages and directives
+}
+
+// newRuleScorer prepares the program's rules for the queries qs and returns
+// the scorer with its entity list. Each relation is ranked as the program's
+// @aggregate directives say, unless how overrides them. The grouped
+// aggregator groups the rules by their predictions on qs (never by the
+// answers).
+func newRuleScorer(e *env, st store.Store, prog *datalog.Program, how aggChoice, qs []linkpred.Query, filter *linkpred.Filter) (*ruleScorer, []store.ID, error) {
 	snap, err := st.Snapshot(e.ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	ents := linkpred.UnionEntities(snap.Entities, filter.Entities())
-	rs := &ruleScorer{eng: nil, pos: make(map[store.ID]int32, len(ents)), names: map[store.ID]string{}}
+	rs := &ruleScorer{eng: nil, pos: make(map[store.ID]int32, len(ents)), names: map[store.ID]string{}, byRel: map[store.ID]ruleVariant{}}
 	for i, id := range ents {
 		rs.pos[id] = int32(i)
 	}
@@ -360,26 +403,22 @@ func newRuleScorer(e *env, st store.Store, files []string, combine string, prior
 			}
 		}
 	}
-	if prior {
-		rs.prior = linkpred.NewSlotPrior(snap, ents)
-	}
-	rs.eng, err = reasoner.Prepare(e.ctx, st, ps.Prog, reasoner.Options{BaseOnly: true})
+	rs.slot = linkpred.NewSlotPrior(snap, ents)
+	rs.eng, err = reasoner.Prepare(e.ctx, st, prog, reasoner.Options{BaseOnly: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	switch combine {
-	case "max":
-		rs.agg = linkpred.Max
-	case "noisy-or":
-		rs.agg = linkpred.NoisyOr(5)
-	case "grouped":
-		// Group rules whose predictions on these queries overlap (Jaccard
-		// ≥ 0.5); predictions, not answers, so no label is used.
-		preds := make([][]uint64, len(ps.Prog.Rules))
+	// Groups of redundant rules, per threshold, computed on demand.
+	groups := map[float64][]int32{}
+	group := func(threshold float64) ([]int32, error) {
+		if g, ok := groups[threshold]; ok {
+			return g, nil
+		}
+		preds := make([][]uint64, len(prog.Rules))
 		for qi, q := range qs {
 			hits, err := rs.hits(e.ctx, q)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			for _, h := range hits {
 				for _, r := range h.Rules {
@@ -387,18 +426,98 @@ func newRuleScorer(e *env, st store.Store, files []string, combine string, prior
 				}
 			}
 		}
-		rs.agg = linkpred.GroupedNoisyOr(linkpred.GroupRules(preds, 0.5))
+		g := linkpred.GroupRules(preds, threshold)
+		groups[threshold] = g
+		return g, nil
+	}
+	variantOf := func(a datalog.Aggregate) (ruleVariant, error) {
+		switch how.combine {
+		case "max":
+			a = datalog.Aggregate{Method: "max", Params: a.Params}
+		case "noisy-or":
+			a = datalog.Aggregate{Method: "noisy_or", Params: []datalog.Param{{Name: "prior", Value: a.Value("prior")}}}
+		case "grouped":
+			a = datalog.Aggregate{Method: "grouped", Params: []datalog.Param{{Name: "prior", Value: a.Value("prior")}}}
+		}
+		if how.prior != nil {
+			p := 0.0
+			if *how.prior {
+				p = 1
+			}
+			a.Params = append(slices.DeleteFunc(slices.Clone(a.Params), func(p datalog.Param) bool { return p.Name == "prior" }),
+				datalog.Param{Name: "prior", Value: p})
+		}
+		return aggregatorOf(a, group)
+	}
+	if rs.def, err = variantOf(prog.Aggregation("")); err != nil {
+		return nil, nil, err
+	}
+	for _, q := range qs {
+		if _, ok := rs.byRel[q.Rel]; ok {
+			continue
+		}
+		a := prog.Aggregation(rs.names[q.Rel])
+		if a.Pred == "" {
+			rs.byRel[q.Rel] = rs.def
+			continue
+		}
+		v, err := variantOf(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		rs.byRel[q.Rel] = v
 	}
 	return rs, ents, nil
 }
 
-// ruleScorer adapts the reasoner's per-rule scores to linkpred.Scorer.
+// aggregatorOf turns an @aggregate directive into a ranking variant; group
+// returns the rule groups of the grouped method for a threshold.
+func aggregatorOf(a datalog.Aggregate, group func(threshold float64) ([]int32, error)) (ruleVariant, error) {
+	v := ruleVariant{prior: a.Value("prior") == 1, desc: a}
+	switch a.Method {
+	case "max":
+		v.agg = linkpred.Max
+	case "noisy_or":
+		v.agg = linkpred.NoisyOr(int(a.Value("top")))
+	case "grouped":
+		g, err := group(a.Value("threshold"))
+		if err != nil {
+			return v, err
+		}
+		v.agg = linkpred.GroupedNoisyOr(g)
+	default:
+		return v, fmt.Errorf("eval: unknown aggregation %q", a.Method)
+	}
+	return v, nil
+}
+
+// ruleScorer adapts the reasoner's per-rule scores to linkpred.Scorer (each
+// relation ranked by its variant) and linkpred.VariantScorer (every query
+// ranked by each of variants).
 type ruleScorer struct {
-	eng   *reasoner.Engine
-	pos   map[store.ID]int32
-	names map[store.ID]string
-	agg   linkpred.Aggregator
-	prior *linkpred.SlotPrior // nil: candidates no rule reaches stay tied at 0
+	eng      *reasoner.Engine
+	pos      map[store.ID]int32
+	names    map[store.ID]string
+	slot     *linkpred.SlotPrior
+	def      ruleVariant
+	byRel    map[store.ID]ruleVariant
+	variants []ruleVariant // for ScoreVariants
+	hybrid   bool          // a hybridScorer applies the prior itself
+}
+
+// variant returns the ranking variant of relation rel.
+func (r *ruleScorer) variant(rel store.ID) ruleVariant {
+	if v, ok := r.byRel[rel]; ok {
+		return v
+	}
+	return r.def
+}
+
+func (r *ruleScorer) priorOf(rel store.ID) *linkpred.SlotPrior {
+	if r.variant(rel).prior {
+		return r.slot
+	}
+	return nil
 }
 
 // hits returns the rules' evidence for the candidates of q. linkpred's
@@ -409,29 +528,41 @@ func (r *ruleScorer) hits(ctx context.Context, q linkpred.Query) ([]reasoner.Rul
 }
 
 func (r *ruleScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
+	return r.score(ctx, qs, [][]linkpred.Scores{out}, func(_ int, q linkpred.Query) ruleVariant { return r.variant(q.Rel) })
+}
+
+// ScoreVariants ranks every query under each of r.variants.
+func (r *ruleScorer) ScoreVariants(ctx context.Context, qs []linkpred.Query, out [][]linkpred.Scores) error {
+	return r.score(ctx, qs, out, func(v int, _ linkpred.Query) ruleVariant { return r.variants[v] })
+}
+
+func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]linkpred.Scores, variant func(v int, q linkpred.Query) ruleVariant) error {
 	var conf []linkpred.RuleConf
 	var hit []bool // by candidate position: reached by a rule
-	if r.prior != nil {
-		hit = make([]bool, len(r.pos))
-	}
 	for i, q := range qs {
 		hits, err := r.hits(ctx, q)
 		if err != nil {
 			return err
 		}
-		for _, h := range hits {
-			p, ok := r.pos[h.ID]
-			if !ok {
-				continue
+		for v, out := range outs {
+			vr := variant(v, q)
+			for _, h := range hits {
+				p, ok := r.pos[h.ID]
+				if !ok {
+					continue
+				}
+				conf = conf[:0]
+				for k, s := range h.Scores {
+					conf = append(conf, linkpred.RuleConf{Rule: int32(h.Rules[k]), Conf: float32(s)})
+				}
+				out[i].AddRules(vr.agg, p, conf)
 			}
-			conf = conf[:0]
-			for k, s := range h.Scores {
-				conf = append(conf, linkpred.RuleConf{Rule: int32(h.Rules[k]), Conf: float32(s)})
+			if vr.prior && !r.hybrid {
+				if hit == nil {
+					hit = make([]bool, len(r.pos))
+				}
+				r.slot.Extend(q, &out[i], hit)
 			}
-			out[i].AddRules(r.agg, p, conf)
-		}
-		if r.prior != nil {
-			r.prior.Extend(q, &out[i], hit)
 		}
 	}
 	return nil

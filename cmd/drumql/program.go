@@ -84,6 +84,7 @@ func isMined(path string) bool {
 func loadPrograms(warn io.Writer, files []string) (*programSet, error) {
 	expert := &datalog.Program{}
 	mined := &datalog.Program{}
+	var aggs []datalog.Aggregate // every file's directives, in file order
 	var all datalog.Diagnostics
 	for _, f := range files {
 		p, err := parser.ParseFile(f)
@@ -105,11 +106,14 @@ func loadPrograms(warn io.Writer, files []string) (*programSet, error) {
 		dst.Facts = append(dst.Facts, p.Facts...)
 		dst.Rules = append(dst.Rules, p.Rules...)
 		dst.Queries = append(dst.Queries, p.Queries...)
+		aggs = append(aggs, p.Aggregates...)
 	}
 	if all.HasErrors() {
 		// Report the problems of what did parse too, so one run shows
 		// every error of the files.
-		for _, d := range datalog.Validate(concat(expert, mined)) {
+		both := concat(expert, mined)
+		both.Aggregates = aggs
+		for _, d := range datalog.Validate(both) {
 			if d.Severity == datalog.Error {
 				all = append(all, d)
 			}
@@ -132,6 +136,7 @@ func loadPrograms(warn io.Writer, files []string) (*programSet, error) {
 		renderWarnings(warn, rejected)
 		ps.Prog = merged
 	}
+	ps.Prog.Aggregates = aggs
 	ds := datalog.Validate(ps.Prog)
 	if ds.HasErrors() {
 		return nil, inputErr(diagError{ds: ds})
