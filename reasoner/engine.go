@@ -149,8 +149,11 @@ func (en *Engine) Query(ctx context.Context, q datalog.Atom) ([]Answer, error) {
 	if len(en.prog.Rules) == 0 && len(en.prog.Facts) == 0 {
 		return storeAnswers(ctx, en.st, en.syms, q, en.opt)
 	}
-	if !en.opt.Explain {
+	if !en.opt.Explain && !en.opt.noChain {
 		as, ok, err := en.chainQuery(ctx, q)
+		if ok && en.opt.work != nil {
+			en.opt.work.chain.Add(1)
+		}
 		if err != nil || ok {
 			return as, err
 		}

@@ -178,6 +178,16 @@ func randomCase(rng *rand.Rand, withNeg bool) ([]store.NamedTriple, *datalog.Pro
 	for range rng.IntN(3) {
 		fmt.Fprintf(&src, "%sp(n%d, n%d).\n", weights[rng.IntN(4)], rng.IntN(nodes), rng.IntN(nodes))
 	}
+	// Most cases also define s by chain rules alone (a pure chain head, so
+	// that Engine.Query takes the chain fast path for s with a constant).
+	preds := []string{"e0", "e1", "p", "q", "r"}
+	if rng.IntN(3) != 0 {
+		arity["s"] = 2
+		preds = append(preds, "s")
+		for range 1 + rng.IntN(3) {
+			fmt.Fprintf(&src, "%s%s.\n", weights[rng.IntN(4)], randomChainRule(rng))
+		}
+	}
 	vars := []string{"X", "Y", "Z", "W"}
 	for range 2 + rng.IntN(4) {
 		hi := rng.IntN(len(idb))
@@ -185,7 +195,6 @@ func randomCase(rng *rand.Rand, withNeg bool) ([]store.NamedTriple, *datalog.Pro
 		var body []string
 		var bodyVars []string
 		for range 1 + rng.IntN(3) {
-			preds := []string{"e0", "e1", "p", "q", "r"}
 			pr := preds[rng.IntN(len(preds))]
 			var args []string
 			for range arity[pr] {
@@ -229,6 +238,31 @@ func randomCase(rng *rand.Rand, withNeg bool) ([]store.NamedTriple, *datalog.Pro
 		fmt.Fprintf(&src, "%s%s(%s) :- %s.\n", weights[rng.IntN(4)], head, strings.Join(hargs, ", "), strings.Join(body, ", "))
 	}
 	return base, nil, src.String()
+}
+
+// randomChainRule returns a chain rule for s: a path of one to three e0/e1
+// atoms from X to Y, each in either direction, in a shuffled order,
+// sometimes with X != Y.
+func randomChainRule(rng *rand.Rand) string {
+	n := 1 + rng.IntN(3)
+	vars := []string{"X"}
+	for k := 1; k < n; k++ {
+		vars = append(vars, fmt.Sprint("Z", k))
+	}
+	vars = append(vars, "Y")
+	var body []string
+	for k := range n {
+		a, b := vars[k], vars[k+1]
+		if rng.IntN(2) == 0 {
+			a, b = b, a
+		}
+		body = append(body, fmt.Sprintf("e%d(%s, %s)", rng.IntN(2), a, b))
+	}
+	if rng.IntN(3) == 0 {
+		body = append(body, "X != Y")
+	}
+	rng.Shuffle(len(body), func(i, j int) { body[i], body[j] = body[j], body[i] })
+	return "s(X, Y) :- " + strings.Join(body, ", ")
 }
 
 func tripleTSV(base []store.NamedTriple) string {
@@ -324,17 +358,26 @@ func randomQueries(rng *rand.Rand, nodes int) []string {
 	for range 4 {
 		n := fmt.Sprint("n", rng.IntN(nodes))
 		m := fmt.Sprint("n", rng.IntN(nodes))
-		qs = append(qs, "p("+n+", Y)?", "q(X, "+n+")?", "r("+n+")?", "p("+n+", "+m+")?", "q("+n+", _)?")
+		qs = append(qs, "p("+n+", Y)?", "q(X, "+n+")?", "r("+n+")?", "p("+n+", "+m+")?", "q("+n+", _)?",
+			"s("+n+", Y)?", "s(X, "+m+")?")
 	}
 	return qs
 }
 
-// TestOracle compares the engine (Query: full evaluation for queries without
-// constants, magic sets with them; Infer then stored answers) with the naive
-// oracle on random programs and graphs.
+// TestOracle compares the engine with the naive oracle on random programs
+// and graphs, under every configuration (see configurations): Query (full
+// evaluation for queries without constants, goal-directed with them), Count,
+// Engine.Query (the chain fast path for s with a constant) and, after Infer,
+// Query over the stored facts alone.
 func TestOracle(t *testing.T) {
 	ctx := context.Background()
-	for seed := range 300 {
+	seeds := 200
+	if testing.Short() {
+		seeds = 30
+	}
+	confs := configurations()
+	var chainOn, engineQueries int64
+	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		base, _, src := randomCase(rng, seed%2 == 1)
 		p := mustParse(t, src)
@@ -342,55 +385,76 @@ func TestOracle(t *testing.T) {
 			continue
 		}
 		db := oracle(t, base, p, DefaultMin)
-		st := newStore(t, tripleTSV(base))
-		opt := Options{Threads: 1 + seed%2}
-		en, err := Prepare(ctx, st, p, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, qs := range randomQueries(rng, 9) {
-			q := mustQuery(t, qs)
-			if !slices.Contains(en.names, q.Pred) {
-				continue // unknown predicate in this program
-			}
-			want := oracleAnswers(db, q)
-			got, err := Query(ctx, st, p, q, opt)
-			if err != nil {
-				t.Fatalf("seed %d: %s: %v\n%s", seed, qs, err, src)
-			}
-			if err := sameAnswers(got, want); err != nil {
-				t.Fatalf("seed %d: Query %s: %v\nprogram:\n%s\nbase:\n%s", seed, qs, err, src, tripleTSV(base))
-			}
-			if n, err := Count(ctx, st, p, q, opt); err != nil || n != len(want) {
-				t.Fatalf("seed %d: Count %s = %d, %v; want %d", seed, qs, n, err, len(want))
-			}
-			got, err = en.Query(ctx, q)
+		queries := randomQueries(rng, 9)
+		for _, c := range confs {
+			opt := c.opt
+			opt.work = &workCounters{}
+			st := newStore(t, tripleTSV(base))
+			en, err := Prepare(ctx, st, p, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := sameAnswers(got, want); err != nil {
-				t.Fatalf("seed %d: Engine.Query %s: %v\nprogram:\n%s", seed, qs, err, src)
+			fail := func(format string, args ...any) {
+				t.Helper()
+				t.Fatalf("seed %d, %s: %s\nprogram:\n%s\nbase:\n%s", seed, c.name, fmt.Sprintf(format, args...), src, tripleTSV(base))
+			}
+			for _, qs := range queries {
+				q := mustQuery(t, qs)
+				if !slices.Contains(en.names, q.Pred) {
+					continue // unknown predicate in this program
+				}
+				want := oracleAnswers(db, q)
+				got, err := Query(ctx, st, p, q, opt)
+				if err != nil {
+					fail("Query %s: %v", qs, err)
+				}
+				if err := sameAnswers(got, want); err != nil {
+					fail("Query %s: %v", qs, err)
+				}
+				if n, err := Count(ctx, st, p, q, opt); err != nil || n != len(want) {
+					fail("Count %s = %d, %v; want %d", qs, n, err, len(want))
+				}
+				got, err = en.Query(ctx, q)
+				if err != nil {
+					fail("Engine.Query %s: %v", qs, err)
+				}
+				if err := sameAnswers(got, want); err != nil {
+					fail("Engine.Query %s: %v", qs, err)
+				}
+				if !opt.noChain {
+					engineQueries++
+				}
+			}
+			if opt.noChain && opt.work.chain.Load() != 0 {
+				fail("the chain fast path ran though it is off")
+			}
+			chainOn += opt.work.chain.Load()
+			if _, err := Infer(ctx, st, p, opt); err != nil {
+				fail("Infer: %v", err)
+			}
+			for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?", "s(X, Y)?"} {
+				q := mustQuery(t, qs)
+				if _, ok := db[q.Pred]; !ok {
+					continue
+				}
+				got, err := Query(ctx, st, nil, q, opt)
+				if err != nil {
+					continue // predicate without facts: unknown to the store
+				}
+				want := oracleAnswers(db, q)
+				for i := range want {
+					want[i].Confidence = float64(float32(want[i].Confidence))
+				}
+				if err := sameAnswers(got, want); err != nil {
+					fail("stored %s: %v", qs, err)
+				}
 			}
 		}
-		if _, err := Infer(ctx, st, p, opt); err != nil {
-			t.Fatal(err)
-		}
-		for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?"} {
-			q := mustQuery(t, qs)
-			if _, ok := db[q.Pred]; !ok {
-				continue
-			}
-			got, err := Query(ctx, st, nil, q, opt)
-			if err != nil {
-				continue // predicate without facts: unknown to the store
-			}
-			want := oracleAnswers(db, q)
-			for i := range want {
-				want[i].Confidence = float64(float32(want[i].Confidence))
-			}
-			if err := sameAnswers(got, want); err != nil {
-				t.Fatalf("seed %d: stored %s: %v\nprogram:\n%s", seed, qs, err, src)
-			}
-		}
+	}
+	// The chain fast path must be exercised, not only present: a good part
+	// of the engine queries with it on must have taken it.
+	t.Logf("chain fast path: %d of %d engine queries", chainOn, engineQueries)
+	if chainOn*8 < engineQueries {
+		t.Errorf("the chain fast path answered %d of %d engine queries, want at least 1/8", chainOn, engineQueries)
 	}
 }

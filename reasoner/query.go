@@ -268,7 +268,7 @@ func sortAnswers(as []Answer) {
 // evaluator and the answer relation (nil when nothing answers).
 func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
 	shared func(string, int) *relation) (*evaluator, *relation, error) {
-	u := queryUnit(prog, q, true)
+	u := queryUnit(prog, q, !opt.noMagic)
 	e := newEvaluator(ctx, st, syms, opt)
 	e.stored = true
 	e.prov = opt.Explain
@@ -277,7 +277,12 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 	if err := e.load(u); err != nil {
 		return nil, nil, fmt.Errorf("reasoner: query %s: %w", q, err)
 	}
-	if err := e.run(u); err != nil {
+	err := e.run(u)
+	if w := opt.work; w != nil {
+		w.evaluations.Add(1)
+		w.derived.Add(int64(e.derived))
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("reasoner: query %s: %w", q, err)
 	}
 	ri, ok := e.relIdx[relKey(u.answer, len(queryVars(q)))]
