@@ -139,7 +139,7 @@ func (en *Engine) relation(ctx context.Context, pred string, arity int) (*relati
 
 // Query answers q like the package-level Query, with the prepared program.
 // Queries over a predicate defined only by chain rules over base relations,
-// with one argument constant, take a fast path (frontier propagation over
+// with one argument a symbol constant, take a fast path (frontier propagation over
 // the store's CSR snapshot, max over the rules), unless Options.Explain asks
 // for proofs.
 func (en *Engine) Query(ctx context.Context, q datalog.Atom) ([]Answer, error) {

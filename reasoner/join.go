@@ -61,10 +61,8 @@ func (w *worker) try(p *plan, k int, t int32, conf float64) {
 	s := &p.steps[k]
 	rel := s.rel
 	tup := rel.tuple(t)
-	for i, a := range s.lit.atom.args {
-		if a.v == slotConst && tup[i] != a.c {
-			return
-		}
+	if !w.constantsMatch(s, tup) {
+		return
 	}
 	for i, v := range s.bind {
 		if v >= 0 {
@@ -152,11 +150,42 @@ func (w *worker) join(p *plan, k int, conf float64) {
 	}
 }
 
+// constantsMatch reports whether tuple tup has the constants of step s's
+// atom: a symbol constant is the symbol itself, a number constant matches
+// every symbol equal to it as a number (see doc.go).
+func (w *worker) constantsMatch(s *step, tup []uint32) bool {
+	for i, a := range s.lit.atom.args {
+		switch {
+		case a.v == slotConst && tup[i] != a.c:
+			return false
+		case a.v == slotNumber && !w.e.syms.equalsNumber(tup[i], a.c, a.f):
+			return false
+		}
+	}
+	return true
+}
+
 func (w *worker) exists(s *step) bool {
 	rel := s.rel
 	full := uint32(1)<<uint(rel.arity) - 1
 	switch {
 	case rel.len() == 0:
+		return false
+	case s.numbers:
+		// number constants filter what the bound arguments select
+		if s.mask == 0 {
+			for t := range int32(rel.len()) {
+				if w.constantsMatch(s, rel.tuple(t)) {
+					return true
+				}
+			}
+			return false
+		}
+		for t := s.ix.first(rel, w.key(s)); t >= 0; t = s.ix.next[t] {
+			if w.constantsMatch(s, rel.tuple(t)) {
+				return true
+			}
+		}
 		return false
 	case s.mask == 0:
 		return true
@@ -168,14 +197,31 @@ func (w *worker) exists(s *step) bool {
 }
 
 func (w *worker) value(t term) uint32 {
-	if t.v == slotConst {
+	if t.v == slotConst || t.v == slotNumber {
 		return t.c
 	}
 	return w.vals[t.v]
 }
 
+// operand returns a comparison side: its symbol and, when it is a number,
+// its value. A symbol constant is never a number; a variable's value is a
+// number when its name is written as one.
+func (w *worker) operand(t term) (id uint32, f float64, num bool) {
+	switch t.v {
+	case slotConst:
+		return t.c, 0, false
+	case slotNumber:
+		return t.c, t.f, true
+	}
+	id = w.vals[t.v]
+	f, num = w.e.syms.number(id)
+	return id, f, num
+}
+
 func (w *worker) compare(l *clit) bool {
-	c := w.e.syms.compareSyms(w.value(l.l), w.value(l.r))
+	a, fa, na := w.operand(l.l)
+	b, fb, nb := w.operand(l.r)
+	c := w.e.syms.compare(a, fa, na, b, fb, nb)
 	switch l.op {
 	case datalog.OpEq:
 		return c == 0

@@ -62,13 +62,16 @@ func queryVars(a datalog.Atom) []datalog.Term {
 
 // queryUnit builds the evaluation unit of query q over p: the rules q
 // depends on and the answer rule `ans(vars) :- q`. When goal is set and q
-// has a constant, the rules are rewritten with magic sets so that only the
-// facts relevant to the constants are derived. Predicates reached through
+// has a symbol constant, the rules are rewritten with magic sets so that
+// only the facts relevant to the constants are derived. Number constants
+// are never passed down as bound: they match every symbol equal to them as
+// numbers, which the magic predicates, joined by symbol, would miss; they
+// stay filters in the rules. Predicates reached through
 // negation (and everything they depend on) are evaluated in full with their
 // original rules; the rest is adorned.
 func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) *unit {
 	b := newMagicBuilder(p, q)
-	hasConst := slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind != datalog.Var })
+	hasConst := slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Symbol })
 	if !goal || !hasConst || len(b.defs[q.Pred]) == 0 {
 		return b.plainQuery()
 	}
@@ -183,13 +186,20 @@ func (b *magicBuilder) adorned(pred string) bool {
 	return len(b.defs[pred]) > 0 && !b.full[pred]
 }
 
+// isBound reports whether t is bound given the bound variables: a symbol
+// constant or a bound variable (a number constant is a filter, see
+// queryUnit).
+func isBound(t datalog.Term, bound map[string]bool) bool {
+	return t.Kind == datalog.Symbol || t.Kind == datalog.Var && t.Value != "_" && bound[t.Value]
+}
+
 // adornment returns the adornment of a given the bound variables, and its
 // bound arguments.
 func adornment(a datalog.Atom, bound map[string]bool) (string, []datalog.Term) {
 	ad := make([]byte, len(a.Args))
 	var args []datalog.Term
 	for i, t := range a.Args {
-		if t.Kind != datalog.Var || (t.Value != "_" && bound[t.Value]) {
+		if isBound(t, bound) {
 			ad[i] = 'b'
 			args = append(args, t)
 		} else {
@@ -311,7 +321,7 @@ func (b *magicBuilder) nextSIP(body []datalog.Literal, used []bool, bound map[st
 		}
 		n := 0
 		for _, t := range l.Atom.Args {
-			if t.Kind != datalog.Var || bound[t.Value] {
+			if isBound(t, bound) {
 				n++
 			}
 		}

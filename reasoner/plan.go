@@ -12,6 +12,9 @@ type step struct {
 	bind  []int32 // per position: slot to bind, or -1
 	check []int32 // per position: slot to compare with (bound earlier in this atom or before), or -1
 	delta []int32 // the delta tuples when this is the delta step
+	// numbers is set when the atom has a number constant, which each
+	// tuple is checked against (it is not part of mask).
+	numbers bool
 }
 
 // plan is a rule's body in evaluation order; the first step may iterate a
@@ -30,7 +33,11 @@ func (e *evaluator) makePlan(r *crule, ri int, deltaAt int, delta []int32) *plan
 	p := &plan{rule: r, ri: ri}
 	bound := make([]bool, r.nvars)
 	used := make([]bool, len(r.body))
+	// A number constant binds a comparison side, but in an atom it is a
+	// filter (it matches every symbol written as that number), not an
+	// index key.
 	isBound := func(t term) bool { return t.v == slotConst || (t.v >= 0 && bound[t.v]) }
+	isSet := func(t term) bool { return isBound(t) || t.v == slotNumber }
 	addAtom := func(j int, d []int32) {
 		l := &r.body[j]
 		used[j] = true
@@ -45,6 +52,8 @@ func (e *evaluator) makePlan(r *crule, ri int, deltaAt int, delta []int32) *plan
 			case t.v == slotConst:
 				s.mask |= 1 << uint(k)
 			case t.v == slotWildcard:
+			case t.v == slotNumber:
+				s.numbers = true
 			case bound[t.v]:
 				s.mask |= 1 << uint(k)
 			case local[t.v]:
@@ -73,7 +82,7 @@ func (e *evaluator) makePlan(r *crule, ri int, deltaAt int, delta []int32) *plan
 			}
 			ok := true
 			if l.kind == datalog.Comparison {
-				ok = isBound(l.l) && isBound(l.r)
+				ok = isSet(l.l) && isSet(l.r)
 			} else {
 				for _, t := range l.atom.args {
 					if t.v >= 0 && !bound[t.v] {
