@@ -79,6 +79,9 @@ type unit struct {
 	answer string
 }
 
+// weightOf is the weight the evaluator uses. Valid programs have weights
+// in (0, 1] (a zero weight is rejected by checkProgram); the 0 case only
+// guards rules the reasoner builds itself.
 func weightOf(w float64) float64 {
 	if w == 0 {
 		return 1

@@ -6,10 +6,12 @@
 // # Semantics
 //
 // Base facts of the store have confidence 1; a program fact has its weight.
-// A rule instance yields the rule's weight (in (0, 1]; a zero weight in a
-// hand-built Rule means 1) times the product of its positive body facts'
-// confidences; several derivations of one fact combine with max (the
-// max-product, or Viterbi, semiring), so every fact has one best proof.
+// Weights are in (0, 1]: a rule or fact written without one has weight 1,
+// and a program with a weight outside (0, 1] (0 included) is rejected with
+// an error wrapping [ErrInvalidProgram]. A rule instance yields the rule's
+// weight times the product of its positive body facts' confidences; several
+// derivations of one fact combine with max (the max-product, or Viterbi,
+// semiring), so every fact has one best proof.
 // Derivations below [Options.Min] are dropped. Negation is crisp and
 // stratified: `not p(...)` holds when no fact of p matches (every fact kept
 // has a confidence of at least Min).
