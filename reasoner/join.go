@@ -203,25 +203,31 @@ func (w *worker) value(t term) uint32 {
 	return w.vals[t.v]
 }
 
-// operand returns a comparison side: its symbol and, when it is a number,
+// number returns, when comparison side t (whose symbol is id) is a number,
 // its value. A symbol constant is never a number; a variable's value is a
 // number when its name is written as one.
-func (w *worker) operand(t term) (id uint32, f float64, num bool) {
+func (w *worker) number(t term, id uint32) (float64, bool) {
 	switch t.v {
 	case slotConst:
-		return t.c, 0, false
+		return 0, false
 	case slotNumber:
-		return t.c, t.f, true
+		return t.f, true
 	}
-	id = w.vals[t.v]
-	f, num = w.e.syms.number(id)
-	return id, f, num
+	return w.e.syms.number(id)
 }
 
 func (w *worker) compare(l *clit) bool {
-	a, fa, na := w.operand(l.l)
-	b, fb, nb := w.operand(l.r)
-	c := w.e.syms.compare(a, fa, na, b, fb, nb)
+	c := 0
+	if a, b := w.value(l.l), w.value(l.r); a != b {
+		fa, na := w.number(l.l, a)
+		fb, nb := w.number(l.r, b)
+		if !(na && nb) && (l.op == datalog.OpEq || l.op == datalog.OpNe) {
+			// two symbols compared by name: distinct symbols have
+			// distinct names
+			return l.op == datalog.OpNe
+		}
+		c = w.e.syms.compare(a, fa, na, b, fb, nb)
+	}
 	switch l.op {
 	case datalog.OpEq:
 		return c == 0
