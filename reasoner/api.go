@@ -3,6 +3,7 @@ package reasoner
 import (
 	"errors"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
@@ -28,6 +29,26 @@ type Options struct {
 	// the derived facts a previous Infer stored: link prediction scores
 	// rules on the graph as loaded (the eval command sets it).
 	BaseOnly bool
+
+	// The switches below are for tests, which run the same cases under
+	// every combination; the zero value is what users get (every
+	// optimisation on).
+
+	// noMagic evaluates queries with constants without the magic-set
+	// rewrite: the relevant rules in full, then the answer rule.
+	noMagic bool
+	// noChain keeps Engine.Query off the chain-rule fast path.
+	noChain bool
+	// work, when set, accumulates what evaluations did.
+	work *workCounters
+}
+
+// workCounters counts the work of evaluations, for tests that assert that
+// an optimisation ran or saved work. Safe for concurrent use.
+type workCounters struct {
+	derived     atomic.Int64 // facts derived by query evaluations (program facts included)
+	evaluations atomic.Int64 // query evaluations through the evaluator
+	chain       atomic.Int64 // queries answered by the chain fast path
 }
 
 // Default option values.

@@ -362,6 +362,9 @@ func (en *Engine) chainQuery(ctx context.Context, q datalog.Atom) ([]Answer, boo
 	default:
 		return nil, false, nil
 	}
+	if given.Kind != datalog.Symbol {
+		return nil, false, nil // a number matches several symbols
+	}
 	cd, err := en.chainInfo(ctx)
 	if err != nil {
 		return nil, false, err

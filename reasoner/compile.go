@@ -9,14 +9,16 @@ import (
 
 // Special term slots.
 const (
-	slotConst    = -1
+	slotConst    = -1 // a symbol constant (a name or a quoted string)
 	slotWildcard = -2
+	slotNumber   = -3 // a number constant (unquoted), see doc.go
 )
 
 // term is a compiled term: a variable slot, a constant or a wildcard.
 type term struct {
-	v int32  // variable slot, slotConst or slotWildcard
-	c uint32 // the constant's symbol id
+	v int32   // variable slot, slotConst, slotWildcard or slotNumber
+	c uint32  // the constant's symbol id (a number's canonical text)
+	f float64 // a number constant's value
 }
 
 // catom is a compiled atom.
@@ -77,6 +79,9 @@ type unit struct {
 	answer string
 }
 
+// weightOf is the weight the evaluator uses. Valid programs have weights
+// in (0, 1] (a zero weight is rejected by checkProgram); the 0 case only
+// guards rules the reasoner builds itself.
 func weightOf(w float64) float64 {
 	if w == 0 {
 		return 1
@@ -126,6 +131,16 @@ func (e *evaluator) compileRule(u *unit, i int) (*crule, error) {
 				vars[t.Value] = v
 			}
 			return term{v: v}, nil
+		case t.Kind == datalog.Number:
+			id, err := e.syms.id(t.Value)
+			if err != nil {
+				return term{}, err
+			}
+			f, ok := numberValue(t.Value)
+			if !ok {
+				return term{}, fmt.Errorf("reasoner: %s: malformed number %s", t.Pos, t.Value)
+			}
+			return term{v: slotNumber, c: id, f: f}, nil
 		default:
 			id, err := e.syms.id(t.Value)
 			if err != nil {

@@ -6,14 +6,36 @@
 // # Semantics
 //
 // Base facts of the store have confidence 1; a program fact has its weight.
-// A rule instance yields the rule's weight (in (0, 1]; a zero weight in a
-// hand-built Rule means 1) times the product of its positive body facts'
-// confidences; several derivations of one fact combine with max (the
-// max-product, or Viterbi, semiring), so every fact has one best proof.
+// Weights are in (0, 1]: a rule or fact written without one has weight 1,
+// and a program with a weight outside (0, 1] (0 included) is rejected with
+// an error wrapping [ErrInvalidProgram]. A rule instance yields the rule's
+// weight times the product of its positive body facts' confidences; several
+// derivations of one fact combine with max (the max-product, or Viterbi,
+// semiring), so every fact has one best proof.
 // Derivations below [Options.Min] are dropped. Negation is crisp and
 // stratified: `not p(...)` holds when no fact of p matches (every fact kept
-// has a confidence of at least Min). Comparisons (= != < <= > >=) compare
-// numerically when both sides are numbers and by name otherwise.
+// has a confidence of at least Min).
+//
+// # Constants
+//
+// Every value is a symbol of the store, identified by its name; a value is
+// also a number when its name is written as a number of the dialect
+// (-?digits[.digits][e[+-]digits]: 7, 007, 7.0, 1.50, 15e-1, but not +7,
+// 1.5x or inf), with that number's value as a float64. In a program or a
+// query an unquoted number (7, 007, 1.50) is a number constant; a name or a
+// quoted string ("7", "1.50") is a symbol constant, never a number.
+// Comparisons (= != < <= > >=) compare two operands numerically when both
+// are numbers (a number constant, or a value that is a number), and by name
+// otherwise (byte order of the names; a number constant's name is its
+// canonical text, 1.50 is "1.5"). A constant argument of an atom matches
+// exactly the values it equals under =: `p(X, 1.5)` and
+// `p(X, Y), Y = 1.5` both match stored values 1.5, 1.50 and 15e-1, and
+// `p(X, "7")` and `Y = "7"` match the value named 7 only, not 007. A
+// variable shared between atoms joins identical symbols: 007 and 7 are two
+// symbols, equal under = but not joined. A number constant in a rule head
+// or a program fact writes the number's canonical text (007 is 7, 1.50 is
+// 1.5). Goal-directed evaluation binds symbol constants only: a number
+// constant in a query or a rule body is a filter.
 //
 // # Evaluation
 //

@@ -139,7 +139,7 @@ func (en *Engine) relation(ctx context.Context, pred string, arity int) (*relati
 
 // Query answers q like the package-level Query, with the prepared program.
 // Queries over a predicate defined only by chain rules over base relations,
-// with one argument constant, take a fast path (frontier propagation over
+// with one argument a symbol constant, take a fast path (frontier propagation over
 // the store's CSR snapshot, max over the rules), unless Options.Explain asks
 // for proofs.
 func (en *Engine) Query(ctx context.Context, q datalog.Atom) ([]Answer, error) {
@@ -149,8 +149,11 @@ func (en *Engine) Query(ctx context.Context, q datalog.Atom) ([]Answer, error) {
 	if len(en.prog.Rules) == 0 && len(en.prog.Facts) == 0 {
 		return storeAnswers(ctx, en.st, en.syms, q, en.opt)
 	}
-	if !en.opt.Explain {
+	if !en.opt.Explain && !en.opt.noChain {
 		as, ok, err := en.chainQuery(ctx, q)
+		if ok && en.opt.work != nil {
+			en.opt.work.chain.Add(1)
+		}
 		if err != nil || ok {
 			return as, err
 		}

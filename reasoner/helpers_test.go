@@ -102,3 +102,28 @@ func factString(t testing.TB, st store.Store, f store.Fact) string {
 	}
 	return a.String()
 }
+
+// configuration is one set of evaluation switches.
+type configuration struct {
+	name string
+	opt  Options
+}
+
+// configurations returns every combination of the optimisation switches
+// and thread counts that results must not depend on: the magic-set rewrite
+// on and off, the chain fast path on and off, 1, 2 and 8 threads. The
+// oracle and the txtar cases run under each.
+func configurations() []configuration {
+	var cs []configuration
+	for _, magic := range []bool{true, false} {
+		for _, chain := range []bool{true, false} {
+			for _, threads := range []int{1, 2, 8} {
+				cs = append(cs, configuration{
+					name: fmt.Sprintf("magic=%v,chain=%v,threads=%d", magic, chain, threads),
+					opt:  Options{Threads: threads, noMagic: !magic, noChain: !chain},
+				})
+			}
+		}
+	}
+	return cs
+}

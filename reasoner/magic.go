@@ -62,198 +62,290 @@ func queryVars(a datalog.Atom) []datalog.Term {
 
 // queryUnit builds the evaluation unit of query q over p: the rules q
 // depends on and the answer rule `ans(vars) :- q`. When goal is set and q
-// has a constant, the rules are rewritten with magic sets so that only the
-// facts relevant to the constants are derived. Predicates reached through
+// has a symbol constant, the rules are rewritten with magic sets so that
+// only the facts relevant to the constants are derived. Number constants
+// are never passed down as bound: they match every symbol equal to them as
+// numbers, which the magic predicates, joined by symbol, would miss; they
+// stay filters in the rules. Predicates reached through
 // negation (and everything they depend on) are evaluated in full with their
 // original rules; the rest is adorned.
 func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) *unit {
+	b := newMagicBuilder(p, q)
+	hasConst := slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Symbol })
+	if !goal || !hasConst || len(b.defs[q.Pred]) == 0 {
+		return b.plainQuery()
+	}
+	b.addNegationClosure()
+	b.seedQuery()
+	for len(b.work) > 0 {
+		g := b.work[0]
+		b.work = b.work[1:]
+		b.addBridge(g)
+		for _, ri := range b.defs[g.pred] {
+			b.addAdornedRule(g, ri)
+		}
+	}
+	return b.u
+}
+
+// goalKey is a predicate with an adornment: per argument, b (bound) or f
+// (free).
+type goalKey struct{ pred, ad string }
+
+// magicBuilder holds the state of the rewrite of one query.
+type magicBuilder struct {
+	p    *datalog.Program
+	q    datalog.Atom
+	defs map[string][]int // rules defining each predicate
+	rel  map[string]bool  // predicates q depends on
+	full map[string]bool  // predicates evaluated in full (reached through negation)
+	u    *unit            // the unit built; u.prog is the rewritten program
+	done map[goalKey]bool // goals demanded so far
+	work []goalKey        // goals demanded and not yet rewritten, in order
+}
+
+// newMagicBuilder starts the unit of q over p: rule and fact descriptions
+// for provenance, and the facts of the predicates q depends on (the others
+// keep their index with a negative weight, which load skips).
+func newMagicBuilder(p *datalog.Program, q datalog.Atom) *magicBuilder {
 	defs := defines(p)
-	rel := closure(p, defs, q.Pred)
+	b := &magicBuilder{p: p, q: q, defs: defs, rel: closure(p, defs, q.Pred), done: map[goalKey]bool{}}
 	out := &datalog.Program{}
-	u := &unit{prog: out, internal: map[string]string{ansPred: ""}, answer: ansPred}
+	b.u = &unit{prog: out, internal: map[string]string{ansPred: ""}, answer: ansPred}
 	for i := range p.Rules {
-		u.descs = append(u.descs, describeRule(&p.Rules[i]))
+		b.u.descs = append(b.u.descs, describeRule(&p.Rules[i]))
 	}
 	for i := range p.Facts {
 		f := &p.Facts[i]
-		u.facts = append(u.facts, describeFact(f))
-		if rel[f.Atom.Pred] {
+		b.u.facts = append(b.u.facts, describeFact(f))
+		if b.rel[f.Atom.Pred] {
 			out.Facts = append(out.Facts, *f)
 		} else {
-			// keep the index space of facts: an impossible placeholder is
-			// not needed, provenance uses the index in p.Facts.
+			// keep the index space of facts: provenance uses the index
+			// in p.Facts.
 			out.Facts = append(out.Facts, datalog.Fact{Weight: -1, Atom: f.Atom, Pos: f.Pos})
 		}
 	}
-	addRule := func(r datalog.Rule, m ruleMeta) {
-		out.Rules = append(out.Rules, r)
-		u.meta = append(u.meta, m)
-	}
-	ans := datalog.Atom{Pred: ansPred, Args: queryVars(q)}
-	hasConst := slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind != datalog.Var })
-	if !goal || !hasConst || len(defs[q.Pred]) == 0 {
-		for i := range p.Rules {
-			if rel[p.Rules[i].Head.Pred] {
-				addRule(p.Rules[i], ruleMeta{src: i})
-			}
+	return b
+}
+
+func (b *magicBuilder) addRule(r datalog.Rule, m ruleMeta) {
+	b.u.prog.Rules = append(b.u.prog.Rules, r)
+	b.u.meta = append(b.u.meta, m)
+}
+
+// answerHead is the head of the answer rule: ans over q's variables.
+func (b *magicBuilder) answerHead() datalog.Atom {
+	return datalog.Atom{Pred: ansPred, Args: queryVars(b.q)}
+}
+
+// plainQuery finishes the unit without the rewrite: the relevant rules as
+// written and the answer rule (none when q's arguments are distinct
+// variables: q's relation is then the answer).
+func (b *magicBuilder) plainQuery() *unit {
+	for i := range b.p.Rules {
+		if b.rel[b.p.Rules[i].Head.Pred] {
+			b.addRule(b.p.Rules[i], ruleMeta{src: i})
 		}
-		if len(ans.Args) == len(q.Args) && len(defs[q.Pred]) > 0 {
-			u.answer = q.Pred // distinct variables: the relation is the answer
-			return u
-		}
-		addRule(datalog.Rule{Weight: 1, Head: ans, Body: []datalog.Literal{{Kind: datalog.Positive, Atom: q}}}, ruleMeta{src: -1, copy: true})
-		return u
 	}
-	// Full evaluation for what negation reaches.
+	ans := b.answerHead()
+	if len(ans.Args) == len(b.q.Args) && len(b.defs[b.q.Pred]) > 0 {
+		b.u.answer = b.q.Pred
+		return b.u
+	}
+	b.addRule(datalog.Rule{Weight: 1, Head: ans, Body: []datalog.Literal{{Kind: datalog.Positive, Atom: b.q}}}, ruleMeta{src: -1, copy: true})
+	return b.u
+}
+
+// addNegationClosure adds, with their original rules, the predicates that
+// the relevant rules use under negation and everything those depend on:
+// they are evaluated in full, which keeps the rewritten program stratified.
+func (b *magicBuilder) addNegationClosure() {
 	var negRoots []string
-	for i := range p.Rules {
-		if !rel[p.Rules[i].Head.Pred] {
+	for i := range b.p.Rules {
+		if !b.rel[b.p.Rules[i].Head.Pred] {
 			continue
 		}
-		for _, l := range p.Rules[i].Body {
-			if l.Kind == datalog.Negated && len(defs[l.Atom.Pred]) > 0 {
+		for _, l := range b.p.Rules[i].Body {
+			if l.Kind == datalog.Negated && len(b.defs[l.Atom.Pred]) > 0 {
 				negRoots = append(negRoots, l.Atom.Pred)
 			}
 		}
 	}
-	full := closure(p, defs, negRoots...)
-	for i := range p.Rules {
-		if full[p.Rules[i].Head.Pred] {
-			addRule(p.Rules[i], ruleMeta{src: i})
+	b.full = closure(b.p, b.defs, negRoots...)
+	for i := range b.p.Rules {
+		if b.full[b.p.Rules[i].Head.Pred] {
+			b.addRule(b.p.Rules[i], ruleMeta{src: i})
 		}
 	}
-	adorned := func(pred string) bool { return len(defs[pred]) > 0 && !full[pred] }
+}
 
-	type goalKey struct{ pred, ad string }
-	done := map[goalKey]bool{}
-	var work []goalKey
-	adornment := func(a datalog.Atom, bound map[string]bool) (string, []datalog.Term) {
-		b := make([]byte, len(a.Args))
-		var args []datalog.Term
-		for i, t := range a.Args {
-			if t.Kind != datalog.Var || (t.Value != "_" && bound[t.Value]) {
-				b[i] = 'b'
-				args = append(args, t)
-			} else {
-				b[i] = 'f'
-			}
+// adorned reports whether pred is rewritten: defined by rules and not
+// evaluated in full.
+func (b *magicBuilder) adorned(pred string) bool {
+	return len(b.defs[pred]) > 0 && !b.full[pred]
+}
+
+// isBound reports whether t is bound given the bound variables: a symbol
+// constant or a bound variable (a number constant is a filter, see
+// queryUnit).
+func isBound(t datalog.Term, bound map[string]bool) bool {
+	return t.Kind == datalog.Symbol || t.Kind == datalog.Var && t.Value != "_" && bound[t.Value]
+}
+
+// adornment returns the adornment of a given the bound variables, and its
+// bound arguments.
+func adornment(a datalog.Atom, bound map[string]bool) (string, []datalog.Term) {
+	ad := make([]byte, len(a.Args))
+	var args []datalog.Term
+	for i, t := range a.Args {
+		if isBound(t, bound) {
+			ad[i] = 'b'
+			args = append(args, t)
+		} else {
+			ad[i] = 'f'
 		}
-		return string(b), args
 	}
-	demand := func(pred, ad string) {
-		k := goalKey{pred, ad}
-		if !done[k] {
-			done[k] = true
-			work = append(work, k)
-		}
+	return string(ad), args
+}
+
+// demand queues the goal pred/ad unless it was demanded before.
+func (b *magicBuilder) demand(pred, ad string) {
+	k := goalKey{pred, ad}
+	if !b.done[k] {
+		b.done[k] = true
+		b.work = append(b.work, k)
 	}
-	// The query: seed the magic predicate and add the answer rule.
+}
+
+// seedQuery demands q's goal, seeds its magic predicate with q's constants
+// and adds the answer rule over the adorned predicate.
+func (b *magicBuilder) seedQuery() {
+	q := b.q
 	qad, qargs := adornment(q, nil)
-	var qBody datalog.Atom
-	if adorned(q.Pred) {
-		demand(q.Pred, qad)
+	qBody := q
+	if b.adorned(q.Pred) {
+		b.demand(q.Pred, qad)
 		mp := magicName(q.Pred, qad)
-		u.internal[mp] = ""
-		addRule(datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: mp, Args: qargs}}, ruleMeta{src: -1, crisp: true})
+		b.u.internal[mp] = ""
+		b.addRule(datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: mp, Args: qargs}}, ruleMeta{src: -1, crisp: true})
 		qBody = datalog.Atom{Pred: adornedName(q.Pred, qad), Args: q.Args}
-	} else {
-		qBody = q
 	}
-	addRule(datalog.Rule{Weight: 1, Head: ans, Body: []datalog.Literal{{Kind: datalog.Positive, Atom: qBody}}}, ruleMeta{src: -1, copy: true})
+	b.addRule(datalog.Rule{Weight: 1, Head: b.answerHead(), Body: []datalog.Literal{{Kind: datalog.Positive, Atom: qBody}}},
+		ruleMeta{src: -1, copy: true})
+}
 
-	for len(work) > 0 {
-		g := work[0]
-		work = work[1:]
-		an, mn := adornedName(g.pred, g.ad), magicName(g.pred, g.ad)
-		u.internal[an] = g.pred
-		u.internal[mn] = ""
-		// Bridge: the store's and the program's facts of the predicate.
-		var arity int
-		for _, ri := range defs[g.pred] {
-			arity = len(p.Rules[ri].Head.Args)
-		}
-		vars := make([]datalog.Term, arity)
-		var mvars []datalog.Term
-		for i := range vars {
-			vars[i] = datalog.Term{Kind: datalog.Var, Value: "X" + string(rune('0'+i%10)) + string(rune('a'+i/10))}
-			if g.ad[i] == 'b' {
-				mvars = append(mvars, vars[i])
-			}
-		}
-		addRule(datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: an, Args: vars}, Body: []datalog.Literal{
-			{Kind: datalog.Positive, Atom: datalog.Atom{Pred: mn, Args: mvars}},
-			{Kind: datalog.Positive, Atom: datalog.Atom{Pred: g.pred, Args: vars}},
-		}}, ruleMeta{src: -1, copy: true, guard: []bool{true, false}})
-
-		for _, ri := range defs[g.pred] {
-			r := &p.Rules[ri]
-			bound := map[string]bool{}
-			var guardArgs []datalog.Term
-			for i, t := range r.Head.Args {
-				if g.ad[i] == 'b' {
-					guardArgs = append(guardArgs, t)
-					if t.Kind == datalog.Var {
-						bound[t.Value] = true
-					}
-				}
-			}
-			guardLit := datalog.Literal{Kind: datalog.Positive, Atom: datalog.Atom{Pred: mn, Args: guardArgs}}
-			// Sideways information passing: greedily the positive literal
-			// with the most bound arguments, extensional ones first.
-			used := make([]bool, len(r.Body))
-			prefix := []datalog.Literal{guardLit}
-			newBody := make([]datalog.Literal, len(r.Body))
-			copy(newBody, r.Body)
-			for {
-				best, bestN, bestEDB := -1, -1, false
-				for j, l := range r.Body {
-					if used[j] || l.Kind != datalog.Positive {
-						continue
-					}
-					n := 0
-					for _, t := range l.Atom.Args {
-						if t.Kind != datalog.Var || bound[t.Value] {
-							n++
-						}
-					}
-					edb := !adorned(l.Atom.Pred)
-					if n > bestN || (n == bestN && edb && !bestEDB) {
-						best, bestN, bestEDB = j, n, edb
-					}
-				}
-				if best < 0 {
-					break
-				}
-				used[best] = true
-				l := r.Body[best]
-				if adorned(l.Atom.Pred) {
-					ad, args := adornment(l.Atom, bound)
-					demand(l.Atom.Pred, ad)
-					m := magicName(l.Atom.Pred, ad)
-					u.internal[m] = ""
-					guard := make([]bool, len(prefix))
-					guard[0] = true
-					addRule(datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: m, Args: args}, Body: slices.Clone(prefix)},
-						ruleMeta{src: -1, crisp: true, guard: guard})
-					l.Atom = datalog.Atom{Pred: adornedName(l.Atom.Pred, ad), Args: l.Atom.Args, Pos: l.Atom.Pos}
-					newBody[best] = l
-				}
-				prefix = append(prefix, l)
-				for _, t := range l.Atom.Args {
-					if t.Kind == datalog.Var && t.Value != "_" {
-						bound[t.Value] = true
-					}
-				}
-			}
-			body := append([]datalog.Literal{guardLit}, newBody...)
-			guard := make([]bool, len(body))
-			guard[0] = true
-			nr := *r
-			nr.Comment = ""
-			nr.Head = datalog.Atom{Pred: an, Args: r.Head.Args, Pos: r.Head.Pos}
-			nr.Body = body
-			addRule(nr, ruleMeta{src: ri, guard: guard})
+// addBridge adds the rule that copies the store's and the program's facts
+// of g's predicate into its adorned predicate, guarded by its magic
+// predicate.
+func (b *magicBuilder) addBridge(g goalKey) {
+	an, mn := adornedName(g.pred, g.ad), magicName(g.pred, g.ad)
+	b.u.internal[an] = g.pred
+	b.u.internal[mn] = ""
+	var arity int
+	for _, ri := range b.defs[g.pred] {
+		arity = len(b.p.Rules[ri].Head.Args)
+	}
+	vars := make([]datalog.Term, arity)
+	var mvars []datalog.Term
+	for i := range vars {
+		vars[i] = datalog.Term{Kind: datalog.Var, Value: "X" + string(rune('0'+i%10)) + string(rune('a'+i/10))}
+		if g.ad[i] == 'b' {
+			mvars = append(mvars, vars[i])
 		}
 	}
-	return u
+	b.addRule(datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: an, Args: vars}, Body: []datalog.Literal{
+		{Kind: datalog.Positive, Atom: datalog.Atom{Pred: mn, Args: mvars}},
+		{Kind: datalog.Positive, Atom: datalog.Atom{Pred: g.pred, Args: vars}},
+	}}, ruleMeta{src: -1, copy: true, guard: []bool{true, false}})
+}
+
+// addAdornedRule rewrites rule ri of g's predicate for the goal g: its head
+// becomes the adorned predicate, its body is guarded by g's magic
+// predicate, and each adorned body literal, taken in sideways
+// information-passing order, gets a magic rule demanding it from what the
+// literals before it bind.
+func (b *magicBuilder) addAdornedRule(g goalKey, ri int) {
+	r := &b.p.Rules[ri]
+	mn := magicName(g.pred, g.ad)
+	bound := map[string]bool{}
+	var guardArgs []datalog.Term
+	for i, t := range r.Head.Args {
+		if g.ad[i] == 'b' {
+			guardArgs = append(guardArgs, t)
+			if t.Kind == datalog.Var {
+				bound[t.Value] = true
+			}
+		}
+	}
+	guardLit := datalog.Literal{Kind: datalog.Positive, Atom: datalog.Atom{Pred: mn, Args: guardArgs}}
+	used := make([]bool, len(r.Body))
+	prefix := []datalog.Literal{guardLit}
+	newBody := slices.Clone(r.Body)
+	for {
+		best := b.nextSIP(r.Body, used, bound)
+		if best < 0 {
+			break
+		}
+		used[best] = true
+		l := r.Body[best]
+		if b.adorned(l.Atom.Pred) {
+			l = b.addMagicRule(l, bound, prefix)
+			newBody[best] = l
+		}
+		prefix = append(prefix, l)
+		for _, t := range l.Atom.Args {
+			if t.Kind == datalog.Var && t.Value != "_" {
+				bound[t.Value] = true
+			}
+		}
+	}
+	body := append([]datalog.Literal{guardLit}, newBody...)
+	guard := make([]bool, len(body))
+	guard[0] = true
+	nr := *r
+	nr.Comment = ""
+	nr.Head = datalog.Atom{Pred: adornedName(g.pred, g.ad), Args: r.Head.Args, Pos: r.Head.Pos}
+	nr.Body = body
+	b.addRule(nr, ruleMeta{src: ri, guard: guard})
+}
+
+// nextSIP returns the next body literal in sideways information-passing
+// order: greedily the unused positive literal with the most bound
+// arguments, extensional ones first; -1 when none is left.
+func (b *magicBuilder) nextSIP(body []datalog.Literal, used []bool, bound map[string]bool) int {
+	best, bestN, bestEDB := -1, -1, false
+	for j, l := range body {
+		if used[j] || l.Kind != datalog.Positive {
+			continue
+		}
+		n := 0
+		for _, t := range l.Atom.Args {
+			if isBound(t, bound) {
+				n++
+			}
+		}
+		edb := !b.adorned(l.Atom.Pred)
+		if n > bestN || (n == bestN && edb && !bestEDB) {
+			best, bestN, bestEDB = j, n, edb
+		}
+	}
+	return best
+}
+
+// addMagicRule demands the adorned literal l given the bound variables: it
+// adds the magic rule `magic(bound args) :- prefix` (prefix being the
+// guard and the literals before l) and returns l over its adorned
+// predicate.
+func (b *magicBuilder) addMagicRule(l datalog.Literal, bound map[string]bool, prefix []datalog.Literal) datalog.Literal {
+	ad, args := adornment(l.Atom, bound)
+	b.demand(l.Atom.Pred, ad)
+	m := magicName(l.Atom.Pred, ad)
+	b.u.internal[m] = ""
+	guard := make([]bool, len(prefix))
+	guard[0] = true
+	b.addRule(datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: m, Args: args}, Body: slices.Clone(prefix)},
+		ruleMeta{src: -1, crisp: true, guard: guard})
+	l.Atom = datalog.Atom{Pred: adornedName(l.Atom.Pred, ad), Args: l.Atom.Args, Pos: l.Atom.Pos}
+	return l
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,13 +36,57 @@ func (db oracleDB) set(pred string, args []string, c float64) bool {
 	return true
 }
 
-func oracleCompare(a, b string) int {
-	fa, errA := strconv.ParseFloat(a, 64)
-	fb, errB := strconv.ParseFloat(b, 64)
-	if errA == nil && errB == nil {
-		return cmp.Compare(fa, fb)
+// The oracle's reading of constants (doc.go, "Constants"), written from the
+// rule and not from the engine's code: a value is a number when its name is
+// written as a number of the dialect; an unquoted number constant is a
+// number, a name or quoted constant never is. Two operands compare as
+// numbers when both are numbers, otherwise by name; a constant in an atom
+// matches the values it equals.
+
+var oracleNumberSyntax = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// oracleOperand is a comparison side: a name, and a value when a number.
+type oracleOperand struct {
+	name string
+	num  bool
+	f    float64
+}
+
+// oracleValue is a value of the database as an operand.
+func oracleValue(name string) oracleOperand {
+	if !oracleNumberSyntax.MatchString(name) {
+		return oracleOperand{name: name}
 	}
-	return strings.Compare(a, b)
+	f, err := strconv.ParseFloat(name, 64)
+	return oracleOperand{name: name, num: err == nil, f: f}
+}
+
+// oracleTerm is term tm as an operand, variables looked up in env.
+func oracleTerm(tm datalog.Term, env map[string]string) oracleOperand {
+	switch tm.Kind {
+	case datalog.Var:
+		return oracleValue(env[tm.Value])
+	case datalog.Number:
+		f, err := strconv.ParseFloat(tm.Value, 64)
+		if err != nil {
+			panic(err)
+		}
+		return oracleOperand{name: tm.Value, num: true, f: f}
+	default:
+		return oracleOperand{name: tm.Value}
+	}
+}
+
+func oracleCompare(a, b oracleOperand) int {
+	if a.num && b.num {
+		return cmp.Compare(a.f, b.f)
+	}
+	return strings.Compare(a.name, b.name)
+}
+
+// oracleMatches reports whether constant tm matches the value named v.
+func oracleMatches(tm datalog.Term, v string) bool {
+	return oracleCompare(oracleTerm(tm, nil), oracleValue(v)) == 0
 }
 
 func oracle(t testing.TB, base []store.NamedTriple, p *datalog.Program, minConf float64) oracleDB {
@@ -72,15 +117,9 @@ func oracle(t testing.TB, base []store.NamedTriple, p *datalog.Program, minConf 
 					if i == len(r.Body) {
 						// check negations and comparisons
 						for _, l := range r.Body {
-							val := func(tm datalog.Term) string {
-								if tm.Kind == datalog.Var {
-									return env[tm.Value]
-								}
-								return tm.Value
-							}
 							switch l.Kind {
 							case datalog.Comparison:
-								c := oracleCompare(val(l.Left), val(l.Right))
+								c := oracleCompare(oracleTerm(l.Left, env), oracleTerm(l.Right, env))
 								ok := map[datalog.CmpOp]bool{datalog.OpEq: c == 0, datalog.OpNe: c != 0, datalog.OpLt: c < 0,
 									datalog.OpLe: c <= 0, datalog.OpGt: c > 0, datalog.OpGe: c >= 0}[l.Op]
 								if !ok {
@@ -94,8 +133,12 @@ func oracle(t testing.TB, base []store.NamedTriple, p *datalog.Program, minConf 
 									}
 									match := true
 									for j, tm := range l.Atom.Args {
-										if !(tm.Kind == datalog.Var && tm.Value == "_") && val(tm) != args[j] {
-											match = false
+										switch {
+										case tm.Kind == datalog.Var && tm.Value == "_":
+										case tm.Kind == datalog.Var:
+											match = match && env[tm.Value] == args[j]
+										default:
+											match = match && oracleMatches(tm, args[j])
 										}
 									}
 									if match {
@@ -136,7 +179,7 @@ func oracle(t testing.TB, base []store.NamedTriple, p *datalog.Program, minConf 
 						for j, tm := range l.Atom.Args {
 							switch {
 							case tm.Kind != datalog.Var:
-								ok = ok && tm.Value == args[j]
+								ok = ok && oracleMatches(tm, args[j])
 							case tm.Value == "_":
 							default:
 								if v, bound := env2[tm.Value]; bound {
@@ -170,13 +213,39 @@ func randomCase(rng *rand.Rand, withNeg bool) ([]store.NamedTriple, *datalog.Pro
 			base = append(base, tr)
 		}
 	}
+	// v gives nodes values: numbers written in several ways and names.
+	for range rng.IntN(6) {
+		tr := store.NamedTriple{S: fmt.Sprint("n", rng.IntN(nodes)), R: "v", O: graphValues[rng.IntN(len(graphValues))]}
+		if !seen[tr] {
+			seen[tr] = true
+			base = append(base, tr)
+		}
+	}
+	// constant returns a constant for an argument: mostly a node, sometimes
+	// a number or a quoted string.
+	constant := func() string {
+		if rng.IntN(3) == 0 {
+			return programValues[rng.IntN(len(programValues))]
+		}
+		return fmt.Sprint("n", rng.IntN(nodes))
+	}
 	idb := []string{"p", "q", "r"}
-	arity := map[string]int{"e0": 2, "e1": 2, "p": 2, "q": 2, "r": 1}
+	arity := map[string]int{"e0": 2, "e1": 2, "p": 2, "q": 2, "r": 1, "v": 2}
 	weights := []string{"", "0.9 :: ", "0.5 :: ", "0.8 :: "}
 	var src strings.Builder
 	// a few weighted facts
 	for range rng.IntN(3) {
-		fmt.Fprintf(&src, "%sp(n%d, n%d).\n", weights[rng.IntN(4)], rng.IntN(nodes), rng.IntN(nodes))
+		fmt.Fprintf(&src, "%sp(n%d, %s).\n", weights[rng.IntN(4)], rng.IntN(nodes), constant())
+	}
+	// Most cases also define s by chain rules alone (a pure chain head, so
+	// that Engine.Query takes the chain fast path for s with a constant).
+	preds := []string{"e0", "e1", "p", "q", "r", "v"}
+	if rng.IntN(3) != 0 {
+		arity["s"] = 2
+		preds = append(preds, "s")
+		for range 1 + rng.IntN(3) {
+			fmt.Fprintf(&src, "%s%s.\n", weights[rng.IntN(4)], randomChainRule(rng))
+		}
 	}
 	vars := []string{"X", "Y", "Z", "W"}
 	for range 2 + rng.IntN(4) {
@@ -184,18 +253,21 @@ func randomCase(rng *rand.Rand, withNeg bool) ([]store.NamedTriple, *datalog.Pro
 		head := idb[hi]
 		var body []string
 		var bodyVars []string
+		var valueVars []string // variables bound to values of v
 		for range 1 + rng.IntN(3) {
-			preds := []string{"e0", "e1", "p", "q", "r"}
 			pr := preds[rng.IntN(len(preds))]
 			var args []string
-			for range arity[pr] {
+			for k := range arity[pr] {
 				if rng.IntN(8) == 0 {
-					args = append(args, fmt.Sprint("n", rng.IntN(nodes)))
+					args = append(args, constant())
 					continue
 				}
 				v := vars[rng.IntN(len(vars))]
 				args = append(args, v)
 				bodyVars = append(bodyVars, v)
+				if pr == "v" && k == 1 {
+					valueVars = append(valueVars, v)
+				}
 			}
 			body = append(body, pr+"("+strings.Join(args, ", ")+")")
 		}
@@ -206,22 +278,32 @@ func randomCase(rng *rand.Rand, withNeg bool) ([]store.NamedTriple, *datalog.Pro
 			neg := idb[rng.IntN(hi)]
 			var args []string
 			for range arity[neg] {
-				if rng.IntN(3) == 0 {
+				switch rng.IntN(5) {
+				case 0, 1:
 					args = append(args, "_")
-				} else {
+				case 2:
+					args = append(args, constant())
+				default:
 					args = append(args, bodyVars[rng.IntN(len(bodyVars))])
 				}
 			}
 			body = append(body, "not "+neg+"("+strings.Join(args, ", ")+")")
 		}
-		if rng.IntN(4) == 0 {
+		if rng.IntN(3) == 0 {
 			ops := []string{"=", "!=", "<", "<=", ">", ">="}
-			body = append(body, fmt.Sprintf("%s %s %s", bodyVars[rng.IntN(len(bodyVars))], ops[rng.IntN(len(ops))], bodyVars[rng.IntN(len(bodyVars))]))
+			left, right := bodyVars[rng.IntN(len(bodyVars))], bodyVars[rng.IntN(len(bodyVars))]
+			if rng.IntN(2) == 0 {
+				right = programValues[rng.IntN(len(programValues))]
+				if len(valueVars) > 0 && rng.IntN(4) != 0 {
+					left = valueVars[rng.IntN(len(valueVars))]
+				}
+			}
+			body = append(body, fmt.Sprintf("%s %s %s", left, ops[rng.IntN(len(ops))], right))
 		}
 		var hargs []string
 		for range arity[head] {
 			if rng.IntN(10) == 0 {
-				hargs = append(hargs, fmt.Sprint("n", rng.IntN(nodes)))
+				hargs = append(hargs, constant())
 			} else {
 				hargs = append(hargs, bodyVars[rng.IntN(len(bodyVars))])
 			}
@@ -229,6 +311,41 @@ func randomCase(rng *rand.Rand, withNeg bool) ([]store.NamedTriple, *datalog.Pro
 		fmt.Fprintf(&src, "%s%s(%s) :- %s.\n", weights[rng.IntN(4)], head, strings.Join(hargs, ", "), strings.Join(body, ", "))
 	}
 	return base, nil, src.String()
+}
+
+// graphValues are the values of v in generated graphs: numbers written in
+// several ways (7 and 007, 1.5 and 1.50 and 15e-1 are equal as numbers),
+// and names that are not numbers.
+var graphValues = []string{"7", "007", "7.0", "10", "1.5", "1.50", "15e-1", "-2", "abc", "n1", "1.5x", "+7"}
+
+// programValues are the constants generated programs use besides nodes:
+// unquoted numbers (compared by value) and quoted strings (symbols, compared
+// by name).
+var programValues = []string{"7", "007", "10", "1.5", "1.50", "2", "-2", `"7"`, `"007"`, `"1.50"`, `"abc"`, "abc"}
+
+// randomChainRule returns a chain rule for s: a path of one to three e0/e1
+// atoms from X to Y, each in either direction, in a shuffled order,
+// sometimes with X != Y.
+func randomChainRule(rng *rand.Rand) string {
+	n := 1 + rng.IntN(3)
+	vars := []string{"X"}
+	for k := 1; k < n; k++ {
+		vars = append(vars, fmt.Sprint("Z", k))
+	}
+	vars = append(vars, "Y")
+	var body []string
+	for k := range n {
+		a, b := vars[k], vars[k+1]
+		if rng.IntN(2) == 0 {
+			a, b = b, a
+		}
+		body = append(body, fmt.Sprintf("e%d(%s, %s)", rng.IntN(2), a, b))
+	}
+	if rng.IntN(3) == 0 {
+		body = append(body, "X != Y")
+	}
+	rng.Shuffle(len(body), func(i, j int) { body[i], body[j] = body[j], body[i] })
+	return "s(X, Y) :- " + strings.Join(body, ", ")
 }
 
 func tripleTSV(base []store.NamedTriple) string {
@@ -254,7 +371,7 @@ func oracleAnswers(db oracleDB, q datalog.Atom) []Answer {
 		for j, tm := range q.Args {
 			switch {
 			case tm.Kind != datalog.Var:
-				ok = ok && tm.Value == args[j]
+				ok = ok && oracleMatches(tm, args[j])
 			case tm.Value == "_":
 			default:
 				if v, bound := env[tm.Value]; bound {
@@ -324,17 +441,29 @@ func randomQueries(rng *rand.Rand, nodes int) []string {
 	for range 4 {
 		n := fmt.Sprint("n", rng.IntN(nodes))
 		m := fmt.Sprint("n", rng.IntN(nodes))
-		qs = append(qs, "p("+n+", Y)?", "q(X, "+n+")?", "r("+n+")?", "p("+n+", "+m+")?", "q("+n+", _)?")
+		qs = append(qs, "p("+n+", Y)?", "q(X, "+n+")?", "r("+n+")?", "p("+n+", "+m+")?", "q("+n+", _)?",
+			"s("+n+", Y)?", "s(X, "+m+")?")
 	}
+	v := programValues[rng.IntN(len(programValues))]
+	w := programValues[rng.IntN(len(programValues))]
+	qs = append(qs, "p(X, "+v+")?", "q("+w+", Y)?", "r("+v+")?", "v(X, "+w+")?", "v(n1, "+v+")?")
 	return qs
 }
 
-// TestOracle compares the engine (Query: full evaluation for queries without
-// constants, magic sets with them; Infer then stored answers) with the naive
-// oracle on random programs and graphs.
+// TestOracle compares the engine with the naive oracle on random programs
+// and graphs, under every configuration (see configurations): Query (full
+// evaluation for queries without constants, goal-directed with them), Count,
+// Engine.Query (the chain fast path for s with a constant) and, after Infer,
+// Query over the stored facts alone.
 func TestOracle(t *testing.T) {
 	ctx := context.Background()
-	for seed := range 300 {
+	seeds := 200
+	if testing.Short() {
+		seeds = 30
+	}
+	confs := configurations()
+	var chainOn, engineQueries int64
+	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		base, _, src := randomCase(rng, seed%2 == 1)
 		p := mustParse(t, src)
@@ -342,55 +471,76 @@ func TestOracle(t *testing.T) {
 			continue
 		}
 		db := oracle(t, base, p, DefaultMin)
-		st := newStore(t, tripleTSV(base))
-		opt := Options{Threads: 1 + seed%2}
-		en, err := Prepare(ctx, st, p, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, qs := range randomQueries(rng, 9) {
-			q := mustQuery(t, qs)
-			if !slices.Contains(en.names, q.Pred) {
-				continue // unknown predicate in this program
-			}
-			want := oracleAnswers(db, q)
-			got, err := Query(ctx, st, p, q, opt)
-			if err != nil {
-				t.Fatalf("seed %d: %s: %v\n%s", seed, qs, err, src)
-			}
-			if err := sameAnswers(got, want); err != nil {
-				t.Fatalf("seed %d: Query %s: %v\nprogram:\n%s\nbase:\n%s", seed, qs, err, src, tripleTSV(base))
-			}
-			if n, err := Count(ctx, st, p, q, opt); err != nil || n != len(want) {
-				t.Fatalf("seed %d: Count %s = %d, %v; want %d", seed, qs, n, err, len(want))
-			}
-			got, err = en.Query(ctx, q)
+		queries := randomQueries(rng, 9)
+		for _, c := range confs {
+			opt := c.opt
+			opt.work = &workCounters{}
+			st := newStore(t, tripleTSV(base))
+			en, err := Prepare(ctx, st, p, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := sameAnswers(got, want); err != nil {
-				t.Fatalf("seed %d: Engine.Query %s: %v\nprogram:\n%s", seed, qs, err, src)
+			fail := func(format string, args ...any) {
+				t.Helper()
+				t.Fatalf("seed %d, %s: %s\nprogram:\n%s\nbase:\n%s", seed, c.name, fmt.Sprintf(format, args...), src, tripleTSV(base))
+			}
+			for _, qs := range queries {
+				q := mustQuery(t, qs)
+				if !slices.Contains(en.names, q.Pred) {
+					continue // unknown predicate in this program
+				}
+				want := oracleAnswers(db, q)
+				got, err := Query(ctx, st, p, q, opt)
+				if err != nil {
+					fail("Query %s: %v", qs, err)
+				}
+				if err := sameAnswers(got, want); err != nil {
+					fail("Query %s: %v", qs, err)
+				}
+				if n, err := Count(ctx, st, p, q, opt); err != nil || n != len(want) {
+					fail("Count %s = %d, %v; want %d", qs, n, err, len(want))
+				}
+				got, err = en.Query(ctx, q)
+				if err != nil {
+					fail("Engine.Query %s: %v", qs, err)
+				}
+				if err := sameAnswers(got, want); err != nil {
+					fail("Engine.Query %s: %v", qs, err)
+				}
+				if !opt.noChain {
+					engineQueries++
+				}
+			}
+			if opt.noChain && opt.work.chain.Load() != 0 {
+				fail("the chain fast path ran though it is off")
+			}
+			chainOn += opt.work.chain.Load()
+			if _, err := Infer(ctx, st, p, opt); err != nil {
+				fail("Infer: %v", err)
+			}
+			for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?", "s(X, Y)?"} {
+				q := mustQuery(t, qs)
+				if _, ok := db[q.Pred]; !ok {
+					continue
+				}
+				got, err := Query(ctx, st, nil, q, opt)
+				if err != nil {
+					continue // predicate without facts: unknown to the store
+				}
+				want := oracleAnswers(db, q)
+				for i := range want {
+					want[i].Confidence = float64(float32(want[i].Confidence))
+				}
+				if err := sameAnswers(got, want); err != nil {
+					fail("stored %s: %v", qs, err)
+				}
 			}
 		}
-		if _, err := Infer(ctx, st, p, opt); err != nil {
-			t.Fatal(err)
-		}
-		for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?"} {
-			q := mustQuery(t, qs)
-			if _, ok := db[q.Pred]; !ok {
-				continue
-			}
-			got, err := Query(ctx, st, nil, q, opt)
-			if err != nil {
-				continue // predicate without facts: unknown to the store
-			}
-			want := oracleAnswers(db, q)
-			for i := range want {
-				want[i].Confidence = float64(float32(want[i].Confidence))
-			}
-			if err := sameAnswers(got, want); err != nil {
-				t.Fatalf("seed %d: stored %s: %v\nprogram:\n%s", seed, qs, err, src)
-			}
-		}
+	}
+	// The chain fast path must be exercised, not only present: a good part
+	// of the engine queries with it on must have taken it.
+	t.Logf("chain fast path: %d of %d engine queries", chainOn, engineQueries)
+	if chainOn*8 < engineQueries {
+		t.Errorf("the chain fast path answered %d of %d engine queries, want at least 1/8", chainOn, engineQueries)
 	}
 }

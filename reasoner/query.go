@@ -121,14 +121,30 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 	}
 	n := len(q.Args)
 	consts := make([]uint32, n)
-	isConst := make([]bool, n)
+	isConst := make([]bool, n) // a symbol constant: that symbol
+	nums := make([]float64, n) // a number constant: symbols equal to it as numbers
+	ground := true
 	for i, t := range q.Args {
-		if t.Kind != datalog.Var {
+		switch t.Kind {
+		case datalog.Symbol:
 			id, ok := syms.lookup(t.Value)
 			if !ok || syms.isLocal(id) {
 				return nil, nil
 			}
 			consts[i], isConst[i] = id, true
+		case datalog.Number:
+			f, ok := numberValue(t.Value)
+			if !ok {
+				return nil, fmt.Errorf("reasoner: query %s: malformed number %s", q, t.Value)
+			}
+			id, ok := syms.lookup(t.Value)
+			if !ok {
+				id = ^uint32(0) // no symbol has the canonical text
+			}
+			consts[i], nums[i] = id, f
+			ground = false
+		default:
+			ground = false
 		}
 	}
 	match := func(args []uint32) bool {
@@ -137,6 +153,9 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 		}
 		for i, t := range q.Args {
 			if isConst[i] && args[i] != consts[i] {
+				return false
+			}
+			if t.Kind == datalog.Number && !syms.equalsNumber(args[i], consts[i], nums[i]) {
 				return false
 			}
 			if t.Kind == datalog.Var && t.Value != "_" {
@@ -179,7 +198,6 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 			add(f, 1)
 		}
 	}
-	ground := !slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Var })
 	if ground {
 		d, ok, err := st.GetDerived(store.Fact{Rel: rel, Args: consts})
 		if err != nil {
@@ -268,7 +286,7 @@ func sortAnswers(as []Answer) {
 // evaluator and the answer relation (nil when nothing answers).
 func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
 	shared func(string, int) *relation) (*evaluator, *relation, error) {
-	u := queryUnit(prog, q, true)
+	u := queryUnit(prog, q, !opt.noMagic)
 	e := newEvaluator(ctx, st, syms, opt)
 	e.stored = true
 	e.prov = opt.Explain
@@ -277,7 +295,12 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 	if err := e.load(u); err != nil {
 		return nil, nil, fmt.Errorf("reasoner: query %s: %w", q, err)
 	}
-	if err := e.run(u); err != nil {
+	err := e.run(u)
+	if w := opt.work; w != nil {
+		w.evaluations.Add(1)
+		w.derived.Add(int64(e.derived))
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("reasoner: query %s: %w", q, err)
 	}
 	ri, ok := e.relIdx[relKey(u.answer, len(queryVars(q)))]

@@ -514,3 +514,29 @@ func TestRuleScoresConstants(t *testing.T) {
 		t.Errorf("only %d candidates checked", checked)
 	}
 }
+
+// TestWeights: what doc.go says of weights. A rule written without a
+// weight has weight 1; a weight outside (0, 1], 0 included, is an invalid
+// program for every entry point.
+func TestWeights(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, "a\te\tb\n")
+	as, err := Query(ctx, st, mustParse(t, "p(X, Y) :- e(X, Y).\n"), mustQuery(t, "p(a, X)?"), Options{})
+	if err != nil || len(as) != 1 || as[0].Confidence != 1 {
+		t.Fatalf("rule without a weight: %v, %v; want one answer with confidence 1", as, err)
+	}
+	for _, w := range []float64{0, -0.5, 1.5} {
+		p := mustParse(t, "p(X, Y) :- e(X, Y).\n")
+		p.Rules[0].Weight = w
+		q := mustQuery(t, "p(a, X)?")
+		if _, err := Query(ctx, st, p, q, Options{}); !errors.Is(err, ErrInvalidProgram) {
+			t.Errorf("weight %g: Query error %v, want ErrInvalidProgram", w, err)
+		}
+		if _, err := Prepare(ctx, st, p, Options{}); !errors.Is(err, ErrInvalidProgram) {
+			t.Errorf("weight %g: Prepare error %v, want ErrInvalidProgram", w, err)
+		}
+		if _, err := Infer(ctx, st, p, Options{}); !errors.Is(err, ErrInvalidProgram) {
+			t.Errorf("weight %g: Infer error %v, want ErrInvalidProgram", w, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/store"
 )
 
@@ -103,29 +104,45 @@ func (s *symtab) mustName(id uint32) string {
 	return n
 }
 
-// number parses a symbol as a number.
-func number(s string) (float64, bool) {
-	if s == "" || strings.ContainsAny(s, " \t_") {
+// numberValue returns the value of s when s is written as a number of the
+// dialect (-?[0-9]+(.[0-9]+)?([eE][+-]?[0-9]+)?, in the range of float64).
+func numberValue(s string) (float64, bool) {
+	if s == "" || s[0] != '-' && (s[0] < '0' || s[0] > '9') {
+		return 0, false // most names: no parse
+	}
+	if _, ok := datalog.CanonicalNumber(s); !ok {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, false
-	}
-	return f, true
+	return f, err == nil
 }
 
-// compareSyms orders two symbols: numerically when both are numbers, else by
-// name.
-func (s *symtab) compareSyms(a, b uint32) int {
+// number returns the value of symbol id when its name is written as a
+// number.
+func (s *symtab) number(id uint32) (float64, bool) {
+	return numberValue(s.mustName(id))
+}
+
+// equalsNumber reports whether symbol id equals the number constant with
+// symbol c and value f: compare(id as a variable's value, c as a number
+// constant) == 0.
+func (s *symtab) equalsNumber(id, c uint32, f float64) bool {
+	if id == c {
+		return true
+	}
+	g, ok := s.number(id)
+	return ok && g == f
+}
+
+// compare orders two comparison operands, each a symbol and, when it is a
+// number (na, nb), its value (fa, fb): numerically when both are numbers,
+// otherwise by name (byte order). The same symbol is equal to itself.
+func (s *symtab) compare(a uint32, fa float64, na bool, b uint32, fb float64, nb bool) int {
 	if a == b {
 		return 0
 	}
-	na, nb := s.mustName(a), s.mustName(b)
-	if fa, ok := number(na); ok {
-		if fb, ok := number(nb); ok {
-			return cmp.Compare(fa, fb)
-		}
+	if na && nb {
+		return cmp.Compare(fa, fb)
 	}
-	return strings.Compare(na, nb)
+	return strings.Compare(s.mustName(a), s.mustName(b))
 }

@@ -15,12 +15,14 @@ import (
 // expected answers ("values... confidence" lines, best first; "true c" for a
 // ground query). Every query is run three ways: Query (goal-directed when it
 // has constants), Query after Infer (answers from stored facts, no rules),
-// and Engine.Query.
+// and Engine.Query; and all of it under every configuration (see
+// configurations).
 func TestCases(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no test cases: %v", err)
 	}
+	var chain int64 // queries the chain fast path answered
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			ar, err := txtar.ParseFile(file)
@@ -49,8 +51,9 @@ func TestCases(t *testing.T) {
 			}
 			ctx := context.Background()
 			p := mustParse(t, prog)
-			for _, threads := range []int{1, 2} {
-				opt := Options{Threads: threads}
+			for _, c := range configurations() {
+				opt, name := c.opt, c.name
+				opt.work = &workCounters{}
 				st := newStore(t, base)
 				for _, q := range order {
 					as, err := Query(ctx, st, p, mustQuery(t, q), opt)
@@ -58,7 +61,7 @@ func TestCases(t *testing.T) {
 						t.Fatalf("query %s: %v", q, err)
 					}
 					if got := strings.TrimSpace(formatAnswers(as)); got != queries[q] {
-						t.Errorf("threads %d: query %s:\ngot\n%s\nwant\n%s", threads, q, got, queries[q])
+						t.Errorf("%s: query %s:\ngot\n%s\nwant\n%s", name, q, got, queries[q])
 					}
 					en, err := Prepare(ctx, st, p, opt)
 					if err != nil {
@@ -69,14 +72,15 @@ func TestCases(t *testing.T) {
 						t.Fatalf("engine query %s: %v", q, err)
 					}
 					if got := strings.TrimSpace(formatAnswers(as)); got != queries[q] {
-						t.Errorf("threads %d: engine query %s:\ngot\n%s\nwant\n%s", threads, q, got, queries[q])
+						t.Errorf("%s: engine query %s:\ngot\n%s\nwant\n%s", name, q, got, queries[q])
 					}
 				}
+				chain += opt.work.chain.Load()
 				if _, err := Infer(ctx, st, p, opt); err != nil {
 					t.Fatal(err)
 				}
 				if got := derivedDump(t, st); hasDerived && got != derived {
-					t.Errorf("threads %d: derived:\ngot\n%s\nwant\n%s", threads, got, derived)
+					t.Errorf("%s: derived:\ngot\n%s\nwant\n%s", name, got, derived)
 				}
 				for _, q := range order {
 					as, err := Query(ctx, st, nil, mustQuery(t, q), opt)
@@ -84,10 +88,13 @@ func TestCases(t *testing.T) {
 						t.Fatalf("stored query %s: %v", q, err)
 					}
 					if got := strings.TrimSpace(formatAnswers(as)); got != queries[q] {
-						t.Errorf("threads %d: stored query %s:\ngot\n%s\nwant\n%s", threads, q, got, queries[q])
+						t.Errorf("%s: stored query %s:\ngot\n%s\nwant\n%s", name, q, got, queries[q])
 					}
 				}
 			}
 		})
+	}
+	if chain == 0 {
+		t.Error("no case took the chain fast path")
 	}
 }

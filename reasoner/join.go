@@ -1,0 +1,280 @@
+package reasoner
+
+import (
+	"math/bits"
+	"sync/atomic"
+
+	"github.com/drumql/drumql/datalog"
+)
+
+// worker evaluates plans, appending candidate facts to a buffer.
+type worker struct {
+	e     *evaluator
+	vals  []uint32
+	probe []uint32
+	refs  []uint32
+	head  []uint32
+	buf   *outBuf
+	ticks int
+	stop  *atomic.Bool
+}
+
+// outBuf holds candidate facts: per record the relation, the rule index (or
+// ^0 for a copy), the tuple, then 2 words per provenance reference.
+type outBuf struct {
+	words []uint32
+	conf  []float64
+}
+
+func (w *worker) exec(p *plan, lo, hi int) {
+	r := p.rule
+	if cap(w.vals) < r.nvars {
+		w.vals = make([]uint32, r.nvars)
+	}
+	w.vals = w.vals[:r.nvars]
+	if cap(w.refs) < 2*r.nprov {
+		w.refs = make([]uint32, 2*r.nprov)
+	}
+	w.refs = w.refs[:2*r.nprov]
+	if len(p.steps) == 0 {
+		w.emit(p, 1)
+		return
+	}
+	s := &p.steps[0]
+	if s.delta != nil {
+		for _, t := range s.delta[lo:hi] {
+			w.try(p, 0, t, 1)
+		}
+		return
+	}
+	if s.lit.kind == datalog.Positive && s.mask == 0 {
+		for t := int32(lo); t < int32(hi); t++ {
+			w.try(p, 0, t, 1)
+		}
+		return
+	}
+	w.join(p, 0, 1)
+}
+
+// try matches tuple t of step k against the bindings and continues the join.
+func (w *worker) try(p *plan, k int, t int32, conf float64) {
+	s := &p.steps[k]
+	rel := s.rel
+	tup := rel.tuple(t)
+	if !w.constantsMatch(s, tup) {
+		return
+	}
+	for i, v := range s.bind {
+		if v >= 0 {
+			w.vals[v] = tup[i]
+		}
+	}
+	for i, v := range s.check {
+		if v >= 0 && w.vals[v] != tup[i] {
+			return
+		}
+	}
+	c := conf
+	if !s.lit.guard {
+		c *= rel.confAt(t)
+		if s.lit.prov >= 0 {
+			w.refs[2*s.lit.prov] = uint32(s.relI)
+			w.refs[2*s.lit.prov+1] = uint32(t)
+		}
+	}
+	if !p.rule.crisp && c*p.rule.weight < w.e.min {
+		return
+	}
+	w.join(p, k+1, c)
+}
+
+func (w *worker) key(s *step) []uint32 {
+	n := s.rel.arity
+	if cap(w.probe) < n {
+		w.probe = make([]uint32, n)
+	}
+	pr := w.probe[:n]
+	for m := s.mask; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
+		a := s.lit.atom.args[i]
+		if a.v == slotConst {
+			pr[i] = a.c
+		} else {
+			pr[i] = w.vals[a.v]
+		}
+	}
+	return pr
+}
+
+func (w *worker) join(p *plan, k int, conf float64) {
+	if w.stop.Load() {
+		return
+	}
+	w.ticks++
+	if w.ticks&0xffff == 0 && w.e.ctx.Err() != nil {
+		w.stop.Store(true)
+		return
+	}
+	if k == len(p.steps) {
+		w.emit(p, conf)
+		return
+	}
+	s := &p.steps[k]
+	l := s.lit
+	switch l.kind {
+	case datalog.Comparison:
+		if w.compare(l) {
+			w.join(p, k+1, conf)
+		}
+	case datalog.Negated:
+		if !w.exists(s) {
+			w.join(p, k+1, conf)
+		}
+	default:
+		rel := s.rel
+		full := uint32(1)<<uint(rel.arity) - 1
+		switch {
+		case s.mask == 0:
+			for t := range int32(rel.len()) {
+				w.try(p, k, t, conf)
+			}
+		case s.mask == full:
+			if t := rel.find(w.key(s)); t >= 0 {
+				w.try(p, k, t, conf)
+			}
+		default:
+			for t := s.ix.first(rel, w.key(s)); t >= 0; t = s.ix.next[t] {
+				w.try(p, k, t, conf)
+			}
+		}
+	}
+}
+
+// constantsMatch reports whether tuple tup has the constants of step s's
+// atom: a symbol constant is the symbol itself, a number constant matches
+// every symbol equal to it as a number (see doc.go).
+func (w *worker) constantsMatch(s *step, tup []uint32) bool {
+	for i, a := range s.lit.atom.args {
+		switch {
+		case a.v == slotConst && tup[i] != a.c:
+			return false
+		case a.v == slotNumber && !w.e.syms.equalsNumber(tup[i], a.c, a.f):
+			return false
+		}
+	}
+	return true
+}
+
+func (w *worker) exists(s *step) bool {
+	rel := s.rel
+	full := uint32(1)<<uint(rel.arity) - 1
+	switch {
+	case rel.len() == 0:
+		return false
+	case s.numbers:
+		// number constants filter what the bound arguments select
+		if s.mask == 0 {
+			for t := range int32(rel.len()) {
+				if w.constantsMatch(s, rel.tuple(t)) {
+					return true
+				}
+			}
+			return false
+		}
+		for t := s.ix.first(rel, w.key(s)); t >= 0; t = s.ix.next[t] {
+			if w.constantsMatch(s, rel.tuple(t)) {
+				return true
+			}
+		}
+		return false
+	case s.mask == 0:
+		return true
+	case s.mask == full:
+		return rel.find(w.key(s)) >= 0
+	default:
+		return s.ix.first(rel, w.key(s)) >= 0
+	}
+}
+
+func (w *worker) value(t term) uint32 {
+	if t.v == slotConst || t.v == slotNumber {
+		return t.c
+	}
+	return w.vals[t.v]
+}
+
+// number returns, when comparison side t (whose symbol is id) is a number,
+// its value. A symbol constant is never a number; a variable's value is a
+// number when its name is written as one.
+func (w *worker) number(t term, id uint32) (float64, bool) {
+	switch t.v {
+	case slotConst:
+		return 0, false
+	case slotNumber:
+		return t.f, true
+	}
+	return w.e.syms.number(id)
+}
+
+func (w *worker) compare(l *clit) bool {
+	c := 0
+	if a, b := w.value(l.l), w.value(l.r); a != b {
+		fa, na := w.number(l.l, a)
+		fb, nb := w.number(l.r, b)
+		if !(na && nb) && (l.op == datalog.OpEq || l.op == datalog.OpNe) {
+			// two symbols compared by name: distinct symbols have
+			// distinct names
+			return l.op == datalog.OpNe
+		}
+		c = w.e.syms.compare(a, fa, na, b, fb, nb)
+	}
+	switch l.op {
+	case datalog.OpEq:
+		return c == 0
+	case datalog.OpNe:
+		return c != 0
+	case datalog.OpLt:
+		return c < 0
+	case datalog.OpLe:
+		return c <= 0
+	case datalog.OpGt:
+		return c > 0
+	default:
+		return c >= 0
+	}
+}
+
+func (w *worker) emit(p *plan, conf float64) {
+	r := p.rule
+	c := conf * r.weight
+	if r.crisp {
+		c = 1
+	}
+	if c < w.e.min {
+		return
+	}
+	hrel := w.e.rels[r.head.rel]
+	if cap(w.head) < hrel.arity {
+		w.head = make([]uint32, hrel.arity)
+	}
+	h := w.head[:hrel.arity]
+	for i, a := range r.head.args {
+		h[i] = w.value(a)
+	}
+	if hrel.checkEmit {
+		if t := hrel.find(h); t >= 0 && hrel.confAt(t) >= c {
+			return
+		}
+	}
+	b := w.buf
+	ri := uint32(p.ri)
+	if r.copy {
+		ri = ^uint32(0)
+	}
+	b.words = append(b.words, uint32(r.head.rel), ri)
+	b.words = append(b.words, h...)
+	if w.e.prov || r.copy {
+		b.words = append(b.words, w.refs...)
+	}
+	b.conf = append(b.conf, c)
+}

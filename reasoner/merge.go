@@ -1,0 +1,102 @@
+package reasoner
+
+import "slices"
+
+// record decodes the record of b at word pos (see outBuf): its relation,
+// rule, tuple and provenance references, and the position of the next one.
+func (e *evaluator) record(b *outBuf, pos int) (ri int32, rule uint32, t, refs []uint32, next int) {
+	ri, rule = int32(b.words[pos]), b.words[pos+1]
+	pos += 2
+	t = b.words[pos : pos+e.rels[ri].arity]
+	pos += len(t)
+	n := 0
+	if rule == ^uint32(0) {
+		n = 2
+	} else if e.prov {
+		n = 2 * e.rules[rule].nprov
+	}
+	return ri, rule, t, b.words[pos : pos+n], pos + n
+}
+
+// apply merges the buffers into the relations in order and returns the
+// delta: per relation, the sorted indices of new or improved tuples.
+func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
+	var sink uint64
+	for bi := range bufs {
+		b := &bufs[bi]
+		pos := 0
+		for ci, c := range b.conf {
+			if ci%prefetchBatch == 0 {
+				sink += e.prefetch(b, pos, ci)
+			}
+			var ri int32
+			var rule uint32
+			var t, refs []uint32
+			ri, rule, t, refs, pos = e.record(b, pos)
+			rel := e.rels[ri]
+			k := rel.find(t)
+			rel.cands++
+			if k >= 0 && c <= rel.confAt(k) {
+				rel.dups++
+				continue
+			}
+			prov := int32(provUnknown)
+			switch {
+			case rule == ^uint32(0):
+				prov = e.rels[refs[0]].provAt(int32(refs[1]))
+			case e.prov:
+				prov = e.pool.add(rule, refs)
+			}
+			if k >= 0 {
+				rel.set(k, c, prov)
+			} else {
+				if err := e.count(1); err != nil {
+					return err
+				}
+				k = rel.add(t, c, prov)
+			}
+			delta[ri] = append(delta[ri], k)
+		}
+	}
+	for ri, d := range delta {
+		slices.Sort(d)
+		delta[ri] = slices.Compact(d)
+	}
+	for _, r := range e.rels {
+		if r.shared {
+			continue // read-only, shared by concurrent queries
+		}
+		// Workers look a candidate up before buffering it only where that
+		// pays: when many candidates were already known last round. The
+		// result is the same either way (apply decides).
+		if r.cands >= 1024 {
+			r.checkEmit = 8*r.dups >= r.cands
+		}
+		r.cands, r.dups = 0, 0
+	}
+	e.sink = sink
+	return nil
+}
+
+// prefetchBatch is the number of candidate facts whose hash slots apply
+// loads ahead of processing them.
+const prefetchBatch = 64
+
+// prefetch reads the unique-index slots of the next prefetchBatch records
+// of b from word pos (record ci) on. The loads are independent, so the
+// processor overlaps their cache misses, which on tables of millions of
+// facts are what a lookup costs; apply then finds the slots in cache. It
+// returns a value that depends on the loads, so that they are not removed.
+func (e *evaluator) prefetch(b *outBuf, pos, ci int) uint64 {
+	var sum uint64
+	for k := ci; k < len(b.conf) && k < ci+prefetchBatch; k++ {
+		var ri int32
+		var t []uint32
+		ri, _, t, _, pos = e.record(b, pos)
+		rel := e.rels[ri]
+		if ix := &rel.unique; rel.arity > 0 && len(ix.slots) > 0 {
+			sum += ix.slots[hashKey(ix.mask, t)&uint64(len(ix.slots)-1)]
+		}
+	}
+	return sum
+}

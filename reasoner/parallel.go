@@ -1,0 +1,92 @@
+package reasoner
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/workpool"
+)
+
+// task is a slice of a plan's first step.
+type task struct {
+	p      *plan
+	lo, hi int
+}
+
+// addTasks splits plan p into tasks.
+func (e *evaluator) addTasks(ts []task, p *plan) []task {
+	n := 1
+	if len(p.steps) > 0 {
+		s := &p.steps[0]
+		switch {
+		case s.delta != nil:
+			n = len(s.delta)
+		case s.lit.kind == datalog.Positive && s.mask == 0:
+			n = s.rel.len()
+		default:
+			return append(ts, task{p, 0, 1})
+		}
+	}
+	if n == 0 {
+		return ts
+	}
+	chunk := max(512, (n+4*e.threads-1)/(4*e.threads))
+	for lo := 0; lo < n; lo += chunk {
+		ts = append(ts, task{p, lo, min(n, lo+chunk)})
+	}
+	return ts
+}
+
+// runTasks evaluates the tasks, in parallel when there are several, and
+// returns their buffers in task order.
+func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
+	// The buffers are reused from round to round: a fixpoint of thousands
+	// of rounds would otherwise leave its candidates to the collector and
+	// grow the heap to twice what it keeps.
+	if e.bufs == nil {
+		if p, ok := bufPool.Get().(*[]outBuf); ok {
+			e.bufs = *p
+		}
+	}
+	if cap(e.bufs) < len(ts) {
+		e.bufs = append(e.bufs[:cap(e.bufs)], make([]outBuf, len(ts)-cap(e.bufs))...)
+	}
+	bufs := e.bufs[:len(ts)]
+	for i := range bufs {
+		bufs[i].words, bufs[i].conf = bufs[i].words[:0], bufs[i].conf[:0]
+	}
+	// A worker sets stop when the context is cancelled; no task starts
+	// after that.
+	var stop atomic.Bool
+	workers := make([]*worker, max(1, min(e.threads, len(ts))))
+	for i := range workers {
+		workers[i] = &worker{e: e, stop: &stop}
+	}
+	workpool.Run(e.threads, len(ts), func(wi, i int) bool {
+		w := workers[wi]
+		w.buf = &bufs[i]
+		w.exec(ts[i].p, ts[i].lo, ts[i].hi)
+		return !stop.Load()
+	})
+	if err := e.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("reasoner: %w", err)
+	}
+	return bufs, nil
+}
+
+// bufPool keeps candidate buffers between evaluations: a goal-directed
+// query is an evaluation of its own, and growing fresh buffers for each was
+// most of what a query allocated.
+var bufPool sync.Pool
+
+// releaseBufs gives the evaluator's candidate buffers back to bufPool.
+func (e *evaluator) releaseBufs() {
+	if e.bufs == nil {
+		return
+	}
+	bufs := e.bufs[:cap(e.bufs)] // runTasks empties them before use
+	e.bufs = nil
+	bufPool.Put(&bufs)
+}
