@@ -130,12 +130,8 @@ func ParseTriples(filename string, data []byte) ([]datalog.Fact, error) {
 	for t, err := range tsv.Parse(filename, string(data)) {
 		if err != nil {
 			e := err.(*tsv.Error) // tsv.Parse yields no other error
-			msg := e.Reason
-			if e.Field > 0 {
-				msg += " field"
-			}
 			ds = append(ds, datalog.Diagnostic{Pos: datalog.Pos{File: filename, Line: e.Line, Col: e.Col},
-				Severity: datalog.Error, Msg: msg})
+				Severity: datalog.Error, Msg: e.Reason}) // the words drumql load uses
 			continue
 		}
 		colR := utf8.RuneCountInString(t.Head) + 2

@@ -171,9 +171,9 @@ func TestParseFileImports(t *testing.T) {
 	wantLines := []string{
 		filepath.Join(dir, "bad.dl") + `:2:1: error: cannot import "missing.tsv": open ` + filepath.Join(dir, "missing.tsv") + ": no such file or directory",
 		badTSV + ":1:1: error: want 3 tab-separated fields (head, relation, tail), got 2",
-		badTSV + ":2:1: error: empty head field",
+		badTSV + ":2:1: error: empty head",
 		badTSV + ":3:1: error: want 3 tab-separated fields (head, relation, tail), got 4",
-		badTSV + ":4:3: error: empty relation field",
+		badTSV + ":4:3: error: empty relation",
 	}
 	if err == nil || err.Error() != strings.Join(wantLines, "\n") {
 		t.Errorf("error:\n%v\nwant\n%s", err, strings.Join(wantLines, "\n"))
