@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,5 +54,31 @@ func TestAggregateDirective(t *testing.T) {
 		if s := p.String(); s != tc.print {
 			t.Errorf("%q prints as\n%s\nwant\n%s", tc.src, s, tc.print)
 		}
+	}
+}
+
+// TestParseFileAggregates: ParseFile keeps the directives of the file and
+// of the .dl files it imports, in the order read.
+func TestParseFileAggregates(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("b.dl", "@aggregate max for w.\n")
+	main := write("a.dl", "@aggregate noisy_or(top = 3).\n@import \"b.dl\".\nw(X, Y) :- h(Y, X).\n")
+	p, err := ParseFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range p.Aggregates {
+		got = append(got, a.String())
+	}
+	if want := []string{"@aggregate noisy_or(top = 3).", "@aggregate max for w."}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("directives %q, want %q", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -480,6 +481,9 @@ func aggregatorOf(a datalog.Aggregate, group func(threshold float64) ([]int32, e
 	case "noisy_or":
 		v.agg = linkpred.NoisyOr(int(a.Value("top")))
 	case "grouped":
+		if group == nil {
+			return v, fmt.Errorf("eval: grouped aggregation needs the queries to group rules on")
+		}
 		g, err := group(a.Value("threshold"))
 		if err != nil {
 			return v, err
@@ -503,6 +507,7 @@ type ruleScorer struct {
 	byRel    map[store.ID]ruleVariant
 	variants []ruleVariant // for ScoreVariants
 	hybrid   bool          // a hybridScorer applies the prior itself
+	reached  *atomic.Int64 // if not nil, counts the queries whose answer a rule reaches
 }
 
 // variant returns the ranking variant of relation rel.
@@ -543,6 +548,9 @@ func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 		hits, err := r.hits(ctx, q)
 		if err != nil {
 			return err
+		}
+		if r.reached != nil && slices.ContainsFunc(hits, func(h reasoner.RuleHit) bool { return h.ID == q.Answer }) {
+			r.reached.Add(1)
 		}
 		for v, out := range outs {
 			vr := variant(v, q)

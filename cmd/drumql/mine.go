@@ -16,23 +16,28 @@ import (
 
 // mineCmd is drumql mine.
 type mineCmd struct {
-	Out        string   `short:"o" placeholder:"FILE" help:"Write the rules to FILE (default: standard output)."`
-	Len        int      `placeholder:"T" help:"Maximum rule length T (default 2)."`
-	Rank       int      `placeholder:"L" help:"Rank L, the number of rule groups learnt per query (default 3)."`
-	Epochs     int      `placeholder:"N" help:"Maximum number of epochs (default 10, with early stopping)."`
-	Batch      int      `placeholder:"B" help:"Training triples per batch (default 64)."`
-	Seed       uint64   `placeholder:"S" help:"Random seed (default 33)."`
-	Heads      []string `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
-	Threads    int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
-	MaxRules   int      `placeholder:"N" help:"Rules kept per head relation (default 20)."`
-	MinScore   float64  `placeholder:"X" help:"Drop rules whose raw score is below X (default 0.01)."`
-	Beam       int      `placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default 200)."`
-	MinSupport int      `placeholder:"N" help:"Drop rules that predict fewer than N facts of the graph correctly (default 1; -1 keeps all)."`
-	Weight     string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+5) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
-	SaveModel  string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
-	FromModel  string   `placeholder:"FILE" help:"Do not train: read the rules off a model saved with --save-model (to try other extraction settings)."`
-	Report     string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
-	Eval       bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
+	Out           string   `short:"o" placeholder:"FILE" help:"Write the rules to FILE (default: standard output)."`
+	Len           int      `placeholder:"T" help:"Maximum rule length T (default 2)."`
+	Rank          int      `placeholder:"L" help:"Rank L, the number of rule groups learnt per query (default 3)."`
+	Epochs        int      `placeholder:"N" help:"Maximum number of epochs (default 10, with early stopping)."`
+	Batch         int      `placeholder:"B" help:"Training triples per batch (default 64)."`
+	Seed          uint64   `placeholder:"S" help:"Random seed (default 33)."`
+	Heads         []string `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
+	Threads       int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
+	MaxRules      int      `placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default 300)."`
+	Candidates    int      `placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default 1000)."`
+	MinScore      float64  `placeholder:"X" help:"Drop bodies whose raw DRUM score is below X (default 1e-6)."`
+	Beam          int      `placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default 4000)."`
+	NoConstants   bool     `help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
+	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation, the best by confidence (default 200)."`
+	Aggregate     string   `enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
+	Budget        int      `placeholder:"N" help:"Edge visits allowed to count one rule's support (default 5000000); a rule over it is left out."`
+	MinSupport    int      `placeholder:"N" help:"Drop rules that predict fewer than N facts of the graph correctly (default 1; -1 keeps all)."`
+	Weight        string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+5) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
+	SaveModel     string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
+	FromModel     string   `placeholder:"FILE" help:"Do not train: read the rules off a model saved with --save-model (to try other extraction settings)."`
+	Report        string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
+	Eval          bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
 }
 
 // Help is shown under the command's usage.
@@ -115,18 +120,66 @@ func (c *mineCmd) Run(e *env) error {
 	if c.Weight == "score" {
 		weight = miner.WeightScore
 	}
-	rules, err := model.Rules(miner.ExtractOptions{Heads: c.Heads, Graph: g, Beam: c.Beam, MaxRules: c.MaxRules, MinScore: c.MinScore, MinSupport: c.MinSupport, Weight: weight})
+	extractStart := time.Now()
+	xo := miner.ExtractOptions{Heads: c.Heads, Graph: g, Beam: c.Beam, MaxRules: c.MaxRules, Candidates: c.Candidates,
+		MinScore: c.MinScore, MinSupport: c.MinSupport, Weight: weight, SupportBudget: c.Budget, Threads: c.Threads}
+	if xo.Beam <= 0 {
+		xo.Beam = 4000
+	}
+	if xo.MinScore <= 0 {
+		xo.MinScore = 1e-6
+	}
+	if xo.MaxRules <= 0 {
+		xo.MaxRules = 300
+	}
+	if xo.Candidates <= 0 {
+		xo.Candidates = 1000
+	}
+	rules, err := model.Rules(xo)
 	if err != nil {
 		return err
 	}
+	if !c.NoConstants {
+		heads := c.Heads
+		if len(heads) == 0 {
+			heads = cfg.Heads
+		}
+		consts, err := g.ConstantRules(e.ctx, miner.ConstOptions{Heads: heads, PerHead: c.ConstantRules, Seed: cfg.Seed})
+		if err != nil {
+			return err
+		}
+		rules = miner.MergeRules(rules, consts)
+	}
+	var tuned *tuning
+	directives := []datalog.Aggregate{{Method: "max"}}
+	switch c.Aggregate {
+	case "noisy-or":
+		directives = []datalog.Aggregate{{Method: "noisy_or"}}
+	case "auto":
+		vq, err := validQueries(st)
+		if err != nil {
+			return err
+		}
+		if len(vq) > 0 && len(rules) > 0 {
+			prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
+			if tuned, err = tuneAggregation(e.ctx, e, st, prog, vq); err != nil {
+				return err
+			}
+			directives = tuned.Directives
+		}
+	}
+	extractTook := time.Since(extractStart)
 	hist := model.History()
 	header := fmt.Sprintf("%s: %d rules for %d head relations from %s\n%% T=%d L=%d batch=%d seed=%d epochs=%d",
 		minedHeader, len(rules), countHeads(rules), e.cli.DB, cfg.MaxLen, cfg.Rank, cfg.Batch, cfg.Seed, len(hist))
 	if interrupted {
 		header += "\n% interrupted: these are the rules of the weights when training was stopped"
 	}
+	if tuned != nil {
+		header += "\n% " + describeTuning(tuned)
+	}
 	var buf bytes.Buffer
-	writeRules(&buf, header, rules)
+	writeRules(&buf, header, directives, rules)
 	if c.Out == "" {
 		if _, err := e.stdout.Write(buf.Bytes()); err != nil {
 			return err
@@ -170,8 +223,14 @@ func (c *mineCmd) Run(e *env) error {
 		return fmt.Errorf("mine: %w", trainErr)
 	}
 	if !e.cli.Quiet {
-		fmt.Fprintf(e.stderr, "mined %d rules for %d head relations in %d epochs (%s); wrote %s\n",
-			len(rules), countHeads(rules), len(hist), time.Since(start).Round(100*time.Millisecond), where)
+		fmt.Fprintf(e.stderr, "mined %d rules for %d head relations in %d epochs (%s; rules read, counted and tuned in %s); wrote %s\n",
+			len(rules), countHeads(rules), len(hist), time.Since(start).Round(100*time.Millisecond),
+			extractTook.Round(100*time.Millisecond), where)
+		cov, err := coverage(e, st, g, model, rules, tuned)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(e.stderr, cov)
 	}
 	return nil
 }
@@ -191,10 +250,17 @@ func countHeads(rules []miner.MinedRule) int {
 	return n
 }
 
-// writeRules writes the header comment and the rules, each with its comment
-// (score, ranks, support), a blank line between head relations.
-func writeRules(b *bytes.Buffer, header string, rules []miner.MinedRule) {
+// writeRules writes the header comment, the @aggregate directives and the
+// rules, each with its comment (score, ranks, support), a blank line
+// between head relations.
+func writeRules(b *bytes.Buffer, header string, directives []datalog.Aggregate, rules []miner.MinedRule) {
 	b.WriteString(header + "\n")
+	if len(directives) > 0 {
+		b.WriteByte('\n')
+	}
+	for _, d := range directives {
+		b.WriteString(d.String() + "\n")
+	}
 	for i, r := range rules {
 		if i == 0 || r.Head != rules[i-1].Head {
 			fmt.Fprintf(b, "\n%% ---- %s ----\n", r.Head)

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/linkpred"
+	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/store"
+)
+
+// tuneMinQueries is the number of held-out queries a relation needs before
+// it may record an aggregation of its own: fewer would choose by noise.
+const tuneMinQueries = 20
+
+// tuneCandidates are the aggregations drumql mine chooses among, simplest
+// first (Choose prefers the lower index among equals).
+var tuneCandidates = []datalog.Aggregate{
+	{Method: "max"},
+	{Method: "max", Params: []datalog.Param{{Name: "prior", Value: 1}}},
+	{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 3}}},
+	{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 3}, {Name: "prior", Value: 1}}},
+	{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 10}}},
+	{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 10}, {Name: "prior", Value: 1}}},
+}
+
+// tuning is what choosing the aggregation found.
+type tuning struct {
+	// Directives are the @aggregate directives to record: one for every
+	// relation, then one per relation that ranks better its own way.
+	Directives []datalog.Aggregate
+	// Queries is the number of held-out queries ranked.
+	Queries int
+	// MRR is each candidate's MRR (expected ties), and Chosen the choice's.
+	MRR    []float64
+	Chosen float64
+	// Reached is the number of queries whose answer some rule reaches.
+	Reached int
+}
+
+// tuneAggregation applies prog's rules once to the queries qs (a held-out
+// split, never test) and ranks them under every candidate aggregation
+// (linkpred.EvaluateVariants): the best overall is recorded for every
+// relation, and a relation with at least tuneMinQueries queries whose own
+// best beats it records that one. It also counts the queries whose answer
+// some rule reaches (coverage).
+func tuneAggregation(ctx context.Context, e *env, st store.Store, prog *datalog.Program, qs []linkpred.Query) (*tuning, error) {
+	filter, err := linkpred.NewFilter(st)
+	if err != nil {
+		return nil, err
+	}
+	rs, ents, err := newRuleScorer(e, st, prog, aggChoice{}, qs, filter)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range tuneCandidates {
+		v, err := aggregatorOf(a, nil)
+		if err != nil {
+			return nil, err
+		}
+		rs.variants = append(rs.variants, v)
+	}
+	var reached atomic.Int64
+	rs.reached = &reached
+	reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
+		linkpred.Options{Entities: ents, PerQuery: true})
+	if err != nil {
+		return nil, err
+	}
+	ranks := make([][]linkpred.Rank, len(reps))
+	for v, r := range reps {
+		ranks[v] = r.Ranks
+	}
+	c := linkpred.Choose(qs, ranks, tuneMinQueries)
+	t := &tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: int(reached.Load())}
+	t.Directives = append(t.Directives, tuneCandidates[c.Default])
+	rels := make([]store.ID, 0, len(c.PerRelation))
+	for r := range c.PerRelation {
+		rels = append(rels, r)
+	}
+	// Directives sorted by relation name: the file is deterministic.
+	slices.SortFunc(rels, func(a, b store.ID) int {
+		return cmpString(rs.names[a], rs.names[b])
+	})
+	for _, r := range rels {
+		a := tuneCandidates[c.PerRelation[r]]
+		a.Pred = rs.names[r]
+		t.Directives = append(t.Directives, a)
+	}
+	return t, nil
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// describeTuning is the line drumql mine prints about the aggregation it
+// chose.
+func describeTuning(t *tuning) string {
+	return fmt.Sprintf("aggregation %s chosen on %d valid queries (MRR %.3f; %d relations rank better their own way)",
+		t.Directives[0].Describe(), t.Queries, t.Chosen, len(t.Directives)-1)
+}
+
+// validQueries returns the queries of the store's valid split, both
+// directions, or none when it has no valid split.
+func validQueries(st store.Store) ([]linkpred.Query, error) {
+	names, err := st.Splits()
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(names, "valid") {
+		return nil, nil
+	}
+	return linkpred.Queries(st, "valid")
+}
+
+// coverageModelQueries bounds the valid queries the model scores for the
+// coverage line: enough for a share to two digits, few enough to be quick
+// on a large graph.
+const coverageModelQueries = 1000
+
+// coverage describes what the rules cover: the head relations with training
+// queries that have rules, and (with a tuning) the share of valid queries
+// whose answer some rule reaches, beside the share the model gives a nonzero
+// score (on the first coverageModelQueries valid queries).
+func coverage(e *env, st store.Store, g *miner.Graph, model *miner.Model, rules []miner.MinedRule, t *tuning) (string, error) {
+	split := "train"
+	names, err := st.Splits()
+	if err != nil {
+		return "", err
+	}
+	if !slices.Contains(names, "train") {
+		split = ""
+	}
+	withQueries := map[string]bool{}
+	if split != "" {
+		for tr, err := range st.Split(split) {
+			if err != nil {
+				return "", err
+			}
+			name, err := st.Name(tr.R)
+			if err != nil {
+				return "", err
+			}
+			withQueries[name] = true
+		}
+	} else {
+		for _, r := range g.Relations() {
+			withQueries[r] = true
+		}
+	}
+	if hs := model.Config().Heads; len(hs) > 0 {
+		for r := range withQueries {
+			if !slices.Contains(hs, r) {
+				delete(withQueries, r)
+			}
+		}
+	}
+	covered := 0
+	for i, r := range rules {
+		if (i == 0 || rules[i-1].Head != r.Head) && withQueries[r.Head] {
+			covered++
+		}
+	}
+	out := fmt.Sprintf("coverage: rules for %d of the %d head relations with training queries", covered, len(withQueries))
+	if t == nil || t.Queries == 0 {
+		return out + "\n", nil
+	}
+	out += fmt.Sprintf("; some rule reaches the answer of %.1f%% of the %d valid queries", 100*float64(t.Reached)/float64(t.Queries), t.Queries)
+	qs, err := validQueries(st)
+	if err != nil {
+		return "", err
+	}
+	qs = qs[:min(len(qs), coverageModelQueries)]
+	nonzero, err := modelReach(e, st, g, model, qs)
+	if err != nil {
+		return "", err
+	}
+	return out + fmt.Sprintf(" (the model scores the answer above 0 for %.1f%% of the first %d)\n", 100*float64(nonzero)/float64(len(qs)), len(qs)), nil
+}
+
+// modelReach counts the queries of qs whose answer the model scores above
+// zero.
+func modelReach(e *env, st store.Store, g *miner.Graph, model *miner.Model, qs []linkpred.Query) (int, error) {
+	snap := g.Snapshot()
+	pos := make(map[store.ID]int32, len(snap.Entities))
+	gpos := make([]int32, len(snap.Entities))
+	for i, id := range snap.Entities {
+		pos[id] = int32(i)
+		gpos[i] = int32(i)
+	}
+	ms := &modelScorer{model: model, g: g, gpos: gpos, n: len(snap.Entities), pool: make(chan *miner.Scorer, 8), rels: relNames(g)}
+	var n atomic.Int64
+	count := linkpred.ScorerFunc(func(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
+		if _, ok := ms.rels[qs[0].Rel]; !ok {
+			for i := range qs {
+				out[i].SetDense(ms.n)
+			}
+			return nil
+		}
+		if err := ms.Score(ctx, qs, out); err != nil {
+			return err
+		}
+		for i, q := range qs {
+			if p, ok := pos[q.Answer]; ok && out[i].Dense[p] > 0 {
+				n.Add(1)
+			}
+		}
+		return nil
+	})
+	if _, err := linkpred.Evaluate(e.ctx, qs, count, nil, linkpred.Options{Entities: snap.Entities}); err != nil {
+		return 0, err
+	}
+	return int(n.Load()), nil
+}
