@@ -79,6 +79,11 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err := checkDir(dir, opts.ReadOnly); err != nil {
 		return nil, err
 	}
+	if !opts.ReadOnly {
+		if err := checkSpace(dir, 0, "opening the store for writing"); err != nil {
+			return nil, err
+		}
+	}
 	mt := opts.MemTableSize
 	if mt <= 0 {
 		mt = 16 << 20
@@ -111,7 +116,7 @@ func Open(dir string, opts Options) (*DB, error) {
 			// read-write Open performs.
 			return nil, fmt.Errorf("store: open %s: %w (the last writer did not close it; open it read-write once to recover)", dir, ErrIncomplete)
 		}
-		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+		return nil, fmt.Errorf("store: open %s: %w", dir, noSpace(dir, err))
 	}
 	d := &DB{dir: dir, opts: opts, bdb: bdb}
 	if err := d.init(); err != nil {

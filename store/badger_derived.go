@@ -19,8 +19,17 @@ func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 	if err := d.writable(); err != nil {
 		return fmt.Errorf("store: replace derived: %w", err)
 	}
+	d.mu.RLock()
+	old := 0
+	for _, n := range d.derived {
+		old += n
+	}
+	d.mu.RUnlock()
+	if err := checkSpace(d.dir, derivedBytes(ds, old), fmt.Sprintf("storing %d derived facts", len(ds))); err != nil {
+		return err
+	}
 	if err := d.replaceDerived(ctx, ds); err != nil {
-		return fmt.Errorf("store: replace derived: %w", err)
+		return fmt.Errorf("store: replace derived: %w", noSpace(d.dir, err))
 	}
 	return nil
 }
@@ -100,8 +109,11 @@ func (d *DB) ClearDerived() error {
 	if err := d.writable(); err != nil {
 		return fmt.Errorf("store: clear derived: %w", err)
 	}
+	if err := checkSpace(d.dir, 0, "clearing derived facts"); err != nil {
+		return err
+	}
 	if err := d.replaceDerived(context.Background(), nil); err != nil {
-		return fmt.Errorf("store: clear derived: %w", err)
+		return fmt.Errorf("store: clear derived: %w", noSpace(d.dir, err))
 	}
 	return nil
 }

@@ -30,6 +30,9 @@ func (d *DB) Intern(name string) (ID, error) {
 	if id, ok := d.dict.lookup(name); ok {
 		return id, nil
 	}
+	if err := checkSpace(d.dir, int64(2*len(name)+64), "adding a symbol"); err != nil {
+		return 0, err
+	}
 	id := ID(len(d.dict.names))
 	err := d.bdb.Update(func(txn *badger.Txn) error {
 		if err := txn.Set(append([]byte{tagName}, name...), putID(nil, id)); err != nil {
@@ -41,7 +44,7 @@ func (d *DB) Intern(name string) (ID, error) {
 		return txn.Set(metaNSym, putID(nil, id+1))
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: intern %q: %w", name, err)
+		return 0, fmt.Errorf("store: intern %q: %w", name, noSpace(d.dir, err))
 	}
 	d.mu.Lock()
 	d.dict.add(name)

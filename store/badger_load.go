@@ -47,6 +47,9 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 		}
 		return p.stats(), nil
 	}
+	if err := checkSpace(d.dir, p.loadBytes(), fmt.Sprintf("a load of %d facts and %d symbols", len(p.facts), len(p.newNames))); err != nil {
+		return LoadStats{}, err
+	}
 	gen := d.gen + 1
 	rec := pendingRecord{Gen: gen, NSym: uint32(nsym0), Splits: p.splitNames}
 	err = d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaPending, rec.encode()) })
@@ -64,7 +67,7 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 		if rerr := d.rollback(rec); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("rollback: %w", rerr))
 		}
-		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+		return LoadStats{}, fmt.Errorf("store: load: %w", noSpace(d.dir, err))
 	}
 
 	d.mu.Lock()

@@ -54,7 +54,7 @@ func (c *loadCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "inductive split: %d test triples over %d entities; removed %d training and %d validation triples that touch them\n",
 			ist.Test, ist.Entities, ist.RemovedTrain, ist.RemovedValid)
 	}
-	st, err := e.openStore(false)
+	st, err := e.openStoreForWriting(false)
 	if err != nil {
 		return err
 	}
