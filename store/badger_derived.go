@@ -17,7 +17,7 @@ func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if err := d.writable(); err != nil {
-		return fmt.Errorf("store: replace derived: %w", err)
+		return wrapf("store: replace derived: %w", err)
 	}
 	d.mu.RLock()
 	old := 0
@@ -29,7 +29,7 @@ func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 		return err
 	}
 	if err := d.replaceDerived(ctx, ds); err != nil {
-		return fmt.Errorf("store: replace derived: %w", noSpace(d.dir, err))
+		return wrapf("store: replace derived: %w", noSpace(d.dir, err))
 	}
 	return nil
 }
@@ -107,13 +107,13 @@ func (d *DB) ClearDerived() error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if err := d.writable(); err != nil {
-		return fmt.Errorf("store: clear derived: %w", err)
+		return wrapf("store: clear derived: %w", err)
 	}
 	if err := checkSpace(d.dir, 0, "clearing derived facts"); err != nil {
 		return err
 	}
 	if err := d.replaceDerived(context.Background(), nil); err != nil {
-		return fmt.Errorf("store: clear derived: %w", noSpace(d.dir, err))
+		return wrapf("store: clear derived: %w", noSpace(d.dir, err))
 	}
 	return nil
 }
@@ -124,28 +124,30 @@ func derivedGen(txn *badger.Txn) (uint64, error) { return getU64Meta(txn, metaDe
 // ScanDerived implements Store: facts come sorted by arity, then arguments.
 func (d *DB) ScanDerived(rel ID) iter.Seq2[Derived, error] {
 	return func(yield func(Derived, error) bool) {
-		err := d.view(func(txn *badger.Txn) error {
-			gen, err := derivedGen(txn)
-			if err != nil {
+		guardSeq(d, yield, func(yield func(Derived, error) bool) {
+			err := d.view(func(txn *badger.Txn) error {
+				gen, err := derivedGen(txn)
+				if err != nil {
+					return err
+				}
+				prefix := putID(binary.BigEndian.AppendUint64([]byte{tagDerived}, gen), rel)
+				_, err = scanPrefix(txn, prefix, nil, true, func(k, v []byte) (bool, error) {
+					_, f, err := decodeDerivedKey(k)
+					if err != nil {
+						return false, err
+					}
+					conf, prov, err := decodeDerivedValue(v)
+					if err != nil {
+						return false, err
+					}
+					return yield(Derived{Fact: f, Confidence: conf, Prov: prov}, nil), nil
+				})
 				return err
-			}
-			prefix := putID(binary.BigEndian.AppendUint64([]byte{tagDerived}, gen), rel)
-			_, err = scanPrefix(txn, prefix, nil, true, func(k, v []byte) (bool, error) {
-				_, f, err := decodeDerivedKey(k)
-				if err != nil {
-					return false, err
-				}
-				conf, prov, err := decodeDerivedValue(v)
-				if err != nil {
-					return false, err
-				}
-				return yield(Derived{Fact: f, Confidence: conf, Prov: prov}, nil), nil
 			})
-			return err
+			if err != nil {
+				yield(Derived{}, wrapf("store: scan derived %d: %w", rel, err))
+			}
 		})
-		if err != nil {
-			yield(Derived{}, fmt.Errorf("store: scan derived %d: %w", rel, err))
-		}
 	}
 }
 
@@ -176,7 +178,7 @@ func (d *DB) GetDerived(f Fact) (Derived, bool, error) {
 		return nil
 	})
 	if err != nil {
-		return Derived{}, false, fmt.Errorf("store: get derived: %w", err)
+		return Derived{}, false, wrapf("store: get derived: %w", err)
 	}
 	return out, found, nil
 }

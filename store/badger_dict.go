@@ -1,8 +1,6 @@
 package store
 
 import (
-	"fmt"
-
 	"github.com/dgraph-io/badger/v4"
 )
 
@@ -25,7 +23,7 @@ func (d *DB) Intern(name string) (ID, error) {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if err := d.writable(); err != nil {
-		return 0, fmt.Errorf("store: intern %q: %w", name, err)
+		return 0, wrapf("store: intern %q: %w", name, err)
 	}
 	if id, ok := d.dict.lookup(name); ok {
 		return id, nil
@@ -44,7 +42,7 @@ func (d *DB) Intern(name string) (ID, error) {
 		return txn.Set(metaNSym, putID(nil, id+1))
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: intern %q: %w", name, noSpace(d.dir, err))
+		return 0, wrapf("store: intern %q: %w", name, noSpace(d.dir, err))
 	}
 	d.mu.Lock()
 	d.dict.add(name)
@@ -60,7 +58,7 @@ func (d *DB) Name(id ID) (string, error) {
 		return "", ErrClosed
 	}
 	if int(id) >= len(d.dict.names) {
-		return "", fmt.Errorf("store: name of %d: %w", id, ErrUnknownID)
+		return "", wrapf("store: name of %d: %w", id, ErrUnknownID)
 	}
 	return d.dict.names[id], nil
 }

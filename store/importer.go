@@ -134,7 +134,7 @@ func ReadTSV(path string) (*Batch, error) {
 	var c collector
 	ts, err := readTSVFile(path, &c)
 	if err != nil {
-		return nil, fmt.Errorf("store: read %s: %w", path, err)
+		return nil, wrapf("store: read %s: %w", path, err)
 	}
 	if err := c.err(); err != nil {
 		return nil, err
@@ -164,7 +164,7 @@ func ReadDataset(dir string) (*Batch, error) {
 			}
 		})
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("store: read dataset %s: %w", dir, err)
+			return nil, wrapf("store: read dataset %s: %w", dir, err)
 		}
 	}
 	graphFiles := 0
@@ -174,7 +174,7 @@ func ReadDataset(dir string) (*Batch, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("store: read dataset %s: %w", dir, err)
+			return nil, wrapf("store: read dataset %s: %w", dir, err)
 		}
 		b.Splits[split] = ts
 		if split == "facts" || split == "train" {
@@ -184,7 +184,7 @@ func ReadDataset(dir string) (*Batch, error) {
 	b.Graph = make([]NamedTriple, 0, len(b.Splits["facts"])+len(b.Splits["train"]))
 	b.Graph = append(append(b.Graph, b.Splits["facts"]...), b.Splits["train"]...)
 	if graphFiles == 0 {
-		return nil, fmt.Errorf("store: read dataset %s: neither facts.txt nor train.txt: %w", dir, os.ErrNotExist)
+		return nil, wrapf("store: read dataset %s: neither facts.txt nor train.txt: %w", dir, os.ErrNotExist)
 	}
 	if err := c.err(); err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func ReadDataset(dir string) (*Batch, error) {
 func ReadNTriples(path string) (*Batch, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("store: read %s: %w", path, err)
+		return nil, wrapf("store: read %s: %w", path, err)
 	}
 	defer f.Close()
 	var c collector
@@ -218,7 +218,7 @@ func ReadNTriples(path string) (*Batch, error) {
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: read %s: %w", path, err)
+		return nil, wrapf("store: read %s: %w", path, err)
 	}
 	if err := c.err(); err != nil {
 		return nil, err
@@ -231,7 +231,7 @@ func ReadNTriples(path string) (*Batch, error) {
 func ReadPath(path string) (*Batch, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("store: read %s: %w", path, err)
+		return nil, wrapf("store: read %s: %w", path, err)
 	}
 	switch {
 	case fi.IsDir():

@@ -18,6 +18,7 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	exitCorrupt = 3
 )
 
 // usageError marks an error caused by the user's input (bad flags, malformed
@@ -56,6 +57,7 @@ type cli struct {
 	Explain explainCmd `cmd:"" help:"Print the best proof of a fact as a tree."`
 	Eval    evalCmd    `cmd:"" help:"Link-prediction evaluation (filtered MRR, Hits@k) of a model or rule files."`
 	Stats   statsCmd   `cmd:"" help:"Show entities, relations and facts in the store."`
+	Verify  verifyCmd  `cmd:"" help:"Check the whole store for damage (checksums, keys, counts)."`
 	Version versionCmd `cmd:"" help:"Print version information."`
 }
 
@@ -117,10 +119,16 @@ func reportError(stderr io.Writer, err error) int {
 	if !strings.HasPrefix(msg, "drumql") {
 		msg = "drumql: " + msg
 	}
+	if errors.Is(err, store.ErrCorrupt) && !strings.Contains(msg, "\nhint:") {
+		msg += "hint: 'drumql verify' checks the whole store; load the data again into a new --db, or restore a copy\n"
+	}
 	if isTerminal(stderr) && os.Getenv("NO_COLOR") == "" {
 		msg = colorize(msg)
 	}
 	fmt.Fprint(stderr, msg)
+	if errors.Is(err, store.ErrCorrupt) {
+		return exitCorrupt
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitUsage
