@@ -16,7 +16,13 @@ var (
 	// ErrNoTestSplit is returned by MakeInductive for a batch without test
 	// triples.
 	ErrNoTestSplit = errors.New("store: no test split")
+	// ErrNameTooLong is returned for a symbol longer than MaxNameLen bytes.
+	ErrNameTooLong = fmt.Errorf("store: name longer than %d bytes", MaxNameLen)
 )
+
+// MaxNameLen is the longest symbol name in bytes (Badger keys are limited
+// to 64 KiB, and a name is one key).
+const MaxNameLen = 1 << 15
 
 // opError is an error of a store operation whose message names the
 // operation once: wrapping a sentinel of this package, "store: load: closed"

@@ -115,9 +115,18 @@ func parseTSVString(s, name string, c *collector) []NamedTriple {
 			c.errs = append(c.errs, LineError{File: e.File, Line: e.Line, Reason: e.Reason})
 			continue
 		}
+		if n := max(len(t.Head), len(t.Relation), len(t.Tail)); n > MaxNameLen {
+			c.errs = append(c.errs, LineError{File: name, Line: t.Line, Reason: longName(n)})
+			continue
+		}
 		ts = append(ts, NamedTriple{S: t.Head, R: t.Relation, O: t.Tail})
 	}
 	return ts
+}
+
+// longName is the reason given for a name of n bytes over MaxNameLen.
+func longName(n int) string {
+	return fmt.Sprintf("a name of %d bytes, longer than the limit of %d", n, MaxNameLen)
 }
 
 func readTSVFile(path string, c *collector) ([]NamedTriple, error) {
@@ -159,6 +168,8 @@ func ReadDataset(dir string) (*Batch, error) {
 				c.add(path, line, "invalid UTF-8")
 			case strings.Contains(text, "\t"):
 				c.add(path, line, "want one name a line, got a tab")
+			case len(text) > MaxNameLen:
+				c.add(path, line, "%s", longName(len(text)))
 			default:
 				b.Symbols = append(b.Symbols, text)
 			}
@@ -213,6 +224,8 @@ func ReadNTriples(path string) (*Batch, error) {
 		t, ok, err := parseNTLine(text)
 		if err != nil {
 			c.add(path, line, "%v", err)
+		} else if n := max(len(t.S), len(t.R), len(t.O)); ok && n > MaxNameLen {
+			c.add(path, line, "%s", longName(n))
 		} else if ok {
 			ts = append(ts, t)
 		}
