@@ -79,11 +79,63 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err := checkDir(dir, opts.ReadOnly); err != nil {
 		return nil, err
 	}
+	if !opts.ReadOnly {
+		if err := checkSpace(dir, 0, "opening the store for writing"); err != nil {
+			return nil, err
+		}
+	}
+	bo := badgerOptions(dir, opts)
+	// Check the tables under a lock of our own, so that no writer changes
+	// them meanwhile; a shared one is kept while Badger takes its own.
+	unlock, err := lockDir(dir, opts.ReadOnly)
+	if err != nil {
+		return nil, wrapf("store: open %s: %w", dir, err)
+	}
+	if _, err := checkTables(dir, bo, true); err != nil {
+		unlock()
+		return nil, err
+	}
+	if !opts.ReadOnly {
+		unlock()
+	}
+	bdb, err := badger.Open(bo)
+	if opts.ReadOnly {
+		unlock()
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+			return nil, wrapf("store: open %s: %w", dir, ErrInUse)
+		}
+		if opts.ReadOnly && strings.Contains(err.Error(), "truncate required") {
+			// The last writer died: its log needs a recovery that only a
+			// read-write Open performs.
+			return nil, wrapf("store: open %s: %w (the last writer did not close it; open it read-write once to recover)", dir, ErrIncomplete)
+		}
+		if err := badgerCorrupt(dir, err); errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+		return nil, wrapf("store: open %s: %w", dir, noSpace(dir, err))
+	}
+	d := &DB{dir: dir, opts: opts, bdb: bdb}
+	if err := d.initShielded(); err != nil {
+		bdb.Close()
+		if err := badgerCorrupt(dir, err); errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+		return nil, wrapf("store: open %s: %w", dir, noSpace(dir, err))
+	}
+	return d, nil
+}
+
+// badgerOptions are the Badger options of the store in dir. Block
+// checksums are verified on every read (tables are verified whole when
+// the store is opened, see checkTables).
+func badgerOptions(dir string, opts Options) badger.Options {
 	mt := opts.MemTableSize
 	if mt <= 0 {
 		mt = 16 << 20
 	}
-	bo := badger.DefaultOptions(dir).
+	return badger.DefaultOptions(dir).
 		WithLogger(quietLogger{}).
 		WithReadOnly(opts.ReadOnly).
 		WithSyncWrites(opts.SyncWrites).
@@ -100,25 +152,14 @@ func Open(dir string, opts Options) (*DB, error) {
 		WithNumCompactors(2).
 		WithNumGoroutines(4).
 		WithMetricsEnabled(false).
-		WithDetectConflicts(false)
-	bdb, err := badger.Open(bo)
-	if err != nil {
-		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
-			return nil, fmt.Errorf("store: open %s: %w", dir, ErrInUse)
-		}
-		if opts.ReadOnly && strings.Contains(err.Error(), "truncate required") {
-			// The last writer died: its log needs a recovery that only a
-			// read-write Open performs.
-			return nil, fmt.Errorf("store: open %s: %w (the last writer did not close it; open it read-write once to recover)", dir, ErrIncomplete)
-		}
-		return nil, fmt.Errorf("store: open %s: %w", dir, err)
-	}
-	d := &DB{dir: dir, opts: opts, bdb: bdb}
-	if err := d.init(); err != nil {
-		bdb.Close()
-		return nil, fmt.Errorf("store: open %s: %w", dir, err)
-	}
-	return d, nil
+		WithDetectConflicts(false).
+		WithChecksumVerificationMode(options.OnBlockRead)
+}
+
+// initShielded runs init under shield.
+func (d *DB) initShielded() (err error) {
+	defer d.shield(&err)()
+	return d.init()
 }
 
 // checkDir accepts a missing directory, an empty one, or one holding a
@@ -127,19 +168,19 @@ func checkDir(dir string, readOnly bool) error {
 	fi, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		if readOnly {
-			return fmt.Errorf("store: open %s: %w", dir, err)
+			return wrapf("store: open %s: %w", dir, err)
 		}
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("store: open %s: %w", dir, err)
+		return wrapf("store: open %s: %w", dir, err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("store: open %s: %w", dir, ErrNotStore)
+		return wrapf("store: open %s: %w", dir, ErrNotStore)
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("store: open %s: %w", dir, err)
+		return wrapf("store: open %s: %w", dir, err)
 	}
 	if len(ents) == 0 {
 		return nil
@@ -149,7 +190,7 @@ func checkDir(dir string, readOnly bool) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("store: open %s: %w", dir, ErrNotStore)
+	return wrapf("store: open %s: %w", dir, ErrNotStore)
 }
 
 // init checks the format, rolls back an interrupted load, loads the
@@ -257,7 +298,7 @@ func (d *DB) view(fn func(txn *badger.Txn) error) error {
 	if err := d.open(); err != nil {
 		return err
 	}
-	return d.bdb.View(fn)
+	return badgerCorrupt(d.dir, d.bdb.View(fn))
 }
 
 // Close implements Store.
@@ -272,7 +313,7 @@ func (d *DB) Close() error {
 	d.closed = true
 	d.mu.Unlock()
 	if err := d.bdb.Close(); err != nil {
-		return fmt.Errorf("store: close %s: %w", d.dir, err)
+		return wrapf("store: close %s: %w", d.dir, err)
 	}
 	return nil
 }

@@ -17,10 +17,19 @@ func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if err := d.writable(); err != nil {
-		return fmt.Errorf("store: replace derived: %w", err)
+		return wrapf("store: replace derived: %w", err)
+	}
+	d.mu.RLock()
+	old := 0
+	for _, n := range d.derived {
+		old += n
+	}
+	d.mu.RUnlock()
+	if err := checkSpace(d.dir, derivedBytes(ds, old), fmt.Sprintf("storing %d derived facts", len(ds))); err != nil {
+		return err
 	}
 	if err := d.replaceDerived(ctx, ds); err != nil {
-		return fmt.Errorf("store: replace derived: %w", err)
+		return wrapf("store: replace derived: %w", noSpace(d.dir, err))
 	}
 	return nil
 }
@@ -98,10 +107,13 @@ func (d *DB) ClearDerived() error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if err := d.writable(); err != nil {
-		return fmt.Errorf("store: clear derived: %w", err)
+		return wrapf("store: clear derived: %w", err)
+	}
+	if err := checkSpace(d.dir, 0, "clearing derived facts"); err != nil {
+		return err
 	}
 	if err := d.replaceDerived(context.Background(), nil); err != nil {
-		return fmt.Errorf("store: clear derived: %w", err)
+		return wrapf("store: clear derived: %w", noSpace(d.dir, err))
 	}
 	return nil
 }
@@ -112,28 +124,30 @@ func derivedGen(txn *badger.Txn) (uint64, error) { return getU64Meta(txn, metaDe
 // ScanDerived implements Store: facts come sorted by arity, then arguments.
 func (d *DB) ScanDerived(rel ID) iter.Seq2[Derived, error] {
 	return func(yield func(Derived, error) bool) {
-		err := d.view(func(txn *badger.Txn) error {
-			gen, err := derivedGen(txn)
-			if err != nil {
+		guardSeq(d, yield, func(yield func(Derived, error) bool) {
+			err := d.view(func(txn *badger.Txn) error {
+				gen, err := derivedGen(txn)
+				if err != nil {
+					return err
+				}
+				prefix := putID(binary.BigEndian.AppendUint64([]byte{tagDerived}, gen), rel)
+				_, err = scanPrefix(txn, prefix, nil, true, func(k, v []byte) (bool, error) {
+					_, f, err := decodeDerivedKey(k)
+					if err != nil {
+						return false, err
+					}
+					conf, prov, err := decodeDerivedValue(v)
+					if err != nil {
+						return false, err
+					}
+					return yield(Derived{Fact: f, Confidence: conf, Prov: prov}, nil), nil
+				})
 				return err
-			}
-			prefix := putID(binary.BigEndian.AppendUint64([]byte{tagDerived}, gen), rel)
-			_, err = scanPrefix(txn, prefix, nil, true, func(k, v []byte) (bool, error) {
-				_, f, err := decodeDerivedKey(k)
-				if err != nil {
-					return false, err
-				}
-				conf, prov, err := decodeDerivedValue(v)
-				if err != nil {
-					return false, err
-				}
-				return yield(Derived{Fact: f, Confidence: conf, Prov: prov}, nil), nil
 			})
-			return err
+			if err != nil {
+				yield(Derived{}, wrapf("store: scan derived %d: %w", rel, err))
+			}
 		})
-		if err != nil {
-			yield(Derived{}, fmt.Errorf("store: scan derived %d: %w", rel, err))
-		}
 	}
 }
 
@@ -164,7 +178,7 @@ func (d *DB) GetDerived(f Fact) (Derived, bool, error) {
 		return nil
 	})
 	if err != nil {
-		return Derived{}, false, fmt.Errorf("store: get derived: %w", err)
+		return Derived{}, false, wrapf("store: get derived: %w", err)
 	}
 	return out, found, nil
 }

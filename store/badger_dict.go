@@ -1,8 +1,6 @@
 package store
 
 import (
-	"fmt"
-
 	"github.com/dgraph-io/badger/v4"
 )
 
@@ -25,10 +23,13 @@ func (d *DB) Intern(name string) (ID, error) {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if err := d.writable(); err != nil {
-		return 0, fmt.Errorf("store: intern %q: %w", name, err)
+		return 0, wrapf("store: intern %q: %w", name, err)
 	}
 	if id, ok := d.dict.lookup(name); ok {
 		return id, nil
+	}
+	if err := checkSpace(d.dir, int64(2*len(name)+64), "adding a symbol"); err != nil {
+		return 0, err
 	}
 	id := ID(len(d.dict.names))
 	err := d.bdb.Update(func(txn *badger.Txn) error {
@@ -41,7 +42,7 @@ func (d *DB) Intern(name string) (ID, error) {
 		return txn.Set(metaNSym, putID(nil, id+1))
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: intern %q: %w", name, err)
+		return 0, wrapf("store: intern %q: %w", name, noSpace(d.dir, err))
 	}
 	d.mu.Lock()
 	d.dict.add(name)
@@ -57,7 +58,7 @@ func (d *DB) Name(id ID) (string, error) {
 		return "", ErrClosed
 	}
 	if int(id) >= len(d.dict.names) {
-		return "", fmt.Errorf("store: name of %d: %w", id, ErrUnknownID)
+		return "", wrapf("store: name of %d: %w", id, ErrUnknownID)
 	}
 	return d.dict.names[id], nil
 }

@@ -21,7 +21,7 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if err := d.writable(); err != nil {
-		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+		return LoadStats{}, wrapf("store: load: %w", err)
 	}
 	// The dictionary only changes under wmu, which we hold.
 	nsym0 := len(d.dict.names)
@@ -38,7 +38,7 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 	}
 	p, err := prepareBatch(ctx, b, nsym0, d.dict.lookup, has)
 	if err != nil {
-		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+		return LoadStats{}, wrapf("store: load: %w", err)
 	}
 	txn.Discard()
 	if p.empty() {
@@ -47,6 +47,9 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 		}
 		return p.stats(), nil
 	}
+	if err := checkSpace(d.dir, p.loadBytes(), fmt.Sprintf("a load of %d facts and %d symbols", len(p.facts), len(p.newNames))); err != nil {
+		return LoadStats{}, err
+	}
 	gen := d.gen + 1
 	rec := pendingRecord{Gen: gen, NSym: uint32(nsym0), Splits: p.splitNames}
 	err = d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaPending, rec.encode()) })
@@ -54,7 +57,7 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 		err = d.bdb.Sync()
 	}
 	if err != nil {
-		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+		return LoadStats{}, wrapf("store: load: %w", err)
 	}
 	err = d.writeLoad(ctx, p, gen, progress)
 	if err == nil {
@@ -64,7 +67,7 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 		if rerr := d.rollback(rec); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("rollback: %w", rerr))
 		}
-		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+		return LoadStats{}, wrapf("store: load: %w", noSpace(d.dir, err))
 	}
 
 	d.mu.Lock()

@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"fmt"
 	"iter"
 	"slices"
 	"sort"
@@ -24,64 +23,70 @@ func scanFacts(txn *badger.Txn, prefix, start []byte, yield func(Fact, error) bo
 // Scan implements Store: facts come sorted by arity, then arguments.
 func (d *DB) Scan(rel ID) iter.Seq2[Fact, error] {
 	return func(yield func(Fact, error) bool) {
-		nrel := putID([]byte{tagNary}, rel)
-		err := d.view(func(txn *badger.Txn) error {
-			for _, a := range []byte{0, 1} {
-				if more, err := scanFacts(txn, append(slices.Clip(nrel), a), nil, yield); !more || err != nil {
+		guardSeq(d, yield, func(yield func(Fact, error) bool) {
+			nrel := putID([]byte{tagNary}, rel)
+			err := d.view(func(txn *badger.Txn) error {
+				for _, a := range []byte{0, 1} {
+					if more, err := scanFacts(txn, append(slices.Clip(nrel), a), nil, yield); !more || err != nil {
+						return err
+					}
+				}
+				if more, err := scanFacts(txn, putID([]byte{tagFwd}, rel), nil, yield); !more || err != nil {
 					return err
 				}
-			}
-			if more, err := scanFacts(txn, putID([]byte{tagFwd}, rel), nil, yield); !more || err != nil {
+				_, err := scanFacts(txn, nrel, append(slices.Clip(nrel), 3), yield)
 				return err
+			})
+			if err != nil {
+				yield(Fact{}, wrapf("store: scan %d: %w", rel, err))
 			}
-			_, err := scanFacts(txn, nrel, append(slices.Clip(nrel), 3), yield)
-			return err
 		})
-		if err != nil {
-			yield(Fact{}, fmt.Errorf("store: scan %d: %w", rel, err))
-		}
 	}
 }
 
 // ScanFirst implements Store.
 func (d *DB) ScanFirst(rel, a ID) iter.Seq2[Fact, error] {
 	return func(yield func(Fact, error) bool) {
-		d.mu.RLock()
-		as := arities(d.base, rel)
-		d.mu.RUnlock()
-		err := d.view(func(txn *badger.Txn) error {
-			for _, ar := range as {
-				if ar == 0 {
-					continue
+		guardSeq(d, yield, func(yield func(Fact, error) bool) {
+			d.mu.RLock()
+			as := arities(d.base, rel)
+			d.mu.RUnlock()
+			err := d.view(func(txn *badger.Txn) error {
+				for _, ar := range as {
+					if ar == 0 {
+						continue
+					}
+					var prefix []byte
+					if ar == 2 {
+						prefix = putID(putID([]byte{tagFwd}, rel), a)
+					} else {
+						prefix = putID(append(putID([]byte{tagNary}, rel), byte(ar)), a)
+					}
+					if more, err := scanFacts(txn, prefix, nil, yield); !more || err != nil {
+						return err
+					}
 				}
-				var prefix []byte
-				if ar == 2 {
-					prefix = putID(putID([]byte{tagFwd}, rel), a)
-				} else {
-					prefix = putID(append(putID([]byte{tagNary}, rel), byte(ar)), a)
-				}
-				if more, err := scanFacts(txn, prefix, nil, yield); !more || err != nil {
-					return err
-				}
+				return nil
+			})
+			if err != nil {
+				yield(Fact{}, wrapf("store: scan %d first %d: %w", rel, a, err))
 			}
-			return nil
 		})
-		if err != nil {
-			yield(Fact{}, fmt.Errorf("store: scan %d first %d: %w", rel, a, err))
-		}
 	}
 }
 
 // ScanObject implements Store.
 func (d *DB) ScanObject(rel, o ID) iter.Seq2[Fact, error] {
 	return func(yield func(Fact, error) bool) {
-		err := d.view(func(txn *badger.Txn) error {
-			_, err := scanFacts(txn, putID(putID([]byte{tagRev}, rel), o), nil, yield)
-			return err
+		guardSeq(d, yield, func(yield func(Fact, error) bool) {
+			err := d.view(func(txn *badger.Txn) error {
+				_, err := scanFacts(txn, putID(putID([]byte{tagRev}, rel), o), nil, yield)
+				return err
+			})
+			if err != nil {
+				yield(Fact{}, wrapf("store: scan %d object %d: %w", rel, o, err))
+			}
 		})
-		if err != nil {
-			yield(Fact{}, fmt.Errorf("store: scan %d object %d: %w", rel, o, err))
-		}
 	}
 }
 
@@ -100,7 +105,7 @@ func (d *DB) Has(f Fact) (bool, error) {
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("store: has: %w", err)
+		return false, wrapf("store: has: %w", err)
 	}
 	return found, nil
 }
@@ -123,41 +128,43 @@ func (d *DB) Splits() ([]string, error) {
 // Split implements Store.
 func (d *DB) Split(name string) iter.Seq2[Triple, error] {
 	return func(yield func(Triple, error) bool) {
-		err := d.view(func(txn *badger.Txn) error {
-			item, err := txn.Get(append([]byte{tagSplitPt}, name...))
-			if errors.Is(err, badger.ErrKeyNotFound) {
-				return ErrUnknownSplit
-			}
-			if err != nil {
-				return err
-			}
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			gen, err := getU64(v[:min(8, len(v))])
-			if err != nil {
-				return err
-			}
-			_, err = scanPrefix(txn, splitPrefix(name, gen), nil, true, func(_, v []byte) (bool, error) {
-				if len(v)%12 != 0 {
-					return false, errCorrupt
+		guardSeq(d, yield, func(yield func(Triple, error) bool) {
+			err := d.view(func(txn *badger.Txn) error {
+				item, err := txn.Get(append([]byte{tagSplitPt}, name...))
+				if errors.Is(err, badger.ErrKeyNotFound) {
+					return ErrUnknownSplit
 				}
-				for ; len(v) > 0; v = v[12:] {
-					t, err := decodeTriple(v[:12])
-					if err != nil {
-						return false, err
-					}
-					if !yield(t, nil) {
-						return false, nil
-					}
+				if err != nil {
+					return err
 				}
-				return true, nil
+				v, err := item.ValueCopy(nil)
+				if err != nil {
+					return err
+				}
+				gen, err := getU64(v[:min(8, len(v))])
+				if err != nil {
+					return err
+				}
+				_, err = scanPrefix(txn, splitPrefix(name, gen), nil, true, func(_, v []byte) (bool, error) {
+					if len(v)%12 != 0 {
+						return false, errCorrupt
+					}
+					for ; len(v) > 0; v = v[12:] {
+						t, err := decodeTriple(v[:12])
+						if err != nil {
+							return false, err
+						}
+						if !yield(t, nil) {
+							return false, nil
+						}
+					}
+					return true, nil
+				})
+				return err
 			})
-			return err
+			if err != nil {
+				yield(Triple{}, wrapf("store: split %q: %w", name, err))
+			}
 		})
-		if err != nil {
-			yield(Triple{}, fmt.Errorf("store: split %q: %w", name, err))
-		}
 	}
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -54,11 +53,11 @@ func (d *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: snapshot: %w", err)
+		return nil, wrapf("store: snapshot: %w", err)
 	}
 	snap, err := sb.build(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("store: snapshot: %w", err)
+		return nil, wrapf("store: snapshot: %w", err)
 	}
 	return snap, nil
 }

@@ -1,6 +1,10 @@
 package store
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // More errors returned by stores, beside those declared with the Store
 // contract.
@@ -12,4 +16,29 @@ var (
 	// ErrNoTestSplit is returned by MakeInductive for a batch without test
 	// triples.
 	ErrNoTestSplit = errors.New("store: no test split")
+	// ErrNameTooLong is returned for a symbol longer than MaxNameLen bytes.
+	ErrNameTooLong = fmt.Errorf("store: name longer than %d bytes", MaxNameLen)
 )
+
+// MaxNameLen is the longest symbol name in bytes (Badger keys are limited
+// to 64 KiB, and a name is one key).
+const MaxNameLen = 1 << 15
+
+// opError is an error of a store operation whose message names the
+// operation once: wrapping a sentinel of this package, "store: load: closed"
+// rather than "store: load: store: closed".
+type opError struct {
+	msg string
+	err error
+}
+
+func (e *opError) Error() string { return e.msg }
+func (e *opError) Unwrap() error { return e.err }
+
+// wrapf is fmt.Errorf for the store's "store: OP: %w" messages: the prefix
+// "store: " of the wrapped errors is dropped from the message (errors.Is and
+// errors.As still see them).
+func wrapf(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &opError{msg: strings.ReplaceAll(err.Error(), ": store: ", ": "), err: errors.Unwrap(err)}
+}

@@ -115,9 +115,18 @@ func parseTSVString(s, name string, c *collector) []NamedTriple {
 			c.errs = append(c.errs, LineError{File: e.File, Line: e.Line, Reason: e.Reason})
 			continue
 		}
+		if n := max(len(t.Head), len(t.Relation), len(t.Tail)); n > MaxNameLen {
+			c.errs = append(c.errs, LineError{File: name, Line: t.Line, Reason: longName(n)})
+			continue
+		}
 		ts = append(ts, NamedTriple{S: t.Head, R: t.Relation, O: t.Tail})
 	}
 	return ts
+}
+
+// longName is the reason given for a name of n bytes over MaxNameLen.
+func longName(n int) string {
+	return fmt.Sprintf("a name of %d bytes, longer than the limit of %d", n, MaxNameLen)
 }
 
 func readTSVFile(path string, c *collector) ([]NamedTriple, error) {
@@ -134,7 +143,7 @@ func ReadTSV(path string) (*Batch, error) {
 	var c collector
 	ts, err := readTSVFile(path, &c)
 	if err != nil {
-		return nil, fmt.Errorf("store: read %s: %w", path, err)
+		return nil, wrapf("store: read %s: %w", path, err)
 	}
 	if err := c.err(); err != nil {
 		return nil, err
@@ -159,12 +168,14 @@ func ReadDataset(dir string) (*Batch, error) {
 				c.add(path, line, "invalid UTF-8")
 			case strings.Contains(text, "\t"):
 				c.add(path, line, "want one name a line, got a tab")
+			case len(text) > MaxNameLen:
+				c.add(path, line, "%s", longName(len(text)))
 			default:
 				b.Symbols = append(b.Symbols, text)
 			}
 		})
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("store: read dataset %s: %w", dir, err)
+			return nil, wrapf("store: read dataset %s: %w", dir, err)
 		}
 	}
 	graphFiles := 0
@@ -174,7 +185,7 @@ func ReadDataset(dir string) (*Batch, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("store: read dataset %s: %w", dir, err)
+			return nil, wrapf("store: read dataset %s: %w", dir, err)
 		}
 		b.Splits[split] = ts
 		if split == "facts" || split == "train" {
@@ -184,7 +195,7 @@ func ReadDataset(dir string) (*Batch, error) {
 	b.Graph = make([]NamedTriple, 0, len(b.Splits["facts"])+len(b.Splits["train"]))
 	b.Graph = append(append(b.Graph, b.Splits["facts"]...), b.Splits["train"]...)
 	if graphFiles == 0 {
-		return nil, fmt.Errorf("store: read dataset %s: neither facts.txt nor train.txt: %w", dir, os.ErrNotExist)
+		return nil, wrapf("store: read dataset %s: neither facts.txt nor train.txt: %w", dir, os.ErrNotExist)
 	}
 	if err := c.err(); err != nil {
 		return nil, err
@@ -200,7 +211,7 @@ func ReadDataset(dir string) (*Batch, error) {
 func ReadNTriples(path string) (*Batch, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("store: read %s: %w", path, err)
+		return nil, wrapf("store: read %s: %w", path, err)
 	}
 	defer f.Close()
 	var c collector
@@ -213,12 +224,14 @@ func ReadNTriples(path string) (*Batch, error) {
 		t, ok, err := parseNTLine(text)
 		if err != nil {
 			c.add(path, line, "%v", err)
+		} else if n := max(len(t.S), len(t.R), len(t.O)); ok && n > MaxNameLen {
+			c.add(path, line, "%s", longName(n))
 		} else if ok {
 			ts = append(ts, t)
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: read %s: %w", path, err)
+		return nil, wrapf("store: read %s: %w", path, err)
 	}
 	if err := c.err(); err != nil {
 		return nil, err
@@ -231,7 +244,7 @@ func ReadNTriples(path string) (*Batch, error) {
 func ReadPath(path string) (*Batch, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("store: read %s: %w", path, err)
+		return nil, wrapf("store: read %s: %w", path, err)
 	}
 	switch {
 	case fi.IsDir():

@@ -35,7 +35,7 @@ type InductiveStats struct {
 func MakeInductive(b *Batch, n int, seed uint64) (InductiveStats, error) {
 	test := b.Splits["test"]
 	if len(test) == 0 {
-		return InductiveStats{}, fmt.Errorf("store: inductive split: %w", ErrNoTestSplit)
+		return InductiveStats{}, wrapf("store: inductive split: %w", ErrNoTestSplit)
 	}
 	if n < 1 {
 		return InductiveStats{}, fmt.Errorf("store: inductive split: sample size %d, want at least 1", n)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"slices"
 	"sort"
@@ -74,7 +73,7 @@ func (m *Mem) Load(ctx context.Context, b *Batch, progress func(done, total int)
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
 	if err := m.open(); err != nil {
-		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+		return LoadStats{}, wrapf("store: load: %w", err)
 	}
 	// Only writers, serialised by wmu, change dict and base: reading them
 	// here without mu is safe.
@@ -88,7 +87,7 @@ func (m *Mem) Load(ctx context.Context, b *Batch, progress func(done, total int)
 	}
 	p, err := prepareBatch(ctx, b, len(m.dict.names), m.dict.lookup, has)
 	if err != nil {
-		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+		return LoadStats{}, wrapf("store: load: %w", err)
 	}
 	if p.empty() {
 		if progress != nil {
@@ -103,14 +102,14 @@ func (m *Mem) Load(ctx context.Context, b *Batch, progress func(done, total int)
 			progress(done, total)
 		}
 		if err := ctx.Err(); err != nil {
-			return LoadStats{}, fmt.Errorf("store: load: %w", err)
+			return LoadStats{}, wrapf("store: load: %w", err)
 		}
 	}
 	if progress != nil {
 		progress(total, total)
 	}
 	if err := ctx.Err(); err != nil {
-		return LoadStats{}, fmt.Errorf("store: load: %w", err)
+		return LoadStats{}, wrapf("store: load: %w", err)
 	}
 
 	// Build the new sets, then swap them in.
@@ -175,7 +174,7 @@ func (m *Mem) Intern(name string) (ID, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return 0, fmt.Errorf("store: intern %q: %w", name, ErrClosed)
+		return 0, wrapf("store: intern %q: %w", name, ErrClosed)
 	}
 	if id, ok := m.dict.lookup(name); ok {
 		return id, nil
@@ -191,7 +190,7 @@ func (m *Mem) Name(id ID) (string, error) {
 		return "", ErrClosed
 	}
 	if int(id) >= len(m.dict.names) {
-		return "", fmt.Errorf("store: name of %d: %w", id, ErrUnknownID)
+		return "", wrapf("store: name of %d: %w", id, ErrUnknownID)
 	}
 	return m.dict.names[id], nil
 }
@@ -268,7 +267,7 @@ func (m *Mem) Scan(rel ID) iter.Seq2[Fact, error] {
 	return func(yield func(Fact, error) bool) {
 		_, fss, err := m.sets(rel)
 		if err != nil {
-			yield(Fact{}, fmt.Errorf("store: scan %d: %w", rel, err))
+			yield(Fact{}, wrapf("store: scan %d: %w", rel, err))
 			return
 		}
 		for _, fs := range fss {
@@ -284,7 +283,7 @@ func (m *Mem) ScanFirst(rel, a ID) iter.Seq2[Fact, error] {
 	return func(yield func(Fact, error) bool) {
 		as, fss, err := m.sets(rel)
 		if err != nil {
-			yield(Fact{}, fmt.Errorf("store: scan %d first %d: %w", rel, a, err))
+			yield(Fact{}, wrapf("store: scan %d first %d: %w", rel, a, err))
 			return
 		}
 		prefix := argsKey([]ID{a})
@@ -301,7 +300,7 @@ func (m *Mem) ScanObject(rel, o ID) iter.Seq2[Fact, error] {
 	return func(yield func(Fact, error) bool) {
 		as, fss, err := m.sets(rel)
 		if err != nil {
-			yield(Fact{}, fmt.Errorf("store: scan %d object %d: %w", rel, o, err))
+			yield(Fact{}, wrapf("store: scan %d object %d: %w", rel, o, err))
 			return
 		}
 		for i, fs := range fss {
@@ -317,7 +316,7 @@ func (m *Mem) Has(f Fact) (bool, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
-		return false, fmt.Errorf("store: has: %w", ErrClosed)
+		return false, wrapf("store: has: %w", ErrClosed)
 	}
 	fs := m.base[relArity{f.Rel, len(f.Args)}]
 	if fs == nil {
@@ -364,10 +363,10 @@ func (m *Mem) Split(name string) iter.Seq2[Triple, error] {
 		m.mu.RUnlock()
 		switch {
 		case closed:
-			yield(Triple{}, fmt.Errorf("store: split %q: %w", name, ErrClosed))
+			yield(Triple{}, wrapf("store: split %q: %w", name, ErrClosed))
 			return
 		case !ok:
-			yield(Triple{}, fmt.Errorf("store: split %q: %w", name, ErrUnknownSplit))
+			yield(Triple{}, wrapf("store: split %q: %w", name, ErrUnknownSplit))
 			return
 		}
 		for _, t := range ts {
@@ -383,17 +382,17 @@ func (m *Mem) ReplaceDerived(ctx context.Context, ds []Derived) error {
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
 	if err := m.open(); err != nil {
-		return fmt.Errorf("store: replace derived: %w", err)
+		return wrapf("store: replace derived: %w", err)
 	}
 	idx, err := dedupDerived(ctx, ds)
 	if err != nil {
-		return fmt.Errorf("store: replace derived: %w", err)
+		return wrapf("store: replace derived: %w", err)
 	}
 	sets := make(map[relArity]*derivedSet)
 	for n, i := range idx {
 		if n%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("store: replace derived: %w", err)
+				return wrapf("store: replace derived: %w", err)
 			}
 		}
 		x := cloneDerived(ds[i])
@@ -411,7 +410,7 @@ func (m *Mem) ReplaceDerived(ctx context.Context, ds []Derived) error {
 		sort.Strings(s.sorted)
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("store: replace derived: %w", err)
+		return wrapf("store: replace derived: %w", err)
 	}
 	m.mu.Lock()
 	m.derived = sets
@@ -426,7 +425,7 @@ func (m *Mem) ClearDerived() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return fmt.Errorf("store: clear derived: %w", ErrClosed)
+		return wrapf("store: clear derived: %w", ErrClosed)
 	}
 	m.derived = make(map[relArity]*derivedSet)
 	return nil
@@ -450,7 +449,7 @@ func (m *Mem) ScanDerived(rel ID) iter.Seq2[Derived, error] {
 		}
 		m.mu.RUnlock()
 		if closed {
-			yield(Derived{}, fmt.Errorf("store: scan derived %d: %w", rel, ErrClosed))
+			yield(Derived{}, wrapf("store: scan derived %d: %w", rel, ErrClosed))
 			return
 		}
 		for _, s := range sets {
@@ -468,7 +467,7 @@ func (m *Mem) GetDerived(f Fact) (Derived, bool, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
-		return Derived{}, false, fmt.Errorf("store: get derived: %w", ErrClosed)
+		return Derived{}, false, wrapf("store: get derived: %w", ErrClosed)
 	}
 	s := m.derived[relArity{f.Rel, len(f.Args)}]
 	if s == nil {
@@ -486,7 +485,7 @@ func (m *Mem) Snapshot(ctx context.Context) (*Snapshot, error) {
 	m.mu.RLock()
 	if m.closed {
 		m.mu.RUnlock()
-		return nil, fmt.Errorf("store: snapshot: %w", ErrClosed)
+		return nil, wrapf("store: snapshot: %w", ErrClosed)
 	}
 	sb := &snapBuilder{nsym: len(m.dict.names)}
 	var sets []*factSet
@@ -509,7 +508,7 @@ func (m *Mem) Snapshot(ctx context.Context) (*Snapshot, error) {
 	}
 	snap, err := sb.build(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("store: snapshot: %w", err)
+		return nil, wrapf("store: snapshot: %w", err)
 	}
 	return snap, nil
 }

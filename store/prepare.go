@@ -82,12 +82,13 @@ const checkEvery = 1 << 12
 // sorted name), deduplicates the facts and drops those the store already
 // holds. lookup resolves committed names; has reports committed facts and is
 // only asked about facts whose symbols are all committed.
-func prepareBatch(ctx context.Context, b *Batch, nsym0 int, lookup func(string) (ID, bool), has func(Fact) (bool, error)) (*prepared, error) {
+func prepareBatch(ctx context.Context, b *Batch, nsym0 int, lookup func(string) (ID, bool), has func(Fact) (bool, error)) (p *prepared, err error) {
 	if b == nil {
 		b = &Batch{}
 	}
-	p := &prepared{nsym0: nsym0, added: make(map[relArity]int)}
+	p = &prepared{nsym0: nsym0, added: make(map[relArity]int)}
 	local := make(map[string]ID)
+	var long error // the first name over MaxNameLen
 	intern := func(name string) ID {
 		if id, ok := lookup(name); ok {
 			return id
@@ -95,12 +96,20 @@ func prepareBatch(ctx context.Context, b *Batch, nsym0 int, lookup func(string) 
 		if id, ok := local[name]; ok {
 			return id
 		}
+		if len(name) > MaxNameLen && long == nil {
+			long = fmt.Errorf("%w (a name of %d bytes starting %q)", ErrNameTooLong, len(name), name[:40])
+		}
 		id := ID(nsym0 + len(p.newNames))
 		local[name] = id
 		p.newNames = append(p.newNames, name)
 		return id
 	}
 	isNew := func(id ID) bool { return int(id) >= nsym0 }
+	defer func() {
+		if long != nil {
+			p, err = nil, long
+		}
+	}()
 
 	for _, s := range b.Symbols {
 		intern(s)

@@ -30,13 +30,13 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("helper process for the crash and locking tests")
 	}
 	dir := os.Getenv(helperDirEnv)
-	db, err := Open(dir, Options{})
+	db, err := Open(dir, Options{ReadOnly: mode == "hold-ro"})
 	if err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
 	}
 	switch mode {
-	case "hold":
+	case "hold", "hold-ro":
 		fmt.Println("OPEN")
 		time.Sleep(time.Minute)
 	case "load":

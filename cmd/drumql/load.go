@@ -27,6 +27,9 @@ Examples:
 }
 
 func (c *loadCmd) Run(e *env) error {
+	if c.Inductive < 0 {
+		return inputErr(fmt.Errorf("--inductive %d: want a number of test triples of at least 1 (or leave it out)", c.Inductive))
+	}
 	var all store.Batch
 	var errs []error
 	for _, p := range c.Paths {
@@ -54,11 +57,15 @@ func (c *loadCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "inductive split: %d test triples over %d entities; removed %d training and %d validation triples that touch them\n",
 			ist.Test, ist.Entities, ist.RemovedTrain, ist.RemovedValid)
 	}
-	st, err := e.openStore(false)
+	st, err := e.openStoreForWriting(false)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	replaced, err := replacedSplits(st, &all)
+	if err != nil {
+		return fmt.Errorf("load: %w (the store is unchanged)", err)
+	}
 	total := len(all.Graph) + len(all.Facts)
 	pb := e.newBar(total, "loading")
 	stats, err := st.Load(e.ctx, &all, func(done, _ int) { pb.set(done) })
@@ -68,6 +75,9 @@ func (c *loadCmd) Run(e *env) error {
 	}
 	if err := st.Close(); err != nil {
 		return err
+	}
+	for _, r := range replaced {
+		fmt.Fprintf(e.stderr, "drumql: warning: split %q replaced: it had %d triples, it now has the %d of this load\n", r.name, r.old, r.new)
 	}
 	fmt.Fprintf(e.stdout, "loaded %d new facts (%d already present), %d new symbols into %s\n",
 		stats.NewFacts, stats.Skipped, stats.NewSymbols, e.cli.DB)
@@ -85,4 +95,49 @@ func mergeBatch(dst, b *store.Batch) {
 		}
 		dst.Splits[name] = append(dst.Splits[name], ts...)
 	}
+}
+
+// splitChange is a split a load replaces with different triples.
+type splitChange struct {
+	name     string
+	old, new int
+}
+
+// replacedSplits lists, sorted by name, the splits of b that the store
+// already holds with other triples: a load replaces a split whole, and
+// the user should hear that the old one is gone.
+func replacedSplits(st store.Store, b *store.Batch) ([]splitChange, error) {
+	names, err := st.Splits()
+	if err != nil {
+		return nil, err
+	}
+	var out []splitChange
+	for _, name := range names {
+		ts, ok := b.Splits[name]
+		if !ok {
+			continue
+		}
+		n, same := 0, true
+		for t, err := range st.Split(name) {
+			if err != nil {
+				return nil, err
+			}
+			if n >= len(ts) {
+				same = false
+			} else if same {
+				s, err1 := st.Name(t.S)
+				r, err2 := st.Name(t.R)
+				o, err3 := st.Name(t.O)
+				if err := errors.Join(err1, err2, err3); err != nil {
+					return nil, err
+				}
+				same = ts[n] == store.NamedTriple{S: s, R: r, O: o}
+			}
+			n++
+		}
+		if !same || n != len(ts) {
+			out = append(out, splitChange{name, n, len(ts)})
+		}
+	}
+	return out, nil
 }

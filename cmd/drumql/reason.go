@@ -47,7 +47,7 @@ func (c *inferCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	st, err := e.openStore(true)
+	st, err := e.openStoreForWriting(true)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/drumql/drumql/store"
+)
+
+// loadFamilies loads examples/families into a new store and returns its
+// directory.
+func loadFamilies(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "load", filepath.Join(repoRoot(t), "examples", "families")); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	return db
+}
+
+// A damaged table gives "the store at DIR is corrupt (FILE, ...)" and exit
+// 3 from readers, writers and verify alike; an intact store verifies.
+func TestCorruptStoreExit3(t *testing.T) {
+	db := loadFamilies(t)
+	out, stderr, code := runCLI(t, "", "--db", db, "verify")
+	if code != 0 || !strings.Contains(out, ": ok (1 tables, ") {
+		t.Fatalf("verify of an intact store: exit %d, %q %q", code, out, stderr)
+	}
+	ssts, _ := filepath.Glob(filepath.Join(db, "*.sst"))
+	if len(ssts) != 1 {
+		t.Fatalf("want one table, got %v", ssts)
+	}
+	b, err := os.ReadFile(ssts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ssts[0], b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "drumql: the store at " + db + " is corrupt (" + filepath.Base(ssts[0]) + ", "
+	for _, args := range [][]string{
+		{"verify"}, {"stats"}, {"query", "mother(X, Y)?"},
+		{"load", filepath.Join(repoRoot(t), "examples", "families")},
+	} {
+		_, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q"}, args...)...)
+		if code != 3 || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%s on a cut table: exit %d, stderr %q; want exit 3 and %q", args[0], code, stderr, want)
+		}
+	}
+}
+
+// Readers share the store; a writer beside a reader is refused at once
+// with an "in use" error and exit 1.
+func TestReadersShareStore(t *testing.T) {
+	db := loadFamilies(t)
+	held, err := store.Open(db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	for _, args := range [][]string{{"stats"}, {"query", "mother(X, Y)?"}, {"verify"}} {
+		if _, stderr, code := runCLI(t, "", append([]string{"--db", db}, args...)...); code != 0 {
+			t.Errorf("%s beside a reader: exit %d: %s", args[0], code, stderr)
+		}
+	}
+	_, stderr, code := runCLI(t, "", "--db", db, "load", filepath.Join(repoRoot(t), "examples", "families"))
+	if code != 1 || !strings.Contains(stderr, "in use") || !strings.Contains(stderr, "hint:") {
+		t.Errorf("load beside a reader: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestLoadInputChecks(t *testing.T) {
+	tmp := t.TempDir()
+	long := filepath.Join(tmp, "long.tsv")
+	if err := os.WriteFile(long, []byte("a\tr\tb\n"+strings.Repeat("x", 5<<20)+"\tr\tc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"negative --inductive", []string{"load", "--inductive=-1", long}, "--inductive -1: want"},
+		{"5 MB name", []string{"load", long}, long + ":2: a name of 5242880 bytes, longer than the limit of 32768\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := filepath.Join(tmp, "db-"+c.name)
+			_, stderr, code := runCLI(t, "", append([]string{"--db", db}, c.args...)...)
+			if code != 2 || !strings.Contains(stderr, c.want) || len(stderr) > 1000 {
+				t.Errorf("exit %d, stderr %.300q; want exit 2 and %q", code, stderr, c.want)
+			}
+		})
+	}
+}
+
+// Loading a second dataset replaces the splits of the first: the load
+// says which, with the old and new sizes; loading the same data again
+// says nothing.
+func TestLoadReplacedSplitsWarning(t *testing.T) {
+	db := loadFamilies(t)
+	root := repoRoot(t)
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "load", filepath.Join(root, "examples", "families")); code != 0 || stderr != "" {
+		t.Errorf("same data again: exit %d, stderr %q", code, stderr)
+	}
+	// The sizes of examples/kinship and examples/families, counted with wc -l.
+	want := []string{}
+	for _, split := range []string{"facts", "test", "train", "valid"} {
+		old, okOld := lineCount(t, filepath.Join(root, "examples", "families", split+".txt"))
+		nu, okNew := lineCount(t, filepath.Join(root, "examples", "kinship", split+".txt"))
+		if okOld && okNew {
+			want = append(want, "split \""+split+"\" replaced: it had "+itoa(old)+" triples, it now has the "+itoa(nu)+" of this load")
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("the two example datasets share no split")
+	}
+	_, stderr, code := runCLI(t, "", "--db", db, "-q", "load", filepath.Join(root, "examples", "kinship"))
+	if code != 0 {
+		t.Fatalf("second dataset: exit %d: %s", code, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr %q lacks %q", stderr, w)
+		}
+	}
+}
+
+// lineCount counts the non-blank lines of a file; ok is false when it is
+// missing.
+func lineCount(t *testing.T, path string) (int, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	n := 0
+	for l := range strings.SplitSeq(string(b), "\n") {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n, true
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,116 @@
+//go:build linux
+
+package store
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// mountTmpfs mounts a tmpfs of size bytes on a new directory and unmounts it
+// at the end of the test. It skips the test when it cannot mount (not root,
+// or no permission to mount in this container).
+func mountTmpfs(t *testing.T, size int64) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("skipped: mounting a small tmpfs to fill needs root")
+	}
+	dir := filepath.Join(t.TempDir(), "tmpfs")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+strconv.FormatInt(size, 10)); err != nil {
+		t.Skipf("skipped: cannot mount a tmpfs here: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	return dir
+}
+
+// fillTo writes a file in dir until about keep bytes remain free.
+func fillTo(t *testing.T, dir string, keep int64) {
+	t.Helper()
+	free, ok := freeBytes(dir)
+	if !ok {
+		t.Fatal("statfs failed")
+	}
+	f, err := os.CreateTemp(dir, "fill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<16)
+	for n := free - keep; n > 0; n -= int64(len(buf)) {
+		if _, err := f.Write(buf[:min(int64(len(buf)), n)]); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return
+			}
+			t.Fatal(err)
+		}
+	}
+}
+
+// readOnlyDump reads every key and value of the store at dir read-only.
+func readOnlyDump(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	db, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only open: %v", err)
+	}
+	defer db.Close()
+	m, err := db.rawDump()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// On a nearly full file system every write is refused with ErrNoSpace
+// before Badger touches a memory-mapped file (where the fault would kill the
+// process), the store stays as it was, and read-only opens still work.
+func TestFullDisk(t *testing.T) {
+	mnt := mountTmpfs(t, 16<<20)
+	dir := filepath.Join(mnt, "db")
+	ctx := context.Background()
+	db := mustOpen(t, dir)
+	if _, err := db.Load(ctx, syntheticBatch(2000, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := readOnlyDump(t, dir)
+
+	// 6 MiB free: enough to open for writing, not for 60000 triples
+	// (about 3 × 7 MiB of keys with the margin).
+	fillTo(t, mnt, 6<<20)
+	db = mustOpen(t, dir)
+	_, err := db.Load(ctx, syntheticBatch(60000, "b"), nil)
+	if !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("load on a full disk: got %v, want ErrNoSpace", err)
+	}
+	big := make([]Derived, 200000)
+	for i := range big {
+		big[i] = Derived{Fact: Fact{Rel: 1, Args: []ID{ID(i), 2}}, Confidence: 1, Prov: Provenance{Rule: "rule", Body: []Fact{{Rel: 1, Args: []ID{3, 4}}}}}
+	}
+	if err := db.ReplaceDerived(ctx, big); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("replace derived on a full disk: got %v, want ErrNoSpace", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Nothing free: writers cannot even open, readers can.
+	fillTo(t, mnt, 0)
+	if _, err := Open(dir, Options{}); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("read-write open on a full disk: got %v, want ErrNoSpace", err)
+	}
+	if after := readOnlyDump(t, dir); !maps.Equal(before, after) {
+		t.Error("the refused writes changed the store")
+	}
+}

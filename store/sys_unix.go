@@ -1,0 +1,65 @@
+//go:build unix
+
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// freeBytes is the space available to unprivileged users on the file system
+// of dir or of its nearest existing parent.
+func freeBytes(dir string) (int64, bool) {
+	p := dir
+	for {
+		if _, err := os.Stat(p); err == nil {
+			break
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return 0, false
+		}
+		p = parent
+	}
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(p, &fs); err != nil {
+		return 0, false
+	}
+	return int64(fs.Bavail) * int64(fs.Bsize), true
+}
+
+// lockDir takes an flock on dir (shared or exclusive, without waiting) for
+// the checks that run before Badger takes its own lock; the returned func
+// releases it. A conflicting lock is ErrInUse.
+func lockDir(dir string, shared bool) (func(), error) {
+	f, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return func() {}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	how := syscall.LOCK_EX
+	if shared {
+		how = syscall.LOCK_SH
+	}
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrInUse
+		}
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// mapFile maps size bytes of f read-only; unmap releases the mapping.
+func mapFile(f *os.File, size int) (data []byte, unmap func(), err error) {
+	data, err = syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, func() { syscall.Munmap(data) }, nil
+}
