@@ -57,6 +57,8 @@ type cli struct {
 	Eval    evalCmd    `cmd:"" help:"Link-prediction evaluation (filtered MRR, Hits@k) of a model or rule files."`
 	Stats   statsCmd   `cmd:"" help:"Show entities, relations and facts in the store."`
 	Version versionCmd `cmd:"" help:"Print version information."`
+
+	Snapshot snapshotCmd `cmd:"" help:"Write what mining reads (graph, symbols, splits) to one checksummed file."`
 }
 
 const description = `drumql mines weighted Datalog rules from a knowledge graph (DRUM), merges them
