@@ -35,7 +35,8 @@ type mineCmd struct {
 	Eval       bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
 
 	// Scale (see snapshot.go).
-	Snapshot string `placeholder:"FILE" help:"Train from a snapshot file written by drumql snapshot instead of the store."`
+	Snapshot  string `placeholder:"FILE" help:"Train from a snapshot file written by drumql snapshot instead of the store."`
+	MaxMemory string `placeholder:"SIZE" help:"Refuse to train when the memory estimate exceeds SIZE (e.g. 8G; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: never refuse)."`
 }
 
 // Help is shown under the command's usage.
@@ -63,7 +64,7 @@ func (c *mineCmd) Run(e *env) error {
 		defer st.Close()
 	}
 	start := time.Now()
-	g, err := miner.LoadGraph(e.ctx, src)
+	g, err := c.loadGraph(e, src) // memory estimate and check (memory.go)
 	if err != nil {
 		return err
 	}
