@@ -71,8 +71,9 @@ func (g *Graph) buildIncidence() {
 	g.inc = in
 }
 
-// LoadGraph takes a snapshot of st's binary base facts and prepares it.
-func LoadGraph(ctx context.Context, st store.Store) (*Graph, error) {
+// LoadGraph takes a snapshot of st's binary base facts (a store or a
+// snapshot file) and prepares it.
+func LoadGraph(ctx context.Context, st GraphSource) (*Graph, error) {
 	snap, err := st.Snapshot(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("miner: load graph: %w", err)
@@ -81,7 +82,7 @@ func LoadGraph(ctx context.Context, st store.Store) (*Graph, error) {
 }
 
 // NewGraph prepares snap, a snapshot of st (st resolves names).
-func NewGraph(st store.Store, snap *store.Snapshot) (*Graph, error) {
+func NewGraph(st Source, snap *store.Snapshot) (*Graph, error) {
 	g := &Graph{snap: snap, relIndex: make(map[string]int), symToEnt: make(map[store.ID]int32, len(snap.Entities))}
 	for i, id := range snap.Relations {
 		name, err := st.Name(id)

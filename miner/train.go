@@ -231,7 +231,7 @@ type dataset struct {
 // readSplit returns the dense triples of split name; ok is false when the
 // split does not exist. Triples whose relation or entities are not in g are
 // counted in skipped, or returned with −1 entity indices when keepMissing.
-func readSplit(st store.Store, g *Graph, name string, keepMissing bool) (ts []triple, skipped int, ok bool, err error) {
+func readSplit(st Source, g *Graph, name string, keepMissing bool) (ts []triple, skipped int, ok bool, err error) {
 	names, err := st.Splits()
 	if err != nil {
 		return nil, 0, false, err
@@ -297,7 +297,7 @@ func makeBatches(ts []triple, R, size int) []batch {
 }
 
 // loadData reads the training and validation queries of st.
-func loadData(st store.Store, g *Graph, cfg *Config) (*dataset, error) {
+func loadData(st Source, g *Graph, cfg *Config) (*dataset, error) {
 	R := len(g.relNames)
 	ds := &dataset{}
 	train, _, ok, err := readSplit(st, g, "train", false)
@@ -385,7 +385,7 @@ func loadData(st store.Store, g *Graph, cfg *Config) (*dataset, error) {
 // When ctx is cancelled, training stops after the current batch and Train
 // returns the model with its current weights together with an error wrapping
 // ctx.Err(); callers can still extract rules from it.
-func Train(ctx context.Context, st store.Store, cfg Config, progress func(Progress)) (*Model, error) {
+func Train(ctx context.Context, st GraphSource, cfg Config, progress func(Progress)) (*Model, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -398,7 +398,7 @@ func Train(ctx context.Context, st store.Store, cfg Config, progress func(Progre
 }
 
 // TrainGraph is Train on a graph already loaded from st.
-func TrainGraph(ctx context.Context, st store.Store, g *Graph, cfg Config, progress func(Progress)) (*Model, error) {
+func TrainGraph(ctx context.Context, st Source, g *Graph, cfg Config, progress func(Progress)) (*Model, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err

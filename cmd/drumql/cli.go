@@ -59,6 +59,8 @@ type cli struct {
 	Stats   statsCmd   `cmd:"" help:"Show entities, relations and facts in the store."`
 	Verify  verifyCmd  `cmd:"" help:"Check the whole store for damage (checksums, keys, counts)."`
 	Version versionCmd `cmd:"" help:"Print version information."`
+
+	Snapshot snapshotCmd `cmd:"" help:"Write what mining reads (graph, symbols, splits) to one checksummed file."`
 }
 
 const description = `drumql mines weighted Datalog rules from a knowledge graph (DRUM), merges them

@@ -38,6 +38,10 @@ type mineCmd struct {
 	FromModel     string   `placeholder:"FILE" help:"Do not train: read the rules off a model saved with --save-model (to try other extraction settings)."`
 	Report        string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
 	Eval          bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
+
+	// Scale (see snapshot.go).
+	Snapshot  string `placeholder:"FILE" help:"Train from a snapshot file written by drumql snapshot instead of the store."`
+	MaxMemory string `placeholder:"SIZE" help:"Refuse to train when the memory estimate exceeds SIZE (e.g. 8G; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: never refuse)."`
 }
 
 // Help is shown under the command's usage.
@@ -57,13 +61,15 @@ Examples:
 }
 
 func (c *mineCmd) Run(e *env) error {
-	st, err := e.openStore(true)
+	src, st, from, err := c.mineSource(e) // --snapshot FILE or the store
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	if st != nil {
+		defer st.Close()
+	}
 	start := time.Now()
-	g, err := miner.LoadGraph(e.ctx, st)
+	g, err := c.loadGraph(e, src) // memory estimate and check (memory.go)
 	if err != nil {
 		return err
 	}
@@ -103,7 +109,7 @@ func (c *mineCmd) Run(e *env) error {
 		}
 		cfg = model.Config()
 	} else {
-		model, trainErr = miner.TrainGraph(e.ctx, st, g, cfg, progress)
+		model, trainErr = miner.TrainGraph(e.ctx, src, g, cfg, progress)
 	}
 	pb.finish()
 	interrupted := false
@@ -171,7 +177,7 @@ func (c *mineCmd) Run(e *env) error {
 	extractTook := time.Since(extractStart)
 	hist := model.History()
 	header := fmt.Sprintf("%s: %d rules for %d head relations from %s\n%% T=%d L=%d batch=%d seed=%d epochs=%d",
-		minedHeader, len(rules), countHeads(rules), e.cli.DB, cfg.MaxLen, cfg.Rank, cfg.Batch, cfg.Seed, len(hist))
+		minedHeader, len(rules), countHeads(rules), from, cfg.MaxLen, cfg.Rank, cfg.Batch, cfg.Seed, len(hist))
 	if interrupted {
 		header += "\n% interrupted: these are the rules of the weights when training was stopped"
 	}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/drumql/drumql/internal/sysmem"
+	"github.com/drumql/drumql/miner"
+)
+
+// loadGraph takes the snapshot that drumql mine trains on, prints the
+// estimate of the memory that training will need and refuses, before the
+// graph is prepared, when it exceeds the available memory (the smaller of
+// MemAvailable and the cgroup limit) or --max-memory.
+func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, error) {
+	snap, err := src.Snapshot(e.ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mine: snapshot: %w", err)
+	}
+	if c.FromModel == "" {
+		valid := 0
+		for _, err := range src.Split("valid") {
+			if err != nil {
+				break // no valid split
+			}
+			valid++
+		}
+		cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, Batch: c.Batch, Threads: c.Threads}
+		need := miner.EstimateMemory(miner.ShapeOf(snap, valid), cfg)
+		if err := c.checkMemory(e, need); err != nil {
+			return nil, err
+		}
+	}
+	return miner.NewGraph(src, snap)
+}
+
+// checkMemory compares need with --max-memory, or with the available memory.
+func (c *mineCmd) checkMemory(e *env, need int64) error {
+	var lim sysmem.Limit
+	known := false
+	switch c.MaxMemory {
+	case "off":
+	case "":
+		lim, known = sysmem.Available()
+	default:
+		n, err := sysmem.ParseSize(c.MaxMemory)
+		if err != nil {
+			return inputErr(fmt.Errorf("mine: --max-memory: %w", err))
+		}
+		lim, known = sysmem.Limit{Bytes: n, Source: "--max-memory"}, true
+	}
+	if !e.cli.Quiet {
+		if known {
+			fmt.Fprintf(e.stderr, "mine: estimated peak memory %s (%s %s)\n", sysmem.Format(need), lim.Source, sysmem.Format(lim.Bytes))
+		} else {
+			fmt.Fprintf(e.stderr, "mine: estimated peak memory %s\n", sysmem.Format(need))
+		}
+	}
+	if known && need > lim.Bytes {
+		return fmt.Errorf("mine: training would need about %s of memory, more than the %s (%s); lower --batch, --len or --rank, mine fewer --heads, or pass --max-memory SIZE (or --max-memory off) to train anyway",
+			sysmem.Format(need), lim.Source, sysmem.Format(lim.Bytes))
+	}
+	return nil
+}
