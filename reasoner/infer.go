@@ -150,13 +150,22 @@ func (e *evaluator) derivedFacts(u *unit, counts map[string]int) ([]store.Derive
 				d.Prov.Rule = encodeRule(u.facts[provFact0-p])
 			} else {
 				rule := e.rules[e.pool.rule(p)]
-				d.Prov.Rule = encodeRule(u.descs[rule.src])
+				desc := u.descs[rule.src]
+				if rule.nprov > rule.npos {
+					desc.npos = rule.npos
+				}
+				d.Prov.Rule = encodeRule(desc)
 				_, refs := e.pool.record(p, rule.nprov)
-				d.Prov.Body = make([]store.Fact, rule.nprov)
+				d.Prov.Body = make([]store.Fact, 0, rule.nprov)
 				for k := range rule.nprov {
-					if d.Prov.Body[k], err = fact(int32(refs[2*k]), int32(refs[2*k+1])); err != nil {
+					if refs[2*k] == noMatch {
+						continue
+					}
+					f, err := fact(int32(refs[2*k]), int32(refs[2*k+1]))
+					if err != nil {
 						return nil, err
 					}
+					d.Prov.Body = append(d.Prov.Body, f)
 				}
 			}
 			ds = append(ds, d)
@@ -168,23 +177,37 @@ func (e *evaluator) derivedFacts(u *unit, counts map[string]int) ([]store.Derive
 
 // encodeRule is the provenance rule reference Infer stores with a derived
 // fact: "file<TAB>line<TAB>col<TAB>weight<TAB>text", where text is the
-// printed rule or program fact.
+// printed rule or program fact, or, for a rule with negated literals,
+// "file<TAB>line<TAB>col<TAB>weight<TAB>npos<TAB>text", npos the number of
+// positive body facts in the provenance (the facts after them matched
+// negated literals). Printed text never holds a tab, so the two forms are
+// told apart by their number of fields.
 func encodeRule(d ruleDesc) string {
-	return d.pos.File + "\t" + strconv.Itoa(d.pos.Line) + "\t" + strconv.Itoa(d.pos.Col) + "\t" +
-		strconv.FormatFloat(d.weight, 'g', -1, 64) + "\t" + d.text
+	s := d.pos.File + "\t" + strconv.Itoa(d.pos.Line) + "\t" + strconv.Itoa(d.pos.Col) + "\t" +
+		strconv.FormatFloat(d.weight, 'g', -1, 64) + "\t"
+	if d.npos >= 0 {
+		s += strconv.Itoa(d.npos) + "\t"
+	}
+	return s + d.text
 }
 
 // decodeRule parses what encodeRule wrote.
 func decodeRule(s string) (ruleDesc, error) {
-	parts := strings.SplitN(s, "\t", 5)
-	if len(parts) != 5 {
+	parts := strings.SplitN(s, "\t", 6)
+	if len(parts) < 5 {
 		return ruleDesc{}, errors.New("malformed provenance rule " + strconv.Quote(s))
+	}
+	npos := -1
+	var err4 error
+	if len(parts) == 6 {
+		npos, err4 = strconv.Atoi(parts[4])
+		parts[4] = parts[5]
 	}
 	line, err1 := strconv.Atoi(parts[1])
 	col, err2 := strconv.Atoi(parts[2])
 	w, err3 := strconv.ParseFloat(parts[3], 64)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return ruleDesc{}, fmt.Errorf("malformed provenance rule %q: %w", s, err)
 	}
-	return ruleDesc{text: parts[4], weight: w, pos: datalog.Pos{File: parts[0], Line: line, Col: col}}, nil
+	return ruleDesc{text: parts[4], weight: w, pos: datalog.Pos{File: parts[0], Line: line, Col: col}, npos: npos}, nil
 }

@@ -417,11 +417,17 @@ func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, 
 		}
 		_, refs := e.pool.record(prov, rule.nprov)
 		for k := range rule.nprov {
+			if refs[2*k] == noMatch {
+				continue
+			}
 			r := e.rels[refs[2*k]]
 			t := int32(refs[2*k+1])
 			c, err := e.proof(u, r.provAt(t), e.atomOf(r, t), r.confAt(t), depth+1)
 			if err != nil {
 				return nil, err
+			}
+			if k >= rule.npos {
+				c = negatedProof(c)
 			}
 			p.Children = append(p.Children, c)
 		}
@@ -467,14 +473,23 @@ func storeProof(st store.Store, syms *symtab, f store.Fact, depth int) (*Proof, 
 		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
 	}
 	p := &Proof{Fact: a.String(), Confidence: float64(d.Confidence), Rule: desc.text, Pos: desc.pos, Weight: desc.weight}
-	for _, b := range d.Prov.Body {
+	for k, b := range d.Prov.Body {
 		c, err := storeProof(st, syms, b, depth+1)
 		if err != nil {
 			return nil, err
 		}
+		if desc.npos >= 0 && k >= desc.npos {
+			c = negatedProof(c)
+		}
 		p.Children = append(p.Children, c)
 	}
 	return p, nil
+}
+
+// negatedProof is the node of a negated literal whose best match has proof
+// c: the factor 1 - c's confidence, over c.
+func negatedProof(c *Proof) *Proof {
+	return &Proof{Fact: "not " + c.Fact, Confidence: 1 - c.Confidence, Weight: 1, Negated: true, Children: []*Proof{c}}
 }
 
 // Explain returns the best proof of the ground atom fact: over prog (which

@@ -171,6 +171,56 @@ func TestExplain(t *testing.T) {
 	}
 }
 
+// TestExplainNegation checks the proof of a fact derived through a negated
+// literal that matched a weak fact: the factor 1 - c shows as a "not" node
+// over the proof of the fact it negates, from the program and from the
+// provenance Infer stored.
+func TestExplainNegation(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, "x\tg\ty\n")
+	prog := mustParse(t, `0.2 :: e(x, y).
+0.5 :: sib(X, Y) :- e(X, Y).
+0.9 :: cousin(X, Y) :- g(X, Y), not sib(X, Y).
+`)
+	// sib(x, y) = 0.5 * 0.2 = 0.1; cousin(x, y) = 0.9 * 1 * (1 - 0.1) = 0.81.
+	want := &Proof{Fact: "cousin(x, y)", Confidence: 0.81, Rule: "0.9 :: cousin(X, Y) :- g(X, Y), not sib(X, Y).",
+		Pos: datalog.Pos{File: "test.dl", Line: 3, Col: 1}, Weight: 0.9, Children: []*Proof{
+			{Fact: "g(x, y)", Confidence: 1, Weight: 1, Base: true},
+			{Fact: "not sib(x, y)", Confidence: 0.9, Weight: 1, Negated: true, Children: []*Proof{
+				{Fact: "sib(x, y)", Confidence: 0.1, Rule: "0.5 :: sib(X, Y) :- e(X, Y).", Pos: datalog.Pos{File: "test.dl", Line: 2, Col: 1}, Weight: 0.5,
+					Children: []*Proof{{Fact: "e(x, y)", Confidence: 0.2, Rule: "0.2 :: e(x, y).", Pos: datalog.Pos{File: "test.dl", Line: 1, Col: 1}, Weight: 0.2}}},
+			}},
+		}}
+	var round func(p *Proof)
+	round = func(p *Proof) {
+		p.Confidence = float64(float32(p.Confidence))
+		for _, c := range p.Children {
+			round(c)
+		}
+	}
+	round(want)
+	fact := mustQuery(t, "cousin(x, y)")
+	got, err := Explain(ctx, st, prog, fact, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	round(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("proof from the program:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := Infer(ctx, st, prog, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = Explain(ctx, st, nil, fact, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	round(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("proof from the store:\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestUnknownPredicate(t *testing.T) {
 	st := newStore(t, "a\twife\tb\nc\twives\td\n")
 	_, err := Query(context.Background(), st, nil, mustQuery(t, "wifes(X, Y)?"), Options{})
