@@ -67,6 +67,7 @@ func (l *loader) loadDL(path, src string) {
 	l.prog.Facts = append(l.prog.Facts, p.Facts...)
 	l.prog.Rules = append(l.prog.Rules, p.Rules...)
 	l.prog.Queries = append(l.prog.Queries, p.Queries...)
+	l.prog.Aggregates = append(l.prog.Aggregates, p.Aggregates...)
 	for _, im := range p.Imports {
 		target := im.Path
 		if !filepath.IsAbs(target) {
