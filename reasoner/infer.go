@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,14 +13,63 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// checkProgram validates p and returns its errors wrapped in
-// ErrInvalidProgram.
-func checkProgram(p *datalog.Program) error {
+// checkProgram validates p against st and returns its errors (a
+// datalog.Diagnostics) wrapped in ErrInvalidProgram: those of
+// datalog.Validate, and every atom over a relation with base facts in st
+// whose number of arguments is not an arity of those facts (such an atom
+// would match nothing, or write facts beside the graph's).
+func checkProgram(st store.Store, p *datalog.Program) error {
 	ds := datalog.Validate(p)
 	if ds.HasErrors() {
 		return fmt.Errorf("%w: %w", ErrInvalidProgram, ds.Err())
 	}
+	rs, err := st.Relations()
+	if err != nil {
+		return fmt.Errorf("reasoner: relations: %w", err)
+	}
+	base := map[string][]int{}
+	for _, r := range rs {
+		if r.Base > 0 {
+			base[r.Name] = append(base[r.Name], r.Arity)
+		}
+	}
+	check := func(a *datalog.Atom) {
+		as, ok := base[a.Pred]
+		if !ok || slices.Contains(as, len(a.Args)) {
+			return
+		}
+		want := make([]string, len(as))
+		for i, n := range as {
+			want[i] = strconv.Itoa(n)
+		}
+		ds = append(ds, datalog.Diagnostic{Pos: a.Pos, Severity: datalog.Error,
+			Msg: fmt.Sprintf("%s has arity %s in the store (its base facts), used here with %d argument%s",
+				datalog.QuoteName(a.Pred), strings.Join(want, " and "), len(a.Args), plural(len(a.Args)))})
+	}
+	for i := range p.Facts {
+		check(&p.Facts[i].Atom)
+	}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		check(&r.Head)
+		for j := range r.Body {
+			if r.Body[j].Kind != datalog.Comparison {
+				check(&r.Body[j].Atom)
+			}
+		}
+	}
+	if ds.HasErrors() {
+		ds.Sort()
+		return fmt.Errorf("%w: %w", ErrInvalidProgram, ds.Err())
+	}
 	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // Infer materialises prog over the base facts of st: it evaluates the
@@ -35,7 +85,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	if err := checkProgram(prog); err != nil {
+	if err := checkProgram(st, prog); err != nil {
 		return InferStats{}, err
 	}
 	syms, err := newSymtab(st)

@@ -28,7 +28,7 @@ func Query(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	if err := checkProgram(prog); err != nil {
+	if err := checkProgram(st, prog); err != nil {
 		return nil, err
 	}
 	syms, err := newSymtab(st)
@@ -51,7 +51,7 @@ func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	if err := checkProgram(prog); err != nil {
+	if err := checkProgram(st, prog); err != nil {
 		return 0, err
 	}
 	syms, err := newSymtab(st)

@@ -590,3 +590,46 @@ func TestWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreArity: an atom over a relation of the store's graph with another
+// number of arguments is an error naming its position and the store's
+// arity, in Infer (which then leaves the derived facts as they were), Query
+// and Prepare.
+func TestStoreArity(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		src, want string
+	}{
+		{"w(X) :- husband(X).\n", "test.dl:1:9: error: husband has arity 2 in the store (its base facts), used here with 1 argument"},
+		{"w(X) :- wife(X, Y), not husband(X, Y, Y).\n", "test.dl:1:25: error: husband has arity 2 in the store (its base facts), used here with 3 arguments"},
+		{"husband(a).\n", "test.dl:1:1: error: husband has arity 2 in the store (its base facts), used here with 1 argument"},
+		{"husband(X) :- wife(X, _).\n", "test.dl:1:1: error: husband has arity 2 in the store (its base facts), used here with 1 argument"},
+		{"w(X) :- husband(X, _).\nv(X, Y) :- husband(X, Y), not wife(Y, X).\n", ""},
+	}
+	for _, c := range cases {
+		st := newStore(t, "bob\thusband\talice\nalice\twife\tbob\n")
+		if _, err := Infer(ctx, st, mustParse(t, "kept(bob).\n"), Options{}); err != nil {
+			t.Fatal(err)
+		}
+		p := mustParse(t, c.src)
+		_, err := Infer(ctx, st, p, Options{})
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", c.src, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrInvalidProgram) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: Infer error %v, want ErrInvalidProgram with %q", c.src, err, c.want)
+		}
+		if got := derivedDump(t, st); got != "kept(bob) 1" {
+			t.Errorf("%q: derived facts after the failed infer: %q, want kept(bob) 1", c.src, got)
+		}
+		if _, err := Query(ctx, st, p, mustQuery(t, "wife(X, Y)?"), Options{}); !errors.Is(err, ErrInvalidProgram) {
+			t.Errorf("%q: Query error %v, want ErrInvalidProgram", c.src, err)
+		}
+		if _, err := Prepare(ctx, st, p, Options{}); !errors.Is(err, ErrInvalidProgram) {
+			t.Errorf("%q: Prepare error %v, want ErrInvalidProgram", c.src, err)
+		}
+	}
+}
