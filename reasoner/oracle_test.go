@@ -502,6 +502,13 @@ func TestOracle(t *testing.T) {
 				if err := sameAnswers(got, want); err != nil {
 					fail("Query %s: %v", qs, err)
 				}
+				var streamed []Answer
+				if err := QueryFunc(ctx, st, p, q, opt, func(a Answer) bool { streamed = append(streamed, a); return true }); err != nil {
+					fail("QueryFunc %s: %v", qs, err)
+				}
+				if err := sameAnswers(streamed, want); err != nil {
+					fail("QueryFunc %s: %v", qs, err)
+				}
 				if n, err := Count(ctx, st, p, q, opt); err != nil || n != len(want) {
 					fail("Count %s = %d, %v; want %d", qs, n, err, len(want))
 				}

@@ -317,11 +317,72 @@ func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.
 	if err != nil || r == nil {
 		return nil, err
 	}
-	u := e.unit
-	vars := queryVars(q)
 	answers := make([]Answer, 0, r.len())
+	err = e.eachAnswer(r, q, opt.Explain, func(a Answer) bool {
+		answers = append(answers, a)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	sortAnswers(answers)
+	return answers, nil
+}
+
+// QueryFunc calls yield with every answer Query would return, in no
+// particular order (the evaluator's, deterministic) and without proofs,
+// until yield returns false. Nothing is sorted or collected: beyond the
+// evaluation itself, memory does not grow with the number of answers
+// (except for a query without rules, answered from the store, which
+// collects its answers to merge base and derived facts). The confidences
+// are final: they are read out after the fixpoint.
+func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options, yield func(Answer) bool) error {
+	if prog == nil {
+		prog = &datalog.Program{}
+	}
+	if err := checkProgram(st, prog); err != nil {
+		return err
+	}
+	syms, err := newSymtab(st)
+	if err != nil {
+		return err
+	}
+	if err := checkQuery(st, prog, q); err != nil {
+		return err
+	}
+	opt.Explain = false
+	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
+		as, err := storeAnswers(ctx, st, syms, q, opt)
+		if err != nil {
+			return err
+		}
+		for _, a := range as {
+			if !yield(a) {
+				return nil
+			}
+		}
+		return nil
+	}
+	e, r, err := runQuery(ctx, st, syms, prog, q, opt, nil)
+	if err != nil || r == nil {
+		return err
+	}
+	return e.eachAnswer(r, q, false, yield)
+}
+
+// eachAnswer calls yield with the answer of every tuple of the answer
+// relation r of q, with its proof when explain is set.
+func (e *evaluator) eachAnswer(r *relation, q datalog.Atom, explain bool, yield func(Answer) bool) error {
+	u := e.unit
+	syms := e.syms
+	vars := queryVars(q)
 	args := make([]uint32, len(q.Args))
 	for t := range int32(r.len()) {
+		if t&0xfff == 0 {
+			if err := e.ctx.Err(); err != nil {
+				return fmt.Errorf("reasoner: query %s: %w", q, err)
+			}
+		}
 		tup := r.tuple(t)
 		for i, a := range q.Args {
 			if a.Kind != datalog.Var {
@@ -337,19 +398,20 @@ func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.
 		}
 		a, err := makeAnswerPartial(syms, q, args, r.confAt(t))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if opt.Explain {
+		if explain {
 			p, err := e.proof(u, r.provAt(t), a.Fact, r.confAt(t), 0)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			a.Proof = p
 		}
-		answers = append(answers, a)
+		if !yield(a) {
+			return nil
+		}
 	}
-	sortAnswers(answers)
-	return answers, nil
+	return nil
 }
 
 // makeAnswerPartial is makeAnswer where anonymous arguments (^0) stay `_`.

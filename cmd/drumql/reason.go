@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"container/heap"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -160,15 +162,16 @@ func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
 
 // queryCmd is drumql query.
 type queryCmd struct {
-	Query   string   `arg:"" help:"The query, an atom such as \"wife(X, alice)?\"."`
-	Rules   []string `placeholder:"FILE.dl" help:"Rule files whose facts and rules answer the query too."`
-	Min     float64  `default:"1e-4" placeholder:"X" help:"Drop answers and derivations whose confidence is below X, in (0, 1]."`
-	Top     int      `placeholder:"N" help:"Print only the N best answers (0: all)."`
-	Count   bool     `help:"Print only the number of answers."`
-	Format  string   `enum:"table,tsv,json" default:"table" help:"Output format: table, tsv or json."`
-	Combine string   `enum:",max,noisy-or" default:"" help:"Confidence of an answer: max (the best derivation) or noisy-or over the rules that derive it. Default: what the rule files' @aggregate directive records for the query's predicate: noisy_or(top = k) is noisy-or over each answer's k best rules, grouped is treated as noisy-or over the 5 best, max or no directive is max."`
-	Explain bool     `help:"Print the best proof of the top answer (with --format json, every answer carries its proof)."`
-	Threads int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
+	Query     string   `arg:"" help:"The query, an atom such as \"wife(X, alice)?\"."`
+	Rules     []string `placeholder:"FILE.dl" help:"Rule files whose facts and rules answer the query too."`
+	Min       float64  `default:"1e-4" placeholder:"X" help:"Drop answers and derivations whose confidence is below X, in (0, 1]."`
+	Top       int      `placeholder:"N" help:"Print only the N best answers (0: all)."`
+	Count     bool     `help:"Print only the number of answers."`
+	Format    string   `enum:"table,tsv,json" default:"table" help:"Output format: table, tsv or json."`
+	Combine   string   `enum:",max,noisy-or" default:"" help:"Confidence of an answer: max (the best derivation) or noisy-or over the rules that derive it. Default: what the rule files' @aggregate directive records for the query's predicate: noisy_or(top = k) is noisy-or over each answer's k best rules, grouped is treated as noisy-or over the 5 best, max or no directive is max."`
+	Explain   bool     `help:"Print the best proof of the top answer (with --format json, every answer carries its proof)."`
+	Unordered bool     `help:"Print answers as the evaluator reads them out, unsorted, without holding them (table columns are not aligned); with --combine max only."`
+	Threads   int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 }
 
 // combination is how query scores answers: "max", or "noisy-or" over each
@@ -257,11 +260,25 @@ func (c *queryCmd) Run(e *env) error {
 		fmt.Fprintln(e.stdout, n)
 		return nil
 	}
-	answers, err := reasoner.Query(e.ctx, st, prog, q.Atom, opt)
+	comb := queryCombination(c.Combine, prog, q.Atom.Pred)
+	vars := queryVars(q.Atom)
+	if c.Unordered && len(vars) > 0 { // a ground query has one answer at most
+		if comb.method != "max" {
+			return inputErr(fmt.Errorf("--unordered needs --combine max (noisy-or rescores answers after they are all known)"))
+		}
+		return streamAnswers(e, st, prog, q.Atom, opt, vars, c.Format, c.Top)
+	}
+	var answers []reasoner.Answer
+	if c.Top > 0 && comb.method == "max" && !c.Explain {
+		// the N best in a bounded heap, not every answer sorted
+		answers, err = topAnswers(e, st, prog, q.Atom, opt, c.Top)
+	} else {
+		answers, err = reasoner.Query(e.ctx, st, prog, q.Atom, opt)
+	}
 	if err != nil {
 		return queryErr(err)
 	}
-	if comb := queryCombination(c.Combine, prog, q.Atom.Pred); comb.method == "noisy-or" {
+	if comb.method == "noisy-or" {
 		answers, err = reasoner.NoisyOrTop(e.ctx, st, prog, q.Atom, answers, comb.top, opt)
 		if err != nil {
 			return err
@@ -273,7 +290,6 @@ func (c *queryCmd) Run(e *env) error {
 	if c.Top > 0 && len(answers) > c.Top {
 		answers = answers[:c.Top]
 	}
-	vars := queryVars(q.Atom)
 	if c.Format == "json" {
 		return printAnswersJSON(e.stdout, vars, answers, c.Explain)
 	}
@@ -286,6 +302,114 @@ func (c *queryCmd) Run(e *env) error {
 		printProof(e.stdout, answers[0].Proof)
 	}
 	return nil
+}
+
+// better orders answers best first: higher confidence, then smaller values
+// (the order of reasoner.Query).
+func better(a, b reasoner.Answer) bool {
+	if a.Confidence != b.Confidence {
+		return a.Confidence > b.Confidence
+	}
+	return slices.Compare(a.Values, b.Values) < 0
+}
+
+// answerHeap is a min-heap of answers, the worst on top.
+type answerHeap []reasoner.Answer
+
+func (h answerHeap) Len() int           { return len(h) }
+func (h answerHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h answerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *answerHeap) Push(x any)        { *h = append(*h, x.(reasoner.Answer)) }
+func (h *answerHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// topAnswers returns the n best answers, best first, keeping no more than n
+// at a time.
+func topAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, n int) ([]reasoner.Answer, error) {
+	h := make(answerHeap, 0, n)
+	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
+		switch {
+		case len(h) < n:
+			heap.Push(&h, a)
+		case better(a, h[0]):
+			h[0] = a
+			heap.Fix(&h, 0)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]reasoner.Answer, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(reasoner.Answer)
+	}
+	return out, nil
+}
+
+// streamAnswers writes every answer as the evaluator reads it out (at most
+// top when top > 0), through a buffer, holding none of them.
+func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, vars []string, format string, top int) error {
+	w := bufio.NewWriter(e.stdout)
+	n := 0
+	var werr error
+	row := func(a reasoner.Answer) {
+		switch format {
+		case "json":
+			x, err := json.Marshal(jsonRow{vars: vars, vals: a.Values, conf: a.Confidence})
+			if err != nil {
+				werr = err
+				return
+			}
+			if n > 0 {
+				w.WriteString(",\n  ")
+			}
+			w.Write(x)
+		case "tsv":
+			w.WriteString(strings.Join(a.Values, "\t") + "\t" + strconv.FormatFloat(a.Confidence, 'g', -1, 64) + "\n")
+		default:
+			if len(vars) == 0 {
+				w.WriteString("true " + fmtConf(a.Confidence) + "\n")
+				return
+			}
+			w.WriteString(strings.Join(a.Values, "  ") + "  " + fmtConf(a.Confidence) + "\n")
+		}
+	}
+	switch {
+	case format == "json":
+		w.WriteString("[\n  ")
+	case format == "tsv":
+		w.WriteString(strings.Join(vars, "\t") + "\tconfidence\n")
+	case len(vars) > 0:
+		w.WriteString(strings.Join(vars, "  ") + "  confidence\n")
+	}
+	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
+		row(a)
+		n++
+		return werr == nil && (top <= 0 || n < top)
+	})
+	if err != nil {
+		w.Flush()
+		return queryErr(err)
+	}
+	switch {
+	case format == "json":
+		w.WriteString("\n]\n")
+	case format != "tsv" && n == 0:
+		if len(vars) == 0 {
+			w.WriteString("false\n")
+		} else {
+			w.WriteString("no answers\n")
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	return w.Flush()
 }
 
 // queryErr classifies an error of reasoner.Query or Count.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -275,5 +276,51 @@ func TestExplainHelpExamples(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no examples in explain --help")
+	}
+}
+
+// TestStreamedAnswers: --unordered prints the same answers as the sorted
+// output, in some order; --top N prints the first N lines of the sorted
+// output (the bounded heap keeps the same order, ties by values).
+func TestStreamedAnswers(t *testing.T) {
+	dir := t.TempDir()
+	var src strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&src, "0.%d :: e(n%d, n%d).\n", 9-i%3, i, i+1)
+	}
+	src.WriteString("path(X, Y) :- e(X, Y).\npath(X, Z) :- path(X, Y), e(Y, Z).\n")
+	prog := writeFile(t, dir, "p.dl", src.String())
+	db := filepath.Join(dir, "none")
+	run := func(args ...string) string {
+		t.Helper()
+		out, stderr, code := runCLI(t, "", append([]string{"--db", db, "query", "--rules", prog, "path(X, Y)?"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return out
+	}
+	full := strings.Split(strings.TrimSuffix(run("--format", "tsv"), "\n"), "\n")
+	if len(full) != 1+12*13/2 {
+		t.Fatalf("%d lines, want a header and 78 paths", len(full))
+	}
+	unordered := strings.Split(strings.TrimSuffix(run("--format", "tsv", "--unordered"), "\n"), "\n")
+	a, b := slices.Clone(full[1:]), slices.Clone(unordered[1:])
+	slices.Sort(a)
+	slices.Sort(b)
+	if unordered[0] != full[0] || !slices.Equal(a, b) {
+		t.Errorf("--unordered answers differ from the sorted ones")
+	}
+	for _, n := range []int{1, 5, 40} {
+		top := strings.Split(strings.TrimSuffix(run("--format", "tsv", "--top", fmt.Sprint(n)), "\n"), "\n")
+		if !slices.Equal(top, full[:n+1]) {
+			t.Errorf("--top %d:\n%v\nwant\n%v", n, top, full[:n+1])
+		}
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(run("--format", "json", "--unordered")), &rows); err != nil || len(rows) != 78 {
+		t.Errorf("--unordered --format json: %d rows, %v", len(rows), err)
+	}
+	if got := run("--unordered", "--top", "2"); len(strings.Split(strings.TrimSuffix(got, "\n"), "\n")) != 3 {
+		t.Errorf("--unordered --top 2 printed\n%s", got)
 	}
 }
