@@ -6,13 +6,26 @@
 # the proof of the best answer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The quick start owns ./drumql.db and ./families.dl: it says when it
+# replaces them, and leaves alone a families.dl that drumql mine did not write.
+if [ -e families.dl ] && ! head -n 1 families.dl | grep -q '^% drumql mine'; then
+  echo "quickstart: ./families.dl exists and was not written by drumql mine; move it away and run again" >&2
+  exit 1
+fi
 mkdir -p bin
 echo "== building bin/drumql" >&2
 GOEXPERIMENT=simd go build -o bin/drumql ./cmd/drumql
+if [ -e drumql.db ]; then
+  echo "== removing the previous ./drumql.db (the quick start builds a fresh one)" >&2
+fi
 rm -rf drumql.db
 echo "== drumql load examples/families" >&2
 bin/drumql load examples/families
-echo "== drumql mine --out families.dl" >&2
+if [ -e families.dl ]; then
+  echo "== drumql mine --out families.dl (replaces the families.dl of a previous run)" >&2
+else
+  echo "== drumql mine --out families.dl" >&2
+fi
 bin/drumql mine --out families.dl
 echo "== drumql infer families.dl examples/families/expert.dl" >&2
 bin/drumql infer families.dl examples/families/expert.dl

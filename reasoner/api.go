@@ -130,8 +130,16 @@ type Proof struct {
 	Weight float64
 	// Base is set for a base fact of the store.
 	Base bool
+	// Negated marks the factor of a negated body literal `not p(...)` that
+	// matched a fact: Fact is "not " and the matching fact with the highest
+	// confidence c, Confidence is 1 - c, and the one child is the proof of
+	// that fact. A negated literal that matched nothing (factor 1) has no
+	// node.
+	Negated bool
 	// Children are the proofs of the rule's positive body facts, in body
-	// order.
+	// order, then the factors of its negated literals that matched a fact
+	// (Negated nodes), in body order; for a Negated node, the proof of the
+	// fact it negates.
 	Children []*Proof
 }
 

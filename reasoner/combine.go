@@ -1,6 +1,7 @@
 package reasoner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -37,6 +38,14 @@ func CheckQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
 // not modified. With no rule for q's predicate, answers is returned as it
 // is.
 func NoisyOr(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, answers []Answer, opt Options) ([]Answer, error) {
+	return NoisyOrTop(ctx, st, prog, q, answers, 0, opt)
+}
+
+// NoisyOrTop is NoisyOr over the top best rules of each answer only: the
+// noisy-or of its top highest confidences through single rules (top <= 0
+// means all its rules). It is how query scores answers of a relation whose
+// mined rules were fitted for noisy_or(top = k).
+func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, answers []Answer, top int, opt Options) ([]Answer, error) {
 	if prog == nil {
 		return answers, nil
 	}
@@ -78,6 +87,10 @@ func NoisyOr(ctx context.Context, st store.Store, prog *datalog.Program, q datal
 	out := slices.Clone(answers)
 	for i := range out {
 		if cs, ok := confs[keyOf(out[i].Values)]; ok {
+			if top > 0 && len(cs) > top {
+				slices.SortFunc(cs, func(a, b float64) int { return cmp.Compare(b, a) })
+				cs = cs[:top]
+			}
 			if c := noisyor.Of(cs); c > out[i].Confidence {
 				out[i].Confidence = c
 			}

@@ -71,6 +71,42 @@ a	r	d
 
 // TestNoisyOrOrder checks the sort of rescored answers: an answer that the
 // noisy-or lifts above another moves before it, ties by values.
+// TestNoisyOrTop: noisy-or over each answer's top best rules only.
+func TestNoisyOrTop(t *testing.T) {
+	st := newStore(t, "a\tp\tb\na\tq\tb\na\to\tb\na\tp\tc\n")
+	prog := mustParse(t, `
+0.3 :: r(X, Y) :- o(X, Y).
+0.5 :: r(X, Y) :- p(X, Y).
+0.4 :: r(X, Y) :- q(X, Y).
+`)
+	cases := []struct {
+		top  int
+		want string
+	}{
+		// b: the two best rules, 1 - 0.5 * 0.6 = 0.7; all three,
+		// 1 - 0.5 * 0.6 * 0.7 = 0.79; one, 0.5. c: 0.5 alone.
+		{2, "b 0.7\nc 0.5\n"},
+		{0, "b 0.79\nc 0.5\n"},
+		{1, "b 0.5\nc 0.5\n"},
+		{5, "b 0.79\nc 0.5\n"},
+	}
+	ctx := context.Background()
+	q := mustQuery(t, "r(a, Y)?")
+	for _, c := range cases {
+		as, err := Query(ctx, st, prog, q, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NoisyOrTop(ctx, st, prog, q, as, c.top, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := formatAnswers(got); s != c.want {
+			t.Errorf("top %d: got\n%swant\n%s", c.top, s, c.want)
+		}
+	}
+}
+
 func TestNoisyOrOrder(t *testing.T) {
 	st := newStore(t, "a\tp\tx\na\tq\tx\na\tp\ty\na\tq\tz\n")
 	// x: 0.6 and 0.6 → 1 − 0.4·0.4 = 0.84; y: 0.7; z: 0.6.

@@ -37,13 +37,18 @@ type clit struct {
 	prov  int  // position among the provenance body refs, -1 if none
 }
 
+// noMatch is the provenance reference of a negated literal that matched no
+// fact (its factor is 1).
+const noMatch = ^uint32(0)
+
 // crule is a compiled rule.
 type crule struct {
 	head   catom
 	body   []clit
 	weight float64
 	nvars  int
-	nprov  int
+	nprov  int  // provenance refs: the positive body facts, then the negated literals
+	npos   int  // provenance refs of positive body facts (the first npos)
 	src    int  // index into the rule descriptions, -1 when none
 	crisp  bool // magic rules: confidence 1
 	copy   bool // bridging rules: the head inherits the body fact's provenance
@@ -62,6 +67,10 @@ type ruleDesc struct {
 	text   string // canonical text, without the comment
 	pos    datalog.Pos
 	weight float64
+	// npos is, in a stored rule reference, the number of positive body
+	// facts of the provenance (the facts after them are matches of negated
+	// literals); -1 when the reference does not say (all positive).
+	npos int
 }
 
 // unit is a program ready for evaluation: rules (possibly rewritten) with
@@ -92,11 +101,11 @@ func weightOf(w float64) float64 {
 func describeRule(r *datalog.Rule) ruleDesc {
 	c := *r
 	c.Comment = ""
-	return ruleDesc{text: c.String(), pos: r.Pos, weight: weightOf(r.Weight)}
+	return ruleDesc{text: c.String(), pos: r.Pos, weight: weightOf(r.Weight), npos: -1}
 }
 
 func describeFact(f *datalog.Fact) ruleDesc {
-	return ruleDesc{text: f.String(), pos: f.Pos, weight: weightOf(f.Weight)}
+	return ruleDesc{text: f.String(), pos: f.Pos, weight: weightOf(f.Weight), npos: -1}
 }
 
 // plainUnit wraps a user program: every rule as written.
@@ -185,6 +194,15 @@ func (e *evaluator) compileRule(u *unit, i int) (*crule, error) {
 		}
 		cr.body = append(cr.body, cl)
 	}
+	// Negated literals record the fact they matched (see join.go) after
+	// the positive body facts.
+	cr.npos = cr.nprov
+	for j := range cr.body {
+		if cl := &cr.body[j]; cl.kind == datalog.Negated {
+			cl.prov = cr.nprov
+			cr.nprov++
+		}
+	}
 	if cr.head, err = atomOf(r.Head); err != nil {
 		return nil, err
 	}
@@ -194,7 +212,7 @@ func (e *evaluator) compileRule(u *unit, i int) (*crule, error) {
 		}
 	}
 	cr.nvars = len(vars)
-	if cr.copy && cr.nprov != 1 {
+	if cr.copy && (cr.nprov != 1 || cr.npos != 1) {
 		panic("reasoner: a copy rule needs exactly one provenance literal")
 	}
 	return cr, nil

@@ -12,9 +12,19 @@
 // weight times the product of its positive body facts' confidences; several
 // derivations of one fact combine with max (the max-product, or Viterbi,
 // semiring), so every fact has one best proof.
-// Derivations below [Options.Min] are dropped. Negation is crisp and
-// stratified: `not p(...)` holds when no fact of p matches (every fact kept
-// has a confidence of at least Min).
+// Derivations below [Options.Min] are dropped.
+//
+// Negation is stratified and graded, 1 - confidence: a negated literal
+// `not p(...)` multiplies the derivation by 1 - c, where c is the highest
+// confidence of a fact of p matching the literal's bound arguments (0 when
+// none matches; facts below Min are not kept, so they count as absent). A
+// certain fact (c = 1) blocks the derivation, as in plain Datalog; a weak
+// one only lowers it. This is the probability that p is false were p's
+// confidence its probability; it needs no threshold, and stratification
+// keeps the fixpoint monotone, since p is final before any rule reads
+// `not p`. The matched fact is part of the provenance: a proof shows it as
+// a node "not p(...)" with confidence 1 - c over p's proof
+// ([Proof.Negated]).
 //
 // # Constants
 //

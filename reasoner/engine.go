@@ -42,7 +42,7 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt Opt
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	if err := checkProgram(prog); err != nil {
+	if err := checkProgram(st, prog); err != nil {
 		return nil, err
 	}
 	syms, err := newSymtab(st)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,14 +13,63 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// checkProgram validates p and returns its errors wrapped in
-// ErrInvalidProgram.
-func checkProgram(p *datalog.Program) error {
+// checkProgram validates p against st and returns its errors (a
+// datalog.Diagnostics) wrapped in ErrInvalidProgram: those of
+// datalog.Validate, and every atom over a relation with base facts in st
+// whose number of arguments is not an arity of those facts (such an atom
+// would match nothing, or write facts beside the graph's).
+func checkProgram(st store.Store, p *datalog.Program) error {
 	ds := datalog.Validate(p)
 	if ds.HasErrors() {
 		return fmt.Errorf("%w: %w", ErrInvalidProgram, ds.Err())
 	}
+	rs, err := st.Relations()
+	if err != nil {
+		return fmt.Errorf("reasoner: relations: %w", err)
+	}
+	base := map[string][]int{}
+	for _, r := range rs {
+		if r.Base > 0 {
+			base[r.Name] = append(base[r.Name], r.Arity)
+		}
+	}
+	check := func(a *datalog.Atom) {
+		as, ok := base[a.Pred]
+		if !ok || slices.Contains(as, len(a.Args)) {
+			return
+		}
+		want := make([]string, len(as))
+		for i, n := range as {
+			want[i] = strconv.Itoa(n)
+		}
+		ds = append(ds, datalog.Diagnostic{Pos: a.Pos, Severity: datalog.Error,
+			Msg: fmt.Sprintf("%s has arity %s in the store (its base facts), used here with %d argument%s",
+				datalog.QuoteName(a.Pred), strings.Join(want, " and "), len(a.Args), plural(len(a.Args)))})
+	}
+	for i := range p.Facts {
+		check(&p.Facts[i].Atom)
+	}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		check(&r.Head)
+		for j := range r.Body {
+			if r.Body[j].Kind != datalog.Comparison {
+				check(&r.Body[j].Atom)
+			}
+		}
+	}
+	if ds.HasErrors() {
+		ds.Sort()
+		return fmt.Errorf("%w: %w", ErrInvalidProgram, ds.Err())
+	}
 	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // Infer materialises prog over the base facts of st: it evaluates the
@@ -35,7 +85,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	if err := checkProgram(prog); err != nil {
+	if err := checkProgram(st, prog); err != nil {
 		return InferStats{}, err
 	}
 	syms, err := newSymtab(st)
@@ -150,13 +200,22 @@ func (e *evaluator) derivedFacts(u *unit, counts map[string]int) ([]store.Derive
 				d.Prov.Rule = encodeRule(u.facts[provFact0-p])
 			} else {
 				rule := e.rules[e.pool.rule(p)]
-				d.Prov.Rule = encodeRule(u.descs[rule.src])
+				desc := u.descs[rule.src]
+				if rule.nprov > rule.npos {
+					desc.npos = rule.npos
+				}
+				d.Prov.Rule = encodeRule(desc)
 				_, refs := e.pool.record(p, rule.nprov)
-				d.Prov.Body = make([]store.Fact, rule.nprov)
+				d.Prov.Body = make([]store.Fact, 0, rule.nprov)
 				for k := range rule.nprov {
-					if d.Prov.Body[k], err = fact(int32(refs[2*k]), int32(refs[2*k+1])); err != nil {
+					if refs[2*k] == noMatch {
+						continue
+					}
+					f, err := fact(int32(refs[2*k]), int32(refs[2*k+1]))
+					if err != nil {
 						return nil, err
 					}
+					d.Prov.Body = append(d.Prov.Body, f)
 				}
 			}
 			ds = append(ds, d)
@@ -168,23 +227,37 @@ func (e *evaluator) derivedFacts(u *unit, counts map[string]int) ([]store.Derive
 
 // encodeRule is the provenance rule reference Infer stores with a derived
 // fact: "file<TAB>line<TAB>col<TAB>weight<TAB>text", where text is the
-// printed rule or program fact.
+// printed rule or program fact, or, for a rule with negated literals,
+// "file<TAB>line<TAB>col<TAB>weight<TAB>npos<TAB>text", npos the number of
+// positive body facts in the provenance (the facts after them matched
+// negated literals). Printed text never holds a tab, so the two forms are
+// told apart by their number of fields.
 func encodeRule(d ruleDesc) string {
-	return d.pos.File + "\t" + strconv.Itoa(d.pos.Line) + "\t" + strconv.Itoa(d.pos.Col) + "\t" +
-		strconv.FormatFloat(d.weight, 'g', -1, 64) + "\t" + d.text
+	s := d.pos.File + "\t" + strconv.Itoa(d.pos.Line) + "\t" + strconv.Itoa(d.pos.Col) + "\t" +
+		strconv.FormatFloat(d.weight, 'g', -1, 64) + "\t"
+	if d.npos >= 0 {
+		s += strconv.Itoa(d.npos) + "\t"
+	}
+	return s + d.text
 }
 
 // decodeRule parses what encodeRule wrote.
 func decodeRule(s string) (ruleDesc, error) {
-	parts := strings.SplitN(s, "\t", 5)
-	if len(parts) != 5 {
+	parts := strings.SplitN(s, "\t", 6)
+	if len(parts) < 5 {
 		return ruleDesc{}, errors.New("malformed provenance rule " + strconv.Quote(s))
+	}
+	npos := -1
+	var err4 error
+	if len(parts) == 6 {
+		npos, err4 = strconv.Atoi(parts[4])
+		parts[4] = parts[5]
 	}
 	line, err1 := strconv.Atoi(parts[1])
 	col, err2 := strconv.Atoi(parts[2])
 	w, err3 := strconv.ParseFloat(parts[3], 64)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return ruleDesc{}, fmt.Errorf("malformed provenance rule %q: %w", s, err)
 	}
-	return ruleDesc{text: parts[4], weight: w, pos: datalog.Pos{File: parts[0], Line: line, Col: col}}, nil
+	return ruleDesc{text: parts[4], weight: w, pos: datalog.Pos{File: parts[0], Line: line, Col: col}, npos: npos}, nil
 }

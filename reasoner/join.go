@@ -127,9 +127,25 @@ func (w *worker) join(p *plan, k int, conf float64) {
 			w.join(p, k+1, conf)
 		}
 	case datalog.Negated:
-		if !w.exists(s) {
-			w.join(p, k+1, conf)
+		// not p holds to degree 1 - c, c the confidence of the best
+		// matching fact of p (see doc.go, "Semantics").
+		t, c := w.negMatch(s)
+		if c >= 1 {
+			return
 		}
+		if l.prov >= 0 {
+			if t >= 0 {
+				w.refs[2*l.prov] = uint32(s.relI)
+				w.refs[2*l.prov+1] = uint32(t)
+			} else {
+				w.refs[2*l.prov], w.refs[2*l.prov+1] = noMatch, noMatch
+			}
+		}
+		conf *= 1 - c
+		if !p.rule.crisp && conf*p.rule.weight < w.e.min {
+			return
+		}
+		w.join(p, k+1, conf)
 	default:
 		rel := s.rel
 		full := uint32(1)<<uint(rel.arity) - 1
@@ -165,35 +181,44 @@ func (w *worker) constantsMatch(s *step, tup []uint32) bool {
 	return true
 }
 
-func (w *worker) exists(s *step) bool {
+// negMatch returns the fact of step s's negated atom with the highest
+// confidence among those matching the bindings, and that confidence; -1 and
+// 0 when none matches. The search stops at a fact of confidence 1.
+func (w *worker) negMatch(s *step) (int32, float64) {
 	rel := s.rel
+	if rel.len() == 0 {
+		return -1, 0
+	}
+	best, bc := int32(-1), 0.0
+	consider := func(t int32) bool {
+		if s.numbers && !w.constantsMatch(s, rel.tuple(t)) {
+			return true
+		}
+		if c := rel.confAt(t); c > bc {
+			best, bc = t, c
+		}
+		return bc < 1
+	}
 	full := uint32(1)<<uint(rel.arity) - 1
 	switch {
-	case rel.len() == 0:
-		return false
-	case s.numbers:
-		// number constants filter what the bound arguments select
-		if s.mask == 0 {
-			for t := range int32(rel.len()) {
-				if w.constantsMatch(s, rel.tuple(t)) {
-					return true
-				}
-			}
-			return false
-		}
-		for t := s.ix.first(rel, w.key(s)); t >= 0; t = s.ix.next[t] {
-			if w.constantsMatch(s, rel.tuple(t)) {
-				return true
-			}
-		}
-		return false
 	case s.mask == 0:
-		return true
-	case s.mask == full:
-		return rel.find(w.key(s)) >= 0
+		for t := range int32(rel.len()) {
+			if !consider(t) {
+				break
+			}
+		}
+	case s.mask == full && !s.numbers:
+		if t := rel.find(w.key(s)); t >= 0 {
+			consider(t)
+		}
 	default:
-		return s.ix.first(rel, w.key(s)) >= 0
+		for t := s.ix.first(rel, w.key(s)); t >= 0; t = s.ix.next[t] {
+			if !consider(t) {
+				break
+			}
+		}
 	}
+	return best, bc
 }
 
 func (w *worker) value(t term) uint32 {

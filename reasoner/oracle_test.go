@@ -126,7 +126,11 @@ func oracle(t testing.TB, base []store.NamedTriple, p *datalog.Program, minConf 
 									return
 								}
 							case datalog.Negated:
-								for k := range db[l.Atom.Pred] {
+								// not p holds to degree 1 - c, c the
+								// highest confidence of a matching
+								// fact of p (0 when none matches).
+								best := 0.0
+								for k, fc := range db[l.Atom.Pred] {
 									args := strings.Split(k, "\x00")
 									if len(args) != len(l.Atom.Args) {
 										continue
@@ -142,9 +146,10 @@ func oracle(t testing.TB, base []store.NamedTriple, p *datalog.Program, minConf 
 										}
 									}
 									if match {
-										return
+										best = max(best, fc)
 									}
 								}
+								c *= 1 - best
 							}
 						}
 						var head []string
@@ -156,7 +161,7 @@ func oracle(t testing.TB, base []store.NamedTriple, p *datalog.Program, minConf 
 							}
 						}
 						w := c * r.Weight
-						if w >= minConf && db.set(r.Head.Pred, head, w) {
+						if w > 0 && w >= minConf && db.set(r.Head.Pred, head, w) {
 							changed = true
 						}
 						return
@@ -496,6 +501,13 @@ func TestOracle(t *testing.T) {
 				}
 				if err := sameAnswers(got, want); err != nil {
 					fail("Query %s: %v", qs, err)
+				}
+				var streamed []Answer
+				if err := QueryFunc(ctx, st, p, q, opt, func(a Answer) bool { streamed = append(streamed, a); return true }); err != nil {
+					fail("QueryFunc %s: %v", qs, err)
+				}
+				if err := sameAnswers(streamed, want); err != nil {
+					fail("QueryFunc %s: %v", qs, err)
 				}
 				if n, err := Count(ctx, st, p, q, opt); err != nil || n != len(want) {
 					fail("Count %s = %d, %v; want %d", qs, n, err, len(want))

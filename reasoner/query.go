@@ -28,7 +28,7 @@ func Query(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	if err := checkProgram(prog); err != nil {
+	if err := checkProgram(st, prog); err != nil {
 		return nil, err
 	}
 	syms, err := newSymtab(st)
@@ -51,7 +51,7 @@ func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	if err := checkProgram(prog); err != nil {
+	if err := checkProgram(st, prog); err != nil {
 		return 0, err
 	}
 	syms, err := newSymtab(st)
@@ -317,11 +317,72 @@ func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.
 	if err != nil || r == nil {
 		return nil, err
 	}
-	u := e.unit
-	vars := queryVars(q)
 	answers := make([]Answer, 0, r.len())
+	err = e.eachAnswer(r, q, opt.Explain, func(a Answer) bool {
+		answers = append(answers, a)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	sortAnswers(answers)
+	return answers, nil
+}
+
+// QueryFunc calls yield with every answer Query would return, in no
+// particular order (the evaluator's, deterministic) and without proofs,
+// until yield returns false. Nothing is sorted or collected: beyond the
+// evaluation itself, memory does not grow with the number of answers
+// (except for a query without rules, answered from the store, which
+// collects its answers to merge base and derived facts). The confidences
+// are final: they are read out after the fixpoint.
+func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options, yield func(Answer) bool) error {
+	if prog == nil {
+		prog = &datalog.Program{}
+	}
+	if err := checkProgram(st, prog); err != nil {
+		return err
+	}
+	syms, err := newSymtab(st)
+	if err != nil {
+		return err
+	}
+	if err := checkQuery(st, prog, q); err != nil {
+		return err
+	}
+	opt.Explain = false
+	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
+		as, err := storeAnswers(ctx, st, syms, q, opt)
+		if err != nil {
+			return err
+		}
+		for _, a := range as {
+			if !yield(a) {
+				return nil
+			}
+		}
+		return nil
+	}
+	e, r, err := runQuery(ctx, st, syms, prog, q, opt, nil)
+	if err != nil || r == nil {
+		return err
+	}
+	return e.eachAnswer(r, q, false, yield)
+}
+
+// eachAnswer calls yield with the answer of every tuple of the answer
+// relation r of q, with its proof when explain is set.
+func (e *evaluator) eachAnswer(r *relation, q datalog.Atom, explain bool, yield func(Answer) bool) error {
+	u := e.unit
+	syms := e.syms
+	vars := queryVars(q)
 	args := make([]uint32, len(q.Args))
 	for t := range int32(r.len()) {
+		if t&0xfff == 0 {
+			if err := e.ctx.Err(); err != nil {
+				return fmt.Errorf("reasoner: query %s: %w", q, err)
+			}
+		}
 		tup := r.tuple(t)
 		for i, a := range q.Args {
 			if a.Kind != datalog.Var {
@@ -337,19 +398,20 @@ func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.
 		}
 		a, err := makeAnswerPartial(syms, q, args, r.confAt(t))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if opt.Explain {
+		if explain {
 			p, err := e.proof(u, r.provAt(t), a.Fact, r.confAt(t), 0)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			a.Proof = p
 		}
-		answers = append(answers, a)
+		if !yield(a) {
+			return nil
+		}
 	}
-	sortAnswers(answers)
-	return answers, nil
+	return nil
 }
 
 // makeAnswerPartial is makeAnswer where anonymous arguments (^0) stay `_`.
@@ -417,11 +479,17 @@ func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, 
 		}
 		_, refs := e.pool.record(prov, rule.nprov)
 		for k := range rule.nprov {
+			if refs[2*k] == noMatch {
+				continue
+			}
 			r := e.rels[refs[2*k]]
 			t := int32(refs[2*k+1])
 			c, err := e.proof(u, r.provAt(t), e.atomOf(r, t), r.confAt(t), depth+1)
 			if err != nil {
 				return nil, err
+			}
+			if k >= rule.npos {
+				c = negatedProof(c)
 			}
 			p.Children = append(p.Children, c)
 		}
@@ -467,14 +535,23 @@ func storeProof(st store.Store, syms *symtab, f store.Fact, depth int) (*Proof, 
 		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
 	}
 	p := &Proof{Fact: a.String(), Confidence: float64(d.Confidence), Rule: desc.text, Pos: desc.pos, Weight: desc.weight}
-	for _, b := range d.Prov.Body {
+	for k, b := range d.Prov.Body {
 		c, err := storeProof(st, syms, b, depth+1)
 		if err != nil {
 			return nil, err
 		}
+		if desc.npos >= 0 && k >= desc.npos {
+			c = negatedProof(c)
+		}
 		p.Children = append(p.Children, c)
 	}
 	return p, nil
+}
+
+// negatedProof is the node of a negated literal whose best match has proof
+// c: the factor 1 - c's confidence, over c.
+func negatedProof(c *Proof) *Proof {
+	return &Proof{Fact: "not " + c.Fact, Confidence: 1 - c.Confidence, Weight: 1, Negated: true, Children: []*Proof{c}}
 }
 
 // Explain returns the best proof of the ground atom fact: over prog (which

@@ -171,6 +171,56 @@ func TestExplain(t *testing.T) {
 	}
 }
 
+// TestExplainNegation checks the proof of a fact derived through a negated
+// literal that matched a weak fact: the factor 1 - c shows as a "not" node
+// over the proof of the fact it negates, from the program and from the
+// provenance Infer stored.
+func TestExplainNegation(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, "x\tg\ty\n")
+	prog := mustParse(t, `0.2 :: e(x, y).
+0.5 :: sib(X, Y) :- e(X, Y).
+0.9 :: cousin(X, Y) :- g(X, Y), not sib(X, Y).
+`)
+	// sib(x, y) = 0.5 * 0.2 = 0.1; cousin(x, y) = 0.9 * 1 * (1 - 0.1) = 0.81.
+	want := &Proof{Fact: "cousin(x, y)", Confidence: 0.81, Rule: "0.9 :: cousin(X, Y) :- g(X, Y), not sib(X, Y).",
+		Pos: datalog.Pos{File: "test.dl", Line: 3, Col: 1}, Weight: 0.9, Children: []*Proof{
+			{Fact: "g(x, y)", Confidence: 1, Weight: 1, Base: true},
+			{Fact: "not sib(x, y)", Confidence: 0.9, Weight: 1, Negated: true, Children: []*Proof{
+				{Fact: "sib(x, y)", Confidence: 0.1, Rule: "0.5 :: sib(X, Y) :- e(X, Y).", Pos: datalog.Pos{File: "test.dl", Line: 2, Col: 1}, Weight: 0.5,
+					Children: []*Proof{{Fact: "e(x, y)", Confidence: 0.2, Rule: "0.2 :: e(x, y).", Pos: datalog.Pos{File: "test.dl", Line: 1, Col: 1}, Weight: 0.2}}},
+			}},
+		}}
+	var round func(p *Proof)
+	round = func(p *Proof) {
+		p.Confidence = float64(float32(p.Confidence))
+		for _, c := range p.Children {
+			round(c)
+		}
+	}
+	round(want)
+	fact := mustQuery(t, "cousin(x, y)")
+	got, err := Explain(ctx, st, prog, fact, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	round(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("proof from the program:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := Infer(ctx, st, prog, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = Explain(ctx, st, nil, fact, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	round(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("proof from the store:\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestUnknownPredicate(t *testing.T) {
 	st := newStore(t, "a\twife\tb\nc\twives\td\n")
 	_, err := Query(context.Background(), st, nil, mustQuery(t, "wifes(X, Y)?"), Options{})
@@ -537,6 +587,49 @@ func TestWeights(t *testing.T) {
 		}
 		if _, err := Infer(ctx, st, p, Options{}); !errors.Is(err, ErrInvalidProgram) {
 			t.Errorf("weight %g: Infer error %v, want ErrInvalidProgram", w, err)
+		}
+	}
+}
+
+// TestStoreArity: an atom over a relation of the store's graph with another
+// number of arguments is an error naming its position and the store's
+// arity, in Infer (which then leaves the derived facts as they were), Query
+// and Prepare.
+func TestStoreArity(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		src, want string
+	}{
+		{"w(X) :- husband(X).\n", "test.dl:1:9: error: husband has arity 2 in the store (its base facts), used here with 1 argument"},
+		{"w(X) :- wife(X, Y), not husband(X, Y, Y).\n", "test.dl:1:25: error: husband has arity 2 in the store (its base facts), used here with 3 arguments"},
+		{"husband(a).\n", "test.dl:1:1: error: husband has arity 2 in the store (its base facts), used here with 1 argument"},
+		{"husband(X) :- wife(X, _).\n", "test.dl:1:1: error: husband has arity 2 in the store (its base facts), used here with 1 argument"},
+		{"w(X) :- husband(X, _).\nv(X, Y) :- husband(X, Y), not wife(Y, X).\n", ""},
+	}
+	for _, c := range cases {
+		st := newStore(t, "bob\thusband\talice\nalice\twife\tbob\n")
+		if _, err := Infer(ctx, st, mustParse(t, "kept(bob).\n"), Options{}); err != nil {
+			t.Fatal(err)
+		}
+		p := mustParse(t, c.src)
+		_, err := Infer(ctx, st, p, Options{})
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", c.src, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrInvalidProgram) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: Infer error %v, want ErrInvalidProgram with %q", c.src, err, c.want)
+		}
+		if got := derivedDump(t, st); got != "kept(bob) 1" {
+			t.Errorf("%q: derived facts after the failed infer: %q, want kept(bob) 1", c.src, got)
+		}
+		if _, err := Query(ctx, st, p, mustQuery(t, "wife(X, Y)?"), Options{}); !errors.Is(err, ErrInvalidProgram) {
+			t.Errorf("%q: Query error %v, want ErrInvalidProgram", c.src, err)
+		}
+		if _, err := Prepare(ctx, st, p, Options{}); !errors.Is(err, ErrInvalidProgram) {
+			t.Errorf("%q: Prepare error %v, want ErrInvalidProgram", c.src, err)
 		}
 	}
 }

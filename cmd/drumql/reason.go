@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"container/heap"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,9 +24,35 @@ import (
 // inferCmd is drumql infer.
 type inferCmd struct {
 	Files    []string `arg:"" name:"rules" help:"Datalog rule files (.dl); mined files are merged into the others."`
-	Min      float64  `default:"1e-4" placeholder:"X" help:"Drop derivations whose confidence is below X."`
-	MaxFacts int      `placeholder:"N" help:"Stop with an error beyond N derived facts (default 50,000,000)."`
-	Threads  int      `placeholder:"N" help:"Worker goroutines (default: all cores)."`
+	Min      float64  `default:"1e-4" placeholder:"X" help:"Drop derivations whose confidence is below X, in (0, 1]."`
+	MaxFacts int      `default:"50000000" placeholder:"N" help:"Stop with an error beyond N derived facts (N > 0)."`
+	Threads  int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
+}
+
+// checkMin rejects a --min outside (0, 1].
+func checkMin(x float64) error {
+	if !(x > 0 && x <= 1) {
+		return inputErr(fmt.Errorf("--min %g: a confidence threshold must be in (0, 1]", x))
+	}
+	return nil
+}
+
+// checkCount rejects a negative value of a count flag.
+func checkCount(flag string, n int) error {
+	if n < 0 {
+		return inputErr(fmt.Errorf("--%s %d: must be 0 or more", flag, n))
+	}
+	return nil
+}
+
+// programErr is the error of an invalid program found by the reasoner: its
+// diagnostics with source lines and carets, an input error.
+func programErr(err error) error {
+	var ds datalog.Diagnostics
+	if errors.As(err, &ds) {
+		return inputErr(diagError{ds: ds})
+	}
+	return inputErr(err)
 }
 
 // Help is shown under the command's usage.
@@ -41,6 +69,12 @@ Examples:
 }
 
 func (c *inferCmd) Run(e *env) error {
+	if err := errors.Join(checkMin(c.Min), checkCount("threads", c.Threads)); err != nil {
+		return err
+	}
+	if c.MaxFacts <= 0 {
+		return inputErr(fmt.Errorf("--max-facts %d: must be more than 0", c.MaxFacts))
+	}
 	var warn bytes.Buffer
 	ps, err := loadPrograms(&warn, c.Files)
 	io.Copy(e.stderr, &warn)
@@ -61,7 +95,7 @@ func (c *inferCmd) Run(e *env) error {
 			return fmt.Errorf("infer interrupted: the store is unchanged (previous derived facts kept)")
 		}
 		if errors.Is(err, reasoner.ErrInvalidProgram) {
-			return inputErr(err)
+			return programErr(err)
 		}
 		return fmt.Errorf("infer: %w\nthe store is unchanged (previous derived facts kept)", err)
 	}
@@ -128,15 +162,41 @@ func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
 
 // queryCmd is drumql query.
 type queryCmd struct {
-	Query   string   `arg:"" help:"The query, an atom such as \"wife(X, alice)?\"."`
-	Rules   []string `placeholder:"FILE.dl" help:"Rule files whose facts and rules answer the query too."`
-	Min     float64  `default:"1e-4" placeholder:"X" help:"Drop answers and derivations whose confidence is below X."`
-	Top     int      `placeholder:"N" help:"Print only the N best answers."`
-	Count   bool     `help:"Print only the number of answers."`
-	Format  string   `enum:"table,tsv,json" default:"table" help:"Output format: table, tsv or json."`
-	Combine string   `enum:"max,noisy-or" default:"max" help:"Confidence of an answer: max (the best derivation) or noisy-or over the rules that derive it."`
-	Explain bool     `help:"Print the best proof of the top answer."`
-	Threads int      `placeholder:"N" help:"Worker goroutines (default: all cores)."`
+	Query     string   `arg:"" help:"The query, an atom such as \"wife(X, alice)?\"."`
+	Rules     []string `placeholder:"FILE.dl" help:"Rule files whose facts and rules answer the query too."`
+	Min       float64  `default:"1e-4" placeholder:"X" help:"Drop answers and derivations whose confidence is below X, in (0, 1]."`
+	Top       int      `placeholder:"N" help:"Print only the N best answers (0: all)."`
+	Count     bool     `help:"Print only the number of answers."`
+	Format    string   `enum:"table,tsv,json" default:"table" help:"Output format: table, tsv or json."`
+	Combine   string   `enum:",max,noisy-or" default:"" help:"Confidence of an answer: max (the best derivation) or noisy-or over the rules that derive it. Default: what the rule files' @aggregate directive records for the query's predicate: noisy_or(top = k) is noisy-or over each answer's k best rules, grouped is treated as noisy-or over the 5 best, max or no directive is max."`
+	Explain   bool     `help:"Print the best proof of the top answer (with --format json, every answer carries its proof)."`
+	Unordered bool     `help:"Print answers as the evaluator reads them out, unsorted, without holding them (table columns are not aligned); with --combine max only."`
+	Threads   int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
+}
+
+// combination is how query scores answers: "max", or "noisy-or" over each
+// answer's top best rules (0: all).
+type combination struct {
+	method string
+	top    int
+	note   string // why, when not asked on the command line
+}
+
+// queryCombination resolves --combine: the flag when given, else what the
+// program's @aggregate directives record for pred.
+func queryCombination(flag string, prog *datalog.Program, pred string) combination {
+	if flag != "" {
+		return combination{method: flag}
+	}
+	a := prog.Aggregation(pred)
+	switch a.Method {
+	case "noisy_or":
+		return combination{method: "noisy-or", top: int(a.Value("top")), note: a.Describe()}
+	case "grouped":
+		return combination{method: "noisy-or", top: int(datalog.Aggregate{Method: "noisy_or"}.Value("top")),
+			note: a.Describe() + ", scored as noisy-or"}
+	}
+	return combination{method: "max"}
 }
 
 // Help is shown under the command's usage.
@@ -148,6 +208,15 @@ query prints "true <confidence>" or "false". With --rules and no store at --db,
 the programs' own facts are the data and no store is created: drumql is then a
 Datalog interpreter.
 
+Without --combine, an answer's confidence is combined as the rule files'
+@aggregate directive for the query's predicate says: noisy_or(top = k) gives
+noisy-or over the answer's k best rules (1 - the product of 1 - c), grouped is
+treated as noisy-or over the 5 best rules (the grouping of redundant rules is
+for eval's ranking), and max or no directive gives the best derivation.
+
+A variable is a name that starts with an uppercase letter: Marc_Ueda is a
+variable, marc_ueda the entity (quote other names: "Marc_Ueda").
+
 Examples:
   drumql query "wife(X, marc_ueda)?" --explain
   drumql query --rules families.dl --rules examples/families/expert.dl "cousin(X, alice_ortiz)?" --top 5
@@ -155,6 +224,9 @@ Examples:
 }
 
 func (c *queryCmd) Run(e *env) error {
+	if err := errors.Join(checkMin(c.Min), checkCount("top", c.Top), checkCount("threads", c.Threads)); err != nil {
+		return err
+	}
 	q, err := parseAtom(c.Query)
 	if err != nil {
 		return err
@@ -177,39 +249,50 @@ func (c *queryCmd) Run(e *env) error {
 	if len(c.Rules) > 0 {
 		warnUnknownBody(e.stderr, st, prog)
 	}
+	hintCapitalised(e.stderr, st, q.Atom)
 	opt := reasoner.Options{Min: c.Min, Threads: c.Threads, Explain: c.Explain}
-	if c.Count && c.Combine == "max" {
+	if c.Count {
+		// noisy-or rescores answers, it neither adds nor removes one
 		n, err := reasoner.Count(e.ctx, st, prog, q.Atom, opt)
 		if err != nil {
-			if errors.Is(err, reasoner.ErrUnknownPredicate) || errors.Is(err, reasoner.ErrInvalidProgram) {
-				return inputErr(err)
-			}
-			return err
+			return queryErr(err)
 		}
 		fmt.Fprintln(e.stdout, n)
 		return nil
 	}
-	answers, err := reasoner.Query(e.ctx, st, prog, q.Atom, opt)
-	if err != nil {
-		if errors.Is(err, reasoner.ErrUnknownPredicate) || errors.Is(err, reasoner.ErrInvalidProgram) {
-			return inputErr(err)
+	comb := queryCombination(c.Combine, prog, q.Atom.Pred)
+	vars := queryVars(q.Atom)
+	if c.Unordered && len(vars) > 0 { // a ground query has one answer at most
+		if comb.method != "max" {
+			return inputErr(fmt.Errorf("--unordered needs --combine max (noisy-or rescores answers after they are all known)"))
 		}
-		return err
+		return streamAnswers(e, st, prog, q.Atom, opt, vars, c.Format, c.Top)
 	}
-	if c.Combine == "noisy-or" {
-		answers, err = reasoner.NoisyOr(e.ctx, st, prog, q.Atom, answers, opt)
+	var answers []reasoner.Answer
+	if c.Top > 0 && comb.method == "max" && !c.Explain {
+		// the N best in a bounded heap, not every answer sorted
+		answers, err = topAnswers(e, st, prog, q.Atom, opt, c.Top)
+	} else {
+		answers, err = reasoner.Query(e.ctx, st, prog, q.Atom, opt)
+	}
+	if err != nil {
+		return queryErr(err)
+	}
+	if comb.method == "noisy-or" {
+		answers, err = reasoner.NoisyOrTop(e.ctx, st, prog, q.Atom, answers, comb.top, opt)
 		if err != nil {
 			return err
 		}
-	}
-	if c.Count {
-		fmt.Fprintln(e.stdout, len(answers))
-		return nil
+		if comb.note != "" && e.showProgress() {
+			fmt.Fprintf(e.stderr, "confidences combined by %s, as the rule files' @aggregate directive says (--combine max for the best derivation)\n", comb.note)
+		}
 	}
 	if c.Top > 0 && len(answers) > c.Top {
 		answers = answers[:c.Top]
 	}
-	vars := queryVars(q.Atom)
+	if c.Format == "json" {
+		return printAnswersJSON(e.stdout, vars, answers, c.Explain)
+	}
 	if err := printAnswers(e.stdout, c.Format, vars, answers); err != nil {
 		return err
 	}
@@ -219,6 +302,154 @@ func (c *queryCmd) Run(e *env) error {
 		printProof(e.stdout, answers[0].Proof)
 	}
 	return nil
+}
+
+// better orders answers best first: higher confidence, then smaller values
+// (the order of reasoner.Query).
+func better(a, b reasoner.Answer) bool {
+	if a.Confidence != b.Confidence {
+		return a.Confidence > b.Confidence
+	}
+	return slices.Compare(a.Values, b.Values) < 0
+}
+
+// answerHeap is a min-heap of answers, the worst on top.
+type answerHeap []reasoner.Answer
+
+func (h answerHeap) Len() int           { return len(h) }
+func (h answerHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h answerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *answerHeap) Push(x any)        { *h = append(*h, x.(reasoner.Answer)) }
+func (h *answerHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// topAnswers returns the n best answers, best first, keeping no more than n
+// at a time.
+func topAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, n int) ([]reasoner.Answer, error) {
+	h := make(answerHeap, 0, n)
+	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
+		switch {
+		case len(h) < n:
+			heap.Push(&h, a)
+		case better(a, h[0]):
+			h[0] = a
+			heap.Fix(&h, 0)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]reasoner.Answer, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(reasoner.Answer)
+	}
+	return out, nil
+}
+
+// streamAnswers writes every answer as the evaluator reads it out (at most
+// top when top > 0), through a buffer, holding none of them.
+func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, vars []string, format string, top int) error {
+	w := bufio.NewWriter(e.stdout)
+	n := 0
+	var werr error
+	row := func(a reasoner.Answer) {
+		switch format {
+		case "json":
+			x, err := json.Marshal(jsonRow{vars: vars, vals: a.Values, conf: a.Confidence})
+			if err != nil {
+				werr = err
+				return
+			}
+			if n > 0 {
+				w.WriteString(",\n  ")
+			}
+			w.Write(x)
+		case "tsv":
+			w.WriteString(strings.Join(a.Values, "\t") + "\t" + strconv.FormatFloat(a.Confidence, 'g', -1, 64) + "\n")
+		default:
+			if len(vars) == 0 {
+				w.WriteString("true " + fmtConf(a.Confidence) + "\n")
+				return
+			}
+			w.WriteString(strings.Join(a.Values, "  ") + "  " + fmtConf(a.Confidence) + "\n")
+		}
+	}
+	switch {
+	case format == "json":
+		w.WriteString("[\n  ")
+	case format == "tsv":
+		w.WriteString(strings.Join(vars, "\t") + "\tconfidence\n")
+	case len(vars) > 0:
+		w.WriteString(strings.Join(vars, "  ") + "  confidence\n")
+	}
+	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
+		row(a)
+		n++
+		return werr == nil && (top <= 0 || n < top)
+	})
+	if err != nil {
+		w.Flush()
+		return queryErr(err)
+	}
+	switch {
+	case format == "json":
+		w.WriteString("\n]\n")
+	case format != "tsv" && n == 0:
+		if len(vars) == 0 {
+			w.WriteString("false\n")
+		} else {
+			w.WriteString("no answers\n")
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	return w.Flush()
+}
+
+// queryErr classifies an error of reasoner.Query or Count.
+func queryErr(err error) error {
+	switch {
+	case errors.Is(err, reasoner.ErrInvalidProgram):
+		return programErr(err)
+	case errors.Is(err, reasoner.ErrUnknownPredicate):
+		return inputErr(err)
+	}
+	return err
+}
+
+// hintCapitalised prints a hint for every variable of a whose name, as
+// written or in lower case, is an entity of the store: most often a
+// constant written with a capital letter, which makes it a variable.
+func hintCapitalised(w io.Writer, st store.Store, a datalog.Atom) {
+	rels := map[string]bool{}
+	if rs, err := st.Relations(); err == nil {
+		for _, r := range rs {
+			rels[r.Name] = true
+		}
+	}
+	var seen []string
+	for _, t := range a.Args {
+		if t.Kind != datalog.Var || t.Value == "_" || strings.HasPrefix(t.Value, "_") || slices.Contains(seen, t.Value) {
+			continue
+		}
+		seen = append(seen, t.Value)
+		for _, name := range []string{t.Value, strings.ToLower(t.Value)} {
+			if rels[name] {
+				continue
+			}
+			if _, ok, err := st.Lookup(name); err == nil && ok {
+				fmt.Fprintf(w, "hint: %s is a variable (a name that starts with an uppercase letter); the entity is written %s\n",
+					t.Value, datalog.Term{Kind: datalog.Symbol, Value: name})
+				break
+			}
+		}
+	}
 }
 
 // queryStore opens the store at --db for a query. Without a store there,
@@ -313,32 +544,17 @@ func fmtConf(c float64) string {
 	return strconv.FormatFloat(c, 'g', 4, 64)
 }
 
-// printAnswers writes the answers in the chosen format.
+// printAnswers writes the answers as a table or as TSV (format "tsv").
 func printAnswers(w io.Writer, format string, vars []string, answers []reasoner.Answer) error {
 	if len(vars) == 0 { // a ground query
-		switch format {
-		case "json":
-			v := map[string]any{"holds": len(answers) > 0}
-			if len(answers) > 0 {
-				v["confidence"] = answers[0].Confidence
-			}
-			return writeJSON(w, v)
-		default:
-			if len(answers) == 0 {
-				_, err := fmt.Fprintln(w, "false")
-				return err
-			}
-			_, err := fmt.Fprintf(w, "true %s\n", fmtConf(answers[0].Confidence))
+		if len(answers) == 0 {
+			_, err := fmt.Fprintln(w, "false")
 			return err
 		}
+		_, err := fmt.Fprintf(w, "true %s\n", fmtConf(answers[0].Confidence))
+		return err
 	}
 	switch format {
-	case "json":
-		rows := make([]jsonRow, len(answers))
-		for i, a := range answers {
-			rows[i] = jsonRow{vars: vars, vals: a.Values, conf: a.Confidence}
-		}
-		return writeJSON(w, rows)
 	case "tsv":
 		var b strings.Builder
 		b.WriteString(strings.Join(vars, "\t") + "\tconfidence\n")
@@ -374,12 +590,61 @@ func printAnswers(w io.Writer, format string, vars []string, answers []reasoner.
 	return err
 }
 
+// printAnswersJSON writes the answers as JSON: for a ground query an object
+// {"holds", "confidence"}, otherwise an array of rows (see jsonRow); with
+// explain, every answer carries "proof" (see jsonProof).
+func printAnswersJSON(w io.Writer, vars []string, answers []reasoner.Answer, explain bool) error {
+	if len(vars) == 0 {
+		v := map[string]any{"holds": len(answers) > 0}
+		if len(answers) > 0 {
+			v["confidence"] = answers[0].Confidence
+			if explain && answers[0].Proof != nil {
+				v["proof"] = newJSONProof(answers[0].Proof)
+			}
+		}
+		return writeJSON(w, v)
+	}
+	rows := make([]jsonRow, len(answers))
+	for i, a := range answers {
+		rows[i] = jsonRow{vars: vars, vals: a.Values, conf: a.Confidence}
+		if explain && a.Proof != nil {
+			p := newJSONProof(a.Proof)
+			rows[i].proof = &p
+		}
+	}
+	return writeJSON(w, rows)
+}
+
+// jsonProof is a proof as JSON: snake_case keys, children always an array.
+type jsonProof struct {
+	Fact       string      `json:"fact"`
+	Confidence float64     `json:"confidence"`
+	Rule       string      `json:"rule,omitempty"`
+	File       string      `json:"file,omitempty"`
+	Line       int         `json:"line,omitempty"`
+	Col        int         `json:"col,omitempty"`
+	Weight     float64     `json:"weight"`
+	Base       bool        `json:"base"`
+	Negated    bool        `json:"negated"`
+	Children   []jsonProof `json:"children"`
+}
+
+func newJSONProof(p *reasoner.Proof) jsonProof {
+	j := jsonProof{Fact: p.Fact, Confidence: p.Confidence, Rule: p.Rule, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col,
+		Weight: p.Weight, Base: p.Base, Negated: p.Negated, Children: make([]jsonProof, 0, len(p.Children))}
+	for _, c := range p.Children {
+		j.Children = append(j.Children, newJSONProof(c))
+	}
+	return j
+}
+
 // jsonRow is an answer as a JSON object: the variables in order, then
-// "confidence".
+// "confidence", then "proof" when there is one.
 type jsonRow struct {
-	vars []string
-	vals []string
-	conf float64
+	vars  []string
+	vals  []string
+	conf  float64
+	proof *jsonProof
 }
 
 func (r jsonRow) MarshalJSON() ([]byte, error) {
@@ -395,6 +660,14 @@ func (r jsonRow) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteString(`"confidence":`)
 	b.WriteString(strconv.FormatFloat(r.conf, 'g', -1, 64))
+	if r.proof != nil {
+		x, err := json.Marshal(r.proof)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`,"proof":`)
+		b.Write(x)
+	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
@@ -419,6 +692,10 @@ func proofLines(b *strings.Builder, p *reasoner.Proof, first, rest string) {
 	case p.Base:
 		b.WriteString("  base fact\n")
 		return
+	case p.Negated && len(p.Children) == 1:
+		fmt.Fprintf(b, "  = 1 - %s\n", fmtConf(p.Children[0].Confidence))
+		proofLines(b, p.Children[0], rest+"  └─ ", rest+"     ")
+		return
 	case p.Rule == "":
 		b.WriteString("\n")
 		return
@@ -441,23 +718,30 @@ func proofLines(b *strings.Builder, p *reasoner.Proof, first, rest string) {
 type explainCmd struct {
 	Fact    string   `arg:"" help:"A ground atom, such as \"wife(alice_ortiz, marc_ueda)\"."`
 	Rules   []string `placeholder:"FILE.dl" help:"Rule files to derive the fact with (default: the proofs stored by drumql infer)."`
-	Min     float64  `default:"1e-4" placeholder:"X" help:"Drop derivations whose confidence is below X."`
+	Min     float64  `default:"1e-4" placeholder:"X" help:"Drop derivations whose confidence is below X, in (0, 1]."`
 	Format  string   `enum:"text,json" default:"text" help:"Output format: text or json."`
-	Threads int      `placeholder:"N" help:"Worker goroutines (default: all cores)."`
+	Threads int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 }
 
 // Help is shown under the command's usage.
 func (explainCmd) Help() string {
 	return `Prints the best proof of a fact as a tree: every derived fact with the rule
 that derived it (file:line, weight) and its body facts, down to base facts, with
-the confidence at each node.
+the confidence at each node. A negated literal that matched a fact shows as
+"not p(...)  [1 - c]" over the proof of that fact. When the rule files record
+another aggregation than max for the fact's relation (@aggregate), a line under
+the tree says so: query ranks the fact by that aggregation of several rules'
+derivations, while the tree is the best single derivation.
 
 Examples:
   drumql explain "wife(alice_ortiz, marc_ueda)"
-  drumql explain --rules families.dl "uncle(X, Y)" `
+  drumql explain --rules families.dl "wife(frida_varga, marc_ueda)"`
 }
 
 func (c *explainCmd) Run(e *env) error {
+	if err := errors.Join(checkMin(c.Min), checkCount("threads", c.Threads)); err != nil {
+		return err
+	}
 	q, err := parseAtom(c.Fact)
 	if err != nil {
 		return err
@@ -478,20 +762,29 @@ func (c *explainCmd) Run(e *env) error {
 	if err := checkQuery(st, check, q); err != nil {
 		return err
 	}
+	hintCapitalised(e.stderr, st, q.Atom)
 	p, err := reasoner.Explain(e.ctx, st, prog, q.Atom, reasoner.Options{Min: c.Min, Threads: c.Threads})
 	if err != nil {
 		switch {
 		case errors.Is(err, reasoner.ErrNoProof):
 			return fmt.Errorf("%s does not hold (no derivation with confidence >= %g)", q.Atom, c.Min)
-		case errors.Is(err, reasoner.ErrNotGround), errors.Is(err, reasoner.ErrUnknownPredicate), errors.Is(err, reasoner.ErrInvalidProgram):
+		case errors.Is(err, reasoner.ErrInvalidProgram):
+			return programErr(err)
+		case errors.Is(err, reasoner.ErrNotGround):
+			return inputErr(fmt.Errorf("%s has variables: explain takes a fact (use query --explain for the best proof of each answer)", q.Atom))
+		case errors.Is(err, reasoner.ErrUnknownPredicate):
 			return inputErr(err)
 		}
 		return err
 	}
 	if c.Format == "json" {
-		return writeJSON(e.stdout, p)
+		return writeJSON(e.stdout, newJSONProof(p))
 	}
 	printProof(e.stdout, p)
+	if a := check.Aggregation(q.Atom.Pred); a.Method != "max" {
+		fmt.Fprintf(e.stdout, "note: the rule files rank %s facts by %s over several rules' derivations; this is the best single derivation\n",
+			datalog.QuoteName(q.Atom.Pred), a.Describe())
+	}
 	return nil
 }
 
