@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -127,6 +128,12 @@ func (c *mineCmd) Run(e *env) error {
 		weight = miner.WeightScore
 	}
 	extractStart := time.Now()
+	// After Ctrl-C the rules of the current weights are still written: read
+	// them off without the cancelled context (and choose no aggregation).
+	ctx := e.ctx
+	if interrupted {
+		ctx = context.WithoutCancel(ctx)
+	}
 	xo := miner.ExtractOptions{Heads: c.Heads, Graph: g, Beam: c.Beam, MaxRules: c.MaxRules, Candidates: c.Candidates,
 		MinScore: c.MinScore, MinSupport: c.MinSupport, Weight: weight, SupportBudget: c.Budget, Threads: c.Threads}
 	if xo.Beam <= 0 {
@@ -150,7 +157,7 @@ func (c *mineCmd) Run(e *env) error {
 		if len(heads) == 0 {
 			heads = cfg.Heads
 		}
-		consts, err := g.ConstantRules(e.ctx, miner.ConstOptions{Heads: heads, PerHead: c.ConstantRules, Seed: cfg.Seed})
+		consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: c.ConstantRules, Seed: cfg.Seed})
 		if err != nil {
 			return err
 		}
@@ -162,13 +169,18 @@ func (c *mineCmd) Run(e *env) error {
 	case "noisy-or":
 		directives = []datalog.Aggregate{{Method: "noisy_or"}}
 	case "auto":
+		if interrupted || st == nil {
+			// Choosing needs the store (its valid split and filter): from a
+			// snapshot file, or after Ctrl-C, the file records max.
+			break
+		}
 		vq, err := validQueries(st)
 		if err != nil {
 			return err
 		}
 		if len(vq) > 0 && len(rules) > 0 {
 			prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
-			if tuned, err = tuneAggregation(e.ctx, e, st, prog, vq); err != nil {
+			if tuned, err = tuneAggregation(ctx, e, st, prog, vq); err != nil {
 				return err
 			}
 			directives = tuned.Directives
@@ -232,11 +244,13 @@ func (c *mineCmd) Run(e *env) error {
 		fmt.Fprintf(e.stderr, "mined %d rules for %d head relations in %d epochs (%s; rules read, counted and tuned in %s); wrote %s\n",
 			len(rules), countHeads(rules), len(hist), time.Since(start).Round(100*time.Millisecond),
 			extractTook.Round(100*time.Millisecond), where)
-		cov, err := coverage(e, st, g, model, rules, tuned)
-		if err != nil {
-			return err
+		if st != nil {
+			cov, err := coverage(e, st, g, model, rules, tuned)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(e.stderr, cov)
 		}
-		fmt.Fprint(e.stderr, cov)
 	}
 	return nil
 }

@@ -293,7 +293,7 @@ func TestStreamedAnswers(t *testing.T) {
 	db := filepath.Join(dir, "none")
 	run := func(args ...string) string {
 		t.Helper()
-		out, stderr, code := runCLI(t, "", append([]string{"--db", db, "query", "--rules", prog, "path(X, Y)?"}, args...)...)
+		out, stderr, code := runCLI(t, "", append([]string{"--db", db, "query", "--min", "1e-4", "--rules", prog, "path(X, Y)?"}, args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
