@@ -310,49 +310,9 @@ func TestRuleScores(t *testing.T) {
 	if h := cd.heads["h"]; len(h.chain) != 6 || len(h.other) != 1 {
 		t.Fatalf("chain rules %v, other %v", h.chain, h.other)
 	}
-	checked := 0
-	for e := range 60 {
-		given := fmt.Sprint("v", e)
-		for _, inverse := range []bool{false, true} {
-			want := map[string][]string{}
-			for ri := range 7 {
-				single := &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[7:]...)}
-				q := "h(" + given + ", X)?"
-				if inverse {
-					q = "h(X, " + given + ")?"
-				}
-				as, err := Query(ctx, st, single, mustQuery(t, q), Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, a := range as {
-					want[a.Values[0]] = append(want[a.Values[0]], fmt.Sprintf("%d:%.6g", ri, a.Confidence))
-				}
-			}
-			hits, err := en.RuleScores(ctx, "h", given, inverse)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := map[string][]string{}
-			for _, h := range hits {
-				if !slices.IsSortedFunc(h.Scores, func(a, b float64) int { return cmp.Compare(b, a) }) {
-					t.Errorf("scores not descending: %v", h.Scores)
-				}
-				for k := range h.Scores {
-					got[h.Candidate] = append(got[h.Candidate], fmt.Sprintf("%d:%.6g", h.Rules[k], h.Scores[k]))
-				}
-			}
-			for _, m := range []map[string][]string{got, want} {
-				for k := range m {
-					slices.Sort(m[k])
-				}
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s inverse=%v:\ngot  %v\nwant %v", given, inverse, got, want)
-			}
-			checked += len(want)
-		}
-	}
+	checked := checkRuleScores(t, en, st, 60, func(ri int) *datalog.Program {
+		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[7:]...)}
+	}, 7)
 	if checked < 100 {
 		t.Errorf("only %d candidates checked", checked)
 	}
@@ -520,46 +480,9 @@ func TestRuleScoresConstants(t *testing.T) {
 	if h := cd.heads["h"]; len(h.lpConst) != 10 || len(h.lpOther) != 1 {
 		t.Fatalf("rules with constants %d, other %v", len(h.lpConst), h.lpOther)
 	}
-	checked := 0
-	for e := range 42 {
-		given := fmt.Sprint("v", e)
-		for _, inverse := range []bool{false, true} {
-			want := map[string][]string{}
-			for ri := range prog.Rules {
-				single := &datalog.Program{Rules: []datalog.Rule{prog.Rules[ri]}}
-				q := "h(" + given + ", X)?"
-				if inverse {
-					q = "h(X, " + given + ")?"
-				}
-				as, err := Query(ctx, st, single, mustQuery(t, q), Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, a := range as {
-					want[a.Values[0]] = append(want[a.Values[0]], fmt.Sprintf("%d:%.6g", ri, a.Confidence))
-				}
-			}
-			hits, err := en.RuleScores(ctx, "h", given, inverse)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := map[string][]string{}
-			for _, h := range hits {
-				for k := range h.Scores {
-					got[h.Candidate] = append(got[h.Candidate], fmt.Sprintf("%d:%.6g", h.Rules[k], h.Scores[k]))
-				}
-			}
-			for _, m := range []map[string][]string{got, want} {
-				for k := range m {
-					slices.Sort(m[k])
-				}
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s inverse=%v:\ngot  %v\nwant %v", given, inverse, got, want)
-			}
-			checked += len(want)
-		}
-	}
+	checked := checkRuleScores(t, en, st, 42, func(ri int) *datalog.Program {
+		return &datalog.Program{Rules: []datalog.Rule{prog.Rules[ri]}}
+	}, len(prog.Rules))
 	if checked < 200 {
 		t.Errorf("only %d candidates checked", checked)
 	}
@@ -632,4 +555,56 @@ func TestStoreArity(t *testing.T) {
 			t.Errorf("%q: Prepare error %v, want ErrInvalidProgram", c.src, err)
 		}
 	}
+}
+
+// checkRuleScores compares en.RuleScores for head h, for every entity v0..
+// v(n-1) in both directions, with a brute force: each of the first rules
+// rules alone (single(ri) is the program of rule ri), queried with Query. It
+// returns the number of candidates checked.
+func checkRuleScores(t *testing.T, en *Engine, st store.Store, n int, single func(ri int) *datalog.Program, rules int) int {
+	t.Helper()
+	ctx := context.Background()
+	checked := 0
+	for e := range n {
+		given := fmt.Sprint("v", e)
+		for _, inverse := range []bool{false, true} {
+			want := map[string][]string{}
+			for ri := range rules {
+				q := "h(" + given + ", X)?"
+				if inverse {
+					q = "h(X, " + given + ")?"
+				}
+				as, err := Query(ctx, st, single(ri), mustQuery(t, q), Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, a := range as {
+					want[a.Values[0]] = append(want[a.Values[0]], fmt.Sprintf("%d:%.6g", ri, a.Confidence))
+				}
+			}
+			hits, err := en.RuleScores(ctx, "h", given, inverse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]string{}
+			for _, h := range hits {
+				if !slices.IsSortedFunc(h.Scores, func(a, b float64) int { return cmp.Compare(b, a) }) {
+					t.Errorf("scores not descending: %v", h.Scores)
+				}
+				for k := range h.Scores {
+					got[h.Candidate] = append(got[h.Candidate], fmt.Sprintf("%d:%.6g", h.Rules[k], h.Scores[k]))
+				}
+			}
+			for _, m := range []map[string][]string{got, want} {
+				for k := range m {
+					slices.Sort(m[k])
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s inverse=%v:\ngot  %v\nwant %v", given, inverse, got, want)
+			}
+			checked += len(want)
+		}
+	}
+	return checked
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/drumql/drumql/datalog"
@@ -83,7 +84,7 @@ func tuneAggregation(ctx context.Context, e *env, st store.Store, prog *datalog.
 	}
 	// Directives sorted by relation name: the file is deterministic.
 	slices.SortFunc(rels, func(a, b store.ID) int {
-		return cmpString(rs.names[a], rs.names[b])
+		return strings.Compare(rs.names[a], rs.names[b])
 	})
 	for _, r := range rels {
 		a := tuneCandidates[c.PerRelation[r]]
@@ -91,16 +92,6 @@ func tuneAggregation(ctx context.Context, e *env, st store.Store, prog *datalog.
 		t.Directives = append(t.Directives, a)
 	}
 	return t, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // describeTuning is the line drumql mine prints about the aggregation it
