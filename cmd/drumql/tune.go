@@ -101,8 +101,14 @@ func describeTuning(t *tuning) string {
 		t.Directives[0].Describe(), t.Queries, t.Chosen, len(t.Directives)-1)
 }
 
+// tuneMaxQueries bounds the valid queries the aggregation is chosen on: a
+// large valid split is thinned to every k-th triple (both directions), so
+// choosing stays a matter of seconds on large graphs.
+const tuneMaxQueries = 10000
+
 // validQueries returns the queries of the store's valid split, both
-// directions, or none when it has no valid split.
+// directions (at most tuneMaxQueries: every k-th triple of a larger split),
+// or none when it has no valid split.
 func validQueries(st store.Store) ([]linkpred.Query, error) {
 	names, err := st.Splits()
 	if err != nil {
@@ -111,7 +117,17 @@ func validQueries(st store.Store) ([]linkpred.Query, error) {
 	if !slices.Contains(names, "valid") {
 		return nil, nil
 	}
-	return linkpred.Queries(st, "valid")
+	qs, err := linkpred.Queries(st, "valid")
+	if err != nil || len(qs) <= tuneMaxQueries {
+		return qs, err
+	}
+	// Queries come in pairs (head, tail) of one triple: keep whole pairs.
+	k := (len(qs) + tuneMaxQueries - 1) / tuneMaxQueries
+	var out []linkpred.Query
+	for i := 0; i+1 < len(qs); i += 2 * k {
+		out = append(out, qs[i], qs[i+1])
+	}
+	return out, nil
 }
 
 // coverageModelQueries bounds the valid queries the model scores for the
