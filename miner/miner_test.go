@@ -180,6 +180,19 @@ func TestDeterministicAcrossThreads(t *testing.T) {
 	if rulesText(r1) != rulesText(r2) {
 		t.Error("rules differ between Threads=1 and Threads=2")
 	}
+	// Extraction runs head relations in parallel: the same rules whatever
+	// the number of workers, with the wide reading too.
+	var wide []string
+	for _, threads := range []int{1, 3} {
+		rs, err := m1.Rules(ExtractOptions{MinScore: 1e-6, Beam: 500, Candidates: 200, MaxRules: 50, Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wide = append(wide, rulesText(DatalogRules(rs)))
+	}
+	if wide[0] != wide[1] || wide[0] == "" {
+		t.Error("wide extraction differs between 1 and 3 workers (or is empty)")
+	}
 	if len(r1) == 0 {
 		t.Error("no rules")
 	}
