@@ -435,3 +435,43 @@ func TestValidQueriesThinned(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalModelUnseenRelation: eval --model on a test split with a
+// relation the model never saw scores those queries 0, says how many, and
+// evaluates the rest, instead of failing.
+func TestEvalModelUnseenRelation(t *testing.T) {
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(repoRoot(t), "examples", "families")
+	for _, f := range []string{"facts.txt", "train.txt", "valid.txt", "test.txt"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "test.txt" {
+			b = append(b, "alice_ortiz\tgodparent\tmarc_ueda\n"...)
+		}
+		if err := os.WriteFile(filepath.Join(data, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(tmp, "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "load", data); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	model := filepath.Join(tmp, "model")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--heads", "wife", "--epochs", "1",
+		"--aggregate", "max", "--save-model", model, "--out", filepath.Join(tmp, "w.dl")); code != 0 {
+		t.Fatalf("mine: exit %d: %s", code, stderr)
+	}
+	out, stderr, code := runCLI(t, "", "--db", db, "-q", "eval", "--model", model, "--format", "json")
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "2 of the 278 queries ask relations the model never learnt") || !strings.Contains(out, `"queries": 278`) {
+		t.Errorf("stderr %q, stdout %.200q", stderr, out)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -162,9 +163,19 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, 
 		// The hybrid applies the prior itself, after the model's score.
 		h := &hybridScorer{rules: rules, model: scorer, n: len(ents)}
 		rules.hybrid = true
-		return linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents})
+		rep, err := linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents})
+		if err == nil && scorer.unseen.Load() > 0 {
+			fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: the rules alone rank them\n",
+				scorer.unseen.Load(), len(qs))
+		}
+		return rep, err
 	}
-	return linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents})
+	rep, err := linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents})
+	if err == nil && scorer.unseen.Load() > 0 {
+		fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: they score 0 (unreached)\n",
+			scorer.unseen.Load(), len(qs))
+	}
+	return rep, err
 }
 
 // hybridScorer ranks the candidates by the rules (their aggregated
@@ -245,12 +256,13 @@ func (h *hybridScorer) Score(ctx context.Context, qs []linkpred.Query, out []lin
 
 // modelScorer adapts a DRUM model to linkpred.Scorer.
 type modelScorer struct {
-	model *miner.Model
-	g     *miner.Graph
-	gpos  []int32
-	n     int
-	pool  chan *miner.Scorer
-	rels  map[store.ID]string
+	model  *miner.Model
+	g      *miner.Graph
+	gpos   []int32
+	n      int
+	pool   chan *miner.Scorer
+	rels   map[store.ID]string
+	unseen atomic.Int64 // queries over relations the model cannot score
 }
 
 func (m *modelScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
@@ -266,14 +278,18 @@ func (m *modelScorer) Score(ctx context.Context, qs []linkpred.Query, out []link
 		default:
 		}
 	}()
-	name, ok := m.rels[qs[0].Rel]
-	if !ok {
-		return fmt.Errorf("eval: relation %d is not in the graph", qs[0].Rel)
-	}
 	given := make([]int32, 0, len(qs))
 	idx := make([]int, 0, len(qs))
-	for i, q := range qs {
+	for i := range qs {
 		out[i].SetDense(m.n) // zero scores for a given entity outside the graph
+	}
+	name, ok := m.rels[qs[0].Rel]
+	if !ok {
+		// A relation with no fact in the graph: nothing to propagate.
+		m.unseen.Add(int64(len(qs)))
+		return nil
+	}
+	for i, q := range qs {
 		if gi, ok := m.g.EntityIndex(q.Given); ok {
 			given = append(given, gi)
 			idx = append(idx, i)
@@ -285,6 +301,12 @@ func (m *modelScorer) Score(ctx context.Context, qs []linkpred.Query, out []link
 	// linkpred's Inverse means tail prediction (Given, Rel, ?), which the
 	// miner asks as inv_r: the same convention.
 	res, err := sc.Scores(ctx, name, qs[0].Inverse, given, nil)
+	if errors.Is(err, miner.ErrUnknownRelation) {
+		// A relation the model never learnt (mined with --heads, or new
+		// since): every candidate scores 0, as for rules that reach nothing.
+		m.unseen.Add(int64(len(qs)))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
