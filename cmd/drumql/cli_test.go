@@ -475,3 +475,24 @@ func TestEvalModelUnseenRelation(t *testing.T) {
 		t.Errorf("stderr %q, stdout %.200q", stderr, out)
 	}
 }
+
+// TestMineEvalNeedsTestSplit: mine --eval on a store without a test split
+// is refused before training.
+func TestMineEvalNeedsTestSplit(t *testing.T) {
+	tmp := t.TempDir()
+	tsv := filepath.Join(tmp, "g.tsv")
+	if err := os.WriteFile(tsv, []byte("a\tr\tb\nb\tr\tc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(tmp, "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "load", tsv); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	var progressed bool
+	testHookMineProgress = func(miner.Progress) { progressed = true }
+	defer func() { testHookMineProgress = nil }()
+	_, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--eval", "--out", filepath.Join(tmp, "r.dl"))
+	if code != 2 || !strings.Contains(stderr, "no test split") || progressed {
+		t.Errorf("exit %d, trained %v: %s", code, progressed, stderr)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
@@ -68,6 +69,16 @@ func (c *mineCmd) Run(e *env) error {
 	}
 	if st != nil {
 		defer st.Close()
+	}
+	if c.Eval && st != nil {
+		// Say it now, not after an hour of training.
+		names, err := st.Splits()
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(names, "test") {
+			return inputErr(fmt.Errorf("mine --eval: the store has no test split to evaluate on (load a dataset folder with a test.txt, or drop --eval)"))
+		}
 	}
 	start := time.Now()
 	g, err := c.loadGraph(e, src) // memory estimate and check (memory.go)
