@@ -48,6 +48,9 @@ func (c *mineCmd) checkMemory(e *env, need int64) error {
 		}
 		lim, known = sysmem.Limit{Bytes: n, Source: "--max-memory"}, true
 	}
+	if !e.cli.Quiet && miner.Kernel() == "generic" {
+		fmt.Fprintln(e.stderr, "mine: sparse kernels: generic Go (a build with GOEXPERIMENT=simd uses AVX2/AVX-512 where the CPU has them)")
+	}
 	if !e.cli.Quiet {
 		if known {
 			fmt.Fprintf(e.stderr, "mine: estimated peak memory %s (%s %s)\n", sysmem.Format(need), lim.Source, sysmem.Format(lim.Bytes))
