@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/suggest"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
+)
+
+// inferCmd is drumql infer.
+type inferCmd struct {
+	Files    []string `arg:"" name:"rules" help:"Datalog rule files (.dl); mined files are merged into the others."`
+	Min      float64  `default:"0.1" placeholder:"X" help:"Drop derivations whose confidence is below X, in (0, 1]. The default, 0.1, stores what the rules make at least somewhat likely: a mined file has hundreds of rules per head relation, and chaining their weak derivations through each other would fill the store with near-certain noise (query and eval rank with every rule down to 1e-4 without storing anything)."`
+	MaxFacts int      `default:"50000000" placeholder:"N" help:"Stop with an error beyond N derived facts (N > 0)."`
+	Threads  int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
+}
+
+// checkMin rejects a --min outside (0, 1].
+func checkMin(x float64) error {
+	if !(x > 0 && x <= 1) {
+		return inputErr(fmt.Errorf("--min %g: a confidence threshold must be in (0, 1]", x))
+	}
+	return nil
+}
+
+// checkCount rejects a negative value of a count flag.
+func checkCount(flag string, n int) error {
+	if n < 0 {
+		return inputErr(fmt.Errorf("--%s %d: must be 0 or more", flag, n))
+	}
+	return nil
+}
+
+// programErr is the error of an invalid program found by the reasoner: its
+// diagnostics with source lines and carets, an input error.
+func programErr(err error) error {
+	var ds datalog.Diagnostics
+	if errors.As(err, &ds) {
+		return inputErr(diagError{ds: ds})
+	}
+	return inputErr(err)
+}
+
+// Help is shown under the command's usage.
+func (inferCmd) Help() string {
+	return `Forward chaining: derives every fact the rules imply from the base facts, with a
+confidence (rule weight times the body confidences along a derivation, the best
+derivation kept) and its best proof, and stores them in the derived space. A new
+infer replaces the previous derived facts atomically; base facts are never
+touched, and a failed or interrupted infer leaves the previous derived state.
+
+Examples:
+  drumql infer families.dl examples/families/expert.dl
+  drumql infer --min 0.01 rules.dl`
+}
+
+func (c *inferCmd) Run(e *env) error {
+	if err := errors.Join(checkMin(c.Min), checkCount("threads", c.Threads)); err != nil {
+		return err
+	}
+	if c.MaxFacts <= 0 {
+		return inputErr(fmt.Errorf("--max-facts %d: must be more than 0", c.MaxFacts))
+	}
+	var warn bytes.Buffer
+	ps, err := loadPrograms(&warn, c.Files)
+	io.Copy(e.stderr, &warn)
+	if err != nil {
+		return err
+	}
+	st, err := e.openStoreForWriting(true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	warnUnknownBody(e.stderr, st, ps.Prog)
+	pb := e.newBar(-1, "inferring")
+	stats, err := reasoner.Infer(e.ctx, st, ps.Prog, reasoner.Options{Min: c.Min, MaxFacts: c.MaxFacts, Threads: c.Threads})
+	pb.finish()
+	if err != nil {
+		if e.ctx.Err() != nil {
+			return fmt.Errorf("infer interrupted: the store is unchanged (previous derived facts kept)")
+		}
+		if errors.Is(err, reasoner.ErrInvalidProgram) {
+			return programErr(err)
+		}
+		return fmt.Errorf("infer: %w\nthe store is unchanged (previous derived facts kept)", err)
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "derived %d facts in %d strata, %d rounds; stored in %s\n",
+		stats.Facts, stats.Strata, stats.Iterations, e.cli.DB)
+	if e.showProgress() {
+		fmt.Fprintf(e.stderr, "infer took %s\n", stats.Duration.Round(time.Millisecond))
+	}
+	names := sortedKeys(stats.Derived)
+	w := 0
+	for _, n := range names {
+		w = max(w, len(datalog.QuoteName(n)))
+	}
+	for _, n := range names {
+		fmt.Fprintf(e.stdout, "  %-*s %9d\n", w, datalog.QuoteName(n), stats.Derived[n])
+	}
+	return nil
+}
+
+// warnUnknownBody warns about body predicates that are neither relations of
+// the store nor defined by the program: most often a typo.
+func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
+	known := map[string]bool{}
+	var names []string
+	if rels, err := st.Relations(); err == nil {
+		for _, r := range rels {
+			known[r.Name] = true
+			names = append(names, r.Name)
+		}
+	}
+	for _, f := range p.Facts {
+		known[f.Atom.Pred] = true
+	}
+	for _, r := range p.Rules {
+		if !known[r.Head.Pred] {
+			names = append(names, r.Head.Pred)
+		}
+		known[r.Head.Pred] = true
+	}
+	var ds datalog.Diagnostics
+	seen := map[string]bool{}
+	for _, r := range p.Rules {
+		for _, l := range r.Body {
+			if l.Kind == datalog.Comparison || known[l.Atom.Pred] || seen[l.Atom.Pred] {
+				continue
+			}
+			seen[l.Atom.Pred] = true
+			msg := fmt.Sprintf("%s is not a relation of the store and no rule or fact defines it: the literal never holds", datalog.QuoteName(l.Atom.Pred))
+			if s := suggest.Nearest(l.Atom.Pred, names, 3); len(s) > 0 {
+				for i := range s {
+					s[i] = datalog.QuoteName(s[i])
+				}
+				msg += "; did you mean " + strings.Join(s, ", ") + "?"
+			}
+			ds = append(ds, datalog.Diagnostic{Pos: l.Atom.Pos, Severity: datalog.Warning, Msg: msg})
+		}
+	}
+	ds.Sort()
+	renderWarnings(w, ds)
+}

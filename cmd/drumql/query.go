@@ -1,0 +1,389 @@
+package main
+
+import (
+	"bufio"
+	"container/heap"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
+)
+
+// queryCmd is drumql query.
+type queryCmd struct {
+	Query     string   `arg:"" help:"The query, an atom such as \"wife(X, alice)?\"."`
+	Rules     []string `placeholder:"FILE.dl" help:"Rule files whose facts and rules answer the query too."`
+	Min       float64  `default:"0.1" placeholder:"X" help:"Drop answers and derivations whose confidence is below X, in (0, 1] (default 0.1, as infer; --min 1e-4 shows the weak answers of many mined rules too, and can take long on a large mined program)."`
+	Top       int      `placeholder:"N" help:"Print only the N best answers (0: all)."`
+	Count     bool     `help:"Print only the number of answers."`
+	Format    string   `enum:"table,tsv,json" default:"table" help:"Output format: table, tsv or json."`
+	Combine   string   `enum:",max,noisy-or" default:"" help:"Confidence of an answer: max (the best derivation) or noisy-or over the rules that derive it. Default: what the rule files' @aggregate directive records for the query's predicate: noisy_or(top = k) is noisy-or over each answer's k best rules, grouped is treated as noisy-or over the 5 best, max or no directive is max."`
+	Explain   bool     `help:"Print the best proof of the top answer (with --format json, every answer carries its proof)."`
+	Unordered bool     `help:"Print answers as the evaluator reads them out, unsorted, without holding them (table columns are not aligned); with --combine max only."`
+	Threads   int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
+}
+
+// combination is how query scores answers: "max", or "noisy-or" over each
+// answer's top best rules (0: all).
+type combination struct {
+	method string
+	top    int
+	note   string // why, when not asked on the command line
+}
+
+// queryCombination resolves --combine: the flag when given, else what the
+// program's @aggregate directives record for pred.
+func queryCombination(flag string, prog *datalog.Program, pred string) combination {
+	if flag != "" {
+		return combination{method: flag}
+	}
+	a := prog.Aggregation(pred)
+	switch a.Method {
+	case "noisy_or":
+		return combination{method: "noisy-or", top: int(a.Value("top")), note: a.Describe()}
+	case "grouped":
+		return combination{method: "noisy-or", top: int(datalog.Aggregate{Method: "noisy_or"}.Value("top")),
+			note: a.Describe() + ", scored as noisy-or"}
+	}
+	return combination{method: "max"}
+}
+
+// Help is shown under the command's usage.
+func (queryCmd) Help() string {
+	return `Answers are the store's base and derived facts plus what the --rules programs
+derive from them, evaluated goal-directed from the query's constants. One row
+per answer: the query's variables, then the confidence; best first. A ground
+query prints "true <confidence>" or "false". With --rules and no store at --db,
+the programs' own facts are the data and no store is created: drumql is then a
+Datalog interpreter.
+
+Without --combine, an answer's confidence is combined as the rule files'
+@aggregate directive for the query's predicate says: noisy_or(top = k) gives
+noisy-or over the answer's k best rules (1 - the product of 1 - c), grouped is
+treated as noisy-or over the 5 best rules (the grouping of redundant rules is
+for eval's ranking), and max or no directive gives the best derivation.
+
+A variable is a name that starts with an uppercase letter: Marc_Ueda is a
+variable, marc_ueda the entity (quote other names: "Marc_Ueda").
+
+Examples:
+  drumql query "wife(X, marc_ueda)?" --explain
+  drumql query --rules families.dl --rules examples/families/expert.dl "cousin(X, alice_ortiz)?" --top 5
+  drumql query --rules prog.dl "path(a, X)?" --format json`
+}
+
+func (c *queryCmd) Run(e *env) error {
+	if err := errors.Join(checkMin(c.Min), checkCount("top", c.Top), checkCount("threads", c.Threads)); err != nil {
+		return err
+	}
+	q, err := parseAtom(c.Query)
+	if err != nil {
+		return err
+	}
+	prog, err := loadRuleFlags(e, c.Rules)
+	if err != nil {
+		return err
+	}
+	st, err := e.queryStore(prog != nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if prog == nil {
+		prog = &datalog.Program{}
+	}
+	if err := checkQuery(st, prog, q); err != nil {
+		return err
+	}
+	if len(c.Rules) > 0 {
+		warnUnknownBody(e.stderr, st, prog)
+	}
+	hintCapitalised(e.stderr, st, q.Atom)
+	opt := reasoner.Options{Min: c.Min, Threads: c.Threads, Explain: c.Explain}
+	if c.Count {
+		// noisy-or rescores answers, it neither adds nor removes one
+		n, err := reasoner.Count(e.ctx, st, prog, q.Atom, opt)
+		if err != nil {
+			return queryErr(err)
+		}
+		fmt.Fprintln(e.stdout, n)
+		return nil
+	}
+	comb := queryCombination(c.Combine, prog, q.Atom.Pred)
+	vars := queryVars(q.Atom)
+	if c.Unordered && len(vars) > 0 { // a ground query has one answer at most
+		if comb.method != "max" {
+			return inputErr(fmt.Errorf("--unordered needs --combine max (noisy-or rescores answers after they are all known)"))
+		}
+		return streamAnswers(e, st, prog, q.Atom, opt, vars, c.Format, c.Top)
+	}
+	var answers []reasoner.Answer
+	if c.Top > 0 && comb.method == "max" && !c.Explain {
+		// the N best in a bounded heap, not every answer sorted
+		answers, err = topAnswers(e, st, prog, q.Atom, opt, c.Top)
+	} else {
+		answers, err = reasoner.Query(e.ctx, st, prog, q.Atom, opt)
+	}
+	if err != nil {
+		return queryErr(err)
+	}
+	if comb.method == "noisy-or" {
+		answers, err = reasoner.NoisyOrTop(e.ctx, st, prog, q.Atom, answers, comb.top, opt)
+		if err != nil {
+			return err
+		}
+		if comb.note != "" && e.showProgress() {
+			fmt.Fprintf(e.stderr, "confidences combined by %s, as the rule files' @aggregate directive says (--combine max for the best derivation)\n", comb.note)
+		}
+	}
+	if c.Top > 0 && len(answers) > c.Top {
+		answers = answers[:c.Top]
+	}
+	if c.Format == "json" {
+		return printAnswersJSON(e.stdout, vars, answers, c.Explain)
+	}
+	if err := printAnswers(e.stdout, c.Format, vars, answers); err != nil {
+		return err
+	}
+	if c.Explain && len(answers) > 0 && answers[0].Proof != nil {
+		fmt.Fprintln(e.stdout)
+		fmt.Fprintln(e.stdout, "proof of the top answer:")
+		printProof(e.stdout, answers[0].Proof)
+	}
+	return nil
+}
+
+// better orders answers best first: higher confidence, then smaller values
+// (the order of reasoner.Query).
+func better(a, b reasoner.Answer) bool {
+	if a.Confidence != b.Confidence {
+		return a.Confidence > b.Confidence
+	}
+	return slices.Compare(a.Values, b.Values) < 0
+}
+
+// answerHeap is a min-heap of answers, the worst on top.
+type answerHeap []reasoner.Answer
+
+func (h answerHeap) Len() int           { return len(h) }
+func (h answerHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h answerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *answerHeap) Push(x any)        { *h = append(*h, x.(reasoner.Answer)) }
+func (h *answerHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// topAnswers returns the n best answers, best first, keeping no more than n
+// at a time.
+func topAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, n int) ([]reasoner.Answer, error) {
+	h := make(answerHeap, 0, n)
+	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
+		switch {
+		case len(h) < n:
+			heap.Push(&h, a)
+		case better(a, h[0]):
+			h[0] = a
+			heap.Fix(&h, 0)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]reasoner.Answer, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(reasoner.Answer)
+	}
+	return out, nil
+}
+
+// streamAnswers writes every answer as the evaluator reads it out (at most
+// top when top > 0), through a buffer, holding none of them.
+func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, vars []string, format string, top int) error {
+	w := bufio.NewWriter(e.stdout)
+	n := 0
+	var werr error
+	row := func(a reasoner.Answer) {
+		switch format {
+		case "json":
+			x, err := json.Marshal(jsonRow{vars: vars, vals: a.Values, conf: a.Confidence})
+			if err != nil {
+				werr = err
+				return
+			}
+			if n > 0 {
+				w.WriteString(",\n  ")
+			}
+			w.Write(x)
+		case "tsv":
+			w.WriteString(strings.Join(a.Values, "\t") + "\t" + strconv.FormatFloat(a.Confidence, 'g', -1, 64) + "\n")
+		default:
+			if len(vars) == 0 {
+				w.WriteString("true " + fmtConf(a.Confidence) + "\n")
+				return
+			}
+			w.WriteString(strings.Join(a.Values, "  ") + "  " + fmtConf(a.Confidence) + "\n")
+		}
+	}
+	switch {
+	case format == "json":
+		w.WriteString("[\n  ")
+	case format == "tsv":
+		w.WriteString(strings.Join(vars, "\t") + "\tconfidence\n")
+	case len(vars) > 0:
+		w.WriteString(strings.Join(vars, "  ") + "  confidence\n")
+	}
+	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
+		row(a)
+		n++
+		return werr == nil && (top <= 0 || n < top)
+	})
+	if err != nil {
+		w.Flush()
+		return queryErr(err)
+	}
+	switch {
+	case format == "json":
+		w.WriteString("\n]\n")
+	case format != "tsv" && n == 0:
+		if len(vars) == 0 {
+			w.WriteString("false\n")
+		} else {
+			w.WriteString("no answers\n")
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	return w.Flush()
+}
+
+// queryErr classifies an error of reasoner.Query or Count.
+func queryErr(err error) error {
+	switch {
+	case errors.Is(err, reasoner.ErrInvalidProgram):
+		return programErr(err)
+	case errors.Is(err, reasoner.ErrUnknownPredicate):
+		return inputErr(err)
+	}
+	return err
+}
+
+// hintCapitalised prints a hint for every variable of a whose name, as
+// written or in lower case, is an entity of the store: most often a
+// constant written with a capital letter, which makes it a variable.
+func hintCapitalised(w io.Writer, st store.Store, a datalog.Atom) {
+	rels := map[string]bool{}
+	if rs, err := st.Relations(); err == nil {
+		for _, r := range rs {
+			rels[r.Name] = true
+		}
+	}
+	var seen []string
+	for _, t := range a.Args {
+		if t.Kind != datalog.Var || t.Value == "_" || strings.HasPrefix(t.Value, "_") || slices.Contains(seen, t.Value) {
+			continue
+		}
+		seen = append(seen, t.Value)
+		for _, name := range []string{t.Value, strings.ToLower(t.Value)} {
+			if rels[name] {
+				continue
+			}
+			if _, ok, err := st.Lookup(name); err == nil && ok {
+				fmt.Fprintf(w, "hint: %s is a variable (a name that starts with an uppercase letter); the entity is written %s\n",
+					t.Value, datalog.Term{Kind: datalog.Symbol, Value: name})
+				break
+			}
+		}
+	}
+}
+
+// queryStore opens the store at --db for a query. Without a store there,
+// a query with rule files runs on an empty in-memory store (nothing is
+// created on disk); without rule files it is an error.
+func (e *env) queryStore(haveRules bool) (store.Store, error) {
+	if _, err := os.Stat(e.cli.DB); errors.Is(err, os.ErrNotExist) && haveRules {
+		return store.NewMemory(), nil
+	}
+	return e.openStore(true)
+}
+
+// parseAtom parses a query or fact given on the command line ("?" optional).
+func parseAtom(s string) (datalog.Query, error) {
+	src := strings.TrimSpace(s)
+	src = strings.TrimSuffix(src, ".")
+	if !strings.HasSuffix(src, "?") {
+		src += "?"
+	}
+	q, err := parser.ParseQuery(src)
+	if err != nil {
+		var ds datalog.Diagnostics
+		if errors.As(err, &ds) {
+			var b strings.Builder
+			_ = ds.Render(&b, func(string) []byte { return []byte(src) })
+			return q, inputErr(errors.New(strings.TrimRight(b.String(), "\n")))
+		}
+		return q, inputErr(err)
+	}
+	return q, nil
+}
+
+// checkQuery rejects a query the reasoner would reject (see
+// reasoner.CheckQuery) with the diagnostic's message, and a hint when the
+// predicate is unknown.
+func checkQuery(st store.Store, prog *datalog.Program, q datalog.Query) error {
+	err := reasoner.CheckQuery(st, prog, q.Atom)
+	if err == nil {
+		return nil
+	}
+	var ds datalog.Diagnostics
+	if !errors.Is(err, reasoner.ErrUnknownPredicate) || !errors.As(err, &ds) {
+		return err
+	}
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.Msg)
+	}
+	if !defined(st, prog, q.Atom.Pred) {
+		b.WriteString("\nhint: the store has no base or derived fact of it; if a rules file defines it, pass the file with --rules")
+	}
+	return inputErr(errors.New(b.String()))
+}
+
+// defined reports whether pred is a relation of st or defined by a rule or
+// fact of prog.
+func defined(st store.Store, prog *datalog.Program, pred string) bool {
+	if rels, err := st.Relations(); err == nil {
+		for _, r := range rels {
+			if r.Name == pred {
+				return true
+			}
+		}
+	}
+	for _, r := range prog.Rules {
+		if r.Head.Pred == pred {
+			return true
+		}
+	}
+	for _, f := range prog.Facts {
+		if f.Atom.Pred == pred {
+			return true
+		}
+	}
+	return false
+}
+
+// queryVars returns the distinct named variables of a, in order of first
+// appearance.
