@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -149,7 +148,7 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, 
 	}
 	scorer := &modelScorer{model: model, g: g, gpos: gpos, n: len(ents), pool: make(chan *miner.Scorer, 8), rels: relNames(g)}
 	if len(ruleFiles) > 0 {
-		prog, err := loadRuleFiles(e, ruleFiles)
+		prog, err := loadRuleFlags(e, ruleFiles)
 		if err != nil {
 			return nil, err
 		}
@@ -369,7 +368,7 @@ func evalRules(e *env, st store.Store, files []string, split string, how aggChoi
 	if err != nil {
 		return nil, err
 	}
-	prog, err := loadRuleFiles(e, files)
+	prog, err := loadRuleFlags(e, files)
 	if err != nil {
 		return nil, err
 	}
@@ -378,17 +377,6 @@ func evalRules(e *env, st store.Store, files []string, split string, how aggChoi
 		return nil, err
 	}
 	return linkpred.Evaluate(e.ctx, qs, rs, filter, linkpred.Options{Entities: ents})
-}
-
-// loadRuleFiles parses and merges rule files, printing their warnings.
-func loadRuleFiles(e *env, files []string) (*datalog.Program, error) {
-	var warn bytes.Buffer
-	ps, err := loadPrograms(&warn, files)
-	io.Copy(e.stderr, &warn)
-	if err != nil {
-		return nil, err
-	}
-	return ps.Prog, nil
 }
 
 // ruleVariant is one way of ranking a query's candidates from its rules'

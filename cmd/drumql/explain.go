@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
@@ -82,19 +80,4 @@ func (c *explainCmd) Run(e *env) error {
 			datalog.QuoteName(q.Atom.Pred), a.Describe())
 	}
 	return nil
-}
-
-// loadRuleFlags loads the programs of --rules flags, printing their
-// warnings; it returns nil when there are none.
-func loadRuleFlags(e *env, files []string) (*datalog.Program, error) {
-	if len(files) == 0 {
-		return nil, nil
-	}
-	var warn bytes.Buffer
-	ps, err := loadPrograms(&warn, files)
-	io.Copy(e.stderr, &warn)
-	if err != nil {
-		return nil, err
-	}
-	return ps.Prog, nil
 }

@@ -185,3 +185,18 @@ func concat(a, b *datalog.Program) *datalog.Program {
 		Queries: append(append([]datalog.Query(nil), a.Queries...), b.Queries...),
 	}
 }
+
+// loadRuleFlags loads the programs of --rules flags, printing their
+// warnings; it returns nil when there are none.
+func loadRuleFlags(e *env, files []string) (*datalog.Program, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	var warn bytes.Buffer
+	ps, err := loadPrograms(&warn, files)
+	io.Copy(e.stderr, &warn)
+	if err != nil {
+		return nil, err
+	}
+	return ps.Prog, nil
+}

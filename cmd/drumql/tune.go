@@ -208,12 +208,6 @@ func modelReach(e *env, st store.Store, g *miner.Graph, model *miner.Model, qs [
 	ms := &modelScorer{model: model, g: g, gpos: gpos, n: len(snap.Entities), pool: make(chan *miner.Scorer, 8), rels: relNames(g)}
 	var n atomic.Int64
 	count := linkpred.ScorerFunc(func(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
-		if _, ok := ms.rels[qs[0].Rel]; !ok {
-			for i := range qs {
-				out[i].SetDense(ms.n)
-			}
-			return nil
-		}
 		if err := ms.Score(ctx, qs, out); err != nil {
 			return err
 		}
