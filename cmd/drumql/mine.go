@@ -26,10 +26,10 @@ type mineCmd struct {
 	Seed          uint64   `placeholder:"S" help:"Random seed (default 33)."`
 	Heads         []string `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
 	Threads       int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
-	MaxRules      int      `placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default 300)."`
-	Candidates    int      `placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default 1000)."`
-	MinScore      float64  `placeholder:"X" help:"Drop bodies whose raw DRUM score is below X (default 1e-6)."`
-	Beam          int      `placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default 4000)."`
+	MaxRules      int      `default:"300" placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default ${default})."`
+	Candidates    int      `default:"1000" placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default ${default})."`
+	MinScore      float64  `default:"1e-6" placeholder:"X" help:"Drop bodies whose raw DRUM score is below X (default ${default})."`
+	Beam          int      `default:"4000" placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${default})."`
 	NoConstants   bool     `help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
 	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation, the best by confidence (default 200)."`
 	Aggregate     string   `enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
@@ -147,18 +147,6 @@ func (c *mineCmd) Run(e *env) error {
 	}
 	xo := miner.ExtractOptions{Heads: c.Heads, Graph: g, Beam: c.Beam, MaxRules: c.MaxRules, Candidates: c.Candidates,
 		MinScore: c.MinScore, MinSupport: c.MinSupport, Weight: weight, SupportBudget: c.Budget, Threads: c.Threads}
-	if xo.Beam <= 0 {
-		xo.Beam = 4000
-	}
-	if xo.MinScore <= 0 {
-		xo.MinScore = 1e-6
-	}
-	if xo.MaxRules <= 0 {
-		xo.MaxRules = 300
-	}
-	if xo.Candidates <= 0 {
-		xo.Candidates = 1000
-	}
 	rules, err := model.Rules(xo)
 	if err != nil {
 		return err
