@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -494,5 +495,61 @@ func TestMineEvalNeedsTestSplit(t *testing.T) {
 	_, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--eval", "--out", filepath.Join(tmp, "r.dl"))
 	if code != 2 || !strings.Contains(stderr, "no test split") || progressed {
 		t.Errorf("exit %d, trained %v: %s", code, progressed, stderr)
+	}
+}
+
+// TestEvalUsesDirective: eval --rules ranks as the file's @aggregate
+// directive says, and --combine overrides it.
+func TestEvalUsesDirective(t *testing.T) {
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "load", filepath.Join(repoRoot(t), "examples", "kinship")); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	maxFile := filepath.Join(tmp, "max.dl")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--epochs", "1", "--aggregate", "max", "--out", maxFile); code != 0 {
+		t.Fatalf("mine: exit %d: %s", code, stderr)
+	}
+	src, err := os.ReadFile(maxFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "\n@aggregate max.\n") {
+		t.Fatalf("mine --aggregate max wrote no directive:\n%.300s", src)
+	}
+	noisyFile := filepath.Join(tmp, "noisy.dl")
+	noisy := strings.Replace(string(src), "\n@aggregate max.\n", "\n@aggregate noisy_or(top = 5).\n", 1)
+	if err := os.WriteFile(noisyFile, []byte(noisy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eval := func(args ...string) string {
+		t.Helper()
+		out, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q", "eval", "--format", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("eval %v: exit %d: %s", args, code, stderr)
+		}
+		return out
+	}
+	byMax, byNoisy := eval("--rules", maxFile), eval("--rules", noisyFile)
+	if byMax == byNoisy {
+		t.Fatal("max and noisy-or rank the same here: the test checks nothing")
+	}
+	if got := eval("--rules", maxFile, "--combine", "noisy-or"); got != byNoisy {
+		t.Error("the noisy_or(top = 5) directive ranks differently from --combine noisy-or")
+	}
+	if got := eval("--rules", noisyFile, "--combine", "max"); got != byMax {
+		t.Error("--combine max does not override the file's directive")
+	}
+	// By default mine chooses the directive on the valid split and says so.
+	autoFile := filepath.Join(tmp, "auto.dl")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--epochs", "1", "--out", autoFile); code != 0 {
+		t.Fatalf("mine: exit %d: %s", code, stderr)
+	}
+	auto, err := os.ReadFile(autoFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^% aggregation \S.* chosen on 2198 valid queries \(MRR 0\.\d+;.*\n\n@aggregate `).Match(auto) {
+		t.Errorf("mine did not record an aggregation chosen on valid:\n%.400s", auto)
 	}
 }
