@@ -69,7 +69,7 @@ func epochBench(b *testing.B, dir string) (*trainer, *dataset) {
 // BenchmarkBatchFamily is one training step on a full family batch.
 func BenchmarkBatchFamily(b *testing.B) {
 	tr, ds := epochBench(b, "../examples/family")
-	bt := &ds.train[0]
+	bt := &ds.epochBatches(1)[0]
 	tr.step(bt)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -82,8 +82,9 @@ func BenchmarkEpochKinship(b *testing.B) {
 	tr, ds := epochBench(b, "../examples/kinship")
 	b.ReportAllocs()
 	for b.Loop() {
-		for i := range ds.train {
-			tr.step(&ds.train[i])
+		batches := ds.epochBatches(1)
+		for i := range batches {
+			tr.step(&batches[i])
 		}
 	}
 }

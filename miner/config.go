@@ -45,6 +45,24 @@ type Config struct {
 	// NoValid disables the validation pass (and early stopping) even when the
 	// store has a "valid" split.
 	NoValid bool `json:"no_valid,omitempty"`
+	// MaxQueries bounds the work of an epoch on large graphs: an epoch trains
+	// on at most MaxQueries triples of each relation (a seeded sample drawn
+	// afresh every epoch, kept in file order) and the validation pass uses at
+	// most MaxQueries triples of each relation (one seeded sample for the
+	// whole run). Relations with fewer triples use all of them, every epoch,
+	// exactly as without a bound. 0 means DefaultMaxQueries; a negative value
+	// means no bound.
+	MaxQueries int `json:"max_queries,omitempty"`
+	// MaxFanOut caps hubs in propagation: an entity with more than
+	// MaxFanOut neighbours through one operator (a gender value through
+	// inv_gender, a country through inv_citizen_of) passes no mass through
+	// that operator, in training and in the model's scores. Such a step
+	// spreads a query's mass over most of the graph, which costs time in
+	// proportion to the graph for every query that reaches the hub and
+	// ranks nothing. Rules, their support and confidences are counted on
+	// the exact graph. 0 means DefaultMaxFanOut; a negative value means no
+	// cap.
+	MaxFanOut int `json:"max_fan_out,omitempty"`
 }
 
 // Defaults of Config.
@@ -59,6 +77,13 @@ const (
 	DefaultMaxEpochs = 10
 	DefaultMinEpochs = 5
 	DefaultSeed      = 33
+	// DefaultMaxQueries is the default bound on the training triples of a
+	// relation per epoch (and on its validation triples).
+	DefaultMaxQueries = 2048
+	// DefaultMaxFanOut is the default hub cap. No entity of the benchmark
+	// datasets reaches it (FB15k-237's largest fan-out through one operator
+	// is 3,612).
+	DefaultMaxFanOut = 10000
 )
 
 // Numeric constants of the original code.
@@ -94,6 +119,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Seed == 0 {
 		c.Seed = DefaultSeed
+	}
+	if c.MaxQueries == 0 {
+		c.MaxQueries = DefaultMaxQueries
+	}
+	if c.MaxFanOut == 0 {
+		c.MaxFanOut = DefaultMaxFanOut
 	}
 	return c
 }

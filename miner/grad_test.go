@@ -39,8 +39,9 @@ func TestGradientCheck(t *testing.T) {
 					t.Fatal(err)
 				}
 				seen := map[string]bool{}
-				for bi := range ds.train {
-					b := &ds.train[bi]
+				batches := ds.epochBatches(1)
+				for bi := range batches {
+					b := &batches[bi]
 					if len(b.ts) < 2 {
 						continue
 					}

@@ -22,15 +22,33 @@ type Graph struct {
 	symToEnt map[store.ID]int32
 	fwd      []*sparse.CSR // fwd[r] = M_r: row head, column tail; edge id = position
 	bwd      []*sparse.CSR // bwd[r] = M_rᵀ: row tail, column head; same edge ids
-	nb       *sparse.CSR   // undirected neighbourhood over all relations (pattern)
 	nnz      int
+
+	// What propagation uses, per operator k (k < R: M_k; k = R+r: M_rᵀ):
+	// gat[k] is the operator (row = output entity, u[x] += Σ_y A[x, y] v[y])
+	// and sct[k] its transpose (row = input entity, whose entries are where
+	// its mass goes). Without capped hubs they are fwd and bwd; capHubs
+	// removes the entries out of hub entities (see Config.MaxFanOut).
+	gat, sct []*sparse.CSR
+	nb       *sparse.CSR // undirected neighbourhood: row i = ∪_k row i of sct[k] (pattern)
 	inc      incidence
+	capped   int       // entries removed by capHubs
+	hubs     [][]int32 // per operator, the entities capHubs cut off (sorted), or nil
 }
 
-// incidence lists, per entity x, every entry of row x of every operator:
-// operator r < R holds y with M_r[x, y] = 1, operator R+r holds y with
-// M_r[y, x] = 1; and per entity y the column degrees of every operator
-// (Σ_x M_k[x, y]), as (operator, count) pairs.
+// isHub reports whether capHubs cut entity y off as an input of operator k.
+func (g *Graph) isHub(k int, y int32) bool {
+	if g.hubs == nil || g.hubs[k] == nil {
+		return false
+	}
+	_, ok := slices.BinarySearch(g.hubs[k], y)
+	return ok
+}
+
+// incidence lists, per entity x, every entry of row x of every operator
+// gat[k] (operator k, column y, edge id), and per entity y the column
+// degrees of every operator (Σ_x gat[k][x, y], the length of row y of
+// sct[k]), as (operator, count) pairs.
 type incidence struct {
 	ptr  []int32
 	op   []int32
@@ -41,34 +59,120 @@ type incidence struct {
 	dcnt []float32
 }
 
-// buildIncidence fills g.inc from g.fwd and g.bwd (in g's relation order).
-func (g *Graph) buildIncidence() {
-	E, R := g.NumEntities(), len(g.fwd)
+// setOps sets the propagation operators to the exact graph: gat = (fwd,
+// bwd), sct = (bwd, fwd).
+func (g *Graph) setOps() {
+	g.gat = append(slices.Clone(g.fwd), g.bwd...)
+	g.sct = append(slices.Clone(g.bwd), g.fwd...)
+	g.capped, g.hubs = 0, nil
+}
+
+// buildOps fills g.nb and g.inc from g.gat and g.sct.
+func (g *Graph) buildOps() {
+	E, K := g.NumEntities(), len(g.gat)
+	R := K / 2
+	// Undirected neighbourhood: union of the rows of every scatter operator.
+	nb := &sparse.CSR{Rows: E, Cols: E, RowPtr: make([]int32, E+1)}
+	var row []int32
+	for i := range E {
+		row = row[:0]
+		for r := range R {
+			for _, m := range []*sparse.CSR{g.sct[R+r], g.sct[r]} {
+				row = append(row, m.Col[m.RowPtr[i]:m.RowPtr[i+1]]...)
+			}
+		}
+		slices.Sort(row)
+		row = slices.Compact(row)
+		nb.Col = append(nb.Col, row...)
+		nb.RowPtr[i+1] = int32(len(nb.Col))
+	}
+	g.nb = nb
 	in := incidence{ptr: make([]int32, E+1), dptr: make([]int32, E+1)}
 	for x := range E {
 		for r := range R {
-			f, b := g.fwd[r], g.bwd[r]
-			for p := f.RowPtr[x]; p < f.RowPtr[x+1]; p++ {
-				in.op, in.col, in.edge = append(in.op, int32(r)), append(in.col, f.Col[p]), append(in.edge, p)
-			}
-			for p := b.RowPtr[x]; p < b.RowPtr[x+1]; p++ {
-				in.op, in.col, in.edge = append(in.op, int32(R+r)), append(in.col, b.Col[p]), append(in.edge, b.Edge[p])
+			for _, k := range []int{r, R + r} {
+				m := g.gat[k]
+				for p := m.RowPtr[x]; p < m.RowPtr[x+1]; p++ {
+					e := p
+					if m.Edge != nil {
+						e = m.Edge[p]
+					}
+					in.op, in.col, in.edge = append(in.op, int32(k)), append(in.col, m.Col[p]), append(in.edge, e)
+				}
 			}
 		}
 		in.ptr[x+1] = int32(len(in.op))
-		// Column degree of y = x: operator r counts heads h with r(h, x)
-		// (row x of M_rᵀ), operator R+r counts tails with r(x, t).
-		for r := range R {
-			if n := g.bwd[r].RowPtr[x+1] - g.bwd[r].RowPtr[x]; n > 0 {
-				in.dop, in.dcnt = append(in.dop, int32(r)), append(in.dcnt, float32(n))
-			}
-			if n := g.fwd[r].RowPtr[x+1] - g.fwd[r].RowPtr[x]; n > 0 {
-				in.dop, in.dcnt = append(in.dop, int32(R+r)), append(in.dcnt, float32(n))
+		for k := range K {
+			k = k/2 + (k%2)*R // r, R+r, r+1, R+r+1, …
+			if n := g.sct[k].RowPtr[x+1] - g.sct[k].RowPtr[x]; n > 0 {
+				in.dop, in.dcnt = append(in.dop, int32(k)), append(in.dcnt, float32(n))
 			}
 		}
 		in.dptr[x+1] = int32(len(in.dop))
 	}
 	g.inc = in
+}
+
+// capHubs returns g with its propagation operators capped: an entity with
+// more than maxFanOut entries in a row of sct[k] (a hub for operator k: a
+// gender value for inv_gender, a country for inv_citizen_of) sends no mass
+// through operator k. The exact matrices (fwd, bwd: rules, support counts)
+// are unchanged. It returns g itself when maxFanOut ≤ 0 or no row exceeds
+// it.
+func (g *Graph) capHubs(maxFanOut int) *Graph {
+	if maxFanOut <= 0 {
+		return g
+	}
+	hub := func(m *sparse.CSR) bool {
+		for i := range m.Rows {
+			if int(m.RowPtr[i+1]-m.RowPtr[i]) > maxFanOut {
+				return true
+			}
+		}
+		return false
+	}
+	if !slices.ContainsFunc(g.sct, hub) {
+		return g
+	}
+	v := *g
+	v.gat, v.sct = slices.Clone(g.gat), slices.Clone(g.sct)
+	v.capped, v.hubs = 0, make([][]int32, len(g.sct))
+	for k, s := range g.sct {
+		if !hub(s) {
+			continue
+		}
+		for y := range s.Rows {
+			if int(s.RowPtr[y+1]-s.RowPtr[y]) > maxFanOut {
+				v.hubs[k] = append(v.hubs[k], int32(y))
+			}
+		}
+		// Keep the entries (x, y) of gat[k] whose input y is not a hub.
+		big := func(y int32) bool { return int(s.RowPtr[y+1]-s.RowPtr[y]) > maxFanOut }
+		v.gat[k] = filterCSR(g.gat[k], func(_, y int32) bool { return !big(y) })
+		v.capped += g.gat[k].NNZ() - v.gat[k].NNZ()
+		v.sct[k] = filterCSR(s, func(y, _ int32) bool { return !big(y) })
+	}
+	v.buildOps()
+	return &v
+}
+
+// filterCSR returns the entries (row, column) of m that keep accepts, with
+// their edge ids.
+func filterCSR(m *sparse.CSR, keep func(row, col int32) bool) *sparse.CSR {
+	out := &sparse.CSR{Rows: m.Rows, Cols: m.Cols, RowPtr: make([]int32, m.Rows+1)}
+	for i := range m.Rows {
+		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
+			if keep(int32(i), m.Col[p]) {
+				e := p
+				if m.Edge != nil {
+					e = m.Edge[p]
+				}
+				out.Col, out.Edge = append(out.Col, m.Col[p]), append(out.Edge, e)
+			}
+		}
+		out.RowPtr[i+1] = int32(len(out.Col))
+	}
+	return out
 }
 
 // LoadGraph takes a snapshot of st's binary base facts (a store or a
@@ -108,23 +212,8 @@ func NewGraph(st Source, snap *store.Snapshot) (*Graph, error) {
 		g.bwd = append(g.bwd, &sparse.CSR{Rows: E, Cols: E, RowPtr: in.RowPtr, Col: in.Col, Edge: in.Edge})
 		g.nnz += len(out.Col)
 	}
-	// Undirected neighbourhood: union of the rows of every M_r and M_rᵀ.
-	nb := &sparse.CSR{Rows: E, Cols: E, RowPtr: make([]int32, E+1)}
-	var row []int32
-	for i := range E {
-		row = row[:0]
-		for r := range g.fwd {
-			for _, m := range []*sparse.CSR{g.fwd[r], g.bwd[r]} {
-				row = append(row, m.Col[m.RowPtr[i]:m.RowPtr[i+1]]...)
-			}
-		}
-		slices.Sort(row)
-		row = slices.Compact(row)
-		nb.Col = append(nb.Col, row...)
-		nb.RowPtr[i+1] = int32(len(nb.Col))
-	}
-	g.nb = nb
-	g.buildIncidence()
+	g.setOps()
+	g.buildOps()
 	return g, nil
 }
 
@@ -179,6 +268,7 @@ func (g *Graph) view(rels []string) *Graph {
 			v.fwd[i], v.bwd[i] = empty, empty
 		}
 	}
-	v.buildIncidence()
+	v.setOps()
+	v.buildOps()
 	return &v
 }

@@ -41,13 +41,16 @@ const (
 // pointers of M_r and M_rᵀ, 2·R·(E+1)·4 bytes, and 12 bytes per fact; the
 // neighbourhood and incidence lists, about 48 bytes per fact), the names,
 // the queries, the model's parameters with their gradient and Adam moments,
-// and the propagation blocks (2·L tasks of T+1 entity × batch float32
-// blocks, and two such blocks per worker), all times the collector's
+// and the propagation blocks (2·L tasks of T+1 entity × column float32
+// blocks, and two such blocks per worker, for as many columns as are
+// propagated together: the batch, or a chunk of it on large graphs), all
+// times the collector's
 // headroom, plus a constant for the runtime.
 func EstimateMemory(s Shape, cfg Config) int64 {
 	cfg = cfg.WithDefaults()
 	E, R, F := int64(s.Entities), int64(s.Relations), int64(s.Facts)
-	B, L, T := int64(cfg.Batch), int64(cfg.Rank), int64(cfg.MaxLen)
+	L, T := int64(cfg.Rank), int64(cfg.MaxLen)
+	B := int64(chunkWidth(blockBudget, s.Entities, cfg.Rank, cfg.MaxLen, cfg.Batch))
 	graph := 2*R*(E+1)*4 + 12*F + // CSR of M_r and M_rᵀ
 		4*(E+1) + 8*F + // undirected neighbourhood
 		8*(E+1) + 24*F + 16*F + // incidence lists and column degrees

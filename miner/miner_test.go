@@ -17,7 +17,13 @@ import (
 // refLoss is a dense float64 reference of the batch loss: it builds every
 // operator as a dense matrix with M_r[head][tail] = 1 and the batch's own
 // edges removed, and follows drum-protocol §4-5 literally.
-func refLoss(m *Model, g *Graph, b *batch) float64 {
+func refLoss(m *Model, g *Graph, b *batch) float64 { return refLossCap(m, g, b, 0) }
+
+// refLossCap is refLoss with hubs capped at maxFanOut (when > 0): operator
+// r takes no input from an entity that is the tail of more than maxFanOut
+// facts of r, operator inv_r none from one that is the head of more than
+// maxFanOut (counted on the whole graph, masked edges included).
+func refLossCap(m *Model, g *Graph, b *batch, maxFanOut int) float64 {
 	E, R := g.NumEntities(), m.numRel()
 	masked := map[[3]int32]bool{}
 	for _, x := range b.ts {
@@ -38,6 +44,25 @@ func refLoss(m *Model, g *Graph, b *batch) float64 {
 					M[r][h][t] = 1
 				}
 			}
+		}
+	}
+	// hubIn[r][k]: k feeds no mass through r; hubInv[r][k]: none through inv_r.
+	hubIn, hubInv := make([][]bool, R), make([][]bool, R)
+	for r := range R {
+		hubIn[r], hubInv[r] = make([]bool, E), make([]bool, E)
+		if maxFanOut <= 0 {
+			continue
+		}
+		in, out := make([]int, E), make([]int, E)
+		f := g.fwd[r]
+		for h := range E {
+			for _, t := range f.Col[f.RowPtr[h]:f.RowPtr[h+1]] {
+				in[t]++
+				out[h]++
+			}
+		}
+		for k := range E {
+			hubIn[r][k], hubInv[r][k] = in[k] > maxFanOut, out[k] > maxFanOut
 		}
 	}
 	c := newAttnCache(&m.lay)
@@ -61,7 +86,12 @@ func refLoss(m *Model, g *Graph, b *batch) float64 {
 					for r := range R {
 						for i := range E {
 							for k := range E {
-								u[i] += a[r]*M[r][i][k]*v[k] + a[R+r]*M[r][k][i]*v[k]
+								if !hubIn[r][k] {
+									u[i] += a[r] * M[r][i][k] * v[k]
+								}
+								if !hubInv[r][k] {
+									u[i] += a[R+r] * M[r][k][i] * v[k]
+								}
 							}
 						}
 					}
@@ -98,8 +128,9 @@ func TestLossMatchesDenseReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for bi := range ds.train {
-			b := &ds.train[bi]
+		batches := ds.epochBatches(1)
+		for bi := range batches {
+			b := &batches[bi]
 			want := refLoss(m, g, b)
 			for _, full := range []bool{false, true} {
 				tr.eng.fullLast = full
@@ -124,7 +155,7 @@ func TestMaskedEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	for _, b := range ds.train {
+	for _, b := range ds.epochBatches(1) {
 		for _, x := range b.ts {
 			if x.edge < 0 {
 				t.Errorf("train triple %v has no edge to mask", x)

@@ -56,6 +56,9 @@ type engine struct {
 	masked  [][2]int32 // (head, tail) of the masked edges of maskRel
 	// fullLast disables the last-step shortcut of training (tests).
 	fullLast bool
+	// budget bounds the bytes of a batch's blocks (blockBudget; tests lower
+	// it to force chunks).
+	budget int
 }
 
 // isDense reports whether a step whose input has the active rows act uses
@@ -71,7 +74,7 @@ func (e *engine) isDense(act []int32) bool {
 }
 
 func newEngine(g *Graph, R, T, threads int) *engine {
-	e := &engine{g: g, R: R, K: 2*R + 1, T: T, E: g.NumEntities(), threads: max(threads, 1), maskRel: -1}
+	e := &engine{g: g, R: R, K: 2*R + 1, T: T, E: g.NumEntities(), threads: max(threads, 1), maskRel: -1, budget: blockBudget}
 	e.all = make([]int32, e.E)
 	for i := range e.all {
 		e.all[i] = int32(i)
@@ -233,11 +236,11 @@ func (e *engine) forward(tk *task, gr *group, a [][]float32, w *scratch, short b
 		for r := range R {
 			mask := e.maskOf(r)
 			if dense {
-				sparse.MulAdd(u, e.g.fwd[r], x, B, at[r], mask)
-				sparse.MulAdd(u, e.g.bwd[r], x, B, at[R+r], mask)
+				sparse.MulAdd(u, e.g.gat[r], x, B, at[r], mask)
+				sparse.MulAdd(u, e.g.gat[R+r], x, B, at[R+r], mask)
 			} else {
-				sparse.MulAddRows(u, e.g.bwd[r], x, B, at[r], mask, prev)
-				sparse.MulAddRows(u, e.g.fwd[r], x, B, at[R+r], mask, prev)
+				sparse.MulAddRows(u, e.g.sct[r], x, B, at[r], mask, prev)
+				sparse.MulAddRows(u, e.g.sct[R+r], x, B, at[R+r], mask, prev)
 			}
 		}
 		aI := at[2*R]
@@ -291,8 +294,14 @@ func (e *engine) lastForward(tk *task, gr *group, at []float32) {
 		D[y] = d
 	}
 	for _, ht := range e.masked {
-		D[ht[1]] -= float64(at[e.maskRel])   // M_r[h, t]: column t of M_r
-		D[ht[0]] -= float64(at[R+e.maskRel]) // M_rᵀ[t, h]: column h of M_rᵀ
+		// M_r[h, t]: column t of M_r; M_rᵀ[t, h]: column h of M_rᵀ (unless
+		// a capped hub removed the entry already).
+		if !e.g.isHub(e.maskRel, ht[1]) {
+			D[ht[1]] -= float64(at[e.maskRel])
+		}
+		if !e.g.isHub(R+e.maskRel, ht[0]) {
+			D[ht[0]] -= float64(at[R+e.maskRel])
+		}
 	}
 	norm := tk.norm[T][:B]
 	clear(norm)
@@ -373,10 +382,10 @@ func (e *engine) lastBackward(tk *task, gr *group, at []float32, seed []float64,
 		tk.mark[y] = st
 	}
 	for _, ht := range e.masked {
-		if tk.mark[ht[1]] == st {
+		if tk.mark[ht[1]] == st && !e.g.isHub(e.maskRel, ht[1]) {
 			dA[e.maskRel] += wv[ht[1]]
 		}
-		if tk.mark[ht[0]] == st {
+		if tk.mark[ht[0]] == st && !e.g.isHub(R+e.maskRel, ht[0]) {
 			dA[R+e.maskRel] += wv[ht[0]]
 		}
 	}
@@ -457,11 +466,11 @@ func (e *engine) backward(tk *task, gr *group, a [][]float32, seed []float64, w 
 		for r := range R {
 			mask := e.maskOf(r)
 			if dense {
-				dA[r] = sparse.EdgeDot(e.g.fwd[r], gv, x, B, mask)
-				dA[R+r] = sparse.EdgeDot(e.g.bwd[r], gv, x, B, mask)
+				dA[r] = sparse.EdgeDot(e.g.gat[r], gv, x, B, mask)
+				dA[R+r] = sparse.EdgeDot(e.g.gat[R+r], gv, x, B, mask)
 			} else {
-				dA[r] = sparse.EdgeDotRows(e.g.bwd[r], gv, x, B, mask, prev)
-				dA[R+r] = sparse.EdgeDotRows(e.g.fwd[r], gv, x, B, mask, prev)
+				dA[r] = sparse.EdgeDotRows(e.g.sct[r], gv, x, B, mask, prev)
+				dA[R+r] = sparse.EdgeDotRows(e.g.sct[R+r], gv, x, B, mask, prev)
 			}
 		}
 		var s float64
@@ -478,8 +487,8 @@ func (e *engine) backward(tk *task, gr *group, a [][]float32, seed []float64, w 
 		if dense {
 			for r := range R {
 				mask := e.maskOf(r)
-				sparse.MulAdd(gp, e.g.bwd[r], gv, B, at[r], mask)
-				sparse.MulAdd(gp, e.g.fwd[r], gv, B, at[R+r], mask)
+				sparse.MulAdd(gp, e.g.sct[r], gv, B, at[r], mask)
+				sparse.MulAdd(gp, e.g.sct[R+r], gv, B, at[R+r], mask)
 			}
 			sparse.Axpy(gp, at[2*R], gv)
 		} else {
@@ -487,8 +496,8 @@ func (e *engine) backward(tk *task, gr *group, a [][]float32, seed []float64, w 
 				dst := gp[int(y)*B : int(y)*B+B]
 				for r := range R {
 					mask := e.maskOf(r)
-					gatherRow(dst, e.g.bwd[r], int(y), gv, B, at[r], mask)
-					gatherRow(dst, e.g.fwd[r], int(y), gv, B, at[R+r], mask)
+					gatherRow(dst, e.g.sct[r], int(y), gv, B, at[r], mask)
+					gatherRow(dst, e.g.sct[R+r], int(y), gv, B, at[R+r], mask)
 				}
 				sparse.Axpy(dst, at[2*R], gv[int(y)*B:int(y)*B+B])
 			}

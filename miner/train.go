@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -29,6 +30,10 @@ type Progress struct {
 	EpochDone   bool
 	ValidLoss   float64
 	ValidHits10 float64
+	// Plan: the training triples of an epoch (fewer than Triples when
+	// Config.MaxQueries samples), all training triples, and the operator
+	// entries that Config.MaxFanOut removed from propagation (hubs).
+	EpochTriples, Triples, CappedEntries int
 }
 
 // ErrNoQueries is returned by Train when there is nothing to train on.
@@ -48,24 +53,26 @@ type batch struct {
 
 // trainer holds everything one training run reuses across batches.
 type trainer struct {
-	m      *Model
-	g      *Graph
-	eng    *engine
-	caches [2]*attnCache
-	a32    [2][][][]float32 // [group][rank][step][op]
-	dA     [2][][][]float64
-	groups [2]group
-	seeds  [2][]float64
-	grad   []float64
-	mom    []float64 // Adam first moment
-	vel    []float64 // Adam second moment
-	steps  int
-	masks  []*sparse.Mask
+	m       *Model
+	g       *Graph
+	eng     *engine
+	caches  [2]*attnCache
+	a32     [2][][][]float32 // [group][rank][step][op]
+	dA      [2][][][]float64
+	groups  [2]group
+	chunk   [2]group // columns of groups propagated together
+	evalBuf [2][]float64
+	seeds   [2][]float64
+	grad    []float64
+	mom     []float64 // Adam first moment
+	vel     []float64 // Adam second moment
+	steps   int
+	masks   []*sparse.Mask
 }
 
 func newTrainer(m *Model, g *Graph) *trainer {
 	lay := &m.lay
-	tr := &trainer{m: m, g: g, eng: newEngine(g.view(m.rels), m.numRel(), lay.nT, m.cfg.Threads)}
+	tr := &trainer{m: m, g: g, eng: newEngine(g.view(m.rels).capHubs(m.cfg.MaxFanOut), m.numRel(), lay.nT, m.cfg.Threads)}
 	for i := range 2 {
 		tr.caches[i] = newAttnCache(lay)
 		tr.a32[i] = make([][][]float32, lay.L)
@@ -142,15 +149,60 @@ func (tr *trainer) lossGrad(b *batch, grad []float64) float64 {
 		e.mask, e.maskRel, e.masked = nil, -1, e.masked[:0]
 	}()
 	B := len(b.ts)
+	N := float64(2 * B)
+	var loss float64
+	W := chunkWidth(e.budget, e.E, L, T, B)
+	for lo := 0; lo < B; lo += W {
+		hi := min(lo+W, B)
+		loss += tr.chunkLossGrad(lo, hi, N, short, lo > 0)
+	}
+	clear(grad)
+	for gi := range 2 {
+		m.attnBackward(tr.caches[gi], tr.dA[gi], grad)
+	}
+	return loss / N
+}
+
+// blockBudget bounds the bytes of a batch's propagation blocks (2·L tasks
+// of T+1 entity × column float32 blocks): a batch whose blocks would need
+// more is propagated in chunks of columns. It depends on the graph and the
+// configuration only, so the chunks, and with them the bytes of the model,
+// do not depend on the machine.
+const blockBudget = 1 << 30
+
+// chunkWidth returns the number of columns propagated together for batches
+// of B queries per direction on a graph of E entities: all B unless their
+// blocks exceed budget (blockBudget but in tests), then the most that fit, a multiple of 8 (the
+// kernels' vector width) when at least 8 fit.
+func chunkWidth(budget, E, L, T, B int) int {
+	per := 2 * L * (T + 1) * E * 4
+	w := budget / max(per, 1)
+	if w >= B {
+		return B
+	}
+	if w >= 8 {
+		w &^= 7
+	}
+	return max(w, 1)
+}
+
+// chunkLossGrad propagates columns [lo, hi) of both groups forward and
+// back, with the seed of each query −1/(N·s), and returns their summed
+// loss; the attention gradients go to tr.dA, added to what is there when
+// add is set (later chunks) and overwriting it otherwise.
+func (tr *trainer) chunkLossGrad(lo, hi int, N float64, short, add bool) float64 {
+	m, e := tr.m, tr.eng
+	L, T := m.lay.L, m.lay.nT
+	groups := tr.sub(lo, hi)
+	B := hi - lo
 	e.ensure(2*L, B)
 	e.run(2*L, func(i int, w *scratch) {
 		gi, j := i/L, i%L
-		e.forward(e.tasks[i], &tr.groups[gi], tr.a32[gi][j], w, short)
+		e.forward(e.tasks[i], &groups[gi], tr.a32[gi][j], w, short)
 	})
-	N := float64(2 * B)
 	var loss float64
 	for gi := range 2 {
-		gr := &tr.groups[gi]
+		gr := &groups[gi]
 		if cap(tr.seeds[gi]) < B {
 			tr.seeds[gi] = make([]float64, B)
 		}
@@ -174,18 +226,33 @@ func (tr *trainer) lossGrad(b *batch, grad []float64) float64 {
 	}
 	e.run(2*L, func(i int, w *scratch) {
 		gi := i / L
-		e.backward(e.tasks[i], &tr.groups[gi], tr.a32[gi][i%L], tr.seeds[gi][:B], w, short)
+		e.backward(e.tasks[i], &groups[gi], tr.a32[gi][i%L], tr.seeds[gi][:B], w, short)
 	})
-	clear(grad)
 	for gi := range 2 {
 		for j := range L {
 			for t := range T {
-				copy(tr.dA[gi][j][t], e.tasks[gi*L+j].dA[t])
+				dst, src := tr.dA[gi][j][t], e.tasks[gi*L+j].dA[t]
+				if !add {
+					copy(dst, src)
+					continue
+				}
+				for k, v := range src {
+					dst[k] += v
+				}
 			}
 		}
-		m.attnBackward(tr.caches[gi], tr.dA[gi], grad)
 	}
-	return loss / N
+	return loss
+}
+
+// sub returns columns [lo, hi) of the two groups (all of them when the
+// range covers them).
+func (tr *trainer) sub(lo, hi int) *[2]group {
+	for i := range 2 {
+		g := &tr.groups[i]
+		tr.chunk[i] = group{q: g.q, given: g.given[lo:hi], answer: g.answer[lo:hi]}
+	}
+	return &tr.chunk
 }
 
 func (tr *trainer) maskFor(r int) *sparse.Mask {
@@ -222,10 +289,80 @@ func (tr *trainer) step(b *batch) float64 {
 
 // dataset is the training and validation data of a store, densely indexed.
 type dataset struct {
-	train  []batch
-	nTrain int
-	valid  []batch // validation triples (edge −1), grouped like train
-	nValid int
+	triples  []triple // every training triple, in file order
+	all      []batch  // the batches of triples, used when no relation is bounded
+	bounded  bool     // some relation has more than cfg.MaxQueries triples
+	nTrain   int
+	perEpoch int     // training triples of an epoch
+	valid    []batch // validation triples (edge −1), grouped like train
+	nValid   int
+	R        int
+	cfg      *Config
+}
+
+// Sampler stream constants: one PCG stream per epoch for the training
+// sample, one for the validation sample.
+const (
+	streamTrain = 0x747261696e
+	streamValid = 0x76616c6964
+)
+
+// epochBatches returns the batches of epoch (1-based): every training
+// triple, or, when a relation has more than cfg.MaxQueries triples, a sample
+// of cfg.MaxQueries of them drawn for this epoch.
+func (ds *dataset) epochBatches(epoch int) []batch {
+	if !ds.bounded {
+		return ds.all
+	}
+	rng := rand.New(rand.NewPCG(ds.cfg.Seed, streamTrain+uint64(epoch)<<40))
+	return makeBatches(sampleByRelation(ds.triples, ds.R, ds.cfg.MaxQueries, rng), ds.R, ds.cfg.Batch)
+}
+
+// epochQueries is the number of training triples of an epoch.
+func (ds *dataset) epochQueries() int { return ds.perEpoch }
+
+// countByRelation returns the number of triples of each relation.
+func countByRelation(ts []triple, R int) []int {
+	n := make([]int, R)
+	for _, x := range ts {
+		n[x.r]++
+	}
+	return n
+}
+
+// sampleByRelation keeps, of every relation with more than limit triples in
+// ts, limit of them drawn without replacement by rng (relations in index
+// order, a partial Fisher–Yates shuffle each), and every triple of the
+// others; the result is in the order of ts. A limit ≤ 0 keeps everything.
+func sampleByRelation(ts []triple, R, limit int, rng *rand.Rand) []triple {
+	if limit <= 0 {
+		return ts
+	}
+	byRel := make([][]int, R)
+	for i, x := range ts {
+		byRel[x.r] = append(byRel[x.r], i)
+	}
+	keep := make([]bool, len(ts))
+	for _, idx := range byRel {
+		if len(idx) <= limit {
+			for _, i := range idx {
+				keep[i] = true
+			}
+			continue
+		}
+		for j := range limit {
+			k := j + rng.IntN(len(idx)-j)
+			idx[j], idx[k] = idx[k], idx[j]
+			keep[idx[j]] = true
+		}
+	}
+	out := make([]triple, 0, len(ts))
+	for i, x := range ts {
+		if keep[i] {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // readSplit returns the dense triples of split name; ok is false when the
@@ -356,7 +493,18 @@ func loadData(st Source, g *Graph, cfg *Config) (*dataset, error) {
 	}
 	train = keep
 	ds.nTrain = len(train)
-	ds.train = makeBatches(train, R, cfg.Batch)
+	ds.triples, ds.R, ds.cfg = train, R, cfg
+	ds.perEpoch = len(train)
+	if cfg.MaxQueries > 0 {
+		ds.perEpoch = 0
+		for _, n := range countByRelation(train, R) {
+			ds.bounded = ds.bounded || n > cfg.MaxQueries
+			ds.perEpoch += min(n, cfg.MaxQueries)
+		}
+	}
+	if !ds.bounded {
+		ds.all = makeBatches(train, R, cfg.Batch)
+	}
 	if !cfg.NoValid {
 		valid, _, ok, err := readSplit(st, g, "valid", true)
 		if err != nil {
@@ -370,6 +518,7 @@ func loadData(st Source, g *Graph, cfg *Config) (*dataset, error) {
 				}
 				vk = append(vk, x)
 			}
+			vk = sampleByRelation(vk, R, cfg.MaxQueries, rand.New(rand.NewPCG(cfg.Seed, streamValid)))
 			ds.nValid = len(vk)
 			ds.valid = makeBatches(vk, R, cfg.Batch)
 		}
@@ -418,19 +567,21 @@ func TrainGraph(ctx context.Context, st Source, g *Graph, cfg Config, progress f
 		start := time.Now()
 		var sum float64
 		queries := 0
-		for bi := range ds.train {
+		batches := ds.epochBatches(epoch)
+		for bi := range batches {
 			if err := ctx.Err(); err != nil {
-				return m, fmt.Errorf("miner: training stopped in epoch %d after %d of %d batches: %w", epoch, bi, len(ds.train), err)
+				return m, fmt.Errorf("miner: training stopped in epoch %d after %d of %d batches: %w", epoch, bi, len(batches), err)
 			}
-			b := &ds.train[bi]
+			b := &batches[bi]
 			loss := tr.step(b)
 			n := 2 * len(b.ts)
 			sum += loss * float64(n)
 			queries += n
 			if progress != nil {
 				el := time.Since(start)
-				progress(Progress{Epoch: epoch, Batch: bi + 1, Batches: len(ds.train), Loss: sum / float64(queries),
-					Queries: queries, Elapsed: el, QueriesPerSec: float64(queries) / max(el.Seconds(), 1e-9)})
+				progress(Progress{Epoch: epoch, Batch: bi + 1, Batches: len(batches), Loss: sum / float64(queries),
+					Queries: queries, Elapsed: el, QueriesPerSec: float64(queries) / max(el.Seconds(), 1e-9),
+					EpochTriples: ds.epochQueries(), Triples: ds.nTrain, CappedEntries: tr.eng.g.capped})
 			}
 		}
 		es := EpochStats{Epoch: epoch, TrainLoss: sum / float64(queries)}
@@ -452,7 +603,7 @@ func TrainGraph(ctx context.Context, st Source, g *Graph, cfg Config, progress f
 		m.history = append(m.history, es)
 		if progress != nil {
 			el := time.Since(start)
-			progress(Progress{Epoch: epoch, Batch: len(ds.train), Batches: len(ds.train), Loss: es.TrainLoss,
+			progress(Progress{Epoch: epoch, Batch: len(batches), Batches: len(batches), Loss: es.TrainLoss,
 				Queries: queries, Elapsed: el, QueriesPerSec: float64(queries) / max(el.Seconds(), 1e-9),
 				EpochDone: true, ValidLoss: es.ValidLoss, ValidHits10: es.ValidHits10})
 		}
@@ -488,46 +639,79 @@ func (tr *trainer) validate(ctx context.Context, ds *dataset) (loss, hits float6
 func (tr *trainer) evalGroups() (loss, hits float64) {
 	m, e := tr.m, tr.eng
 	L, T := m.lay.L, m.lay.nT
-	B := len(tr.groups[0].given)
+	n := len(tr.groups[0].given)
+	W := chunkWidth(e.budget, e.E, L, T, n)
+	for lo := 0; lo < n; lo += W {
+		l, h := tr.evalChunk(tr.sub(lo, min(lo+W, n)))
+		loss += l
+		hits += h
+	}
+	return loss, hits
+}
+
+// evalChunk is evalGroups on the columns of groups.
+func (tr *trainer) evalChunk(groups *[2]group) (loss, hits float64) {
+	m, e := tr.m, tr.eng
+	L, T := m.lay.L, m.lay.nT
+	B := len(groups[0].given)
 	e.ensure(2*L, B)
 	e.run(2*L, func(i int, w *scratch) {
 		gi, j := i/L, i%L
-		e.forward(e.tasks[i], &tr.groups[gi], tr.a32[gi][j], w, false)
+		e.forward(e.tasks[i], &groups[gi], tr.a32[gi][j], w, false)
 	})
-	for gi := range 2 {
-		gr := &tr.groups[gi]
+	// Per group: the answer's score, then one pass over the rows counting,
+	// per column, the entities scored higher (row-major, as the blocks are).
+	var gh [2]float64
+	e.run(2, func(gi int, _ *scratch) {
+		gr := &groups[gi]
 		act := e.tasks[gi*L].act[T] // the same for every rank
+		if cap(tr.evalBuf[gi]) < 3*B {
+			tr.evalBuf[gi] = make([]float64, 3*B)
+		}
+		buf := tr.evalBuf[gi][:3*B]
+		s, higher, v := buf[:B], buf[B:2*B], buf[2*B:]
+		clear(higher)
 		for col, y := range gr.answer {
 			x := gr.given[col]
-			var s float64
+			s[col] = 0
 			switch {
 			case y >= 0:
 				for j := range L {
-					s += float64(e.tasks[gi*L+j].v[T][int(y)*B+col])
+					s[col] += float64(e.tasks[gi*L+j].v[T][int(y)*B+col])
 				}
 			case y == x:
-				s = float64(L)
+				s[col] = float64(L)
 			}
-			loss -= math.Log(max(s, thr))
-			higher := 0
-			if x < 0 && x != y && float64(L) > s {
-				higher++
-			}
-			if x >= 0 {
-				for _, row := range act {
-					var v float64
-					for j := range L {
-						v += float64(e.tasks[gi*L+j].v[T][int(row)*B+col])
-					}
-					if v > s {
-						higher++
-					}
-				}
-			}
-			if higher < topK {
-				hits++
+			if x < 0 && x != y && float64(L) > s[col] {
+				higher[col]++
 			}
 		}
+		for _, row := range act {
+			clear(v)
+			o := int(row) * B
+			for j := range L {
+				for col, w := range e.tasks[gi*L+j].v[T][o : o+B] {
+					v[col] += float64(w)
+				}
+			}
+			for col, w := range v {
+				if w > s[col] && gr.given[col] >= 0 {
+					higher[col]++
+				}
+			}
+		}
+		for _, h := range higher {
+			if h < topK {
+				gh[gi]++
+			}
+		}
+	})
+	// The loss in query order, as one sum.
+	for gi := range 2 {
+		for _, sc := range tr.evalBuf[gi][:B] {
+			loss -= math.Log(max(sc, thr))
+		}
 	}
+	hits = gh[0] + gh[1]
 	return loss, hits
 }
