@@ -26,6 +26,8 @@ type mineCmd struct {
 	Seed          uint64   `placeholder:"S" help:"Random seed (default 33)."`
 	Heads         []string `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
 	Threads       int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
+	MaxFanOut     int      `placeholder:"N" help:"Hub cap: an entity with more than N neighbours through one relation direction (a gender value, a country) passes no mass through it in training and in the model's scores (default 10000; -1: no cap). Rules and their confidences are counted on the exact graph."`
+	MaxQueries    int      `placeholder:"N" help:"Train each epoch on at most N triples of each relation (a seeded sample, drawn afresh every epoch) and validate on at most N of each (default 2048; -1: no bound). Keeps an epoch's time in proportion to the graph on large graphs; relations with fewer triples are not sampled."`
 	MaxRules      int      `default:"300" placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default ${default})."`
 	Candidates    int      `default:"1000" placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default ${default})."`
 	MinScore      float64  `default:"1e-6" placeholder:"X" help:"Drop bodies whose raw DRUM score is below X (default ${default})."`
@@ -85,7 +87,13 @@ func (c *mineCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, MaxEpochs: c.Epochs, Batch: c.Batch, Seed: c.Seed, Threads: c.Threads, Heads: c.Heads}
+	cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, MaxEpochs: c.Epochs, Batch: c.Batch, Seed: c.Seed, Threads: c.Threads, Heads: c.Heads, MaxQueries: c.MaxQueries, MaxFanOut: c.MaxFanOut}
+	if c.MaxQueries < -1 {
+		return inputErr(fmt.Errorf("--max-queries %d: want a number of triples of at least 1, or -1 for no bound", c.MaxQueries))
+	}
+	if c.MaxFanOut < -1 {
+		return inputErr(fmt.Errorf("--max-fan-out %d: want a number of neighbours of at least 1, or -1 for no cap", c.MaxFanOut))
+	}
 	if c.Epochs > 0 && c.Epochs < 5 {
 		cfg.MinEpochs = c.Epochs
 	}
@@ -100,7 +108,25 @@ func (c *mineCmd) Run(e *env) error {
 		}
 		if p.EpochDone {
 			validLoss = append(validLoss, p.ValidLoss)
+			if !e.cli.Quiet && !e.showProgress() {
+				// No bar (a log file): one line per epoch.
+				line := fmt.Sprintf("mine: epoch %d/%d: %d batches, train loss %.4f", p.Epoch, cfg.MaxEpochs, p.Batches, p.Loss)
+				if p.ValidLoss != 0 || p.ValidHits10 != 0 {
+					line += fmt.Sprintf(", valid loss %.4f, raw Hits@10 %.3f", p.ValidLoss, p.ValidHits10)
+				}
+				fmt.Fprintf(e.stderr, "%s (%s)\n", line, p.Elapsed.Round(100*time.Millisecond))
+			}
 			return
+		}
+		if step == 0 && !e.cli.Quiet {
+			if p.EpochTriples < p.Triples {
+				fmt.Fprintf(e.stderr, "mine: an epoch trains on %d of the %d training triples (at most %d per relation, drawn afresh each epoch; --max-queries)\n",
+					p.EpochTriples, p.Triples, cfg.MaxQueries)
+			}
+			if p.CappedEntries > 0 {
+				fmt.Fprintf(e.stderr, "mine: %d operator entries out of hubs (more than %d neighbours through one relation direction) carry no mass in propagation (--max-fan-out)\n",
+					p.CappedEntries, cfg.MaxFanOut)
+			}
 		}
 		// p.Loss is the mean over the epoch so far; recover the batch's own.
 		cur := p.Loss
