@@ -442,7 +442,7 @@ func TestSupportBruteForce(t *testing.T) {
 				}
 			}
 		}
-		sup, body, ok := g.support(idx["h"], path, 1<<30)
+		sup, body, ok := g.support(idx["h"], path, 1<<30, nil)
 		if !ok || sup != wantSup || body != wantBody {
 			t.Errorf("path %v: support %d body %d ok %v, want %d %d", path, sup, body, ok, wantSup, wantBody)
 		}

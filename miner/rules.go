@@ -3,6 +3,7 @@ package miner
 import (
 	"cmp"
 	"fmt"
+	"github.com/drumql/drumql/miner/internal/sparse"
 	"runtime"
 	"slices"
 	"strconv"
@@ -309,12 +310,13 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 	}
 	kept := cands[:0]
 	counted := 0
+	var sc supportScratch
 	for _, c := range cands {
 		if len(kept) == limit {
 			break
 		}
 		if gv != nil {
-			if sup, body, ok := gv.support(r, c.path, opt.SupportBudget); ok {
+			if sup, body, ok := gv.support(r, c.path, opt.SupportBudget, &sc); ok {
 				if body == 0 && !opt.KeepVacuous {
 					continue
 				}
@@ -515,18 +517,67 @@ func varName(i int) string {
 	return "V" + strconv.Itoa(i+1)
 }
 
+// supportScratch is the reusable memory of support: the visited marks and
+// frontiers, and per (relation, direction) the entities with at least one
+// neighbour (the only possible starts of a path).
+type supportScratch struct {
+	mark      []int32
+	stamp     int32
+	cur, next []int32
+	starts    map[pathStep][]int32
+}
+
+// startsOf returns the entities with a nonempty row in m, the matrix of
+// step st, computed once per scratch.
+func (sc *supportScratch) startsOf(st pathStep, m *sparse.CSR) []int32 {
+	if rows, ok := sc.starts[st]; ok {
+		return rows
+	}
+	var rows []int32
+	for a := range m.Rows {
+		if m.RowPtr[a+1] > m.RowPtr[a] {
+			rows = append(rows, int32(a))
+		}
+	}
+	if sc.starts == nil {
+		sc.starts = map[pathStep][]int32{}
+	}
+	sc.starts[st] = rows
+	return rows
+}
+
 // support counts, for the rule r(A, B) :- path, the distinct pairs (A, B)
 // connected by the path in g (body) and those for which r(A, B) is a fact
 // (sup), pairs with A = B excluded for paths of length two or more (the
-// rule says A != B). It gives up (ok false) after budget edge visits.
-func (g *Graph) support(r int, path []pathStep, budget int) (sup, body int, ok bool) {
+// rule says A != B). It gives up (ok false) after budget edge visits. sc
+// (nil: fresh memory) is reused across calls on the same graph.
+func (g *Graph) support(r int, path []pathStep, budget int, sc *supportScratch) (sup, body int, ok bool) {
 	E := g.NumEntities()
-	mark := make([]int32, E)
-	stamp := int32(0)
-	cur, next := []int32{}, []int32{}
+	if sc == nil {
+		sc = &supportScratch{}
+	}
+	if len(sc.mark) != E {
+		sc.mark, sc.stamp = make([]int32, E), 0
+	}
+	if sc.stamp > 1<<30 {
+		clear(sc.mark)
+		sc.stamp = 0
+	}
+	mark := sc.mark
+	stamp := sc.stamp
+	defer func() { sc.stamp = stamp }()
+	if len(path) == 0 {
+		return 0, 0, false
+	}
+	m0 := g.fwd[path[0].rel]
+	if path[0].rev {
+		m0 = g.bwd[path[0].rel]
+	}
+	cur, next := sc.cur[:0], sc.next[:0]
+	defer func() { sc.cur, sc.next = cur, next }()
 	work := 0
-	for a := range E {
-		cur = append(cur[:0], int32(a))
+	for _, a := range sc.startsOf(path[0], m0) {
+		cur = append(cur[:0], a)
 		for _, st := range path {
 			m := g.fwd[st.rel] // rel(cur, next): next is a tail of cur
 			if st.rev {
@@ -556,7 +607,7 @@ func (g *Graph) support(r int, path []pathStep, budget int) (sup, body int, ok b
 			h := g.fwd[r]
 			row := h.Col[h.RowPtr[a]:h.RowPtr[a+1]]
 			for _, b := range cur {
-				if len(path) >= 2 && b == int32(a) {
+				if len(path) >= 2 && b == a {
 					continue // the rule says A != B
 				}
 				body++
