@@ -31,5 +31,12 @@ func main() {
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	pprof.StopCPUProfile()
+	if path := os.Getenv("DRUMQL_MEMPROFILE"); path != "" {
+		// Allocation profile of the whole run (go tool pprof -sample_index=alloc_space).
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	os.Exit(code)
 }
