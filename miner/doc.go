@@ -14,6 +14,21 @@
 // Config.Batch triples of one relation, in file order, asked in both
 // directions, and batches run in the file order of their first triple.
 //
+// # Large graphs
+//
+// Three bounds keep the cost of an epoch in proportion to the graph, not to
+// queries × edges, and change nothing on graphs below them (none of the
+// benchmark datasets but WN18RR's two largest relations reach any):
+// Config.MaxQueries (2048) samples at most that many training triples of
+// each relation afresh every epoch (seeded, kept in file order) and at most
+// that many validation triples once; Config.MaxFanOut (10,000) stops hubs
+// (an entity with more neighbours through one operator than that: a gender
+// value, a country) from passing mass through that operator, since such a
+// step spreads every query that reaches it over most of the graph and ranks
+// nothing; and a batch whose entity × column blocks would pass 1 GiB is
+// propagated in chunks of columns. All three depend on the graph and the
+// configuration only, never on the machine.
+//
 // # Model
 //
 // For a query relation q the attention over the 2R+1 operators (R relation
@@ -52,8 +67,9 @@
 //
 // # Determinism
 //
-// The only randomness is the parameter initialisation, drawn from a PCG
-// generator seeded with Config.Seed. Work is split into independent
+// The only randomness is the parameter initialisation and the epochs'
+// samples of large relations, drawn from PCG generators seeded with
+// Config.Seed. Work is split into independent
 // (direction, rank) tasks whose results are combined in a fixed order, so the
 // same seed gives byte-identical parameters and rules for any Config.Threads.
 package miner
