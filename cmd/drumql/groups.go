@@ -19,6 +19,7 @@ import (
 // this process or on drumql workers over NATS JetStream (cluster.go).
 type groupFlags struct {
 	HeadGroups int `placeholder:"N" help:"Split the head relations into N groups balanced by training queries (largest first, ties by name); each group trains its own model over the whole graph and the rules are merged in head order. --save-model FILE then writes a manifest naming the group models FILE.g1 … FILE.gN (default 1: one model)."`
+	clusterFlags
 }
 
 // groupRun is the result of mining in head groups.
@@ -34,7 +35,7 @@ type groupRun struct {
 }
 
 // grouped reports whether mine runs in head groups.
-func (c *mineCmd) grouped() bool { return c.HeadGroups > 1 }
+func (c *mineCmd) grouped() bool { return c.HeadGroups > 1 || c.Cluster != "" }
 
 // settings are the run's mining settings from the flags; cfg is the
 // defaulted training configuration.
@@ -65,12 +66,15 @@ func (c *mineCmd) partition(src miner.Source, g *miner.Graph) ([]cluster.Group, 
 // the workers. After Ctrl-C in this process it returns the groups mined so
 // far, the interrupted one read off its current weights, with an error
 // wrapping the context's.
-func (c *mineCmd) mineGroups(e *env, src miner.Source, g *miner.Graph, cfg miner.Config, progress func(miner.Progress)) (*groupRun, error) {
+func (c *mineCmd) mineGroups(e *env, src miner.GraphSource, g *miner.Graph, cfg miner.Config, progress func(miner.Progress)) (*groupRun, error) {
 	groups, err := c.partition(src, g)
 	if err != nil {
 		return nil, err
 	}
 	s := c.settings(cfg)
+	if c.Cluster != "" {
+		return c.mineCluster(e, src, s, groups)
+	}
 	run := &groupRun{groups: groups}
 	var lists [][]miner.MinedRule
 	for k, gr := range groups {
