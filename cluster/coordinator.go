@@ -177,39 +177,38 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		return nil, fmt.Errorf("cluster: run %s: subscribe to advisories: %w", c.Run, err)
 	}
 	defer adv.Unsubscribe()
+	sinfo, err := js.Stream(ctx, names.Status())
+	if err != nil {
+		return nil, fmt.Errorf("cluster: run %s: status stream: %w", c.Run, err)
+	}
+	drained := sinfo.CachedInfo().State.Msgs == 0
 	status, err := js.OrderedConsumer(ctx, names.Status(), jetstream.OrderedConsumerConfig{})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: run %s: read status: %w", c.Run, err)
 	}
+	type report struct {
+		data    []byte
+		pending uint64
+	}
+	reports := make(chan report, 256)
+	cc, err := status.Consume(func(m jetstream.Msg) {
+		r := report{data: m.Data()}
+		if md, err := m.Metadata(); err == nil {
+			r.pending = md.NumPending
+		}
+		reports <- r
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: run %s: read status: %w", c.Run, err)
+	}
+	defer cc.Stop()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
 	tr := newTracker(len(plan.Groups), attempts)
 	enqueued := false
+	var shown Counts
 	for {
-		batch, err := status.Fetch(256, jetstream.FetchMaxWait(250*time.Millisecond))
-		if err != nil {
-			if lost := c.lost(); lost != nil {
-				return nil, lost
-			}
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("cluster: run %s: %w", c.Run, ctx.Err())
-			}
-			c.logf("reading the status stream: %v (retrying)", err)
-			time.Sleep(250 * time.Millisecond)
-			continue
-		}
-		n := 0
-		for m := range batch.Messages() {
-			n++
-			var s Status
-			if err := json.Unmarshal(m.Data(), &s); err != nil || s.Group < 1 || s.Group > len(plan.Groups) {
-				c.logf("ignored a malformed status message: %q", m.Data())
-				continue
-			}
-			if err := tr.apply(s); err != nil {
-				c.cleanup(ctx, js, names)
-				return nil, fmt.Errorf("cluster: run %s: %w", c.Run, err)
-			}
-		}
-		if !enqueued && n == 0 {
+		if drained && !enqueued {
 			// The status stream has been read to its end: enqueue what is
 			// neither done nor queued.
 			enqueued = true
@@ -232,25 +231,37 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 				c.logf("announce the run: %v", err)
 			}
 		}
-		if enqueued && c.Progress != nil && tr.changed {
-			c.Progress(tr.counts())
-			tr.changed = false
+		if enqueued && c.Progress != nil && tr.counts() != shown {
+			shown = tr.counts()
+			c.Progress(shown)
 		}
 		if enqueued && tr.done == len(plan.Groups) {
 			break
 		}
 		select {
+		case r := <-reports:
+			if r.pending == 0 {
+				drained = true
+			}
+			var s Status
+			if err := json.Unmarshal(r.data, &s); err != nil || s.Group < 1 || s.Group > len(plan.Groups) {
+				c.logf("ignored a malformed status message: %q", r.data)
+				continue
+			}
+			if err := tr.apply(s); err != nil {
+				c.cleanup(ctx, js, names)
+				return nil, fmt.Errorf("cluster: run %s: %w", c.Run, err)
+			}
 		case seq := <-exhausted:
 			c.cleanup(ctx, js, names)
 			return nil, fmt.Errorf("cluster: run %s: the job of stream sequence %d was delivered %d times and never finished (%s): %w",
 				c.Run, seq, attempts, tr.lastError(), ErrJobFailed)
-		default:
-		}
-		if lost := c.lost(); lost != nil {
-			return nil, lost
-		}
-		if ctx.Err() != nil {
+		case <-ctx.Done():
 			return nil, fmt.Errorf("cluster: run %s: %w", c.Run, ctx.Err())
+		case <-tick.C:
+			if lost := c.lost(); lost != nil {
+				return nil, lost
+			}
 		}
 	}
 	results := make([]Result, len(plan.Groups))
@@ -320,7 +331,6 @@ type tracker struct {
 	failures []int
 	last     []Status // the last failure of each group
 	done     int
-	changed  bool
 	lastErr  string
 }
 
@@ -334,7 +344,6 @@ func (t *tracker) isDone(group int) bool { return t.state[group-1] == StateDone 
 func (t *tracker) queued(group int) {
 	if t.state[group-1] == "" {
 		t.state[group-1] = "queued"
-		t.changed = true
 	}
 }
 
@@ -366,7 +375,6 @@ func (t *tracker) apply(s Status) error {
 	case StateRelease:
 		t.state[i] = "queued"
 	}
-	t.changed = true
 	return nil
 }
 
