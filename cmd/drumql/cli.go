@@ -61,6 +61,7 @@ type cli struct {
 	Version versionCmd `cmd:"" help:"Print version information."`
 
 	Snapshot snapshotCmd `cmd:"" help:"Write what mining reads (graph, symbols, splits) to one checksummed file."`
+	Worker   workerCmd   `cmd:"" help:"Mine head groups for 'drumql mine --cluster' runs on a NATS JetStream server."`
 }
 
 const description = `drumql mines weighted Datalog rules from a knowledge graph (DRUM), merges them

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sync/atomic"
 	"text/tabwriter"
@@ -22,7 +21,7 @@ import (
 // evalCmd is drumql eval.
 type evalCmd struct {
 	Data    string   `placeholder:"DIR" help:"DRUM dataset folder to evaluate on (loaded in memory; default: the store at --db)." type:"path"`
-	Model   string   `placeholder:"FILE" help:"A model saved by drumql mine --save-model. With --rules too: the rules rank the candidates and the model breaks their ties." type:"path"`
+	Model   string   `placeholder:"FILE" help:"A model saved by drumql mine --save-model (with --head-groups: its manifest, each relation scored by the model of its group). With --rules too: the rules rank the candidates and the model breaks their ties." type:"path"`
 	Rules   []string `placeholder:"FILE.dl" help:"Rule files applied by the reasoner, query by query."`
 	Split   string   `enum:"test,valid" default:"test" help:"Split to evaluate: test or valid."`
 	Combine string   `enum:",max,noisy-or,grouped" default:"" help:"How the rules' confidences for a candidate combine (default: what the rule files' @aggregate directives say, max without one): max (ties broken by the next-best rules), noisy-or (over each candidate's top 5 rules) or grouped (noisy-or across groups of redundant rules, max inside a group)."`
@@ -119,14 +118,14 @@ func splitQueries(st store.Store, split string, limit int) ([]linkpred.Query, er
 }
 
 // evalModel evaluates a DRUM model on a split of st.
-func evalModel(e *env, st store.Store, g *miner.Graph, model *miner.Model, split string) (*linkpred.Report, error) {
+func evalModel(e *env, st store.Store, g *miner.Graph, model *modelSet, split string) (*linkpred.Report, error) {
 	return evalModelLimit(e, st, g, model, nil, aggChoice{}, split, 0)
 }
 
 // evalModelLimit evaluates a DRUM model on a split of st (the first limit
 // triples when limit > 0); with rule files, the rules rank the candidates
 // and the model breaks their ties (see hybridScorer).
-func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, ruleFiles []string, how aggChoice, split string, limit int) (*linkpred.Report, error) {
+func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, ruleFiles []string, how aggChoice, split string, limit int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
@@ -146,7 +145,7 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, 
 	for i, id := range snap.Entities {
 		gpos[i] = pos[id]
 	}
-	scorer := &modelScorer{model: model, g: g, gpos: gpos, n: len(ents), pool: make(chan *miner.Scorer, 8), rels: relNames(g)}
+	scorer := newSetScorer(model, g, gpos, len(ents))
 	if len(ruleFiles) > 0 {
 		prog, err := loadRuleFlags(e, ruleFiles)
 		if err != nil {
@@ -163,16 +162,16 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *miner.Model, 
 		h := &hybridScorer{rules: rules, model: scorer, n: len(ents)}
 		rules.hybrid = true
 		rep, err := linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents})
-		if err == nil && scorer.unseen.Load() > 0 {
+		if err == nil && scorer.unseen() > 0 {
 			fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: the rules alone rank them\n",
-				scorer.unseen.Load(), len(qs))
+				scorer.unseen(), len(qs))
 		}
 		return rep, err
 	}
 	rep, err := linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents})
-	if err == nil && scorer.unseen.Load() > 0 {
+	if err == nil && scorer.unseen() > 0 {
 		fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: they score 0 (unreached)\n",
-			scorer.unseen.Load(), len(qs))
+			scorer.unseen(), len(qs))
 	}
 	return rep, err
 }
@@ -584,18 +583,4 @@ func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 		}
 	}
 	return nil
-}
-
-// loadModel reads a model saved by drumql mine --save-model.
-func loadModel(path string) (*miner.Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	defer f.Close()
-	model, err := miner.Load(f)
-	if err != nil {
-		return nil, inputErr(fmt.Errorf("%s: %w", path, err))
-	}
-	return model, nil
 }

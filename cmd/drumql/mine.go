@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/drumql/drumql/cluster"
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/report"
 	"github.com/drumql/drumql/linkpred"
@@ -46,6 +47,9 @@ type mineCmd struct {
 	// Scale (see snapshot.go).
 	Snapshot  string `placeholder:"FILE" help:"Train from a snapshot file written by drumql snapshot instead of the store."`
 	MaxMemory string `placeholder:"SIZE" help:"Refuse to train when the memory estimate exceeds SIZE (e.g. 8G; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: never refuse)."`
+
+	// Head-relation groups (see groups.go).
+	groupFlags `embed:""`
 }
 
 // Help is shown under the command's usage.
@@ -140,29 +144,34 @@ func (c *mineCmd) Run(e *env) error {
 		pb.set(step)
 	}
 	var model *miner.Model
+	var grp *groupRun // mined in head groups (groups.go)
 	var trainErr error
 	if c.FromModel != "" {
-		if model, err = loadModel(c.FromModel); err != nil {
+		set, err := loadModel(c.FromModel)
+		if err != nil {
 			return err
 		}
-		cfg = model.Config()
+		model, cfg = set.models[0], set.models[0].Config()
+		if set.heads != nil {
+			if grp, err = c.extractGroups(e, g, set); err != nil {
+				return err
+			}
+		}
+	} else if c.grouped() {
+		grp, trainErr = c.mineGroups(e, src, g, cfg, progress)
 	} else {
 		model, trainErr = miner.TrainGraph(e.ctx, src, g, cfg, progress)
 	}
 	pb.finish()
 	interrupted := false
 	if trainErr != nil {
-		if model == nil || e.ctx.Err() == nil {
+		if (model == nil && grp == nil) || e.ctx.Err() == nil {
 			if errors.Is(trainErr, miner.ErrUnknownRelation) {
 				return inputErr(trainErr)
 			}
 			return trainErr
 		}
 		interrupted = true
-	}
-	weight := miner.WeightConfidence
-	if c.Weight == "score" {
-		weight = miner.WeightScore
 	}
 	extractStart := time.Now()
 	// After Ctrl-C the rules of the current weights are still written: read
@@ -171,22 +180,12 @@ func (c *mineCmd) Run(e *env) error {
 	if interrupted {
 		ctx = context.WithoutCancel(ctx)
 	}
-	xo := miner.ExtractOptions{Heads: c.Heads, Graph: g, Beam: c.Beam, MaxRules: c.MaxRules, Candidates: c.Candidates,
-		MinScore: c.MinScore, MinSupport: c.MinSupport, Weight: weight, SupportBudget: c.Budget, Threads: c.Threads}
-	rules, err := model.Rules(xo)
-	if err != nil {
+	var rules []miner.MinedRule
+	models := single(model)
+	if grp != nil {
+		rules, models = grp.rules, &modelSet{models: grp.models, heads: grp.heads()}
+	} else if rules, err = cluster.ExtractGroup(ctx, g, c.settings(cfg), model, c.Heads, c.Threads); err != nil {
 		return err
-	}
-	if !c.NoConstants {
-		heads := c.Heads
-		if len(heads) == 0 {
-			heads = cfg.Heads
-		}
-		consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: c.ConstantRules, Seed: cfg.Seed})
-		if err != nil {
-			return err
-		}
-		rules = miner.MergeRules(rules, consts)
 	}
 	var tuned *tuning
 	directives := []datalog.Aggregate{{Method: "max"}}
@@ -212,9 +211,16 @@ func (c *mineCmd) Run(e *env) error {
 		}
 	}
 	extractTook := time.Since(extractStart)
-	hist := model.History()
-	header := fmt.Sprintf("%s: %d rules for %d head relations from %s\n%% T=%d L=%d batch=%d seed=%d epochs=%d",
-		minedHeader, len(rules), countHeads(rules), from, cfg.MaxLen, cfg.Rank, cfg.Batch, cfg.Seed, len(hist))
+	var hist []miner.EpochStats
+	var header string
+	if grp != nil {
+		hist = grp.history()
+		header = fmt.Sprintf("%s: %d rules for %d head relations from %s\n%s", minedHeader, len(rules), countHeads(rules), from, grp.header(cfg))
+	} else {
+		hist = model.History()
+		header = fmt.Sprintf("%s: %d rules for %d head relations from %s\n%% T=%d L=%d batch=%d seed=%d epochs=%d",
+			minedHeader, len(rules), countHeads(rules), from, cfg.MaxLen, cfg.Rank, cfg.Batch, cfg.Seed, len(hist))
+	}
 	if interrupted {
 		header += "\n% interrupted: these are the rules of the weights when training was stopped"
 	}
@@ -230,7 +236,11 @@ func (c *mineCmd) Run(e *env) error {
 	} else if err := writeFileAtomic(c.Out, buf.Bytes()); err != nil {
 		return err
 	}
-	if c.SaveModel != "" {
+	if c.SaveModel != "" && grp != nil {
+		if err := grp.save(c.SaveModel); err != nil {
+			return err
+		}
+	} else if c.SaveModel != "" {
 		var mb bytes.Buffer
 		if err := model.Save(&mb); err != nil {
 			return err
@@ -241,7 +251,7 @@ func (c *mineCmd) Run(e *env) error {
 	}
 	var metrics *linkpred.Report
 	if c.Eval && !interrupted {
-		metrics, err = evalModel(e, st, g, model, "test")
+		metrics, err = evalModel(e, st, g, models, "test")
 		if err != nil {
 			return err
 		}
@@ -270,7 +280,7 @@ func (c *mineCmd) Run(e *env) error {
 			len(rules), countHeads(rules), len(hist), time.Since(start).Round(100*time.Millisecond),
 			extractTook.Round(100*time.Millisecond), where)
 		if st != nil {
-			cov, err := coverage(e, st, g, model, rules, tuned)
+			cov, err := coverage(e, st, g, models, rules, tuned)
 			if err != nil {
 				return err
 			}

@@ -139,7 +139,7 @@ const coverageModelQueries = 1000
 // queries that have rules, and (with a tuning) the share of valid queries
 // whose answer some rule reaches, beside the share the model gives a nonzero
 // score (on the first coverageModelQueries valid queries).
-func coverage(e *env, st store.Store, g *miner.Graph, model *miner.Model, rules []miner.MinedRule, t *tuning) (string, error) {
+func coverage(e *env, st store.Store, g *miner.Graph, model *modelSet, rules []miner.MinedRule, t *tuning) (string, error) {
 	split := "train"
 	names, err := st.Splits()
 	if err != nil {
@@ -165,7 +165,7 @@ func coverage(e *env, st store.Store, g *miner.Graph, model *miner.Model, rules 
 			withQueries[r] = true
 		}
 	}
-	if hs := model.Config().Heads; len(hs) > 0 {
+	if hs := model.configHeads(); len(hs) > 0 {
 		for r := range withQueries {
 			if !slices.Contains(hs, r) {
 				delete(withQueries, r)
@@ -197,7 +197,7 @@ func coverage(e *env, st store.Store, g *miner.Graph, model *miner.Model, rules 
 
 // modelReach counts the queries of qs whose answer the model scores above
 // zero.
-func modelReach(e *env, st store.Store, g *miner.Graph, model *miner.Model, qs []linkpred.Query) (int, error) {
+func modelReach(e *env, st store.Store, g *miner.Graph, model *modelSet, qs []linkpred.Query) (int, error) {
 	snap := g.Snapshot()
 	pos := make(map[store.ID]int32, len(snap.Entities))
 	gpos := make([]int32, len(snap.Entities))
@@ -205,7 +205,7 @@ func modelReach(e *env, st store.Store, g *miner.Graph, model *miner.Model, qs [
 		pos[id] = int32(i)
 		gpos[i] = int32(i)
 	}
-	ms := &modelScorer{model: model, g: g, gpos: gpos, n: len(snap.Entities), pool: make(chan *miner.Scorer, 8), rels: relNames(g)}
+	ms := newSetScorer(model, g, gpos, len(snap.Entities))
 	var n atomic.Int64
 	count := linkpred.ScorerFunc(func(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
 		if err := ms.Score(ctx, qs, out); err != nil {

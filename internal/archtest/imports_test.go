@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"reasoner": {"datalog", "store"},
 	"miner":    {"datalog", "store"},
 	"linkpred": {"store"},
+	"cluster":  {"miner", "store", "datalog"},
 }
 
 // thirdParty lists the outside modules each package may use (prefixes).
@@ -34,6 +35,7 @@ var thirdParty = map[string][]string{
 	"reasoner": {},
 	"miner":    {"gonum.org/v1/gonum"},
 	"linkpred": {},
+	"cluster":  {"github.com/nats-io/nats.go"},
 	"internal": {},
 }
 

@@ -1,0 +1,401 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/drumql/drumql/miner"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Plan is what a coordinator mines: the snapshot file's bytes, the settings
+// and the groups.
+type Plan struct {
+	Snapshot []byte
+	Settings Settings
+	Groups   []Group
+}
+
+// Result is the result of one group: its model file and its rules.
+type Result struct {
+	Group  int // from 1
+	Model  []byte
+	Rules  []miner.MinedRule
+	Worker string
+}
+
+// Counts are the jobs of a run by state, for progress.
+type Counts struct {
+	Groups, Queued, Running, Done int
+}
+
+// Coordinator runs the groups of a Plan on the workers of a NATS JetStream
+// server. The zero value of every field but Conn, Run and Version means its
+// default.
+type Coordinator struct {
+	// Conn is the connection to the server.
+	Conn *nats.Conn
+	// Run is the run id (see Names).
+	Run string
+	// Version is the drumql version the workers must run.
+	Version string
+	// Keep keeps the run's streams and objects when it ends.
+	Keep bool
+	// AckWait is how long a job may go without a heartbeat before it is
+	// delivered to another worker. Default 30s.
+	AckWait time.Duration
+	// MaxAttempts is how many times a job is delivered: when it has failed
+	// (or been refused) that many times, the run stops. Default 4.
+	MaxAttempts int
+	// Replicas is the number of servers that keep each stream. Default 1.
+	Replicas int
+	// Progress, if set, is called when the counts change.
+	Progress func(Counts)
+	// Logf, if set, is told what happens (resumption, failures).
+	Logf func(format string, args ...any)
+	// Lost, if set, is closed by the caller when the connection is closed
+	// for good (see ConnOptions.Closed): the run then stops with
+	// ErrConnectionLost.
+	Lost <-chan struct{}
+}
+
+// runSpec is the run.json object: what must match when a run resumes.
+type runSpec struct {
+	Version  string   `json:"version"`
+	Snapshot string   `json:"snapshot"`
+	Settings Settings `json:"settings"`
+	Groups   []Group  `json:"groups"`
+}
+
+func (c *Coordinator) logf(format string, args ...any) {
+	if c.Logf != nil {
+		c.Logf(format, args...)
+	}
+}
+
+// Mine enqueues the jobs of plan that are neither done nor queued (all of
+// them for a new run), waits for the workers and returns the results in
+// group order. It stops with an error wrapping ErrJobFailed when a job has
+// failed MaxAttempts times, ErrConnectionLost when the connection is lost,
+// or ctx's error. Unless Keep, the run's streams and objects are removed
+// when all groups are done or a job failed; after an interruption or a lost
+// connection they stay, so that a coordinator started again with the same
+// run id resumes the run.
+func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
+	names, err := NewNames(c.Run)
+	if err != nil {
+		return nil, err
+	}
+	ackWait := c.AckWait
+	if ackWait <= 0 {
+		ackWait = 30 * time.Second
+	}
+	attempts := c.MaxAttempts
+	if attempts <= 0 {
+		attempts = 4
+	}
+	replicas := max(1, c.Replicas)
+	js, err := jetstream.New(c.Conn)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: jetstream: %w", err)
+	}
+	sum := SHA256(plan.Snapshot)
+	spec, err := json.Marshal(runSpec{Version: c.Version, Snapshot: sum, Settings: plan.Settings, Groups: plan.Groups})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: run %s: %w", c.Run, err)
+	}
+	obs, err := js.ObjectStore(ctx, names.Bucket())
+	switch {
+	case errors.Is(err, jetstream.ErrBucketNotFound):
+		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: names.Bucket(), Replicas: replicas,
+			Description: "drumql run " + c.Run + ": snapshot, plan and results"})
+		if err != nil {
+			return nil, fmt.Errorf("cluster: run %s: create object store %s: %w", c.Run, names.Bucket(), err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
+	default:
+		old, err := obs.GetBytes(ctx, runObject)
+		if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+			return nil, fmt.Errorf("cluster: run %s: read %s: %w", c.Run, runObject, err)
+		}
+		if err == nil && !bytes.Equal(old, spec) {
+			return nil, fmt.Errorf("cluster: run %s was started with other settings, head groups, graph or drumql version: %w", c.Run, ErrRunMismatch)
+		}
+		c.logf("run %s exists: resuming it", c.Run)
+	}
+	if _, err := obs.GetInfo(ctx, SnapshotObject(sum)); errors.Is(err, jetstream.ErrObjectNotFound) {
+		if _, err := obs.PutBytes(ctx, SnapshotObject(sum), plan.Snapshot); err != nil {
+			return nil, fmt.Errorf("cluster: run %s: upload the snapshot: %w", c.Run, err)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("cluster: run %s: snapshot object: %w", c.Run, err)
+	}
+	if _, err := obs.PutBytes(ctx, runObject, spec); err != nil {
+		return nil, fmt.Errorf("cluster: run %s: store %s: %w", c.Run, runObject, err)
+	}
+	jobs, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: names.Jobs(), Subjects: []string{names.JobSubjects()},
+		Retention: jetstream.WorkQueuePolicy, Replicas: replicas, Description: "drumql run " + c.Run + ": one job per head group"})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: run %s: create stream %s: %w", c.Run, names.Jobs(), err)
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: names.Status(), Subjects: []string{names.StatusSubject()},
+		Replicas: replicas, Description: "drumql run " + c.Run + ": what the workers report"}); err != nil {
+		return nil, fmt.Errorf("cluster: run %s: create stream %s: %w", c.Run, names.Status(), err)
+	}
+	if _, err := js.CreateOrUpdateConsumer(ctx, names.Jobs(), jetstream.ConsumerConfig{Durable: ConsumerName,
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxDeliver: attempts}); err != nil {
+		return nil, fmt.Errorf("cluster: run %s: create consumer: %w", c.Run, err)
+	}
+	// Jobs still queued (or being worked on) are in the work queue; read
+	// them before the status stream, so that a job acknowledged meanwhile
+	// is seen done rather than missing.
+	info, err := jobs.Info(ctx, jetstream.WithSubjectFilter(names.JobSubjects()))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: run %s: stream info: %w", c.Run, err)
+	}
+	queued := info.State.Subjects
+	// Advisories: a job delivered MaxAttempts times without an ack.
+	exhausted := make(chan uint64, 16)
+	adv, err := c.Conn.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+names.Jobs()+"."+ConsumerName, func(m *nats.Msg) {
+		var a struct {
+			StreamSeq uint64 `json:"stream_seq"`
+		}
+		if json.Unmarshal(m.Data, &a) == nil {
+			select {
+			case exhausted <- a.StreamSeq:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: run %s: subscribe to advisories: %w", c.Run, err)
+	}
+	defer adv.Unsubscribe()
+	sinfo, err := js.Stream(ctx, names.Status())
+	if err != nil {
+		return nil, fmt.Errorf("cluster: run %s: status stream: %w", c.Run, err)
+	}
+	drained := sinfo.CachedInfo().State.Msgs == 0
+	status, err := js.OrderedConsumer(ctx, names.Status(), jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: run %s: read status: %w", c.Run, err)
+	}
+	type report struct {
+		data    []byte
+		pending uint64
+	}
+	reports := make(chan report, 256)
+	cc, err := status.Consume(func(m jetstream.Msg) {
+		r := report{data: m.Data()}
+		if md, err := m.Metadata(); err == nil {
+			r.pending = md.NumPending
+		}
+		reports <- r
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: run %s: read status: %w", c.Run, err)
+	}
+	defer cc.Stop()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	tr := newTracker(len(plan.Groups), attempts)
+	enqueued := false
+	var shown Counts
+	for {
+		if drained && !enqueued {
+			// The status stream has been read to its end: enqueue what is
+			// neither done nor queued.
+			enqueued = true
+			for k, g := range plan.Groups {
+				group := k + 1
+				tr.queued(group)
+				if tr.isDone(group) || queued[names.JobSubject(group)] > 0 {
+					continue
+				}
+				job, err := json.Marshal(Job{Run: c.Run, Group: group, Groups: len(plan.Groups), Heads: g.Heads,
+					Settings: plan.Settings, Snapshot: sum, Version: c.Version})
+				if err != nil {
+					return nil, err
+				}
+				if _, err := js.Publish(ctx, names.JobSubject(group), job, jetstream.WithMsgID(c.Run+"-"+fmt.Sprint(group))); err != nil {
+					return nil, fmt.Errorf("cluster: run %s: enqueue group %d: %w", c.Run, group, err)
+				}
+			}
+			if err := c.Conn.Publish(AnnounceSubject, []byte(c.Run)); err != nil {
+				c.logf("announce the run: %v", err)
+			}
+		}
+		if enqueued && c.Progress != nil && tr.counts() != shown {
+			shown = tr.counts()
+			c.Progress(shown)
+		}
+		if enqueued && tr.done == len(plan.Groups) {
+			break
+		}
+		select {
+		case r := <-reports:
+			if r.pending == 0 {
+				drained = true
+			}
+			var s Status
+			if err := json.Unmarshal(r.data, &s); err != nil || s.Group < 1 || s.Group > len(plan.Groups) {
+				c.logf("ignored a malformed status message: %q", r.data)
+				continue
+			}
+			if err := tr.apply(s); err != nil {
+				c.cleanup(ctx, js, names)
+				return nil, fmt.Errorf("cluster: run %s: %w", c.Run, err)
+			}
+		case seq := <-exhausted:
+			c.cleanup(ctx, js, names)
+			return nil, fmt.Errorf("cluster: run %s: the job of stream sequence %d was delivered %d times and never finished (%s): %w",
+				c.Run, seq, attempts, tr.lastError(), ErrJobFailed)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("cluster: run %s: %w", c.Run, ctx.Err())
+		case <-tick.C:
+			if lost := c.lost(); lost != nil {
+				return nil, lost
+			}
+		}
+	}
+	results := make([]Result, len(plan.Groups))
+	for k := range plan.Groups {
+		group := k + 1
+		s := tr.final[group-1]
+		model, err := obs.GetBytes(ctx, ModelObject(group))
+		if err != nil {
+			return nil, fmt.Errorf("cluster: run %s: group %d: read the model: %w", c.Run, group, err)
+		}
+		rb, err := obs.GetBytes(ctx, RulesObject(group))
+		if err != nil {
+			return nil, fmt.Errorf("cluster: run %s: group %d: read the rules: %w", c.Run, group, err)
+		}
+		if SHA256(model) != s.ModelSHA256 || SHA256(rb) != s.RulesSHA256 {
+			return nil, fmt.Errorf("cluster: run %s: group %d: the stored result does not match the checksums %s reported", c.Run, group, s.Worker)
+		}
+		rules, err := DecodeRules(rb)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: run %s: group %d: %w", c.Run, group, err)
+		}
+		results[k] = Result{Group: group, Model: model, Rules: rules, Worker: s.Worker}
+	}
+	if !c.Keep {
+		c.cleanup(ctx, js, names)
+	}
+	return results, nil
+}
+
+// lost returns ErrConnectionLost, wrapped, once the connection is closed.
+func (c *Coordinator) lost() error {
+	if c.Lost == nil {
+		if c.Conn.IsClosed() {
+			return fmt.Errorf("cluster: run %s: %w (the run is kept on the server: start the coordinator again with the same run id to resume it)", c.Run, ErrConnectionLost)
+		}
+		return nil
+	}
+	select {
+	case <-c.Lost:
+		return fmt.Errorf("cluster: run %s: %w (the run is kept on the server: start the coordinator again with the same run id to resume it)", c.Run, ErrConnectionLost)
+	default:
+		return nil
+	}
+}
+
+// cleanup removes the run's streams and object store, unless Keep.
+func (c *Coordinator) cleanup(ctx context.Context, js jetstream.JetStream, names Names) {
+	if c.Keep {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	for _, s := range []string{names.Jobs(), names.Status()} {
+		if err := js.DeleteStream(ctx, s); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			c.logf("remove stream %s: %v", s, err)
+		}
+	}
+	if err := js.DeleteObjectStore(ctx, names.Bucket()); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+		c.logf("remove object store %s: %v", names.Bucket(), err)
+	}
+}
+
+// tracker follows the state of every job from the status stream.
+type tracker struct {
+	attempts int
+	state    []string // "", queued, running, done
+	final    []Status // the done status of each group
+	failures []int
+	last     []Status // the last failure of each group
+	done     int
+	lastErr  string
+}
+
+func newTracker(groups, attempts int) *tracker {
+	return &tracker{attempts: attempts, state: make([]string, groups), final: make([]Status, groups),
+		failures: make([]int, groups), last: make([]Status, groups)}
+}
+
+func (t *tracker) isDone(group int) bool { return t.state[group-1] == StateDone }
+
+func (t *tracker) queued(group int) {
+	if t.state[group-1] == "" {
+		t.state[group-1] = "queued"
+	}
+}
+
+// apply records s; a job that failed on its last attempt is an error.
+func (t *tracker) apply(s Status) error {
+	i := s.Group - 1
+	if t.state[i] == StateDone {
+		return nil // a job done twice (its worker died before the ack): the first result stands
+	}
+	switch s.State {
+	case StateRunning:
+		t.state[i] = StateRunning
+	case StateDone:
+		t.state[i] = StateDone
+		t.final[i] = s
+		t.done++
+	case StateFailed, StateRefused:
+		t.state[i] = "queued"
+		t.failures[i]++
+		t.last[i] = s
+		t.lastErr = fmt.Sprintf("group %d, attempt %d on %s: %s", s.Group, s.Attempt, s.Worker, s.Error)
+		if s.Attempt >= t.attempts {
+			what := "failed"
+			if s.State == StateRefused {
+				what = "was refused"
+			}
+			return fmt.Errorf("group %d %s on attempt %d of %d; the last on %s: %s: %w", s.Group, what, s.Attempt, t.attempts, s.Worker, s.Error, ErrJobFailed)
+		}
+	case StateRelease:
+		t.state[i] = "queued"
+	}
+	return nil
+}
+
+func (t *tracker) lastError() string {
+	if t.lastErr == "" {
+		return "no worker reported an error: did the workers die?"
+	}
+	return "the last error: " + t.lastErr
+}
+
+func (t *tracker) counts() Counts {
+	c := Counts{Groups: len(t.state)}
+	for _, s := range t.state {
+		switch s {
+		case "queued":
+			c.Queued++
+		case StateRunning:
+			c.Running++
+		case StateDone:
+			c.Done++
+		}
+	}
+	return c
+}

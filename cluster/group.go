@@ -1,0 +1,204 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/drumql/drumql/miner"
+)
+
+// Settings are the mining settings of a run, the same for every group: the
+// training configuration (its Heads are set per group, its Threads are the
+// miner's own) and the extraction options of drumql mine's flags. Zero
+// fields take the miner's defaults.
+type Settings struct {
+	Config        miner.Config   `json:"config"`
+	Beam          int            `json:"beam"`
+	MaxRules      int            `json:"max_rules"`
+	Candidates    int            `json:"candidates"`
+	MinScore      float64        `json:"min_score"`
+	MinSupport    int            `json:"min_support"`
+	Weight        miner.WeightBy `json:"weight"`
+	SupportBudget int            `json:"support_budget"`
+	NoConstants   bool           `json:"no_constants"`
+	ConstantRules int            `json:"constant_rules"`
+}
+
+// TrainGroup trains the model of one group: s.Config with Heads = heads and
+// the given threads (which never change the result). On cancellation it
+// returns the model of the current weights with an error wrapping
+// ctx.Err(), as miner.TrainGraph does.
+func TrainGroup(ctx context.Context, src miner.Source, g *miner.Graph, s Settings, heads []string, threads int, progress func(miner.Progress)) (*miner.Model, error) {
+	cfg := s.Config
+	cfg.Heads = slices.Clone(heads)
+	cfg.Threads = threads
+	return miner.TrainGraph(ctx, src, g, cfg, progress)
+}
+
+// ExtractGroup reads the rules of heads off model (empty heads: the heads of
+// its configuration, or every relation): the chain rules of
+// miner.Model.Rules and, unless s.NoConstants, the rules with constants of
+// miner.Graph.ConstantRules, merged with miner.MergeRules. g counts the
+// support of the rules.
+func ExtractGroup(ctx context.Context, g *miner.Graph, s Settings, model *miner.Model, heads []string, threads int) ([]miner.MinedRule, error) {
+	xo := miner.ExtractOptions{Heads: heads, Graph: g, Beam: s.Beam, MaxRules: s.MaxRules, Candidates: s.Candidates,
+		MinScore: s.MinScore, MinSupport: s.MinSupport, Weight: s.Weight, SupportBudget: s.SupportBudget, Threads: threads}
+	rules, err := model.Rules(xo)
+	if err != nil {
+		return nil, err
+	}
+	if s.NoConstants {
+		return rules, nil
+	}
+	if len(heads) == 0 {
+		heads = model.Config().Heads
+	}
+	consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: s.ConstantRules, Seed: model.Config().Seed})
+	if err != nil {
+		return nil, err
+	}
+	return miner.MergeRules(rules, consts), nil
+}
+
+// MineGroup trains the model of one group and reads its rules off it:
+// TrainGroup, then ExtractGroup. The rules of each head are those of
+// `drumql mine --heads <the group>` with the same settings.
+func MineGroup(ctx context.Context, src miner.Source, g *miner.Graph, s Settings, heads []string, threads int, progress func(miner.Progress)) (*miner.Model, []miner.MinedRule, error) {
+	model, err := TrainGroup(ctx, src, g, s, heads, threads, progress)
+	if err != nil {
+		return model, nil, err
+	}
+	rules, err := ExtractGroup(ctx, g, s, model, heads, threads)
+	if err != nil {
+		return model, nil, err
+	}
+	return model, rules, nil
+}
+
+// MergeGroups merges the rules of the groups of a run (each sorted by head,
+// as MineGroup returns them) into one list sorted by head relation; the
+// rules of one head keep their order (the groups are disjoint).
+func MergeGroups(groups ...[]miner.MinedRule) []miner.MinedRule {
+	return miner.MergeRules(groups...)
+}
+
+// EncodeRules writes rules in the result format of a job: JSON, every
+// number exactly.
+func EncodeRules(rules []miner.MinedRule) ([]byte, error) {
+	b, err := json.Marshal(rules)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: encode rules: %w", err)
+	}
+	return b, nil
+}
+
+// DecodeRules reads rules written by EncodeRules.
+func DecodeRules(b []byte) ([]miner.MinedRule, error) {
+	var rules []miner.MinedRule
+	if err := json.Unmarshal(b, &rules); err != nil {
+		return nil, fmt.Errorf("cluster: decode rules: %w", err)
+	}
+	return rules, nil
+}
+
+// manifestMagic starts a model-group manifest.
+const manifestMagic = "drumql-model-groups 1\n"
+
+// ManifestMagicLen is the length of the line that starts a manifest.
+const ManifestMagicLen = len(manifestMagic)
+
+// ErrBadManifest is returned by ReadManifest for a file that is not a valid
+// model-group manifest.
+var ErrBadManifest = errors.New("cluster: not a valid drumql model-group manifest")
+
+// Manifest lists the model files of a run mined in head groups: what
+// `drumql mine --head-groups N --save-model FILE` writes to FILE, the group
+// models going to FILE.g1 … FILE.gN beside it. Each relation is scored by
+// the model of the group that holds it.
+//
+// The file is the line "drumql-model-groups 1" followed by this struct as
+// indented JSON; file names are relative to the manifest's directory.
+type Manifest struct {
+	Groups []ManifestGroup `json:"groups"`
+}
+
+// ManifestGroup is one group of a Manifest.
+type ManifestGroup struct {
+	// File is the group's model file, relative to the manifest.
+	File string `json:"file"`
+	// Heads are the group's head relations, sorted.
+	Heads []string `json:"heads"`
+	// SHA256 is the hex SHA-256 of the model file's bytes.
+	SHA256 string `json:"sha256"`
+}
+
+// IsManifest reports whether head, the first bytes of a file (at least
+// ManifestMagicLen of them), start a model-group manifest.
+func IsManifest(head []byte) bool {
+	return bytes.HasPrefix(head, []byte(manifestMagic))
+}
+
+// WriteManifest writes m in the manifest format.
+func WriteManifest(w io.Writer, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("cluster: write manifest: %w", err)
+	}
+	if _, err := io.WriteString(w, manifestMagic+string(b)+"\n"); err != nil {
+		return fmt.Errorf("cluster: write manifest: %w", err)
+	}
+	return nil
+}
+
+// ReadManifest reads a manifest written by WriteManifest. A group without
+// heads, a head in two groups or a file name that leaves the manifest's
+// directory is an error wrapping ErrBadManifest.
+func ReadManifest(r io.Reader) (*Manifest, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: read manifest: %w", err)
+	}
+	if !bytes.HasPrefix(b, []byte(manifestMagic)) {
+		return nil, fmt.Errorf("cluster: read manifest: bad magic: %w", ErrBadManifest)
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(b[len(manifestMagic):]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("cluster: read manifest: %w (%w)", err, ErrBadManifest)
+	}
+	if len(m.Groups) == 0 {
+		return nil, fmt.Errorf("cluster: read manifest: no groups: %w", ErrBadManifest)
+	}
+	seen := map[string]int{}
+	for i, g := range m.Groups {
+		if len(g.Heads) == 0 {
+			return nil, fmt.Errorf("cluster: read manifest: group %d has no heads: %w", i+1, ErrBadManifest)
+		}
+		if g.File == "" || strings.ContainsAny(g.File, `/\`) || g.File == "." || g.File == ".." {
+			return nil, fmt.Errorf("cluster: read manifest: group %d: file %q is not a plain file name: %w", i+1, g.File, ErrBadManifest)
+		}
+		for _, h := range g.Heads {
+			if j, dup := seen[h]; dup {
+				return nil, fmt.Errorf("cluster: read manifest: head %q is in groups %d and %d: %w", h, j, i+1, ErrBadManifest)
+			}
+			seen[h] = i + 1
+		}
+	}
+	return &m, nil
+}
+
+// SHA256 returns the hex SHA-256 of b: the content address of snapshots and
+// the checksum of manifest files.
+func SHA256(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
