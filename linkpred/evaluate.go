@@ -385,7 +385,7 @@ func (w *worker) rank(q Query, s *Scores) (Rank, int, error) {
 	if s.Dense != nil {
 		return w.rankDense(a, s.Dense)
 	}
-	return w.rankSparse(a, eligible, s.Sparse)
+	return w.rankSparse(a, eligible, s.Sparse, s.prior, s.priorCounts)
 }
 
 func (w *worker) rankDense(a int32, d []float32) (Rank, int, error) {
@@ -423,7 +423,7 @@ func (w *worker) rankDense(a int32, d []float32) (Rank, int, error) {
 	return Rank{L: 1 + gt, H: 1 + gt + eq}, nan, nil
 }
 
-func (w *worker) rankSparse(a int32, eligible int, cs []Candidate) (Rank, int, error) {
+func (w *worker) rankSparse(a int32, eligible int, cs []Candidate, prior []int32, priorCounts []float32) (Rank, int, error) {
 	// The answer's key: listed, implicit 0, or -Inf when not a candidate.
 	var as float32
 	var at []float32
@@ -447,7 +447,31 @@ func (w *worker) rankSparse(a int32, eligible int, cs []Candidate) (Rank, int, e
 			as, at = c.Score, c.Ties
 		}
 	}
+	// The prior's entities not listed in cs: key (0, [count]).
+	if a >= 0 && w.seen[a] != w.gen {
+		for k, e := range prior {
+			if e == a {
+				as, at = 0, priorCounts[k:k+1:k+1]
+				break
+			}
+		}
+	}
 	gt, eq, listed := 0, 0, 0
+	for k, e := range prior {
+		if e < 0 || int(e) >= w.n {
+			return Rank{}, 0, fmt.Errorf("%w: prior candidate %d out of range [0, %d)", ErrBadScores, e, w.n)
+		}
+		if e == a || w.seen[e] == w.gen || w.excl[e] == w.gen {
+			continue
+		}
+		listed++
+		switch compareKeys(0, priorCounts[k:k+1:k+1], as, at) {
+		case 1:
+			gt++
+		case 0:
+			eq++
+		}
+	}
 	for k := range cs {
 		c := &cs[k]
 		if c.Entity == a || w.excl[c.Entity] == w.gen {

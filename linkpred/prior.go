@@ -59,22 +59,12 @@ func (p *SlotPrior) Slot(rel store.ID, tail bool) ([]int32, []float32) {
 	return p.ents[ri][dir], p.counts[ri][dir]
 }
 
-// Extend appends to the sparse scores s of q every entity that fills q's
-// slot and is not listed yet, with score 0 and its count as the only
+// Extend adds to the sparse scores s of q every entity that fills q's slot
+// and is not listed yet, with score 0 and its count as the only
 // tie-breaker: above the candidates nothing reaches, below any candidate
-// with a positive score. seen is scratch space with one element per
-// candidate, all false; Extend leaves it so.
-func (p *SlotPrior) Extend(q Query, s *Scores, seen []bool) {
-	for _, c := range s.Sparse {
-		seen[c.Entity] = true
-	}
-	ents, counts := p.Slot(q.Rel, q.Inverse)
-	for k, e := range ents {
-		if !seen[e] {
-			s.Sparse = append(s.Sparse, Candidate{Entity: e, Ties: counts[k : k+1 : k+1]})
-		}
-	}
-	for _, c := range s.Sparse {
-		seen[c.Entity] = false
-	}
+// with a positive score. The entities are not copied: the ranking reads
+// the slot's list in place, so a slot of a million entities costs no
+// memory per query.
+func (p *SlotPrior) Extend(q Query, s *Scores) {
+	s.prior, s.priorCounts = p.Slot(q.Rel, q.Inverse)
 }

@@ -2,6 +2,7 @@ package linkpred
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/drumql/drumql/store"
@@ -84,19 +85,57 @@ func TestSlotPriorExtend(t *testing.T) {
 		{"unknown relation", Query{Rel: 300, Inverse: true}, []Candidate{{Entity: 4, Score: 0.3}},
 			"[{4 0.3 []}]"},
 	}
-	seen := make([]bool, 5)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := Scores{Sparse: append([]Candidate(nil), c.listed...)}
-			p.Extend(c.q, &s, seen)
-			if got := fmt.Sprint(s.Sparse); got != c.want {
+			p.Extend(c.q, &s)
+			full := expandPrior(s)
+			if got := fmt.Sprint(full); got != c.want {
 				t.Errorf("Extend: %s, want %s", got, c.want)
 			}
-			for i, b := range seen {
-				if b {
-					t.Errorf("seen[%d] left true", i)
+			// Ranking the prior in place ranks as the listed candidates
+			// would, for every answer (or none) and every filtered entity.
+			for a := int32(-1); a < 5; a++ {
+				for ex := int32(-1); ex < 5; ex++ {
+					if ex == a && a >= 0 {
+						continue
+					}
+					rank := func(s Scores) Rank {
+						w := newWorker(5, nil, nil, nil, 1)
+						w.nextGen()
+						eligible := 5
+						if ex >= 0 {
+							w.excl[ex] = w.gen
+							eligible--
+						}
+						if a >= 0 {
+							eligible--
+						}
+						r, _, err := w.rankSparse(a, eligible, s.Sparse, s.prior, s.priorCounts)
+						if err != nil {
+							t.Fatal(err)
+						}
+						return r
+					}
+					lazy, listed := rank(s), rank(Scores{Sparse: full})
+					if lazy != listed {
+						t.Errorf("answer %d, filtered %d: rank %v with the prior in place, %v listed", a, ex, lazy, listed)
+					}
 				}
 			}
 		})
 	}
+}
+
+// expandPrior lists the prior's candidates of s after its sparse ones, as
+// candidates with score 0 and their count as tie-breaker, skipping those
+// already listed.
+func expandPrior(s Scores) []Candidate {
+	out := append([]Candidate(nil), s.Sparse...)
+	for k, e := range s.prior {
+		if !slices.ContainsFunc(s.Sparse, func(c Candidate) bool { return c.Entity == e }) {
+			out = append(out, Candidate{Entity: e, Ties: []float32{s.priorCounts[k]}})
+		}
+	}
+	return out
 }

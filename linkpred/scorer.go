@@ -58,6 +58,12 @@ type Scores struct {
 	Dense  []float32
 	Sparse []Candidate
 
+	// prior, with priorCounts, adds the candidates of a slot prior (see
+	// SlotPrior.Extend): every entity of prior not in Sparse, with score 0
+	// and its count as the only tie-breaker. Shared, never written.
+	prior       []int32
+	priorCounts []float32
+
 	dense []float32 // reusable memory for Dense
 	keys  []float32 // reusable memory for tie-breakers
 }
@@ -96,6 +102,7 @@ func (s *Scores) reset() {
 	clear(s.Sparse) // drop references to Ties
 	s.Sparse = s.Sparse[:0]
 	s.keys = s.keys[:0]
+	s.prior, s.priorCounts = nil, nil
 }
 
 // fixNaN maps NaN to -Inf.

@@ -552,7 +552,6 @@ func (r *ruleScorer) ScoreVariants(ctx context.Context, qs []linkpred.Query, out
 
 func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]linkpred.Scores, variant func(v int, q linkpred.Query) ruleVariant) error {
 	var conf []linkpred.RuleConf
-	var hit []bool // by candidate position: reached by a rule
 	for i, q := range qs {
 		hits, err := r.hits(ctx, q)
 		if err != nil {
@@ -575,10 +574,7 @@ func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 				out[i].AddRules(vr.agg, p, conf)
 			}
 			if vr.prior && !r.hybrid {
-				if hit == nil {
-					hit = make([]bool, len(r.pos))
-				}
-				r.slot.Extend(q, &out[i], hit)
+				r.slot.Extend(q, &out[i])
 			}
 		}
 	}
