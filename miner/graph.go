@@ -3,6 +3,7 @@ package miner
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/drumql/drumql/miner/internal/sparse"
@@ -211,6 +212,10 @@ func NewGraph(st Source, snap *store.Snapshot) (*Graph, error) {
 		g.fwd = append(g.fwd, &sparse.CSR{Rows: E, Cols: E, RowPtr: out.RowPtr, Col: out.Col})
 		g.bwd = append(g.bwd, &sparse.CSR{Rows: E, Cols: E, RowPtr: in.RowPtr, Col: in.Col, Edge: in.Edge})
 		g.nnz += len(out.Col)
+	}
+	// The incidence lists hold every fact twice, indexed by int32.
+	if 2*g.nnz > math.MaxInt32 {
+		return nil, fmt.Errorf("miner: the graph has %d facts; mining indexes each twice with 32-bit offsets, so at most %d facts are supported", g.nnz, math.MaxInt32/2)
 	}
 	g.setOps()
 	g.buildOps()
