@@ -24,7 +24,13 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo
 planted=("wife(A, B) :- husband(B, A)" "mother(A, B) :- wife(A, C), father(C, B)"
   "citizen_of(A, B) :- born_in(A, C), city_in(C, B)" "sibling(A, B) :- father(C, A), father(C, B)")
-t() { /usr/bin/time -f "%e %M" -o "$out/t" "$@" > /dev/null; cat "$out/t"; }
+t() { /usr/bin/time -f "%e %M" -o "$out/t" "$@" > /dev/null && cat "$out/t"; }
+cat > "$out/planted.dl" <<'EOF'
+wife(A, B) :- husband(B, A).
+mother(A, B) :- wife(A, C), father(C, B).
+citizen_of(A, B) :- born_in(A, C), city_in(C, B).
+sibling(A, B) :- father(C, A), father(C, B), A != B.
+EOF
 echo "| people | triples | step | T | wall | peak RSS | estimate | planted rules in top 3 |"
 echo "|---|---|---|---|---|---|---|---|"
 for n in $SIZES; do
@@ -53,12 +59,19 @@ for n in $SIZES; do
     echo "$n $T $s" >> "$out/fit"
   done
   # The rules of the last T applied alone to every test query, and one
-  # goal-directed query (the mothers of a person of the test split).
+  # goal-directed query (the mothers of a person of the test split) with the
+  # planted rules written by hand and with the mined file (which may not
+  # finish: at most QUERY_TIMEOUT seconds).
   read -r s k < <(t bin/drumql --db "$d.db" -q eval --rules "$d-T$T.dl")
   echo "| $n | $triples | eval --rules (test) | $T | $s s | $((k/1024)) MB | | |"
   who=$(awk -F'\t' '$2=="mother" {print $3; exit}' "$d/test.txt")
-  read -r s k < <(t bin/drumql --db "$d.db" -q query --rules "$d-T$T.dl" "mother(X, $who)?")
-  echo "| $n | $triples | query mother(X, $who)? | $T | $s s | $((k/1024)) MB | | |"
+  read -r s k < <(t bin/drumql --db "$d.db" -q query --rules "$out/planted.dl" "mother(X, $who)?")
+  echo "| $n | $triples | query mother(X, $who)? planted rules | | $s s | $((k/1024)) MB | | |"
+  if read -r s k < <(t timeout "${QUERY_TIMEOUT:-300}" bin/drumql --db "$d.db" -q query --rules "$d-T$T.dl" "mother(X, $who)?"); then
+    echo "| $n | $triples | query mother(X, $who)? mined rules | $T | $s s | $((k/1024)) MB | | |"
+  else
+    echo "| $n | $triples | query mother(X, $who)? mined rules | $T | not done in ${QUERY_TIMEOUT:-300} s | | | |"
+  fi
 done
 echo
 for T in $LENS; do
