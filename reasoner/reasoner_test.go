@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -607,4 +608,77 @@ func checkRuleScores(t *testing.T, en *Engine, st store.Store, n int, single fun
 		}
 	}
 	return checked
+}
+
+// TestBatchedRounds: a closure whose rounds are larger than a batch
+// (batchItems first-step tuples, merged before the next batch runs) has
+// every fact with its closed-form confidence 0.99^d, d the length of the
+// shortest path (found here by breadth-first search), and the same facts,
+// confidences and proofs whatever the number of threads.
+func TestBatchedRounds(t *testing.T) {
+	const n, deg = 600, 5
+	rng := rand.New(rand.NewPCG(7, 8))
+	adj := make([][]int, n)
+	var b strings.Builder
+	for x := range n {
+		for range deg {
+			y := rng.IntN(n)
+			adj[x] = append(adj[x], y)
+			fmt.Fprintf(&b, "v%d\te\tv%d\n", x, y)
+		}
+	}
+	want := map[string]float64{}
+	layers := map[int]int{} // pairs at each distance: the new facts of a round
+	for x := range n {
+		dist := map[int]int{}
+		frontier := []int{x}
+		for d := 1; len(frontier) > 0; d++ {
+			var next []int
+			for _, u := range frontier {
+				for _, v := range adj[u] {
+					if _, ok := dist[v]; !ok {
+						dist[v] = d
+						next = append(next, v)
+					}
+				}
+			}
+			frontier = next
+		}
+		for y, d := range dist {
+			want[fmt.Sprintf("p(v%d, v%d)", x, y)] = math.Pow(0.99, float64(d))
+			layers[d]++
+		}
+	}
+	if m := slices.Max(slices.Collect(maps.Values(layers))); m <= 2*batchItems {
+		t.Fatalf("largest round derives %d facts: no more than two batches", m)
+	}
+	prog := mustParse(t, "0.99 :: p(X, Y) :- e(X, Y).\n0.99 :: p(X, Z) :- p(X, Y), e(Y, Z).\n")
+	var dumps []string
+	for _, threads := range []int{1, 3} {
+		st := newStore(t, b.String())
+		if _, err := Infer(context.Background(), st, prog, Options{Threads: threads, Min: 1e-9}); err != nil {
+			t.Fatal(err)
+		}
+		p := mustID(t, st, "p")
+		var all strings.Builder
+		got := 0
+		for d, err := range st.ScanDerived(p) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got++
+			f := factString(t, st, d.Fact)
+			if w, ok := want[f]; !ok || math.Abs(float64(d.Confidence)-w) > 1e-6*w {
+				t.Fatalf("threads=%d: %s = %g, want %g (present: %v)", threads, f, d.Confidence, w, ok)
+			}
+			fmt.Fprintln(&all, d)
+		}
+		if got != len(want) {
+			t.Fatalf("threads=%d: %d facts, want %d", threads, got, len(want))
+		}
+		dumps = append(dumps, all.String())
+	}
+	if dumps[0] != dumps[1] {
+		t.Error("1 and 3 threads store different facts or proofs")
+	}
 }
