@@ -46,6 +46,11 @@ func TestInferAtomic(t *testing.T) {
 	if !strings.Contains(err.Error(), "101") {
 		t.Errorf("error does not give the count: %v", err)
 	}
+	// Any Go program holds more than a kilobyte: the cap is exceeded at
+	// the first check.
+	if _, err := Infer(ctx, st, big, Options{MaxMemory: 1 << 10}); !errors.Is(err, ErrMemoryLimit) || !strings.Contains(err.Error(), "cap of 0 MB") {
+		t.Fatalf("want ErrMemoryLimit naming the cap, got %v", err)
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := Infer(cctx, st, big, Options{}); !errors.Is(err, context.Canceled) {
@@ -680,5 +685,38 @@ func TestBatchedRounds(t *testing.T) {
 	}
 	if dumps[0] != dumps[1] {
 		t.Error("1 and 3 threads store different facts or proofs")
+	}
+}
+
+// TestInferProgress: Infer reports every round, in order, then the write,
+// ending with every fact written; the counts are those of the result (a
+// 40-node chain's closure: round r derives the 40 - r pairs at distance r,
+// and a 40th round finds nothing new).
+func TestInferProgress(t *testing.T) {
+	st := newStore(t, chainTSV(40, "e"))
+	prog := mustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	var got []Progress
+	stats, err := Infer(context.Background(), st, prog, Options{Progress: func(p Progress) { got = append(got, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Facts != 780 || stats.Iterations != 40 {
+		t.Fatalf("stats %+v, want 780 facts in 40 rounds", stats)
+	}
+	if len(got) != 41 {
+		t.Fatalf("%d reports, want 40 rounds and the end of the write", len(got))
+	}
+	for i, p := range got[:40] {
+		// After round r: 39 + 38 + ... + (40 - r) facts.
+		want := 0
+		for d := 1; d <= min(i+1, 39); d++ {
+			want += 40 - d
+		}
+		if p.Phase != PhaseDerive || p.Rounds != i+1 || p.Facts != want || p.Memory <= 0 {
+			t.Errorf("report %d = %+v, want round %d with %d facts", i, p, i+1, want)
+		}
+	}
+	if p := got[40]; p.Phase != PhaseWrite || p.Written != 780 || p.Total != 780 || p.Facts != 780 {
+		t.Errorf("last report %+v, want the write of 780 facts done", p)
 	}
 }
