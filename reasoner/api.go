@@ -2,6 +2,7 @@ package reasoner
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -114,6 +115,22 @@ type InferStats struct {
 	// Duration is the wall-clock time of the call.
 	Duration time.Duration
 }
+
+// MemoryLimitError is the error of an Infer stopped by Options.MaxMemory;
+// it wraps ErrMemoryLimit.
+type MemoryLimitError struct {
+	InUse, Cap    int64 // bytes held when the check failed, and the cap
+	Rounds, Facts int   // rounds begun and facts derived by then
+}
+
+// Error says how much memory was held, when, and the cap.
+func (e *MemoryLimitError) Error() string {
+	return fmt.Sprintf("%v: %s in use in round %d with %d facts derived, above the cap of %s",
+		ErrMemoryLimit, formatBytes(e.InUse), e.Rounds, e.Facts, formatBytes(e.Cap))
+}
+
+// Unwrap returns ErrMemoryLimit.
+func (e *MemoryLimitError) Unwrap() error { return ErrMemoryLimit }
 
 // Phase is the stage of an Infer that a Progress report is about.
 type Phase int

@@ -76,8 +76,7 @@ func (e *evaluator) checkMemory() error {
 	if m <= e.maxMem {
 		return nil
 	}
-	err := fmt.Errorf("%w: %s in use after %d rounds and %d facts derived, above the cap of %s",
-		ErrMemoryLimit, formatBytes(m), e.iterations, e.derived, formatBytes(e.maxMem))
+	var err error = &MemoryLimitError{InUse: m, Cap: e.maxMem, Rounds: e.iterations, Facts: e.derived}
 	e.memErr.CompareAndSwap(nil, &err)
 	return *e.memErr.Load()
 }

@@ -48,7 +48,7 @@ func TestInferAtomic(t *testing.T) {
 	}
 	// Any Go program holds more than a kilobyte: the cap is exceeded at
 	// the first check.
-	if _, err := Infer(ctx, st, big, Options{MaxMemory: 1 << 10}); !errors.Is(err, ErrMemoryLimit) || !strings.Contains(err.Error(), "cap of 0 MB") {
+	if _, err := Infer(ctx, st, big, Options{MaxMemory: 1 << 10}); !errors.Is(err, ErrMemoryLimit) || !strings.Contains(err.Error(), "above the cap of 0 MB") {
 		t.Fatalf("want ErrMemoryLimit naming the cap, got %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
