@@ -2,6 +2,7 @@ package reasoner
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,16 @@ type Options struct {
 	// Explain makes Query and Engine.Query attach the best proof of every
 	// answer (Answer.Proof), at the cost of recording provenance.
 	Explain bool
+	// Progress, if not nil, is called by Infer after every round of the
+	// fixpoint and every 65,536 facts while the derived facts are stored,
+	// from the calling goroutine.
+	Progress func(Progress)
+	// MaxMemory caps the memory (bytes) the Go runtime holds for the
+	// process while Infer's fixpoint grows: it is checked after every
+	// round and, within a round, every few hundred thousand candidate
+	// facts; beyond it Infer stops with an error wrapping ErrMemoryLimit
+	// and writes nothing. 0 means no cap.
+	MaxMemory int64
 	// BaseOnly makes an Engine read only the store's base facts, ignoring
 	// the derived facts a previous Infer stored: link prediction scores
 	// rules on the graph as loaded (the eval command sets it).
@@ -75,6 +86,9 @@ var (
 	// ErrTooManyFacts is returned when an evaluation would derive more than
 	// Options.MaxFacts facts.
 	ErrTooManyFacts = errors.New("reasoner: too many facts")
+	// ErrMemoryLimit is returned when an Infer would hold more memory than
+	// Options.MaxMemory.
+	ErrMemoryLimit = errors.New("reasoner: memory limit reached")
 	// ErrUnknownPredicate is returned for a query or an explanation over a
 	// predicate that neither the store nor the program knows.
 	ErrUnknownPredicate = errors.New("reasoner: unknown predicate")
@@ -100,6 +114,52 @@ type InferStats struct {
 	Strata int
 	// Duration is the wall-clock time of the call.
 	Duration time.Duration
+}
+
+// MemoryLimitError is the error of an Infer stopped by Options.MaxMemory;
+// it wraps ErrMemoryLimit.
+type MemoryLimitError struct {
+	InUse, Cap    int64 // bytes held when the check failed, and the cap
+	Rounds, Facts int   // rounds begun and facts derived by then
+}
+
+// Error says how much memory was held, when, and the cap.
+func (e *MemoryLimitError) Error() string {
+	return fmt.Sprintf("%v: %s in use in round %d with %d facts derived, above the cap of %s",
+		ErrMemoryLimit, formatBytes(e.InUse), e.Rounds, e.Facts, formatBytes(e.Cap))
+}
+
+// Unwrap returns ErrMemoryLimit.
+func (e *MemoryLimitError) Unwrap() error { return ErrMemoryLimit }
+
+// Phase is the stage of an Infer that a Progress report is about.
+type Phase int
+
+// The phases of Infer.
+const (
+	// PhaseDerive is the fixpoint: rounds of rule applications.
+	PhaseDerive Phase = iota
+	// PhaseWrite is the write of the derived facts to the store.
+	PhaseWrite
+)
+
+// Progress is what Infer reports as it goes (Options.Progress).
+type Progress struct {
+	// Phase is the stage the report is about.
+	Phase Phase
+	// Rounds is the number of semi-naive rounds so far, over all strata.
+	Rounds int
+	// Facts is the number of facts derived so far (program facts
+	// included); in PhaseWrite, the final number.
+	Facts int
+	// Written and Total are, in PhaseWrite, the facts stored so far and
+	// the facts to store.
+	Written, Total int
+	// Memory is the memory the Go runtime holds for the process, in bytes
+	// (what Options.MaxMemory is compared with).
+	Memory int64
+	// Elapsed is the time since Infer started.
+	Elapsed time.Duration
 }
 
 // Answer is one answer to a query.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +81,10 @@ func plural(n int) string {
 // fact carries the provenance of its best derivation (see encodeRule). On
 // error or cancellation nothing is written. Program symbols the store does
 // not know are interned before the write.
+//
+// The derived facts go from the evaluator's tables to the store one at a
+// time (store.Store.ReplaceDerivedSeq): the write holds no second copy of
+// them, and the join indexes are released before it.
 func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Options) (InferStats, error) {
 	start := time.Now()
 	if prog == nil {
@@ -94,6 +99,9 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	}
 	e := newEvaluator(ctx, st, syms, opt)
 	e.prov = true
+	e.progress = opt.Progress
+	e.maxMem = opt.MaxMemory
+	e.start = start
 	u := plainUnit(prog)
 	if err := e.load(u); err != nil {
 		return InferStats{}, fmt.Errorf("reasoner: infer: %w", err)
@@ -101,82 +109,159 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	if err := e.run(u); err != nil {
 		return InferStats{}, fmt.Errorf("reasoner: infer: %w", err)
 	}
+	e.dropIndexes()
 	stats := InferStats{Derived: map[string]int{}, Iterations: e.iterations, Strata: e.strata}
-	ds, err := e.derivedFacts(u, stats.Derived)
+	w, err := e.prepareWrite(u, stats.Derived)
 	if err != nil {
 		return InferStats{}, fmt.Errorf("reasoner: infer: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return InferStats{}, fmt.Errorf("reasoner: infer: %w", err)
 	}
-	if err := st.ReplaceDerived(ctx, ds); err != nil {
+	if err := st.ReplaceDerivedSeq(ctx, w.size, w.facts(e.reportWrite(w.n))); err != nil {
 		return InferStats{}, fmt.Errorf("reasoner: infer: %w", err)
 	}
-	stats.Facts = len(ds)
+	stats.Facts = w.n
 	stats.Duration = time.Since(start)
 	return stats, nil
 }
 
-// derivedFacts converts the derived tuples into store facts, interning the
-// local symbols and predicate names they use.
-func (e *evaluator) derivedFacts(u *unit, counts map[string]int) ([]store.Derived, error) {
-	remap := map[uint32]uint32{}
-	sym := func(id uint32) (uint32, error) {
-		if !e.syms.isLocal(id) {
-			return id, nil
+// dropIndexes releases what only the joins needed: the relations' indexes
+// and the candidate buffers. What is left (tuples, confidences, provenance)
+// is what the write reads.
+func (e *evaluator) dropIndexes() {
+	for _, r := range e.rels {
+		if r.shared {
+			continue
 		}
-		if x, ok := remap[id]; ok {
-			return x, nil
-		}
-		n, err := e.syms.name(id)
-		if err != nil {
-			return 0, err
-		}
-		x, err := e.st.Intern(n)
-		if err != nil {
-			return 0, err
-		}
-		remap[id] = x
-		return x, nil
+		r.idx = nil
+		r.unique = hashIndex{}
 	}
-	relIDs := make([]uint32, len(e.rels))
-	var n int
+	e.bufs = nil
+}
+
+// derivedWriter turns the derived tuples of an evaluation into store facts,
+// one at a time, through buffers reused from fact to fact.
+type derivedWriter struct {
+	e      *evaluator
+	u      *unit
+	relIDs []uint32          // store id of each relation's name
+	remap  map[uint32]uint32 // local symbol -> store id (nil: identity)
+	rules  []string          // encoded rule reference by evaluator rule, "" until needed
+	facts0 []string          // encoded reference by program fact, "" until needed
+	n      int               // derived facts
+	size   int64             // store.DerivedSize summed over them
+	// The fact being built.
+	cur  store.Derived
+	args []uint32
+	body []store.Fact
+}
+
+// prepareWrite counts the derived facts (per displayed predicate into
+// counts) and their size, and interns the relation names and local symbols
+// they use, so that the write itself never changes the dictionary.
+func (e *evaluator) prepareWrite(u *unit, counts map[string]int) (*derivedWriter, error) {
+	w := &derivedWriter{e: e, u: u, relIDs: make([]uint32, len(e.rels)),
+		rules: make([]string, len(e.rules)), facts0: make([]string, len(u.facts))}
+	// The local symbols the facts use, in order of first use.
+	used := map[uint32]bool{}
+	var locals []uint32
+	use := func(args []uint32) {
+		for _, a := range args {
+			if e.syms.isLocal(a) && !used[a] {
+				used[a] = true
+				locals = append(locals, a)
+			}
+		}
+	}
+	err := w.each(func(d *store.Derived) error {
+		w.n++
+		w.size += store.DerivedSize(d)
+		use(d.Fact.Args)
+		for _, f := range d.Prov.Body {
+			use(f.Args)
+		}
+		return nil
+	}, func(r *relation) { counts[r.display]++ })
+	if err != nil {
+		return nil, err
+	}
 	for i, r := range e.rels {
 		if r.internal {
 			continue
 		}
-		k := 0
-		for t := range int32(r.len()) {
-			if p := r.provAt(t); p != provBase && p != provStored {
-				k++
-			}
-		}
-		n += k
 		id, ok, err := e.st.Lookup(r.name)
 		if err != nil {
 			return nil, err
 		}
-		if !ok && k > 0 {
+		if !ok && counts[r.display] > 0 {
 			if id, err = e.st.Intern(r.name); err != nil {
 				return nil, err
 			}
 		}
-		relIDs[i] = id
+		w.relIDs[i] = id
 	}
-	ds := make([]store.Derived, 0, n)
-	args := make([]uint32, 0, 4*n)
-	fact := func(ri int32, t int32) (store.Fact, error) {
-		r := e.rels[ri]
-		start := len(args)
-		for _, a := range r.tuple(t) {
-			x, err := sym(a)
-			if err != nil {
-				return store.Fact{}, err
-			}
-			args = append(args, x)
+	w.remap = make(map[uint32]uint32, len(locals))
+	for _, id := range locals {
+		n, err := e.syms.name(id)
+		if err != nil {
+			return nil, err
 		}
-		return store.Fact{Rel: relIDs[ri], Args: args[start:len(args):len(args)]}, nil
+		x, err := e.st.Intern(n)
+		if err != nil {
+			return nil, err
+		}
+		w.remap[id] = x
 	}
+	return w, nil
+}
+
+// reportWrite returns the progress callback of the write of n facts, or nil.
+func (e *evaluator) reportWrite(n int) func(done int) {
+	if e.progress == nil {
+		return nil
+	}
+	return func(done int) {
+		e.progress(Progress{Phase: PhaseWrite, Rounds: e.iterations, Facts: e.derived, Written: done, Total: n, Elapsed: time.Since(e.start)})
+	}
+}
+
+// facts yields the derived facts with store ids, calling progress, if not
+// nil, every few thousand facts and at the end.
+func (w *derivedWriter) facts(progress func(done int)) iter.Seq2[store.Derived, error] {
+	return func(yield func(store.Derived, error) bool) {
+		done := 0
+		stop := errors.New("stop")
+		err := w.each(func(d *store.Derived) error {
+			if !yield(*d, nil) {
+				return stop
+			}
+			done++
+			if progress != nil && done%(1<<16) == 0 {
+				progress(done)
+			}
+			return nil
+		}, nil)
+		if err == stop {
+			return
+		}
+		if err != nil {
+			yield(store.Derived{}, err)
+			return
+		}
+		if progress != nil {
+			progress(done)
+		}
+	}
+}
+
+// each calls fn with every derived fact of the evaluation (tuples that are
+// neither base facts nor stored derived facts), and rel, if not nil, with
+// the relation of each, in relation then tuple order. Without w.remap, ids
+// are the evaluator's (local ids included) and relation ids are zero.
+func (w *derivedWriter) each(fn func(*store.Derived) error, rel func(*relation)) error {
+	e := w.e
+	k := 0
 	for ri, r := range e.rels {
 		if r.internal {
 			continue
@@ -186,43 +271,77 @@ func (e *evaluator) derivedFacts(u *unit, counts map[string]int) ([]store.Derive
 			if p == provBase || p == provStored {
 				continue
 			}
-			if len(ds)%4096 == 0 {
+			if k%4096 == 0 {
 				if err := e.ctx.Err(); err != nil {
-					return nil, err
+					return err
 				}
 			}
-			f, err := fact(int32(ri), t)
-			if err != nil {
-				return nil, err
+			k++
+			if rel != nil {
+				rel(r)
 			}
-			d := store.Derived{Fact: f, Confidence: float32(r.confAt(t))}
+			w.args = w.args[:0]
+			w.body = w.body[:0]
+			d := &w.cur
+			d.Fact = w.fact(int32(ri), t)
+			d.Confidence = float32(r.confAt(t))
+			d.Prov.Body = nil
 			if p <= provFact0 {
-				d.Prov.Rule = encodeRule(u.facts[provFact0-p])
+				d.Prov.Rule = w.factRef(int(provFact0 - p))
 			} else {
-				rule := e.rules[e.pool.rule(p)]
-				desc := u.descs[rule.src]
-				if rule.nprov > rule.npos {
-					desc.npos = rule.npos
-				}
-				d.Prov.Rule = encodeRule(desc)
+				ci := e.pool.rule(p)
+				rule := e.rules[ci]
+				d.Prov.Rule = w.ruleRef(int(ci))
 				_, refs := e.pool.record(p, rule.nprov)
-				d.Prov.Body = make([]store.Fact, 0, rule.nprov)
 				for k := range rule.nprov {
 					if refs[2*k] == noMatch {
 						continue
 					}
-					f, err := fact(int32(refs[2*k]), int32(refs[2*k+1]))
-					if err != nil {
-						return nil, err
-					}
-					d.Prov.Body = append(d.Prov.Body, f)
+					w.body = append(w.body, w.fact(int32(refs[2*k]), int32(refs[2*k+1])))
 				}
+				d.Prov.Body = w.body
 			}
-			ds = append(ds, d)
-			counts[r.display]++
+			if err := fn(d); err != nil {
+				return err
+			}
 		}
 	}
-	return ds, nil
+	return nil
+}
+
+// fact appends the arguments of tuple t of relation ri, in store ids, to
+// w.args and returns the fact over them. (When w.args grows, the facts
+// built before keep the old array, whose contents stay valid.)
+func (w *derivedWriter) fact(ri, t int32) store.Fact {
+	start := len(w.args)
+	for _, a := range w.e.rels[ri].tuple(t) {
+		if x, ok := w.remap[a]; ok {
+			a = x
+		}
+		w.args = append(w.args, a)
+	}
+	return store.Fact{Rel: w.relIDs[ri], Args: w.args[start:len(w.args):len(w.args)]}
+}
+
+// ruleRef is the encoded reference of evaluator rule ci, computed once.
+func (w *derivedWriter) ruleRef(ci int) string {
+	if w.rules[ci] == "" {
+		rule := w.e.rules[ci]
+		desc := w.u.descs[rule.src]
+		if rule.nprov > rule.npos {
+			desc.npos = rule.npos
+		}
+		w.rules[ci] = encodeRule(desc)
+	}
+	return w.rules[ci]
+}
+
+// factRef is the encoded reference of program fact k, computed once.
+func (w *derivedWriter) factRef(k int) string {
+	if w.facts0[k] == "" {
+		w.facts0[k] = encodeRule(w.u.facts[k])
+	}
+	return w.facts0[k]
 }
 
 // encodeRule is the provenance rule reference Infer stores with a derived

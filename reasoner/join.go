@@ -111,7 +111,7 @@ func (w *worker) join(p *plan, k int, conf float64) {
 		return
 	}
 	w.ticks++
-	if w.ticks&0xffff == 0 && w.e.ctx.Err() != nil {
+	if w.ticks&0xffff == 0 && (w.e.ctx.Err() != nil || w.e.checkMemory() != nil) {
 		w.stop.Store(true)
 		return
 	}

@@ -28,6 +28,11 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 		for ci, c := range b.conf {
 			if ci%prefetchBatch == 0 {
 				sink += e.prefetch(b, pos, ci)
+				if ci%(1<<18) == 0 && ci > 0 {
+					if err := e.checkMemory(); err != nil {
+						return err
+					}
+				}
 			}
 			var ri int32
 			var rule uint32
@@ -58,6 +63,13 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 			delta[ri] = append(delta[ri], k)
 		}
 	}
+	e.sink = sink
+	return nil
+}
+
+// endRound sorts and deduplicates the tuples of delta and sets, for every
+// relation, whether workers should drop known candidates next round.
+func (e *evaluator) endRound(delta map[int32][]int32) {
 	for ri, d := range delta {
 		slices.Sort(d)
 		delta[ri] = slices.Compact(d)
@@ -74,8 +86,6 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 		}
 		r.cands, r.dups = 0, 0
 	}
-	e.sink = sink
-	return nil
 }
 
 // prefetchBatch is the number of candidate facts whose hash slots apply

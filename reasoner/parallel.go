@@ -15,26 +15,28 @@ type task struct {
 	lo, hi int
 }
 
-// addTasks splits plan p into tasks.
-func (e *evaluator) addTasks(ts []task, p *plan) []task {
-	n := 1
-	if len(p.steps) > 0 {
-		s := &p.steps[0]
-		switch {
-		case s.delta != nil:
-			n = len(s.delta)
-		case s.lit.kind == datalog.Positive && s.mask == 0:
-			n = s.rel.len()
-		default:
-			return append(ts, task{p, 0, 1})
-		}
+// planItems returns the number of first-step tuples of plan p and whether
+// its tasks can take slices of them (a plan without steps, or whose first
+// step is an index lookup, is one task).
+func planItems(p *plan) (int, bool) {
+	if len(p.steps) == 0 {
+		return 0, false
 	}
-	if n == 0 {
-		return ts
+	s := &p.steps[0]
+	switch {
+	case s.delta != nil:
+		return len(s.delta), true
+	case s.lit.kind == datalog.Positive && s.mask == 0:
+		return s.rel.len(), true
 	}
-	chunk := max(512, (n+4*e.threads-1)/(4*e.threads))
-	for lo := 0; lo < n; lo += chunk {
-		ts = append(ts, task{p, lo, min(n, lo+chunk)})
+	return 0, false
+}
+
+// addTasks splits the first-step tuples lo..hi of plan p into tasks.
+func (e *evaluator) addTasks(ts []task, p *plan, lo, hi int) []task {
+	chunk := max(512, (hi-lo+4*e.threads-1)/(4*e.threads))
+	for ; lo < hi; lo += chunk {
+		ts = append(ts, task{p, lo, min(hi, lo+chunk)})
 	}
 	return ts
 }
@@ -72,6 +74,9 @@ func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
 	})
 	if err := e.ctx.Err(); err != nil {
 		return nil, fmt.Errorf("reasoner: %w", err)
+	}
+	if p := e.memErr.Load(); p != nil {
+		return nil, *p
 	}
 	return bufs, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -44,6 +45,11 @@ func TestInferAtomic(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "101") {
 		t.Errorf("error does not give the count: %v", err)
+	}
+	// Any Go program holds more than a kilobyte: the cap is exceeded at
+	// the first check.
+	if _, err := Infer(ctx, st, big, Options{MaxMemory: 1 << 10}); !errors.Is(err, ErrMemoryLimit) || !strings.Contains(err.Error(), "above the cap of 0 MB") {
+		t.Fatalf("want ErrMemoryLimit naming the cap, got %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
@@ -607,4 +613,110 @@ func checkRuleScores(t *testing.T, en *Engine, st store.Store, n int, single fun
 		}
 	}
 	return checked
+}
+
+// TestBatchedRounds: a closure whose rounds are larger than a batch
+// (batchItems first-step tuples, merged before the next batch runs) has
+// every fact with its closed-form confidence 0.99^d, d the length of the
+// shortest path (found here by breadth-first search), and the same facts,
+// confidences and proofs whatever the number of threads.
+func TestBatchedRounds(t *testing.T) {
+	const n, deg = 600, 5
+	rng := rand.New(rand.NewPCG(7, 8))
+	adj := make([][]int, n)
+	var b strings.Builder
+	for x := range n {
+		for range deg {
+			y := rng.IntN(n)
+			adj[x] = append(adj[x], y)
+			fmt.Fprintf(&b, "v%d\te\tv%d\n", x, y)
+		}
+	}
+	want := map[string]float64{}
+	layers := map[int]int{} // pairs at each distance: the new facts of a round
+	for x := range n {
+		dist := map[int]int{}
+		frontier := []int{x}
+		for d := 1; len(frontier) > 0; d++ {
+			var next []int
+			for _, u := range frontier {
+				for _, v := range adj[u] {
+					if _, ok := dist[v]; !ok {
+						dist[v] = d
+						next = append(next, v)
+					}
+				}
+			}
+			frontier = next
+		}
+		for y, d := range dist {
+			want[fmt.Sprintf("p(v%d, v%d)", x, y)] = math.Pow(0.99, float64(d))
+			layers[d]++
+		}
+	}
+	if m := slices.Max(slices.Collect(maps.Values(layers))); m <= 2*batchItems {
+		t.Fatalf("largest round derives %d facts: no more than two batches", m)
+	}
+	prog := mustParse(t, "0.99 :: p(X, Y) :- e(X, Y).\n0.99 :: p(X, Z) :- p(X, Y), e(Y, Z).\n")
+	var dumps []string
+	for _, threads := range []int{1, 3} {
+		st := newStore(t, b.String())
+		if _, err := Infer(context.Background(), st, prog, Options{Threads: threads, Min: 1e-9}); err != nil {
+			t.Fatal(err)
+		}
+		p := mustID(t, st, "p")
+		var all strings.Builder
+		got := 0
+		for d, err := range st.ScanDerived(p) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got++
+			f := factString(t, st, d.Fact)
+			if w, ok := want[f]; !ok || math.Abs(float64(d.Confidence)-w) > 1e-6*w {
+				t.Fatalf("threads=%d: %s = %g, want %g (present: %v)", threads, f, d.Confidence, w, ok)
+			}
+			fmt.Fprintln(&all, d)
+		}
+		if got != len(want) {
+			t.Fatalf("threads=%d: %d facts, want %d", threads, got, len(want))
+		}
+		dumps = append(dumps, all.String())
+	}
+	if dumps[0] != dumps[1] {
+		t.Error("1 and 3 threads store different facts or proofs")
+	}
+}
+
+// TestInferProgress: Infer reports every round, in order, then the write,
+// ending with every fact written; the counts are those of the result (a
+// 40-node chain's closure: round r derives the 40 - r pairs at distance r,
+// and a 40th round finds nothing new).
+func TestInferProgress(t *testing.T) {
+	st := newStore(t, chainTSV(40, "e"))
+	prog := mustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	var got []Progress
+	stats, err := Infer(context.Background(), st, prog, Options{Progress: func(p Progress) { got = append(got, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Facts != 780 || stats.Iterations != 40 {
+		t.Fatalf("stats %+v, want 780 facts in 40 rounds", stats)
+	}
+	if len(got) != 41 {
+		t.Fatalf("%d reports, want 40 rounds and the end of the write", len(got))
+	}
+	for i, p := range got[:40] {
+		// After round r: 39 + 38 + ... + (40 - r) facts.
+		want := 0
+		for d := 1; d <= min(i+1, 39); d++ {
+			want += 40 - d
+		}
+		if p.Phase != PhaseDerive || p.Rounds != i+1 || p.Facts != want || p.Memory <= 0 {
+			t.Errorf("report %d = %+v, want round %d with %d facts", i, p, i+1, want)
+		}
+	}
+	if p := got[40]; p.Phase != PhaseWrite || p.Written != 780 || p.Total != 780 || p.Facts != 780 {
+		t.Errorf("last report %+v, want the write of 780 facts done", p)
+	}
 }

@@ -262,7 +262,9 @@ func (ix *hashIndex) insert(r *relation, i int32) {
 		ix.next = append(ix.next, -1)
 	}
 	if 2*(ix.count+1) > len(ix.slots) {
-		ix.grow(r, 4*(ix.count+1))
+		// Doubling keeps the load between 1/4 and 1/2: a unique index of
+		// 14M tuples took 512 MB (36 bytes a tuple) when it grew fourfold.
+		ix.grow(r, 2*len(ix.slots))
 	}
 	h, hash, ok := ix.slot(r, r.tuple(i))
 	if ok {

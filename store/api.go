@@ -122,6 +122,15 @@ type Store interface {
 	// ReplaceDerived atomically replaces all derived facts by ds: on error or
 	// cancellation the previous derived facts stay. Base facts are untouched.
 	ReplaceDerived(ctx context.Context, ds []Derived) error
+	// ReplaceDerivedSeq is ReplaceDerived for facts that are not held in
+	// memory all at once: it writes the facts that facts yields as they
+	// come, with the same atomicity (on error, cancellation, or an error
+	// yielded by facts, which it returns, the previous derived facts stay).
+	// A yielded Derived may share its slices with the next one: the store
+	// copies what it keeps. Each fact must be yielded at most once
+	// (ReplaceDerived deduplicates; this does not). size is the sum of
+	// DerivedSize over the facts, for the free-space check (0 if unknown).
+	ReplaceDerivedSeq(ctx context.Context, size int64, facts iter.Seq2[Derived, error]) error
 	// ClearDerived drops all derived facts.
 	ClearDerived() error
 	// ScanDerived yields the derived facts of a relation.

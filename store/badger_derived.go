@@ -14,6 +14,35 @@ import (
 // generation; one small transaction then points the store at it, and the old
 // generation is deleted afterwards.
 func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
+	return d.replaceDerivedChecked(ctx, func(old int) error {
+		return checkSpace(d.dir, derivedBytes(ds, old), fmt.Sprintf("storing %d derived facts", len(ds)))
+	}, func() (iter.Seq2[Derived, error], error) {
+		idx, err := dedupDerived(ctx, ds)
+		if err != nil {
+			return nil, err
+		}
+		return func(yield func(Derived, error) bool) {
+			for _, i := range idx {
+				if !yield(ds[i], nil) {
+					return
+				}
+			}
+		}, nil
+	})
+}
+
+// ReplaceDerivedSeq implements Store: ReplaceDerived without the facts in
+// memory. Memory stays bounded: keys and values are handed to a Badger
+// WriteBatch, which commits them in transactions of bounded size.
+func (d *DB) ReplaceDerivedSeq(ctx context.Context, size int64, facts iter.Seq2[Derived, error]) error {
+	return d.replaceDerivedChecked(ctx, func(old int) error {
+		return checkSpace(d.dir, size+oldDerivedBytes(old), "storing derived facts")
+	}, func() (iter.Seq2[Derived, error], error) { return facts, nil })
+}
+
+// replaceDerivedChecked runs check with the number of derived facts stored
+// now, then replaces them by those of the sequence that facts returns.
+func (d *DB) replaceDerivedChecked(ctx context.Context, check func(old int) error, facts func() (iter.Seq2[Derived, error], error)) error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if err := d.writable(); err != nil {
@@ -25,20 +54,22 @@ func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 		old += n
 	}
 	d.mu.RUnlock()
-	if err := checkSpace(d.dir, derivedBytes(ds, old), fmt.Sprintf("storing %d derived facts", len(ds))); err != nil {
+	if err := check(old); err != nil {
 		return err
 	}
-	if err := d.replaceDerived(ctx, ds); err != nil {
+	seq, err := facts()
+	if err == nil {
+		err = d.replaceDerived(ctx, seq)
+	}
+	if err != nil {
 		return wrapf("store: replace derived: %w", noSpace(d.dir, err))
 	}
 	return nil
 }
 
-func (d *DB) replaceDerived(ctx context.Context, ds []Derived) error {
-	idx, err := dedupDerived(ctx, ds)
-	if err != nil {
-		return err
-	}
+// replaceDerived writes the facts of seq, which must be distinct, under a
+// new derived generation and makes it the visible one.
+func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) error {
 	gen := d.dnext + 1
 	if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaDNext, u64(gen)) }); err != nil {
 		return err
@@ -46,23 +77,55 @@ func (d *DB) replaceDerived(ctx context.Context, ds []Derived) error {
 	d.dnext = gen
 	genPrefix := binary.BigEndian.AppendUint64([]byte{tagDerived}, gen)
 	counts := make(map[relArity]int)
+	// The generation's rule table: each distinct rule reference is written
+	// once (a Q key) and values carry its id, so that a rule's text is not
+	// repeated in each of millions of values. lastRule and lastID skip
+	// the map for a run of facts of one rule (the reasoner yields them
+	// by relation, often from the same string).
+	ruleIDs := make(map[string]uint32)
+	lastRule, lastID := "", uint32(0)
+	haveLast := false
 	var ar arena
 	var vbuf []byte
 	wb := d.bdb.NewWriteBatch()
 	write := func() error {
-		for n, i := range idx {
+		n := 0
+		for x, err := range seq {
+			if err != nil {
+				return err
+			}
 			if n%checkEvery == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			x := &ds[i]
+			n++
+			if len(x.Fact.Args) > maxArity {
+				return fmt.Errorf("store: derived fact with arity %d above %d", len(x.Fact.Args), maxArity)
+			}
+			if !(x.Confidence >= 0) {
+				return fmt.Errorf("store: derived fact with confidence %g", x.Confidence)
+			}
+			if !haveLast || x.Prov.Rule != lastRule {
+				id, ok := ruleIDs[x.Prov.Rule]
+				if !ok {
+					id = uint32(len(ruleIDs))
+					ruleIDs[x.Prov.Rule] = id
+					if err := wb.Set(dRuleKey(gen, id), []byte(x.Prov.Rule)); err != nil {
+						return err
+					}
+				}
+				lastRule, lastID, haveLast = x.Prov.Rule, id, true
+			}
 			k := derivedKey(ar.alloc(14+4*len(x.Fact.Args)), gen, x.Fact)
-			vbuf = encodeDerivedValue(vbuf[:0], x.Confidence, x.Prov)
+			vbuf = encodeDerivedRef(vbuf[:0], x.Confidence, lastID, x.Prov.Body)
 			if err := wb.Set(k, ar.copy(vbuf)); err != nil {
 				return err
 			}
 			counts[relArity{x.Fact.Rel, len(x.Fact.Args)}]++
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		if err := wb.Flush(); err != nil {
 			return err
@@ -72,7 +135,7 @@ func (d *DB) replaceDerived(ctx context.Context, ds []Derived) error {
 		}
 		return d.bdb.Sync()
 	}
-	err = write()
+	err := write()
 	if err == nil {
 		err = d.bdb.Update(func(txn *badger.Txn) error {
 			for ra, n := range counts {
@@ -80,13 +143,19 @@ func (d *DB) replaceDerived(ctx context.Context, ds []Derived) error {
 					return err
 				}
 			}
+			// Values refer to the rule table: a format 1 reader must not
+			// read them.
+			if err := txn.Set(metaFormat, binary.BigEndian.AppendUint32(nil, formatVersion)); err != nil {
+				return err
+			}
 			return txn.Set(metaDerived, u64(gen))
 		})
 	}
 	if err != nil {
 		wb.Cancel()
 		// The new generation is garbage; the next Open removes what this misses.
-		_ = d.deletePrefixes(genPrefix, binary.BigEndian.AppendUint64([]byte{tagDCount}, gen))
+		_ = d.deletePrefixes(genPrefix, binary.BigEndian.AppendUint64([]byte{tagDCount}, gen),
+			binary.BigEndian.AppendUint64([]byte{tagDRule}, gen))
 		return err
 	}
 	if err := d.bdb.Sync(); err != nil {
@@ -98,7 +167,8 @@ func (d *DB) replaceDerived(ctx context.Context, ds []Derived) error {
 	d.derived = counts
 	d.mu.Unlock()
 	_ = d.deletePrefixes(binary.BigEndian.AppendUint64([]byte{tagDerived}, old),
-		binary.BigEndian.AppendUint64([]byte{tagDCount}, old))
+		binary.BigEndian.AppendUint64([]byte{tagDCount}, old),
+		binary.BigEndian.AppendUint64([]byte{tagDRule}, old))
 	return nil
 }
 
@@ -112,7 +182,7 @@ func (d *DB) ClearDerived() error {
 	if err := checkSpace(d.dir, 0, "clearing derived facts"); err != nil {
 		return err
 	}
-	if err := d.replaceDerived(context.Background(), nil); err != nil {
+	if err := d.replaceDerived(context.Background(), func(func(Derived, error) bool) {}); err != nil {
 		return wrapf("store: clear derived: %w", noSpace(d.dir, err))
 	}
 	return nil
@@ -130,13 +200,17 @@ func (d *DB) ScanDerived(rel ID) iter.Seq2[Derived, error] {
 				if err != nil {
 					return err
 				}
+				rules, err := d.ruleTable(txn, gen)
+				if err != nil {
+					return err
+				}
 				prefix := putID(binary.BigEndian.AppendUint64([]byte{tagDerived}, gen), rel)
 				_, err = scanPrefix(txn, prefix, nil, true, func(k, v []byte) (bool, error) {
 					_, f, err := decodeDerivedKey(k)
 					if err != nil {
 						return false, err
 					}
-					conf, prov, err := decodeDerivedValue(v)
+					conf, prov, err := decodeDerivedRule(v, rules)
 					if err != nil {
 						return false, err
 					}
@@ -170,7 +244,11 @@ func (d *DB) GetDerived(f Fact) (Derived, bool, error) {
 		if err != nil {
 			return err
 		}
-		conf, prov, err := decodeDerivedValue(v)
+		rules, err := d.ruleTable(txn, gen)
+		if err != nil {
+			return err
+		}
+		conf, prov, err := decodeDerivedRule(v, rules)
 		if err != nil {
 			return err
 		}
@@ -181,4 +259,46 @@ func (d *DB) GetDerived(f Fact) (Derived, bool, error) {
 		return Derived{}, false, wrapf("store: get derived: %w", err)
 	}
 	return out, found, nil
+}
+
+// ruleTable returns the rule table of derived generation gen (empty for a
+// format 1 generation, whose values hold their rules inline). Generations
+// are never rewritten once visible, so the table of the last generation
+// asked for is cached.
+func (d *DB) ruleTable(txn *badger.Txn, gen uint64) ([]string, error) {
+	d.rmu.Lock()
+	defer d.rmu.Unlock()
+	if d.rules.ok && d.rules.gen == gen {
+		return d.rules.names, nil
+	}
+	var names []string
+	prefix := binary.BigEndian.AppendUint64([]byte{tagDRule}, gen)
+	_, err := scanPrefix(txn, prefix, nil, true, func(k, v []byte) (bool, error) {
+		if len(k) != 13 || getID(k[9:]) != uint32(len(names)) {
+			return false, errCorrupt
+		}
+		names = append(names, string(v))
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.rules.gen, d.rules.names, d.rules.ok = gen, names, true
+	return names, nil
+}
+
+// decodeDerivedRule decodes a derived value and resolves its rule in the
+// generation's rule table.
+func decodeDerivedRule(v []byte, rules []string) (float32, Provenance, error) {
+	conf, prov, ref, err := decodeDerivedValue(v)
+	if err != nil {
+		return 0, prov, err
+	}
+	if ref >= 0 {
+		if ref >= int64(len(rules)) {
+			return 0, prov, errCorrupt
+		}
+		prov.Rule = rules[ref]
+	}
+	return conf, prov, nil
 }

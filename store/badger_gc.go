@@ -12,7 +12,7 @@ func (d *DB) collectGarbage() error {
 	var garbage [][]byte
 	err := d.bdb.View(func(txn *badger.Txn) error {
 		// Derived and derived-count namespaces: seek from generation to generation.
-		for _, tag := range []byte{tagDerived, tagDCount} {
+		for _, tag := range []byte{tagDerived, tagDCount, tagDRule} {
 			prefix := []byte{tag}
 			seek := prefix
 			for {

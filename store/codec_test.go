@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -37,10 +38,16 @@ func FuzzKeyCodec(f *testing.F) {
 			t.Fatalf("derived key %x: got %d %v %v", dk, g2, got2, err)
 		}
 		prov := Provenance{Rule: rule, Body: []Fact{fact, {Rel: rel + 1}}}
-		v := encodeDerivedValue(nil, float32(conf), prov)
-		c, p, err := decodeDerivedValue(v)
-		if err != nil || c != float32(conf) && c == c || !reflect.DeepEqual(p, prov) {
-			t.Fatalf("derived value: got %v %+v %v; want %v %+v", c, p, err, float32(conf), prov)
+		c32 := float32(math.Abs(conf)) // confidences are never negative
+		v := encodeDerivedValue(nil, c32, prov)
+		c, p, ref, err := decodeDerivedValue(v)
+		if err != nil || c != c32 && c == c || ref != -1 || !reflect.DeepEqual(p, prov) {
+			t.Fatalf("derived value: got %v %+v %d %v; want %v %+v", c, p, ref, err, c32, prov)
+		}
+		v = encodeDerivedRef(nil, c32, rel, prov.Body)
+		c, p, ref, err = decodeDerivedValue(v)
+		if err != nil || c != c32 && c == c || ref != int64(rel) || p.Rule != "" || !reflect.DeepEqual(p.Body, prov.Body) {
+			t.Fatalf("derived value with a rule id: got %v %+v %d %v; want %v %d %+v", c, p, ref, err, c32, rel, prov.Body)
 		}
 		if len(split) < 1<<15 {
 			sk := binary.BigEndian.AppendUint64(splitPrefix(split, gen), uint64(rel))

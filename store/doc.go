@@ -24,11 +24,15 @@
 //	P<name>      -> gen count         current generation of each split
 //	D<gen><rel><k><args>  -> conf prov   derived facts of a generation
 //	E<gen><rel><k> -> count           derived counts of a generation
+//	Q<gen><id>   -> rule    provenance rules of a generation, ids 0, 1, ...
 //	U<gen><seq>  -> keys    undo log of the load in flight
 //
 // Scans yield facts sorted by arity, then by arguments in index order.
 // Derived values are the float32 confidence followed by the provenance: the
-// rule string and the body facts, uvarint-encoded.
+// rule and the body facts, uvarint-encoded. Since format 2 the rule is the
+// uvarint id of an entry of the generation's rule table (the Q keys), and
+// the confidence word has its sign bit set to say so; format 1 values hold
+// the rule string inline and are still read.
 //
 // # Atomic loads
 //
@@ -61,7 +65,10 @@
 // readers see the previous set; generations other than the visible one are
 // garbage and are removed by the next Open. ClearDerived flips to an empty
 // generation. If ds holds a fact twice, the derivation with the higher
-// confidence is kept (the first on ties).
+// confidence is kept (the first on ties). ReplaceDerivedSeq does the same
+// for facts yielded one at a time (the reasoner's millions of derived facts
+// go from its tables to Badger's write batches without a second copy in
+// memory); it expects each fact once.
 //
 // # Processes and formats
 //

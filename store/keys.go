@@ -21,6 +21,7 @@ const (
 	tagSplitPt = 'P' // P<name>                      -> gen (8) count (8)
 	tagDerived = 'D' // D<gen8><rel><arity><args>    -> confidence + provenance
 	tagDCount  = 'E' // E<gen8><rel><arity>          -> derived count (8)
+	tagDRule   = 'Q' // Q<gen8><id4>                 -> provenance rule of derived generation gen
 	tagUndo    = 'U' // U<gen8><seq8>                -> keys written by a pending load
 )
 
@@ -34,8 +35,10 @@ var (
 	metaDNext   = []byte("mdnext")   // uint64 last derived generation allocated
 )
 
-// formatVersion is the on-disk format written by this package.
-const formatVersion = 1
+// formatVersion is the on-disk format written by this package. Format 2
+// added the per-generation rule table of derived facts (Q keys, and values
+// that refer to it); format 1 stores are read as they are.
+const formatVersion = 2
 
 // maxArity is the largest arity a fact may have (the arity is one key byte).
 const maxArity = 255
@@ -141,6 +144,11 @@ func decodeDerivedKey(k []byte) (uint64, Fact, error) {
 	return binary.BigEndian.Uint64(k[1:]), Fact{Rel: getID(k[9:]), Args: decodeArgs(k[14:], n)}, nil
 }
 
+// dRuleKey is Q<gen><id>.
+func dRuleKey(gen uint64, id uint32) []byte {
+	return putID(binary.BigEndian.AppendUint64([]byte{tagDRule}, gen), id)
+}
+
 // countKey is C<rel><arity> (base) or E<gen><rel><arity> (derived).
 func countKey(rel ID, arity int) []byte {
 	return append(putID([]byte{tagCount}, rel), byte(arity))
@@ -192,13 +200,33 @@ func decodeTriple(b []byte) (Triple, error) {
 
 // encodeDerivedValue encodes the confidence (float32 bits, big-endian) and
 // the provenance: uvarint rule length, rule bytes, uvarint body length, and
-// for each body fact uvarint rel, uvarint arity and uvarint arguments.
+// for each body fact uvarint rel, uvarint arity and uvarint arguments. This
+// is the format 1 layout, with the rule inline.
 func encodeDerivedValue(dst []byte, conf float32, p Provenance) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(conf))
 	dst = binary.AppendUvarint(dst, uint64(len(p.Rule)))
 	dst = append(dst, p.Rule...)
-	dst = binary.AppendUvarint(dst, uint64(len(p.Body)))
-	for _, f := range p.Body {
+	return appendBody(dst, p.Body)
+}
+
+// refFlag marks, in the confidence word of a derived value, the format 2
+// layout: the rule is a uvarint id into the generation's rule table (its
+// Q keys) instead of inline bytes. A confidence is never negative, so
+// format 1 values never have the sign bit set.
+const refFlag = 1 << 31
+
+// encodeDerivedRef encodes a derived value whose rule is entry rule of its
+// generation's rule table.
+func encodeDerivedRef(dst []byte, conf float32, rule uint32, body []Fact) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(conf)|refFlag)
+	dst = binary.AppendUvarint(dst, uint64(rule))
+	return appendBody(dst, body)
+}
+
+// appendBody encodes the body facts of a provenance.
+func appendBody(dst []byte, body []Fact) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(body)))
+	for _, f := range body {
 		dst = binary.AppendUvarint(dst, uint64(f.Rel))
 		dst = binary.AppendUvarint(dst, uint64(len(f.Args)))
 		for _, a := range f.Args {
@@ -208,13 +236,16 @@ func encodeDerivedValue(dst []byte, conf float32, p Provenance) []byte {
 	return dst
 }
 
-// decodeDerivedValue is the inverse of encodeDerivedValue.
-func decodeDerivedValue(b []byte) (float32, Provenance, error) {
-	var p Provenance
+// decodeDerivedValue decodes a value of either layout. For a format 2
+// value, ref is the rule's id in the generation's rule table and p.Rule is
+// empty; for a format 1 value ref is -1.
+func decodeDerivedValue(b []byte) (conf float32, p Provenance, ref int64, err error) {
+	ref = -1
 	if len(b) < 4 {
-		return 0, p, errCorrupt
+		return 0, p, ref, errCorrupt
 	}
-	conf := math.Float32frombits(binary.BigEndian.Uint32(b))
+	bits := binary.BigEndian.Uint32(b)
+	conf = math.Float32frombits(bits &^ refFlag)
 	b = b[4:]
 	uv := func() (uint64, bool) {
 		v, n := binary.Uvarint(b)
@@ -224,15 +255,23 @@ func decodeDerivedValue(b []byte) (float32, Provenance, error) {
 		b = b[n:]
 		return v, true
 	}
-	n, ok := uv()
-	if !ok || n > uint64(len(b)) {
-		return 0, p, errCorrupt
+	if bits&refFlag != 0 {
+		id, ok := uv()
+		if !ok || id > math.MaxUint32 {
+			return 0, p, ref, errCorrupt
+		}
+		ref = int64(id)
+	} else {
+		n, ok := uv()
+		if !ok || n > uint64(len(b)) {
+			return 0, p, ref, errCorrupt
+		}
+		p.Rule = string(b[:n])
+		b = b[n:]
 	}
-	p.Rule = string(b[:n])
-	b = b[n:]
 	nb, ok := uv()
 	if !ok || nb > uint64(len(b)) {
-		return 0, p, errCorrupt
+		return 0, p, ref, errCorrupt
 	}
 	if nb > 0 {
 		p.Body = make([]Fact, nb)
@@ -241,7 +280,7 @@ func decodeDerivedValue(b []byte) (float32, Provenance, error) {
 		rel, ok1 := uv()
 		na, ok2 := uv()
 		if !ok1 || !ok2 || rel > math.MaxUint32 || na > uint64(len(b)) {
-			return 0, p, errCorrupt
+			return 0, p, ref, errCorrupt
 		}
 		p.Body[i].Rel = ID(rel)
 		if na > 0 {
@@ -250,15 +289,15 @@ func decodeDerivedValue(b []byte) (float32, Provenance, error) {
 		for j := range p.Body[i].Args {
 			a, ok := uv()
 			if !ok || a > math.MaxUint32 {
-				return 0, p, errCorrupt
+				return 0, p, ref, errCorrupt
 			}
 			p.Body[i].Args[j] = ID(a)
 		}
 	}
 	if len(b) != 0 {
-		return 0, p, errCorrupt
+		return 0, p, ref, errCorrupt
 	}
-	return conf, p, nil
+	return conf, p, ref, nil
 }
 
 // pendingRecord is the value of metaPending: the generation of the load in

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"slices"
 	"sort"
@@ -388,23 +389,59 @@ func (m *Mem) ReplaceDerived(ctx context.Context, ds []Derived) error {
 	if err != nil {
 		return wrapf("store: replace derived: %w", err)
 	}
+	return m.replaceDerived(ctx, func(yield func(Derived, error) bool) {
+		for _, i := range idx {
+			if !yield(ds[i], nil) {
+				return
+			}
+		}
+	})
+}
+
+// ReplaceDerivedSeq implements Store. A fact yielded twice keeps its
+// derivation of higher confidence (the first on ties), as in
+// ReplaceDerived; the Badger store does not promise that.
+func (m *Mem) ReplaceDerivedSeq(ctx context.Context, _ int64, facts iter.Seq2[Derived, error]) error {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	if err := m.open(); err != nil {
+		return wrapf("store: replace derived: %w", err)
+	}
+	return m.replaceDerived(ctx, facts)
+}
+
+// replaceDerived replaces the derived facts by those of seq.
+func (m *Mem) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) error {
 	sets := make(map[relArity]*derivedSet)
-	for n, i := range idx {
+	n := 0
+	for d, err := range seq {
+		if err != nil {
+			return wrapf("store: replace derived: %w", err)
+		}
 		if n%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return wrapf("store: replace derived: %w", err)
 			}
 		}
-		x := cloneDerived(ds[i])
-		ra := relArity{x.Fact.Rel, len(x.Fact.Args)}
+		n++
+		if len(d.Fact.Args) > maxArity {
+			return fmt.Errorf("store: replace derived: arity %d above %d", len(d.Fact.Args), maxArity)
+		}
+		ra := relArity{d.Fact.Rel, len(d.Fact.Args)}
 		s := sets[ra]
 		if s == nil {
 			s = &derivedSet{vals: make(map[string]Derived)}
 			sets[ra] = s
 		}
-		k := argsKey(x.Fact.Args)
-		s.sorted = append(s.sorted, k)
-		s.vals[k] = x
+		k := argsKey(d.Fact.Args)
+		if prev, ok := s.vals[k]; ok {
+			if d.Confidence <= prev.Confidence {
+				continue
+			}
+		} else {
+			s.sorted = append(s.sorted, k)
+		}
+		s.vals[k] = cloneDerived(d)
 	}
 	for _, s := range sets {
 		sort.Strings(s.sorted)

@@ -3,12 +3,15 @@ package store
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -359,3 +362,78 @@ func TestInterruptedReplaceDerived(t *testing.T) {
 }
 
 func binary8(tag byte, v uint64) []byte { return append([]byte{tag}, u64(v)...) }
+
+// A store of format 1 (rules inline in derived values) is read as it is;
+// the next derived write stores a rule table, marks the store format 2 and
+// removes the old generation entirely.
+func TestFormat1DerivedRead(t *testing.T) {
+	dir := t.TempDir()
+	db := mustOpen(t, dir)
+	ctx := context.Background()
+	if _, err := db.Load(ctx, syntheticBatch(100, "d"), nil); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	old := Derived{Fact: Fact{Rel: 2, Args: []ID{3, 4}}, Confidence: 0.75,
+		Prov: Provenance{Rule: "r.dl\t1\t1\t0.75\tp(X, Y) :- q(X, Y).", Body: []Fact{{Rel: 1, Args: []ID{3, 4}}}}}
+	bdb := openRaw(t, dir)
+	if err := bdb.Update(func(txn *badger.Txn) error {
+		for k, v := range map[string][]byte{
+			string(metaFormat):                   {0, 0, 0, 1},
+			string(metaDNext):                    u64(5),
+			string(metaDerived):                  u64(5),
+			string(derivedKey(nil, 5, old.Fact)): encodeDerivedValue(nil, old.Confidence, old.Prov),
+			string(dcountKey(5, 2, 2)):           u64(1),
+		} {
+			if err := txn.Set([]byte(k), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	bdb.Close()
+	db = mustOpen(t, dir)
+	if got, ok, err := db.GetDerived(old.Fact); err != nil || !ok || !reflect.DeepEqual(got, old) {
+		t.Fatalf("format 1 GetDerived = %+v, %v, %v; want %+v", got, ok, err, old)
+	}
+	nw := []Derived{
+		{Fact: Fact{Rel: 2, Args: []ID{5, 6}}, Confidence: 0.5, Prov: Provenance{Rule: "b"}},
+		{Fact: Fact{Rel: 2, Args: []ID{6, 7}}, Confidence: 0.25, Prov: Provenance{Rule: "a", Body: []Fact{{Rel: 1, Args: []ID{6, 7}}}}},
+		{Fact: Fact{Rel: 2, Args: []ID{7, 8}}, Confidence: 0.125, Prov: Provenance{Rule: "b"}},
+	}
+	if err := db.ReplaceDerived(ctx, nw); err != nil {
+		t.Fatal(err)
+	}
+	var got []Derived
+	for d, err := range db.ScanDerived(2) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d)
+	}
+	if !reflect.DeepEqual(got, nw) {
+		t.Errorf("ScanDerived = %+v, want %+v", got, nw)
+	}
+	db.Close()
+	raw := rawDumpDir(t, dir)
+	if f := raw[string(metaFormat)]; f != "\x00\x00\x00\x02" {
+		t.Errorf("format %x after a derived write, want 2", f)
+	}
+	var rules []string
+	for k, v := range raw {
+		switch k[0] {
+		case tagDRule:
+			rules = append(rules, fmt.Sprintf("%d:%d=%s", binary.BigEndian.Uint64([]byte(k[1:9])), getID([]byte(k[9:])), v))
+		case tagDerived:
+			if binary.BigEndian.Uint64([]byte(k[1:9])) == 5 {
+				t.Errorf("old generation key %x survived", k)
+			}
+		}
+	}
+	slices.Sort(rules)
+	if want := []string{"6:0=b", "6:1=a"}; !slices.Equal(rules, want) {
+		t.Errorf("rule table %v, want %v (each rule once, ids in order of first use)", rules, want)
+	}
+}

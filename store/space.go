@@ -76,16 +76,25 @@ func (p *prepared) loadBytes() int64 {
 	return n
 }
 
+// DerivedSize estimates the bytes a store writes for the derived fact d:
+// its key, its value and Badger's bookkeeping.
+func DerivedSize(d *Derived) int64 {
+	n := int64(14+4*len(d.Fact.Args)) + 4 + int64(len(d.Prov.Rule)) + 2 + entryOverhead
+	for _, f := range d.Prov.Body {
+		n += int64(2 + 5*len(f.Args) + 5)
+	}
+	return n
+}
+
 // derivedBytes estimates the bytes ReplaceDerived writes for ds plus the
 // deletion markers of the old derived facts, old of them.
 func derivedBytes(ds []Derived, old int) int64 {
 	var n int64
 	for i := range ds {
-		x := &ds[i]
-		n += int64(14+4*len(x.Fact.Args)) + 4 + int64(len(x.Prov.Rule)) + 2 + entryOverhead
-		for _, f := range x.Prov.Body {
-			n += int64(2 + 5*len(f.Args) + 5)
-		}
+		n += DerivedSize(&ds[i])
 	}
-	return n + int64(old)*(20+entryOverhead)
+	return n + oldDerivedBytes(old)
 }
+
+// oldDerivedBytes estimates the deletion markers of old derived facts.
+func oldDerivedBytes(old int) int64 { return int64(old) * (20 + entryOverhead) }

@@ -44,7 +44,11 @@ func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 	}
 	fwd, rev := make(map[relArity]int), 0
 	err = d.view(func(txn *badger.Txn) error {
-		_, err := scanPrefix(txn, nil, nil, true, func(k, v []byte) (bool, error) {
+		rules, err := d.ruleTable(txn, dgen)
+		if err != nil {
+			return bad("the rule table of derived generation %d does not decode", dgen)
+		}
+		_, err = scanPrefix(txn, nil, nil, true, func(k, v []byte) (bool, error) {
 			st.Keys++
 			if st.Keys%checkEvery == 0 {
 				if err := ctx.Err(); err != nil {
@@ -79,7 +83,7 @@ func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 					return false, bad("derived key %x does not decode", k)
 				}
 				if gen == dgen {
-					if _, _, err := decodeDerivedValue(v); err != nil {
+					if _, _, err := decodeDerivedRule(v, rules); err != nil {
 						return false, bad("the value of derived key %x does not decode", k)
 					}
 				}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/suggest"
+	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
@@ -20,6 +22,28 @@ type inferCmd struct {
 	Min      float64  `default:"0.1" placeholder:"X" help:"Drop derivations whose confidence is below X, in (0, 1]. The default, 0.1, stores what the rules make at least somewhat likely: a mined file has hundreds of rules per head relation, and chaining their weak derivations through each other would fill the store with near-certain noise (query and eval rank with every rule down to 1e-4 without storing anything)."`
 	MaxFacts int      `default:"50000000" placeholder:"N" help:"Stop with an error beyond N derived facts (N > 0)."`
 	Threads  int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
+	// MaxMemory is a size ("8G"), "off", or "" for the available memory.
+	MaxMemory string `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the evaluation holds more than SIZE of memory (e.g. 8G; checked as the fixpoint grows; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."`
+}
+
+// memoryCap resolves --max-memory: the cap in bytes (0: none) and where it
+// comes from.
+func (c *inferCmd) memoryCap() (sysmem.Limit, error) {
+	switch c.MaxMemory {
+	case "off":
+		return sysmem.Limit{}, nil
+	case "":
+		lim, _ := sysmem.Available()
+		return lim, nil
+	}
+	n, err := sysmem.ParseSize(c.MaxMemory)
+	if err != nil {
+		return sysmem.Limit{}, inputErr(fmt.Errorf("--max-memory %s: %w", c.MaxMemory, err))
+	}
+	if n <= 0 {
+		return sysmem.Limit{}, inputErr(fmt.Errorf("--max-memory %s: must be more than 0 (or off)", c.MaxMemory))
+	}
+	return sysmem.Limit{Bytes: n, Source: "--max-memory"}, nil
 }
 
 // checkMin rejects a --min outside (0, 1].
@@ -56,9 +80,15 @@ derivation kept) and its best proof, and stores them in the derived space. A new
 infer replaces the previous derived facts atomically; base facts are never
 touched, and a failed or interrupted infer leaves the previous derived state.
 
+The fixpoint stops with an error, the store unchanged, when it holds more
+memory than --max-memory (by default the available memory). On a terminal,
+a progress line shows the rounds, the facts derived, the memory in use and
+the time, then the write.
+
 Examples:
   drumql infer families.dl examples/families/expert.dl
-  drumql infer --min 0.01 rules.dl`
+  drumql infer --min 0.01 rules.dl
+  drumql infer --max-memory 4G rules.dl`
 }
 
 func (c *inferCmd) Run(e *env) error {
@@ -67,6 +97,10 @@ func (c *inferCmd) Run(e *env) error {
 	}
 	if c.MaxFacts <= 0 {
 		return inputErr(fmt.Errorf("--max-facts %d: must be more than 0", c.MaxFacts))
+	}
+	lim, err := c.memoryCap()
+	if err != nil {
+		return err
 	}
 	var warn bytes.Buffer
 	ps, err := loadPrograms(&warn, c.Files)
@@ -80,8 +114,15 @@ func (c *inferCmd) Run(e *env) error {
 	}
 	defer st.Close()
 	warnUnknownBody(e.stderr, st, ps.Prog)
+	if lim.Bytes > 0 {
+		// The collector works harder as the heap nears the cap, so that
+		// the cap stops live data, not uncollected garbage.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim.Bytes / 10 * 9))
+	}
 	pb := e.newBar(-1, "inferring")
-	stats, err := reasoner.Infer(e.ctx, st, ps.Prog, reasoner.Options{Min: c.Min, MaxFacts: c.MaxFacts, Threads: c.Threads})
+	opt := reasoner.Options{Min: c.Min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
+		Progress: func(p reasoner.Progress) { pb.describe(inferProgress(p)) }}
+	stats, err := reasoner.Infer(e.ctx, st, ps.Prog, opt)
 	pb.finish()
 	if err != nil {
 		if e.ctx.Err() != nil {
@@ -89,6 +130,10 @@ func (c *inferCmd) Run(e *env) error {
 		}
 		if errors.Is(err, reasoner.ErrInvalidProgram) {
 			return programErr(err)
+		}
+		if m, ok := errors.AsType[*reasoner.MemoryLimitError](err); ok {
+			return fmt.Errorf("infer: the evaluation held %s of memory in round %d with %d facts derived, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
+				sysmem.Format(m.InUse), m.Rounds, m.Facts, lim.Source, sysmem.Format(lim.Bytes))
 		}
 		return fmt.Errorf("infer: %w\nthe store is unchanged (previous derived facts kept)", err)
 	}
@@ -109,6 +154,15 @@ func (c *inferCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "  %-*s %9d\n", w, datalog.QuoteName(n), stats.Derived[n])
 	}
 	return nil
+}
+
+// inferProgress is the progress bar's description of p.
+func inferProgress(p reasoner.Progress) string {
+	el := p.Elapsed.Round(time.Second)
+	if p.Phase == reasoner.PhaseWrite {
+		return fmt.Sprintf("storing %d/%d facts, %s", p.Written, p.Total, el)
+	}
+	return fmt.Sprintf("round %d, %d facts derived, %s in use, %s", p.Rounds, p.Facts, sysmem.Format(p.Memory), el)
 }
 
 // warnUnknownBody warns about body predicates that are neither relations of

@@ -150,6 +150,8 @@ func TestFlagRanges(t *testing.T) {
 		{[]string{"query", "p(X)?", "--threads=-2"}, "--threads -2: must be 0 or more"},
 		{[]string{"infer", "x.dl", "--max-facts", "0"}, "--max-facts 0: must be more than 0"},
 		{[]string{"infer", "x.dl", "--min=-1"}, "--min -1: a confidence threshold must be in (0, 1]"},
+		{[]string{"infer", "x.dl", "--max-memory", "lots"}, "--max-memory lots: "},
+		{[]string{"infer", "x.dl", "--max-memory", "0"}, "--max-memory 0: must be more than 0 (or off)"},
 		{[]string{"explain", "p(a)", "--min", "2"}, "--min 2: a confidence threshold must be in (0, 1]"},
 	}
 	for _, c := range cases {
@@ -322,5 +324,37 @@ func TestStreamedAnswers(t *testing.T) {
 	}
 	if got := run("--unordered", "--top", "2"); len(strings.Split(strings.TrimSuffix(got, "\n"), "\n")) != 3 {
 		t.Errorf("--unordered --top 2 printed\n%s", got)
+	}
+}
+
+// TestInferMaxMemory: an infer over --max-memory stops with exit 1 and an
+// error that names the flag, and the store keeps its derived facts; with
+// --max-memory off the same infer succeeds.
+func TestInferMaxMemory(t *testing.T) {
+	var tsv strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&tsv, "v%d\te\tv%d\n", i, i+1)
+	}
+	db := loadedDB(t, tsv.String())
+	dir := t.TempDir()
+	small := writeFile(t, dir, "small.dl", "p(X, Y) :- e(X, Y).\n")
+	big := writeFile(t, dir, "big.dl", "p(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), e(Y, Z).\n")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "infer", small); code != 0 {
+		t.Fatalf("infer: exit %d: %s", code, stderr)
+	}
+	before, _, _ := runCLI(t, "", "--db", db, "query", "--format", "tsv", "p(X, Y)?")
+	if n := strings.Count(before, "\n"); n < 30 {
+		t.Fatalf("query after the first infer: %d lines:\n%s", n, before)
+	}
+	_, stderr, code := runCLI(t, "", "--db", db, "-q", "infer", "--max-memory", "1M", big)
+	if code != 1 || !strings.Contains(stderr, "more than the --max-memory (1 MB)") || !strings.Contains(stderr, "the store is unchanged") {
+		t.Fatalf("infer --max-memory 1M: exit %d, stderr:\n%s", code, stderr)
+	}
+	if after, _, _ := runCLI(t, "", "--db", db, "query", "--format", "tsv", "p(X, Y)?"); after != before {
+		t.Errorf("derived facts changed by the failed infer:\n%s\nwant\n%s", after, before)
+	}
+	out, stderr, code := runCLI(t, "", "--db", db, "-q", "infer", "--max-memory", "off", big)
+	if code != 0 || !strings.Contains(out, "derived 465 facts") {
+		t.Fatalf("infer --max-memory off: exit %d, stdout %q, stderr %s", code, out, stderr)
 	}
 }

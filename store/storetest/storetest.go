@@ -28,6 +28,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Derived", testDerived},
 		{"DerivedCanceledReplaceKeepsPrevious", testDerivedCanceled},
 		{"DerivedDuplicatesKeepBest", testDerivedDuplicates},
+		{"DerivedSeqStreamsWithReusedBuffers", testDerivedSeq},
+		{"DerivedSeqFailureKeepsPrevious", testDerivedSeqFailure},
 		{"Snapshot", testSnapshot},
 		{"EarlyBreak", testEarlyBreak},
 		{"Closed", testClosed},
