@@ -67,7 +67,7 @@ func (s *Scorer) Scores(ctx context.Context, queryRel string, inverse bool, give
 			}
 		}
 	}
-	chunk := m.cfg.Batch
+	chunk := min(m.cfg.Batch, chunkWidth(e.budget, E, L, T, m.cfg.Batch))
 	for lo := 0; lo < len(given); lo += chunk {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -80,15 +80,22 @@ func (s *Scorer) Scores(ctx context.Context, queryRel string, inverse bool, give
 		e.run(L, func(j int, w *scratch) {
 			e.forward(e.tasks[j], gr, tr.a32[0][j], w, false)
 		})
-		act := e.tasks[0].act[T]
-		for col := range B {
-			out := dst[lo+col]
-			for _, y := range act {
-				var v float64
-				for j := range L {
-					v += float64(e.tasks[j].v[T][int(y)*B+col])
+		// Row by row (the blocks are row-major): the sum over ranks, in
+		// rank order, of every column.
+		if cap(tr.evalBuf[0]) < B {
+			tr.evalBuf[0] = make([]float64, B)
+		}
+		v := tr.evalBuf[0][:B]
+		for _, y := range e.tasks[0].act[T] {
+			clear(v)
+			o := int(y) * B
+			for j := range L {
+				for col, w := range e.tasks[j].v[T][o : o+B] {
+					v[col] += float64(w)
 				}
-				out[y] = float32(v)
+			}
+			for col, w := range v {
+				dst[lo+col][y] = float32(w)
 			}
 		}
 	}
