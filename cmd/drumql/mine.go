@@ -187,6 +187,14 @@ func (c *mineCmd) Run(e *env) error {
 	} else if rules, err = cluster.ExtractGroup(ctx, g, c.settings(cfg), model, c.Heads, c.Threads); err != nil {
 		return err
 	}
+	// Without a terminal, say how long each part of the rule step takes.
+	logStep := func(what string, since time.Time) {
+		if !e.cli.Quiet && !e.showProgress() {
+			fmt.Fprintf(e.stderr, "mine: %s (%s)\n", what, time.Since(since).Round(100*time.Millisecond))
+		}
+	}
+	logStep(fmt.Sprintf("%d rules read and counted", len(rules)), extractStart)
+	tuneStart := time.Now()
 	var tuned *tuning
 	directives := []datalog.Aggregate{{Method: "max"}}
 	switch c.Aggregate {
@@ -208,6 +216,7 @@ func (c *mineCmd) Run(e *env) error {
 				return err
 			}
 			directives = tuned.Directives
+			logStep(fmt.Sprintf("aggregation chosen on %d valid queries", len(vq)), tuneStart)
 		}
 	}
 	extractTook := time.Since(extractStart)
