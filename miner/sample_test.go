@@ -85,6 +85,9 @@ func TestSampleByRelation(t *testing.T) {
 // bound at all); a bound below the relations' sizes trains on that many
 // triples per relation each epoch and stays deterministic across threads.
 func TestMaxQueries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains kinship several times; skipped with -short (the race run)")
+	}
 	st := datasetStore(t, "../examples/kinship")
 	train := func(maxQ, threads int) ([]byte, *Model) {
 		t.Helper()
@@ -162,6 +165,9 @@ func TestMaxQueries(t *testing.T) {
 // graphs do to bound memory) gives the loss, gradient and validation
 // metrics of propagating it whole, up to rounding.
 func TestChunkedBatches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains kinship several times; skipped with -short (the race run)")
+	}
 	st := datasetStore(t, "../examples/kinship")
 	g, err := LoadGraph(context.Background(), st)
 	if err != nil {
