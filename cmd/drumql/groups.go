@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/drumql/drumql/cluster"
+	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/store"
@@ -204,7 +205,7 @@ func (r *groupRun) save(path string) error {
 			data = b.Bytes()
 		}
 		file := fmt.Sprintf("%s.g%d", filepath.Base(path), k+1)
-		if err := writeFileAtomic(filepath.Join(filepath.Dir(path), file), data); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(filepath.Dir(path), file), data); err != nil {
 			return fmt.Errorf("mine: --save-model: %w", err)
 		}
 		man.Groups = append(man.Groups, cluster.ManifestGroup{File: file, Heads: r.groups[k].Heads, SHA256: cluster.SHA256(data)})
@@ -213,7 +214,7 @@ func (r *groupRun) save(path string) error {
 	if err := cluster.WriteManifest(&b, &man); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, b.Bytes())
+	return atomicfile.WriteFile(path, b.Bytes())
 }
 
 // modelSet is a model as drumql eval --model reads it: one model file, or

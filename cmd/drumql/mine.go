@@ -5,13 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/drumql/drumql/cluster"
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/internal/report"
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
@@ -242,7 +241,7 @@ func (c *mineCmd) Run(e *env) error {
 		if _, err := e.stdout.Write(buf.Bytes()); err != nil {
 			return err
 		}
-	} else if err := writeFileAtomic(c.Out, buf.Bytes()); err != nil {
+	} else if err := atomicfile.WriteFile(c.Out, buf.Bytes()); err != nil {
 		return err
 	}
 	if c.SaveModel != "" && grp != nil {
@@ -254,7 +253,7 @@ func (c *mineCmd) Run(e *env) error {
 		if err := model.Save(&mb); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(c.SaveModel, mb.Bytes()); err != nil {
+		if err := atomicfile.WriteFile(c.SaveModel, mb.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -272,7 +271,7 @@ func (c *mineCmd) Run(e *env) error {
 		if err := report.Write(&hb, rep); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(c.Report, hb.Bytes()); err != nil {
+		if err := atomicfile.WriteFile(c.Report, hb.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -332,25 +331,6 @@ func writeRules(b *bytes.Buffer, header string, directives []datalog.Aggregate, 
 		b.WriteString(r.Datalog().String())
 		b.WriteByte('\n')
 	}
-}
-
-// writeFileAtomic writes data to path through a temporary file and a rename,
-// so that an interrupted write never leaves half a file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // buildReport assembles the HTML report of a mining run.

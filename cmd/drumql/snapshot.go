@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/store"
 )
@@ -38,7 +39,7 @@ func (c *snapshotCmd) Run(e *env) error {
 	if err := miner.WriteSnapshot(e.ctx, &b, st); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(c.Out, b.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(c.Out, b.Bytes()); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	if !e.cli.Quiet {
