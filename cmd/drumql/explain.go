@@ -36,15 +36,7 @@ func (c *explainCmd) Run(e *env) error {
 	if err := errors.Join(checkMin(c.Min), checkCount("threads", c.Threads)); err != nil {
 		return err
 	}
-	q, err := parseAtom(c.Fact)
-	if err != nil {
-		return err
-	}
-	prog, err := loadRuleFlags(e, c.Rules)
-	if err != nil {
-		return err
-	}
-	st, err := e.queryStore(prog != nil)
+	q, prog, st, err := openQuery(e, c.Fact, c.Rules)
 	if err != nil {
 		return err
 	}
@@ -52,9 +44,6 @@ func (c *explainCmd) Run(e *env) error {
 	check := prog
 	if check == nil {
 		check = &datalog.Program{}
-	}
-	if err := checkQuery(st, check, q); err != nil {
-		return err
 	}
 	hintCapitalised(e.stderr, st, q.Atom)
 	p, err := reasoner.Explain(e.ctx, st, prog, q.Atom, reasoner.Options{Min: c.Min, Threads: c.Threads})

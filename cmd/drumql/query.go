@@ -85,24 +85,13 @@ func (c *queryCmd) Run(e *env) error {
 	if err := errors.Join(checkMin(c.Min), checkCount("top", c.Top), checkCount("threads", c.Threads)); err != nil {
 		return err
 	}
-	q, err := parseAtom(c.Query)
-	if err != nil {
-		return err
-	}
-	prog, err := loadRuleFlags(e, c.Rules)
-	if err != nil {
-		return err
-	}
-	st, err := e.queryStore(prog != nil)
+	q, prog, st, err := openQuery(e, c.Query, c.Rules)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	if prog == nil {
 		prog = &datalog.Program{}
-	}
-	if err := checkQuery(st, prog, q); err != nil {
-		return err
 	}
 	if len(c.Rules) > 0 {
 		warnUnknownBody(e.stderr, st, prog)
@@ -308,6 +297,33 @@ func hintCapitalised(w io.Writer, st store.Store, a datalog.Atom) {
 			}
 		}
 	}
+}
+
+// openQuery parses the atom text, loads the --rules files (prog is nil
+// without any) and opens the store for reading, then checks the atom
+// against the store and the rules. The caller closes st.
+func openQuery(e *env, text string, rules []string) (datalog.Query, *datalog.Program, store.Store, error) {
+	q, err := parseAtom(text)
+	if err != nil {
+		return q, nil, nil, err
+	}
+	prog, err := loadRuleFlags(e, rules)
+	if err != nil {
+		return q, nil, nil, err
+	}
+	st, err := e.queryStore(prog != nil)
+	if err != nil {
+		return q, nil, nil, err
+	}
+	check := prog
+	if check == nil {
+		check = &datalog.Program{}
+	}
+	if err := checkQuery(st, check, q); err != nil {
+		st.Close()
+		return q, nil, nil, err
+	}
+	return q, prog, st, nil
 }
 
 // queryStore opens the store at --db for a query. Without a store there,
