@@ -124,34 +124,33 @@ func (g *Graph) capHubs(maxFanOut int) *Graph {
 	if maxFanOut <= 0 {
 		return g
 	}
-	hub := func(m *sparse.CSR) bool {
-		for i := range m.Rows {
-			if int(m.RowPtr[i+1]-m.RowPtr[i]) > maxFanOut {
-				return true
+	// The hubs of every operator: the rows of its scatter matrix (its
+	// inputs) with more than maxFanOut entries.
+	hubs, found := make([][]int32, len(g.sct)), false
+	for k, s := range g.sct {
+		for y := range s.Rows {
+			if int(s.RowPtr[y+1]-s.RowPtr[y]) > maxFanOut {
+				hubs[k] = append(hubs[k], int32(y))
 			}
 		}
-		return false
+		found = found || hubs[k] != nil
 	}
-	if !slices.ContainsFunc(g.sct, hub) {
+	if !found {
 		return g
 	}
 	v := *g
 	v.gat, v.sct = slices.Clone(g.gat), slices.Clone(g.sct)
-	v.capped, v.hubs = 0, make([][]int32, len(g.sct))
+	v.capped, v.hubs = 0, hubs
 	for k, s := range g.sct {
-		if !hub(s) {
+		if hubs[k] == nil {
 			continue
 		}
-		for y := range s.Rows {
-			if int(s.RowPtr[y+1]-s.RowPtr[y]) > maxFanOut {
-				v.hubs[k] = append(v.hubs[k], int32(y))
-			}
-		}
-		// Keep the entries (x, y) of gat[k] whose input y is not a hub.
-		big := func(y int32) bool { return int(s.RowPtr[y+1]-s.RowPtr[y]) > maxFanOut }
-		v.gat[k] = filterCSR(g.gat[k], func(_, y int32) bool { return !big(y) })
+		// Drop the entries whose input y is a hub: columns of gat[k], rows
+		// of sct[k].
+		keep := func(y int32) bool { return int(s.RowPtr[y+1]-s.RowPtr[y]) <= maxFanOut }
+		v.gat[k] = filterCSR(g.gat[k], func(_, y int32) bool { return keep(y) })
+		v.sct[k] = filterCSR(s, func(y, _ int32) bool { return keep(y) })
 		v.capped += g.gat[k].NNZ() - v.gat[k].NNZ()
-		v.sct[k] = filterCSR(s, func(y, _ int32) bool { return !big(y) })
 	}
 	v.buildOps()
 	return &v

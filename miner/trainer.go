@@ -127,8 +127,8 @@ const blockBudget = 1 << 30
 
 // chunkWidth returns the number of columns propagated together for batches
 // of B queries per direction on a graph of E entities: all B unless their
-// blocks exceed budget (blockBudget but in tests), then the most that fit, a multiple of 8 (the
-// kernels' vector width) when at least 8 fit.
+// blocks exceed budget (blockBudget; tests lower it), then the most that
+// fit, a multiple of 8 (the kernels' vector width) when at least 8 fit.
 func chunkWidth(budget, E, L, T, B int) int {
 	per := 2 * L * (T + 1) * E * 4
 	w := budget / max(per, 1)
