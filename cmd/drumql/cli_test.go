@@ -481,20 +481,11 @@ func TestEvalModelUnseenRelation(t *testing.T) {
 // is refused before training.
 func TestMineEvalNeedsTestSplit(t *testing.T) {
 	tmp := t.TempDir()
-	tsv := filepath.Join(tmp, "g.tsv")
-	if err := os.WriteFile(tsv, []byte("a\tr\tb\nb\tr\tc\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db := filepath.Join(tmp, "db")
-	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "load", tsv); code != 0 {
-		t.Fatalf("load: exit %d: %s", code, stderr)
-	}
-	var progressed bool
-	testHookMineProgress = func(miner.Progress) { progressed = true }
-	defer func() { testHookMineProgress = nil }()
+	db := loadTSV(t, tmp, "a\tr\tb\nb\tr\tc\n")
+	progressed := hookMineProgress(t)
 	_, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--eval", "--out", filepath.Join(tmp, "r.dl"))
-	if code != 2 || !strings.Contains(stderr, "no test split") || progressed {
-		t.Errorf("exit %d, trained %v: %s", code, progressed, stderr)
+	if code != 2 || !strings.Contains(stderr, "no test split") || *progressed {
+		t.Errorf("exit %d, trained %v: %s", code, *progressed, stderr)
 	}
 }
 
@@ -552,4 +543,64 @@ func TestEvalUsesDirective(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^% aggregation \S.* chosen on 2198 valid queries \(MRR 0\.\d+;.*\n\n@aggregate `).Match(auto) {
 		t.Errorf("mine did not record an aggregation chosen on valid:\n%.400s", auto)
 	}
+}
+
+// TestMineBounds: mine's epoch bound and hub cap are checked before any
+// work, and say what they do when they act.
+func TestMineBounds(t *testing.T) {
+	tmp := t.TempDir()
+	// A star: 30 people married to one hub "h", plus a chain of parents.
+	var b strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&b, "p%d\tspouse\th\n", i)
+		fmt.Fprintf(&b, "p%d\tparent\tp%d\n", i, i+1)
+	}
+	db := loadTSV(t, tmp, b.String())
+	progressed := hookMineProgress(t)
+	for _, bad := range []string{"--max-queries=-2", "--max-fan-out=-5"} {
+		_, stderr, code := runCLI(t, "", "--db", db, "mine", bad, "--out", filepath.Join(tmp, "r.dl"))
+		flag := strings.SplitN(bad, "=", 2)[0]
+		if code != 2 || !strings.Contains(stderr, flag) || *progressed {
+			t.Errorf("mine %s: exit %d, trained %v: %s", bad, code, *progressed, stderr)
+		}
+	}
+	testHookMineProgress = nil
+	_, stderr, code := runCLI(t, "", "--db", db, "mine", "--len", "2", "--epochs", "1", "--max-queries", "5", "--max-fan-out", "10", "--out", filepath.Join(tmp, "r.dl"))
+	if code != 0 {
+		t.Fatalf("mine: exit %d: %s", code, stderr)
+	}
+	// Two relations of 30 triples each, at most 5 of each per epoch.
+	for _, want := range []string{
+		"an epoch trains on 10 of the 60 training triples (at most 5 per relation",
+		"out of hubs (more than 10 neighbours through one relation direction)",
+		"mine: epoch 1/1: ", // stderr is not a terminal: a line per epoch
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("mine's messages lack %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// loadTSV loads one TSV file with the given content into a new store under
+// dir and returns the store's path.
+func loadTSV(t *testing.T, dir, content string) string {
+	t.Helper()
+	tsv := filepath.Join(dir, "g.tsv")
+	if err := os.WriteFile(tsv, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "load", tsv); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	return db
+}
+
+// hookMineProgress reports, through the returned flag, whether mine trained
+// (called its progress function) until the test ends.
+func hookMineProgress(t *testing.T) *bool {
+	progressed := new(bool)
+	testHookMineProgress = func(miner.Progress) { *progressed = true }
+	t.Cleanup(func() { testHookMineProgress = nil })
+	return progressed
 }

@@ -85,18 +85,18 @@ func (c *mineCmd) Run(e *env) error {
 			return inputErr(fmt.Errorf("mine --eval: the store has no test split to evaluate on (load a dataset folder with a test.txt, or drop --eval)"))
 		}
 	}
-	start := time.Now()
-	g, err := c.loadGraph(e, src) // memory estimate and check (memory.go)
-	if err != nil {
-		return err
-	}
-	cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, MaxEpochs: c.Epochs, Batch: c.Batch, Seed: c.Seed, Threads: c.Threads, Heads: c.Heads, MaxQueries: c.MaxQueries, MaxFanOut: c.MaxFanOut}
 	if c.MaxQueries < -1 {
 		return inputErr(fmt.Errorf("--max-queries %d: want a number of triples of at least 1, or -1 for no bound", c.MaxQueries))
 	}
 	if c.MaxFanOut < -1 {
 		return inputErr(fmt.Errorf("--max-fan-out %d: want a number of neighbours of at least 1, or -1 for no cap", c.MaxFanOut))
 	}
+	start := time.Now()
+	g, err := c.loadGraph(e, src) // memory estimate and check (memory.go)
+	if err != nil {
+		return err
+	}
+	cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, MaxEpochs: c.Epochs, Batch: c.Batch, Seed: c.Seed, Threads: c.Threads, Heads: c.Heads, MaxQueries: c.MaxQueries, MaxFanOut: c.MaxFanOut}
 	if c.Epochs > 0 && c.Epochs < 5 {
 		cfg.MinEpochs = c.Epochs
 	}
