@@ -516,7 +516,7 @@ type ruleScorer struct {
 	byRel    map[store.ID]ruleVariant
 	variants []ruleVariant // for ScoreVariants
 	hybrid   bool          // a hybridScorer applies the prior itself
-	reached  *atomic.Int64 // if not nil, counts the queries whose answer a rule reaches
+	reached  *reachSet     // if not nil, records the queries whose answer a rule reaches
 }
 
 // variant returns the ranking variant of relation rel.
@@ -558,7 +558,7 @@ func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 			return err
 		}
 		if r.reached != nil && slices.ContainsFunc(hits, func(h reasoner.RuleHit) bool { return h.ID == q.Answer }) {
-			r.reached.Add(1)
+			r.reached.add(q)
 		}
 		for v, out := range outs {
 			vr := variant(v, q)

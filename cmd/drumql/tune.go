@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/drumql/drumql/datalog"
@@ -38,8 +39,21 @@ type tuning struct {
 	// MRR is each candidate's MRR (expected ties), and Chosen the choice's.
 	MRR    []float64
 	Chosen float64
-	// Reached is the number of queries whose answer some rule reaches.
-	Reached int
+	// Reached holds the queries whose answer some rule reaches.
+	Reached map[linkpred.Query]bool
+}
+
+// reachSet records, safely from several goroutines, the queries whose answer
+// some rule reaches.
+type reachSet struct {
+	mu sync.Mutex
+	m  map[linkpred.Query]bool
+}
+
+func (s *reachSet) add(q linkpred.Query) {
+	s.mu.Lock()
+	s.m[q] = true
+	s.mu.Unlock()
 }
 
 // tuneAggregation applies prog's rules once to the queries qs (a held-out
@@ -64,8 +78,8 @@ func tuneAggregation(ctx context.Context, e *env, st store.Store, prog *datalog.
 		}
 		rs.variants = append(rs.variants, v)
 	}
-	var reached atomic.Int64
-	rs.reached = &reached
+	reached := &reachSet{m: map[linkpred.Query]bool{}}
+	rs.reached = reached
 	reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
 		linkpred.Options{Entities: ents, PerQuery: true})
 	if err != nil {
@@ -76,7 +90,7 @@ func tuneAggregation(ctx context.Context, e *env, st store.Store, prog *datalog.
 		ranks[v] = r.Ranks
 	}
 	c := linkpred.Choose(qs, ranks, tuneMinQueries)
-	t := &tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: int(reached.Load())}
+	t := &tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: reached.m}
 	t.Directives = append(t.Directives, tuneCandidates[c.Default])
 	rels := make([]store.ID, 0, len(c.PerRelation))
 	for r := range c.PerRelation {
@@ -138,7 +152,7 @@ const coverageModelQueries = 1000
 // coverage describes what the rules cover: the head relations with training
 // queries that have rules, and (with a tuning) the share of valid queries
 // whose answer some rule reaches, beside the share the model gives a nonzero
-// score (on the first coverageModelQueries valid queries).
+// score (both on coverageModelQueries valid queries spread over the split).
 func coverage(e *env, st store.Store, g *miner.Graph, model *modelSet, rules []miner.MinedRule, t *tuning) (string, error) {
 	split := "train"
 	names, err := st.Splits()
@@ -182,17 +196,38 @@ func coverage(e *env, st store.Store, g *miner.Graph, model *modelSet, rules []m
 	if t == nil || t.Queries == 0 {
 		return out + "\n", nil
 	}
-	out += fmt.Sprintf("; some rule reaches the answer of %.1f%% of the %d valid queries", 100*float64(t.Reached)/float64(t.Queries), t.Queries)
+	out += fmt.Sprintf("; some rule reaches the answer of %.1f%% of the %d valid queries", 100*float64(len(t.Reached))/float64(t.Queries), t.Queries)
 	qs, err := validQueries(st)
 	if err != nil {
 		return "", err
 	}
-	qs = qs[:min(len(qs), coverageModelQueries)]
+	qs = spread(qs, coverageModelQueries)
 	nonzero, err := modelReach(e, st, g, model, qs)
 	if err != nil {
 		return "", err
 	}
-	return out + fmt.Sprintf(" (the model scores the answer above 0 for %.1f%% of the first %d)\n", 100*float64(nonzero)/float64(len(qs)), len(qs)), nil
+	byRules := 0
+	for _, q := range qs {
+		if t.Reached[q] {
+			byRules++
+		}
+	}
+	return out + fmt.Sprintf(" (on %d of them spread over the split: rules %.1f%%, the model scores the answer above 0 for %.1f%%)\n",
+		len(qs), 100*float64(byRules)/float64(len(qs)), 100*float64(nonzero)/float64(len(qs))), nil
+}
+
+// spread returns at most n of the queries qs, evenly spaced over the list
+// (qs itself when it is short enough), so that a sample does not see only
+// the first relations of a split.
+func spread(qs []linkpred.Query, n int) []linkpred.Query {
+	if len(qs) <= n {
+		return qs
+	}
+	out := make([]linkpred.Query, n)
+	for i := range out {
+		out[i] = qs[i*len(qs)/n]
+	}
+	return out
 }
 
 // modelReach counts the queries of qs whose answer the model scores above
