@@ -395,26 +395,50 @@ func (m *Model) beam(a [][][]float64, opt ExtractOptions) []seq {
 		prod []float64 // per rank
 		sum  float64
 	}
+	// ext is an extension of item parent by operator k, before it is
+	// materialised: only the opt.Beam best of a step are.
+	type ext struct {
+		sum    float64
+		parent int32
+		k      int32
+	}
 	cur := []item{{prod: slices.Repeat([]float64{1}, L), sum: float64(L)}}
+	var exts []ext
 	for t := range T {
-		var next []item
-		for _, it := range cur {
+		exts = exts[:0]
+		for i, it := range cur {
 			for k := range K {
-				p := make([]float64, L)
 				var s float64
 				for j := range L {
-					p[j] = it.prod[j] * a[j][t][k]
-					s += p[j]
+					s += it.prod[j] * a[j][t][k]
 				}
-				if s < opt.MinScore {
-					continue
+				if s >= opt.MinScore {
+					exts = append(exts, ext{sum: s, parent: int32(i), k: int32(k)})
 				}
-				next = append(next, item{ops: append(slices.Clone(it.ops), k), prod: p, sum: s})
 			}
 		}
-		slices.SortStableFunc(next, func(x, y item) int { return cmp.Compare(y.sum, x.sum) })
-		if len(next) > opt.Beam {
-			next = next[:opt.Beam]
+		// Best first; among equal scores, in the order enumerated (parent,
+		// then operator), as a stable sort by score would leave them.
+		slices.SortFunc(exts, func(x, y ext) int {
+			if c := cmp.Compare(y.sum, x.sum); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(x.parent, y.parent); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.k, y.k)
+		})
+		exts = exts[:min(len(exts), opt.Beam)]
+		next := make([]item, len(exts))
+		for i, x := range exts {
+			it := cur[x.parent]
+			p := make([]float64, L)
+			var s float64
+			for j := range L {
+				p[j] = it.prod[j] * a[j][t][x.k]
+				s += p[j]
+			}
+			next[i] = item{ops: append(slices.Clone(it.ops), int(x.k)), prod: p, sum: s}
 		}
 		cur = next
 	}

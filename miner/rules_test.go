@@ -1,6 +1,10 @@
 package miner
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/drumql/drumql/datalog"
@@ -65,4 +69,87 @@ func TestRulesTyped(t *testing.T) {
 			t.Errorf("rule %s: counted %t support %d body %d confidence %g", r.Rule, r.Counted, r.Support, r.Body, r.Confidence)
 		}
 	}
+}
+
+// TestBeamOrder: the beam keeps the same bodies in the same order as the
+// plain formulation (materialise every extension, stable sort by score,
+// keep the best), with many ties (attention values from a small set).
+func TestBeamOrder(t *testing.T) {
+	const R, L, T = 4, 3, 3
+	m := &Model{lay: layout{nOps: 2*R + 1, nT: T, L: L}}
+	rng := rand.New(rand.NewPCG(7, 7))
+	levels := []float64{0, 0.05, 0.1, 0.25, 0.5}
+	a := make([][][]float64, L)
+	for j := range a {
+		a[j] = make([][]float64, T)
+		for s := range a[j] {
+			a[j][s] = make([]float64, 2*R+1)
+			for k := range a[j][s] {
+				a[j][s][k] = levels[rng.IntN(len(levels))]
+			}
+		}
+	}
+	for _, beam := range []int{1, 7, 40, 1000} {
+		opt := ExtractOptions{Beam: beam, MinScore: 1e-3}
+		got := m.beam(a, opt)
+		want := beamReference(a, L, T, 2*R+1, opt)
+		if len(got) != len(want) {
+			t.Fatalf("beam %d: %d bodies, want %d", beam, len(got), len(want))
+		}
+		for i := range got {
+			if !slices.Equal(got[i].ops, want[i].ops) || got[i].score != want[i].score || !slices.Equal(got[i].ranks, want[i].ranks) {
+				t.Fatalf("beam %d: body %d = %v %v, want %v %v", beam, i, got[i].ops, got[i].score, want[i].ops, want[i].score)
+			}
+		}
+	}
+}
+
+// beamReference is the beam search written plainly: every extension
+// materialised, a stable sort by score, the best kept; then identities
+// skipped and equal bodies merged in order of first appearance.
+func beamReference(a [][][]float64, L, T, K int, opt ExtractOptions) []seq {
+	type item struct {
+		ops  []int
+		prod []float64
+		sum  float64
+	}
+	cur := []item{{prod: slices.Repeat([]float64{1}, L), sum: float64(L)}}
+	for t := range T {
+		var next []item
+		for _, it := range cur {
+			for k := range K {
+				p := make([]float64, L)
+				var s float64
+				for j := range L {
+					p[j] = it.prod[j] * a[j][t][k]
+					s += p[j]
+				}
+				if s >= opt.MinScore {
+					next = append(next, item{ops: append(slices.Clone(it.ops), k), prod: p, sum: s})
+				}
+			}
+		}
+		sort.SliceStable(next, func(i, j int) bool { return next[i].sum > next[j].sum })
+		cur = next[:min(len(next), opt.Beam)]
+	}
+	var out []seq
+	index := map[string]int{}
+	for _, it := range cur {
+		ops := slices.DeleteFunc(slices.Clone(it.ops), func(k int) bool { return k == K-1 })
+		if len(ops) == 0 {
+			continue
+		}
+		key := fmt.Sprint(ops)
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, seq{ops: ops, ranks: make([]float64, L)})
+		}
+		out[i].score += it.sum
+		for j := range L {
+			out[i].ranks[j] += it.prod[j]
+		}
+	}
+	return out
 }
