@@ -32,10 +32,12 @@ type mineCmd struct {
 	Candidates    int      `default:"1000" placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default ${default})."`
 	MinScore      float64  `default:"1e-6" placeholder:"X" help:"Drop bodies whose raw DRUM score is below X (default ${default})."`
 	Beam          int      `default:"4000" placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${default})."`
+	PathSamples   int      `placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default 200; -1: bodies from DRUM's attention only)."`
 	NoConstants   bool     `help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
 	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation, the best by confidence (default 200)."`
 	Aggregate     string   `enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
 	Budget        int      `placeholder:"N" help:"Edge visits allowed to count one rule's support (default 5000000); a rule over it is left out."`
+	HeadBudget    int      `placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default 100000000); bodies left when it is spent are left out."`
 	MinSupport    int      `placeholder:"N" help:"Drop rules that predict fewer than N facts of the graph correctly (default 1; -1 keeps all)."`
 	Weight        string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+5) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
 	SaveModel     string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
