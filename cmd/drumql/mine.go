@@ -259,6 +259,13 @@ func (c *mineCmd) Run(e *env) error {
 			return err
 		}
 	}
+	// Coverage, printed at the end and shown in the report.
+	var cov *coverageInfo
+	if st != nil && !interrupted && (!e.cli.Quiet || c.Report != "") {
+		if cov, err = coverage(e, st, g, models, rules, tuned); err != nil {
+			return err
+		}
+	}
 	var metrics *linkpred.Report
 	if c.Eval && !interrupted {
 		metrics, err = evalModel(e, st, g, models, "test")
@@ -268,7 +275,7 @@ func (c *mineCmd) Run(e *env) error {
 		printMetrics(e.stderr, metrics)
 	}
 	if c.Report != "" {
-		rep := buildReport(e, cfg, g, rules, hist, loss, validLoss, metrics, time.Since(start), interrupted)
+		rep := buildReport(e, cfg, g, rules, hist, loss, validLoss, metrics, cov, time.Since(start), interrupted)
 		var hb bytes.Buffer
 		if err := report.Write(&hb, rep); err != nil {
 			return err
@@ -289,11 +296,7 @@ func (c *mineCmd) Run(e *env) error {
 		fmt.Fprintf(e.stderr, "mined %d rules for %d head relations in %d epochs (%s; rules read, counted and tuned in %s); wrote %s\n",
 			len(rules), countHeads(rules), len(hist), time.Since(start).Round(100*time.Millisecond),
 			extractTook.Round(100*time.Millisecond), where)
-		if st != nil {
-			cov, err := coverage(e, st, g, models, rules, tuned)
-			if err != nil {
-				return err
-			}
+		if cov != nil {
 			fmt.Fprint(e.stderr, cov)
 		}
 	}
@@ -337,7 +340,7 @@ func writeRules(b *bytes.Buffer, header string, directives []datalog.Aggregate, 
 
 // buildReport assembles the HTML report of a mining run.
 func buildReport(e *env, cfg miner.Config, g *miner.Graph, rules []miner.MinedRule, hist []miner.EpochStats,
-	loss []report.LossPoint, validLoss []float64, m *linkpred.Report, took time.Duration, interrupted bool) *report.Report {
+	loss []report.LossPoint, validLoss []float64, m *linkpred.Report, cov *coverageInfo, took time.Duration, interrupted bool) *report.Report {
 	rep := &report.Report{
 		Generated: time.Now().UTC().Format(time.RFC3339),
 		Store:     e.cli.DB,
@@ -361,6 +364,14 @@ func buildReport(e *env, cfg miner.Config, g *miner.Graph, rules []miner.MinedRu
 		},
 		Loss:      loss,
 		ValidLoss: validLoss,
+	}
+	if cov != nil {
+		rep.Summary = append(rep.Summary, report.KV{Name: "heads with rules", Value: fmt.Sprintf("%d of %d", cov.Covered, cov.Heads)})
+		if cov.Queries > 0 {
+			rep.Summary = append(rep.Summary,
+				report.KV{Name: "valid queries reached by rules", Value: fmt.Sprintf("%.1f%% of %d", 100*cov.Reached, cov.Queries)},
+				report.KV{Name: "reached: rules / model", Value: fmt.Sprintf("%.1f%% / %.1f%% of %d", 100*cov.RulesSampled, 100*cov.ModelSampled, cov.Sampled)})
+		}
 	}
 	if interrupted {
 		rep.Notes = append(rep.Notes, "Training was interrupted (Ctrl-C): the rules are those of the weights at that moment.")
