@@ -30,6 +30,8 @@ type Settings struct {
 	SupportBudget int            `json:"support_budget"`
 	NoConstants   bool           `json:"no_constants"`
 	ConstantRules int            `json:"constant_rules"`
+	PathSamples   int            `json:"path_samples"`
+	HeadBudget    int            `json:"head_budget"`
 }
 
 // TrainGroup trains the model of one group: s.Config with Heads = heads and
@@ -50,7 +52,7 @@ func TrainGroup(ctx context.Context, src miner.Source, g *miner.Graph, s Setting
 // support of the rules.
 func ExtractGroup(ctx context.Context, g *miner.Graph, s Settings, model *miner.Model, heads []string, threads int) ([]miner.MinedRule, error) {
 	xo := miner.ExtractOptions{Heads: heads, Graph: g, Beam: s.Beam, MaxRules: s.MaxRules, Candidates: s.Candidates,
-		MinScore: s.MinScore, MinSupport: s.MinSupport, Weight: s.Weight, SupportBudget: s.SupportBudget, Threads: threads}
+		MinScore: s.MinScore, MinSupport: s.MinSupport, Weight: s.Weight, SupportBudget: s.SupportBudget, PathSamples: s.PathSamples, HeadBudget: s.HeadBudget, Threads: threads}
 	rules, err := model.Rules(xo)
 	if err != nil {
 		return nil, err

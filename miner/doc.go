@@ -52,9 +52,16 @@
 // Σ_j Π_t a_{j,t,k_t}; identity steps are skipped, inverse operators become
 // swapped arguments. A rule for head r is written r(A, B) :- p1(…), …, with
 // the body a path of atoms from A to B through C, D, …, and A != B when the
-// path has two or more atoms. The MaxRules best bodies by score are kept;
-// their weights are, by default, their smoothed confidences on the graph,
-// support/(body+5), or (WeightScore) the score over the head's best score.
+// path has two or more atoms. By default DRUM proposes and the graph
+// chooses: the Candidates best bodies by score are counted on the graph, and
+// so are the bodies of the paths that join the two ends of PathSamples
+// sampled facts of the head (seeded; the bodies that join the most sampled
+// facts first, PathCandidates of them), each with its DRUM score computed
+// exactly from the attention; the MaxRules best by smoothed confidence,
+// support/(body+5), are kept with that confidence as their weight. Counting
+// is bounded per body (SupportBudget) and per head (HeadBudget), in edge
+// visits. WeightScore keeps the MaxRules best bodies by score, weighted by
+// their score over the head's best.
 //
 // # Model file format
 //

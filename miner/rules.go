@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"github.com/drumql/drumql/miner/internal/sparse"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
@@ -65,6 +66,27 @@ type ExtractOptions struct {
 	// count of the confidence weight (AnyBURL's "unseen negative
 	// examples"): support/(body+Smoothing). Default 5; negative means 0.
 	Smoothing int
+	// HeadBudget bounds the edge visits of counting the support of all the
+	// bodies of one head relation, in the order they are proposed (the
+	// beam's by score, then the paths'); once it is spent, the bodies left
+	// are not counted, and so not kept when weighting by confidence.
+	// Default 100,000,000; the count never depends on time or threads.
+	HeadBudget int
+	// PathSamples is the number of facts of each head relation whose
+	// connecting paths in the graph propose bodies besides the attention's
+	// (see Graph.samplePaths; only when weighting by confidence on a
+	// graph). Default 200; negative: none.
+	PathSamples int
+	// PathCandidates bounds the bodies the path samples propose per head
+	// relation (those connecting the most sampled facts) whose support is
+	// counted, besides the Candidates best by DRUM score. Default 300.
+	PathCandidates int
+	// PathBudget bounds the edge visits of enumerating one sampled fact's
+	// paths of length three. Default 100,000.
+	PathBudget int
+	// Seed seeds the samples of facts (with the head relation's index);
+	// 0 means the model's seed.
+	Seed uint64
 }
 
 // WeightBy is how extracted rules are weighted.
@@ -109,6 +131,18 @@ func (o ExtractOptions) withDefaults() ExtractOptions {
 		o.Smoothing = 5
 	} else if o.Smoothing < 0 {
 		o.Smoothing = 0
+	}
+	if o.HeadBudget <= 0 {
+		o.HeadBudget = 100_000_000
+	}
+	if o.PathSamples == 0 {
+		o.PathSamples = 200
+	}
+	if o.PathCandidates <= 0 {
+		o.PathCandidates = 300
+	}
+	if o.PathBudget <= 0 {
+		o.PathBudget = 100_000
 	}
 	return o
 }
@@ -228,6 +262,9 @@ func (m *Model) Attention(rel string, inverse bool) ([][][]float64, error) {
 // [MinedRule.Comment] formats them for a mined file.
 func (m *Model) Rules(opt ExtractOptions) ([]MinedRule, error) {
 	opt = opt.withDefaults()
+	if opt.Seed == 0 {
+		opt.Seed = m.cfg.Seed
+	}
 	heads := opt.Heads
 	if len(heads) == 0 {
 		heads = m.cfg.Heads
@@ -274,6 +311,20 @@ func (m *Model) Rules(opt ExtractOptions) ([]MinedRule, error) {
 // graph viewed in the model's relation order, or nil.
 func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions) []MinedRule {
 	R := m.numRel()
+	byConf := opt.Weight == WeightConfidence && gv != nil
+	// Bodies the graph proposes: paths between the ends of sampled facts.
+	var sampled []*candidate
+	if byConf && opt.PathSamples > 0 {
+		rng := rand.New(rand.NewPCG(opt.Seed, pathSeedSalt+uint64(r)))
+		for _, p := range gv.samplePaths(r, m.lay.nT, opt.PathSamples, opt.PathBudget, 1, rng, &pathScratch{}) {
+			if c := m.makeRule(r, p.steps(R)); c != nil {
+				sampled = append(sampled, c)
+			}
+			if len(sampled) == opt.PathCandidates {
+				break
+			}
+		}
+	}
 	best := map[string]*candidate{}
 	for _, inverse := range []bool{false, true} {
 		q := r
@@ -281,6 +332,11 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 			q += R
 		}
 		m.attnForward(q, cache)
+		for _, c := range sampled {
+			if s, ranks := m.bodyScore(cache.a, c.path, inverse); s > c.Score || c.Ranks == nil {
+				c.Score, c.Ranks = s, ranks
+			}
+		}
 		for _, c := range m.beam(cache.a, opt) {
 			path := m.toPath(c.ops, inverse)
 			cand := m.makeRule(r, path)
@@ -303,25 +359,28 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		}
 		return strings.Compare(a.key, b.key)
 	})
-	byConf := opt.Weight == WeightConfidence && gv != nil
 	limit := opt.MaxRules
 	if byConf {
 		limit = opt.Candidates
 	}
-	kept := cands[:0]
+	// The bodies the beam proposes, best by score, until limit of them are
+	// kept; then those the paths propose that were not examined already.
+	var kept []*candidate
 	counted := 0
 	var sc supportScratch
-	for _, c := range cands {
-		if len(kept) == limit {
-			break
+	examined := map[string]bool{}
+	consider := func(c *candidate) {
+		examined[c.key] = true
+		if gv != nil && sc.work > opt.HeadBudget {
+			return // the head's counting budget is spent: left out
 		}
 		if gv != nil {
 			if sup, body, ok := gv.support(r, c.path, opt.SupportBudget, &sc); ok {
 				if body == 0 && !opt.KeepVacuous {
-					continue
+					return
 				}
 				if opt.MinSupport > 0 && sup < opt.MinSupport && !(body == 0 && opt.KeepVacuous) {
-					continue
+					return
 				}
 				c.Counted, c.Support, c.Body = true, sup, body
 				if body > 0 {
@@ -334,6 +393,17 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 			}
 		}
 		kept = append(kept, c)
+	}
+	for _, c := range cands {
+		if len(kept) == limit {
+			break
+		}
+		consider(c)
+	}
+	for _, c := range sampled {
+		if !examined[c.key] {
+			consider(c)
+		}
 	}
 	cands = kept
 	if len(cands) == 0 {
@@ -549,6 +619,7 @@ type supportScratch struct {
 	stamp     int32
 	cur, next []int32
 	starts    map[pathStep][]int32
+	work      int // edge visits of every count so far
 }
 
 // startsOf returns the entities with a nonempty row in m, the matrix of
@@ -600,6 +671,7 @@ func (g *Graph) support(r int, path []pathStep, budget int, sc *supportScratch) 
 	cur, next := sc.cur[:0], sc.next[:0]
 	defer func() { sc.cur, sc.next = cur, next }()
 	work := 0
+	defer func() { sc.work += work }()
 	for _, a := range sc.startsOf(path[0], m0) {
 		cur = append(cur[:0], a)
 		for _, st := range path {

@@ -155,6 +155,24 @@ func TestMineFromModel(t *testing.T) {
 	if _, stderr, code := runCLI(t, "", "--db", db, "mine", "--from-model", filepath.Join(tmp, "missing")); code != 2 || !strings.Contains(stderr, "missing") {
 		t.Errorf("missing model: exit %d, %s", code, stderr)
 	}
+	// The coverage mine prints is in the report too: both heads (the
+	// model's) have rules, and the shares of valid queries reached agree.
+	page := filepath.Join(tmp, "r.html")
+	_, stderr, code = runCLI(t, "", "--db", db, "mine", "--from-model", model, "--report", page, "--out", filepath.Join(tmp, "r.dl"))
+	if code != 0 {
+		t.Fatalf("mine --report: exit %d: %s", code, stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "coverage: rules for 2 of the 2 head relations") || !strings.Contains(string(html), "heads with rules") || !strings.Contains(string(html), "2 of 2") {
+		t.Errorf("coverage of heads: stderr\n%s", stderr)
+	}
+	m := regexp.MustCompile(`reaches the answer of ([0-9.]+%) of the ([0-9]+) valid queries`).FindStringSubmatch(stderr)
+	if m == nil || !strings.Contains(string(html), m[1]+" of "+m[2]) {
+		t.Errorf("the report does not show the valid queries reached that mine printed (%v)", m)
+	}
 }
 
 // TestStoreInUse: a second user of the store gets a clear error and a hint,

@@ -32,10 +32,12 @@ type mineCmd struct {
 	Candidates    int      `default:"1000" placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default ${default})."`
 	MinScore      float64  `default:"1e-6" placeholder:"X" help:"Drop bodies whose raw DRUM score is below X (default ${default})."`
 	Beam          int      `default:"4000" placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${default})."`
+	PathSamples   int      `placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default 200; -1: bodies from DRUM's attention only)."`
 	NoConstants   bool     `help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
 	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation, the best by confidence (default 200)."`
 	Aggregate     string   `enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
 	Budget        int      `placeholder:"N" help:"Edge visits allowed to count one rule's support (default 5000000); a rule over it is left out."`
+	HeadBudget    int      `placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default 100000000); bodies left when it is spent are left out."`
 	MinSupport    int      `placeholder:"N" help:"Drop rules that predict fewer than N facts of the graph correctly (default 1; -1 keeps all)."`
 	Weight        string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+5) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
 	SaveModel     string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
@@ -257,6 +259,13 @@ func (c *mineCmd) Run(e *env) error {
 			return err
 		}
 	}
+	// Coverage, printed at the end and shown in the report.
+	var cov *coverageInfo
+	if st != nil && !interrupted && (!e.cli.Quiet || c.Report != "") {
+		if cov, err = coverage(e, st, g, models, rules, tuned); err != nil {
+			return err
+		}
+	}
 	var metrics *linkpred.Report
 	if c.Eval && !interrupted {
 		metrics, err = evalModel(e, st, g, models, "test")
@@ -266,7 +275,7 @@ func (c *mineCmd) Run(e *env) error {
 		printMetrics(e.stderr, metrics)
 	}
 	if c.Report != "" {
-		rep := buildReport(e, cfg, g, rules, hist, loss, validLoss, metrics, time.Since(start), interrupted)
+		rep := buildReport(e, cfg, g, rules, hist, loss, validLoss, metrics, cov, time.Since(start), interrupted)
 		var hb bytes.Buffer
 		if err := report.Write(&hb, rep); err != nil {
 			return err
@@ -287,11 +296,7 @@ func (c *mineCmd) Run(e *env) error {
 		fmt.Fprintf(e.stderr, "mined %d rules for %d head relations in %d epochs (%s; rules read, counted and tuned in %s); wrote %s\n",
 			len(rules), countHeads(rules), len(hist), time.Since(start).Round(100*time.Millisecond),
 			extractTook.Round(100*time.Millisecond), where)
-		if st != nil {
-			cov, err := coverage(e, st, g, models, rules, tuned)
-			if err != nil {
-				return err
-			}
+		if cov != nil {
 			fmt.Fprint(e.stderr, cov)
 		}
 	}
@@ -335,7 +340,7 @@ func writeRules(b *bytes.Buffer, header string, directives []datalog.Aggregate, 
 
 // buildReport assembles the HTML report of a mining run.
 func buildReport(e *env, cfg miner.Config, g *miner.Graph, rules []miner.MinedRule, hist []miner.EpochStats,
-	loss []report.LossPoint, validLoss []float64, m *linkpred.Report, took time.Duration, interrupted bool) *report.Report {
+	loss []report.LossPoint, validLoss []float64, m *linkpred.Report, cov *coverageInfo, took time.Duration, interrupted bool) *report.Report {
 	rep := &report.Report{
 		Generated: time.Now().UTC().Format(time.RFC3339),
 		Store:     e.cli.DB,
@@ -359,6 +364,14 @@ func buildReport(e *env, cfg miner.Config, g *miner.Graph, rules []miner.MinedRu
 		},
 		Loss:      loss,
 		ValidLoss: validLoss,
+	}
+	if cov != nil {
+		rep.Summary = append(rep.Summary, report.KV{Name: "heads with rules", Value: fmt.Sprintf("%d of %d", cov.Covered, cov.Heads)})
+		if cov.Queries > 0 {
+			rep.Summary = append(rep.Summary,
+				report.KV{Name: "valid queries reached by rules", Value: fmt.Sprintf("%.1f%% of %d", 100*cov.Reached, cov.Queries)},
+				report.KV{Name: "reached: rules / model", Value: fmt.Sprintf("%.1f%% / %.1f%% of %d", 100*cov.RulesSampled, 100*cov.ModelSampled, cov.Sampled)})
+		}
 	}
 	if interrupted {
 		rep.Notes = append(rep.Notes, "Training was interrupted (Ctrl-C): the rules are those of the weights at that moment.")

@@ -149,15 +149,42 @@ func validQueries(st store.Store) ([]linkpred.Query, error) {
 // on a large graph.
 const coverageModelQueries = 1000
 
-// coverage describes what the rules cover: the head relations with training
-// queries that have rules, and (with a tuning) the share of valid queries
-// whose answer some rule reaches, beside the share the model gives a nonzero
-// score (both on coverageModelQueries valid queries spread over the split).
-func coverage(e *env, st store.Store, g *miner.Graph, model *modelSet, rules []miner.MinedRule, t *tuning) (string, error) {
+// coverageInfo is what the rules cover: the head relations with training
+// queries that have rules, and (when the aggregation was chosen on valid)
+// the share of valid queries whose answer some rule reaches, beside the
+// share the model gives a nonzero score, both on Sampled valid queries
+// spread over the split.
+type coverageInfo struct {
+	Covered, Heads int // heads with rules, of the heads with training queries
+	// Queries is the number of valid queries the rules were applied to, and
+	// Reached the share of them whose answer some rule reaches (0 when the
+	// aggregation was not chosen on valid).
+	Queries int
+	Reached float64
+	// Sampled is the number of valid queries spread over the split on
+	// which the rules' share (RulesSampled) and the model's (ModelSampled)
+	// are compared.
+	Sampled                    int
+	RulesSampled, ModelSampled float64
+}
+
+// String is the line drumql mine prints.
+func (c *coverageInfo) String() string {
+	out := fmt.Sprintf("coverage: rules for %d of the %d head relations with training queries", c.Covered, c.Heads)
+	if c.Queries == 0 {
+		return out + "\n"
+	}
+	out += fmt.Sprintf("; some rule reaches the answer of %.1f%% of the %d valid queries", 100*c.Reached, c.Queries)
+	return out + fmt.Sprintf(" (on %d of them spread over the split: rules %.1f%%, the model scores the answer above 0 for %.1f%%)\n",
+		c.Sampled, 100*c.RulesSampled, 100*c.ModelSampled)
+}
+
+// coverage measures what the rules cover (see coverageInfo).
+func coverage(e *env, st store.Store, g *miner.Graph, model *modelSet, rules []miner.MinedRule, t *tuning) (*coverageInfo, error) {
 	split := "train"
 	names, err := st.Splits()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if !slices.Contains(names, "train") {
 		split = ""
@@ -166,11 +193,11 @@ func coverage(e *env, st store.Store, g *miner.Graph, model *modelSet, rules []m
 	if split != "" {
 		for tr, err := range st.Split(split) {
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			name, err := st.Name(tr.R)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			withQueries[name] = true
 		}
@@ -186,25 +213,24 @@ func coverage(e *env, st store.Store, g *miner.Graph, model *modelSet, rules []m
 			}
 		}
 	}
-	covered := 0
+	c := &coverageInfo{Heads: len(withQueries)}
 	for i, r := range rules {
 		if (i == 0 || rules[i-1].Head != r.Head) && withQueries[r.Head] {
-			covered++
+			c.Covered++
 		}
 	}
-	out := fmt.Sprintf("coverage: rules for %d of the %d head relations with training queries", covered, len(withQueries))
 	if t == nil || t.Queries == 0 {
-		return out + "\n", nil
+		return c, nil
 	}
-	out += fmt.Sprintf("; some rule reaches the answer of %.1f%% of the %d valid queries", 100*float64(len(t.Reached))/float64(t.Queries), t.Queries)
+	c.Queries, c.Reached = t.Queries, float64(len(t.Reached))/float64(t.Queries)
 	qs, err := validQueries(st)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	qs = spread(qs, coverageModelQueries)
 	nonzero, err := modelReach(e, st, g, model, qs)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	byRules := 0
 	for _, q := range qs {
@@ -212,8 +238,9 @@ func coverage(e *env, st store.Store, g *miner.Graph, model *modelSet, rules []m
 			byRules++
 		}
 	}
-	return out + fmt.Sprintf(" (on %d of them spread over the split: rules %.1f%%, the model scores the answer above 0 for %.1f%%)\n",
-		len(qs), 100*float64(byRules)/float64(len(qs)), 100*float64(nonzero)/float64(len(qs))), nil
+	c.Sampled = len(qs)
+	c.RulesSampled, c.ModelSampled = float64(byRules)/float64(len(qs)), float64(nonzero)/float64(len(qs))
+	return c, nil
 }
 
 // spread returns at most n of the queries qs, evenly spaced over the list

@@ -1,0 +1,247 @@
+package miner
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+)
+
+// maxSampledLen is the longest body the path sampler enumerates: the
+// paths of length n between two entities grow as the mean degree to the
+// power n − 1, and rules of length four or more are rare and weak.
+const maxSampledLen = 3
+
+// pathKey identifies an operator sequence of at most maxSampledLen
+// operators (in the incidence lists' numbering: op < R is a fact op(cur,
+// next), op = R+r a fact r(next, cur)); unused slots are −1.
+type pathKey [maxSampledLen]int32
+
+// sampledPath is a body proposed by the graph: its operator sequence from
+// A to B and the number of sampled head facts it connects.
+type sampledPath struct {
+	key  pathKey
+	n    int // length
+	hits int
+}
+
+// steps returns the body of p as path steps from A to B.
+func (p sampledPath) steps(R int) []pathStep {
+	out := make([]pathStep, p.n)
+	for i := range p.n {
+		op := int(p.key[i])
+		out[i] = pathStep{rel: op % R, rev: op >= R}
+	}
+	return out
+}
+
+// pathScratch is the reusable memory of samplePaths.
+type pathScratch struct {
+	pred map[int32][]int32 // entity z -> operators of an edge z → b
+	seen map[pathKey]bool  // bodies already counted for this fact
+	hits map[pathKey]int
+}
+
+// samplePaths proposes chain bodies for head relation r from the graph
+// itself, as bottom-up rule learners do: it draws up to n facts r(a, b)
+// with rng and enumerates the paths of 1 to maxLen (at most maxSampledLen)
+// steps from a to b through distinct entities, in both directions of every
+// relation, the fact r(a, b) itself excluded. Each body counts once per
+// fact it connects; enumerating one fact's paths of the longest length
+// stops after budget edge visits. The result holds the bodies that connect
+// at least minHits sampled facts, most first, then by operator sequence
+// (so it depends only on the graph, r, the draws and the bounds).
+func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, sc *pathScratch) []sampledPath {
+	maxLen = min(maxLen, maxSampledLen)
+	if maxLen < 1 || n <= 0 {
+		return nil
+	}
+	R := len(g.fwd)
+	fw := g.fwd[r]
+	facts := fw.NNZ()
+	if facts == 0 {
+		return nil
+	}
+	if sc.pred == nil {
+		sc.pred, sc.seen, sc.hits = map[int32][]int32{}, map[pathKey]bool{}, map[pathKey]int{}
+	}
+	clear(sc.hits)
+	// The facts are positions in fw: the whole relation when it is small,
+	// else n draws without replacement, in increasing order.
+	var picks []int
+	if facts <= n {
+		picks = make([]int, facts)
+		for i := range picks {
+			picks[i] = i
+		}
+	} else {
+		picks = rng.Perm(facts)[:n]
+		slices.Sort(picks)
+	}
+	inv := func(op int32) int32 {
+		if int(op) < R {
+			return op + int32(R)
+		}
+		return op - int32(R)
+	}
+	in := &g.inc
+	head := 0 // the row of fw that holds position p
+	for _, p := range picks {
+		for fw.RowPtr[head+1] <= int32(p) {
+			head++
+		}
+		a, b := int32(head), fw.Col[p]
+		if a == b {
+			continue
+		}
+		clear(sc.seen)
+		emit := func(k pathKey) {
+			if !sc.seen[k] {
+				sc.seen[k] = true
+				sc.hits[k]++
+			}
+		}
+		// n = 1: an edge from a to b other than the fact itself.
+		for q := in.ptr[a]; q < in.ptr[a+1]; q++ {
+			if in.col[q] == b && int(in.op[q]) != r {
+				emit(pathKey{in.op[q], -1, -1})
+			}
+		}
+		if maxLen < 2 {
+			continue
+		}
+		// pred[z]: the operators of an edge from z to b.
+		for z := range sc.pred {
+			sc.pred[z] = sc.pred[z][:0]
+		}
+		for q := in.ptr[b]; q < in.ptr[b+1]; q++ {
+			z := in.col[q]
+			sc.pred[z] = append(sc.pred[z], inv(in.op[q]))
+		}
+		for q := in.ptr[a]; q < in.ptr[a+1]; q++ {
+			c := in.col[q]
+			if c == a || c == b {
+				continue
+			}
+			for _, op2 := range sc.pred[c] {
+				emit(pathKey{in.op[q], op2, -1})
+			}
+		}
+		if maxLen < 3 {
+			continue
+		}
+		work := 0
+	long:
+		for q := in.ptr[a]; q < in.ptr[a+1]; q++ {
+			c := in.col[q]
+			if c == a || c == b {
+				continue
+			}
+			lo, hi := in.ptr[c], in.ptr[c+1]
+			work += int(hi - lo)
+			if work > budget {
+				break long
+			}
+			for s := lo; s < hi; s++ {
+				d := in.col[s]
+				if d == a || d == b || d == c {
+					continue
+				}
+				for _, op3 := range sc.pred[d] {
+					emit(pathKey{in.op[q], in.op[s], op3})
+				}
+			}
+		}
+	}
+	var out []sampledPath
+	for k, h := range sc.hits {
+		if h < minHits {
+			continue
+		}
+		l := 0
+		for l < maxSampledLen && k[l] >= 0 {
+			l++
+		}
+		out = append(out, sampledPath{key: k, n: l, hits: h})
+	}
+	slices.SortFunc(out, func(x, y sampledPath) int {
+		if c := cmp.Compare(y.hits, x.hits); c != 0 {
+			return c
+		}
+		for i := range maxSampledLen {
+			if c := cmp.Compare(x.key[i], y.key[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return out
+}
+
+// bodyScore returns the DRUM score of a body, given as path steps from A to
+// B, under the attention a of the query relation r (inverse false: the
+// chain starts at B) or inv_r (inverse true: it starts at A): the sum over
+// the ways of spreading its n operators over the T steps, the other steps
+// taking the identity, of Σ_j Π_t a[j][t][k_t], with the per-rank terms.
+// It is what the beam search adds up for the body (see beam), exactly.
+func (m *Model) bodyScore(a [][][]float64, path []pathStep, inverse bool) (float64, []float64) {
+	R := m.numRel()
+	L, T := m.lay.L, m.lay.nT
+	id := m.lay.nOps - 1
+	n := len(path)
+	ops := make([]int, n)
+	for i := range n {
+		if inverse {
+			// toPath: path[i] = {k % R, k < R}.
+			st := path[i]
+			ops[i] = st.rel + R
+			if st.rev {
+				ops[i] = st.rel
+			}
+		} else {
+			// toPath: path[n−1−i] = {k % R, k ≥ R}.
+			st := path[n-1-i]
+			ops[i] = st.rel
+			if st.rev {
+				ops[i] = st.rel + R
+			}
+		}
+	}
+	ranks := make([]float64, L)
+	if n > T {
+		return 0, ranks
+	}
+	// Every increasing choice of n positions among T steps.
+	pos := make([]int, n)
+	var place func(i, from int)
+	place = func(i, from int) {
+		if i == n {
+			for j := range L {
+				prod, next := 1.0, 0
+				for t := range T {
+					k := id
+					if next < n && pos[next] == t {
+						k = ops[next]
+						next++
+					}
+					prod *= a[j][t][k]
+				}
+				ranks[j] += prod
+			}
+			return
+		}
+		for t := from; t <= T-(n-i); t++ {
+			pos[i] = t
+			place(i+1, t+1)
+		}
+	}
+	place(0, 0)
+	var s float64
+	for _, v := range ranks {
+		s += v
+	}
+	return s, ranks
+}
+
+// pathSeedSalt separates the path samples' random stream from the other
+// uses of the seed.
+const pathSeedSalt = 0x7061746873 // "paths"
