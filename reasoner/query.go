@@ -77,7 +77,7 @@ func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 func checkQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
 	rs, err := st.Relations()
 	if err != nil {
-		return fmt.Errorf("reasoner: relations: %w", err)
+		return errorf("reasoner: relations: %w", err)
 	}
 	arities := map[string][]int{}
 	for _, r := range rs {
@@ -135,7 +135,7 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 		case datalog.Number:
 			f, ok := numberValue(t.Value)
 			if !ok {
-				return nil, fmt.Errorf("reasoner: query %s: malformed number %s", q, t.Value)
+				return nil, errorf("reasoner: query %s: malformed number %s", q, t.Value)
 			}
 			id, ok := syms.lookup(t.Value)
 			if !ok {
@@ -192,7 +192,7 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 	}
 	for f, err := range seq {
 		if err != nil {
-			return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+			return nil, errorf("reasoner: query %s: %w", q, err)
 		}
 		if match(f.Args) {
 			add(f, 1)
@@ -201,7 +201,7 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 	if ground {
 		d, ok, err := st.GetDerived(store.Fact{Rel: rel, Args: consts})
 		if err != nil {
-			return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+			return nil, errorf("reasoner: query %s: %w", q, err)
 		}
 		if ok && float64(d.Confidence) >= opt.Min {
 			add(d.Fact, float64(d.Confidence))
@@ -209,7 +209,7 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 	} else {
 		for d, err := range st.ScanDerived(rel) {
 			if err != nil {
-				return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+				return nil, errorf("reasoner: query %s: %w", q, err)
 			}
 			if match(d.Fact.Args) && float64(d.Confidence) >= opt.Min {
 				add(d.Fact, float64(d.Confidence))
@@ -217,7 +217,7 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+		return nil, errorf("reasoner: query %s: %w", q, err)
 	}
 	// Project on the query's variables: anonymous arguments may make
 	// several facts one answer.
@@ -293,7 +293,7 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 	e.shared = shared
 	e.unit = u
 	if err := e.load(u); err != nil {
-		return nil, nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+		return nil, nil, errorf("reasoner: query %s: %w", q, err)
 	}
 	err := e.run(u)
 	if w := opt.work; w != nil {
@@ -301,7 +301,7 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 		w.derived.Add(int64(e.derived))
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+		return nil, nil, errorf("reasoner: query %s: %w", q, err)
 	}
 	ri, ok := e.relIdx[relKey(u.answer, len(queryVars(q)))]
 	if !ok {
@@ -380,7 +380,7 @@ func (e *evaluator) eachAnswer(r *relation, q datalog.Atom, explain bool, yield 
 	for t := range int32(r.len()) {
 		if t&0xfff == 0 {
 			if err := e.ctx.Err(); err != nil {
-				return fmt.Errorf("reasoner: query %s: %w", q, err)
+				return errorf("reasoner: query %s: %w", q, err)
 			}
 		}
 		tup := r.tuple(t)
@@ -450,7 +450,7 @@ const maxProofDepth = 100_000
 // proof builds the proof tree of a fact from its provenance code.
 func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, depth int) (*Proof, error) {
 	if depth > maxProofDepth {
-		return nil, fmt.Errorf("reasoner: proof of %s deeper than %d", fact, maxProofDepth)
+		return nil, errorf("reasoner: proof of %s deeper than %d", fact, maxProofDepth)
 	}
 	p := &Proof{Fact: fact.String(), Confidence: conf, Weight: 1}
 	switch {
@@ -465,7 +465,7 @@ func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, 
 			f.Args = append(f.Args, id)
 		}
 		if !ok {
-			return nil, fmt.Errorf("reasoner: proof of stored %s: %w", fact, ErrNoProof)
+			return nil, errorf("reasoner: proof of stored %s: %w", fact, ErrNoProof)
 		}
 		return storeProof(e.st, e.syms, f, depth+1)
 	case prov <= provFact0:
@@ -502,7 +502,7 @@ func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, 
 // storeProof rebuilds a proof from the provenance stored by Infer.
 func storeProof(st store.Store, syms *symtab, f store.Fact, depth int) (*Proof, error) {
 	if depth > maxProofDepth {
-		return nil, fmt.Errorf("reasoner: stored proof deeper than %d", maxProofDepth)
+		return nil, errorf("reasoner: stored proof deeper than %d", maxProofDepth)
 	}
 	pred, err := syms.name(f.Rel)
 	if err != nil {
@@ -518,21 +518,21 @@ func storeProof(st store.Store, syms *symtab, f store.Fact, depth int) (*Proof, 
 	}
 	base, err := st.Has(f)
 	if err != nil {
-		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
+		return nil, errorf("reasoner: explain %s: %w", a, err)
 	}
 	if base {
 		return &Proof{Fact: a.String(), Confidence: 1, Weight: 1, Base: true}, nil
 	}
 	d, ok, err := st.GetDerived(f)
 	if err != nil {
-		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
+		return nil, errorf("reasoner: explain %s: %w", a, err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("reasoner: explain %s: %w", a, ErrNoProof)
+		return nil, errorf("reasoner: explain %s: %w", a, ErrNoProof)
 	}
 	desc, err := decodeRule(d.Prov.Rule)
 	if err != nil {
-		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
+		return nil, errorf("reasoner: explain %s: %w", a, err)
 	}
 	p := &Proof{Fact: a.String(), Confidence: float64(d.Confidence), Rule: desc.text, Pos: desc.pos, Weight: desc.weight}
 	for k, b := range d.Prov.Body {
@@ -561,7 +561,7 @@ func negatedProof(c *Proof) *Proof {
 func Explain(ctx context.Context, st store.Store, prog *datalog.Program, fact datalog.Atom, opt Options) (*Proof, error) {
 	for _, t := range fact.Args {
 		if t.Kind == datalog.Var {
-			return nil, fmt.Errorf("reasoner: explain %s: %w", fact, ErrNotGround)
+			return nil, errorf("reasoner: explain %s: %w", fact, ErrNotGround)
 		}
 	}
 	opt.Explain = true
@@ -570,7 +570,7 @@ func Explain(ctx context.Context, st store.Store, prog *datalog.Program, fact da
 		return nil, err
 	}
 	if len(as) == 0 {
-		return nil, fmt.Errorf("reasoner: explain %s: %w", fact, ErrNoProof)
+		return nil, errorf("reasoner: explain %s: %w", fact, ErrNoProof)
 	}
 	return as[0].Proof, nil
 }

@@ -358,3 +358,28 @@ func TestInferMaxMemory(t *testing.T) {
 		t.Fatalf("infer --max-memory off: exit %d, stdout %q, stderr %s", code, out, stderr)
 	}
 }
+
+// TestErrorsNamePackageOnce: the messages the CLI prints for an infer over
+// --max-facts and for a cancelled query name the reasoner once (they read
+// "infer: reasoner: infer: reasoner: 11 facts derived ...: reasoner: too
+// many facts" and "reasoner: query ...: reasoner: context canceled").
+func TestErrorsNamePackageOnce(t *testing.T) {
+	var tsv strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&tsv, "v%d\te\tv%d\n", i, i+1)
+	}
+	db := loadedDB(t, tsv.String())
+	tc := writeFile(t, t.TempDir(), "tc.dl", "p(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), e(Y, Z).\n")
+	_, stderr, code := runCLI(t, "", "--db", db, "-q", "infer", "--max-facts", "40", tc)
+	if code != 1 || strings.Count(stderr, "reasoner:") != 1 || !strings.Contains(stderr, "too many facts (--max-facts)") ||
+		!strings.Contains(stderr, "the store is unchanged") || strings.Contains(stderr, "infer: reasoner: infer") {
+		t.Errorf("infer --max-facts 40: exit %d, stderr:\n%s", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, errb bytes.Buffer
+	code = run(ctx, []string{"--db", db, "-q", "query", "--rules", tc, "p(X, Y)?"}, strings.NewReader(""), &stdout, &errb)
+	if code != 1 || strings.Count(errb.String(), "reasoner:") != 1 || !strings.Contains(errb.String(), "context canceled") {
+		t.Errorf("cancelled query: exit %d, stderr:\n%s", code, errb.String())
+	}
+}
