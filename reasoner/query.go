@@ -62,8 +62,7 @@ func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 		return 0, err
 	}
 	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
-		as, err := storeAnswers(ctx, st, syms, q, opt)
-		return len(as), err
+		return countStoreAnswers(ctx, st, syms, q, opt)
 	}
 	opt.Explain = false
 	_, r, err := runQuery(ctx, st, syms, prog, q, opt, nil)
@@ -110,142 +109,6 @@ func checkQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
 		return fmt.Errorf("%w: %w", ErrUnknownPredicate, err)
 	}
 	return nil
-}
-
-// storeAnswers answers q from the store alone.
-func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.Atom, opt Options) ([]Answer, error) {
-	opt = opt.withDefaults()
-	rel, ok := syms.lookup(q.Pred)
-	if !ok || syms.isLocal(rel) {
-		return nil, nil
-	}
-	n := len(q.Args)
-	consts := make([]uint32, n)
-	isConst := make([]bool, n) // a symbol constant: that symbol
-	nums := make([]float64, n) // a number constant: symbols equal to it as numbers
-	ground := true
-	for i, t := range q.Args {
-		switch t.Kind {
-		case datalog.Symbol:
-			id, ok := syms.lookup(t.Value)
-			if !ok || syms.isLocal(id) {
-				return nil, nil
-			}
-			consts[i], isConst[i] = id, true
-		case datalog.Number:
-			f, ok := numberValue(t.Value)
-			if !ok {
-				return nil, errorf("reasoner: query %s: malformed number %s", q, t.Value)
-			}
-			id, ok := syms.lookup(t.Value)
-			if !ok {
-				id = ^uint32(0) // no symbol has the canonical text
-			}
-			consts[i], nums[i] = id, f
-			ground = false
-		default:
-			ground = false
-		}
-	}
-	match := func(args []uint32) bool {
-		if len(args) != n {
-			return false
-		}
-		for i, t := range q.Args {
-			if isConst[i] && args[i] != consts[i] {
-				return false
-			}
-			if t.Kind == datalog.Number && !syms.equalsNumber(args[i], consts[i], nums[i]) {
-				return false
-			}
-			if t.Kind == datalog.Var && t.Value != "_" {
-				for j := range i {
-					if q.Args[j].Kind == datalog.Var && q.Args[j].Value == t.Value && args[j] != args[i] {
-						return false
-					}
-				}
-			}
-		}
-		return true
-	}
-	best := map[string]int{}
-	var facts []store.Fact
-	var confs []float64
-	add := func(f store.Fact, c float64) {
-		k := fmt.Sprint(f.Args)
-		if i, ok := best[k]; ok {
-			confs[i] = max(confs[i], c)
-			return
-		}
-		best[k] = len(facts)
-		facts = append(facts, f)
-		confs = append(confs, c)
-	}
-	var seq func(func(store.Fact, error) bool)
-	switch {
-	case n > 0 && isConst[0]:
-		seq = st.ScanFirst(rel, consts[0])
-	case n == 2 && isConst[1]:
-		seq = st.ScanObject(rel, consts[1])
-	default:
-		seq = st.Scan(rel)
-	}
-	for f, err := range seq {
-		if err != nil {
-			return nil, errorf("reasoner: query %s: %w", q, err)
-		}
-		if match(f.Args) {
-			add(f, 1)
-		}
-	}
-	if ground {
-		d, ok, err := st.GetDerived(store.Fact{Rel: rel, Args: consts})
-		if err != nil {
-			return nil, errorf("reasoner: query %s: %w", q, err)
-		}
-		if ok && float64(d.Confidence) >= opt.Min {
-			add(d.Fact, float64(d.Confidence))
-		}
-	} else {
-		for d, err := range st.ScanDerived(rel) {
-			if err != nil {
-				return nil, errorf("reasoner: query %s: %w", q, err)
-			}
-			if match(d.Fact.Args) && float64(d.Confidence) >= opt.Min {
-				add(d.Fact, float64(d.Confidence))
-			}
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, errorf("reasoner: query %s: %w", q, err)
-	}
-	// Project on the query's variables: anonymous arguments may make
-	// several facts one answer.
-	answers := make([]Answer, 0, len(facts))
-	byValues := map[string]int{}
-	for i, f := range facts {
-		a, err := makeAnswer(syms, q, f.Args, confs[i])
-		if err != nil {
-			return nil, err
-		}
-		k := strings.Join(a.Values, "\x00")
-		if j, ok := byValues[k]; ok {
-			if a.Confidence <= answers[j].Confidence {
-				continue
-			}
-		} else {
-			byValues[k] = len(answers)
-			answers = append(answers, Answer{})
-		}
-		if opt.Explain {
-			if a.Proof, err = storeProof(st, syms, f, 0); err != nil {
-				return nil, err
-			}
-		}
-		answers[byValues[k]] = a
-	}
-	sortAnswers(answers)
-	return answers, nil
 }
 
 // makeAnswer builds the answer for the query's arguments args.
@@ -330,12 +193,15 @@ func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.
 }
 
 // QueryFunc calls yield with every answer Query would return, in no
-// particular order (the evaluator's, deterministic) and without proofs,
-// until yield returns false. Nothing is sorted or collected: beyond the
-// evaluation itself, memory does not grow with the number of answers
-// (except for a query without rules, answered from the store, which
-// collects its answers to merge base and derived facts). The confidences
-// are final: they are read out after the fixpoint.
+// particular order (deterministic) and without proofs, until yield returns
+// false. Nothing is sorted or collected: beyond the evaluation itself,
+// memory does not grow with the number of answers. The confidences are
+// final: they are read out after the fixpoint. A query without rules or
+// program facts is answered from the store as its base and derived facts
+// are scanned (in the order of their arguments), except that when the
+// query has an anonymous argument or a number constant, whose projection
+// may make several facts one answer, the answers are collected first as
+// symbol ids, each with its best confidence.
 func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options, yield func(Answer) bool) error {
 	if prog == nil {
 		prog = &datalog.Program{}
@@ -352,16 +218,7 @@ func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q dat
 	}
 	opt.Explain = false
 	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
-		as, err := storeAnswers(ctx, st, syms, q, opt)
-		if err != nil {
-			return err
-		}
-		for _, a := range as {
-			if !yield(a) {
-				return nil
-			}
-		}
-		return nil
+		return eachStoreAnswer(ctx, st, syms, q, opt, yield)
 	}
 	e, r, err := runQuery(ctx, st, syms, prog, q, opt, nil)
 	if err != nil || r == nil {

@@ -1,0 +1,120 @@
+package reasoner
+
+import (
+	"context"
+	"iter"
+	"testing"
+
+	"github.com/drumql/drumql/store"
+)
+
+// countingStore counts the facts its scans yield.
+type countingStore struct {
+	store.Store
+	read int
+}
+
+func (s *countingStore) Scan(rel store.ID) iter.Seq2[store.Fact, error] {
+	return countFacts(s, s.Store.Scan(rel))
+}
+
+func (s *countingStore) ScanFirst(rel, a store.ID) iter.Seq2[store.Fact, error] {
+	return countFacts(s, s.Store.ScanFirst(rel, a))
+}
+
+func (s *countingStore) ScanObject(rel, o store.ID) iter.Seq2[store.Fact, error] {
+	return countFacts(s, s.Store.ScanObject(rel, o))
+}
+
+func (s *countingStore) ScanDerived(rel store.ID) iter.Seq2[store.Derived, error] {
+	return countFacts(s, s.Store.ScanDerived(rel))
+}
+
+func countFacts[T any](s *countingStore, seq iter.Seq2[T, error]) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for x, err := range seq {
+			s.read++
+			if !yield(x, err) {
+				return
+			}
+		}
+	}
+}
+
+// TestStoredAnswersStream: a query without rules over the store's base and
+// derived facts is answered as the facts are read: QueryFunc stopped at the
+// first answer has read one fact of each scan, not all of them; the base
+// and derived facts of one relation are merged, a fact that is both (a base
+// fact loaded after infer derived it) answered once with confidence 1; and
+// QueryFunc, Count and Query agree.
+func TestStoredAnswersStream(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, chainTSV(200, "e"))
+	prog := mustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n0.5 :: e(X, Z) :- e(X, Y), e(Y, Z).\n")
+	if _, err := Infer(ctx, st, prog, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// e(v0, v2) is now a derived fact of confidence 0.5, and becomes a base
+	// fact too.
+	if _, err := st.Load(ctx, &store.Batch{Graph: []store.NamedTriple{{S: "v0", R: "e", O: "v2"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs := &countingStore{Store: st}
+	tc := mustQuery(t, "tc(X, Y)?")
+	first := 0
+	if err := QueryFunc(ctx, cs, nil, tc, Options{}, func(Answer) bool { first++; return false }); err != nil {
+		t.Fatal(err)
+	}
+	if first != 1 || cs.read > 2 {
+		t.Errorf("QueryFunc stopped at the first answer read %d facts (yielded %d answers), want at most 2", cs.read, first)
+	}
+	e := mustQuery(t, "e(X, Y)?")
+	for _, c := range []struct {
+		q    string
+		want int // -1: as many as Query gives
+	}{
+		{"tc(X, Y)?", 200 * 199 / 2},
+		{"tc(v3, Y)?", 196},
+		{"tc(X, v3)?", 3},
+		{"tc(v3, v9)?", 1},
+		{"e(X, Y)?", -1},
+		{"e(v0, Y)?", -1},
+		{"e(X, v2)?", 2},
+		{"e(v0, _)?", 1},
+		{"e(_, Y)?", 199},
+		{"e(v0, v2)?", 1},
+	} {
+		q := mustQuery(t, c.q)
+		all, err := Query(ctx, st, nil, q, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var streamed []Answer
+		if err := QueryFunc(ctx, st, nil, q, Options{}, func(a Answer) bool { streamed = append(streamed, a); return true }); err != nil {
+			t.Fatal(err)
+		}
+		n, err := Count(ctx, st, nil, q, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameAnswers(streamed, all); err != nil || n != len(all) || c.want >= 0 && n != c.want {
+			t.Errorf("%s: %d answers, count %d, %d streamed (%v); want %d", c.q, len(all), n, len(streamed), err, c.want)
+		}
+	}
+	as, err := Query(ctx, st, nil, e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, a := range as {
+		if a.Values[0] == "v0" && a.Values[1] == "v2" {
+			seen++
+			if a.Confidence != 1 {
+				t.Errorf("e(v0, v2) has confidence %g, want 1 (a base fact)", a.Confidence)
+			}
+		}
+	}
+	if seen != 1 {
+		t.Errorf("e(v0, v2) answered %d times, want once", seen)
+	}
+}
