@@ -1,7 +1,6 @@
 package reasoner
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -136,15 +135,6 @@ func symTerm(name string) datalog.Term {
 	return datalog.Term{Kind: datalog.Symbol, Value: name}
 }
 
-func sortAnswers(as []Answer) {
-	slices.SortStableFunc(as, func(a, b Answer) int {
-		if c := cmp.Compare(b.Confidence, a.Confidence); c != 0 {
-			return c
-		}
-		return slices.Compare(a.Values, b.Values)
-	})
-}
-
 // runQuery evaluates q over prog with the one evaluator and returns the
 // evaluator and the answer relation (nil when nothing answers).
 func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
@@ -188,7 +178,9 @@ func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.
 	if err != nil {
 		return nil, err
 	}
-	sortAnswers(answers)
+	if err := sortAnswersCtx(ctx, answers); err != nil {
+		return nil, errorf("reasoner: query %s: %w", q, err)
+	}
 	return answers, nil
 }
 

@@ -278,10 +278,9 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 	if err = firstErr(err, aerr); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := sortAnswersCtx(ctx, answers); err != nil {
 		return nil, errorf("reasoner: query %s: %w", q, err)
 	}
-	sortAnswers(answers)
 	return answers, nil
 }
 

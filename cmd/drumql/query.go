@@ -140,8 +140,8 @@ func (c *queryCmd) Run(e *env) error {
 	if c.Format == "json" {
 		return printAnswersJSON(e.stdout, vars, answers, c.Explain)
 	}
-	if err := printAnswers(e.stdout, c.Format, vars, answers); err != nil {
-		return err
+	if err := printAnswers(e.ctx, e.stdout, c.Format, vars, answers); err != nil {
+		return fmt.Errorf("query %s: %w", q.Atom, err)
 	}
 	if c.Explain && len(answers) > 0 && answers[0].Proof != nil {
 		fmt.Fprintln(e.stdout)
