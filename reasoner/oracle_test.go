@@ -503,7 +503,7 @@ func TestOracle(t *testing.T) {
 					fail("Query %s: %v", qs, err)
 				}
 				var streamed []Answer
-				if err := QueryFunc(ctx, st, p, q, opt, func(a Answer) bool { streamed = append(streamed, a); return true }); err != nil {
+				if err := QueryFunc(ctx, st, p, q, opt, keepAnswers(&streamed)); err != nil {
 					fail("QueryFunc %s: %v", qs, err)
 				}
 				if err := sameAnswers(streamed, want); err != nil {
@@ -548,7 +548,7 @@ func TestOracle(t *testing.T) {
 					fail("stored %s: %v", qs, err)
 				}
 				var streamed []Answer
-				if err := QueryFunc(ctx, st, nil, q, opt, func(a Answer) bool { streamed = append(streamed, a); return true }); err != nil {
+				if err := QueryFunc(ctx, st, nil, q, opt, keepAnswers(&streamed)); err != nil {
 					fail("stored QueryFunc %s: %v", qs, err)
 				}
 				if err := sameAnswers(streamed, want); err != nil {

@@ -110,22 +110,60 @@ func checkQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
 	return nil
 }
 
-// makeAnswer builds the answer for the query's arguments args.
-func makeAnswer(syms *symtab, q datalog.Atom, args []uint32, conf float64) (Answer, error) {
-	a := Answer{Confidence: conf, Fact: datalog.Atom{Pred: q.Pred, Args: make([]datalog.Term, len(args))}}
+// answerMaker builds the answers of a query from the symbol ids of their
+// facts' arguments: fresh Values and Fact.Args for every answer, or, with
+// reuse (QueryFunc's answers), in buffers shared from one answer to the
+// next, so that streaming millions of answers allocates nothing per answer
+// and leaves the collector nothing to do.
+type answerMaker struct {
+	syms  *symtab
+	q     datalog.Atom
+	first []bool // the argument is the first occurrence of a named variable
+	reuse bool
+	vals  []string
+	terms []datalog.Term
+}
+
+func newAnswerMaker(syms *symtab, q datalog.Atom, reuse bool) *answerMaker {
+	m := &answerMaker{syms: syms, q: q, first: make([]bool, len(q.Args)), reuse: reuse}
 	var seen []string
+	for i, t := range q.Args {
+		if t.Kind == datalog.Var && t.Value != "_" && !slices.Contains(seen, t.Value) {
+			seen = append(seen, t.Value)
+			m.first[i] = true
+		}
+	}
+	m.vals = make([]string, 0, len(seen))
+	m.terms = make([]datalog.Term, len(q.Args))
+	return m
+}
+
+// answer returns the answer whose fact has the arguments args; ^0 is an
+// anonymous argument, printed `_`. Without reuse, the answer's slices are
+// its own.
+func (m *answerMaker) answer(args []uint32, conf float64) (Answer, error) {
+	vals, terms := m.vals[:0], m.terms
+	if !m.reuse {
+		vals, terms = make([]string, 0, cap(m.vals)), make([]datalog.Term, len(args))
+	}
 	for i, id := range args {
-		name, err := syms.name(id)
+		if id == ^uint32(0) {
+			terms[i] = datalog.Term{Kind: datalog.Var, Value: "_"}
+			continue
+		}
+		name, err := m.syms.name(id)
 		if err != nil {
 			return Answer{}, err
 		}
-		a.Fact.Args[i] = symTerm(name)
-		if t := q.Args[i]; t.Kind == datalog.Var && t.Value != "_" && !slices.Contains(seen, t.Value) {
-			seen = append(seen, t.Value)
-			a.Values = append(a.Values, name)
+		terms[i] = symTerm(name)
+		if m.first[i] {
+			vals = append(vals, name)
 		}
 	}
-	return a, nil
+	if len(vals) == 0 {
+		vals = nil // a ground query: no values
+	}
+	return Answer{Values: vals, Confidence: conf, Fact: datalog.Atom{Pred: m.q.Pred, Args: terms}}, nil
 }
 
 func symTerm(name string) datalog.Term {
@@ -171,7 +209,7 @@ func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.
 		return nil, err
 	}
 	answers := make([]Answer, 0, r.len())
-	err = e.eachAnswer(r, q, opt.Explain, func(a Answer) bool {
+	err = e.eachAnswer(r, q, opt.Explain, false, func(a Answer) bool {
 		answers = append(answers, a)
 		return true
 	})
@@ -186,9 +224,11 @@ func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.
 
 // QueryFunc calls yield with every answer Query would return, in no
 // particular order (deterministic) and without proofs, until yield returns
-// false. Nothing is sorted or collected: beyond the evaluation itself,
-// memory does not grow with the number of answers. The confidences are
-// final: they are read out after the fixpoint. A query without rules or
+// false. Nothing is sorted, collected or allocated per answer: beyond the
+// evaluation itself, memory does not grow with the number of answers. The
+// answer's Values and Fact.Args are reused for the next answer once yield
+// returns: yield copies what it keeps. The confidences are final: they are
+// read out after the fixpoint. A query without rules or
 // program facts is answered from the store as its base and derived facts
 // are scanned (in the order of their arguments), except that when the
 // query has an anonymous argument or a number constant, whose projection
@@ -216,16 +256,31 @@ func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q dat
 	if err != nil || r == nil {
 		return err
 	}
-	return e.eachAnswer(r, q, false, yield)
+	return e.eachAnswer(r, q, false, true, yield)
 }
 
 // eachAnswer calls yield with the answer of every tuple of the answer
-// relation r of q, with its proof when explain is set.
-func (e *evaluator) eachAnswer(r *relation, q datalog.Atom, explain bool, yield func(Answer) bool) error {
+// relation r of q, with its proof when explain is set. With reuse, the
+// answers share their slices (see answerMaker).
+func (e *evaluator) eachAnswer(r *relation, q datalog.Atom, explain, reuse bool, yield func(Answer) bool) error {
 	u := e.unit
-	syms := e.syms
+	m := newAnswerMaker(e.syms, q, reuse)
 	vars := queryVars(q)
+	// Per argument: the tuple column of a variable, or -1 with the
+	// constant's id (^0 for an anonymous argument) in args.
+	col := make([]int, len(q.Args))
 	args := make([]uint32, len(q.Args))
+	for i, a := range q.Args {
+		col[i] = -1
+		switch {
+		case a.Kind != datalog.Var:
+			args[i], _ = e.syms.lookup(a.Value)
+		case a.Value == "_":
+			args[i] = ^uint32(0)
+		default:
+			col[i] = slices.IndexFunc(vars, func(v datalog.Term) bool { return v.Value == a.Value })
+		}
+	}
 	for t := range int32(r.len()) {
 		if t&0xfff == 0 {
 			if err := e.ctx.Err(); err != nil {
@@ -233,19 +288,12 @@ func (e *evaluator) eachAnswer(r *relation, q datalog.Atom, explain bool, yield 
 			}
 		}
 		tup := r.tuple(t)
-		for i, a := range q.Args {
-			if a.Kind != datalog.Var {
-				args[i], _ = syms.lookup(a.Value)
-				continue
+		for i, k := range col {
+			if k >= 0 {
+				args[i] = tup[k]
 			}
-			if a.Value == "_" {
-				args[i] = ^uint32(0)
-				continue
-			}
-			k := slices.IndexFunc(vars, func(v datalog.Term) bool { return v.Value == a.Value })
-			args[i] = tup[k]
 		}
-		a, err := makeAnswerPartial(syms, q, args, r.confAt(t))
+		a, err := m.answer(args, r.confAt(t))
 		if err != nil {
 			return err
 		}
@@ -261,28 +309,6 @@ func (e *evaluator) eachAnswer(r *relation, q datalog.Atom, explain bool, yield 
 		}
 	}
 	return nil
-}
-
-// makeAnswerPartial is makeAnswer where anonymous arguments (^0) stay `_`.
-func makeAnswerPartial(syms *symtab, q datalog.Atom, args []uint32, conf float64) (Answer, error) {
-	a := Answer{Confidence: conf, Fact: datalog.Atom{Pred: q.Pred, Args: make([]datalog.Term, len(args))}}
-	var seen []string
-	for i, id := range args {
-		if id == ^uint32(0) {
-			a.Fact.Args[i] = datalog.Term{Kind: datalog.Var, Value: "_"}
-			continue
-		}
-		name, err := syms.name(id)
-		if err != nil {
-			return Answer{}, err
-		}
-		a.Fact.Args[i] = symTerm(name)
-		if t := q.Args[i]; t.Kind == datalog.Var && !slices.Contains(seen, t.Value) {
-			seen = append(seen, t.Value)
-			a.Values = append(a.Values, name)
-		}
-	}
-	return a, nil
 }
 
 // atomOf prints tuple t of relation r.

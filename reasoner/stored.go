@@ -263,8 +263,9 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 	}
 	var answers []Answer
 	var aerr error
+	m := newAnswerMaker(syms, q, false)
 	err = sq.answers(ctx, func(args []uint32, conf float64) bool {
-		a, err := makeAnswer(syms, q, args, conf)
+		a, err := m.answer(args, conf)
 		if err == nil && opt.Explain {
 			a.Proof, err = storeProof(st, syms, store.Fact{Rel: sq.rel, Args: args}, 0)
 		}
@@ -286,15 +287,16 @@ func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.A
 
 // eachStoreAnswer calls yield with every answer of q from the store alone,
 // without proofs, in argument order, as they are read (see
-// storeQuery.answers).
+// storeQuery.answers); the answers share their slices (see answerMaker).
 func eachStoreAnswer(ctx context.Context, st store.Store, syms *symtab, q datalog.Atom, opt Options, yield func(Answer) bool) error {
 	sq, err := newStoreQuery(st, syms, q, opt)
 	if sq == nil || err != nil {
 		return err
 	}
 	var aerr error
+	m := newAnswerMaker(syms, q, true)
 	err = sq.answers(ctx, func(args []uint32, conf float64) bool {
-		a, err := makeAnswer(syms, q, args, conf)
+		a, err := m.answer(args, conf)
 		if err != nil {
 			aerr = err
 			return false

@@ -3,6 +3,7 @@ package reasoner
 import (
 	"context"
 	"iter"
+	"slices"
 	"testing"
 
 	"github.com/drumql/drumql/store"
@@ -90,7 +91,7 @@ func TestStoredAnswersStream(t *testing.T) {
 			t.Fatal(err)
 		}
 		var streamed []Answer
-		if err := QueryFunc(ctx, st, nil, q, Options{}, func(a Answer) bool { streamed = append(streamed, a); return true }); err != nil {
+		if err := QueryFunc(ctx, st, nil, q, Options{}, keepAnswers(&streamed)); err != nil {
 			t.Fatal(err)
 		}
 		n, err := Count(ctx, st, nil, q, Options{})
@@ -116,5 +117,47 @@ func TestStoredAnswersStream(t *testing.T) {
 	}
 	if seen != 1 {
 		t.Errorf("e(v0, v2) answered %d times, want once", seen)
+	}
+}
+
+// keepAnswers returns a QueryFunc yield that appends copies of the answers
+// to as (QueryFunc reuses an answer's slices for the next one).
+func keepAnswers(as *[]Answer) func(Answer) bool {
+	return func(a Answer) bool {
+		a.Values = slices.Clone(a.Values)
+		a.Fact.Args = slices.Clone(a.Fact.Args)
+		*as = append(*as, a)
+		return true
+	}
+}
+
+// TestAnswerMakerReuse: QueryFunc's answers are built without allocating
+// (the collector has nothing to do while millions stream out), and the
+// answers Query collects each have their own slices.
+func TestAnswerMakerReuse(t *testing.T) {
+	st := newStore(t, chainTSV(5, "e"))
+	syms, err := newSymtab(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := mustQuery(t, "e(X, _, Y, c)?")
+	args := []uint32{mustID(t, st, "v1"), ^uint32(0), mustID(t, st, "v2"), mustID(t, st, "v3")}
+	m := newAnswerMaker(syms, q, true)
+	if _, err := m.answer(args, 1); err != nil { // fills the name cache
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() { m.answer(args, 0.5) }); n != 0 {
+		t.Errorf("reused answers: %g allocations an answer, want 0", n)
+	}
+	a, _ := m.answer(args, 0.5)
+	if got := formatAnswers([]Answer{a}); got != "v1 v2 0.5\n" || a.Fact.String() != "e(v1, _, v2, v3)" {
+		t.Errorf("answer %q, fact %s", got, a.Fact)
+	}
+	fresh := newAnswerMaker(syms, q, false)
+	a1, _ := fresh.answer(args, 1)
+	args[0] = mustID(t, st, "v4")
+	a2, _ := fresh.answer(args, 1)
+	if a1.Values[0] != "v1" || a2.Values[0] != "v4" || a1.Fact.Args[0].Value != "v1" {
+		t.Errorf("fresh answers share slices: %v %v", a1, a2)
 	}
 }

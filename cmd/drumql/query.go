@@ -174,6 +174,14 @@ func (h *answerHeap) Pop() any {
 	return x
 }
 
+// keep copies the slices of an answer of reasoner.QueryFunc, which reuses
+// them for the next answer.
+func keep(a reasoner.Answer) reasoner.Answer {
+	a.Values = slices.Clone(a.Values)
+	a.Fact.Args = slices.Clone(a.Fact.Args)
+	return a
+}
+
 // topAnswers returns the n best answers, best first, keeping no more than n
 // at a time.
 func topAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, n int) ([]reasoner.Answer, error) {
@@ -181,9 +189,9 @@ func topAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, o
 	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
 		switch {
 		case len(h) < n:
-			heap.Push(&h, a)
+			heap.Push(&h, keep(a))
 		case better(a, h[0]):
-			h[0] = a
+			h[0] = keep(a)
 			heap.Fix(&h, 0)
 		}
 		return true
@@ -216,14 +224,23 @@ func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom
 				w.WriteString(",\n  ")
 			}
 			w.Write(x)
-		case "tsv":
-			w.WriteString(strings.Join(a.Values, "\t") + "\t" + strconv.FormatFloat(a.Confidence, 'g', -1, 64) + "\n")
+		case "tsv": // written piece by piece: nothing allocated per row
+			for _, v := range a.Values {
+				w.WriteString(v)
+				w.WriteByte('\t')
+			}
+			w.Write(strconv.AppendFloat(w.AvailableBuffer(), a.Confidence, 'g', -1, 64))
+			w.WriteByte('\n')
 		default:
 			if len(vars) == 0 {
-				w.WriteString("true " + fmtConf(a.Confidence) + "\n")
-				return
+				w.WriteString("true ")
 			}
-			w.WriteString(strings.Join(a.Values, "  ") + "  " + fmtConf(a.Confidence) + "\n")
+			for _, v := range a.Values {
+				w.WriteString(v)
+				w.WriteString("  ")
+			}
+			w.Write(strconv.AppendFloat(w.AvailableBuffer(), a.Confidence, 'g', 4, 64)) // fmtConf
+			w.WriteByte('\n')
 		}
 	}
 	switch {
