@@ -209,7 +209,8 @@ func topAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, o
 // streamAnswers writes every answer as the evaluator reads it out (at most
 // top when top > 0), through a buffer, holding none of them.
 func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, vars []string, format string, top int) error {
-	w := bufio.NewWriter(e.stdout)
+	out := &errWriter{w: e.stdout}
+	w := bufio.NewWriter(out)
 	n := 0
 	var werr error
 	row := func(a reasoner.Answer) {
@@ -254,7 +255,9 @@ func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom
 	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
 		row(a)
 		n++
-		return werr == nil && (top <= 0 || n < top)
+		// A failed write (a closed pipe when SIGPIPE is ignored) ends
+		// the query instead of formatting the rest for nothing.
+		return werr == nil && out.err == nil && (top <= 0 || n < top)
 	})
 	if err != nil {
 		w.Flush()
@@ -274,6 +277,21 @@ func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom
 		return werr
 	}
 	return w.Flush()
+}
+
+// errWriter is a writer that keeps the first error of the writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (w *errWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	n, err := w.w.Write(p)
+	w.err = err
+	return n, err
 }
 
 // queryErr classifies an error of reasoner.Query or Count.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/drumql/drumql/parser"
@@ -422,5 +423,27 @@ func TestPrintAnswers(t *testing.T) {
 	b.Reset()
 	if err := printAnswers(ctx, &b, "table", vars, answers); !errors.Is(err, context.Canceled) || b.Len() != 0 {
 		t.Errorf("cancelled: %v, wrote %q", err, b.String())
+	}
+}
+
+// brokenPipe is a stdout whose reader has gone (SIGPIPE ignored).
+type brokenPipe struct{ writes int }
+
+func (b *brokenPipe) Write([]byte) (int, error) {
+	b.writes++
+	return 0, syscall.EPIPE
+}
+
+// TestUnorderedBrokenPipe: --unordered into a closed pipe stops at the
+// first failed write and reports it (exit 1), without another write.
+func TestUnorderedBrokenPipe(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "p.dl", "e(a, b).\ne(b, c).\ne(c, a).\npath(X, Y) :- e(X, Y).\npath(X, Z) :- path(X, Y), e(Y, Z).\n")
+	var out brokenPipe
+	var errb bytes.Buffer
+	code := run(context.Background(), []string{"--db", filepath.Join(dir, "none"), "query", "--rules", prog, "--unordered", "path(X, Y)?"},
+		strings.NewReader(""), &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "broken pipe") || out.writes != 1 {
+		t.Errorf("exit %d after %d writes, stderr %q", code, out.writes, errb.String())
 	}
 }
