@@ -102,12 +102,12 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 	replicas := max(1, c.Replicas)
 	js, err := jetstream.New(c.Conn)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: jetstream: %w", err)
+		return nil, errorf("cluster: jetstream: %w", err)
 	}
 	sum := SHA256(plan.Snapshot)
 	spec, err := json.Marshal(runSpec{Version: c.Version, Snapshot: sum, Settings: plan.Settings, Groups: plan.Groups})
 	if err != nil {
-		return nil, fmt.Errorf("cluster: run %s: %w", c.Run, err)
+		return nil, errorf("cluster: run %s: %w", c.Run, err)
 	}
 	obs, err := js.ObjectStore(ctx, names.Bucket())
 	switch {
@@ -115,49 +115,49 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: names.Bucket(), Replicas: replicas,
 			Description: "drumql run " + c.Run + ": snapshot, plan and results"})
 		if err != nil {
-			return nil, fmt.Errorf("cluster: run %s: create object store %s: %w", c.Run, names.Bucket(), err)
+			return nil, errorf("cluster: run %s: create object store %s: %w", c.Run, names.Bucket(), err)
 		}
 	case err != nil:
-		return nil, fmt.Errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
+		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
 	default:
 		old, err := obs.GetBytes(ctx, runObject)
 		if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-			return nil, fmt.Errorf("cluster: run %s: read %s: %w", c.Run, runObject, err)
+			return nil, errorf("cluster: run %s: read %s: %w", c.Run, runObject, err)
 		}
 		if err == nil && !bytes.Equal(old, spec) {
-			return nil, fmt.Errorf("cluster: run %s was started with other settings, head groups, graph or drumql version: %w", c.Run, ErrRunMismatch)
+			return nil, errorf("cluster: run %s was started with other settings, head groups, graph or drumql version: %w", c.Run, ErrRunMismatch)
 		}
 		c.logf("run %s exists: resuming it", c.Run)
 	}
 	if _, err := obs.GetInfo(ctx, SnapshotObject(sum)); errors.Is(err, jetstream.ErrObjectNotFound) {
 		if _, err := obs.PutBytes(ctx, SnapshotObject(sum), plan.Snapshot); err != nil {
-			return nil, fmt.Errorf("cluster: run %s: upload the snapshot: %w", c.Run, err)
+			return nil, errorf("cluster: run %s: upload the snapshot: %w", c.Run, err)
 		}
 	} else if err != nil {
-		return nil, fmt.Errorf("cluster: run %s: snapshot object: %w", c.Run, err)
+		return nil, errorf("cluster: run %s: snapshot object: %w", c.Run, err)
 	}
 	if _, err := obs.PutBytes(ctx, runObject, spec); err != nil {
-		return nil, fmt.Errorf("cluster: run %s: store %s: %w", c.Run, runObject, err)
+		return nil, errorf("cluster: run %s: store %s: %w", c.Run, runObject, err)
 	}
 	jobs, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: names.Jobs(), Subjects: []string{names.JobSubjects()},
 		Retention: jetstream.WorkQueuePolicy, Replicas: replicas, Description: "drumql run " + c.Run + ": one job per head group"})
 	if err != nil {
-		return nil, fmt.Errorf("cluster: run %s: create stream %s: %w", c.Run, names.Jobs(), err)
+		return nil, errorf("cluster: run %s: create stream %s: %w", c.Run, names.Jobs(), err)
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: names.Status(), Subjects: []string{names.StatusSubject()},
 		Replicas: replicas, Description: "drumql run " + c.Run + ": what the workers report"}); err != nil {
-		return nil, fmt.Errorf("cluster: run %s: create stream %s: %w", c.Run, names.Status(), err)
+		return nil, errorf("cluster: run %s: create stream %s: %w", c.Run, names.Status(), err)
 	}
 	if _, err := js.CreateOrUpdateConsumer(ctx, names.Jobs(), jetstream.ConsumerConfig{Durable: ConsumerName,
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxDeliver: attempts}); err != nil {
-		return nil, fmt.Errorf("cluster: run %s: create consumer: %w", c.Run, err)
+		return nil, errorf("cluster: run %s: create consumer: %w", c.Run, err)
 	}
 	// Jobs still queued (or being worked on) are in the work queue; read
 	// them before the status stream, so that a job acknowledged meanwhile
 	// is seen done rather than missing.
 	info, err := jobs.Info(ctx, jetstream.WithSubjectFilter(names.JobSubjects()))
 	if err != nil {
-		return nil, fmt.Errorf("cluster: run %s: stream info: %w", c.Run, err)
+		return nil, errorf("cluster: run %s: stream info: %w", c.Run, err)
 	}
 	queued := info.State.Subjects
 	// Advisories: a job delivered MaxAttempts times without an ack.
@@ -174,17 +174,17 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cluster: run %s: subscribe to advisories: %w", c.Run, err)
+		return nil, errorf("cluster: run %s: subscribe to advisories: %w", c.Run, err)
 	}
 	defer adv.Unsubscribe()
 	sinfo, err := js.Stream(ctx, names.Status())
 	if err != nil {
-		return nil, fmt.Errorf("cluster: run %s: status stream: %w", c.Run, err)
+		return nil, errorf("cluster: run %s: status stream: %w", c.Run, err)
 	}
 	drained := sinfo.CachedInfo().State.Msgs == 0
 	status, err := js.OrderedConsumer(ctx, names.Status(), jetstream.OrderedConsumerConfig{})
 	if err != nil {
-		return nil, fmt.Errorf("cluster: run %s: read status: %w", c.Run, err)
+		return nil, errorf("cluster: run %s: read status: %w", c.Run, err)
 	}
 	type report struct {
 		data    []byte
@@ -199,7 +199,7 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		reports <- r
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cluster: run %s: read status: %w", c.Run, err)
+		return nil, errorf("cluster: run %s: read status: %w", c.Run, err)
 	}
 	defer cc.Stop()
 	tick := time.NewTicker(250 * time.Millisecond)
@@ -224,7 +224,7 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 					return nil, err
 				}
 				if _, err := js.Publish(ctx, names.JobSubject(group), job, jetstream.WithMsgID(c.Run+"-"+fmt.Sprint(group))); err != nil {
-					return nil, fmt.Errorf("cluster: run %s: enqueue group %d: %w", c.Run, group, err)
+					return nil, errorf("cluster: run %s: enqueue group %d: %w", c.Run, group, err)
 				}
 			}
 			if err := c.Conn.Publish(AnnounceSubject, []byte(c.Run)); err != nil {
@@ -250,14 +250,14 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 			}
 			if err := tr.apply(s); err != nil {
 				c.cleanup(ctx, js, names)
-				return nil, fmt.Errorf("cluster: run %s: %w", c.Run, err)
+				return nil, errorf("cluster: run %s: %w", c.Run, err)
 			}
 		case seq := <-exhausted:
 			c.cleanup(ctx, js, names)
-			return nil, fmt.Errorf("cluster: run %s: the job of stream sequence %d was delivered %d times and never finished (%s): %w",
+			return nil, errorf("cluster: run %s: the job of stream sequence %d was delivered %d times and never finished (%s): %w",
 				c.Run, seq, attempts, tr.lastError(), ErrJobFailed)
 		case <-ctx.Done():
-			return nil, fmt.Errorf("cluster: run %s: %w", c.Run, ctx.Err())
+			return nil, errorf("cluster: run %s: %w", c.Run, ctx.Err())
 		case <-tick.C:
 			if lost := c.lost(); lost != nil {
 				return nil, lost
@@ -270,18 +270,18 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		s := tr.final[group-1]
 		model, err := obs.GetBytes(ctx, ModelObject(group))
 		if err != nil {
-			return nil, fmt.Errorf("cluster: run %s: group %d: read the model: %w", c.Run, group, err)
+			return nil, errorf("cluster: run %s: group %d: read the model: %w", c.Run, group, err)
 		}
 		rb, err := obs.GetBytes(ctx, RulesObject(group))
 		if err != nil {
-			return nil, fmt.Errorf("cluster: run %s: group %d: read the rules: %w", c.Run, group, err)
+			return nil, errorf("cluster: run %s: group %d: read the rules: %w", c.Run, group, err)
 		}
 		if SHA256(model) != s.ModelSHA256 || SHA256(rb) != s.RulesSHA256 {
-			return nil, fmt.Errorf("cluster: run %s: group %d: the stored result does not match the checksums %s reported", c.Run, group, s.Worker)
+			return nil, errorf("cluster: run %s: group %d: the stored result does not match the checksums %s reported", c.Run, group, s.Worker)
 		}
 		rules, err := DecodeRules(rb)
 		if err != nil {
-			return nil, fmt.Errorf("cluster: run %s: group %d: %w", c.Run, group, err)
+			return nil, errorf("cluster: run %s: group %d: %w", c.Run, group, err)
 		}
 		results[k] = Result{Group: group, Model: model, Rules: rules, Worker: s.Worker}
 	}
@@ -295,13 +295,13 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 func (c *Coordinator) lost() error {
 	if c.Lost == nil {
 		if c.Conn.IsClosed() {
-			return fmt.Errorf("cluster: run %s: %w (the run is kept on the server: start the coordinator again with the same run id to resume it)", c.Run, ErrConnectionLost)
+			return errorf("cluster: run %s: %w (the run is kept on the server: start the coordinator again with the same run id to resume it)", c.Run, ErrConnectionLost)
 		}
 		return nil
 	}
 	select {
 	case <-c.Lost:
-		return fmt.Errorf("cluster: run %s: %w (the run is kept on the server: start the coordinator again with the same run id to resume it)", c.Run, ErrConnectionLost)
+		return errorf("cluster: run %s: %w (the run is kept on the server: start the coordinator again with the same run id to resume it)", c.Run, ErrConnectionLost)
 	default:
 		return nil
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -97,7 +96,7 @@ func MergeGroups(groups ...[]miner.MinedRule) []miner.MinedRule {
 func EncodeRules(rules []miner.MinedRule) ([]byte, error) {
 	b, err := json.Marshal(rules)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: encode rules: %w", err)
+		return nil, errorf("cluster: encode rules: %w", err)
 	}
 	return b, nil
 }
@@ -106,7 +105,7 @@ func EncodeRules(rules []miner.MinedRule) ([]byte, error) {
 func DecodeRules(b []byte) ([]miner.MinedRule, error) {
 	var rules []miner.MinedRule
 	if err := json.Unmarshal(b, &rules); err != nil {
-		return nil, fmt.Errorf("cluster: decode rules: %w", err)
+		return nil, errorf("cluster: decode rules: %w", err)
 	}
 	return rules, nil
 }
@@ -152,10 +151,10 @@ func IsManifest(head []byte) bool {
 func WriteManifest(w io.Writer, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("cluster: write manifest: %w", err)
+		return errorf("cluster: write manifest: %w", err)
 	}
 	if _, err := io.WriteString(w, manifestMagic+string(b)+"\n"); err != nil {
-		return fmt.Errorf("cluster: write manifest: %w", err)
+		return errorf("cluster: write manifest: %w", err)
 	}
 	return nil
 }
@@ -166,31 +165,31 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 func ReadManifest(r io.Reader) (*Manifest, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: read manifest: %w", err)
+		return nil, errorf("cluster: read manifest: %w", err)
 	}
 	if !bytes.HasPrefix(b, []byte(manifestMagic)) {
-		return nil, fmt.Errorf("cluster: read manifest: bad magic: %w", ErrBadManifest)
+		return nil, errorf("cluster: read manifest: bad magic: %w", ErrBadManifest)
 	}
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b[len(manifestMagic):]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("cluster: read manifest: %w (%w)", err, ErrBadManifest)
+		return nil, errorf("cluster: read manifest: %w (%w)", err, ErrBadManifest)
 	}
 	if len(m.Groups) == 0 {
-		return nil, fmt.Errorf("cluster: read manifest: no groups: %w", ErrBadManifest)
+		return nil, errorf("cluster: read manifest: no groups: %w", ErrBadManifest)
 	}
 	seen := map[string]int{}
 	for i, g := range m.Groups {
 		if len(g.Heads) == 0 {
-			return nil, fmt.Errorf("cluster: read manifest: group %d has no heads: %w", i+1, ErrBadManifest)
+			return nil, errorf("cluster: read manifest: group %d has no heads: %w", i+1, ErrBadManifest)
 		}
 		if g.File == "" || strings.ContainsAny(g.File, `/\`) || g.File == "." || g.File == ".." {
-			return nil, fmt.Errorf("cluster: read manifest: group %d: file %q is not a plain file name: %w", i+1, g.File, ErrBadManifest)
+			return nil, errorf("cluster: read manifest: group %d: file %q is not a plain file name: %w", i+1, g.File, ErrBadManifest)
 		}
 		for _, h := range g.Heads {
 			if j, dup := seen[h]; dup {
-				return nil, fmt.Errorf("cluster: read manifest: head %q is in groups %d and %d: %w", h, j, i+1, ErrBadManifest)
+				return nil, errorf("cluster: read manifest: head %q is in groups %d and %d: %w", h, j, i+1, ErrBadManifest)
 			}
 			seen[h] = i + 1
 		}

@@ -47,6 +47,8 @@ func TestReadManifestErrors(t *testing.T) {
 			_, err := ReadManifest(strings.NewReader(tt.text))
 			if err == nil || !errors.Is(err, ErrBadManifest) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want ErrBadManifest and %q", err, tt.want)
+			} else if n := strings.Count(err.Error(), "cluster:"); n != 1 {
+				t.Errorf("error %q names the package %d times, want once", err, n)
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"errors"
-	"fmt"
 	"regexp"
 	"strconv"
 	"time"
@@ -52,7 +51,7 @@ type Names struct {
 // NewNames checks run and returns its names.
 func NewNames(run string) (Names, error) {
 	if !runIDPattern.MatchString(run) {
-		return Names{}, fmt.Errorf("cluster: run id %q: %w", run, ErrBadRunID)
+		return Names{}, errorf("cluster: run id %q: %w", run, ErrBadRunID)
 	}
 	return Names{Run: run}, nil
 }
@@ -169,7 +168,7 @@ func Connect(o ConnOptions) (*nats.Conn, error) {
 	}
 	if o.Cert != "" || o.Key != "" {
 		if o.Cert == "" || o.Key == "" {
-			return nil, fmt.Errorf("cluster: a client certificate needs both the certificate and its key")
+			return nil, errorf("cluster: a client certificate needs both the certificate and its key")
 		}
 		opts = append(opts, nats.ClientCert(o.Cert, o.Key))
 	}
@@ -184,7 +183,7 @@ func Connect(o ConnOptions) (*nats.Conn, error) {
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: connect to %s: %w (%w)", o.URL, ErrUnreachable, err)
+		return nil, errorf("cluster: connect to %s: %w (%w)", o.URL, ErrUnreachable, err)
 	}
 	return nc, nil
 }

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 
 	"github.com/drumql/drumql/miner"
@@ -84,13 +83,13 @@ func TrainingQueries(src miner.Source, g *miner.Graph, heads []string) ([]HeadLo
 	}
 	for _, h := range heads {
 		if _, ok := index[h]; !ok {
-			return nil, fmt.Errorf("cluster: head relation %q has no facts in the graph: %w", h, miner.ErrUnknownRelation)
+			return nil, errorf("cluster: head relation %q has no facts in the graph: %w", h, miner.ErrUnknownRelation)
 		}
 	}
 	counts := make([]int, len(rels))
 	splits, err := src.Splits()
 	if err != nil {
-		return nil, fmt.Errorf("cluster: count training queries: %w", err)
+		return nil, errorf("cluster: count training queries: %w", err)
 	}
 	if slices.Contains(splits, "train") {
 		relOf := make(map[store.ID]int, len(snap.Relations))
@@ -99,7 +98,7 @@ func TrainingQueries(src miner.Source, g *miner.Graph, heads []string) ([]HeadLo
 		}
 		for t, err := range src.Split("train") {
 			if err != nil {
-				return nil, fmt.Errorf("cluster: count training queries: %w", err)
+				return nil, errorf("cluster: count training queries: %w", err)
 			}
 			r, ok := relOf[t.R]
 			if !ok {

@@ -68,7 +68,7 @@ func (w *Worker) logf(format string, args ...any) {
 func (w *Worker) Run(ctx context.Context) error {
 	js, err := jetstream.New(w.Conn)
 	if err != nil {
-		return fmt.Errorf("cluster: worker: jetstream: %w", err)
+		return errorf("cluster: worker: jetstream: %w", err)
 	}
 	poll := w.Poll
 	if poll <= 0 {
@@ -82,7 +82,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 	})
 	if err != nil {
-		return fmt.Errorf("cluster: worker: subscribe to %s: %w", AnnounceSubject, err)
+		return errorf("cluster: worker: subscribe to %s: %w", AnnounceSubject, err)
 	}
 	defer sub.Unsubscribe()
 	for ctx.Err() == nil {

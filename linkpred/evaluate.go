@@ -124,7 +124,7 @@ func (s single) ScoreVariants(ctx context.Context, qs []Query, out [][]Scores) e
 // what Evaluate returns for that variant alone.
 func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k int, filter *Filter, opt Options) ([]*Report, error) {
 	if k < 1 {
-		return nil, fmt.Errorf("linkpred: %d variants", k)
+		return nil, errorf("linkpred: %d variants", k)
 	}
 	ents := opt.Entities
 	if ents == nil {
@@ -133,12 +133,12 @@ func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k i
 	index := make(map[store.ID]int32, len(ents))
 	for i, e := range ents {
 		if _, dup := index[e]; dup {
-			return nil, fmt.Errorf("linkpred: entity %d listed twice in Options.Entities", e)
+			return nil, errorf("linkpred: entity %d listed twice in Options.Entities", e)
 		}
 		index[e] = int32(i)
 	}
 	if len(ents) > math.MaxInt32 {
-		return nil, fmt.Errorf("linkpred: %d entities: too many", len(ents))
+		return nil, errorf("linkpred: %d entities: too many", len(ents))
 	}
 	batches := makeBatches(qs, cmpOr(opt.BatchSize, DefaultBatchSize))
 	workers := min(cmpOr(opt.Workers, runtime.GOMAXPROCS(0)), max(len(batches), 1))
@@ -200,7 +200,7 @@ func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k i
 // earliest error.
 func firstError(parent context.Context, errs []error) error {
 	if err := parent.Err(); err != nil {
-		return fmt.Errorf("linkpred: evaluate: %w", err)
+		return errorf("linkpred: evaluate: %w", err)
 	}
 	var first error
 	for _, err := range errs {
@@ -332,14 +332,14 @@ func (w *worker) run(ctx context.Context, qs []Query, batch []int, ranks [][]Ran
 	}
 	first := w.qs[0]
 	if err := w.scorer.ScoreVariants(ctx, w.qs, outs); err != nil {
-		return fmt.Errorf("linkpred: score %d queries of relation %d (inverse %t): %w",
+		return errorf("linkpred: score %d queries of relation %d (inverse %t): %w",
 			len(batch), first.Rel, first.Inverse, err)
 	}
 	for v, out := range outs {
 		for j, i := range batch {
 			rk, n, err := w.rank(qs[i], &out[j])
 			if err != nil {
-				return fmt.Errorf("linkpred: query %d (relation %d, given %d, inverse %t): %w",
+				return errorf("linkpred: query %d (relation %d, given %d, inverse %t): %w",
 					i, qs[i].Rel, qs[i].Given, qs[i].Inverse, err)
 			}
 			ranks[v][i] = rk

@@ -1,7 +1,6 @@
 package linkpred
 
 import (
-	"fmt"
 	"iter"
 	"maps"
 	"slices"
@@ -44,19 +43,19 @@ func NewFilter(st Dataset) (*Filter, error) {
 	var ts []store.Triple
 	names, err := st.Splits()
 	if err != nil {
-		return nil, fmt.Errorf("linkpred: list splits: %w", err)
+		return nil, errorf("linkpred: list splits: %w", err)
 	}
 	for _, name := range names {
 		for t, err := range st.Split(name) {
 			if err != nil {
-				return nil, fmt.Errorf("linkpred: read split %q: %w", name, err)
+				return nil, errorf("linkpred: read split %q: %w", name, err)
 			}
 			ts = append(ts, t)
 		}
 	}
 	rels, err := st.Relations()
 	if err != nil {
-		return nil, fmt.Errorf("linkpred: list relations: %w", err)
+		return nil, errorf("linkpred: list relations: %w", err)
 	}
 	for _, rs := range rels {
 		if rs.Arity != 2 || rs.Base == 0 {
@@ -64,7 +63,7 @@ func NewFilter(st Dataset) (*Filter, error) {
 		}
 		for f, err := range st.Scan(rs.Rel) {
 			if err != nil {
-				return nil, fmt.Errorf("linkpred: scan relation %q: %w", rs.Name, err)
+				return nil, errorf("linkpred: scan relation %q: %w", rs.Name, err)
 			}
 			if len(f.Args) == 2 {
 				ts = append(ts, store.Triple{S: f.Args[0], R: f.Rel, O: f.Args[1]})

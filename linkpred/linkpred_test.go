@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -254,6 +255,8 @@ func TestBadScores(t *testing.T) {
 		_, err := Evaluate(context.Background(), q, tt.sc, nil, Options{Entities: ents(4)})
 		if !errors.Is(err, ErrBadScores) {
 			t.Errorf("%s: err = %v, want ErrBadScores", tt.name, err)
+		} else if n := strings.Count(err.Error(), "linkpred:"); n != 1 {
+			t.Errorf("%s: error %q names the package %d times, want once", tt.name, err, n)
 		}
 	}
 	if _, err := Evaluate(context.Background(), q, tests[0].sc, nil, Options{Entities: []store.ID{1, 2, 1}}); err == nil {

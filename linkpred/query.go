@@ -1,7 +1,6 @@
 package linkpred
 
 import (
-	"fmt"
 	"iter"
 
 	"github.com/drumql/drumql/store"
@@ -52,7 +51,7 @@ func Queries(st SplitReader, split string) ([]Query, error) {
 	var qs []Query
 	for t, err := range st.Split(split) {
 		if err != nil {
-			return nil, fmt.Errorf("linkpred: read split %q: %w", split, err)
+			return nil, errorf("linkpred: read split %q: %w", split, err)
 		}
 		qs = append(qs, HeadQuery(t), TailQuery(t))
 	}

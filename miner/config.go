@@ -1,7 +1,6 @@
 package miner
 
 import (
-	"fmt"
 	"runtime"
 )
 
@@ -134,7 +133,7 @@ func (c Config) WithDefaults() Config {
 // original code.
 func (c Config) validate() error {
 	if c.MaxLen > 16 {
-		return fmt.Errorf("miner: MaxLen %d is too large (at most 16)", c.MaxLen)
+		return errorf("miner: MaxLen %d is too large (at most 16)", c.MaxLen)
 	}
 	return nil
 }

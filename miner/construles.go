@@ -3,7 +3,6 @@ package miner
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -149,7 +148,7 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRul
 	var out []MinedRule
 	for _, h := range heads {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("miner: rules with constants: %w", err)
+			return nil, errorf("miner: rules with constants: %w", err)
 		}
 		r, ok := g.relIndex[h]
 		if !ok {

@@ -2,7 +2,6 @@ package miner
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 
@@ -180,7 +179,7 @@ func filterCSR(m *sparse.CSR, keep func(row, col int32) bool) *sparse.CSR {
 func LoadGraph(ctx context.Context, st GraphSource) (*Graph, error) {
 	snap, err := st.Snapshot(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("miner: load graph: %w", err)
+		return nil, errorf("miner: load graph: %w", err)
 	}
 	return NewGraph(st, snap)
 }
@@ -191,7 +190,7 @@ func NewGraph(st Source, snap *store.Snapshot) (*Graph, error) {
 	for i, id := range snap.Relations {
 		name, err := st.Name(id)
 		if err != nil {
-			return nil, fmt.Errorf("miner: relation %d: %w", id, err)
+			return nil, errorf("miner: relation %d: %w", id, err)
 		}
 		g.relNames = append(g.relNames, name)
 		g.relIndex[name] = i
@@ -200,7 +199,7 @@ func NewGraph(st Source, snap *store.Snapshot) (*Graph, error) {
 	for i, id := range snap.Entities {
 		name, err := st.Name(id)
 		if err != nil {
-			return nil, fmt.Errorf("miner: entity %d: %w", id, err)
+			return nil, errorf("miner: entity %d: %w", id, err)
 		}
 		g.entNames[i] = name
 		g.symToEnt[id] = int32(i)
@@ -214,7 +213,7 @@ func NewGraph(st Source, snap *store.Snapshot) (*Graph, error) {
 	}
 	// The incidence lists hold every fact twice, indexed by int32.
 	if 2*g.nnz > math.MaxInt32 {
-		return nil, fmt.Errorf("miner: the graph has %d facts; mining indexes each twice with 32-bit offsets, so at most %d facts are supported", g.nnz, math.MaxInt32/2)
+		return nil, errorf("miner: the graph has %d facts; mining indexes each twice with 32-bit offsets, so at most %d facts are supported", g.nnz, math.MaxInt32/2)
 	}
 	g.setOps()
 	g.buildOps()

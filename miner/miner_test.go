@@ -276,10 +276,12 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if _, err := Load(bytes.NewReader(buf.Bytes()[:buf.Len()-3])); err == nil {
 		t.Error("truncated model loaded")
 	}
-	if _, err := Load(strings.NewReader("nonsense")); !errors.Is(err, ErrBadModel) {
+	// The messages name the package once: "miner: load: bad magic: not a
+	// valid drumql model file", not "...: miner: not a valid ...".
+	if _, err := Load(strings.NewReader("nonsense")); !errors.Is(err, ErrBadModel) || strings.Count(err.Error(), "miner:") != 1 {
 		t.Errorf("bad magic: %v", err)
 	}
-	if _, err := m.Scores(ctx, m.graph, "no-such-relation", false, given); !errors.Is(err, ErrUnknownRelation) {
+	if _, err := m.Scores(ctx, m.graph, "no-such-relation", false, given); !errors.Is(err, ErrUnknownRelation) || strings.Count(err.Error(), "miner:") != 1 {
 		t.Errorf("unknown relation: %v", err)
 	}
 }

@@ -240,7 +240,7 @@ type candidate struct {
 func (m *Model) Attention(rel string, inverse bool) ([][][]float64, error) {
 	r, ok := m.relIdx[rel]
 	if !ok {
-		return nil, fmt.Errorf("miner: attention of %q: %w", rel, ErrUnknownRelation)
+		return nil, errorf("miner: attention of %q: %w", rel, ErrUnknownRelation)
 	}
 	if inverse {
 		r += m.numRel()
@@ -288,7 +288,7 @@ func (m *Model) Rules(opt ExtractOptions) ([]MinedRule, error) {
 	}
 	for _, h := range heads {
 		if _, ok := m.relIdx[h]; !ok {
-			return nil, fmt.Errorf("miner: rules for %q: %w", h, ErrUnknownRelation)
+			return nil, errorf("miner: rules for %q: %w", h, ErrUnknownRelation)
 		}
 	}
 	perHead := make([][]MinedRule, len(heads))

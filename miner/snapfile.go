@@ -62,7 +62,7 @@ type SnapshotFile struct {
 func (f *SnapshotFile) Name(id store.ID) (string, error) {
 	i, ok := slices.BinarySearch(f.ids, id)
 	if !ok {
-		return "", fmt.Errorf("miner: snapshot file: symbol %d: not in the file", id)
+		return "", errorf("miner: snapshot file: symbol %d: not in the file", id)
 	}
 	return f.names[i], nil
 }
@@ -75,7 +75,7 @@ func (f *SnapshotFile) Split(name string) iter.Seq2[store.Triple, error] {
 	return func(yield func(store.Triple, error) bool) {
 		i := slices.Index(f.splits, name)
 		if i < 0 {
-			yield(store.Triple{}, fmt.Errorf("miner: snapshot file: split %q: %w", name, store.ErrUnknownSplit))
+			yield(store.Triple{}, errorf("miner: snapshot file: split %q: %w", name, store.ErrUnknownSplit))
 			return
 		}
 		for _, t := range f.data[i] {
@@ -108,18 +108,18 @@ func (f *SnapshotFile) Snapshot(context.Context) (*store.Snapshot, error) { retu
 func WriteSnapshot(ctx context.Context, w io.Writer, src GraphSource) error {
 	snap, err := src.Snapshot(ctx)
 	if err != nil {
-		return fmt.Errorf("miner: write snapshot: %w", err)
+		return errorf("miner: write snapshot: %w", err)
 	}
 	splits, err := src.Splits()
 	if err != nil {
-		return fmt.Errorf("miner: write snapshot: splits: %w", err)
+		return errorf("miner: write snapshot: splits: %w", err)
 	}
 	slices.Sort(splits)
 	data := make([][]store.Triple, len(splits))
 	for i, name := range splits {
 		for t, err := range src.Split(name) {
 			if err != nil {
-				return fmt.Errorf("miner: write snapshot: split %q: %w", name, err)
+				return errorf("miner: write snapshot: split %q: %w", name, err)
 			}
 			data[i] = append(data[i], t)
 		}
@@ -154,14 +154,14 @@ func WriteSnapshot(ctx context.Context, w io.Writer, src GraphSource) error {
 			sw.u32(uint32(t))
 		}
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("miner: write snapshot: %w", err)
+			return errorf("miner: write snapshot: %w", err)
 		}
 	}
 	sw.u64(uint64(len(ids)))
 	for _, id := range ids {
 		name, err := src.Name(id)
 		if err != nil {
-			return fmt.Errorf("miner: write snapshot: symbol %d: %w", id, err)
+			return errorf("miner: write snapshot: symbol %d: %w", id, err)
 		}
 		sw.u32(uint32(id))
 		sw.u32(uint32(len(name)))
@@ -185,7 +185,7 @@ func WriteSnapshot(ctx context.Context, w io.Writer, src GraphSource) error {
 		sw.err = sw.w.Flush()
 	}
 	if sw.err != nil {
-		return fmt.Errorf("miner: write snapshot: %w", sw.err)
+		return errorf("miner: write snapshot: %w", sw.err)
 	}
 	return nil
 }
@@ -222,12 +222,12 @@ func (s *snapWriter) u64(v uint64) {
 func ReadSnapshotFile(path string) (*SnapshotFile, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("miner: read snapshot: %w", err)
+		return nil, errorf("miner: read snapshot: %w", err)
 	}
 	defer fh.Close()
 	info, err := fh.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("miner: read snapshot %s: %w", path, err)
+		return nil, errorf("miner: read snapshot %s: %w", path, err)
 	}
 	f, err := ReadSnapshot(fh, info.Size())
 	if err != nil {
@@ -248,13 +248,13 @@ func ReadSnapshot(r io.Reader, size int64) (*SnapshotFile, error) {
 	want := sr.h.Sum32()
 	var sum [4]byte
 	if _, err := io.ReadFull(sr.r, sum[:]); err != nil {
-		return nil, fmt.Errorf("miner: read snapshot: truncated (no checksum): %w", ErrBadSnapshot)
+		return nil, errorf("miner: read snapshot: truncated (no checksum): %w", ErrBadSnapshot)
 	}
 	if got := binary.LittleEndian.Uint32(sum[:]); got != want {
-		return nil, fmt.Errorf("miner: read snapshot: checksum mismatch (file says %08x, content gives %08x): the file is damaged: %w", got, want, ErrBadSnapshot)
+		return nil, errorf("miner: read snapshot: checksum mismatch (file says %08x, content gives %08x): the file is damaged: %w", got, want, ErrBadSnapshot)
 	}
 	if _, err := sr.r.ReadByte(); err != io.EOF {
-		return nil, fmt.Errorf("miner: read snapshot: trailing data after the checksum: %w", ErrBadSnapshot)
+		return nil, errorf("miner: read snapshot: trailing data after the checksum: %w", ErrBadSnapshot)
 	}
 	return f, nil
 }
@@ -271,7 +271,7 @@ type snapReader struct {
 
 func (s *snapReader) bad(what string) {
 	if s.err == nil {
-		s.err = fmt.Errorf("miner: read snapshot: %s: %w", what, ErrBadSnapshot)
+		s.err = errorf("miner: read snapshot: %s: %w", what, ErrBadSnapshot)
 	}
 }
 
@@ -340,10 +340,10 @@ func (s *snapReader) read() (*SnapshotFile, error) {
 	magic := make([]byte, len(snapMagic))
 	s.bytes(magic)
 	if s.err != nil || string(magic) != snapMagic {
-		return nil, fmt.Errorf("miner: read snapshot: bad magic: %w", ErrBadSnapshot)
+		return nil, errorf("miner: read snapshot: bad magic: %w", ErrBadSnapshot)
 	}
 	if v := s.u32(); s.err == nil && v != snapVersion {
-		return nil, fmt.Errorf("miner: read snapshot: format version %d, this drumql reads version %d: %w", v, snapVersion, ErrBadSnapshot)
+		return nil, errorf("miner: read snapshot: format version %d, this drumql reads version %d: %w", v, snapVersion, ErrBadSnapshot)
 	}
 	f := &SnapshotFile{snap: &store.Snapshot{}}
 	snap := f.snap
@@ -446,7 +446,7 @@ func (s *snapReader) read() (*SnapshotFile, error) {
 		return nil, s.err
 	}
 	if s.left != 0 {
-		return nil, fmt.Errorf("miner: read snapshot: %d unexpected bytes before the checksum: %w", s.left, ErrBadSnapshot)
+		return nil, errorf("miner: read snapshot: %d unexpected bytes before the checksum: %w", s.left, ErrBadSnapshot)
 	}
 	return f, nil
 }

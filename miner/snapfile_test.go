@@ -171,6 +171,9 @@ func TestSnapshotDamaged(t *testing.T) {
 			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not name the file or say %q", err, tc.want)
 			}
+			if n := strings.Count(err.Error(), "miner:"); n != 1 {
+				t.Errorf("error %q names the package %d times, want once", err, n)
+			}
 		})
 	}
 	if _, err := ReadSnapshot(bytes.NewReader(good), int64(len(good))); err != nil {

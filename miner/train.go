@@ -3,7 +3,6 @@ package miner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"time"
 )
@@ -77,7 +76,7 @@ func TrainGraph(ctx context.Context, st Source, g *Graph, cfg Config, progress f
 		batches := ds.epochBatches(epoch)
 		for bi := range batches {
 			if err := ctx.Err(); err != nil {
-				return m, fmt.Errorf("miner: training stopped in epoch %d after %d of %d batches: %w", epoch, bi, len(batches), err)
+				return m, errorf("miner: training stopped in epoch %d after %d of %d batches: %w", epoch, bi, len(batches), err)
 			}
 			b := &batches[bi]
 			loss := tr.step(b)
@@ -97,7 +96,7 @@ func TrainGraph(ctx context.Context, st Source, g *Graph, cfg Config, progress f
 			vl, vh, err := tr.validate(ctx, ds)
 			if err != nil {
 				m.history = append(m.history, es)
-				return m, fmt.Errorf("miner: training stopped in epoch %d during validation: %w", epoch, err)
+				return m, errorf("miner: training stopped in epoch %d during validation: %w", epoch, err)
 			}
 			es.ValidLoss, es.ValidHits10 = vl, vh
 			bestLoss, bestHits = min(bestLoss, vl), max(bestHits, vh)

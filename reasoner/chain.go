@@ -3,7 +3,6 @@ package reasoner
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/drumql/drumql/datalog"
@@ -190,7 +189,7 @@ func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 		}
 		snap, err := en.st.Snapshot(ctx)
 		if err != nil {
-			en.chainErr = fmt.Errorf("reasoner: snapshot: %w", err)
+			en.chainErr = errorf("reasoner: snapshot: %w", err)
 			return
 		}
 		cd.snap = snap
@@ -404,7 +403,7 @@ func (en *Engine) chainQuery(ctx context.Context, q datalog.Atom) ([]Answer, boo
 	})
 	sc.cands = cands
 	if err := ctx.Err(); err != nil {
-		return nil, true, fmt.Errorf("reasoner: query %s: %w", q, err)
+		return nil, true, errorf("reasoner: query %s: %w", q, err)
 	}
 	free := b
 	if inverse {
@@ -497,7 +496,7 @@ func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bo
 		sc.ents = ents
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("reasoner: rule scores: %w", err)
+		return nil, errorf("reasoner: rule scores: %w", err)
 	}
 	return en.groupHits(cd, ents)
 }

@@ -1,7 +1,6 @@
 package reasoner
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/drumql/drumql/datalog"
@@ -147,7 +146,7 @@ func (e *evaluator) compileRule(u *unit, i int) (*crule, error) {
 			}
 			f, ok := numberValue(t.Value)
 			if !ok {
-				return term{}, fmt.Errorf("reasoner: %s: malformed number %s", t.Pos, t.Value)
+				return term{}, errorf("reasoner: %s: malformed number %s", t.Pos, t.Value)
 			}
 			return term{v: slotNumber, c: id, f: f}, nil
 		default:
@@ -208,7 +207,7 @@ func (e *evaluator) compileRule(u *unit, i int) (*crule, error) {
 	}
 	for _, t := range cr.head.args {
 		if t.v == slotWildcard {
-			return nil, fmt.Errorf("reasoner: %s: anonymous variable in the head of %s", r.Pos, r.Head)
+			return nil, errorf("reasoner: %s: anonymous variable in the head of %s", r.Pos, r.Head)
 		}
 	}
 	cr.nvars = len(vars)

@@ -54,7 +54,7 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt Opt
 		shared: map[string]*relation{}}
 	rs, err := st.Relations()
 	if err != nil {
-		return nil, fmt.Errorf("reasoner: prepare: %w", err)
+		return nil, errorf("reasoner: prepare: %w", err)
 	}
 	for _, r := range rs {
 		en.arities[r.Name] = append(en.arities[r.Name], r.Arity)
@@ -169,7 +169,7 @@ func (en *Engine) Query(ctx context.Context, q datalog.Atom) ([]Answer, error) {
 	}
 	as, err := evalQuery(ctx, en.st, en.syms, en.prog, q, en.opt, shared)
 	if err == nil && loadErr != nil {
-		err = fmt.Errorf("reasoner: query %s: %w", q, loadErr)
+		err = errorf("reasoner: query %s: %w", q, loadErr)
 	}
 	return as, err
 }

@@ -204,21 +204,21 @@ func (e *evaluator) loadStore(r *relation) error {
 	}
 	for f, err := range e.st.Scan(id) {
 		if err != nil {
-			return fmt.Errorf("reasoner: load %s: %w", r.name, err)
+			return errorf("reasoner: load %s: %w", r.name, err)
 		}
 		if len(f.Args) == r.arity {
 			r.add(f.Args, 1, provBase)
 		}
 	}
 	if err := e.ctx.Err(); err != nil {
-		return fmt.Errorf("reasoner: load %s: %w", r.name, err)
+		return errorf("reasoner: load %s: %w", r.name, err)
 	}
 	if !e.stored || e.baseOnly {
 		return nil
 	}
 	for d, err := range e.st.ScanDerived(id) {
 		if err != nil {
-			return fmt.Errorf("reasoner: load derived %s: %w", r.name, err)
+			return errorf("reasoner: load derived %s: %w", r.name, err)
 		}
 		c := float64(d.Confidence)
 		if len(d.Fact.Args) != r.arity || c < e.min {
@@ -238,7 +238,7 @@ func (e *evaluator) loadStore(r *relation) error {
 func (e *evaluator) count(n int) error {
 	e.derived += n
 	if e.derived > e.maxFact {
-		return fmt.Errorf("reasoner: %d facts derived, more than the cap of %d: %w", e.derived, e.maxFact, ErrTooManyFacts)
+		return errorf("reasoner: %d facts derived, more than the cap of %d: %w", e.derived, e.maxFact, ErrTooManyFacts)
 	}
 	return nil
 }
@@ -248,7 +248,7 @@ func (e *evaluator) run(u *unit) error {
 	defer e.releaseBufs()
 	strata, ds := datalog.Stratify(u.prog)
 	if err := ds.Err(); err != nil {
-		return fmt.Errorf("reasoner: %w", err)
+		return errorf("reasoner: %w", err)
 	}
 	for _, s := range strata {
 		if err := e.stratum(s); err != nil {

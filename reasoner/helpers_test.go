@@ -17,6 +17,14 @@ import (
 func newStore(t testing.TB, tsv string) *store.Mem {
 	t.Helper()
 	st := store.NewMemory()
+	loadTSV(t, st, tsv)
+	return st
+}
+
+// loadTSV loads the triples of tsv (subject<TAB>relation<TAB>object lines)
+// into st.
+func loadTSV(t testing.TB, st store.Store, tsv string) {
+	t.Helper()
 	var b store.Batch
 	for line := range strings.SplitSeq(tsv, "\n") {
 		line = strings.TrimSpace(line)
@@ -32,7 +40,6 @@ func newStore(t testing.TB, tsv string) *store.Mem {
 	if _, err := st.Load(context.Background(), &b, nil); err != nil {
 		t.Fatal(err)
 	}
-	return st
 }
 
 func mustParse(t testing.TB, src string) *datalog.Program {

@@ -26,7 +26,7 @@ func checkProgram(st store.Store, p *datalog.Program) error {
 	}
 	rs, err := st.Relations()
 	if err != nil {
-		return fmt.Errorf("reasoner: relations: %w", err)
+		return errorf("reasoner: relations: %w", err)
 	}
 	base := map[string][]int{}
 	for _, r := range rs {
@@ -104,22 +104,22 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	e.start = start
 	u := plainUnit(prog)
 	if err := e.load(u); err != nil {
-		return InferStats{}, fmt.Errorf("reasoner: infer: %w", err)
+		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
 	if err := e.run(u); err != nil {
-		return InferStats{}, fmt.Errorf("reasoner: infer: %w", err)
+		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
 	e.dropIndexes()
 	stats := InferStats{Derived: map[string]int{}, Iterations: e.iterations, Strata: e.strata}
 	w, err := e.prepareWrite(u, stats.Derived)
 	if err != nil {
-		return InferStats{}, fmt.Errorf("reasoner: infer: %w", err)
+		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return InferStats{}, fmt.Errorf("reasoner: infer: %w", err)
+		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
 	if err := st.ReplaceDerivedSeq(ctx, w.size, w.facts(e.reportWrite(w.n))); err != nil {
-		return InferStats{}, fmt.Errorf("reasoner: infer: %w", err)
+		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
 	stats.Facts = w.n
 	stats.Duration = time.Since(start)

@@ -459,7 +459,7 @@ func randomQueries(rng *rand.Rand, nodes int) []string {
 // and graphs, under every configuration (see configurations): Query (full
 // evaluation for queries without constants, goal-directed with them), Count,
 // Engine.Query (the chain fast path for s with a constant) and, after Infer,
-// Query over the stored facts alone.
+// Query, QueryFunc and Count over the stored facts alone.
 func TestOracle(t *testing.T) {
 	ctx := context.Background()
 	seeds := 200
@@ -503,7 +503,7 @@ func TestOracle(t *testing.T) {
 					fail("Query %s: %v", qs, err)
 				}
 				var streamed []Answer
-				if err := QueryFunc(ctx, st, p, q, opt, func(a Answer) bool { streamed = append(streamed, a); return true }); err != nil {
+				if err := QueryFunc(ctx, st, p, q, opt, keepAnswers(&streamed)); err != nil {
 					fail("QueryFunc %s: %v", qs, err)
 				}
 				if err := sameAnswers(streamed, want); err != nil {
@@ -530,7 +530,8 @@ func TestOracle(t *testing.T) {
 			if _, err := Infer(ctx, st, p, opt); err != nil {
 				fail("Infer: %v", err)
 			}
-			for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?", "s(X, Y)?"} {
+			for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?", "s(X, Y)?", "p(X, X)?", "q(n1, Y)?", "p(X, n2)?",
+				"q(n3, _)?", "p(_, Y)?", "s(n1, n4)?", "r(n5)?", "p(X, 1.5)?", "q(7, _)?", "v(X, Y)?"} {
 				q := mustQuery(t, qs)
 				if _, ok := db[q.Pred]; !ok {
 					continue
@@ -545,6 +546,16 @@ func TestOracle(t *testing.T) {
 				}
 				if err := sameAnswers(got, want); err != nil {
 					fail("stored %s: %v", qs, err)
+				}
+				var streamed []Answer
+				if err := QueryFunc(ctx, st, nil, q, opt, keepAnswers(&streamed)); err != nil {
+					fail("stored QueryFunc %s: %v", qs, err)
+				}
+				if err := sameAnswers(streamed, want); err != nil {
+					fail("stored QueryFunc %s: %v", qs, err)
+				}
+				if n, err := Count(ctx, st, nil, q, opt); err != nil || n != len(want) {
+					fail("stored Count %s = %d, %v; want %d", qs, n, err, len(want))
 				}
 			}
 		}

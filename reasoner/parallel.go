@@ -1,7 +1,6 @@
 package reasoner
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -73,7 +72,7 @@ func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
 		return !stop.Load()
 	})
 	if err := e.ctx.Err(); err != nil {
-		return nil, fmt.Errorf("reasoner: %w", err)
+		return nil, errorf("reasoner: %w", err)
 	}
 	if p := e.memErr.Load(); p != nil {
 		return nil, *p

@@ -1,7 +1,6 @@
 package reasoner
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -62,8 +61,7 @@ func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 		return 0, err
 	}
 	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
-		as, err := storeAnswers(ctx, st, syms, q, opt)
-		return len(as), err
+		return countStoreAnswers(ctx, st, syms, q, opt)
 	}
 	opt.Explain = false
 	_, r, err := runQuery(ctx, st, syms, prog, q, opt, nil)
@@ -77,7 +75,7 @@ func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 func checkQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
 	rs, err := st.Relations()
 	if err != nil {
-		return fmt.Errorf("reasoner: relations: %w", err)
+		return errorf("reasoner: relations: %w", err)
 	}
 	arities := map[string][]int{}
 	for _, r := range rs {
@@ -112,158 +110,60 @@ func checkQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
 	return nil
 }
 
-// storeAnswers answers q from the store alone.
-func storeAnswers(ctx context.Context, st store.Store, syms *symtab, q datalog.Atom, opt Options) ([]Answer, error) {
-	opt = opt.withDefaults()
-	rel, ok := syms.lookup(q.Pred)
-	if !ok || syms.isLocal(rel) {
-		return nil, nil
-	}
-	n := len(q.Args)
-	consts := make([]uint32, n)
-	isConst := make([]bool, n) // a symbol constant: that symbol
-	nums := make([]float64, n) // a number constant: symbols equal to it as numbers
-	ground := true
-	for i, t := range q.Args {
-		switch t.Kind {
-		case datalog.Symbol:
-			id, ok := syms.lookup(t.Value)
-			if !ok || syms.isLocal(id) {
-				return nil, nil
-			}
-			consts[i], isConst[i] = id, true
-		case datalog.Number:
-			f, ok := numberValue(t.Value)
-			if !ok {
-				return nil, fmt.Errorf("reasoner: query %s: malformed number %s", q, t.Value)
-			}
-			id, ok := syms.lookup(t.Value)
-			if !ok {
-				id = ^uint32(0) // no symbol has the canonical text
-			}
-			consts[i], nums[i] = id, f
-			ground = false
-		default:
-			ground = false
-		}
-	}
-	match := func(args []uint32) bool {
-		if len(args) != n {
-			return false
-		}
-		for i, t := range q.Args {
-			if isConst[i] && args[i] != consts[i] {
-				return false
-			}
-			if t.Kind == datalog.Number && !syms.equalsNumber(args[i], consts[i], nums[i]) {
-				return false
-			}
-			if t.Kind == datalog.Var && t.Value != "_" {
-				for j := range i {
-					if q.Args[j].Kind == datalog.Var && q.Args[j].Value == t.Value && args[j] != args[i] {
-						return false
-					}
-				}
-			}
-		}
-		return true
-	}
-	best := map[string]int{}
-	var facts []store.Fact
-	var confs []float64
-	add := func(f store.Fact, c float64) {
-		k := fmt.Sprint(f.Args)
-		if i, ok := best[k]; ok {
-			confs[i] = max(confs[i], c)
-			return
-		}
-		best[k] = len(facts)
-		facts = append(facts, f)
-		confs = append(confs, c)
-	}
-	var seq func(func(store.Fact, error) bool)
-	switch {
-	case n > 0 && isConst[0]:
-		seq = st.ScanFirst(rel, consts[0])
-	case n == 2 && isConst[1]:
-		seq = st.ScanObject(rel, consts[1])
-	default:
-		seq = st.Scan(rel)
-	}
-	for f, err := range seq {
-		if err != nil {
-			return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
-		}
-		if match(f.Args) {
-			add(f, 1)
-		}
-	}
-	if ground {
-		d, ok, err := st.GetDerived(store.Fact{Rel: rel, Args: consts})
-		if err != nil {
-			return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
-		}
-		if ok && float64(d.Confidence) >= opt.Min {
-			add(d.Fact, float64(d.Confidence))
-		}
-	} else {
-		for d, err := range st.ScanDerived(rel) {
-			if err != nil {
-				return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
-			}
-			if match(d.Fact.Args) && float64(d.Confidence) >= opt.Min {
-				add(d.Fact, float64(d.Confidence))
-			}
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("reasoner: query %s: %w", q, err)
-	}
-	// Project on the query's variables: anonymous arguments may make
-	// several facts one answer.
-	answers := make([]Answer, 0, len(facts))
-	byValues := map[string]int{}
-	for i, f := range facts {
-		a, err := makeAnswer(syms, q, f.Args, confs[i])
-		if err != nil {
-			return nil, err
-		}
-		k := strings.Join(a.Values, "\x00")
-		if j, ok := byValues[k]; ok {
-			if a.Confidence <= answers[j].Confidence {
-				continue
-			}
-		} else {
-			byValues[k] = len(answers)
-			answers = append(answers, Answer{})
-		}
-		if opt.Explain {
-			if a.Proof, err = storeProof(st, syms, f, 0); err != nil {
-				return nil, err
-			}
-		}
-		answers[byValues[k]] = a
-	}
-	sortAnswers(answers)
-	return answers, nil
+// answerMaker builds the answers of a query from the symbol ids of their
+// facts' arguments: fresh Values and Fact.Args for every answer, or, with
+// reuse (QueryFunc's answers), in buffers shared from one answer to the
+// next, so that streaming millions of answers allocates nothing per answer
+// and leaves the collector nothing to do.
+type answerMaker struct {
+	syms  *symtab
+	q     datalog.Atom
+	first []bool // the argument is the first occurrence of a named variable
+	reuse bool
+	vals  []string
+	terms []datalog.Term
 }
 
-// makeAnswer builds the answer for the query's arguments args.
-func makeAnswer(syms *symtab, q datalog.Atom, args []uint32, conf float64) (Answer, error) {
-	a := Answer{Confidence: conf, Fact: datalog.Atom{Pred: q.Pred, Args: make([]datalog.Term, len(args))}}
+func newAnswerMaker(syms *symtab, q datalog.Atom, reuse bool) *answerMaker {
+	m := &answerMaker{syms: syms, q: q, first: make([]bool, len(q.Args)), reuse: reuse}
 	var seen []string
+	for i, t := range q.Args {
+		if t.Kind == datalog.Var && t.Value != "_" && !slices.Contains(seen, t.Value) {
+			seen = append(seen, t.Value)
+			m.first[i] = true
+		}
+	}
+	m.vals = make([]string, 0, len(seen))
+	m.terms = make([]datalog.Term, len(q.Args))
+	return m
+}
+
+// answer returns the answer whose fact has the arguments args; ^0 is an
+// anonymous argument, printed `_`. Without reuse, the answer's slices are
+// its own.
+func (m *answerMaker) answer(args []uint32, conf float64) (Answer, error) {
+	vals, terms := m.vals[:0], m.terms
+	if !m.reuse {
+		vals, terms = make([]string, 0, cap(m.vals)), make([]datalog.Term, len(args))
+	}
 	for i, id := range args {
-		name, err := syms.name(id)
+		if id == ^uint32(0) {
+			terms[i] = datalog.Term{Kind: datalog.Var, Value: "_"}
+			continue
+		}
+		name, err := m.syms.name(id)
 		if err != nil {
 			return Answer{}, err
 		}
-		a.Fact.Args[i] = symTerm(name)
-		if t := q.Args[i]; t.Kind == datalog.Var && t.Value != "_" && !slices.Contains(seen, t.Value) {
-			seen = append(seen, t.Value)
-			a.Values = append(a.Values, name)
+		terms[i] = symTerm(name)
+		if m.first[i] {
+			vals = append(vals, name)
 		}
 	}
-	return a, nil
+	if len(vals) == 0 {
+		vals = nil // a ground query: no values
+	}
+	return Answer{Values: vals, Confidence: conf, Fact: datalog.Atom{Pred: m.q.Pred, Args: terms}}, nil
 }
 
 func symTerm(name string) datalog.Term {
@@ -271,15 +171,6 @@ func symTerm(name string) datalog.Term {
 		return datalog.Term{Kind: datalog.Number, Value: name}
 	}
 	return datalog.Term{Kind: datalog.Symbol, Value: name}
-}
-
-func sortAnswers(as []Answer) {
-	slices.SortStableFunc(as, func(a, b Answer) int {
-		if c := cmp.Compare(b.Confidence, a.Confidence); c != 0 {
-			return c
-		}
-		return slices.Compare(a.Values, b.Values)
-	})
 }
 
 // runQuery evaluates q over prog with the one evaluator and returns the
@@ -293,7 +184,7 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 	e.shared = shared
 	e.unit = u
 	if err := e.load(u); err != nil {
-		return nil, nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+		return nil, nil, errorf("reasoner: query %s: %w", q, err)
 	}
 	err := e.run(u)
 	if w := opt.work; w != nil {
@@ -301,7 +192,7 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 		w.derived.Add(int64(e.derived))
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("reasoner: query %s: %w", q, err)
+		return nil, nil, errorf("reasoner: query %s: %w", q, err)
 	}
 	ri, ok := e.relIdx[relKey(u.answer, len(queryVars(q)))]
 	if !ok {
@@ -318,24 +209,31 @@ func evalQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.
 		return nil, err
 	}
 	answers := make([]Answer, 0, r.len())
-	err = e.eachAnswer(r, q, opt.Explain, func(a Answer) bool {
+	err = e.eachAnswer(r, q, opt.Explain, false, func(a Answer) bool {
 		answers = append(answers, a)
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
-	sortAnswers(answers)
+	if err := sortAnswersCtx(ctx, answers); err != nil {
+		return nil, errorf("reasoner: query %s: %w", q, err)
+	}
 	return answers, nil
 }
 
 // QueryFunc calls yield with every answer Query would return, in no
-// particular order (the evaluator's, deterministic) and without proofs,
-// until yield returns false. Nothing is sorted or collected: beyond the
-// evaluation itself, memory does not grow with the number of answers
-// (except for a query without rules, answered from the store, which
-// collects its answers to merge base and derived facts). The confidences
-// are final: they are read out after the fixpoint.
+// particular order (deterministic) and without proofs, until yield returns
+// false. Nothing is sorted, collected or allocated per answer: beyond the
+// evaluation itself, memory does not grow with the number of answers. The
+// answer's Values and Fact.Args are reused for the next answer once yield
+// returns: yield copies what it keeps. The confidences are final: they are
+// read out after the fixpoint. A query without rules or
+// program facts is answered from the store as its base and derived facts
+// are scanned (in the order of their arguments), except that when the
+// query has an anonymous argument or a number constant, whose projection
+// may make several facts one answer, the answers are collected first as
+// symbol ids, each with its best confidence.
 func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options, yield func(Answer) bool) error {
 	if prog == nil {
 		prog = &datalog.Program{}
@@ -352,51 +250,50 @@ func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q dat
 	}
 	opt.Explain = false
 	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
-		as, err := storeAnswers(ctx, st, syms, q, opt)
-		if err != nil {
-			return err
-		}
-		for _, a := range as {
-			if !yield(a) {
-				return nil
-			}
-		}
-		return nil
+		return eachStoreAnswer(ctx, st, syms, q, opt, yield)
 	}
 	e, r, err := runQuery(ctx, st, syms, prog, q, opt, nil)
 	if err != nil || r == nil {
 		return err
 	}
-	return e.eachAnswer(r, q, false, yield)
+	return e.eachAnswer(r, q, false, true, yield)
 }
 
 // eachAnswer calls yield with the answer of every tuple of the answer
-// relation r of q, with its proof when explain is set.
-func (e *evaluator) eachAnswer(r *relation, q datalog.Atom, explain bool, yield func(Answer) bool) error {
+// relation r of q, with its proof when explain is set. With reuse, the
+// answers share their slices (see answerMaker).
+func (e *evaluator) eachAnswer(r *relation, q datalog.Atom, explain, reuse bool, yield func(Answer) bool) error {
 	u := e.unit
-	syms := e.syms
+	m := newAnswerMaker(e.syms, q, reuse)
 	vars := queryVars(q)
+	// Per argument: the tuple column of a variable, or -1 with the
+	// constant's id (^0 for an anonymous argument) in args.
+	col := make([]int, len(q.Args))
 	args := make([]uint32, len(q.Args))
+	for i, a := range q.Args {
+		col[i] = -1
+		switch {
+		case a.Kind != datalog.Var:
+			args[i], _ = e.syms.lookup(a.Value)
+		case a.Value == "_":
+			args[i] = ^uint32(0)
+		default:
+			col[i] = slices.IndexFunc(vars, func(v datalog.Term) bool { return v.Value == a.Value })
+		}
+	}
 	for t := range int32(r.len()) {
 		if t&0xfff == 0 {
 			if err := e.ctx.Err(); err != nil {
-				return fmt.Errorf("reasoner: query %s: %w", q, err)
+				return errorf("reasoner: query %s: %w", q, err)
 			}
 		}
 		tup := r.tuple(t)
-		for i, a := range q.Args {
-			if a.Kind != datalog.Var {
-				args[i], _ = syms.lookup(a.Value)
-				continue
+		for i, k := range col {
+			if k >= 0 {
+				args[i] = tup[k]
 			}
-			if a.Value == "_" {
-				args[i] = ^uint32(0)
-				continue
-			}
-			k := slices.IndexFunc(vars, func(v datalog.Term) bool { return v.Value == a.Value })
-			args[i] = tup[k]
 		}
-		a, err := makeAnswerPartial(syms, q, args, r.confAt(t))
+		a, err := m.answer(args, r.confAt(t))
 		if err != nil {
 			return err
 		}
@@ -414,28 +311,6 @@ func (e *evaluator) eachAnswer(r *relation, q datalog.Atom, explain bool, yield 
 	return nil
 }
 
-// makeAnswerPartial is makeAnswer where anonymous arguments (^0) stay `_`.
-func makeAnswerPartial(syms *symtab, q datalog.Atom, args []uint32, conf float64) (Answer, error) {
-	a := Answer{Confidence: conf, Fact: datalog.Atom{Pred: q.Pred, Args: make([]datalog.Term, len(args))}}
-	var seen []string
-	for i, id := range args {
-		if id == ^uint32(0) {
-			a.Fact.Args[i] = datalog.Term{Kind: datalog.Var, Value: "_"}
-			continue
-		}
-		name, err := syms.name(id)
-		if err != nil {
-			return Answer{}, err
-		}
-		a.Fact.Args[i] = symTerm(name)
-		if t := q.Args[i]; t.Kind == datalog.Var && !slices.Contains(seen, t.Value) {
-			seen = append(seen, t.Value)
-			a.Values = append(a.Values, name)
-		}
-	}
-	return a, nil
-}
-
 // atomOf prints tuple t of relation r.
 func (e *evaluator) atomOf(r *relation, t int32) datalog.Atom {
 	a := datalog.Atom{Pred: r.display, Args: make([]datalog.Term, r.arity)}
@@ -450,7 +325,7 @@ const maxProofDepth = 100_000
 // proof builds the proof tree of a fact from its provenance code.
 func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, depth int) (*Proof, error) {
 	if depth > maxProofDepth {
-		return nil, fmt.Errorf("reasoner: proof of %s deeper than %d", fact, maxProofDepth)
+		return nil, errorf("reasoner: proof of %s deeper than %d", fact, maxProofDepth)
 	}
 	p := &Proof{Fact: fact.String(), Confidence: conf, Weight: 1}
 	switch {
@@ -465,7 +340,7 @@ func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, 
 			f.Args = append(f.Args, id)
 		}
 		if !ok {
-			return nil, fmt.Errorf("reasoner: proof of stored %s: %w", fact, ErrNoProof)
+			return nil, errorf("reasoner: proof of stored %s: %w", fact, ErrNoProof)
 		}
 		return storeProof(e.st, e.syms, f, depth+1)
 	case prov <= provFact0:
@@ -502,7 +377,7 @@ func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, 
 // storeProof rebuilds a proof from the provenance stored by Infer.
 func storeProof(st store.Store, syms *symtab, f store.Fact, depth int) (*Proof, error) {
 	if depth > maxProofDepth {
-		return nil, fmt.Errorf("reasoner: stored proof deeper than %d", maxProofDepth)
+		return nil, errorf("reasoner: stored proof deeper than %d", maxProofDepth)
 	}
 	pred, err := syms.name(f.Rel)
 	if err != nil {
@@ -518,21 +393,21 @@ func storeProof(st store.Store, syms *symtab, f store.Fact, depth int) (*Proof, 
 	}
 	base, err := st.Has(f)
 	if err != nil {
-		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
+		return nil, errorf("reasoner: explain %s: %w", a, err)
 	}
 	if base {
 		return &Proof{Fact: a.String(), Confidence: 1, Weight: 1, Base: true}, nil
 	}
 	d, ok, err := st.GetDerived(f)
 	if err != nil {
-		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
+		return nil, errorf("reasoner: explain %s: %w", a, err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("reasoner: explain %s: %w", a, ErrNoProof)
+		return nil, errorf("reasoner: explain %s: %w", a, ErrNoProof)
 	}
 	desc, err := decodeRule(d.Prov.Rule)
 	if err != nil {
-		return nil, fmt.Errorf("reasoner: explain %s: %w", a, err)
+		return nil, errorf("reasoner: explain %s: %w", a, err)
 	}
 	p := &Proof{Fact: a.String(), Confidence: float64(d.Confidence), Rule: desc.text, Pos: desc.pos, Weight: desc.weight}
 	for k, b := range d.Prov.Body {
@@ -561,7 +436,7 @@ func negatedProof(c *Proof) *Proof {
 func Explain(ctx context.Context, st store.Store, prog *datalog.Program, fact datalog.Atom, opt Options) (*Proof, error) {
 	for _, t := range fact.Args {
 		if t.Kind == datalog.Var {
-			return nil, fmt.Errorf("reasoner: explain %s: %w", fact, ErrNotGround)
+			return nil, errorf("reasoner: explain %s: %w", fact, ErrNotGround)
 		}
 	}
 	opt.Explain = true
@@ -570,7 +445,7 @@ func Explain(ctx context.Context, st store.Store, prog *datalog.Program, fact da
 		return nil, err
 	}
 	if len(as) == 0 {
-		return nil, fmt.Errorf("reasoner: explain %s: %w", fact, ErrNoProof)
+		return nil, errorf("reasoner: explain %s: %w", fact, ErrNoProof)
 	}
 	return as[0].Proof, nil
 }

@@ -2,7 +2,6 @@ package reasoner
 
 import (
 	"cmp"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,7 +27,7 @@ type symtab struct {
 func newSymtab(st store.Store) (*symtab, error) {
 	n, err := st.NumSymbols()
 	if err != nil {
-		return nil, fmt.Errorf("reasoner: symbols: %w", err)
+		return nil, errorf("reasoner: symbols: %w", err)
 	}
 	return &symtab{st: st, nStore: uint32(n), local: map[string]uint32{}, names: map[uint32]string{}}, nil
 }
@@ -38,7 +37,7 @@ func newSymtab(st store.Store) (*symtab, error) {
 func (s *symtab) id(name string) (uint32, error) {
 	id, ok, err := s.st.Lookup(name)
 	if err != nil {
-		return 0, fmt.Errorf("reasoner: lookup %q: %w", name, err)
+		return 0, errorf("reasoner: lookup %q: %w", name, err)
 	}
 	if ok && id < s.nStore {
 		return id, nil
@@ -75,7 +74,7 @@ func (s *symtab) name(id uint32) (string, error) {
 		defer s.mu.Unlock()
 		k := int(id - s.nStore)
 		if k >= len(s.lnames) {
-			return "", fmt.Errorf("reasoner: name of %d: %w", id, store.ErrUnknownID)
+			return "", errorf("reasoner: name of %d: %w", id, store.ErrUnknownID)
 		}
 		return s.lnames[k], nil
 	}
@@ -86,7 +85,7 @@ func (s *symtab) name(id uint32) (string, error) {
 	}
 	n, err := s.st.Name(id)
 	if err != nil {
-		return "", fmt.Errorf("reasoner: name of %d: %w", id, err)
+		return "", errorf("reasoner: name of %d: %w", id, err)
 	}
 	s.mu.Lock()
 	s.names[id] = n

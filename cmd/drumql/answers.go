@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
@@ -28,8 +31,11 @@ func fmtConf(c float64) string {
 	return strconv.FormatFloat(c, 'g', 4, 64)
 }
 
-// printAnswers writes the answers as a table or as TSV (format "tsv").
-func printAnswers(w io.Writer, format string, vars []string, answers []reasoner.Answer) error {
+// printAnswers writes the answers as a table or as TSV (format "tsv"),
+// through a buffer, checking ctx every few thousand rows: printing
+// millions of answers takes seconds, and Ctrl-C stops it (with ctx's
+// error).
+func printAnswers(ctx context.Context, w io.Writer, format string, vars []string, answers []reasoner.Answer) error {
 	if len(vars) == 0 { // a ground query
 		if len(answers) == 0 {
 			_, err := fmt.Fprintln(w, "false")
@@ -38,40 +44,59 @@ func printAnswers(w io.Writer, format string, vars []string, answers []reasoner.
 		_, err := fmt.Fprintf(w, "true %s\n", fmtConf(answers[0].Confidence))
 		return err
 	}
-	switch format {
-	case "tsv":
-		var b strings.Builder
-		b.WriteString(strings.Join(vars, "\t") + "\tconfidence\n")
-		for _, a := range answers {
-			b.WriteString(strings.Join(a.Values, "\t") + "\t" + strconv.FormatFloat(a.Confidence, 'g', -1, 64) + "\n")
-		}
-		_, err := io.WriteString(w, b.String())
-		return err
-	}
-	if len(answers) == 0 {
+	if format != "tsv" && len(answers) == 0 {
 		_, err := fmt.Fprintln(w, "no answers")
 		return err
 	}
-	widths := make([]int, len(vars))
-	for i, v := range vars {
-		widths[i] = len(v)
-		for _, a := range answers {
-			widths[i] = max(widths[i], len(a.Values[i]))
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var row func(a *reasoner.Answer)
+	if format == "tsv" {
+		bw.WriteString(strings.Join(vars, "\t") + "\tconfidence\n")
+		row = func(a *reasoner.Answer) {
+			for _, v := range a.Values {
+				bw.WriteString(v)
+				bw.WriteByte('\t')
+			}
+			bw.Write(strconv.AppendFloat(bw.AvailableBuffer(), a.Confidence, 'g', -1, 64))
+			bw.WriteByte('\n')
+		}
+	} else {
+		// Columns padded to the widest value in bytes, counting runes
+		// as the padding (as fmt's %-*s does).
+		widths := make([]int, len(vars))
+		for i, v := range vars {
+			widths[i] = len(v)
+			for _, a := range answers {
+				widths[i] = max(widths[i], len(a.Values[i]))
+			}
+		}
+		cell := func(i int, v string) {
+			bw.WriteString(v)
+			for range widths[i] - utf8.RuneCountInString(v) + 2 {
+				bw.WriteByte(' ')
+			}
+		}
+		for i, v := range vars {
+			cell(i, v)
+		}
+		bw.WriteString("confidence\n")
+		row = func(a *reasoner.Answer) {
+			for i, v := range a.Values {
+				cell(i, v)
+			}
+			bw.WriteString(fmtConf(a.Confidence))
+			bw.WriteByte('\n')
 		}
 	}
-	var b strings.Builder
-	for i, v := range vars {
-		fmt.Fprintf(&b, "%-*s  ", widths[i], v)
-	}
-	b.WriteString("confidence\n")
-	for _, a := range answers {
-		for i, v := range a.Values {
-			fmt.Fprintf(&b, "%-*s  ", widths[i], v)
+	for i := range answers {
+		if i%(1<<14) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
-		b.WriteString(fmtConf(a.Confidence) + "\n")
+		row(&answers[i])
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return bw.Flush()
 }
 
 // printAnswersJSON writes the answers as JSON: for a ground query an object

@@ -135,7 +135,11 @@ func (c *inferCmd) Run(e *env) error {
 			return fmt.Errorf("infer: the evaluation held %s of memory in round %d with %d facts derived, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
 				sysmem.Format(m.InUse), m.Rounds, m.Facts, lim.Source, sysmem.Format(lim.Bytes))
 		}
-		return fmt.Errorf("infer: %w\nthe store is unchanged (previous derived facts kept)", err)
+		if errors.Is(err, reasoner.ErrTooManyFacts) {
+			return fmt.Errorf("%w (--max-facts)\nthe store is unchanged (previous derived facts kept)", err)
+		}
+		// the reasoner's error names the operation (reasoner: infer: ...)
+		return fmt.Errorf("%w\nthe store is unchanged (previous derived facts kept)", err)
 	}
 	if err := st.Close(); err != nil {
 		return err

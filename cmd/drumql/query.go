@@ -140,8 +140,8 @@ func (c *queryCmd) Run(e *env) error {
 	if c.Format == "json" {
 		return printAnswersJSON(e.stdout, vars, answers, c.Explain)
 	}
-	if err := printAnswers(e.stdout, c.Format, vars, answers); err != nil {
-		return err
+	if err := printAnswers(e.ctx, e.stdout, c.Format, vars, answers); err != nil {
+		return fmt.Errorf("query %s: %w", q.Atom, err)
 	}
 	if c.Explain && len(answers) > 0 && answers[0].Proof != nil {
 		fmt.Fprintln(e.stdout)
@@ -174,6 +174,14 @@ func (h *answerHeap) Pop() any {
 	return x
 }
 
+// keep copies the slices of an answer of reasoner.QueryFunc, which reuses
+// them for the next answer.
+func keep(a reasoner.Answer) reasoner.Answer {
+	a.Values = slices.Clone(a.Values)
+	a.Fact.Args = slices.Clone(a.Fact.Args)
+	return a
+}
+
 // topAnswers returns the n best answers, best first, keeping no more than n
 // at a time.
 func topAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, n int) ([]reasoner.Answer, error) {
@@ -181,9 +189,9 @@ func topAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, o
 	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
 		switch {
 		case len(h) < n:
-			heap.Push(&h, a)
+			heap.Push(&h, keep(a))
 		case better(a, h[0]):
-			h[0] = a
+			h[0] = keep(a)
 			heap.Fix(&h, 0)
 		}
 		return true
@@ -201,7 +209,8 @@ func topAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, o
 // streamAnswers writes every answer as the evaluator reads it out (at most
 // top when top > 0), through a buffer, holding none of them.
 func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, vars []string, format string, top int) error {
-	w := bufio.NewWriter(e.stdout)
+	out := &errWriter{w: e.stdout}
+	w := bufio.NewWriter(out)
 	n := 0
 	var werr error
 	row := func(a reasoner.Answer) {
@@ -216,14 +225,23 @@ func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom
 				w.WriteString(",\n  ")
 			}
 			w.Write(x)
-		case "tsv":
-			w.WriteString(strings.Join(a.Values, "\t") + "\t" + strconv.FormatFloat(a.Confidence, 'g', -1, 64) + "\n")
+		case "tsv": // written piece by piece: nothing allocated per row
+			for _, v := range a.Values {
+				w.WriteString(v)
+				w.WriteByte('\t')
+			}
+			w.Write(strconv.AppendFloat(w.AvailableBuffer(), a.Confidence, 'g', -1, 64))
+			w.WriteByte('\n')
 		default:
 			if len(vars) == 0 {
-				w.WriteString("true " + fmtConf(a.Confidence) + "\n")
-				return
+				w.WriteString("true ")
 			}
-			w.WriteString(strings.Join(a.Values, "  ") + "  " + fmtConf(a.Confidence) + "\n")
+			for _, v := range a.Values {
+				w.WriteString(v)
+				w.WriteString("  ")
+			}
+			w.Write(strconv.AppendFloat(w.AvailableBuffer(), a.Confidence, 'g', 4, 64)) // fmtConf
+			w.WriteByte('\n')
 		}
 	}
 	switch {
@@ -237,7 +255,9 @@ func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom
 	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
 		row(a)
 		n++
-		return werr == nil && (top <= 0 || n < top)
+		// A failed write (a closed pipe when SIGPIPE is ignored) ends
+		// the query instead of formatting the rest for nothing.
+		return werr == nil && out.err == nil && (top <= 0 || n < top)
 	})
 	if err != nil {
 		w.Flush()
@@ -257,6 +277,21 @@ func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom
 		return werr
 	}
 	return w.Flush()
+}
+
+// errWriter is a writer that keeps the first error of the writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (w *errWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	n, err := w.w.Write(p)
+	w.err = err
+	return n, err
 }
 
 // queryErr classifies an error of reasoner.Query or Count.

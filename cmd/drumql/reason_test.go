@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -356,5 +359,91 @@ func TestInferMaxMemory(t *testing.T) {
 	out, stderr, code := runCLI(t, "", "--db", db, "-q", "infer", "--max-memory", "off", big)
 	if code != 0 || !strings.Contains(out, "derived 465 facts") {
 		t.Fatalf("infer --max-memory off: exit %d, stdout %q, stderr %s", code, out, stderr)
+	}
+}
+
+// TestErrorsNamePackageOnce: the messages the CLI prints for an infer over
+// --max-facts and for a cancelled query name the reasoner once (they read
+// "infer: reasoner: infer: reasoner: 11 facts derived ...: reasoner: too
+// many facts" and "reasoner: query ...: reasoner: context canceled").
+func TestErrorsNamePackageOnce(t *testing.T) {
+	var tsv strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&tsv, "v%d\te\tv%d\n", i, i+1)
+	}
+	db := loadedDB(t, tsv.String())
+	tc := writeFile(t, t.TempDir(), "tc.dl", "p(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), e(Y, Z).\n")
+	_, stderr, code := runCLI(t, "", "--db", db, "-q", "infer", "--max-facts", "40", tc)
+	if code != 1 || strings.Count(stderr, "reasoner:") != 1 || !strings.Contains(stderr, "too many facts (--max-facts)") ||
+		!strings.Contains(stderr, "the store is unchanged") || strings.Contains(stderr, "infer: reasoner: infer") {
+		t.Errorf("infer --max-facts 40: exit %d, stderr:\n%s", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, errb bytes.Buffer
+	code = run(ctx, []string{"--db", db, "-q", "query", "--rules", tc, "p(X, Y)?"}, strings.NewReader(""), &stdout, &errb)
+	if code != 1 || strings.Count(errb.String(), "reasoner:") != 1 || !strings.Contains(errb.String(), "context canceled") {
+		t.Errorf("cancelled query: exit %d, stderr:\n%s", code, errb.String())
+	}
+}
+
+// TestPrintAnswers: the table and TSV are written as fmt wrote them (the
+// padding counts runes), and a cancelled context stops the printing with
+// its error before anything is written.
+func TestPrintAnswers(t *testing.T) {
+	vars := []string{"X", "Yvalue"}
+	answers := []reasoner.Answer{
+		{Values: []string{"ärger", "b"}, Confidence: 1},
+		{Values: []string{"a", "longer value"}, Confidence: 0.123456},
+		{Values: []string{"bb", ""}, Confidence: 1e-5},
+	}
+	var want strings.Builder
+	widths := []int{len("ärger"), len("longer value")}
+	for i, v := range vars {
+		fmt.Fprintf(&want, "%-*s  ", widths[i], v)
+	}
+	want.WriteString("confidence\n")
+	for _, a := range answers {
+		for i, v := range a.Values {
+			fmt.Fprintf(&want, "%-*s  ", widths[i], v)
+		}
+		want.WriteString(fmtConf(a.Confidence) + "\n")
+	}
+	var b bytes.Buffer
+	if err := printAnswers(context.Background(), &b, "table", vars, answers); err != nil || b.String() != want.String() {
+		t.Errorf("table (%v):\n%q\nwant\n%q", err, b.String(), want.String())
+	}
+	b.Reset()
+	wantTSV := "X\tYvalue\tconfidence\närger\tb\t1\na\tlonger value\t0.123456\nbb\t\t1e-05\n"
+	if err := printAnswers(context.Background(), &b, "tsv", vars, answers); err != nil || b.String() != wantTSV {
+		t.Errorf("tsv (%v):\n%q\nwant\n%q", err, b.String(), wantTSV)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b.Reset()
+	if err := printAnswers(ctx, &b, "table", vars, answers); !errors.Is(err, context.Canceled) || b.Len() != 0 {
+		t.Errorf("cancelled: %v, wrote %q", err, b.String())
+	}
+}
+
+// brokenPipe is a stdout whose reader has gone (SIGPIPE ignored).
+type brokenPipe struct{ writes int }
+
+func (b *brokenPipe) Write([]byte) (int, error) {
+	b.writes++
+	return 0, syscall.EPIPE
+}
+
+// TestUnorderedBrokenPipe: --unordered into a closed pipe stops at the
+// first failed write and reports it (exit 1), without another write.
+func TestUnorderedBrokenPipe(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "p.dl", "e(a, b).\ne(b, c).\ne(c, a).\npath(X, Y) :- e(X, Y).\npath(X, Z) :- path(X, Y), e(Y, Z).\n")
+	var out brokenPipe
+	var errb bytes.Buffer
+	code := run(context.Background(), []string{"--db", filepath.Join(dir, "none"), "query", "--rules", prog, "--unordered", "path(X, Y)?"},
+		strings.NewReader(""), &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "broken pipe") || out.writes != 1 {
+		t.Errorf("exit %d after %d writes, stderr %q", code, out.writes, errb.String())
 	}
 }

@@ -1,0 +1,11 @@
+package cluster
+
+import "github.com/drumql/drumql/internal/pkgerr"
+
+// errorf is fmt.Errorf for the package's "cluster: ..." messages: the wrapped
+// errors of the package are formatted without their own "cluster: ", so that
+// a message names the package once however often it was wrapped (see
+// pkgerr.Errorf); errors.Is and errors.As still see them.
+func errorf(format string, args ...any) error {
+	return pkgerr.Errorf("cluster: ", format, args...)
+}

@@ -1,0 +1,40 @@
+// Package pkgerr formats the errors of a package whose messages start with
+// the package's name ("reasoner: query p(X): ..."), so that a message names
+// each package once however many times the package wraps its own errors on
+// their way out: "reasoner: query p(X): too many facts", not
+// "reasoner: query p(X): reasoner: too many facts".
+//
+// It is a leaf: it imports only the standard library, and every package of
+// the module may import it (DESIGN.md section 1).
+package pkgerr
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Errorf is fmt.Errorf for a message that starts with prefix (such as
+// "reasoner: "): every error argument whose message starts with prefix is
+// formatted without it. The error arguments are still wrapped as they are
+// (with %w), so errors.Is and errors.As find them and their chains.
+func Errorf(prefix, format string, args ...any) error {
+	trimmedArgs := make([]any, len(args))
+	for i, a := range args {
+		trimmedArgs[i] = a
+		if err, ok := a.(error); ok && err != nil {
+			if msg := err.Error(); strings.HasPrefix(msg, prefix) {
+				trimmedArgs[i] = trimmed{err: err, msg: msg[len(prefix):]}
+			}
+		}
+	}
+	return fmt.Errorf(format, trimmedArgs...)
+}
+
+// trimmed is an error shown without its package prefix.
+type trimmed struct {
+	err error
+	msg string
+}
+
+func (t trimmed) Error() string { return t.msg }
+func (t trimmed) Unwrap() error { return t.err }
