@@ -47,16 +47,9 @@ if ! command -v python3 >/dev/null; then
 fi
 out=bench/out/stream
 rm -rf "$out"; mkdir -p "$out"
-go build -o "$out/drumql-head" ./cmd/drumql
-bins=(head)
-if [ -n "${BASE:-}" ]; then
-  mkdir -p "$out/base-src"
-  git archive "$BASE" | tar -x -C "$out/base-src"
-  (cd "$out/base-src" && go build -o ../drumql-base ./cmd/drumql)
-  bins=(base head)
-fi
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(awk '/MemTotal/{printf "%.0f GB", $2/1048576}' /proc/meminfo), shared with other work (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-echo "head: $(git rev-parse --short HEAD)${BASE:+, base: $BASE}; median of $REPEAT run(s)"
+. bench/lib.sh
+build_builds "$out"
+machine_line
 for b in "${bins[@]}"; do
   "$out/drumql-$b" --db "$out/fb-$b.db" -q load "$DS/fb15k-237" >/dev/null
 done

@@ -1,0 +1,23 @@
+# Shared pieces of the bench scripts that compare this build with an older
+# one (source it from a script that has cd'ed to the repository root).
+
+# build_builds OUT: builds drumql at the work tree into OUT/drumql-head and,
+# when $BASE names a git revision, drumql at that revision into
+# OUT/drumql-base; sets the array bins to (head) or (base head).
+build_builds() {
+  local out=$1
+  go build -o "$out/drumql-head" ./cmd/drumql
+  bins=(head)
+  if [ -n "${BASE:-}" ]; then
+    mkdir -p "$out/base-src"
+    git archive "$BASE" | tar -x -C "$out/base-src"
+    (cd "$out/base-src" && go build -o ../drumql-base ./cmd/drumql)
+    bins=(base head)
+  fi
+}
+
+# machine_line prints the machine and how busy it is, then the revisions.
+machine_line() {
+  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(awk '/MemTotal/{printf "%.0f GB", $2/1048576}' /proc/meminfo), shared with other work (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  echo "head: $(git rev-parse --short HEAD)${BASE:+, base: $BASE}; median of $REPEAT run(s)"
+}
