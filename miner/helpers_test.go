@@ -74,3 +74,19 @@ func mustID(t testing.TB, st store.Store, name string) store.ID {
 	}
 	return id
 }
+
+// randomAttention returns an attention [rank][step][operator] of L ranks,
+// T steps and K operators whose every entry is drawn by next.
+func randomAttention(L, T, K int, next func() float64) [][][]float64 {
+	a := make([][][]float64, L)
+	for j := range a {
+		a[j] = make([][]float64, T)
+		for s := range a[j] {
+			a[j][s] = make([]float64, K)
+			for k := range a[j][s] {
+				a[j][s][k] = next()
+			}
+		}
+	}
+	return a
+}

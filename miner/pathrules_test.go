@@ -134,16 +134,7 @@ func TestBodyScore(t *testing.T) {
 	m := &Model{lay: layout{nOps: 2*R + 1, nT: T, L: L}, rels: []string{"r0", "r1", "r2"}}
 	m.relIdx = map[string]int{"r0": 0, "r1": 1, "r2": 2}
 	rng := rand.New(rand.NewPCG(3, 3))
-	a := make([][][]float64, L)
-	for j := range a {
-		a[j] = make([][]float64, T)
-		for s := range a[j] {
-			a[j][s] = make([]float64, 2*R+1)
-			for k := range a[j][s] {
-				a[j][s][k] = rng.Float64()
-			}
-		}
-	}
+	a := randomAttention(L, T, 2*R+1, rng.Float64)
 	seqs := m.beam(a, ExtractOptions{Beam: 1 << 20, MinScore: 1e-300})
 	if len(seqs) < 50 {
 		t.Fatalf("only %d bodies", len(seqs))

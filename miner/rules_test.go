@@ -79,16 +79,7 @@ func TestBeamOrder(t *testing.T) {
 	m := &Model{lay: layout{nOps: 2*R + 1, nT: T, L: L}}
 	rng := rand.New(rand.NewPCG(7, 7))
 	levels := []float64{0, 0.05, 0.1, 0.25, 0.5}
-	a := make([][][]float64, L)
-	for j := range a {
-		a[j] = make([][]float64, T)
-		for s := range a[j] {
-			a[j][s] = make([]float64, 2*R+1)
-			for k := range a[j][s] {
-				a[j][s][k] = levels[rng.IntN(len(levels))]
-			}
-		}
-	}
+	a := randomAttention(L, T, 2*R+1, func() float64 { return levels[rng.IntN(len(levels))] })
 	for _, beam := range []int{1, 7, 40, 1000} {
 		opt := ExtractOptions{Beam: beam, MinScore: 1e-3}
 		got := m.beam(a, opt)
