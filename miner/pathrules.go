@@ -36,9 +36,35 @@ func (p sampledPath) steps(R int) []pathStep {
 
 // pathScratch is the reusable memory of samplePaths.
 type pathScratch struct {
-	pred map[int32][]int32 // entity z -> operators of an edge z → b
-	seen map[pathKey]bool  // bodies already counted for this fact
-	hits map[pathKey]int
+	pred map[int32][]int32   // entity z -> operators of an edge z → b
+	hits map[uint64]pathHits // by packKey
+	// mapOnly counts in the map even when the dense table would do
+	// (tests: both ways must agree).
+	mapOnly bool
+}
+
+// pathHits counts the sampled facts a body joins; last is the number of
+// the last fact (from 1) that counted it, so a fact counts a body once.
+type pathHits struct{ n, last int32 }
+
+// packKey packs an operator sequence into 21 bits per operator (op+1;
+// 0 = unused), which holds operators below 2^21 − 1.
+func packKey(k pathKey) uint64 {
+	var v uint64
+	for _, op := range k {
+		v = v<<21 | uint64(op+1)
+	}
+	return v
+}
+
+// unpackKey is the inverse of packKey.
+func unpackKey(v uint64) pathKey {
+	var k pathKey
+	for i := maxSampledLen - 1; i >= 0; i-- {
+		k[i] = int32(v&(1<<21-1)) - 1
+		v >>= 21
+	}
+	return k
 }
 
 // samplePaths proposes chain bodies for head relation r from the graph
@@ -52,17 +78,17 @@ type pathScratch struct {
 // (so it depends only on the graph, r, the draws and the bounds).
 func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, sc *pathScratch) []sampledPath {
 	maxLen = min(maxLen, maxSampledLen)
-	if maxLen < 1 || n <= 0 {
-		return nil
-	}
 	R := len(g.fwd)
+	if maxLen < 1 || n <= 0 || 2*R >= 1<<21-1 {
+		return nil // (operators past packKey's 21 bits: no sampling)
+	}
 	fw := g.fwd[r]
 	facts := fw.NNZ()
 	if facts == 0 {
 		return nil
 	}
 	if sc.pred == nil {
-		sc.pred, sc.seen, sc.hits = map[int32][]int32{}, map[pathKey]bool{}, map[pathKey]int{}
+		sc.pred, sc.hits = map[int32][]int32{}, map[uint64]pathHits{}
 	}
 	clear(sc.hits)
 	// The facts are positions in fw: the whole relation when it is small,
@@ -84,7 +110,15 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 		return op - int32(R)
 	}
 	in := &g.inc
-	head := 0 // the row of fw that holds position p
+	// Few operators: the counts in a dense table indexed by the sequence,
+	// instead of a map (the same counts, much faster on dense graphs).
+	K := 2 * R
+	var dense []pathHits
+	if (K+1)*(K+1)*(K+1) <= denseSampleTable && !sc.mapOnly {
+		dense = make([]pathHits, (K+1)*(K+1)*(K+1))
+	}
+	var fact int32 // the number of the fact being walked, from 1
+	head := 0      // the row of fw that holds position p
 	for _, p := range picks {
 		for fw.RowPtr[head+1] <= int32(p) {
 			head++
@@ -93,11 +127,19 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 		if a == b {
 			continue
 		}
-		clear(sc.seen)
+		fact++
 		emit := func(k pathKey) {
-			if !sc.seen[k] {
-				sc.seen[k] = true
-				sc.hits[k]++
+			if dense != nil {
+				// (three operators: maxSampledLen)
+				i := (int(k[0]+1)*(K+1)+int(k[1]+1))*(K+1) + int(k[2]+1)
+				if h := &dense[i]; h.last != fact {
+					h.n, h.last = h.n+1, fact
+				}
+				return
+			}
+			v := packKey(k)
+			if h := sc.hits[v]; h.last != fact {
+				sc.hits[v] = pathHits{n: h.n + 1, last: fact}
 			}
 		}
 		// n = 1: an edge from a to b other than the fact itself.
@@ -152,8 +194,15 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 			}
 		}
 	}
+	for i, h := range dense {
+		if h.n > 0 {
+			k := pathKey{int32(i/((K+1)*(K+1))) - 1, int32(i/(K+1)%(K+1)) - 1, int32(i%(K+1)) - 1}
+			sc.hits[packKey(k)] = h
+		}
+	}
 	var out []sampledPath
-	for k, h := range sc.hits {
+	for v, hv := range sc.hits {
+		k, h := unpackKey(v), int(hv.n)
 		if h < minHits {
 			continue
 		}
@@ -241,6 +290,10 @@ func (m *Model) bodyScore(a [][][]float64, path []pathStep, inverse bool) (float
 	}
 	return s, ranks
 }
+
+// denseSampleTable bounds the entries of samplePaths' dense count table
+// ((2R+1)^3 for R relations: R ≤ 63).
+const denseSampleTable = 1 << 21
 
 // pathSeedSalt separates the path samples' random stream from the other
 // uses of the seed.

@@ -76,6 +76,10 @@ func TestSamplePathsBruteForce(t *testing.T) {
 		if len(got) != len(want) {
 			t.Fatalf("T=%d: %d bodies, want %d", maxLen, len(got), len(want))
 		}
+		// Counting in the map (large graphs) gives the same bodies.
+		if byMap := g.samplePaths(h, maxLen, 1<<30, 1<<30, 1, rand.New(rand.NewPCG(1, 1)), &pathScratch{mapOnly: true}); !slices.Equal(byMap, got) {
+			t.Fatalf("T=%d: counted in the map: %v, in the table: %v", maxLen, byMap, got)
+		}
 		for i, p := range got {
 			if want[p.key] != p.hits {
 				t.Errorf("T=%d: body %v connects %d facts, want %d", maxLen, p.key, p.hits, want[p.key])
