@@ -29,6 +29,7 @@ type Settings struct {
 	SupportBudget int            `json:"support_budget"`
 	NoConstants   bool           `json:"no_constants"`
 	ConstantRules int            `json:"constant_rules"`
+	PerConstant   int            `json:"per_constant"`
 	PathSamples   int            `json:"path_samples"`
 	HeadBudget    int            `json:"head_budget"`
 }
@@ -62,7 +63,7 @@ func ExtractGroup(ctx context.Context, g *miner.Graph, s Settings, model *miner.
 	if len(heads) == 0 {
 		heads = model.Config().Heads
 	}
-	consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: s.ConstantRules, Seed: model.Config().Seed})
+	consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: s.ConstantRules, PerConstant: s.PerConstant, Seed: model.Config().Seed})
 	if err != nil {
 		return nil, err
 	}
