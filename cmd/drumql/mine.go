@@ -211,7 +211,7 @@ func (c *mineCmd) Run(e *env) error {
 		}
 		if len(vq) > 0 && len(rules) > 0 {
 			prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
-			if tuned, err = tuneAggregation(ctx, e, st, prog, vq); err != nil {
+			if tuned, err = tuneAggregation(ctx, e, st, g, prog, vq); err != nil {
 				return err
 			}
 			directives = tuned.Directives
