@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -162,6 +163,11 @@ func (c *mineCmd) Run(e *env) error {
 		model, trainErr = miner.TrainGraph(e.ctx, src, g, cfg, progress)
 	}
 	pb.finish()
+	// Training's propagation blocks are garbage now. Collect them before
+	// the rule step allocates: the collector would otherwise let the heap
+	// grow to twice training's live heap first, and the rule step's
+	// allocations would come on top of the dead blocks.
+	runtime.GC()
 	interrupted := false
 	if trainErr != nil {
 		if (model == nil && grp == nil) || e.ctx.Err() == nil {
@@ -288,6 +294,9 @@ func (c *mineCmd) Run(e *env) error {
 			len(rules), countHeads(rules), len(hist), time.Since(start).Round(100*time.Millisecond),
 			extractTook.Round(100*time.Millisecond), where)
 		if st != nil {
+			// Likewise the rule application's candidate lists and engine
+			// before the model's blocks are allocated.
+			runtime.GC()
 			cov, err := coverage(e, st, g, models, rules, tuned)
 			if err != nil {
 				return err
