@@ -82,7 +82,7 @@ func (c *evalCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
-		rep, err = evalModelLimit(e, st, g, model, c.Rules, how, c.Split, c.Limit)
+		rep, err = evalModelLimit(e, st, g, model, c.Rules, how, c.Split, c.Limit, 0)
 		if err != nil {
 			return err
 		}
@@ -117,20 +117,24 @@ func splitQueries(st store.Store, split string, limit int) ([]linkpred.Query, er
 	return qs, nil
 }
 
-// evalModel evaluates a DRUM model on a split of st.
+// evalModel evaluates a DRUM model on a split of st with one scorer, for
+// drumql mine --eval: a scorer holds L·(T+1) entity × batch blocks, so one
+// per core would take more memory than training did (the scorer runs the L
+// ranks of a batch in parallel).
 func evalModel(e *env, st store.Store, g *miner.Graph, model *modelSet, split string) (*linkpred.Report, error) {
-	return evalModelLimit(e, st, g, model, nil, aggChoice{}, split, 0)
+	return evalModelLimit(e, st, g, model, nil, aggChoice{}, split, 0, 1)
 }
 
 // evalModelLimit evaluates a DRUM model on a split of st (the first limit
-// triples when limit > 0); with rule files, the rules rank the candidates
-// and the model breaks their ties (see hybridScorer).
-func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, ruleFiles []string, how aggChoice, split string, limit int) (*linkpred.Report, error) {
+// triples when limit > 0) with at most workers scorers (0: one per core);
+// with rule files, the rules rank the candidates and the model breaks their
+// ties (see hybridScorer).
+func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, ruleFiles []string, how aggChoice, split string, limit, workers int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
 	}
-	filter, err := linkpred.NewFilter(st)
+	filter, err := linkpred.NewFilterFor(st, qs)
 	if err != nil {
 		return nil, err
 	}
@@ -161,14 +165,14 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, rul
 		// The hybrid applies the prior itself, after the model's score.
 		h := &hybridScorer{rules: rules, model: scorer, n: len(ents)}
 		rules.hybrid = true
-		rep, err := linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents})
+		rep, err := linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents, Workers: workers})
 		if err == nil && scorer.unseen() > 0 {
 			fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: the rules alone rank them\n",
 				scorer.unseen(), len(qs))
 		}
 		return rep, err
 	}
-	rep, err := linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents})
+	rep, err := linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents, Workers: workers})
 	if err == nil && scorer.unseen() > 0 {
 		fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: they score 0 (unreached)\n",
 			scorer.unseen(), len(qs))
@@ -363,7 +367,7 @@ func evalRules(e *env, st store.Store, files []string, split string, how aggChoi
 	if err != nil {
 		return nil, err
 	}
-	filter, err := linkpred.NewFilter(st)
+	filter, err := linkpred.NewFilterFor(st, qs)
 	if err != nil {
 		return nil, err
 	}
