@@ -46,7 +46,7 @@ type mineCmd struct {
 
 	// Scale (see snapshot.go).
 	Snapshot  string `placeholder:"FILE" help:"Train from a snapshot file written by drumql snapshot instead of the store."`
-	MaxMemory string `placeholder:"SIZE" help:"Refuse to train when the memory estimate exceeds SIZE (e.g. 8G; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: never refuse)."`
+	MaxMemory string `placeholder:"SIZE" help:"Refuse to train when the estimate of the memory mine needs (training, then the rule step) exceeds SIZE (e.g. 8G; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: never refuse)."`
 
 	// Head-relation groups (see groups.go).
 	groupFlags `embed:""`
