@@ -44,7 +44,8 @@ type Worker struct {
 	// Logf, if set, is told what the worker does.
 	Logf func(format string, args ...any)
 	// MaxMemory, if positive, makes the worker fail the jobs whose training
-	// it estimates (miner.EstimateMemory) to need more bytes than that.
+	// and rule extraction it estimates (miner.EstimateMemory) to need more
+	// bytes than that.
 	MaxMemory int64
 	// Progress, if set, sees the training progress of every job.
 	Progress func(Job, miner.Progress)
@@ -193,8 +194,10 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, cons jetstr
 	if w.MaxMemory > 0 {
 		cfg := job.Settings.Config
 		cfg.Threads = w.Threads
-		if need := miner.EstimateMemory(miner.ShapeOf(g.Snapshot(), w.validCount()), cfg); need > w.MaxMemory {
-			fail(fmt.Errorf("training would need about %d MB of memory, more than this worker's limit of %d MB", need>>20, w.MaxMemory>>20))
+		s := job.Settings
+		rs := miner.RuleStep{Beam: s.Beam, Candidates: s.Candidates, MaxRules: s.MaxRules, ConstantRules: s.ConstantRules, NoConstants: s.NoConstants}
+		if need := miner.EstimateMemory(miner.ShapeOf(g.Snapshot(), w.validCount()), cfg, rs); need > w.MaxMemory {
+			fail(fmt.Errorf("mining would need about %d MB of memory, more than this worker's limit of %d MB", need>>20, w.MaxMemory>>20))
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package linkpred
 import (
 	"iter"
 	"maps"
+	mathbits "math/bits"
 	"slices"
 
 	"github.com/drumql/drumql/store"
@@ -41,21 +42,85 @@ type Dataset interface {
 // graph.
 func NewFilter(st Dataset) (*Filter, error) {
 	var ts []store.Triple
+	if err := eachTriple(st, func(t store.Triple) { ts = append(ts, t) }); err != nil {
+		return nil, err
+	}
+	return FilterOf(ts), nil
+}
+
+// NewFilterFor builds the part of [NewFilter]'s filter that ranking the
+// queries qs reads: Answers is the same for every query of qs (and empty
+// for any other), Entities is the same, and Len counts the distinct
+// triples of the answer sets kept. It reads the same triples but keeps
+// only the answer sets of qs, so its memory grows with the queries and
+// their answers, not with the graph.
+func NewFilterFor(st Dataset, qs []Query) (*Filter, error) {
+	f := &Filter{answers: make(map[filterKey][]store.ID)}
+	for _, q := range qs {
+		f.answers[filterKey{rel: q.Rel, given: q.Given, inverse: q.Inverse}] = nil
+	}
+	var ents []uint64 // bit set of entity ids
+	mark := func(id store.ID) {
+		w := int(id / 64)
+		if w >= len(ents) {
+			ents = append(ents, make([]uint64, w+1-len(ents))...)
+		}
+		ents[w] |= 1 << (id % 64)
+	}
+	err := eachTriple(st, func(t store.Triple) {
+		mark(t.S)
+		mark(t.O)
+		hk := filterKey{rel: t.R, given: t.O}
+		if a, ok := f.answers[hk]; ok {
+			f.answers[hk] = append(a, t.S)
+		}
+		tk := filterKey{rel: t.R, given: t.S, inverse: true}
+		if a, ok := f.answers[tk]; ok {
+			f.answers[tk] = append(a, t.O)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.finish()
+	// finish counted the tail sets' triples; add those of the head sets
+	// that no kept tail set holds.
+	for k, a := range f.answers {
+		if k.inverse {
+			continue
+		}
+		for _, s := range a {
+			if _, dup := slices.BinarySearch(f.answers[filterKey{rel: k.rel, given: s, inverse: true}], k.given); !dup {
+				f.triples++
+			}
+		}
+	}
+	for w, bits := range ents {
+		for ; bits != 0; bits &= bits - 1 {
+			f.entities = append(f.entities, store.ID(w*64+mathbits.TrailingZeros64(bits)))
+		}
+	}
+	return f, nil
+}
+
+// eachTriple calls fn with every triple of every split of st and every
+// binary base fact of its graph, duplicates included.
+func eachTriple(st Dataset, fn func(store.Triple)) error {
 	names, err := st.Splits()
 	if err != nil {
-		return nil, errorf("linkpred: list splits: %w", err)
+		return errorf("linkpred: list splits: %w", err)
 	}
 	for _, name := range names {
 		for t, err := range st.Split(name) {
 			if err != nil {
-				return nil, errorf("linkpred: read split %q: %w", name, err)
+				return errorf("linkpred: read split %q: %w", name, err)
 			}
-			ts = append(ts, t)
+			fn(t)
 		}
 	}
 	rels, err := st.Relations()
 	if err != nil {
-		return nil, errorf("linkpred: list relations: %w", err)
+		return errorf("linkpred: list relations: %w", err)
 	}
 	for _, rs := range rels {
 		if rs.Arity != 2 || rs.Base == 0 {
@@ -63,14 +128,14 @@ func NewFilter(st Dataset) (*Filter, error) {
 		}
 		for f, err := range st.Scan(rs.Rel) {
 			if err != nil {
-				return nil, errorf("linkpred: scan relation %q: %w", rs.Name, err)
+				return errorf("linkpred: scan relation %q: %w", rs.Name, err)
 			}
 			if len(f.Args) == 2 {
-				ts = append(ts, store.Triple{S: f.Args[0], R: f.Rel, O: f.Args[1]})
+				fn(store.Triple{S: f.Args[0], R: f.Rel, O: f.Args[1]})
 			}
 		}
 	}
-	return FilterOf(ts), nil
+	return nil
 }
 
 // FilterOf builds a filter from a list of true triples; duplicates are
@@ -86,6 +151,13 @@ func FilterOf(triples []store.Triple) *Filter {
 		ents[t.S] = struct{}{}
 		ents[t.O] = struct{}{}
 	}
+	f.finish()
+	f.entities = slices.Sorted(maps.Keys(ents))
+	return f
+}
+
+// finish sorts and deduplicates the answer sets and counts the triples.
+func (f *Filter) finish() {
 	for k, a := range f.answers {
 		slices.Sort(a)
 		a = slices.Compact(a)
@@ -94,8 +166,6 @@ func FilterOf(triples []store.Triple) *Filter {
 			f.triples += len(a)
 		}
 	}
-	f.entities = slices.Sorted(maps.Keys(ents))
-	return f
 }
 
 // Answers returns every known true answer of the query's (relation, given,

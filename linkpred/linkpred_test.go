@@ -463,6 +463,48 @@ func TestFilterAndQueries(t *testing.T) {
 	}
 }
 
+// TestFilterFor checks that the filter of a set of queries answers them as
+// the whole filter does, has the same entities, and keeps nothing else.
+func TestFilterFor(t *testing.T) {
+	a, b, c, d := ent(0), ent(1), ent(2), ent(3)
+	st := &fakeStore{
+		splits: map[string][]store.Triple{
+			"facts": {{S: a, R: 1, O: b}},
+			"train": {{S: a, R: 1, O: c}, {S: a, R: 1, O: b}},
+			"test":  {{S: d, R: 1, O: b}, {S: c, R: 2, O: a}},
+		},
+		graph: []store.Triple{{S: a, R: 1, O: b}, {S: ent(7), R: 3, O: a}, {S: ent(70), R: 3, O: ent(130)}},
+	}
+	all, err := NewFilter(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := []Query{
+		{Rel: 1, Given: a, Inverse: true, Answer: c}, // (a, 1, ?): b, c
+		{Rel: 1, Given: b, Answer: a},                // (?, 1, b): a, d; (a, 1, b) counted once
+		{Rel: 2, Given: a, Inverse: true, Answer: c}, // no answers
+	}
+	f, err := NewFilterFor(st, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range qs {
+		if got, want := f.Answers(q), all.Answers(q); !slices.Equal(got, want) {
+			t.Errorf("Answers(%+v) = %v, want %v", q, got, want)
+		}
+	}
+	if got := f.Answers(Query{Rel: 2, Given: a}); got != nil {
+		t.Errorf("Answers of a query not asked = %v, want none", got)
+	}
+	if got, want := f.Entities(), all.Entities(); !slices.Equal(got, want) {
+		t.Errorf("Entities = %v, want %v", got, want)
+	}
+	// (a, 1, b), (a, 1, c), (d, 1, b).
+	if f.Len() != 3 {
+		t.Errorf("Len = %d, want 3", f.Len())
+	}
+}
+
 // TestFilteredEvaluate checks that other true answers are removed, with the
 // filter's entities as the default candidate list.
 func TestFilteredEvaluate(t *testing.T) {

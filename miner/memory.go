@@ -28,30 +28,91 @@ func ShapeOf(snap *store.Snapshot, valid int) Shape {
 // entry); bytes per query (dense triple, batch copy, the facts-split lookup
 // map); and the collector's headroom, in tenths: the heap grows past the
 // live data between collections (GOGC=100 allows up to twice), measured at
-// about 30% over the live arrays.
+// about 30% over the live data.
+//
+// The rule step's: bytes per rule of the mined file and per step of T (the
+// MinedRule with its Datalog rule, terms, canonical key and comment, and
+// the copy applied to the queries; a rule has up to T body atoms); bytes
+// per proposal of the beam while a head is extracted (its operators, path,
+// key and scores); and bytes per entity of applying the rules to queries,
+// once (the entity list, the maps from symbols to its positions, the
+// reasoner's entity names) and per worker (the reasoner's and the
+// ranking's per-entity scratch, one query's candidates).
 const (
 	memBase      = 32 << 20
 	memPerEntity = 96
 	memPerQuery  = 96
 	memGCTenths  = 13
+
+	memPerRuleStep       = 600
+	memPerProposal       = 300
+	memApplyEntity       = 150
+	memApplyEntityWorker = 100
 )
 
+// RuleStep describes what the memory of the rule step after training
+// depends on besides the graph's shape and the training configuration. The
+// zero value means no rule step: EstimateMemory then covers training only.
+type RuleStep struct {
+	// Beam, Candidates and MaxRules are the chain-rule extraction settings
+	// (ExtractOptions), ConstantRules the rules with constants kept per head
+	// (ConstOptions.PerHead); zero takes their defaults. NoConstants says
+	// no rules with constants are mined.
+	Beam, Candidates, MaxRules, ConstantRules int
+	NoConstants                               bool
+	// Apply says the rules are then applied to held-out queries, one query
+	// at a time (drumql mine's choice of the aggregation).
+	Apply bool
+	// ScoreBatch is the number of queries the model then scores together
+	// with one scorer (drumql mine's coverage line); 0 means none.
+	ScoreBatch int
+}
+
+// withDefaults gives zero settings the defaults of ExtractOptions and
+// ConstOptions, and counts no rules with constants under NoConstants.
+func (rs RuleStep) withDefaults() RuleStep {
+	x := ExtractOptions{Beam: rs.Beam, MaxRules: rs.MaxRules, Candidates: rs.Candidates}.withDefaults()
+	rs.Beam, rs.MaxRules, rs.Candidates = x.Beam, x.MaxRules, x.Candidates
+	rs.ConstantRules = ConstOptions{PerHead: rs.ConstantRules}.withDefaults().PerHead
+	if rs.NoConstants {
+		rs.ConstantRules = 0
+	}
+	return rs
+}
+
 // EstimateMemory returns the bytes that mining a graph of shape s with cfg
-// (defaults applied) needs at its peak: the graph (per relation, the row
-// pointers of M_r and M_rᵀ, 2·R·(E+1)·4 bytes, and 12 bytes per fact; the
-// neighbourhood and incidence lists, about 48 bytes per fact), the names,
-// the queries, the model's parameters with their gradient and Adam moments,
-// and the propagation blocks (2·L tasks of T+1 entity × column float32
-// blocks, and two such blocks per worker, for as many columns as are
-// propagated together: the batch, or a chunk of it on large graphs), all
-// times the collector's
-// headroom, plus a constant for the runtime.
-func EstimateMemory(s Shape, cfg Config) int64 {
+// (defaults applied), then the rule step rs, needs at its peak.
+//
+// Throughout, the graph (per relation, the row pointers of M_r and M_rᵀ,
+// 2·R·(E+1)·4 bytes, and 12 bytes per fact; the neighbourhood and incidence
+// lists, about 48 bytes per fact), the names and the model's parameters
+// with their gradient and Adam moments. Then the larger of:
+//
+//   - training: the queries and the propagation blocks (2·L tasks of T+1
+//     entity × column float32 blocks, and two such blocks per worker, for
+//     as many columns as are propagated together: the batch, or a chunk of
+//     it on large graphs);
+//   - the rule step, which starts once training's blocks are collected: the
+//     rules, R·(MaxRules + ConstantRules) at most, of memPerRuleStep bytes
+//     per step of T each, and the largest of its parts, which follow each
+//     other: extraction (per worker, up to R of them, 2·Beam proposals of
+//     memPerProposal bytes and Candidates built rules), applying the rules
+//     (memApplyEntity bytes per entity, memApplyEntityWorker more per
+//     worker, and the slot prior, 16 bytes per fact) and the model's
+//     scoring (one scorer: L·(T+1) task blocks, two per worker and two of
+//     dense scores, each E × ScoreBatch float32, and its copy of the
+//     graph's operators).
+//
+// All of it times the collector's headroom (1.3), plus a constant for the
+// runtime.
+func EstimateMemory(s Shape, cfg Config, rs RuleStep) int64 {
 	cfg = cfg.WithDefaults()
 	E, R, F := int64(s.Entities), int64(s.Relations), int64(s.Facts)
 	L, T := int64(cfg.Rank), int64(cfg.MaxLen)
+	threads := int64(cfg.Threads)
 	B := int64(chunkWidth(blockBudget, s.Entities, cfg.Rank, cfg.MaxLen, cfg.Batch))
-	graph := 2*R*(E+1)*4 + 12*F + // CSR of M_r and M_rᵀ
+	csr := 2*R*(E+1)*4 + 12*F // CSR of M_r and M_rᵀ
+	graph := csr +
 		4*(E+1) + 8*F + // undirected neighbourhood
 		8*(E+1) + 24*F + 16*F + // incidence lists and column degrees
 		F/8 // edge masks
@@ -59,6 +120,23 @@ func EstimateMemory(s Shape, cfg Config) int64 {
 	queries := int64(s.Queries) * memPerQuery
 	params := 4 * 8 * int64(newLayout(cfg, s.Relations).size)
 	tasks := 2 * L * ((T+1)*E*B*4 + 20*E)
-	workers := min(int64(cfg.Threads), 2*L) * (4*E + 2*E*B*4)
-	return memBase + (graph+names+queries+params+tasks+workers)*memGCTenths/10
+	workers := min(threads, 2*L) * (4*E + 2*E*B*4)
+	train := queries + tasks + workers
+	var step int64
+	if rs != (RuleStep{}) {
+		rs = rs.withDefaults()
+		perRule := memPerRuleStep * T
+		rules := R * int64(rs.MaxRules+rs.ConstantRules) * perRule
+		extract := min(threads, R) * (2*int64(rs.Beam)*memPerProposal + int64(rs.Candidates)*perRule)
+		var apply, score int64
+		if rs.Apply {
+			apply = (memApplyEntity+threads*memApplyEntityWorker)*E + 16*F
+		}
+		if rs.ScoreBatch > 0 {
+			W := min(int64(rs.ScoreBatch), B)
+			score = (L*(T+1)+2*min(threads, L)+2)*E*W*4 + csr
+		}
+		step = rules + max(extract, apply, score)
+	}
+	return memBase + (graph+names+params+max(train, step))*memGCTenths/10
 }

@@ -30,7 +30,46 @@ func TestEstimateMemory(t *testing.T) {
 		// more embedding values, 4·2 more W0, 2 more b0 = 14 values ·32).
 		{"relation", Shape{Entities: 10, Relations: 3, Facts: 20, Queries: 30}, func(c Config) Config { return c }, est(88 + 14*32)},
 	} {
-		if got := EstimateMemory(tc.s, tc.cfg(base)); got != tc.want {
+		if got := EstimateMemory(tc.s, tc.cfg(base), RuleStep{}); got != tc.want {
+			t.Errorf("%s: EstimateMemory = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestEstimateMemoryRuleStep checks the rule step's terms against sums
+// worked out by hand, on the shape and configuration of TestEstimateMemory
+// (graph 1510, names 960 and parameters 3680 bytes throughout: 6150;
+// training's own queries, tasks and workers: 2880 + 1360 + 360 = 4600).
+func TestEstimateMemoryRuleStep(t *testing.T) {
+	cfg := Config{Batch: 4, Rank: 1, MaxLen: 2, Hidden: 2, Embed: 2, Threads: 1}
+	s := Shape{Entities: 10, Relations: 2, Facts: 20, Queries: 30}
+	est := func(step int64) int64 { return 32<<20 + (6150+step)*13/10 }
+	for _, tc := range []struct {
+		name string
+		rs   RuleStep
+		want int64
+	}{
+		// A rule is 600 bytes per step of T = 2: 1200. Rules: 2 relations ·
+		// (3 + 2) · 1200 = 12000. Extraction, one worker: 2·10 proposals ·
+		// 300 + 5 candidates · 1200 = 12000. Applying: (150 + 1·100)·10
+		// entities + 16·20 facts = 2820. Scoring 2 columns (the batch is 4):
+		// (1·3 task blocks + 2·1 worker blocks + 2)·10·2·4 = 560, plus the
+		// CSR 2·2·11·4 + 12·20 = 416: 976. The step is 12000 + max(12000,
+		// 2820, 976) = 24000, above training's 4600.
+		{"extraction", RuleStep{Beam: 10, Candidates: 5, MaxRules: 3, ConstantRules: 2, Apply: true, ScoreBatch: 2}, est(24000)},
+		// One rule per head, no constants: 2·1·1200 = 2400; extraction
+		// 2·1·300 + 1·1200 = 1800; step 4200, below training: its estimate.
+		{"training", RuleStep{Beam: 1, Candidates: 1, MaxRules: 1, NoConstants: true}, est(4600)},
+		// The same applied to queries: 2400 + max(1800, 2820) = 5220.
+		{"applying", RuleStep{Beam: 1, Candidates: 1, MaxRules: 1, NoConstants: true, Apply: true}, est(5220)},
+		// Defaults: beam 200, 20 rules and 20 candidates, 200 rules with
+		// constants per head. Rules 2·220·1200 = 528000; extraction
+		// 400·300 + 20·1200 = 144000; step 672000.
+		{"defaults", RuleStep{Apply: true}, est(672000)},
+		// No rule step: training alone.
+		{"none", RuleStep{}, est(4600)},
+	} {
+		if got := EstimateMemory(s, cfg, tc.rs); got != tc.want {
 			t.Errorf("%s: EstimateMemory = %d, want %d", tc.name, got, tc.want)
 		}
 	}

@@ -325,7 +325,17 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 			}
 		}
 	}
-	best := map[string]*candidate{}
+	// The beam proposes up to 2·Beam bodies; only those the loop below
+	// reaches become rules. Until then a proposal keeps its canonical key,
+	// path and scores (a tenth of a built rule), so that the memory of
+	// extracting a head does not grow with the beam times the rule size.
+	type proposal struct {
+		key   string
+		path  []pathStep
+		score float64
+		ranks []float64
+	}
+	best := map[string]*proposal{}
 	for _, inverse := range []bool{false, true} {
 		q := r
 		if inverse {
@@ -343,18 +353,17 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 			if cand == nil {
 				continue
 			}
-			cand.Score, cand.Ranks = c.score, c.ranks
-			if old, ok := best[cand.key]; !ok || cand.Score > old.Score {
-				best[cand.key] = cand
+			if old, ok := best[cand.key]; !ok || c.score > old.score {
+				best[cand.key] = &proposal{key: cand.key, path: path, score: c.score, ranks: c.ranks}
 			}
 		}
 	}
-	cands := make([]*candidate, 0, len(best))
-	for _, c := range best {
-		cands = append(cands, c)
+	props := make([]*proposal, 0, len(best))
+	for _, p := range best {
+		props = append(props, p)
 	}
-	slices.SortFunc(cands, func(a, b *candidate) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+	slices.SortFunc(props, func(a, b *proposal) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
 		return strings.Compare(a.key, b.key)
@@ -394,10 +403,12 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		}
 		kept = append(kept, c)
 	}
-	for _, c := range cands {
+	for _, p := range props {
 		if len(kept) == limit {
 			break
 		}
+		c := m.makeRule(r, p.path)
+		c.Score, c.Ranks = p.score, p.ranks
 		consider(c)
 	}
 	for _, c := range sampled {
@@ -405,7 +416,7 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 			consider(c)
 		}
 	}
-	cands = kept
+	cands := kept
 	if len(cands) == 0 {
 		return nil
 	}

@@ -41,6 +41,16 @@ type Options struct {
 	// the derived facts a previous Infer stored: link prediction scores
 	// rules on the graph as loaded (the eval command sets it).
 	BaseOnly bool
+	// Snapshot, if not nil, is the store's CSR snapshot (store.Store's
+	// Snapshot, taken since the store last changed), which an Engine's
+	// chain-rule fast path then shares instead of taking a copy of its own.
+	Snapshot *store.Snapshot
+	// LazyLoad makes Prepare check the program but leave the relations its
+	// rules read to be loaded on first use. RuleScores reads chain rules
+	// and rules with constants off the CSR snapshot, so for a file of mined
+	// rules it never loads them: link prediction sets it to keep a second
+	// copy of the graph, with hash indexes, out of memory.
+	LazyLoad bool
 
 	// The switches below are for tests, which run the same cases under
 	// every combination; the zero value is what users get (every

@@ -187,10 +187,13 @@ func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 			en.chain = cd
 			return
 		}
-		snap, err := en.st.Snapshot(ctx)
-		if err != nil {
-			en.chainErr = errorf("reasoner: snapshot: %w", err)
-			return
+		var err error
+		snap := en.opt.Snapshot
+		if snap == nil {
+			if snap, err = en.st.Snapshot(ctx); err != nil {
+				en.chainErr = errorf("reasoner: snapshot: %w", err)
+				return
+			}
 		}
 		cd.snap = snap
 		relDense := map[string]int32{}
@@ -527,14 +530,19 @@ func (en *Engine) ruleAnswers(ctx context.Context, ri int, given string, inverse
 	if inverse {
 		q.Args = []datalog.Term{x, g}
 	}
+	var loadErr error
 	shared := func(p string, arity int) *relation {
 		rel, err := en.relation(ctx, p, arity)
 		if err != nil {
+			loadErr = err
 			return nil
 		}
 		return rel
 	}
 	as, err := evalQuery(ctx, en.st, en.syms, prog, q, en.opt, shared)
+	if err == nil && loadErr != nil {
+		err = errorf("reasoner: rule scores: %w", loadErr)
+	}
 	if err != nil {
 		return nil, err
 	}

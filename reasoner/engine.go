@@ -78,6 +78,9 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt Opt
 		en.names = append(en.names, n)
 	}
 	slices.Sort(en.names)
+	if opt.LazyLoad {
+		return en, nil
+	}
 	for i := range prog.Rules {
 		for _, l := range prog.Rules[i].Body {
 			if l.Kind != datalog.Comparison {

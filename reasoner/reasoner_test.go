@@ -322,6 +322,25 @@ func TestRuleScores(t *testing.T) {
 	if checked < 100 {
 		t.Errorf("only %d candidates checked", checked)
 	}
+	// An engine that shares the caller's snapshot and loads relations on
+	// first use (the rule g of h's last rule needs them) scores the same.
+	snap, err := st.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := Prepare(ctx, st, prog, Options{Snapshot: snap, LazyLoad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lazy.shared) != 0 {
+		t.Errorf("LazyLoad: Prepare loaded %d relations", len(lazy.shared))
+	}
+	checkRuleScores(t, lazy, st, 60, func(ri int) *datalog.Program {
+		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[7:]...)}
+	}, 7)
+	if cd, err := lazy.chainInfo(ctx); err != nil || cd.snap != snap {
+		t.Errorf("the chain fast path took a snapshot of its own (err %v)", err)
+	}
 	// The Engine.Query fast path (a head of chain rules only) agrees with the
 	// evaluator.
 	chainOnly := &datalog.Program{Rules: append(slices.Clone(prog.Rules[:5]), prog.Rules[6])}

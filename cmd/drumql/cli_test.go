@@ -599,6 +599,19 @@ func TestMineBounds(t *testing.T) {
 	}
 }
 
+// TestMineMaxMemory: mine prints its estimate and, above --max-memory,
+// refuses before training with a message naming the flag that overrides it.
+func TestMineMaxMemory(t *testing.T) {
+	tmp := t.TempDir()
+	db := loadTSV(t, tmp, "a\tr\tb\nb\tr\tc\n")
+	progressed := hookMineProgress(t)
+	_, stderr, code := runCLI(t, "", "--db", db, "mine", "--max-memory", "1M", "--out", filepath.Join(tmp, "r.dl"))
+	if code != 1 || *progressed || !strings.Contains(stderr, "mine: estimated peak memory ") ||
+		!strings.Contains(stderr, "more than the --max-memory (1 MB)") || !strings.Contains(stderr, "pass --max-memory SIZE (or --max-memory off)") {
+		t.Errorf("mine --max-memory 1M: exit %d, trained %v:\n%s", code, *progressed, stderr)
+	}
+}
+
 // loadTSV loads one TSV file with the given content into a new store under
 // dir and returns the store's path.
 func loadTSV(t *testing.T, dir, content string) string {

@@ -82,7 +82,7 @@ func (c *evalCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
-		rep, err = evalModelLimit(e, st, g, model, c.Rules, how, c.Split, c.Limit)
+		rep, err = evalModelLimit(e, st, g, model, c.Rules, how, c.Split, c.Limit, 0)
 		if err != nil {
 			return err
 		}
@@ -117,20 +117,24 @@ func splitQueries(st store.Store, split string, limit int) ([]linkpred.Query, er
 	return qs, nil
 }
 
-// evalModel evaluates a DRUM model on a split of st.
+// evalModel evaluates a DRUM model on a split of st with one scorer, for
+// drumql mine --eval: a scorer holds L·(T+1) entity × batch blocks, so one
+// per core would take more memory than training did (the scorer runs the L
+// ranks of a batch in parallel).
 func evalModel(e *env, st store.Store, g *miner.Graph, model *modelSet, split string) (*linkpred.Report, error) {
-	return evalModelLimit(e, st, g, model, nil, aggChoice{}, split, 0)
+	return evalModelLimit(e, st, g, model, nil, aggChoice{}, split, 0, 1)
 }
 
 // evalModelLimit evaluates a DRUM model on a split of st (the first limit
-// triples when limit > 0); with rule files, the rules rank the candidates
-// and the model breaks their ties (see hybridScorer).
-func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, ruleFiles []string, how aggChoice, split string, limit int) (*linkpred.Report, error) {
+// triples when limit > 0) with at most workers scorers (0: one per core);
+// with rule files, the rules rank the candidates and the model breaks their
+// ties (see hybridScorer).
+func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, ruleFiles []string, how aggChoice, split string, limit, workers int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
 	}
-	filter, err := linkpred.NewFilter(st)
+	filter, err := linkpred.NewFilterFor(st, qs)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +155,7 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, rul
 		if err != nil {
 			return nil, err
 		}
-		rules, rents, err := newRuleScorer(e, st, prog, how, qs, filter)
+		rules, rents, err := newRuleScorer(e, st, snap, prog, how, qs, filter)
 		if err != nil {
 			return nil, err
 		}
@@ -161,14 +165,14 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, rul
 		// The hybrid applies the prior itself, after the model's score.
 		h := &hybridScorer{rules: rules, model: scorer, n: len(ents)}
 		rules.hybrid = true
-		rep, err := linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents})
+		rep, err := linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents, Workers: workers})
 		if err == nil && scorer.unseen() > 0 {
 			fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: the rules alone rank them\n",
 				scorer.unseen(), len(qs))
 		}
 		return rep, err
 	}
-	rep, err := linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents})
+	rep, err := linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents, Workers: workers})
 	if err == nil && scorer.unseen() > 0 {
 		fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: they score 0 (unreached)\n",
 			scorer.unseen(), len(qs))
@@ -363,7 +367,7 @@ func evalRules(e *env, st store.Store, files []string, split string, how aggChoi
 	if err != nil {
 		return nil, err
 	}
-	filter, err := linkpred.NewFilter(st)
+	filter, err := linkpred.NewFilterFor(st, qs)
 	if err != nil {
 		return nil, err
 	}
@@ -371,11 +375,11 @@ func evalRules(e *env, st store.Store, files []string, split string, how aggChoi
 	if err != nil {
 		return nil, err
 	}
-	rs, ents, err := newRuleScorer(e, st, prog, how, qs, filter)
+	rs, ents, err := newRuleScorer(e, st, nil, prog, how, qs, filter)
 	if err != nil {
 		return nil, err
 	}
-	return linkpred.Evaluate(e.ctx, qs, rs, filter, linkpred.Options{Entities: ents})
+	return linkpred.Evaluate(e.ctx, qs, rs, filter, linkpred.Options{Entities: ents, BatchSize: ruleBatch})
 }
 
 // ruleVariant is one way of ranking a query's candidates from its rules'
@@ -387,15 +391,25 @@ type ruleVariant struct {
 	desc  datalog.Aggregate // what it is, for messages and directives
 }
 
+// ruleBatch is the number of queries per Score call when rules alone rank
+// them. A batch only shares the work of a model's attention: the rules
+// answer each query on its own, and every query of a batch holds its
+// candidate lists (one per variant, up to every entity each) until the
+// batch is ranked, so one query at a time keeps that memory to one query's
+// worth per worker. The ranks do not depend on it.
+const ruleBatch = 1
+
 // newRuleScorer prepares the program's rules for the queries qs and returns
 // the scorer with its entity list. Each relation is ranked as the program's
 // @aggregate directives say, unless how overrides them. The grouped
 // aggregator groups the rules by their predictions on qs (never by the
-// answers).
-func newRuleScorer(e *env, st store.Store, prog *datalog.Program, how aggChoice, qs []linkpred.Query, filter *linkpred.Filter) (*ruleScorer, []store.ID, error) {
-	snap, err := st.Snapshot(e.ctx)
-	if err != nil {
-		return nil, nil, err
+// answers). snap is st's snapshot when the caller holds one (nil: take it).
+func newRuleScorer(e *env, st store.Store, snap *store.Snapshot, prog *datalog.Program, how aggChoice, qs []linkpred.Query, filter *linkpred.Filter) (*ruleScorer, []store.ID, error) {
+	if snap == nil {
+		var err error
+		if snap, err = st.Snapshot(e.ctx); err != nil {
+			return nil, nil, err
+		}
 	}
 	ents := linkpred.UnionEntities(snap.Entities, filter.Entities())
 	rs := &ruleScorer{eng: nil, pos: make(map[store.ID]int32, len(ents)), names: map[store.ID]string{}, byRel: map[store.ID]ruleVariant{}}
@@ -414,7 +428,8 @@ func newRuleScorer(e *env, st store.Store, prog *datalog.Program, how aggChoice,
 		}
 	}
 	rs.slot = linkpred.NewSlotPrior(snap, ents)
-	rs.eng, err = reasoner.Prepare(e.ctx, st, prog, reasoner.Options{BaseOnly: true})
+	var err error
+	rs.eng, err = reasoner.Prepare(e.ctx, st, prog, reasoner.Options{BaseOnly: true, Snapshot: snap, LazyLoad: true})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,9 +8,10 @@ import (
 )
 
 // loadGraph takes the snapshot that drumql mine trains on, prints the
-// estimate of the memory that training will need and refuses, before the
-// graph is prepared, when it exceeds the available memory (the smaller of
-// MemAvailable and the cgroup limit) or --max-memory.
+// estimate of the memory that the command will need (training, then the
+// rule step) and refuses, before the graph is prepared, when it exceeds the
+// available memory (the smaller of MemAvailable and the cgroup limit) or
+// --max-memory.
 func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, error) {
 	snap, err := src.Snapshot(e.ctx)
 	if err != nil {
@@ -25,12 +26,27 @@ func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, error)
 			valid++
 		}
 		cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, Batch: c.Batch, Threads: c.Threads}
-		need := miner.EstimateMemory(miner.ShapeOf(snap, valid), cfg)
+		need := miner.EstimateMemory(miner.ShapeOf(snap, valid), cfg, c.ruleStep(e, valid))
 		if err := c.checkMemory(e, need); err != nil {
 			return nil, err
 		}
 	}
 	return miner.NewGraph(src, snap)
+}
+
+// ruleStep describes, for the memory estimate, the rule step that follows
+// training: extraction, and with the store's valid split (valid triples)
+// the choice of the aggregation and the coverage line.
+func (c *mineCmd) ruleStep(e *env, valid int) miner.RuleStep {
+	rs := miner.RuleStep{Beam: c.Beam, Candidates: c.Candidates, MaxRules: c.MaxRules,
+		ConstantRules: c.ConstantRules, NoConstants: c.NoConstants}
+	if c.Snapshot == "" && c.Aggregate == "auto" && valid > 0 {
+		rs.Apply = true
+		if !e.cli.Quiet {
+			rs.ScoreBatch = coverageBatch
+		}
+	}
+	return rs
 }
 
 // checkMemory compares need with --max-memory, or with the available memory.
@@ -59,7 +75,7 @@ func (c *mineCmd) checkMemory(e *env, need int64) error {
 		}
 	}
 	if known && need > lim.Bytes {
-		return fmt.Errorf("mine: training would need about %s of memory, more than the %s (%s); lower --batch, --len or --rank, mine fewer --heads, or pass --max-memory SIZE (or --max-memory off) to train anyway",
+		return fmt.Errorf("mine: mining would need about %s of memory, more than the %s (%s); lower --batch, --len or --rank, mine fewer --heads, or pass --max-memory SIZE (or --max-memory off) to train anyway",
 			sysmem.Format(need), lim.Source, sysmem.Format(lim.Bytes))
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -48,7 +49,7 @@ type mineCmd struct {
 
 	// Scale (see snapshot.go).
 	Snapshot  string `placeholder:"FILE" help:"Train from a snapshot file written by drumql snapshot instead of the store."`
-	MaxMemory string `placeholder:"SIZE" help:"Refuse to train when the memory estimate exceeds SIZE (e.g. 8G; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: never refuse)."`
+	MaxMemory string `placeholder:"SIZE" help:"Refuse to train when the estimate of the memory mine needs (training, then the rule step) exceeds SIZE (e.g. 8G; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: never refuse)."`
 
 	// Head-relation groups (see groups.go).
 	groupFlags `embed:""`
@@ -165,6 +166,11 @@ func (c *mineCmd) Run(e *env) error {
 		model, trainErr = miner.TrainGraph(e.ctx, src, g, cfg, progress)
 	}
 	pb.finish()
+	// Training's propagation blocks are garbage now. Collect them before
+	// the rule step allocates: the collector would otherwise let the heap
+	// grow to twice training's live heap first, and the rule step's
+	// allocations would come on top of the dead blocks.
+	runtime.GC()
 	interrupted := false
 	if trainErr != nil {
 		if (model == nil && grp == nil) || e.ctx.Err() == nil {
@@ -214,7 +220,7 @@ func (c *mineCmd) Run(e *env) error {
 		}
 		if len(vq) > 0 && len(rules) > 0 {
 			prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
-			if tuned, err = tuneAggregation(ctx, e, st, prog, vq); err != nil {
+			if tuned, err = tuneAggregation(ctx, e, st, g, prog, vq); err != nil {
 				return err
 			}
 			directives = tuned.Directives
@@ -263,6 +269,9 @@ func (c *mineCmd) Run(e *env) error {
 	// Coverage, printed at the end and shown in the report.
 	var cov *coverageInfo
 	if st != nil && !interrupted && (!e.cli.Quiet || c.Report != "") {
+		// The rule application's candidate lists and engine are garbage
+		// now: collect them before the model's blocks are allocated.
+		runtime.GC()
 		if cov, err = coverage(e, st, g, models, rules, tuned); err != nil {
 			return err
 		}

@@ -61,13 +61,18 @@ func (s *reachSet) add(q linkpred.Query) {
 // (linkpred.EvaluateVariants): the best overall is recorded for every
 // relation, and a relation with at least tuneMinQueries queries whose own
 // best beats it records that one. It also counts the queries whose answer
-// some rule reaches (coverage).
-func tuneAggregation(ctx context.Context, e *env, st store.Store, prog *datalog.Program, qs []linkpred.Query) (*tuning, error) {
-	filter, err := linkpred.NewFilter(st)
+// some rule reaches (coverage). g is the graph mined from st.
+//
+// Its memory is kept off the graph's size where it can be: the filter holds
+// the answers of qs only, the rules read g's snapshot (no second copy, no
+// hash-indexed relations), and the queries are scored one at a time
+// (ruleBatch), keeping their ranks only.
+func tuneAggregation(ctx context.Context, e *env, st store.Store, g *miner.Graph, prog *datalog.Program, qs []linkpred.Query) (*tuning, error) {
+	filter, err := linkpred.NewFilterFor(st, qs)
 	if err != nil {
 		return nil, err
 	}
-	rs, ents, err := newRuleScorer(e, st, prog, aggChoice{}, qs, filter)
+	rs, ents, err := newRuleScorer(e, st, g.Snapshot(), prog, aggChoice{}, qs, filter)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +86,7 @@ func tuneAggregation(ctx context.Context, e *env, st store.Store, prog *datalog.
 	reached := &reachSet{m: map[linkpred.Query]bool{}}
 	rs.reached = reached
 	reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
-		linkpred.Options{Entities: ents, PerQuery: true})
+		linkpred.Options{Entities: ents, PerQuery: true, BatchSize: ruleBatch})
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +153,11 @@ func validQueries(st store.Store) ([]linkpred.Query, error) {
 // coverage line: enough for a share to two digits, few enough to be quick
 // on a large graph.
 const coverageModelQueries = 1000
+
+// coverageBatch is the number of queries the model scores together for the
+// coverage line: a quarter of training's default batch, so that its
+// propagation blocks take a quarter of the memory.
+const coverageBatch = 16
 
 // coverageInfo is what the rules cover: the head relations with training
 // queries that have rules, and (when the aggregation was chosen on valid)
@@ -280,7 +290,12 @@ func modelReach(e *env, st store.Store, g *miner.Graph, model *modelSet, qs []li
 		}
 		return nil
 	})
-	if _, err := linkpred.Evaluate(e.ctx, qs, count, nil, linkpred.Options{Entities: snap.Entities}); err != nil {
+	// One scorer (it propagates the L ranks of a batch in parallel) and
+	// narrow batches: a scorer holds L·(T+1) entity × batch blocks and
+	// each query a dense score vector, far more than a count over 1,000
+	// queries needs, and training's memory when the graph is large.
+	opt := linkpred.Options{Entities: snap.Entities, Workers: 1, BatchSize: coverageBatch}
+	if _, err := linkpred.Evaluate(e.ctx, qs, count, nil, opt); err != nil {
 		return 0, err
 	}
 	return int(n.Load()), nil

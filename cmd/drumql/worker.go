@@ -18,7 +18,7 @@ type workerCmd struct {
 	Name      string        `placeholder:"NAME" help:"The worker's name in the coordinator's messages (default HOST:PID)."`
 	Cache     string        `placeholder:"DIR" help:"Keep the snapshots fetched in DIR, named by their SHA-256 (default: drumql/snapshots in the user cache directory; off: in memory only)."`
 	Poll      time.Duration `default:"2s" placeholder:"D" help:"How often an idle worker looks for new runs, besides the coordinators' announcements (default ${default})."`
-	MaxMemory string        `placeholder:"SIZE" help:"Fail the jobs whose training is estimated to need more than SIZE of memory (e.g. 8G; default: no limit)."`
+	MaxMemory string        `placeholder:"SIZE" help:"Fail the jobs whose training and rule extraction are estimated to need more than SIZE of memory (e.g. 8G; default: no limit)."`
 	natsFlags
 }
 
