@@ -81,18 +81,25 @@ func TestMinedQueryWork(t *testing.T) {
 		if err := e.run(u); err != nil {
 			t.Fatal(err)
 		}
-		var magicFacts, adornedFacts int
+		var magicFacts, adornedFacts, largest int
+		var largestName string
 		for _, r := range e.rels {
 			parts := strings.Split(r.name, "\x00")
 			switch {
 			case len(parts) == 4 && parts[1] == "m":
 				magicFacts += r.len()
+				if r.len() > largest {
+					largest, largestName = r.len(), "magic_"+parts[2]+"_"+parts[3]
+				}
 			case len(parts) == 4 && parts[1] == "a":
 				adornedFacts += r.len()
 			}
 		}
 		t.Logf("%s: %d rules, adorned goals [%s]; %d facts derived (%d magic, %d in adorned relations) in %d rounds: %s",
 			what, len(u.prog.Rules), strings.Join(ads, ", "), e.derived, magicFacts, adornedFacts, e.iterations, strings.Join(rounds, " "))
+		if largest > 0 {
+			t.Logf("  the largest magic relation: %s, %d facts", largestName, largest)
+		}
 		ri, ok := e.relIdx[relKey(u.answer, len(queryVars(q)))]
 		if !ok {
 			continue
