@@ -71,6 +71,8 @@ type workCounters struct {
 	derived     atomic.Int64 // facts derived by query evaluations (program facts included)
 	evaluations atomic.Int64 // query evaluations through the evaluator
 	chain       atomic.Int64 // queries answered by the chain fast path
+	// modes counts the query evaluations by how queryUnit evaluated them.
+	modes [modeBottomUp + 1]atomic.Int64
 }
 
 // Default option values.

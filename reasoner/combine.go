@@ -3,8 +3,8 @@ package reasoner
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
@@ -44,45 +44,61 @@ func NoisyOr(ctx context.Context, st store.Store, prog *datalog.Program, q datal
 // NoisyOrTop is NoisyOr over the top best rules of each answer only: the
 // noisy-or of its top highest confidences through single rules (top <= 0
 // means all its rules). It is how query scores answers of a relation whose
-// mined rules were fitted for noisy_or(top = k).
+// mined rules were fitted for noisy_or(top = k). The confidences through
+// every rule of q's predicate come from one query (the rules tagged with
+// their index), so the rules their bodies depend on are evaluated once.
 func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, answers []Answer, top int, opt Options) ([]Answer, error) {
 	if prog == nil {
 		return answers, nil
 	}
-	// One auxiliary predicate per rule of the query's predicate: its head
-	// with the rule's body.
+	// One auxiliary predicate for the rules of the query's predicate: each
+	// rule's head, tagged with the rule's index as a first argument, with
+	// the rule's body. One query over it gives every answer's confidence
+	// through each rule, in one evaluation (a query per rule would
+	// evaluate the rules the bodies depend on once per rule).
+	const aux = "\x00rule"
 	ext := &datalog.Program{Facts: prog.Facts, Rules: slices.Clone(prog.Rules)}
-	var aux []string
 	for i, r := range prog.Rules {
 		if r.Head.Pred != q.Pred {
 			continue
 		}
-		name := fmt.Sprintf("_drumql_rule_%d", i)
 		nr := r
-		nr.Head.Pred = name
+		tag := datalog.Term{Kind: datalog.Symbol, Value: strconv.Itoa(i)}
+		nr.Head = datalog.Atom{Pred: aux, Args: append([]datalog.Term{tag}, r.Head.Args...), Pos: r.Head.Pos}
 		ext.Rules = append(ext.Rules, nr)
-		aux = append(aux, name)
 	}
-	if len(aux) == 0 {
+	if len(ext.Rules) == len(prog.Rules) {
 		return answers, nil
 	}
-	eng, err := Prepare(ctx, st, ext, Options{Min: opt.Min, Threads: opt.Threads})
+	a := datalog.Atom{Pred: aux, Args: append([]datalog.Term{{Kind: datalog.Var, Value: "\x00R"}}, q.Args...), Pos: q.Pos}
+	as, err := Query(ctx, st, ext, a, Options{Min: opt.Min, Threads: opt.Threads, noMagic: opt.noMagic, work: opt.work})
 	if err != nil {
 		return nil, err
 	}
+	// Per answer, its confidence through each rule that derives it, in
+	// program order.
+	type ruleConf struct {
+		rule int
+		c    float64
+	}
 	keyOf := func(vals []string) string { return strings.Join(vals, "\x00") }
-	confs := map[string][]float64{} // per answer, its confidence through each rule that derives it
-	for _, name := range aux {
-		a := q
-		a.Pred = name
-		as, err := eng.Query(ctx, a)
+	byAnswer := map[string][]ruleConf{}
+	for _, x := range as {
+		i, err := strconv.Atoi(x.Values[0])
 		if err != nil {
-			return nil, err
+			return nil, errorf("reasoner: noisy-or %s: rule tag %q: %w", q, x.Values[0], err)
 		}
-		for _, x := range as {
-			k := keyOf(x.Values)
-			confs[k] = append(confs[k], x.Confidence)
+		k := keyOf(x.Values[1:])
+		byAnswer[k] = append(byAnswer[k], ruleConf{i, x.Confidence})
+	}
+	confs := make(map[string][]float64, len(byAnswer))
+	for k, rcs := range byAnswer {
+		slices.SortFunc(rcs, func(a, b ruleConf) int { return cmp.Compare(a.rule, b.rule) })
+		cs := make([]float64, len(rcs))
+		for j, rc := range rcs {
+			cs[j] = rc.c
 		}
+		confs[k] = cs
 	}
 	out := slices.Clone(answers)
 	for i := range out {

@@ -75,6 +75,21 @@
 // full, with everything they depend on, which keeps the rewritten program
 // stratified.
 //
+// A goal with no argument bound (p_ff, demanded for instance by a rule with
+// a constant such as `h(X, c) :- b(X, _)` once h(X, c) is asked for)
+// computes all of its predicate. So, before it rewrites, the reasoner finds
+// the goals the rewrite would demand: when every predicate it would adorn
+// has an all-free goal, the rewrite would compute every relation the query
+// depends on in full, plus restricted copies of them and their magic sets,
+// and the query is evaluated bottom-up over the strata it depends on and
+// filtered instead. That is the case of mined programs, where every
+// relation's rules read the others and rules with constants are many: on
+// them the magic sets of goals with both arguments bound grow to nearly
+// every pair of entities, much more than the model. Otherwise the goals of
+// a predicate that has an all-free goal all read that one, and the other
+// predicates stay goal-directed. The choice depends on the program and the
+// query only, and every choice gives the same answers and confidences.
+//
 // # Provenance
 //
 // Infer stores with every derived fact the body facts of its best

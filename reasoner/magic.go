@@ -2,6 +2,7 @@ package reasoner
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/drumql/drumql/datalog"
 )
@@ -60,6 +61,25 @@ func queryVars(a datalog.Atom) []datalog.Term {
 	return vs
 }
 
+// queryMode says how queryUnit evaluates a query.
+type queryMode int
+
+const (
+	// modePlain: the relevant rules as written, then the answer rule (no
+	// symbol constant, magic sets off, or q's predicate has no rules).
+	modePlain queryMode = iota
+	// modeMagic: the magic-set rewrite.
+	modeMagic
+	// modeShared: the magic-set rewrite in which every goal of a
+	// predicate that is also demanded with all arguments free reads that
+	// all-free goal (see queryUnit).
+	modeShared
+	// modeBottomUp: the cost check found that the rewrite would compute
+	// every relation it adorns in full; the relevant rules as written,
+	// then the answer rule.
+	modeBottomUp
+)
+
 // queryUnit builds the evaluation unit of query q over p: the rules q
 // depends on and the answer rule `ans(vars) :- q`. When goal is set and q
 // has a symbol constant, the rules are rewritten with magic sets so that
@@ -69,12 +89,62 @@ func queryVars(a datalog.Atom) []datalog.Term {
 // stay filters in the rules. Predicates reached through
 // negation (and everything they depend on) are evaluated in full with their
 // original rules; the rest is adorned.
-func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) *unit {
-	b := newMagicBuilder(p, q)
+//
+// A goal whose arguments are all free (p_ff) computes all of p: its magic
+// predicate is nullary. The rewrite is first run to find the goals it
+// demands (allFreeGoals); then
+//
+//   - when every adorned predicate has an all-free goal, the magic
+//     program would compute every relation the query depends on in full,
+//     plus the restricted copies and their magic sets (on mined programs,
+//     whose rules with constants such as `h(X, c) :- b(X, _)` demand b_ff,
+//     the magic sets of the bb goals grow to nearly every pair of
+//     entities, far more than the model): the query is evaluated bottom-up
+//     over the strata it depends on instead, then filtered by the answer
+//     rule (modeBottomUp);
+//   - otherwise, each literal over a predicate with an all-free goal reads
+//     that goal instead of a restricted copy with its own magic predicate
+//     (modeShared): p is computed once, not once per adornment.
+//
+// The decision depends on the program and the query only, never on the
+// data or on time, and every mode gives the same answers and confidences.
+func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) (*unit, queryMode) {
 	hasConst := slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Symbol })
-	if !goal || !hasConst || len(b.defs[q.Pred]) == 0 {
-		return b.plainQuery()
+	if !goal || !hasConst || len(defines(p)[q.Pred]) == 0 {
+		return newMagicBuilder(p, q).plainQuery(), modePlain
 	}
+	demanded, free := allFreeGoals(p, q)
+	switch {
+	case len(free) == 0:
+		return newMagicBuilder(p, q).rewrite(nil), modeMagic
+	case len(free) == len(demanded):
+		return newMagicBuilder(p, q).plainQuery(), modeBottomUp
+	default:
+		return newMagicBuilder(p, q).rewrite(free), modeShared
+	}
+}
+
+// allFreeGoals runs the magic-set rewrite of q over p without building
+// rules and returns the predicates it adorns and, among them, those it
+// demands with every argument free.
+func allFreeGoals(p *datalog.Program, q datalog.Atom) (demanded, free map[string]bool) {
+	b := newMagicBuilder(p, q)
+	b.dry = true
+	b.rewrite(nil)
+	demanded, free = map[string]bool{}, map[string]bool{}
+	for g := range b.done {
+		demanded[g.pred] = true
+		if !strings.Contains(g.ad, "b") {
+			free[g.pred] = true
+		}
+	}
+	return demanded, free
+}
+
+// rewrite builds the magic-set rewrite of the query. Every goal of a
+// predicate in shared is replaced by its all-free goal.
+func (b *magicBuilder) rewrite(shared map[string]bool) *unit {
+	b.shared = shared
 	b.addNegationClosure()
 	b.seedQuery()
 	for len(b.work) > 0 {
@@ -102,6 +172,11 @@ type magicBuilder struct {
 	u    *unit            // the unit built; u.prog is the rewritten program
 	done map[goalKey]bool // goals demanded so far
 	work []goalKey        // goals demanded and not yet rewritten, in order
+	// shared holds the predicates whose goals are all replaced by their
+	// all-free goal (see queryUnit).
+	shared map[string]bool
+	// dry makes the builder find the goals without building the rules.
+	dry bool
 }
 
 // newMagicBuilder starts the unit of q over p: rule and fact descriptions
@@ -130,6 +205,9 @@ func newMagicBuilder(p *datalog.Program, q datalog.Atom) *magicBuilder {
 }
 
 func (b *magicBuilder) addRule(r datalog.Rule, m ruleMeta) {
+	if b.dry {
+		return
+	}
 	b.u.prog.Rules = append(b.u.prog.Rules, r)
 	b.u.meta = append(b.u.meta, m)
 }
@@ -209,6 +287,16 @@ func adornment(a datalog.Atom, bound map[string]bool) (string, []datalog.Term) {
 	return string(ad), args
 }
 
+// goalOf returns the adornment of the goal that the literal a demands given
+// the bound variables, and the arguments of its magic predicate: a's
+// adornment, or all free when a's predicate is shared.
+func (b *magicBuilder) goalOf(a datalog.Atom, bound map[string]bool) (string, []datalog.Term) {
+	if b.shared[a.Pred] {
+		return strings.Repeat("f", len(a.Args)), nil
+	}
+	return adornment(a, bound)
+}
+
 // demand queues the goal pred/ad unless it was demanded before.
 func (b *magicBuilder) demand(pred, ad string) {
 	k := goalKey{pred, ad}
@@ -222,7 +310,7 @@ func (b *magicBuilder) demand(pred, ad string) {
 // and adds the answer rule over the adorned predicate.
 func (b *magicBuilder) seedQuery() {
 	q := b.q
-	qad, qargs := adornment(q, nil)
+	qad, qargs := b.goalOf(q, nil)
 	qBody := q
 	if b.adorned(q.Pred) {
 		b.demand(q.Pred, qad)
@@ -338,7 +426,7 @@ func (b *magicBuilder) nextSIP(body []datalog.Literal, used []bool, bound map[st
 // guard and the literals before l) and returns l over its adorned
 // predicate.
 func (b *magicBuilder) addMagicRule(l datalog.Literal, bound map[string]bool, prefix []datalog.Literal) datalog.Literal {
-	ad, args := adornment(l.Atom, bound)
+	ad, args := b.goalOf(l.Atom, bound)
 	b.demand(l.Atom.Pred, ad)
 	m := magicName(l.Atom.Pred, ad)
 	b.u.internal[m] = ""

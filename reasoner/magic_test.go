@@ -50,19 +50,39 @@ func TestMagicWork(t *testing.T) {
 	}
 }
 
-// TestMagicGolden prints the magic-set rewrite of one query with the
-// datalog printer and compares it with testdata/magic_related.golden (go
-// test -update rewrites it). Internal predicates are renamed for reading:
-// magic_P_AD for the magic predicate of P with adornment AD (b bound, f
-// free), P_AD for the adorned predicate, answer for the answer relation.
-// The comment of each rule says where it comes from.
-func TestMagicGolden(t *testing.T) {
-	p := mustParse(t, ancestorProgram+`0.9 :: related(X, Y) :- ancestor(X, Y), not adopted(Y).
+// magicGoldenCases are the rewrites TestMagicGolden prints: a query over
+// a recursive predicate and one under negation (magic sets), and one whose
+// rewrite demands an all-free goal of a predicate it also demands bound
+// (modeShared).
+var magicGoldenCases = []struct {
+	file, program, query string
+}{
+	{"magic_related.golden", ancestorProgram + `0.9 :: related(X, Y) :- ancestor(X, Y), not adopted(Y).
 0.8 :: related(X, Y) :- ancestor(Y, X).
 adopted(Y) :- fostered(Y, _), person(Y).
-`)
-	q := mustQuery(t, "related(ann, X)?")
-	u := queryUnit(p, q, true)
+`, "related(ann, X)?"},
+	{"magic_shared.golden", sharedProgram, "r(a, Y)?"},
+}
+
+// sharedProgram demands p with its first argument bound (from r) and with
+// no argument bound (from the rule of q with a constant): every goal of p
+// reads the all-free one, r and q stay goal-directed.
+const sharedProgram = `r(X, Y) :- p(X, Y).
+r(X, Y) :- q(X, Y).
+q(X, Y) :- e(X, Y).
+0.5 :: q(c, Y) :- p(Y, _).
+p(X, Y) :- e(X, Y).
+p(X, Z) :- p(X, Y), e(Y, Z).
+`
+
+// TestMagicGolden prints the magic-set rewrite of each of
+// magicGoldenCases with the datalog printer and compares it with its
+// golden file in testdata (go test -update rewrites them). Internal
+// predicates are renamed for reading: magic_P_AD for the magic predicate
+// of P with adornment AD (b bound, f free), P_AD for the adorned
+// predicate, answer for the answer relation. The comment of each rule says
+// where it comes from.
+func TestMagicGolden(t *testing.T) {
 	rename := func(name string) string {
 		if name == ansPred {
 			return "answer"
@@ -76,46 +96,122 @@ adopted(Y) :- fostered(Y, _), person(Y).
 		}
 		return name
 	}
-	out := &datalog.Program{}
-	for i, r := range u.prog.Rules {
-		m := u.meta[i]
-		r.Head.Pred = rename(r.Head.Pred)
-		r.Body = append([]datalog.Literal(nil), r.Body...)
-		var guards []string
-		for j := range r.Body {
-			r.Body[j].Atom.Pred = rename(r.Body[j].Atom.Pred)
-			if m.guard != nil && m.guard[j] {
-				guards = append(guards, fmt.Sprint(j+1))
+	for _, c := range magicGoldenCases {
+		p := mustParse(t, c.program)
+		q := mustQuery(t, c.query)
+		u, _ := queryUnit(p, q, true)
+		out := &datalog.Program{}
+		for i, r := range u.prog.Rules {
+			m := u.meta[i]
+			r.Head.Pred = rename(r.Head.Pred)
+			r.Body = append([]datalog.Literal(nil), r.Body...)
+			var guards []string
+			for j := range r.Body {
+				r.Body[j].Atom.Pred = rename(r.Body[j].Atom.Pred)
+				if m.guard != nil && m.guard[j] {
+					guards = append(guards, fmt.Sprint(j+1))
+				}
+			}
+			var c []string
+			if m.src >= 0 {
+				c = append(c, fmt.Sprintf("from rule %d", m.src+1))
+			}
+			if m.crisp {
+				c = append(c, "crisp")
+			}
+			if m.copy {
+				c = append(c, "copies its fact")
+			}
+			if len(guards) > 0 {
+				c = append(c, "guards: literal "+strings.Join(guards, ", "))
+			}
+			r.Comment = strings.Join(c, "; ")
+			out.Rules = append(out.Rules, r)
+		}
+		got := fmt.Sprintf("%% query %s, answers in %s\n%s", q, rename(u.answer), out)
+		file := filepath.Join("testdata", c.file)
+		if *update {
+			if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
 			}
 		}
-		var c []string
-		if m.src >= 0 {
-			c = append(c, fmt.Sprintf("from rule %d", m.src+1))
-		}
-		if m.crisp {
-			c = append(c, "crisp")
-		}
-		if m.copy {
-			c = append(c, "copies its fact")
-		}
-		if len(guards) > 0 {
-			c = append(c, "guards: literal "+strings.Join(guards, ", "))
-		}
-		r.Comment = strings.Join(c, "; ")
-		out.Rules = append(out.Rules, r)
-	}
-	got := fmt.Sprintf("%% query %s, answers in %s\n%s", q, rename(u.answer), out)
-	file := filepath.Join("testdata", "magic_related.golden")
-	if *update {
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+		want, err := os.ReadFile(file)
+		if err != nil {
 			t.Fatal(err)
 		}
+		if got != string(want) {
+			t.Errorf("rewrite of %s differs from %s (go test -update rewrites it):\n%s", q, file, got)
+		}
 	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// TestQueryMode checks the cost check of queryUnit on small programs: which
+// evaluation each query gets, and that every one answers as the full
+// evaluation does (magic sets off).
+func TestQueryMode(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, `a	e	b
+b	e	c
+c	e	d
+d	e	a
+b	e	e
+ann	husband	bob
+bob	wife	ann
+carl	husband	dana
+eve	wife	fred
+ann	parent	carl
+carl	parent	eve
+`)
+	// mutual is the shape of a mined file: wife and husband defined by
+	// each other, and a rule with a constant whose body leaves every
+	// argument free (husband(X, bob) :- wife(X, _), as drumql mine
+	// writes), so the rewrite demands wife and husband with no argument
+	// bound: it would compute both in full.
+	const mutual = `0.9 :: wife(A, B) :- husband(B, A).
+0.9 :: husband(A, B) :- wife(B, A).
+0.5 :: husband(X, bob) :- wife(X, _).
+`
+	cases := []struct {
+		name, program, query string
+		want                 queryMode
+	}{
+		{"no constant", ancestorProgram, "ancestor(X, Y)?", modePlain},
+		{"no rules for the predicate", ancestorProgram, "parent(ann, Y)?", modePlain},
+		{"recursive, bound", ancestorProgram, "ancestor(ann, Y)?", modeMagic},
+		{"recursive, bound second", ancestorProgram, "ancestor(X, eve)?", modeMagic},
+		{"ground", ancestorProgram, "ancestor(ann, eve)?", modeMagic},
+		{"negation", magicGoldenCases[0].program, "related(ann, X)?", modeMagic},
+		{"shared all-free goal", sharedProgram, "r(a, Y)?", modeShared},
+		{"mutual with a constant rule", mutual, "husband(X, bob)?", modeBottomUp},
+		{"mutual, other predicate", mutual, "wife(bob, Y)?", modeBottomUp},
+		{"mutual, ground", mutual, "wife(dana, carl)?", modeBottomUp},
+		// The query's predicate demands itself with no argument bound.
+		{"self all-free", ancestorProgram + "0.5 :: ancestor(ann, Y) :- ancestor(Y, _).\n", "ancestor(ann, Y)?", modeBottomUp},
 	}
-	if got != string(want) {
-		t.Errorf("rewrite of %s differs from %s (go test -update rewrites it):\n%s", q, file, got)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := mustParse(t, c.program)
+			q := mustQuery(t, c.query)
+			if _, mode := queryUnit(p, q, true); mode != c.want {
+				t.Errorf("%s: mode %d, want %d", c.query, mode, c.want)
+			}
+			if _, mode := queryUnit(p, q, false); mode != modePlain {
+				t.Errorf("%s without magic sets: mode %d, want %d (plain)", c.query, mode, modePlain)
+			}
+			var got [2]string
+			for k, magic := range []bool{true, false} {
+				as, err := Query(ctx, st, p, q, Options{Threads: 1, noMagic: !magic})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[k] = formatAnswers(as)
+			}
+			if got[0] != got[1] {
+				t.Errorf("%s: answers differ:\nmagic sets on:\n%smagic sets off:\n%s", c.query, got[0], got[1])
+			}
+			if got[1] == "" && c.want != modePlain {
+				t.Errorf("%s: no answers; the case checks nothing", c.query)
+			}
+		})
 	}
 }

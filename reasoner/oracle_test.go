@@ -468,6 +468,7 @@ func TestOracle(t *testing.T) {
 	}
 	confs := configurations()
 	var chainOn, engineQueries int64
+	var modes [modeBottomUp + 1]int64
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		base, _, src := randomCase(rng, seed%2 == 1)
@@ -527,6 +528,9 @@ func TestOracle(t *testing.T) {
 				fail("the chain fast path ran though it is off")
 			}
 			chainOn += opt.work.chain.Load()
+			for m := range modes {
+				modes[m] += opt.work.modes[m].Load()
+			}
 			if _, err := Infer(ctx, st, p, opt); err != nil {
 				fail("Infer: %v", err)
 			}
@@ -560,10 +564,128 @@ func TestOracle(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("query evaluations: %d plain, %d magic, %d magic with shared all-free goals, %d bottom-up by the cost check",
+		modes[modePlain], modes[modeMagic], modes[modeShared], modes[modeBottomUp])
+	if modes[modeMagic] == 0 || modes[modeShared] == 0 || modes[modeBottomUp] == 0 {
+		t.Errorf("every goal-directed evaluation mode must be exercised")
+	}
 	// The chain fast path must be exercised, not only present: a good part
 	// of the engine queries with it on must have taken it.
 	t.Logf("chain fast path: %d of %d engine queries", chainOn, engineQueries)
 	if chainOn*8 < engineQueries {
 		t.Errorf("the chain fast path answered %d of %d engine queries, want at least 1/8", chainOn, engineQueries)
+	}
+}
+
+// randomMinedCase makes a random graph over the relations h0, h1, ... and
+// a program of the shape drumql mine writes over it: every relation is
+// the head of weighted chain rules of one or two atoms over the relations
+// (itself included, so the program is mutually recursive; `A != B` in
+// two-atom bodies) and, for some, of rules with constants in the forms
+// mine learns from the graph (`h(X, c) :- b(X, d).`, `h(X, c) :- b(X, _).`,
+// and the same with the constant first). The latter demand their body
+// relation with no argument bound, which is what makes the magic-set
+// rewrite of such programs compute the whole model (see queryUnit).
+func randomMinedCase(rng *rand.Rand) ([]store.NamedTriple, string) {
+	nodes := 5 + rng.IntN(6)
+	rels := 2 + rng.IntN(3)
+	node := func() string { return fmt.Sprint("n", rng.IntN(nodes)) }
+	rel := func() string { return fmt.Sprint("h", rng.IntN(rels)) }
+	var base []store.NamedTriple
+	seen := map[store.NamedTriple]bool{}
+	for range 8 + rng.IntN(20) {
+		tr := store.NamedTriple{S: node(), R: rel(), O: node()}
+		if !seen[tr] {
+			seen[tr] = true
+			base = append(base, tr)
+		}
+	}
+	weights := []string{"0.9", "0.75", "0.5", "0.3", "0.12", "0.05"}
+	w := func() string { return weights[rng.IntN(len(weights))] }
+	// atom writes b over x and y in either order.
+	atom := func(b, x, y string) string {
+		if rng.IntN(2) == 0 {
+			x, y = y, x
+		}
+		return b + "(" + x + ", " + y + ")"
+	}
+	var src strings.Builder
+	for h := range rels {
+		head := fmt.Sprint("h", h)
+		for range 1 + rng.IntN(4) {
+			if rng.IntN(3) == 0 {
+				fmt.Fprintf(&src, "%s :: %s(A, B) :- %s.\n", w(), head, atom(rel(), "A", "B"))
+			} else {
+				fmt.Fprintf(&src, "%s :: %s(A, B) :- %s, %s, A != B.\n", w(), head, atom(rel(), "A", "C"), atom(rel(), "C", "B"))
+			}
+		}
+		for range rng.IntN(3) {
+			body := rel() + "(X, " + node() + ")"
+			switch rng.IntN(4) {
+			case 1:
+				body = rel() + "(" + node() + ", X)"
+			case 2:
+				body = rel() + "(X, _)"
+			case 3:
+				body = rel() + "(_, X)"
+			}
+			if rng.IntN(2) == 0 {
+				fmt.Fprintf(&src, "%s :: %s(X, %s) :- %s.\n", w(), head, node(), body)
+			} else {
+				fmt.Fprintf(&src, "%s :: %s(%s, X) :- %s.\n", w(), head, node(), body)
+			}
+		}
+	}
+	return base, src.String()
+}
+
+// TestOracleMinedShape compares queries with constants over programs of
+// the shape of mined files (randomMinedCase) with the naive oracle, with
+// magic sets on and off, at the default Min and at 0.1 (query's default):
+// the cost check sends most of them to bottom-up evaluation, which must
+// answer as the magic-set rewrite does.
+func TestOracleMinedShape(t *testing.T) {
+	ctx := context.Background()
+	seeds := 40
+	if testing.Short() {
+		seeds = 15
+	}
+	var modes [modeBottomUp + 1]int64
+	for seed := range seeds {
+		rng := rand.New(rand.NewPCG(uint64(seed), 11))
+		base, src := randomMinedCase(rng)
+		p := mustParse(t, src)
+		st := newStore(t, tripleTSV(base))
+		var queries []string
+		for range 6 {
+			h, a, b := fmt.Sprint("h", rng.IntN(2)), fmt.Sprint("n", rng.IntN(5)), fmt.Sprint("n", rng.IntN(5))
+			queries = append(queries, h+"(X, "+a+")?", h+"("+a+", Y)?", h+"("+a+", "+b+")?")
+		}
+		for _, minConf := range []float64{DefaultMin, 0.1} {
+			db := oracle(t, base, p, minConf)
+			for _, magic := range []bool{true, false} {
+				opt := Options{Min: minConf, Threads: 2, noMagic: !magic, work: &workCounters{}}
+				for _, qs := range queries {
+					q := mustQuery(t, qs)
+					got, err := Query(ctx, st, p, q, opt)
+					if err != nil {
+						t.Fatalf("seed %d, %s: %v\nprogram:\n%s", seed, qs, err, src)
+					}
+					if err := sameAnswers(got, oracleAnswers(db, q)); err != nil {
+						t.Fatalf("seed %d, min %g, magic %v, %s: %v\nprogram:\n%s\nbase:\n%s", seed, minConf, magic, qs, err, src, tripleTSV(base))
+					}
+				}
+				if magic {
+					for m := range modes {
+						modes[m] += opt.work.modes[m].Load()
+					}
+				}
+			}
+		}
+	}
+	t.Logf("query evaluations: %d magic, %d magic with shared all-free goals, %d bottom-up by the cost check",
+		modes[modeMagic], modes[modeShared], modes[modeBottomUp])
+	if modes[modeBottomUp] == 0 || modes[modeShared] == 0 || modes[modeMagic] == 0 {
+		t.Errorf("every evaluation mode must be exercised")
 	}
 }

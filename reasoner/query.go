@@ -21,7 +21,11 @@ import (
 // goal-directed, with magic sets: only the facts relevant to the constants
 // are derived. Predicates that the relevant rules use under negation are
 // evaluated in full (with everything they depend on), so that negation
-// stays stratified. A predicate neither in the store nor defined by prog is
+// stays stratified. When the rewrite would compute every relation it
+// rewrites in full anyway (it demands each with no argument bound, as the
+// rules with constants of mined files do), the query is evaluated bottom-up
+// over the strata it depends on and filtered instead; the choice depends on
+// the program and the query only (see the package documentation). A predicate neither in the store nor defined by prog is
 // an error wrapping ErrUnknownPredicate that suggests the nearest names.
 func Query(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options) ([]Answer, error) {
 	if prog == nil {
@@ -177,7 +181,7 @@ func symTerm(name string) datalog.Term {
 // evaluator and the answer relation (nil when nothing answers).
 func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
 	shared func(string, int) *relation) (*evaluator, *relation, error) {
-	u := queryUnit(prog, q, !opt.noMagic)
+	u, mode := queryUnit(prog, q, !opt.noMagic)
 	e := newEvaluator(ctx, st, syms, opt)
 	e.stored = true
 	e.prov = opt.Explain
@@ -190,6 +194,7 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 	if w := opt.work; w != nil {
 		w.evaluations.Add(1)
 		w.derived.Add(int64(e.derived))
+		w.modes[mode].Add(1)
 	}
 	if err != nil {
 		return nil, nil, errorf("reasoner: query %s: %w", q, err)

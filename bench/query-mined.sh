@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Goal-directed queries over a mined rule file: what `drumql query --rules
+# MINED.dl "r(X, c)?"` costs, against `drumql infer MINED.dl` (bottom-up
+# evaluation of the whole file, store write included) on the same store.
+#
+#   families: the quick start's graph (examples/families), mined with the
+#             defaults; query wife(X, marc_ueda)?
+#   kg-N:     a generated graph of N people (examples/gen-kg, seed 1),
+#             mined with --len 2; query mother(X, p0000003)?, once as the
+#             file's @aggregate directive says (mine chooses noisy_or on
+#             it) and once with --combine max; and the graph's four planted
+#             rules (a small program, answered goal-directed) as a reference
+#
+# Each graph is mined once, by the build of the work tree; every build
+# then loads its own store (formats may differ) and runs every command on
+# it: wall time and peak RSS (GNU time), the median of REPEAT runs. A run
+# that takes longer than TIMEOUT seconds (default 300) is stopped and shown
+# as "> TIMEOUT s". The answers of every build are compared with those of
+# the work tree's: the script fails when they differ. Last, for families,
+# the rewrite and the facts each round derives, magic sets against the
+# evaluation the cost check chooses (TestMinedQueryWork).
+#
+#   bench/query-mined.sh                                  # families and 10^4 people
+#   PEOPLE="10000 100000" REPEAT=3 BASE=3185deb bench/query-mined.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPEAT=${REPEAT:-1}
+PEOPLE=${PEOPLE:-10000}
+TIMEOUT=${TIMEOUT:-300}
+command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time; }
+out=bench/out/query-mined
+rm -rf "$out"; mkdir -p "$out"
+. bench/lib.sh
+build_builds "$out"
+machine_line
+head=$out/drumql-head
+
+# The graphs and their mined files.
+graphs=(families)
+cp -r examples/families "$out/families"
+query_families='wife(X, marc_ueda)?'
+for n in $PEOPLE; do
+  g=kg-$n
+  graphs+=("$g")
+  go run ./examples/gen-kg -people "$n" -out "$out/$g" >/dev/null
+  printf -v "query_${g//-/_}" '%s' 'mother(X, p0000003)?'
+done
+cat > "$out/planted.dl" <<'DL'
+wife(A, B) :- husband(B, A).
+mother(A, B) :- wife(A, C), father(C, B).
+citizen_of(A, B) :- born_in(A, C), city_in(C, B).
+sibling(A, B) :- father(C, A), father(C, B).
+DL
+for g in "${graphs[@]}"; do
+  "$head" --db "$out/mine-$g.db" -q load "$out/$g" >/dev/null
+  len=()
+  [ "$g" = families ] || len=(--len 2)
+  /usr/bin/time -f "%e" -o "$out/mine-$g.time" "$head" --db "$out/mine-$g.db" -q mine "${len[@]}" --out "$out/$g.dl" >/dev/null
+  echo "$g: mined $(grep -c '::' "$out/$g.dl") rules in $(cat "$out/mine-$g.time") s ($(grep -m1 '^@aggregate' "$out/$g.dl"))"
+  for b in "${bins[@]}"; do
+    "$out/drumql-$b" --db "$out/$g-$b.db" -q load "$out/$g" >/dev/null
+  done
+done
+
+median() { sort -n | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# measure NAME BUILD DB ARGS...: runs drumql ARGS REPEAT times on DB (a
+# fresh copy for infer), prints a table row, keeps the output of the last
+# run in $out/NAME-BUILD.out.
+measure() {
+  local name=$1 b=$2 db=$3; shift 3
+  local key=${name// /_}
+  : > "$out/t.wall"; : > "$out/t.rss"
+  local status=ok
+  for _ in $(seq "$REPEAT"); do
+    local run=$db
+    if [ "$1" = infer ]; then
+      rm -rf "$out/x.db"; cp -r "$db" "$out/x.db"; run=$out/x.db
+    fi
+    if ! /usr/bin/time -f "%e %M" -o "$out/t" timeout "$TIMEOUT" "$out/drumql-$b" --db "$run" -q "$@" > "$out/$key-$b.out"; then
+      status=timeout
+      break
+    fi
+    read -r s kb < "$out/t"
+    echo "$s" >> "$out/t.wall"; echo "$kb" >> "$out/t.rss"
+  done
+  if [ "$status" = timeout ]; then
+    rm -f "$out/$key-$b.out"
+    echo "| $name | $b | > $TIMEOUT s | | stopped |"
+    return
+  fi
+  local s kb
+  s=$(median < "$out/t.wall"); kb=$(median < "$out/t.rss")
+  local what
+  case $1 in
+    infer) what=$(sed -n 's/^derived \([0-9]*\) facts.*/\1 facts derived/p' "$out/$key-$b.out") ;;
+    *) what="$(($(wc -l < "$out/$key-$b.out") - 1)) answers" ;;
+  esac
+  awk -v n="$name" -v b="$b" -v s="$s" -v kb="$kb" -v w="$what" 'BEGIN{printf "| %s | %s | %.2f s | %.0f MB | %s |\n", n, b, s, kb/1024, w}'
+}
+
+echo
+echo "| command | build | wall | peak RSS | result |"
+echo "|---|---|---|---|---|"
+for g in "${graphs[@]}"; do
+  qv=query_${g//-/_}; q=${!qv}
+  for b in "${bins[@]}"; do
+    db=$out/$g-$b.db
+    measure "$g infer" "$b" "$db" infer "$out/$g.dl"
+    measure "$g query" "$b" "$db" query --rules "$out/$g.dl" "$q"
+    if [ "$g" != families ]; then
+      measure "$g query --combine max" "$b" "$db" query --combine max --rules "$out/$g.dl" "$q"
+      measure "$g query, planted rules" "$b" "$db" query --rules "$out/planted.dl" "$q"
+    fi
+  done
+done
+rm -rf "$out/x.db"
+
+# The answers must not depend on the build.
+echo
+fail=0
+for f in "$out"/*query*-head.out; do
+  for b in "${bins[@]}"; do
+    o=${f%-head.out}-$b.out
+    [ "$b" = head ] || [ ! -e "$o" ] || cmp -s "$f" "$o" || { echo "answers differ: $o against $f"; fail=1; }
+  done
+done
+[ "$fail" = 0 ] && echo "answers: identical in every build that finished"
+for f in "$out"/*query*-head.out; do
+  n=$(basename "$f" -head.out)
+  echo "$n: $(sed -n 2p "$f" | tr -s ' ')"
+done
+
+# What the families query derives with the plain magic-set rewrite (what
+# the base build evaluates) and with the evaluation the cost check
+# chooses: rules, adorned goals, facts derived per round (counts only).
+echo
+echo "families, $query_families, rewrite and work (go test ./reasoner -run TestMinedQueryWork):"
+DRUMQL_MINED_DB=$out/families-head.db DRUMQL_MINED_RULES=$out/families.dl DRUMQL_MINED_QUERY=$query_families \
+  go test ./reasoner -run '^TestMinedQueryWork$' -count=1 -v | sed -n 's/^ *mined_test.go:[0-9]*: /  /p'
+exit "$fail"
