@@ -136,6 +136,6 @@ done
 # chooses: rules, adorned goals, facts derived per round (counts only).
 echo
 echo "families, $query_families, rewrite and work (go test ./reasoner -run TestMinedQueryWork):"
-DRUMQL_MINED_DB=$out/families-head.db DRUMQL_MINED_RULES=$out/families.dl DRUMQL_MINED_QUERY=$query_families \
+DRUMQL_MINED_DB=$PWD/$out/families-head.db DRUMQL_MINED_RULES=$PWD/$out/families.dl DRUMQL_MINED_QUERY=$query_families \
   go test ./reasoner -run '^TestMinedQueryWork$' -count=1 -v | sed -n 's/^ *mined_test.go:[0-9]*: /  /p'
 exit "$fail"
