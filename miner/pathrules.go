@@ -36,8 +36,9 @@ func (p sampledPath) steps(R int) []pathStep {
 
 // pathScratch is the reusable memory of samplePaths.
 type pathScratch struct {
-	pred map[int32][]int32   // entity z -> operators of an edge z → b
-	hits map[uint64]pathHits // by packKey
+	pred    map[int32][]int32   // entity z -> operators of an edge z → b
+	touched []int32             // the entities of pred filled for this fact
+	hits    map[uint64]pathHits // by packKey
 	// mapOnly counts in the map even when the dense table would do
 	// (tests: both ways must agree).
 	mapOnly bool
@@ -152,11 +153,15 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 			continue
 		}
 		// pred[z]: the operators of an edge from z to b.
-		for z := range sc.pred {
+		for _, z := range sc.touched { // only the last fact's entries
 			sc.pred[z] = sc.pred[z][:0]
 		}
+		sc.touched = sc.touched[:0]
 		for q := in.ptr[b]; q < in.ptr[b+1]; q++ {
 			z := in.col[q]
+			if len(sc.pred[z]) == 0 {
+				sc.touched = append(sc.touched, z)
+			}
 			sc.pred[z] = append(sc.pred[z], inv(in.op[q]))
 		}
 		for q := in.ptr[a]; q < in.ptr[a+1]; q++ {
