@@ -1,0 +1,135 @@
+package miner
+
+import "runtime"
+
+// ExtractOptions control rule extraction. The zero value means the defaults.
+type ExtractOptions struct {
+	// Heads lists the head relations to extract rules for; empty means the
+	// model's Config.Heads, or every relation when that is empty too.
+	Heads []string
+	// Beam is the number of partial bodies kept per step of the beam
+	// search. Default 200.
+	Beam int
+	// MinScore drops bodies whose raw score Σ_j Π_t a_{j,t,k_t} is below it
+	// (the prefix score bounds every completion, so the pruning is exact).
+	// Default 0.01, the rule_thr of the original code.
+	MinScore float64
+	// MaxRules is the maximum number of rules per head relation. Default 20.
+	MaxRules int
+	// Candidates is the number of bodies per head relation, the best by
+	// DRUM score, whose support is counted; when weighting by confidence,
+	// the MaxRules best of them by smoothed confidence are kept (DRUM
+	// proposes, the graph chooses). Default MaxRules: the MaxRules best by
+	// score.
+	Candidates int
+	// SupportBudget bounds the edge visits of counting one rule's support;
+	// a rule over it is left uncounted. Default 5,000,000.
+	SupportBudget int
+	// Threads bounds the goroutines that extract head relations in
+	// parallel; 0 means runtime.GOMAXPROCS(0). The result does not depend
+	// on it.
+	Threads int
+	// Graph, if not nil, is used to count each rule's support (groundings
+	// of the body whose head fact holds) and body groundings for the
+	// comment; default the graph the model was trained on (none after Load).
+	Graph *Graph
+	// NoSupport disables the support counts.
+	NoSupport bool
+	// KeepVacuous keeps rules whose body has no grounding in the graph.
+	// By default, when support is counted, such rules are dropped: they can
+	// never fire on this graph (they arise when a step's mass is lost and
+	// the per-step normalisation scales the rest back up).
+	KeepVacuous bool
+	// MinSupport drops, when support is counted, rules whose body predicts
+	// fewer than MinSupport facts of the graph correctly: a rule that never
+	// holds on the data it was mined from is noise of the attention (it
+	// arises on small graphs and short training). Default 1; a negative
+	// value keeps every rule. Weights are normalised over the rules kept.
+	MinSupport int
+	// Weight chooses the rule weights written out (see WeightBy); the zero
+	// value is WeightConfidence.
+	Weight WeightBy
+	// Smoothing is the number of unseen counter-examples added to the body
+	// count of the confidence weight (AnyBURL's "unseen negative
+	// examples"): support/(body+Smoothing). Default 5; negative means 0.
+	Smoothing int
+	// HeadBudget bounds the edge visits of counting the support of all the
+	// bodies of one head relation, in the order they are proposed (the
+	// beam's by score, then the paths'); once it is spent, the bodies left
+	// are not counted, and so not kept when weighting by confidence.
+	// Default 100,000,000; the count never depends on time or threads.
+	HeadBudget int
+	// PathSamples is the number of facts of each head relation whose
+	// connecting paths in the graph propose bodies besides the attention's
+	// (see Graph.samplePaths; only when weighting by confidence on a
+	// graph). Default 200; negative: none.
+	PathSamples int
+	// PathCandidates bounds the bodies the path samples propose per head
+	// relation (those connecting the most sampled facts) whose support is
+	// counted, besides the Candidates best by DRUM score. Default 300.
+	PathCandidates int
+	// PathBudget bounds the edge visits of enumerating one sampled fact's
+	// paths of length three. Default 100,000.
+	PathBudget int
+	// Seed seeds the samples of facts (with the head relation's index);
+	// 0 means the model's seed.
+	Seed uint64
+}
+
+// WeightBy is how extracted rules are weighted.
+type WeightBy int
+
+const (
+	// WeightConfidence weights a rule by its smoothed confidence on the
+	// graph, support/(body+Smoothing): DRUM proposes the rules (the
+	// Candidates best by score), the graph chooses (the MaxRules best by
+	// confidence) and calibrates them. A rule whose support cannot be
+	// counted within SupportBudget is left out; a head none of whose rules
+	// can be counted (or no graph) falls back to WeightScore.
+	WeightConfidence WeightBy = iota
+	// WeightScore weights a rule by its raw DRUM score divided by the head's
+	// best score, as the paper reads rules off the attention.
+	WeightScore
+)
+
+func (o ExtractOptions) withDefaults() ExtractOptions {
+	if o.Beam <= 0 {
+		o.Beam = 200
+	}
+	if o.MinScore <= 0 {
+		o.MinScore = 0.01
+	}
+	if o.MaxRules <= 0 {
+		o.MaxRules = 20
+	}
+	if o.Candidates < o.MaxRules {
+		o.Candidates = o.MaxRules
+	}
+	if o.SupportBudget <= 0 {
+		o.SupportBudget = 5_000_000
+	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	if o.MinSupport == 0 {
+		o.MinSupport = 1
+	}
+	if o.Smoothing == 0 {
+		o.Smoothing = 5
+	} else if o.Smoothing < 0 {
+		o.Smoothing = 0
+	}
+	if o.HeadBudget <= 0 {
+		o.HeadBudget = 100_000_000
+	}
+	if o.PathSamples == 0 {
+		o.PathSamples = 200
+	}
+	if o.PathCandidates <= 0 {
+		o.PathCandidates = 300
+	}
+	if o.PathBudget <= 0 {
+		o.PathBudget = 100_000
+	}
+	return o
+}
