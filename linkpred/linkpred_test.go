@@ -401,16 +401,22 @@ func TestGroupRules(t *testing.T) {
 	}
 }
 
-func TestFilterAndQueries(t *testing.T) {
-	a, b, c, d := ent(0), ent(1), ent(2), ent(3)
-	st := &fakeStore{
+// filterStore is the small dataset of the filter tests: splits over a, b,
+// c, d and a graph of two facts, plus extra.
+func filterStore(a, b, c, d store.ID, extra ...store.Triple) *fakeStore {
+	return &fakeStore{
 		splits: map[string][]store.Triple{
 			"facts": {{S: a, R: 1, O: b}},
 			"train": {{S: a, R: 1, O: c}, {S: a, R: 1, O: b}},
 			"test":  {{S: d, R: 1, O: b}, {S: c, R: 2, O: a}},
 		},
-		graph: []store.Triple{{S: a, R: 1, O: b}, {S: ent(7), R: 3, O: a}},
+		graph: append([]store.Triple{{S: a, R: 1, O: b}, {S: ent(7), R: 3, O: a}}, extra...),
 	}
+}
+
+func TestFilterAndQueries(t *testing.T) {
+	a, b, c, d := ent(0), ent(1), ent(2), ent(3)
+	st := filterStore(a, b, c, d)
 	f, err := NewFilter(st)
 	if err != nil {
 		t.Fatal(err)
@@ -467,14 +473,7 @@ func TestFilterAndQueries(t *testing.T) {
 // the whole filter does, has the same entities, and keeps nothing else.
 func TestFilterFor(t *testing.T) {
 	a, b, c, d := ent(0), ent(1), ent(2), ent(3)
-	st := &fakeStore{
-		splits: map[string][]store.Triple{
-			"facts": {{S: a, R: 1, O: b}},
-			"train": {{S: a, R: 1, O: c}, {S: a, R: 1, O: b}},
-			"test":  {{S: d, R: 1, O: b}, {S: c, R: 2, O: a}},
-		},
-		graph: []store.Triple{{S: a, R: 1, O: b}, {S: ent(7), R: 3, O: a}, {S: ent(70), R: 3, O: ent(130)}},
-	}
+	st := filterStore(a, b, c, d, store.Triple{S: ent(70), R: 3, O: ent(130)})
 	all, err := NewFilter(st)
 	if err != nil {
 		t.Fatal(err)
