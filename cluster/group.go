@@ -30,6 +30,7 @@ type Settings struct {
 	NoConstants   bool           `json:"no_constants"`
 	ConstantRules int            `json:"constant_rules"`
 	PerConstant   int            `json:"per_constant"`
+	ConstantsBy   string         `json:"constants_by,omitempty"` // "confidence": miner.ConstOptions.ByConfidence
 	PathSamples   int            `json:"path_samples"`
 	HeadBudget    int            `json:"head_budget"`
 }
@@ -63,7 +64,8 @@ func ExtractGroup(ctx context.Context, g *miner.Graph, s Settings, model *miner.
 	if len(heads) == 0 {
 		heads = model.Config().Heads
 	}
-	consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: s.ConstantRules, PerConstant: s.PerConstant, Seed: model.Config().Seed})
+	consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: s.ConstantRules, PerConstant: s.PerConstant, Seed: model.Config().Seed,
+		ByConfidence: s.ConstantsBy == "confidence"})
 	if err != nil {
 		return nil, err
 	}

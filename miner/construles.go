@@ -2,6 +2,7 @@ package miner
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"math/rand/v2"
 	"slices"
@@ -29,9 +30,13 @@ type ConstOptions struct {
 	// PerConstant bounds the rules kept for one head relation, constant and
 	// position (the best by confidence). Default 10.
 	PerConstant int
-	// PerHead bounds the rules with constants kept per head relation (the
-	// best by confidence, then support). Default 200.
+	// PerHead bounds the rules with constants kept per head relation.
+	// Default 200. They are chosen greedily by coverage (see
+	// [Graph.ConstantRules]) unless ByConfidence is set.
 	PerHead int
+	// ByConfidence chooses a head's PerHead rules as the best by confidence,
+	// then support, instead of by coverage.
+	ByConfidence bool
 	// Sample bounds the facts of one head relation and constant whose
 	// neighbourhoods propose candidate bodies (a seeded sample when there
 	// are more); the support of every candidate is then counted exactly
@@ -85,6 +90,9 @@ type headCand struct {
 	pos int8
 	c   int32
 	constCand
+	// facts is the support of the rule: indices of the head's facts (the
+	// facts of (pos, c) numbered from base), a range of the head's arena.
+	lo, hi int32
 }
 
 // ConstantRules learns, for every head relation h (opt.Heads, or all), the
@@ -155,6 +163,8 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRul
 			continue
 		}
 		var perHead []headCand
+		var arena []int32 // the candidates' supports (coverage choice)
+		base := int32(0)  // the index of the first fact of (pos, c)
 		// pos 1: h(X, c), X among the heads of c; pos 0: h(c, X), X among
 		// the tails of c.
 		for _, pos := range []int{1, 0} {
@@ -229,19 +239,127 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRul
 						cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
 				})
 				for _, cd := range kept[:min(len(kept), opt.PerConstant)] {
-					perHead = append(perHead, headCand{pos: int8(pos), c: c, constCand: cd})
+					hc := headCand{pos: int8(pos), c: c, constCand: cd, lo: int32(len(arena))}
+					if !opt.ByConfidence {
+						// The support as fact indices: positions in xs.
+						if cd.y >= 0 {
+							arena = intersectPos(xs, holders(cd.op, cd.y), base, arena)
+						} else {
+							for i, x := range xs {
+								if rowLen(int(cd.op), x) > 0 {
+									arena = append(arena, base+int32(i))
+								}
+							}
+						}
+					}
+					hc.hi = int32(len(arena))
+					perHead = append(perHead, hc)
 				}
+				base += int32(len(xs))
 			}
 		}
 		slices.SortFunc(perHead, func(a, b headCand) int {
 			return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
 				cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
 		})
+		if !opt.ByConfidence && len(perHead) > opt.PerHead {
+			perHead = chooseByCoverage(perHead, arena, int(base), opt.PerHead)
+		}
 		for _, hc := range perHead[:min(len(perHead), opt.PerHead)] {
 			out = append(out, g.constRule(h, int(hc.pos), hc.c, hc.constCand))
 		}
 	}
 	return out, nil
+}
+
+// chooseByCoverage returns n of the candidates cands (sorted by decreasing
+// confidence, then support, ...; their supports are ranges of arena over
+// nFacts facts), in the same order, chosen greedily to maximise the sum over
+// the head's facts of the highest confidence among the chosen rules that
+// predict the fact: the score max aggregation gives the true answers. A
+// rule's gain is the sum, over the facts it predicts, of how much it raises
+// that fact's best confidence. Rules that predict the same facts as a more
+// confident rule gain nothing, so a head's few hundred rules spread over its
+// constants and facts instead of piling on the few facts that the most
+// confident rules predict. When no candidate gains anything, the rest of the
+// n are the first candidates not chosen (by confidence). The gains only shrink as rules are chosen (the
+// objective is submodular), so a candidate whose recomputed gain is still
+// the best is chosen without recomputing the others (lazy greedy); ties go
+// to the earlier candidate.
+func chooseByCoverage(cands []headCand, arena []int32, nFacts, n int) []headCand {
+	best := make([]float64, nFacts)
+	gain := func(hc *headCand) float64 {
+		g := 0.0
+		for _, f := range arena[hc.lo:hc.hi] {
+			if d := hc.conf - best[f]; d > 0 {
+				g += d
+			}
+		}
+		return g
+	}
+	h := &gainHeap{}
+	for i := range cands {
+		h.items = append(h.items, gainItem{gain: gain(&cands[i]), i: i})
+	}
+	heap.Init(h)
+	chosen := make([]bool, len(cands))
+	for k := 0; k < n && h.Len() > 0; {
+		top := &h.items[0]
+		g := gain(&cands[top.i])
+		if g < top.gain {
+			top.gain = g
+			heap.Fix(h, 0)
+			continue
+		}
+		it := heap.Pop(h).(gainItem)
+		if g <= 0 {
+			// Every fact is predicted at the best confidence the candidates
+			// reach: the rest are chosen by confidence (they still break
+			// ties and add evidence for noisy-or).
+			for i := range cands {
+				if k < n && !chosen[i] {
+					chosen[i] = true
+					k++
+				}
+			}
+			break
+		}
+		chosen[it.i] = true
+		hc := &cands[it.i]
+		for _, f := range arena[hc.lo:hc.hi] {
+			best[f] = max(best[f], hc.conf)
+		}
+		k++
+	}
+	out := cands[:0:0]
+	for i, ok := range chosen {
+		if ok {
+			out = append(out, cands[i])
+		}
+	}
+	return out
+}
+
+// gainItem is a candidate's index and its last computed gain.
+type gainItem struct {
+	gain float64
+	i    int
+}
+
+// gainHeap orders candidates by decreasing gain, then increasing index.
+type gainHeap struct{ items []gainItem }
+
+func (h *gainHeap) Len() int { return len(h.items) }
+func (h *gainHeap) Less(a, b int) bool {
+	x, y := h.items[a], h.items[b]
+	return x.gain > y.gain || x.gain == y.gain && x.i < y.i
+}
+func (h *gainHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
+func (h *gainHeap) Push(x any)    { h.items = append(h.items, x.(gainItem)) }
+func (h *gainHeap) Pop() any {
+	it := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return it
 }
 
 // constRule builds the rule of candidate cd for head h with constant c at
@@ -268,9 +386,23 @@ func (g *Graph) constRule(h string, pos int, c int32, cd constCand) MinedRule {
 		Confidence: float64(cd.sup) / float64(cd.body), FromGraph: true}
 }
 
+// intersectPos appends to out base+i for every a[i] that is also in b (both
+// sorted) and returns it.
+func intersectPos(a, b []int32, base int32, out []int32) []int32 {
+	forCommon(a, b, func(i int) { out = append(out, base+int32(i)) })
+	return out
+}
+
 // intersectCount returns the size of the intersection of two sorted lists.
 func intersectCount(a, b []int32) int {
 	n := 0
+	forCommon(a, b, func(int) { n++ })
+	return n
+}
+
+// forCommon calls f(i) for every a[i] that is also in b (both sorted), in
+// order.
+func forCommon(a, b []int32, f func(i int)) {
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
 		case a[i] < b[j]:
@@ -278,12 +410,11 @@ func intersectCount(a, b []int32) int {
 		case a[i] > b[j]:
 			j++
 		default:
-			n++
+			f(i)
 			i++
 			j++
 		}
 	}
-	return n
 }
 
 // MergeRules merges rule lists that are each sorted by head relation (as

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/drumql/drumql/datalog"
@@ -188,5 +189,159 @@ func TestMergeRules(t *testing.T) {
 	want := []string{"g 0.1 p", "h 0.9 p", "h 0.5 q", "h 0.5 r", "k 0.4 q", "k 0.3 p"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
+
+// TestChooseByCoverage checks the lazy greedy choice against a plain greedy
+// one (every candidate's gain recomputed at every step, ties to the lower
+// index; when nothing gains, the first not taken) on random candidate
+// sets, and that the chosen rules keep their order.
+func TestChooseByCoverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 200 {
+		nFacts := 1 + rng.IntN(30)
+		var cands []headCand
+		var arena []int32
+		for i := range 1 + rng.IntN(25) {
+			hc := headCand{c: int32(i), lo: int32(len(arena))}
+			// Few distinct confidences, so that gains tie.
+			hc.conf = float64(1+rng.IntN(4)) / 4
+			for f := range nFacts {
+				if rng.IntN(3) == 0 {
+					arena = append(arena, int32(f))
+				}
+			}
+			hc.hi = int32(len(arena))
+			cands = append(cands, hc)
+		}
+		n := 1 + rng.IntN(len(cands))
+		// Plain greedy.
+		best := make([]float64, nFacts)
+		taken := make([]bool, len(cands))
+		for range n {
+			bi, bg := -1, 0.0
+			for i, hc := range cands {
+				if taken[i] {
+					continue
+				}
+				g := 0.0
+				for _, f := range arena[hc.lo:hc.hi] {
+					g += max(0, hc.conf-best[f])
+				}
+				if g > bg {
+					bi, bg = i, g
+				}
+			}
+			if bi < 0 {
+				// Nothing gains: the first candidates not taken.
+				bi = slices.Index(taken, false)
+			}
+			taken[bi] = true
+			for _, f := range arena[cands[bi].lo:cands[bi].hi] {
+				best[f] = max(best[f], cands[bi].conf)
+			}
+		}
+		var want []int32
+		for i, ok := range taken {
+			if ok {
+				want = append(want, cands[i].c)
+			}
+		}
+		var got []int32
+		for _, hc := range chooseByCoverage(cands, arena, nFacts, n) {
+			got = append(got, hc.c)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("trial %d: chose %v, plain greedy %v", trial, got, want)
+		}
+	}
+}
+
+// TestConstantRulesCoverage: on a graph where the most confident rules of a
+// head all predict the same few facts, the coverage choice predicts more of
+// the head's facts, with a higher sum of best confidences, than the choice
+// by confidence, and chooses rules of the same candidates (each with its
+// counts intact).
+func TestConstantRulesCoverage(t *testing.T) {
+	var facts [][3]string
+	add := func(h, r, t string) { facts = append(facts, [3]string{h, r, t}) }
+	// h(X, c) for x0..x4 is predicted by ten rules b_k(X, d_k) (confidence
+	// 5/10); h(X, c) for y0..y29 by one rule, q(X, e), less confident
+	// (30/65); h(w_i, c2) for a hundred others keeps h(X, c) :- h(X, _) low.
+	for i := range 5 {
+		x := fmt.Sprint("x", i)
+		add(x, "h", "c")
+		for k := range 10 {
+			add(x, fmt.Sprint("b", k), fmt.Sprint("d", k))
+		}
+	}
+	for i := range 30 {
+		y := fmt.Sprint("y", i)
+		add(y, "h", "c")
+		add(y, "q", "e")
+	}
+	for i := range 30 {
+		add(fmt.Sprint("z", i), "q", "e") // q(X, e) is often wrong
+	}
+	for i := range 100 {
+		add(fmt.Sprint("w", i), "h", "c2")
+	}
+	st := memStore(t, map[string][][3]string{"facts": facts})
+	g, err := LoadGraph(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objective := func(rules []MinedRule) (covered int, sum float64) {
+		best := map[string]float64{}
+		for _, r := range rules {
+			if r.Head != "h" {
+				continue
+			}
+			b := r.Rule.Body[0].Atom
+			for _, f := range facts {
+				if f[1] == b.Pred && (b.Args[1].Value == "_" || f[2] == b.Args[1].Value) && r.Rule.Head.Args[1].Value == "c" && b.Args[0].Value == "X" {
+					if slices.Contains(facts, [3]string{f[0], "h", "c"}) {
+						best[f[0]] = max(best[f[0]], r.Rule.Weight)
+					}
+				}
+			}
+		}
+		for _, w := range best {
+			sum += w
+		}
+		return len(best), sum
+	}
+	opt := ConstOptions{Heads: []string{"h"}, PerHead: 3, PerConstant: 30}
+	cov, err := g.ConstantRules(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.ByConfidence = true
+	conf, err := g.ConstantRules(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cov) != 3 || len(conf) != 3 {
+		t.Fatalf("%d and %d rules, want 3", len(cov), len(conf))
+	}
+	nc, sc := objective(cov)
+	nf, sf := objective(conf)
+	if nc != 35 || nf != 5 || sc <= sf {
+		t.Errorf("coverage choice predicts %d facts (sum %.3f), confidence choice %d (sum %.3f); want 35 and 5, and a larger sum", nc, sc, nf, sf)
+	}
+	opt.PerHead = 1000
+	all, err := g.ConstantRules(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]MinedRule{}
+	for _, r := range all {
+		byKey[r.Rule.Key()] = r
+	}
+	for _, r := range cov {
+		a, ok := byKey[r.Rule.Key()]
+		if !ok || a.Support != r.Support || a.Body != r.Body || a.Rule.Weight != r.Rule.Weight {
+			t.Errorf("%s: not a candidate with the same counts (%v %+v)", r.Rule.String(), ok, a)
+		}
 	}
 }

@@ -35,8 +35,9 @@ type mineCmd struct {
 	Beam          int      `default:"4000" placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${default})."`
 	PathSamples   int      `placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default 200; -1: bodies from DRUM's attention only)."`
 	NoConstants   bool     `help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
-	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation, the best by confidence (default 200)."`
+	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation (default 200), chosen as --constants-by says."`
 	PerConstant   int      `placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence (default 10)."`
+	ConstantsBy   string   `enum:"coverage,confidence" default:"coverage" help:"How a head's --constant-rules rules with constants are chosen: coverage (greedily, the rules that most raise the confidence with which its facts are predicted, so they spread over its constants and facts) or confidence (the most confident)."`
 	Aggregate     string   `enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
 	Budget        int      `placeholder:"N" help:"Edge visits allowed to count one rule's support (default 5000000); a rule over it is left out."`
 	HeadBudget    int      `placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default 100000000); bodies left when it is spent are left out."`
