@@ -371,7 +371,8 @@ func TestRuleReading(t *testing.T) {
 
 // TestSupportBruteForce checks the support and body counts of extraction
 // against a brute force over all pairs (A, B) and intermediate entities,
-// including the A != B that rules of length two or more carry.
+// including the A != B that rules of length two or more carry and the
+// A != D, C != B of three-step paths A -> C -> D -> B.
 func TestSupportBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	sp := map[string][][3]string{}
@@ -412,26 +413,40 @@ func TestSupportBruteForce(t *testing.T) {
 		{{idx["p"], false}, {idx["q"], true}},
 		{{idx["q"], true}, {idx["p"], true}},
 		{{idx["p"], false}, {idx["p"], false}, {idx["q"], false}},
+		{{idx["q"], false}, {idx["q"], true}, {idx["p"], true}},
+		{{idx["p"], true}, {idx["h"], false}, {idx["p"], false}},
 	}
-	selfLoops := 0
+	selfLoops, oiOnly := 0, 0
 	for _, path := range paths {
 		var wantSup, wantBody int
 		for a := range E {
 			for b := range E {
 				// Is there an assignment of the intermediate positions?
-				var reach func(k, x int) bool
-				reach = func(k, x int) bool {
+				// vars: the path's entities A, C, (D,) B; oi: whether the
+				// assignment keeps three-step paths' object identity.
+				vars := []int{a}
+				oi := func() bool {
+					return len(path) != 3 || vars[0] != vars[2] && vars[1] != b
+				}
+				var reach func(k, x int, withOI bool) bool
+				reach = func(k, x int, withOI bool) bool {
 					if k == len(path)-1 {
-						return step(path[k], x, b)
+						return step(path[k], x, b) && (!withOI || oi())
 					}
 					for y := range E {
-						if step(path[k], x, y) && reach(k+1, y) {
+						vars = append(vars, y)
+						ok := step(path[k], x, y) && reach(k+1, y, withOI)
+						vars = vars[:len(vars)-1]
+						if ok {
 							return true
 						}
 					}
 					return false
 				}
-				if !reach(0, a) {
+				if !reach(0, a, true) {
+					if a != b && reach(0, a, false) {
+						oiOnly++ // connected only through A = D or C = B
+					}
 					continue
 				}
 				if len(path) >= 2 && a == b {
@@ -454,5 +469,8 @@ func TestSupportBruteForce(t *testing.T) {
 	}
 	if selfLoops == 0 {
 		t.Error("no path of length two or more comes back to its start: the A != B exclusion is untested")
+	}
+	if oiOnly == 0 {
+		t.Error("no pair is connected only through A = D or C = B: object identity is untested")
 	}
 }

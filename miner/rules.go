@@ -283,6 +283,14 @@ func (m *Model) makeRule(head int, path []pathStep) *candidate {
 		// identity do.
 		rule.Body = append(rule.Body, datalog.Literal{Kind: datalog.Comparison, Op: datalog.OpNe, Left: v("A"), Right: v("B")})
 	}
+	if n == 3 {
+		// Object identity along the path A -> C -> D -> B: it does not come
+		// back to A, and does not visit B before its last step (support3
+		// counts so).
+		rule.Body = append(rule.Body,
+			datalog.Literal{Kind: datalog.Comparison, Op: datalog.OpNe, Left: v("A"), Right: v("D")},
+			datalog.Literal{Kind: datalog.Comparison, Op: datalog.OpNe, Left: v("C"), Right: v("B")})
+	}
 	return &candidate{MinedRule: MinedRule{Rule: rule, Head: rule.Head.Pred}, key: rule.Key(), path: path}
 }
 

@@ -41,6 +41,7 @@ type chainHead struct {
 type trieNode struct {
 	rel      int32
 	out      bool
+	oi       bool // a node of three-step paths with object identity (see walk)
 	children []*trieNode
 	rules    []int32
 	weights  []float64
@@ -60,61 +61,96 @@ type pathStep struct {
 
 // chainPath returns the body path of r from its head's first argument to
 // its second when r is a chain rule: binary positive atoms forming a path
-// of distinct variables, and optionally the comparison A != B of the head's
-// two variables (neq), which the miner writes on rules of length two or
-// more.
-func chainPath(r *datalog.Rule) (path []pathStep, neq bool, ok bool) {
+// of distinct variables, and optionally comparisons != between them: the
+// comparison A != B of the head's two variables (neq), which the miner
+// writes on rules of length two or more, and, on a path of three steps
+// A -> C -> D -> B, with it A != D and C != B (oi: object identity, which
+// the miner writes on rules of length three).
+func chainPath(r *datalog.Rule) (path []pathStep, neq, oi bool, ok bool) {
 	if len(r.Head.Args) != 2 || len(r.Body) == 0 {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	a, b := r.Head.Args[0], r.Head.Args[1]
 	if a.Kind != datalog.Var || b.Kind != datalog.Var || a.Value == b.Value {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	body := r.Body
-	if k := slices.IndexFunc(body, func(l datalog.Literal) bool { return l.Kind == datalog.Comparison }); k >= 0 {
-		l := body[k]
-		if l.Op != datalog.OpNe || l.Left.Kind != datalog.Var || l.Right.Kind != datalog.Var ||
-			!(l.Left.Value == a.Value && l.Right.Value == b.Value || l.Left.Value == b.Value && l.Right.Value == a.Value) {
-			return nil, false, false
+	var ne [][2]string // the comparisons, each pair sorted
+	if slices.ContainsFunc(body, func(l datalog.Literal) bool { return l.Kind == datalog.Comparison }) {
+		body = nil
+		for _, l := range r.Body {
+			if l.Kind != datalog.Comparison {
+				body = append(body, l)
+				continue
+			}
+			if l.Op != datalog.OpNe || l.Left.Kind != datalog.Var || l.Right.Kind != datalog.Var {
+				return nil, false, false, false
+			}
+			p := [2]string{min(l.Left.Value, l.Right.Value), max(l.Left.Value, l.Right.Value)}
+			if !slices.Contains(ne, p) {
+				ne = append(ne, p)
+			}
 		}
-		body = slices.Delete(slices.Clone(body), k, k+1)
 		if len(body) == 0 {
-			return nil, false, false
+			return nil, false, false, false
 		}
-		neq = true
 	}
-	p, ok := bodyPath(body, a.Value, b.Value)
-	return p, neq, ok
+	p, vars, ok := bodyPath(body, a.Value, b.Value)
+	if !ok {
+		return nil, false, false, false
+	}
+	pair := func(x, y string) [2]string { return [2]string{min(x, y), max(x, y)} }
+	has := func(ps ...[2]string) bool {
+		if len(ps) != len(ne) {
+			return false
+		}
+		for _, p := range ps {
+			if !slices.Contains(ne, p) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case len(ne) == 0:
+		return p, false, false, true
+	case has(pair(a.Value, b.Value)):
+		return p, true, false, true
+	case len(p) == 3 && has(pair(a.Value, b.Value), pair(vars[0], vars[2]), pair(vars[1], vars[3])):
+		return p, true, true, true
+	}
+	return nil, false, false, false
 }
 
-// bodyPath returns the path of positive binary atoms from variable a to b.
-func bodyPath(body []datalog.Literal, a, b string) ([]pathStep, bool) {
+// bodyPath returns the path of positive binary atoms from variable a to b,
+// and the variables along it (a first, b last).
+func bodyPath(body []datalog.Literal, a, b string) ([]pathStep, []string, bool) {
 	for _, l := range body {
 		if l.Kind != datalog.Positive || len(l.Atom.Args) != 2 {
-			return nil, false
+			return nil, nil, false
 		}
 		x, y := l.Atom.Args[0], l.Atom.Args[1]
 		if x.Kind != datalog.Var || y.Kind != datalog.Var || x.Value == "_" || y.Value == "_" || x.Value == y.Value {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	used := make([]bool, len(body))
 	seen := map[string]bool{a: true}
 	cur := a
+	vars := []string{a}
 	var path []pathStep
 	for range body {
 		found := -1
 		for j, l := range body {
 			if !used[j] && (l.Atom.Args[0].Value == cur || l.Atom.Args[1].Value == cur) {
 				if found >= 0 {
-					return nil, false
+					return nil, nil, false
 				}
 				found = j
 			}
 		}
 		if found < 0 {
-			return nil, false
+			return nil, nil, false
 		}
 		used[found] = true
 		l := body[found].Atom
@@ -124,16 +160,17 @@ func bodyPath(body []datalog.Literal, a, b string) ([]pathStep, bool) {
 			next = l.Args[0].Value
 		}
 		if seen[next] {
-			return nil, false
+			return nil, nil, false
 		}
 		seen[next] = true
 		path = append(path, pathStep{l.Pred, out})
+		vars = append(vars, next)
 		cur = next
 	}
 	if cur != b {
-		return nil, false
+		return nil, nil, false
 	}
-	return path, true
+	return path, vars, true
 }
 
 // chainData builds the fast-path data once.
@@ -160,7 +197,7 @@ func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 				}
 				cd.heads[r.Head.Pred] = h
 			}
-			path, _, ok := chainPath(r)
+			path, _, _, ok := chainPath(r)
 			lp := ok
 			if ok {
 				for _, s := range path {
@@ -229,16 +266,16 @@ func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 		}
 		insert := func(fwd, inv *trieNode, ri int) {
 			r := &en.prog.Rules[ri]
-			path, neq, _ := chainPath(r)
+			path, neq, oi, _ := chainPath(r)
 			w := weightOf(r.Weight)
 			node := fwd
 			for _, s := range path {
-				node = node.child(rel(s.pred), s.out)
+				node = node.child(rel(s.pred), s.out, oi)
 			}
 			node.add(int32(ri), w, neq)
 			node = inv
 			for k := len(path) - 1; k >= 0; k-- {
-				node = node.child(rel(path[k].pred), !path[k].out)
+				node = node.child(rel(path[k].pred), !path[k].out, oi)
 			}
 			node.add(int32(ri), w, neq)
 		}
@@ -266,13 +303,13 @@ func (en *Engine) countBase(pred string) (int, error) {
 	return en.st.Count(id)
 }
 
-func (n *trieNode) child(rel int32, out bool) *trieNode {
+func (n *trieNode) child(rel int32, out, oi bool) *trieNode {
 	for _, c := range n.children {
-		if c.rel == rel && c.out == out {
+		if c.rel == rel && c.out == out && c.oi == oi {
 			return c
 		}
 	}
-	c := &trieNode{rel: rel, out: out}
+	c := &trieNode{rel: rel, out: out, oi: oi}
 	n.children = append(n.children, c)
 	return c
 }
@@ -286,6 +323,8 @@ type chainScratch struct {
 	hstamp []uint32
 	hepoch uint32
 	best   []float64
+	par    []int32  // see walk
+	pmul   []uint32 // see walk
 	cands  []int32
 	ents   []hitEntry
 }
@@ -300,12 +339,19 @@ func (en *Engine) getScratch(n int) *chainScratch {
 	if s, ok := en.scratch.Get().(*chainScratch); ok && len(s.stamp) == n {
 		return s
 	}
-	return &chainScratch{stamp: make([]uint32, n), pos: make([]int32, n), hstamp: make([]uint32, n), best: make([]float64, n)}
+	return &chainScratch{stamp: make([]uint32, n), pos: make([]int32, n), hstamp: make([]uint32, n), best: make([]float64, n),
+		par: make([]int32, n), pmul: make([]uint32, n)}
 }
 
 // walk propagates frontier from the node's parent through the trie, calling
-// emit for every rule and every entity at the end of its path.
-func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontier []int32, depth int, emit func(c int32, rule int32, w float64)) {
+// emit for every rule and every entity at the end of its path. Nodes of
+// three-step paths with object identity (oi; A -> C -> D -> B from start A)
+// keep, at depth 1, only the entities D != A, each with the first C it was
+// reached from (par) and whether another C reaches it too (pmul = the
+// level's epoch); at depth 2 an entity B reached from D counts unless it is
+// A, or the only C that reaches D. pepoch is the epoch of the depth-1 level
+// of the current path.
+func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontier []int32, depth int, pepoch uint32, emit func(c int32, rule int32, w float64)) {
 	for _, ch := range node.children {
 		if ch.rel < 0 {
 			continue
@@ -317,17 +363,45 @@ func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontie
 		sc.epoch++
 		if sc.epoch == 0 {
 			clear(sc.stamp)
+			clear(sc.pmul)
 			sc.epoch = 1
 		}
 		for len(sc.levels) <= depth {
 			sc.levels = append(sc.levels, nil)
 		}
 		next := sc.levels[depth][:0]
-		for _, x := range frontier {
-			for _, y := range csr.Col[csr.RowPtr[x]:csr.RowPtr[x+1]] {
-				if sc.stamp[y] != sc.epoch {
-					sc.stamp[y] = sc.epoch
-					next = append(next, y)
+		switch {
+		case ch.oi && depth == 1:
+			for _, x := range frontier {
+				for _, y := range csr.Col[csr.RowPtr[x]:csr.RowPtr[x+1]] {
+					switch {
+					case y == start:
+					case sc.stamp[y] != sc.epoch:
+						sc.stamp[y] = sc.epoch
+						sc.par[y] = x
+						next = append(next, y)
+					case sc.par[y] != x:
+						sc.pmul[y] = sc.epoch
+					}
+				}
+			}
+		case ch.oi && depth == 2:
+			for _, x := range frontier {
+				only := sc.pmul[x] != pepoch
+				for _, y := range csr.Col[csr.RowPtr[x]:csr.RowPtr[x+1]] {
+					if y != start && sc.stamp[y] != sc.epoch && !(only && sc.par[x] == y) {
+						sc.stamp[y] = sc.epoch
+						next = append(next, y)
+					}
+				}
+			}
+		default:
+			for _, x := range frontier {
+				for _, y := range csr.Col[csr.RowPtr[x]:csr.RowPtr[x+1]] {
+					if sc.stamp[y] != sc.epoch {
+						sc.stamp[y] = sc.epoch
+						next = append(next, y)
+					}
 				}
 			}
 		}
@@ -343,7 +417,11 @@ func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontie
 			}
 		}
 		if len(ch.children) > 0 {
-			cd.walk(sc, ch, start, next, depth+1, emit)
+			pe := pepoch
+			if depth == 1 {
+				pe = sc.epoch
+			}
+			cd.walk(sc, ch, start, next, depth+1, pe, emit)
 		}
 	}
 }
@@ -392,7 +470,7 @@ func (en *Engine) chainQuery(ctx context.Context, q datalog.Atom) ([]Answer, boo
 	if inverse {
 		root = h.inv
 	}
-	cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, func(c int32, _ int32, w float64) {
+	cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, 0, func(c int32, _ int32, w float64) {
 		if w < min {
 			return
 		}
@@ -475,7 +553,7 @@ func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bo
 		if inverse {
 			root = h.lpInv
 		}
-		cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, func(c int32, r int32, w float64) {
+		cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, 0, func(c int32, r int32, w float64) {
 			if w >= min {
 				ents = append(ents, hitEntry{int32(cd.snap.Entities[c]), r, w})
 			}

@@ -330,7 +330,8 @@ var programValues = []string{"7", "007", "10", "1.5", "1.50", "2", "-2", `"7"`, 
 
 // randomChainRule returns a chain rule for s: a path of one to three e0/e1
 // atoms from X to Y, each in either direction, in a shuffled order,
-// sometimes with X != Y.
+// sometimes with X != Y, and on paths of three steps sometimes with object
+// identity (X != Y, X != Z2, Z1 != Y) or part of it.
 func randomChainRule(rng *rand.Rand) string {
 	n := 1 + rng.IntN(3)
 	vars := []string{"X"}
@@ -346,8 +347,15 @@ func randomChainRule(rng *rand.Rand) string {
 		}
 		body = append(body, fmt.Sprintf("e%d(%s, %s)", rng.IntN(2), a, b))
 	}
-	if rng.IntN(3) == 0 {
+	switch k := rng.IntN(6); {
+	case k < 2:
 		body = append(body, "X != Y")
+	case k == 2 && n == 3:
+		// Object identity along X -> Z1 -> Z2 -> Y (the fast path's
+		// form), the comparisons either way round.
+		body = append(body, "Y != X", "X != Z2", "Z1 != Y")
+	case k == 3 && n == 3:
+		body = append(body, "X != Z2", "Z1 != Y") // not a form of the fast path
 	}
 	rng.Shuffle(len(body), func(i, j int) { body[i], body[j] = body[j], body[i] })
 	return "s(X, Y) :- " + strings.Join(body, ", ")

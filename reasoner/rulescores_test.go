@@ -28,6 +28,8 @@ func TestRuleScores(t *testing.T) {
 0.5 :: h(A, B) :- r2(B, C), r3(C, D), r1(D, A).
 0.4 :: h(A, B) :- g(A, B).
 0.3 :: h(A, B) :- r0(A, C), r0(C, B), A != B.
+0.35 :: h(A, B) :- r1(A, C), r1(C, D), r1(D, B), A != B, A != D, C != B.
+0.25 :: h(A, B) :- r2(B, C), C != A, r0(D, C), r2(D, A), B != D, B != A.
 0.9 :: g(X, Y) :- r3(X, Y).
 0.5 :: g(X, Z) :- g(X, Y), r3(Y, Z).
 `)
@@ -40,12 +42,12 @@ func TestRuleScores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := cd.heads["h"]; len(h.chain) != 6 || len(h.other) != 1 {
+	if h := cd.heads["h"]; len(h.chain) != 8 || len(h.other) != 1 {
 		t.Fatalf("chain rules %v, other %v", h.chain, h.other)
 	}
 	checked := checkRuleScores(t, en, st, 60, func(ri int) *datalog.Program {
-		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[7:]...)}
-	}, 7)
+		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[9:]...)}
+	}, 9)
 	if checked < 100 {
 		t.Errorf("only %d candidates checked", checked)
 	}
@@ -63,14 +65,14 @@ func TestRuleScores(t *testing.T) {
 		t.Errorf("LazyLoad: Prepare loaded %d relations", len(lazy.shared))
 	}
 	checkRuleScores(t, lazy, st, 60, func(ri int) *datalog.Program {
-		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[7:]...)}
-	}, 7)
+		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[9:]...)}
+	}, 9)
 	if cd, err := lazy.chainInfo(ctx); err != nil || cd.snap != snap {
 		t.Errorf("the chain fast path took a snapshot of its own (err %v)", err)
 	}
 	// The Engine.Query fast path (a head of chain rules only) agrees with the
 	// evaluator.
-	chainOnly := &datalog.Program{Rules: append(slices.Clone(prog.Rules[:5]), prog.Rules[6])}
+	chainOnly := &datalog.Program{Rules: append(slices.Clone(prog.Rules[:5]), prog.Rules[6:9]...)}
 	en2, err := Prepare(ctx, st, chainOnly, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -194,5 +196,32 @@ func TestRuleScoresConstants(t *testing.T) {
 	}, len(prog.Rules))
 	if checked < 200 {
 		t.Errorf("only %d candidates checked", checked)
+	}
+}
+
+// TestChainPathForms: which comparisons keep a rule on the chain fast path
+// (none; A != B; on three steps, object identity A != B, A != D, C != B in
+// any order and orientation) and which send it to the evaluator.
+func TestChainPathForms(t *testing.T) {
+	for _, tc := range []struct {
+		rule    string
+		ok      bool
+		neq, oi bool
+	}{
+		{"h(A, B) :- r(A, C), s(C, D), t(D, B).", true, false, false},
+		{"h(A, B) :- r(A, C), s(C, D), t(D, B), B != A.", true, true, false},
+		{"h(A, B) :- r(A, C), s(C, D), t(D, B), A != B, A != D, C != B.", true, true, true},
+		{"h(A, B) :- B != C, t(B, D), D != A, s(C, D), r(C, A), A != B.", true, true, true},
+		{"h(A, B) :- r(A, C), s(C, D), t(D, B), A != D, C != B.", false, false, false},
+		{"h(A, B) :- r(A, C), s(C, D), t(D, B), A != B, A != C.", false, false, false},
+		{"h(A, B) :- r(A, C), s(C, B), A != B, A != C.", false, false, false},
+		{"h(A, B) :- r(A, C), s(C, D), t(D, E), u(E, B), A != B, A != D, C != E.", false, false, false},
+		{"h(A, B) :- r(A, C), s(C, B), A < B.", false, false, false},
+	} {
+		prog := mustParse(t, tc.rule)
+		_, neq, oi, ok := chainPath(&prog.Rules[0])
+		if ok != tc.ok || neq != tc.neq || oi != tc.oi {
+			t.Errorf("%s: ok %v neq %v oi %v, want %v %v %v", tc.rule, ok, neq, oi, tc.ok, tc.neq, tc.oi)
+		}
 	}
 }
