@@ -28,10 +28,11 @@ type ConstOptions struct {
 	// chain rules; negative means 0.
 	Smoothing int
 	// PerConstant bounds the rules kept for one head relation, constant and
-	// position (the best by confidence). Default 10.
+	// position (the best by confidence), the pool PerHead are chosen from.
+	// Default 1000.
 	PerConstant int
 	// PerHead bounds the rules with constants kept per head relation.
-	// Default 200. They are chosen greedily by coverage (see
+	// Default 300. They are chosen greedily by coverage (see
 	// [Graph.ConstantRules]) unless ByConfidence is set.
 	PerHead int
 	// ByConfidence chooses a head's PerHead rules as the best by confidence,
@@ -59,10 +60,10 @@ func (o ConstOptions) withDefaults() ConstOptions {
 		o.Smoothing = 0
 	}
 	if o.PerConstant <= 0 {
-		o.PerConstant = 10
+		o.PerConstant = 1000
 	}
 	if o.PerHead <= 0 {
-		o.PerHead = 200
+		o.PerHead = 300
 	}
 	if o.Sample <= 0 {
 		o.Sample = 500

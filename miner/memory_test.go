@@ -62,10 +62,10 @@ func TestEstimateMemoryRuleStep(t *testing.T) {
 		{"training", RuleStep{Beam: 1, Candidates: 1, MaxRules: 1, NoConstants: true}, est(4600)},
 		// The same applied to queries: 2400 + max(1800, 2820) = 5220.
 		{"applying", RuleStep{Beam: 1, Candidates: 1, MaxRules: 1, NoConstants: true, Apply: true}, est(5220)},
-		// Defaults: beam 200, 20 rules and 20 candidates, 200 rules with
-		// constants per head. Rules 2·220·1200 = 528000; extraction
-		// 400·300 + 20·1200 = 144000; step 672000.
-		{"defaults", RuleStep{Apply: true}, est(672000)},
+		// Defaults: beam 200, 20 rules and 20 candidates, 300 rules with
+		// constants per head. Rules 2·320·1200 = 768000; extraction
+		// 400·300 + 20·1200 = 144000; step 912000.
+		{"defaults", RuleStep{Apply: true}, est(912000)},
 		// No rule step: training alone.
 		{"none", RuleStep{}, est(4600)},
 	} {

@@ -29,14 +29,14 @@ type mineCmd struct {
 	Threads       int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
 	MaxFanOut     int      `placeholder:"N" help:"Hub cap: an entity with more than N neighbours through one relation direction (a gender value, a country) passes no mass through it in training and in the model's scores (default 10000; -1: no cap). Rules and their confidences are counted on the exact graph."`
 	MaxQueries    int      `placeholder:"N" help:"Train each epoch on at most N triples of each relation (a seeded sample, drawn afresh every epoch) and validate on at most N of each (default 2048; -1: no bound). Keeps an epoch's time in proportion to the graph on large graphs; relations with fewer triples are not sampled."`
-	MaxRules      int      `default:"300" placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default ${default})."`
+	MaxRules      int      `default:"200" placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default ${default})."`
 	Candidates    int      `default:"1000" placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default ${default})."`
 	MinScore      float64  `default:"1e-6" placeholder:"X" help:"Drop bodies whose raw DRUM score is below X (default ${default})."`
 	Beam          int      `default:"4000" placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${default})."`
 	PathSamples   int      `placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default 200; -1: bodies from DRUM's attention only)."`
 	NoConstants   bool     `help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
-	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation (default 200), chosen as --constants-by says."`
-	PerConstant   int      `placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence (default 10)."`
+	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation (default 300), chosen as --constants-by says."`
+	PerConstant   int      `placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence: the pool the head's --constant-rules are chosen from (default 1000)."`
 	ConstantsBy   string   `enum:"coverage,confidence" default:"coverage" help:"How a head's --constant-rules rules with constants are chosen: coverage (greedily, the rules that most raise the confidence with which its facts are predicted, so they spread over its constants and facts) or confidence (the most confident)."`
 	Aggregate     string   `enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
 	Budget        int      `placeholder:"N" help:"Edge visits allowed to count one rule's support (default 5000000); a rule over it is left out."`
