@@ -327,6 +327,8 @@ type chainScratch struct {
 	pmul   []uint32 // see walk
 	cands  []int32
 	ents   []hitEntry
+	counts []int32    // bucketByCandidate
+	tmp    []hitEntry // bucketByCandidate
 }
 
 type hitEntry struct {
@@ -531,6 +533,17 @@ func (en *Engine) chainQuery(ctx context.Context, q datalog.Atom) ([]Answer, boo
 // (frontier propagation over a trie of body paths, so rules sharing a prefix
 // share its work); other rules are evaluated goal-directed by the evaluator.
 func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bool) ([]RuleHit, error) {
+	return en.ruleScores(ctx, head, given, inverse, true)
+}
+
+// RuleHits is RuleScores with the hits in no particular order (each hit's
+// scores still descending), for callers that rank the candidates by keys of
+// their own: it saves sorting them.
+func (en *Engine) RuleHits(ctx context.Context, head, given string, inverse bool) ([]RuleHit, error) {
+	return en.ruleScores(ctx, head, given, inverse, false)
+}
+
+func (en *Engine) ruleScores(ctx context.Context, head, given string, inverse, sorted bool) ([]RuleHit, error) {
 	cd, err := en.chainInfo(ctx)
 	if err != nil {
 		return nil, err
@@ -579,7 +592,7 @@ func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bo
 	if err := ctx.Err(); err != nil {
 		return nil, errorf("reasoner: rule scores: %w", err)
 	}
-	return en.groupHits(cd, ents)
+	return en.groupHits(cd, ents, sc, sorted)
 }
 
 // graphRel reports whether pred is a relation of the graph for link
@@ -633,18 +646,29 @@ func (en *Engine) ruleAnswers(ctx context.Context, ri int, given string, inverse
 }
 
 // groupHits groups entries by candidate.
-func (en *Engine) groupHits(cd *chainData, ents []hitEntry) ([]RuleHit, error) {
+func (en *Engine) groupHits(cd *chainData, ents []hitEntry, sc *chainScratch, sorted bool) ([]RuleHit, error) {
 	if len(ents) == 0 {
 		return nil, nil
 	}
-	slices.SortFunc(ents, func(a, b hitEntry) int {
-		return cmp.Or(cmp.Compare(a.c, b.c), cmp.Compare(b.s, a.s), cmp.Compare(a.r, b.r))
-	})
-	ncand := 1
-	for i := 1; i < len(ents); i++ {
-		if ents[i].c != ents[i-1].c {
-			ncand++
+	// Each candidate's entries together (a counting pass when every
+	// candidate is an entity of the snapshot, as with rules over the graph),
+	// then in decreasing score, ties by rule.
+	if sc == nil || !bucketByCandidate(cd, ents, sc) {
+		slices.SortFunc(ents, func(a, b hitEntry) int { return cmp.Compare(a.c, b.c) })
+	}
+	ncand := 0
+	for i := 0; i < len(ents); {
+		j := i + 1
+		for j < len(ents) && ents[j].c == ents[i].c {
+			j++
 		}
+		if j-i > 1 {
+			slices.SortFunc(ents[i:j], func(a, b hitEntry) int {
+				return cmp.Or(cmp.Compare(b.s, a.s), cmp.Compare(a.r, b.r))
+			})
+		}
+		ncand++
+		i = j
 	}
 	hits := make([]RuleHit, 0, ncand)
 	scores := make([]float64, len(ents))
@@ -668,7 +692,11 @@ func (en *Engine) groupHits(cd *chainData, ents []hitEntry) ([]RuleHit, error) {
 		hits = append(hits, RuleHit{Candidate: name, ID: c, Scores: scores[i:j:j], Rules: rules[i:j:j]})
 		i = j
 	}
-	slices.SortStableFunc(hits, func(a, b RuleHit) int {
+	if !sorted {
+		return hits, nil
+	}
+	// A total order (the IDs differ), so an unstable sort gives one result.
+	slices.SortFunc(hits, func(a, b RuleHit) int {
 		for k := 0; k < len(a.Scores) && k < len(b.Scores); k++ {
 			if c := cmp.Compare(b.Scores[k], a.Scores[k]); c != 0 {
 				return c
@@ -677,4 +705,45 @@ func (en *Engine) groupHits(cd *chainData, ents []hitEntry) ([]RuleHit, error) {
 		return cmp.Or(cmp.Compare(len(b.Scores), len(a.Scores)), cmp.Compare(a.ID, b.ID))
 	})
 	return hits, nil
+}
+
+// bucketByCandidate reorders ents so that each candidate's entries are
+// contiguous (candidates in order of first appearance, entries in their
+// order) by counting, when every candidate is an entity of the snapshot;
+// otherwise it returns false and leaves the order to the caller.
+func bucketByCandidate(cd *chainData, ents []hitEntry, sc *chainScratch) bool {
+	for _, e := range ents {
+		if e.c < 0 || int(e.c) >= len(cd.dense) || cd.dense[e.c] < 0 {
+			return false
+		}
+	}
+	sc.hepoch++
+	if sc.hepoch == 0 {
+		clear(sc.hstamp)
+		sc.hepoch = 1
+	}
+	counts := sc.counts[:0]
+	for _, e := range ents {
+		x := cd.dense[e.c]
+		if sc.hstamp[x] != sc.hepoch {
+			sc.hstamp[x] = sc.hepoch
+			sc.pos[x] = int32(len(counts))
+			counts = append(counts, 0)
+		}
+		counts[sc.pos[x]]++
+	}
+	start := int32(0)
+	for g, n := range counts {
+		counts[g] = start
+		start += n
+	}
+	tmp := slices.Grow(sc.tmp[:0], len(ents))[:len(ents)]
+	for _, e := range ents {
+		g := sc.pos[cd.dense[e.c]]
+		tmp[counts[g]] = e
+		counts[g]++
+	}
+	copy(ents, tmp)
+	sc.counts, sc.tmp = counts, tmp
+	return true
 }

@@ -51,6 +51,25 @@ func TestRuleScores(t *testing.T) {
 	if checked < 100 {
 		t.Errorf("only %d candidates checked", checked)
 	}
+	// RuleHits: the same hits, in any order.
+	for e := range 60 {
+		for _, inverse := range []bool{false, true} {
+			want, err := en.RuleScores(ctx, "h", fmt.Sprint("v", e), inverse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := en.RuleHits(ctx, "h", fmt.Sprint("v", e), inverse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.SortFunc(got, func(a, b RuleHit) int {
+				return slices.IndexFunc(want, func(w RuleHit) bool { return w.ID == a.ID }) - slices.IndexFunc(want, func(w RuleHit) bool { return w.ID == b.ID })
+			})
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("v%d inverse=%v: RuleHits\n%v\nRuleScores\n%v", e, inverse, got, want)
+			}
+		}
+	}
 	// An engine that shares the caller's snapshot and loads relations on
 	// first use (the rule g of h's last rule needs them) scores the same.
 	snap, err := st.Snapshot(ctx)

@@ -553,7 +553,7 @@ func (r *ruleScorer) priorOf(rel store.ID) *linkpred.SlotPrior {
 // Inverse is tail prediction (Given, Rel, ?): the given entity is the head's
 // first argument, which RuleScores calls inverse=false.
 func (r *ruleScorer) hits(ctx context.Context, q linkpred.Query) ([]reasoner.RuleHit, error) {
-	return r.eng.RuleScores(ctx, r.names[q.Rel], r.names[q.Given], !q.Inverse)
+	return r.eng.RuleHits(ctx, r.names[q.Rel], r.names[q.Given], !q.Inverse)
 }
 
 func (r *ruleScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
