@@ -1,0 +1,241 @@
+package reasoner
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/drumql/drumql/datalog"
+)
+
+// RuleScores applies, for link prediction, every rule whose head is the
+// binary predicate head to the entity given: as the head's first argument,
+// or its second when inverse. It returns, per candidate entity for the
+// other argument, the confidence each rule gives it on its own (the rule's
+// weight times its best body derivation), scores descending with ties by
+// rule index. Hits are sorted by their scores (lexicographically,
+// descending), then by symbol id.
+//
+// Each rule is applied once to the graph, as rule learners evaluate rules:
+// a body literal over a relation the store holds base facts of reads those
+// facts (and any the program states), never what other rules derive for
+// that relation; a body literal over any other predicate (an auxiliary
+// predicate such as parent in a hand-written file) reads what the program
+// derives for it. Chain rules over graph relations use the CSR fast path
+// (frontier propagation over a trie of body paths, so rules sharing a prefix
+// share its work); other rules are evaluated goal-directed by the evaluator.
+func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bool) ([]RuleHit, error) {
+	return en.ruleScores(ctx, head, given, inverse, true)
+}
+
+// RuleHits is RuleScores with the hits in no particular order (each hit's
+// scores still descending), for callers that rank the candidates by keys of
+// their own: it saves sorting them.
+func (en *Engine) RuleHits(ctx context.Context, head, given string, inverse bool) ([]RuleHit, error) {
+	return en.ruleScores(ctx, head, given, inverse, false)
+}
+
+func (en *Engine) ruleScores(ctx context.Context, head, given string, inverse, sorted bool) ([]RuleHit, error) {
+	cd, err := en.chainInfo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h := cd.heads[head]
+	if h == nil {
+		return nil, nil
+	}
+	var ents []hitEntry
+	var sc *chainScratch
+	if cd.snap != nil {
+		sc = en.getScratch(len(cd.names))
+		defer en.scratch.Put(sc)
+		ents = sc.ents[:0]
+	}
+	min := en.opt.Min
+	id, known := en.syms.lookup(given)
+	if known && len(h.lpChain) > 0 && int(id) < len(cd.dense) && cd.dense[id] >= 0 {
+		root := h.lpFwd
+		if inverse {
+			root = h.lpInv
+		}
+		cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, 0, func(c int32, r int32, w float64) {
+			if w >= min {
+				ents = append(ents, hitEntry{int32(cd.snap.Entities[c]), r, w})
+			}
+		})
+	}
+	if len(h.lpConst) > 0 {
+		gid := int32(-1)
+		if known && int(id) < len(cd.dense) {
+			gid = cd.dense[id]
+		}
+		ents = cd.constHits(ents, h, gid, inverse, min)
+	}
+	for _, ri := range h.lpOther {
+		es, err := en.ruleAnswers(ctx, ri, given, inverse)
+		if err != nil {
+			return nil, err
+		}
+		ents = append(ents, es...)
+	}
+	if sc != nil {
+		sc.ents = ents
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, errorf("reasoner: rule scores: %w", err)
+	}
+	return en.groupHits(cd, ents, sc, sorted)
+}
+
+// graphRel reports whether pred is a relation of the graph for link
+// prediction: the store holds base facts of it and nothing else (no derived
+// facts, no program facts), so the CSR snapshot has all of it.
+func (en *Engine) graphRel(pred string) bool {
+	return en.base[pred] && !en.derived[pred] && len(en.facts[pred]) == 0
+}
+
+// ruleAnswers evaluates rule ri alone with the given argument bound, over
+// the graph and the program's rules for auxiliary predicates.
+func (en *Engine) ruleAnswers(ctx context.Context, ri int, given string, inverse bool) ([]hitEntry, error) {
+	r := en.prog.Rules[ri]
+	const pred = "\x00rule"
+	prog := &datalog.Program{Facts: en.prog.Facts}
+	for _, o := range en.prog.Rules {
+		if !en.base[o.Head.Pred] {
+			prog.Rules = append(prog.Rules, o)
+		}
+	}
+	r.Head = datalog.Atom{Pred: pred, Args: r.Head.Args}
+	prog.Rules = append(prog.Rules, r)
+	g := datalog.Term{Kind: datalog.Symbol, Value: given}
+	x := datalog.Term{Kind: datalog.Var, Value: "X"}
+	q := datalog.Atom{Pred: pred, Args: []datalog.Term{g, x}}
+	if inverse {
+		q.Args = []datalog.Term{x, g}
+	}
+	var loadErr error
+	shared := func(p string, arity int) *relation {
+		rel, err := en.relation(ctx, p, arity)
+		if err != nil {
+			loadErr = err
+			return nil
+		}
+		return rel
+	}
+	as, err := evalQuery(ctx, en.st, en.syms, prog, q, en.opt, shared)
+	if err == nil && loadErr != nil {
+		err = errorf("reasoner: rule scores: %w", loadErr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]hitEntry, 0, len(as))
+	for _, a := range as {
+		id, _ := en.syms.lookup(a.Values[0])
+		out = append(out, hitEntry{int32(id), int32(ri), a.Confidence})
+	}
+	return out, nil
+}
+
+// groupHits groups entries by candidate.
+func (en *Engine) groupHits(cd *chainData, ents []hitEntry, sc *chainScratch, sorted bool) ([]RuleHit, error) {
+	if len(ents) == 0 {
+		return nil, nil
+	}
+	// Each candidate's entries together (a counting pass when every
+	// candidate is an entity of the snapshot, as with rules over the graph),
+	// then in decreasing score, ties by rule.
+	if sc == nil || !bucketByCandidate(cd, ents, sc) {
+		slices.SortFunc(ents, func(a, b hitEntry) int { return cmp.Compare(a.c, b.c) })
+	}
+	ncand := 0
+	for i := 0; i < len(ents); {
+		j := i + 1
+		for j < len(ents) && ents[j].c == ents[i].c {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(ents[i:j], func(a, b hitEntry) int {
+				return cmp.Or(cmp.Compare(b.s, a.s), cmp.Compare(a.r, b.r))
+			})
+		}
+		ncand++
+		i = j
+	}
+	hits := make([]RuleHit, 0, ncand)
+	scores := make([]float64, len(ents))
+	rules := make([]int, len(ents))
+	for i := 0; i < len(ents); {
+		j := i
+		for j < len(ents) && ents[j].c == ents[i].c {
+			scores[j], rules[j] = ents[j].s, int(ents[j].r)
+			j++
+		}
+		c := uint32(ents[i].c)
+		var name string
+		if int(c) < len(cd.dense) && cd.dense[c] >= 0 {
+			name = cd.names[cd.dense[c]]
+		} else {
+			var err error
+			if name, err = en.syms.name(c); err != nil {
+				return nil, err
+			}
+		}
+		hits = append(hits, RuleHit{Candidate: name, ID: c, Scores: scores[i:j:j], Rules: rules[i:j:j]})
+		i = j
+	}
+	if !sorted {
+		return hits, nil
+	}
+	// A total order (the IDs differ), so an unstable sort gives one result.
+	slices.SortFunc(hits, func(a, b RuleHit) int {
+		for k := 0; k < len(a.Scores) && k < len(b.Scores); k++ {
+			if c := cmp.Compare(b.Scores[k], a.Scores[k]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Or(cmp.Compare(len(b.Scores), len(a.Scores)), cmp.Compare(a.ID, b.ID))
+	})
+	return hits, nil
+}
+
+// bucketByCandidate reorders ents so that each candidate's entries are
+// contiguous (candidates in order of first appearance, entries in their
+// order) by counting, when every candidate is an entity of the snapshot;
+// otherwise it returns false and leaves the order to the caller.
+func bucketByCandidate(cd *chainData, ents []hitEntry, sc *chainScratch) bool {
+	for _, e := range ents {
+		if e.c < 0 || int(e.c) >= len(cd.dense) || cd.dense[e.c] < 0 {
+			return false
+		}
+	}
+	sc.hepoch++
+	if sc.hepoch == 0 {
+		clear(sc.hstamp)
+		sc.hepoch = 1
+	}
+	counts := sc.counts[:0]
+	for _, e := range ents {
+		x := cd.dense[e.c]
+		if sc.hstamp[x] != sc.hepoch {
+			sc.hstamp[x] = sc.hepoch
+			sc.pos[x] = int32(len(counts))
+			counts = append(counts, 0)
+		}
+		counts[sc.pos[x]]++
+	}
+	start := int32(0)
+	for g, n := range counts {
+		counts[g] = start
+		start += n
+	}
+	tmp := slices.Grow(sc.tmp[:0], len(ents))[:len(ents)]
+	for _, e := range ents {
+		g := sc.pos[cd.dense[e.c]]
+		tmp[counts[g]] = e
+		counts[g]++
+	}
+	copy(ents, tmp)
+	sc.counts, sc.tmp = counts, tmp
+	return true
+}
