@@ -91,8 +91,9 @@ type headCand struct {
 	pos int8
 	c   int32
 	constCand
-	// facts is the support of the rule: indices of the head's facts (the
-	// facts of (pos, c) numbered from base), a range of the head's arena.
+	// lo, hi delimit the rule's support in the head's arena (coverage
+	// choice): the indices of the head's facts it predicts, the facts of
+	// each (pos, c) numbered from that pair's base.
 	lo, hi int32
 }
 
@@ -283,10 +284,10 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRul
 // confident rule gain nothing, so a head's few hundred rules spread over its
 // constants and facts instead of piling on the few facts that the most
 // confident rules predict. When no candidate gains anything, the rest of the
-// n are the first candidates not chosen (by confidence). The gains only shrink as rules are chosen (the
-// objective is submodular), so a candidate whose recomputed gain is still
-// the best is chosen without recomputing the others (lazy greedy); ties go
-// to the earlier candidate.
+// n are the first candidates not chosen (by confidence). The gains only
+// shrink as rules are chosen (the objective is submodular), so a candidate
+// whose recomputed gain is still the best is chosen without recomputing the
+// others (lazy greedy); ties go to the earlier candidate.
 func chooseByCoverage(cands []headCand, arena []int32, nFacts, n int) []headCand {
 	best := make([]float64, nFacts)
 	gain := func(hc *headCand) float64 {
