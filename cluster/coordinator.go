@@ -110,8 +110,9 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		return nil, errorf("cluster: run %s: %w", c.Run, err)
 	}
 	obs, err := js.ObjectStore(ctx, names.Bucket())
+	created := errors.Is(err, jetstream.ErrBucketNotFound)
 	switch {
-	case errors.Is(err, jetstream.ErrBucketNotFound):
+	case created:
 		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: names.Bucket(), Replicas: replicas,
 			Description: "drumql run " + c.Run + ": snapshot, plan and results"})
 		if err != nil {
@@ -119,7 +120,11 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		}
 	case err != nil:
 		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
-	default:
+	}
+	if obs, err = consistentReads(ctx, js, obs, names.Bucket()); err != nil {
+		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
+	}
+	if !created {
 		old, err := obs.GetBytes(ctx, runObject)
 		if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 			return nil, errorf("cluster: run %s: read %s: %w", c.Run, runObject, err)

@@ -1,12 +1,14 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"regexp"
 	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Errors of clustered runs.
@@ -186,4 +188,26 @@ func Connect(o ConnOptions) (*nats.Conn, error) {
 		return nil, errorf("cluster: connect to %s: %w (%w)", o.URL, ErrUnreachable, err)
 	}
 	return nc, nil
+}
+
+// consistentReads turns off direct gets on the stream behind the object
+// store obs (bucket) and returns the store bound again. With direct gets
+// (the object store's default) a read may be answered by a replica that
+// has not yet stored what a worker has just put: the coordinator, reading a
+// group's result right after its "done" report, found no object. A get
+// through the stream's leader sees every acknowledged put.
+func consistentReads(ctx context.Context, js jetstream.JetStream, obs jetstream.ObjectStore, bucket string) (jetstream.ObjectStore, error) {
+	st, err := js.Stream(ctx, "OBJ_"+bucket)
+	if err != nil {
+		return nil, err
+	}
+	cfg := st.CachedInfo().Config
+	if !cfg.AllowDirect {
+		return obs, nil
+	}
+	cfg.AllowDirect = false
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		return nil, err
+	}
+	return js.ObjectStore(ctx, bucket)
 }

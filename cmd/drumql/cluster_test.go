@@ -347,6 +347,11 @@ func TestClusterResume(t *testing.T) {
 	if _, err := js.Stream(context.Background(), "DRUMQL_"+runID+"_JOBS"); err != nil {
 		t.Fatalf("the interrupted run's job stream is gone: %v", err)
 	}
+	// The run's objects are read through the stream's leader: a direct get
+	// may be answered by a replica that lacks a result just put.
+	if st, err := js.Stream(context.Background(), "OBJ_DRUMQL_"+runID); err != nil || st.CachedInfo().Config.AllowDirect {
+		t.Errorf("the run's object store allows direct gets (err %v)", err)
+	}
 	// A second worker whose cache already holds the snapshot.
 	w2 := startWorker(t, "w2", urls[0], cache, nil)
 	got, stderr, code := runCLI(t, "", append(args, "--save-model", filepath.Join(tmp, "c.model"))...)
