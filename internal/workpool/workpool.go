@@ -16,7 +16,9 @@ import (
 // increasing order of i, each to the first goroutine that is free; w, in
 // [0, min(workers, n)), names the goroutine running the call, so f can keep
 // per-worker scratch space indexed by w without locking. When f returns
-// false no further task is started (tasks already running finish). With
+// false the goroutines start no further task once they see the stop (tasks
+// already running finish; the others may start tasks in the meantime, as
+// many as the scheduler lets them before the stop is stored). With
 // workers <= 1, or n <= 1, everything runs in the calling goroutine, in
 // order, with w = 0.
 func Run(workers, n int, f func(w, i int) bool) {
