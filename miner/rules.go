@@ -267,7 +267,9 @@ func (m *Model) makeRule(head int, path []pathStep) *candidate {
 		return varName(i)
 	}
 	v := func(s string) datalog.Term { return datalog.Term{Kind: datalog.Var, Value: s} }
-	rule := datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: m.rels[head], Args: []datalog.Term{v("A"), v("B")}}}
+	// The body: the path's atoms and up to three comparisons, allocated once.
+	rule := datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: m.rels[head], Args: []datalog.Term{v("A"), v("B")}},
+		Body: make([]datalog.Literal, 0, n+3)}
 	for i, st := range path {
 		x, y := v(name(i)), v(name(i+1))
 		if st.rev {
