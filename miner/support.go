@@ -19,6 +19,15 @@ type supportScratch struct {
 	pmark     []int32 // support3: D's stamp (negative: several Cs reached it)
 }
 
+// stepMatrix returns the matrix of a path step: rel(cur, next), next a
+// tail of cur, or reversed, rel(next, cur), next a head of cur.
+func (g *Graph) stepMatrix(st pathStep) *sparse.CSR {
+	if st.rev {
+		return g.bwd[st.rel]
+	}
+	return g.fwd[st.rel]
+}
+
 // startsOf returns the entities with a nonempty row in m, the matrix of
 // step st, computed once per scratch.
 func (sc *supportScratch) startsOf(st pathStep, m *sparse.CSR) []int32 {
@@ -67,10 +76,7 @@ func (g *Graph) support(r int, path []pathStep, budget int, sc *supportScratch) 
 	mark := sc.mark
 	stamp := sc.stamp
 	defer func() { sc.stamp = stamp }()
-	m0 := g.fwd[path[0].rel]
-	if path[0].rev {
-		m0 = g.bwd[path[0].rel]
-	}
+	m0 := g.stepMatrix(path[0])
 	cur, next := sc.cur[:0], sc.next[:0]
 	defer func() { sc.cur, sc.next = cur, next }()
 	work := 0
@@ -78,10 +84,7 @@ func (g *Graph) support(r int, path []pathStep, budget int, sc *supportScratch) 
 	for _, a := range sc.startsOf(path[0], m0) {
 		cur = append(cur[:0], a)
 		for _, st := range path {
-			m := g.fwd[st.rel] // rel(cur, next): next is a tail of cur
-			if st.rev {
-				m = g.bwd[st.rel] // rel(next, cur): next is a head of cur
-			}
+			m := g.stepMatrix(st)
 			stamp++
 			next = next[:0]
 			for _, x := range cur {
@@ -134,13 +137,7 @@ func (g *Graph) support3(r int, path []pathStep, budget int, sc *supportScratch)
 	mark, par, pmark := sc.mark, sc.par, sc.pmark
 	stamp := sc.stamp
 	defer func() { sc.stamp = stamp }()
-	mat := func(st pathStep) *sparse.CSR {
-		if st.rev {
-			return g.bwd[st.rel]
-		}
-		return g.fwd[st.rel]
-	}
-	m0, m1, m2 := mat(path[0]), mat(path[1]), mat(path[2])
+	m0, m1, m2 := g.stepMatrix(path[0]), g.stepMatrix(path[1]), g.stepMatrix(path[2])
 	mid := sc.next[:0]
 	defer func() { sc.next = mid }()
 	work := 0

@@ -74,7 +74,7 @@ func chainPath(r *datalog.Rule) (path []pathStep, neq, oi bool, ok bool) {
 		return nil, false, false, false
 	}
 	body := r.Body
-	var ne [][2]string // the comparisons, each pair sorted
+	var ne [][2]string // the comparisons (neqPair)
 	if slices.ContainsFunc(body, func(l datalog.Literal) bool { return l.Kind == datalog.Comparison }) {
 		body = nil
 		for _, l := range r.Body {
@@ -85,7 +85,7 @@ func chainPath(r *datalog.Rule) (path []pathStep, neq, oi bool, ok bool) {
 			if l.Op != datalog.OpNe || l.Left.Kind != datalog.Var || l.Right.Kind != datalog.Var {
 				return nil, false, false, false
 			}
-			p := [2]string{min(l.Left.Value, l.Right.Value), max(l.Left.Value, l.Right.Value)}
+			p := neqPair(l.Left.Value, l.Right.Value)
 			if !slices.Contains(ne, p) {
 				ne = append(ne, p)
 			}
@@ -98,7 +98,6 @@ func chainPath(r *datalog.Rule) (path []pathStep, neq, oi bool, ok bool) {
 	if !ok {
 		return nil, false, false, false
 	}
-	pair := func(x, y string) [2]string { return [2]string{min(x, y), max(x, y)} }
 	has := func(ps ...[2]string) bool {
 		if len(ps) != len(ne) {
 			return false
@@ -113,13 +112,16 @@ func chainPath(r *datalog.Rule) (path []pathStep, neq, oi bool, ok bool) {
 	switch {
 	case len(ne) == 0:
 		return p, false, false, true
-	case has(pair(a.Value, b.Value)):
+	case has(neqPair(a.Value, b.Value)):
 		return p, true, false, true
-	case len(p) == 3 && has(pair(a.Value, b.Value), pair(vars[0], vars[2]), pair(vars[1], vars[3])):
+	case len(p) == 3 && has(neqPair(a.Value, b.Value), neqPair(vars[0], vars[2]), neqPair(vars[1], vars[3])):
 		return p, true, true, true
 	}
 	return nil, false, false, false
 }
+
+// neqPair is the comparison x != y as an unordered pair of variables.
+func neqPair(x, y string) [2]string { return [2]string{min(x, y), max(x, y)} }
 
 // bodyPath returns the path of positive binary atoms from variable a to b,
 // and the variables along it (a first, b last).

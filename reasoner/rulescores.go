@@ -148,28 +148,22 @@ func (en *Engine) groupHits(cd *chainData, ents []hitEntry, sc *chainScratch, so
 	if sc == nil || !bucketByCandidate(cd, ents, sc) {
 		slices.SortFunc(ents, func(a, b hitEntry) int { return cmp.Compare(a.c, b.c) })
 	}
-	ncand := 0
+	hits := make([]RuleHit, 0, 16)
+	scores := make([]float64, len(ents))
+	rules := make([]int, len(ents))
 	for i := 0; i < len(ents); {
 		j := i + 1
 		for j < len(ents) && ents[j].c == ents[i].c {
 			j++
 		}
-		if j-i > 1 {
-			slices.SortFunc(ents[i:j], func(a, b hitEntry) int {
+		group := ents[i:j]
+		if len(group) > 1 {
+			slices.SortFunc(group, func(a, b hitEntry) int {
 				return cmp.Or(cmp.Compare(b.s, a.s), cmp.Compare(a.r, b.r))
 			})
 		}
-		ncand++
-		i = j
-	}
-	hits := make([]RuleHit, 0, ncand)
-	scores := make([]float64, len(ents))
-	rules := make([]int, len(ents))
-	for i := 0; i < len(ents); {
-		j := i
-		for j < len(ents) && ents[j].c == ents[i].c {
-			scores[j], rules[j] = ents[j].s, int(ents[j].r)
-			j++
+		for k, e := range group {
+			scores[i+k], rules[i+k] = e.s, int(e.r)
 		}
 		c := uint32(ents[i].c)
 		var name string
