@@ -22,8 +22,12 @@ type ExtractOptions struct {
 	// proposes, the graph chooses). Default MaxRules: the MaxRules best by
 	// score.
 	Candidates int
-	// SupportBudget bounds the edge visits of counting one rule's support;
-	// a rule over it is left uncounted. Default 5,000,000.
+	// SupportBudget bounds the edge visits of counting one rule's support
+	// exactly: the starts of the body (the entities its first atom can
+	// bind) are counted in a seeded random order, and once SupportBudget
+	// edges have been visited, the counts of the starts done so far are
+	// scaled to all of them (an estimate from a uniform sample; see
+	// MinedRule.Sampled). Default 100,000.
 	SupportBudget int
 	// Threads bounds the goroutines that extract head relations in
 	// parallel; 0 means runtime.GOMAXPROCS(0). The result does not depend
@@ -83,9 +87,9 @@ const (
 	// WeightConfidence weights a rule by its smoothed confidence on the
 	// graph, support/(body+Smoothing): DRUM proposes the rules (the
 	// Candidates best by score), the graph chooses (the MaxRules best by
-	// confidence) and calibrates them. A rule whose support cannot be
-	// counted within SupportBudget is left out; a head none of whose rules
-	// can be counted (or no graph) falls back to WeightScore.
+	// confidence) and calibrates them (with estimated counts past
+	// SupportBudget). A head none of whose rules has support (or no graph)
+	// falls back to WeightScore.
 	WeightConfidence WeightBy = iota
 	// WeightScore weights a rule by its raw DRUM score divided by the head's
 	// best score, as the paper reads rules off the attention.
@@ -106,7 +110,7 @@ func (o ExtractOptions) withDefaults() ExtractOptions {
 		o.Candidates = o.MaxRules
 	}
 	if o.SupportBudget <= 0 {
-		o.SupportBudget = 5_000_000
+		o.SupportBudget = 100_000
 	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)

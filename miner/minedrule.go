@@ -26,6 +26,12 @@ type MinedRule struct {
 	Support int
 	// Body is the number of pairs (A, B) that the body connects.
 	Body int
+	// Starts is, when Support and Body are estimates, the number of
+	// entities a grounding of the body can start from, and Sampled the
+	// number of them counted: counting stopped at the support budget and
+	// the counts of a seeded uniform sample of the starts were scaled by
+	// Starts/Sampled. Both are 0 when the counts are exact.
+	Sampled, Starts int
 	// Confidence is Support/Body, the unsmoothed confidence on the graph;
 	// 0 when Body is 0 or the support was not counted.
 	Confidence float64
@@ -39,7 +45,8 @@ type MinedRule struct {
 // "score=S ranks=R1,R2,…" (a rule learned from the graph: "from the
 // graph"), then, when the support was counted,
 // " support=N body=M" and, when M > 0, " conf=C"; numbers with four
-// significant digits.
+// significant digits. Estimated counts are written "support~N body~M",
+// followed by " sample=K/S" (K of the S starts counted).
 func (r MinedRule) Comment() string {
 	var sb strings.Builder
 	if r.FromGraph {
@@ -54,9 +61,16 @@ func (r MinedRule) Comment() string {
 		}
 	}
 	if r.Counted {
-		fmt.Fprintf(&sb, " support=%d body=%d", r.Support, r.Body)
+		eq := "="
+		if r.Starts > 0 {
+			eq = "~"
+		}
+		fmt.Fprintf(&sb, " support%s%d body%s%d", eq, r.Support, eq, r.Body)
 		if r.Body > 0 {
 			sb.WriteString(" conf=" + fmtG(r.Confidence))
+		}
+		if r.Starts > 0 {
+			fmt.Fprintf(&sb, " sample=%d/%d", r.Sampled, r.Starts)
 		}
 	}
 	return sb.String()

@@ -160,7 +160,7 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 	// kept; then those the paths propose that were not examined already.
 	var kept []*candidate
 	counted := 0
-	var sc supportScratch
+	sc := supportScratch{seed: opt.Seed}
 	examined := map[string]bool{}
 	consider := func(c *candidate) {
 		examined[c.key] = true
@@ -168,21 +168,23 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 			return // the head's counting budget is spent: left out
 		}
 		if gv != nil {
-			if sup, body, ok := gv.support(r, c.path, opt.SupportBudget, &sc); ok {
-				if body == 0 && !opt.KeepVacuous {
-					return
-				}
-				if opt.MinSupport > 0 && sup < opt.MinSupport && !(body == 0 && opt.KeepVacuous) {
-					return
-				}
-				c.Counted, c.Support, c.Body = true, sup, body
-				if body > 0 {
-					c.Confidence = float64(sup) / float64(body)
-				}
-				c.smooth = float64(sup) / float64(body+opt.Smoothing)
-				if sup > 0 {
-					counted++
-				}
+			n := gv.support(r, c.path, opt.SupportBudget, &sc)
+			if n.body == 0 && !opt.KeepVacuous {
+				return
+			}
+			if opt.MinSupport > 0 && n.sup < opt.MinSupport && !(n.body == 0 && opt.KeepVacuous) {
+				return
+			}
+			c.Counted, c.Support, c.Body = true, n.sup, n.body
+			if n.estimated() {
+				c.Sampled, c.Starts = n.done, n.starts
+			}
+			if n.body > 0 {
+				c.Confidence = float64(n.sup) / float64(n.body)
+			}
+			c.smooth = float64(n.sup) / float64(n.body+opt.Smoothing)
+			if n.sup > 0 {
+				counted++
 			}
 		}
 		kept = append(kept, c)
