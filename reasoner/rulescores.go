@@ -158,8 +158,15 @@ func (en *Engine) groupHits(cd *chainData, ents []hitEntry, sc *chainScratch, so
 		}
 		group := ents[i:j]
 		if len(group) > 1 {
+			// (Scores are weights, never NaN: plain comparisons.)
 			slices.SortFunc(group, func(a, b hitEntry) int {
-				return cmp.Or(cmp.Compare(b.s, a.s), cmp.Compare(a.r, b.r))
+				switch {
+				case a.s > b.s:
+					return -1
+				case a.s < b.s:
+					return 1
+				}
+				return cmp.Compare(a.r, b.r)
 			})
 		}
 		for k, e := range group {
