@@ -33,6 +33,7 @@ func (m *Model) beam(a [][][]float64, opt ExtractOptions) []seq {
 	}
 	cur := []item{{prod: slices.Repeat([]float64{1}, L), sum: float64(L)}}
 	var exts []ext
+	var sums []float64
 	for t := range T {
 		exts = exts[:0]
 		for i, it := range cur {
@@ -47,17 +48,44 @@ func (m *Model) beam(a [][][]float64, opt ExtractOptions) []seq {
 			}
 		}
 		// Best first; among equal scores, in the order enumerated (parent,
-		// then operator), as a stable sort by score would leave them.
+		// then operator), as a stable sort by score would leave them. Only
+		// the opt.Beam best are sorted: those above the opt.Beam-th best
+		// score, then the first enumerated of those equal to it.
+		if len(exts) > opt.Beam {
+			sums = sums[:0]
+			for _, x := range exts {
+				sums = append(sums, x.sum)
+			}
+			thr := nthLargest(sums, opt.Beam)
+			room := opt.Beam
+			for _, x := range exts {
+				if x.sum > thr {
+					room--
+				}
+			}
+			kept := exts[:0]
+			for _, x := range exts {
+				if x.sum > thr || x.sum == thr && room > 0 {
+					if x.sum == thr {
+						room--
+					}
+					kept = append(kept, x)
+				}
+			}
+			exts = kept
+		}
 		slices.SortFunc(exts, func(x, y ext) int {
-			if c := cmp.Compare(y.sum, x.sum); c != 0 {
-				return c
+			if x.sum != y.sum {
+				if x.sum > y.sum {
+					return -1
+				}
+				return 1
 			}
 			if c := cmp.Compare(x.parent, y.parent); c != 0 {
 				return c
 			}
 			return cmp.Compare(x.k, y.k)
 		})
-		exts = exts[:min(len(exts), opt.Beam)]
 		next := make([]item, len(exts))
 		for i, x := range exts {
 			it := cur[x.parent]
@@ -101,6 +129,42 @@ func (m *Model) beam(a [][][]float64, opt ExtractOptions) []seq {
 		out = append(out, *merged[k])
 	}
 	return out
+}
+
+// nthLargest returns the n-th largest of xs (n from 1 to len(xs)),
+// reordering xs: a quickselect with the median of three as pivot.
+func nthLargest(xs []float64, n int) float64 {
+	lo, hi, k := 0, len(xs)-1, n-1 // k: the index in decreasing order
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		// The median of xs[lo], xs[mid], xs[hi] as pivot.
+		a, b, c := xs[lo], xs[mid], xs[hi]
+		p := max(min(a, b), min(max(a, b), c))
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] > p {
+				i++
+			}
+			for xs[j] < p {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		// Now xs[lo..j] ≥ p, xs[j+1..i-1] = p, xs[i..hi] ≤ p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return p
+		}
+	}
+	return xs[k]
 }
 
 // toPath turns the operators of a query (applied from the given entity to

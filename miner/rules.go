@@ -2,6 +2,7 @@ package miner
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -110,11 +111,13 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		}
 	}
 	// The beam proposes up to 2·Beam bodies; only those the loop below
-	// reaches become rules. Until then a proposal keeps its canonical key,
-	// path and scores (a tenth of a built rule), so that the memory of
-	// extracting a head does not grow with the beam times the rule size.
+	// reaches and keeps become rules. Until then a proposal is its path
+	// (which determines the rule: a chain from A to B) and scores, and its
+	// canonical key is computed only to order proposals of equal scores,
+	// so that neither the memory nor the time of extracting a head grows
+	// with the beam times the rule size.
 	type proposal struct {
-		key   string
+		key   string // the rule's canonical key, once needed
 		path  []pathStep
 		score float64
 		ranks []float64
@@ -133,12 +136,12 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		}
 		for _, c := range m.beam(cache.a, opt) {
 			path := m.toPath(c.ops, inverse)
-			cand := m.makeRule(r, path)
-			if cand == nil {
+			if tautology(r, path) {
 				continue
 			}
-			if old, ok := best[cand.key]; !ok || c.score > old.score {
-				best[cand.key] = &proposal{key: cand.key, path: path, score: c.score, ranks: c.ranks}
+			id := pathID(path)
+			if old, ok := best[id]; !ok || c.score > old.score {
+				best[id] = &proposal{path: path, score: c.score, ranks: c.ranks}
 			}
 		}
 	}
@@ -146,11 +149,20 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 	for _, p := range best {
 		props = append(props, p)
 	}
-	slices.SortFunc(props, func(a, b *proposal) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
+	keyOf := func(p *proposal) string {
+		if p.key == "" {
+			p.key = m.makeRule(r, p.path).key
 		}
-		return strings.Compare(a.key, b.key)
+		return p.key
+	}
+	slices.SortFunc(props, func(a, b *proposal) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(keyOf(a), keyOf(b))
 	})
 	limit := opt.MaxRules
 	if byConf {
@@ -162,30 +174,35 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 	counted := 0
 	sc := supportScratch{seed: opt.Seed}
 	examined := map[string]bool{}
-	consider := func(c *candidate) {
-		examined[c.key] = true
-		if gv != nil && sc.work > opt.HeadBudget {
+	// consider counts the body path and keeps it (built by build) unless it
+	// has no grounding or too little support.
+	consider := func(path []pathStep, build func() *candidate) {
+		examined[pathID(path)] = true
+		if gv == nil {
+			kept = append(kept, build())
+			return
+		}
+		if sc.work > opt.HeadBudget {
 			return // the head's counting budget is spent: left out
 		}
-		if gv != nil {
-			n := gv.support(r, c.path, opt.SupportBudget, &sc)
-			if n.body == 0 && !opt.KeepVacuous {
-				return
-			}
-			if opt.MinSupport > 0 && n.sup < opt.MinSupport && !(n.body == 0 && opt.KeepVacuous) {
-				return
-			}
-			c.Counted, c.Support, c.Body = true, n.sup, n.body
-			if n.estimated() {
-				c.Sampled, c.Starts = n.done, n.starts
-			}
-			if n.body > 0 {
-				c.Confidence = float64(n.sup) / float64(n.body)
-			}
-			c.smooth = float64(n.sup) / float64(n.body+opt.Smoothing)
-			if n.sup > 0 {
-				counted++
-			}
+		n := gv.support(r, path, opt.SupportBudget, &sc)
+		if n.body == 0 && !opt.KeepVacuous {
+			return
+		}
+		if opt.MinSupport > 0 && n.sup < opt.MinSupport && !(n.body == 0 && opt.KeepVacuous) {
+			return
+		}
+		c := build()
+		c.Counted, c.Support, c.Body = true, n.sup, n.body
+		if n.estimated() {
+			c.Sampled, c.Starts = n.done, n.starts
+		}
+		if n.body > 0 {
+			c.Confidence = float64(n.sup) / float64(n.body)
+		}
+		c.smooth = float64(n.sup) / float64(n.body+opt.Smoothing)
+		if n.sup > 0 {
+			counted++
 		}
 		kept = append(kept, c)
 	}
@@ -193,13 +210,15 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		if len(kept) == limit {
 			break
 		}
-		c := m.makeRule(r, p.path)
-		c.Score, c.Ranks = p.score, p.ranks
-		consider(c)
+		consider(p.path, func() *candidate {
+			c := m.makeRule(r, p.path)
+			c.Score, c.Ranks = p.score, p.ranks
+			return c
+		})
 	}
 	for _, c := range sampled {
-		if !examined[c.key] {
-			consider(c)
+		if !examined[pathID(c.path)] {
+			consider(c.path, func() *candidate { return c })
 		}
 	}
 	cands := kept
@@ -253,9 +272,28 @@ func (m *Model) toPath(ops []int, inverse bool) []pathStep {
 	return path
 }
 
+// tautology reports whether head(A, B) :- path is head(A, B) :- head(A, B).
+func tautology(head int, path []pathStep) bool {
+	return len(path) == 1 && path[0].rel == head && !path[0].rev
+}
+
+// pathID identifies a path (and so the chain rule it is the body of) as a
+// string: per step, the relation's index and the direction.
+func pathID(path []pathStep) string {
+	b := make([]byte, 0, 5*len(path))
+	for _, st := range path {
+		v := uint32(st.rel) << 1
+		if st.rev {
+			v |= 1
+		}
+		b = binary.AppendUvarint(b, uint64(v))
+	}
+	return string(b)
+}
+
 // makeRule builds head(A, B) :- path from A to B, or nil for a tautology.
 func (m *Model) makeRule(head int, path []pathStep) *candidate {
-	if len(path) == 1 && path[0].rel == head && !path[0].rev {
+	if tautology(head, path) {
 		return nil
 	}
 	n := len(path)

@@ -1,6 +1,7 @@
 package miner
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -143,4 +144,22 @@ func beamReference(a [][][]float64, L, T, K int, opt ExtractOptions) []seq {
 		}
 	}
 	return out
+}
+
+// TestNthLargest checks the quickselect against a sort, with many ties.
+func TestNthLargest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 300 {
+		n := 1 + rng.IntN(60)
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(rng.IntN(1 + trial%10))
+		}
+		want := slices.Clone(xs)
+		slices.SortFunc(want, func(a, b float64) int { return cmp.Compare(b, a) })
+		k := 1 + rng.IntN(n)
+		if got := nthLargest(slices.Clone(xs), k); got != want[k-1] {
+			t.Fatalf("%v: %d-th largest %v, want %v", xs, k, got, want[k-1])
+		}
+	}
 }
