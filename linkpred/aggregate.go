@@ -28,7 +28,19 @@ func byRuleThenConf(a, b RuleConf) int {
 	if c := cmp.Compare(a.Rule, b.Rule); c != 0 {
 		return c
 	}
-	return cmp.Compare(b.Conf, a.Conf)
+	return descending(a.Conf, b.Conf)
+}
+
+// descending orders confidences highest first, with plain comparisons
+// (confidences are never NaN).
+func descending(a, b float32) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
 }
 
 // bestPerRule appends the highest confidence of each distinct rule in hits
@@ -42,7 +54,7 @@ func bestPerRule(dst []float32, hits []RuleConf) []float32 {
 		}
 		dst = append(dst, h.Conf)
 	}
-	slices.SortFunc(dst[start:], func(a, b float32) int { return cmp.Compare(b, a) })
+	slices.SortFunc(dst[start:], descending)
 	return dst
 }
 

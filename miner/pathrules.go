@@ -36,8 +36,9 @@ func (p sampledPath) steps(R int) []pathStep {
 
 // pathScratch is the reusable memory of samplePaths.
 type pathScratch struct {
-	pred    map[int32][]int32   // entity z -> operators of an edge z → b
-	touched []int32             // the entities of pred filled for this fact
+	predAt  []int32             // entity z -> 1 + its index in predOps, or 0
+	predOps [][]int32           // the operators of the edges z → b, per z in touched
+	touched []int32             // the entities of predAt filled for this fact
 	hits    map[uint64]pathHits // by packKey
 	// mapOnly counts in the map even when the dense table would do
 	// (tests: both ways must agree).
@@ -88,8 +89,17 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 	if facts == 0 {
 		return nil
 	}
-	if sc.pred == nil {
-		sc.pred, sc.hits = map[int32][]int32{}, map[uint64]pathHits{}
+	if sc.hits == nil {
+		sc.hits = map[uint64]pathHits{}
+	}
+	if len(sc.predAt) != g.NumEntities() {
+		sc.predAt, sc.touched = make([]int32, g.NumEntities()), sc.touched[:0]
+	}
+	pred := func(z int32) []int32 {
+		if i := sc.predAt[z]; i != 0 {
+			return sc.predOps[i-1]
+		}
+		return nil
 	}
 	clear(sc.hits)
 	// The facts are positions in fw: the whole relation when it is small,
@@ -154,22 +164,29 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 		}
 		// pred[z]: the operators of an edge from z to b.
 		for _, z := range sc.touched { // only the last fact's entries
-			sc.pred[z] = sc.pred[z][:0]
+			sc.predAt[z] = 0
 		}
 		sc.touched = sc.touched[:0]
 		for q := in.ptr[b]; q < in.ptr[b+1]; q++ {
 			z := in.col[q]
-			if len(sc.pred[z]) == 0 {
+			i := sc.predAt[z]
+			if i == 0 {
+				if len(sc.touched) == len(sc.predOps) {
+					sc.predOps = append(sc.predOps, nil)
+				}
+				sc.predOps[len(sc.touched)] = sc.predOps[len(sc.touched)][:0]
 				sc.touched = append(sc.touched, z)
+				i = int32(len(sc.touched))
+				sc.predAt[z] = i
 			}
-			sc.pred[z] = append(sc.pred[z], inv(in.op[q]))
+			sc.predOps[i-1] = append(sc.predOps[i-1], inv(in.op[q]))
 		}
 		for q := in.ptr[a]; q < in.ptr[a+1]; q++ {
 			c := in.col[q]
 			if c == a || c == b {
 				continue
 			}
-			for _, op2 := range sc.pred[c] {
+			for _, op2 := range pred(c) {
 				emit(pathKey{in.op[q], op2, -1})
 			}
 		}
@@ -193,7 +210,7 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 				if d == a || d == b || d == c {
 					continue
 				}
-				for _, op3 := range sc.pred[d] {
+				for _, op3 := range pred(d) {
 					emit(pathKey{in.op[q], in.op[s], op3})
 				}
 			}
