@@ -65,7 +65,7 @@ func ExtractGroup(ctx context.Context, g *miner.Graph, s Settings, model *miner.
 		heads = model.Config().Heads
 	}
 	consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: s.ConstantRules, PerConstant: s.PerConstant, Seed: model.Config().Seed,
-		ByConfidence: s.ConstantsBy == "confidence"})
+		ByConfidence: s.ConstantsBy == "confidence", Threads: threads})
 	if err != nil {
 		return nil, err
 	}

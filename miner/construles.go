@@ -4,11 +4,15 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
+	"hash/fnv"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/workpool"
 )
 
 // ConstOptions control the learning of rules with constants
@@ -43,8 +47,13 @@ type ConstOptions struct {
 	// are more); the support of every candidate is then counted exactly
 	// over all of them. Default 500.
 	Sample int
-	// Seed seeds the sample; 0 means 33.
+	// Seed seeds the sample (with the head relation's name, so a head's
+	// rules do not depend on the other heads); 0 means 33.
 	Seed uint64
+	// Threads bounds the goroutines that learn head relations in
+	// parallel; 0 means runtime.GOMAXPROCS(0). The result does not depend
+	// on it.
+	Threads int
 }
 
 func (o ConstOptions) withDefaults() ConstOptions {
@@ -70,6 +79,9 @@ func (o ConstOptions) withDefaults() ConstOptions {
 	}
 	if o.Seed == 0 {
 		o.Seed = 33
+	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
 	}
 	return o
 }
@@ -136,6 +148,33 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRul
 			}
 		}
 	}
+	perHead := make([][]MinedRule, len(heads))
+	var failed atomic.Bool
+	workpool.Run(opt.Threads, len(heads), func(_, i int) bool {
+		if ctx.Err() != nil {
+			failed.Store(true)
+			return false
+		}
+		if r, ok := g.relIndex[heads[i]]; ok {
+			perHead[i] = g.headConstRules(heads[i], r, opt, nonEmpty)
+		}
+		return true
+	})
+	if failed.Load() {
+		return nil, errorf("miner: rules with constants: %w", ctx.Err())
+	}
+	var out []MinedRule
+	for _, rs := range perHead {
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+// headConstRules learns the rules with constants of head relation h (index
+// r; see ConstantRules); nonEmpty counts, per operator, the entities with a
+// nonempty row.
+func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int) []MinedRule {
+	R, E := len(g.fwd), g.NumEntities()
 	rowLen := func(op int, x int32) int32 {
 		m := g.fwd[op%R]
 		if op >= R {
@@ -151,127 +190,120 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRul
 		}
 		return m.Col[m.RowPtr[y]:m.RowPtr[y+1]]
 	}
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x636f6e7374))
+	hf := fnv.New64a()
+	hf.Write([]byte(h))
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x636f6e7374^hf.Sum64()))
 	counts := map[int64]int32{}
 	anyOp := make([]int32, 2*R)
 	stamp := make([]int32, 2*R)
 	var out []MinedRule
-	for _, h := range heads {
-		if err := ctx.Err(); err != nil {
-			return nil, errorf("miner: rules with constants: %w", err)
+	var perHead []headCand
+	var arena []int32 // the candidates' supports (coverage choice)
+	base := int32(0)  // the index of the first fact of (pos, c)
+	// pos 1: h(X, c), X among the heads of c; pos 0: h(c, X), X among
+	// the tails of c.
+	for _, pos := range []int{1, 0} {
+		byConst := g.bwd[r]
+		if pos == 0 {
+			byConst = g.fwd[r]
 		}
-		r, ok := g.relIndex[h]
-		if !ok {
-			continue
-		}
-		var perHead []headCand
-		var arena []int32 // the candidates' supports (coverage choice)
-		base := int32(0)  // the index of the first fact of (pos, c)
-		// pos 1: h(X, c), X among the heads of c; pos 0: h(c, X), X among
-		// the tails of c.
-		for _, pos := range []int{1, 0} {
-			byConst := g.bwd[r]
-			if pos == 0 {
-				byConst = g.fwd[r]
+		for c := range int32(E) {
+			xs := byConst.Col[byConst.RowPtr[c]:byConst.RowPtr[c+1]]
+			if len(xs) < opt.MinSupport {
+				continue
 			}
-			for c := range int32(E) {
-				xs := byConst.Col[byConst.RowPtr[c]:byConst.RowPtr[c+1]]
-				if len(xs) < opt.MinSupport {
-					continue
+			sample := xs
+			if len(xs) > opt.Sample {
+				idx := rng.Perm(len(xs))[:opt.Sample]
+				slices.Sort(idx)
+				sample = make([]int32, len(idx))
+				for i, k := range idx {
+					sample[i] = xs[k]
 				}
-				sample := xs
-				if len(xs) > opt.Sample {
-					idx := rng.Perm(len(xs))[:opt.Sample]
-					slices.Sort(idx)
-					sample = make([]int32, len(idx))
-					for i, k := range idx {
-						sample[i] = xs[k]
+			}
+			clear(counts)
+			clear(anyOp)
+			clear(stamp)
+			for i, x := range sample {
+				for p := g.inc.ptr[x]; p < g.inc.ptr[x+1]; p++ {
+					op, y := g.inc.op[p], g.inc.col[p]
+					if y != c || !(pos == 1 && int(op) == r || pos == 0 && int(op) == R+r) {
+						counts[int64(op)<<32|int64(y)]++ // not the head fact itself
+					}
+					if stamp[op] != int32(i+1) {
+						stamp[op] = int32(i + 1)
+						anyOp[op]++
 					}
 				}
-				clear(counts)
-				clear(anyOp)
-				clear(stamp)
-				for i, x := range sample {
-					for p := g.inc.ptr[x]; p < g.inc.ptr[x+1]; p++ {
-						op, y := g.inc.op[p], g.inc.col[p]
-						if y != c || !(pos == 1 && int(op) == r || pos == 0 && int(op) == R+r) {
-							counts[int64(op)<<32|int64(y)]++ // not the head fact itself
+			}
+			// Candidates seen at least twice in the sample (or once when
+			// the sample is everything and MinSupport allows it).
+			need := int32(min(opt.MinSupport, 2))
+			var cands []constCand
+			for key, n := range counts {
+				if n >= need {
+					cands = append(cands, constCand{op: int32(key >> 32), y: int32(key)})
+				}
+			}
+			for op, n := range anyOp {
+				if n >= need {
+					cands = append(cands, constCand{op: int32(op), y: -1})
+				}
+			}
+			kept := cands[:0]
+			for _, cd := range cands {
+				if cd.y >= 0 {
+					hs := holders(cd.op, cd.y)
+					cd.body = len(hs)
+					cd.sup = intersectCount(xs, hs)
+				} else {
+					cd.body = nonEmpty[cd.op]
+					for _, x := range xs {
+						if rowLen(int(cd.op), x) > 0 {
+							cd.sup++
 						}
-						if stamp[op] != int32(i+1) {
-							stamp[op] = int32(i + 1)
-							anyOp[op]++
-						}
 					}
 				}
-				// Candidates seen at least twice in the sample (or once when
-				// the sample is everything and MinSupport allows it).
-				need := int32(min(opt.MinSupport, 2))
-				var cands []constCand
-				for key, n := range counts {
-					if n >= need {
-						cands = append(cands, constCand{op: int32(key >> 32), y: int32(key)})
-					}
+				cd.conf = float64(cd.sup) / float64(cd.body+opt.Smoothing)
+				if cd.sup >= opt.MinSupport && cd.conf >= opt.MinConf {
+					kept = append(kept, cd)
 				}
-				for op, n := range anyOp {
-					if n >= need {
-						cands = append(cands, constCand{op: int32(op), y: -1})
-					}
-				}
-				kept := cands[:0]
-				for _, cd := range cands {
+			}
+			slices.SortFunc(kept, func(a, b constCand) int {
+				return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
+					cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
+			})
+			for _, cd := range kept[:min(len(kept), opt.PerConstant)] {
+				hc := headCand{pos: int8(pos), c: c, constCand: cd, lo: int32(len(arena))}
+				if !opt.ByConfidence {
+					// The support as fact indices: positions in xs.
 					if cd.y >= 0 {
-						hs := holders(cd.op, cd.y)
-						cd.body = len(hs)
-						cd.sup = intersectCount(xs, hs)
+						arena = intersectPos(xs, holders(cd.op, cd.y), base, arena)
 					} else {
-						cd.body = nonEmpty[cd.op]
-						for _, x := range xs {
+						for i, x := range xs {
 							if rowLen(int(cd.op), x) > 0 {
-								cd.sup++
+								arena = append(arena, base+int32(i))
 							}
 						}
 					}
-					cd.conf = float64(cd.sup) / float64(cd.body+opt.Smoothing)
-					if cd.sup >= opt.MinSupport && cd.conf >= opt.MinConf {
-						kept = append(kept, cd)
-					}
 				}
-				slices.SortFunc(kept, func(a, b constCand) int {
-					return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
-						cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
-				})
-				for _, cd := range kept[:min(len(kept), opt.PerConstant)] {
-					hc := headCand{pos: int8(pos), c: c, constCand: cd, lo: int32(len(arena))}
-					if !opt.ByConfidence {
-						// The support as fact indices: positions in xs.
-						if cd.y >= 0 {
-							arena = intersectPos(xs, holders(cd.op, cd.y), base, arena)
-						} else {
-							for i, x := range xs {
-								if rowLen(int(cd.op), x) > 0 {
-									arena = append(arena, base+int32(i))
-								}
-							}
-						}
-					}
-					hc.hi = int32(len(arena))
-					perHead = append(perHead, hc)
-				}
-				base += int32(len(xs))
+				hc.hi = int32(len(arena))
+				perHead = append(perHead, hc)
 			}
-		}
-		slices.SortFunc(perHead, func(a, b headCand) int {
-			return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
-				cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
-		})
-		if !opt.ByConfidence && len(perHead) > opt.PerHead {
-			perHead = chooseByCoverage(perHead, arena, int(base), opt.PerHead)
-		}
-		for _, hc := range perHead[:min(len(perHead), opt.PerHead)] {
-			out = append(out, g.constRule(h, int(hc.pos), hc.c, hc.constCand))
+			base += int32(len(xs))
 		}
 	}
-	return out, nil
+	slices.SortFunc(perHead, func(a, b headCand) int {
+		return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
+			cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
+	})
+	if !opt.ByConfidence && len(perHead) > opt.PerHead {
+		perHead = chooseByCoverage(perHead, arena, int(base), opt.PerHead)
+	}
+	for _, hc := range perHead[:min(len(perHead), opt.PerHead)] {
+		out = append(out, g.constRule(h, int(hc.pos), hc.c, hc.constCand))
+	}
+	return out
 }
 
 // chooseByCoverage returns n of the candidates cands (sorted by decreasing
