@@ -43,9 +43,9 @@ func descending(a, b float32) int {
 	return 0
 }
 
-// bestPerRule appends the highest confidence of each distinct rule in hits
+// BestPerRule appends the highest confidence of each distinct rule in hits
 // to dst, sorted in decreasing order. It reorders hits.
-func bestPerRule(dst []float32, hits []RuleConf) []float32 {
+func BestPerRule(dst []float32, hits []RuleConf) []float32 {
 	slices.SortFunc(hits, byRuleThenConf)
 	start := len(dst)
 	for i, h := range hits {
@@ -58,15 +58,41 @@ func bestPerRule(dst []float32, hits []RuleConf) []float32 {
 	return dst
 }
 
+// Reduction is an aggregator that depends only on a candidate's distinct
+// rule confidences, highest first (what [BestPerRule] appends): given them
+// in dst[start:], it turns them into the candidate's ranking key in place
+// and returns the extended slice. [Max] and [NoisyOr] are reductions
+// ([MaxReduction], [NoisyOrReduction]), so a caller that ranks the same
+// hits under several of them can compute the confidences once.
+type Reduction func(dst []float32, start int) []float32
+
+// MaxReduction is the reduction of [Max].
+func MaxReduction(dst []float32, start int) []float32 {
+	if len(dst) == start {
+		return append(dst, 0)
+	}
+	return dst
+}
+
+// NoisyOrReduction is the reduction of [NoisyOr](topK).
+func NoisyOrReduction(topK int) Reduction {
+	return func(dst []float32, start int) []float32 {
+		confs := dst[start:]
+		n := len(confs)
+		if topK > 0 && len(confs) > topK {
+			confs = confs[:topK]
+		}
+		return withScore(dst, start, n, float32(noisyor.Of(confs)))
+	}
+}
+
 // Max ranks candidates AnyBURL-style by their best rule confidence, ties
 // broken by the next-best confidences: the key is the candidate's distinct
 // rule confidences sorted in decreasing order, compared lexicographically. It
 // is the default for rule-based link prediction.
 func Max(dst []float32, hits []RuleConf) []float32 {
-	if len(hits) == 0 {
-		return append(dst, 0)
-	}
-	return bestPerRule(dst, hits)
+	start := len(dst)
+	return MaxReduction(BestPerRule(dst, hits), start)
 }
 
 // NoisyOr returns an aggregator that scores a candidate by
@@ -76,15 +102,10 @@ func Max(dst []float32, hits []RuleConf) []float32 {
 // are broken by all the candidate's confidences, highest first, as [Max]
 // does.
 func NoisyOr(topK int) Aggregator {
+	red := NoisyOrReduction(topK)
 	return func(dst []float32, hits []RuleConf) []float32 {
 		start := len(dst)
-		dst = bestPerRule(dst, hits)
-		confs := dst[start:]
-		n := len(confs)
-		if topK > 0 && len(confs) > topK {
-			confs = confs[:topK]
-		}
-		return withScore(dst, start, n, float32(noisyor.Of(confs)))
+		return red(BestPerRule(dst, hits), start)
 	}
 }
 

@@ -85,6 +85,11 @@ func (s *Scores) SetDense(n int) []float32 {
 func (s *Scores) AddRules(agg Aggregator, entity int32, hits []RuleConf) {
 	start := len(s.keys)
 	s.keys = agg(s.keys, hits)
+	s.addKey(entity, start)
+}
+
+// addKey adds the candidate entity whose key is s.keys[start:].
+func (s *Scores) addKey(entity int32, start int) {
 	key := s.keys[start:len(s.keys):len(s.keys)]
 	c := Candidate{Entity: entity}
 	if len(key) > 0 {
@@ -94,6 +99,14 @@ func (s *Scores) AddRules(agg Aggregator, entity int32, hits []RuleConf) {
 		}
 	}
 	s.Sparse = append(s.Sparse, c)
+}
+
+// AddBest is AddRules for an aggregator that is a reduction: best holds the
+// candidate's distinct rule confidences, highest first (see [BestPerRule]).
+func (s *Scores) AddBest(red Reduction, entity int32, best []float32) {
+	start := len(s.keys)
+	s.keys = red(append(s.keys, best...), start)
+	s.addKey(entity, start)
 }
 
 // reset clears the scores for the next query, keeping memory.

@@ -387,6 +387,7 @@ func evalRules(e *env, st store.Store, files []string, split string, how aggChoi
 // candidates no rule reaches.
 type ruleVariant struct {
 	agg   linkpred.Aggregator
+	red   linkpred.Reduction // agg as a reduction, or nil
 	prior bool
 	desc  datalog.Aggregate // what it is, for messages and directives
 }
@@ -501,9 +502,9 @@ func aggregatorOf(a datalog.Aggregate, group func(threshold float64) ([]int32, e
 	v := ruleVariant{prior: a.Value("prior") == 1, desc: a}
 	switch a.Method {
 	case "max":
-		v.agg = linkpred.Max
+		v.agg, v.red = linkpred.Max, linkpred.MaxReduction
 	case "noisy_or":
-		v.agg = linkpred.NoisyOr(int(a.Value("top")))
+		v.agg, v.red = linkpred.NoisyOr(int(a.Value("top"))), linkpred.NoisyOrReduction(int(a.Value("top")))
 	case "grouped":
 		if group == nil {
 			return v, fmt.Errorf("eval: grouped aggregation needs the queries to group rules on")
@@ -567,6 +568,8 @@ func (r *ruleScorer) ScoreVariants(ctx context.Context, qs []linkpred.Query, out
 
 func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]linkpred.Scores, variant func(v int, q linkpred.Query) ruleVariant) error {
 	var conf []linkpred.RuleConf
+	var best []float32
+	vrs := make([]ruleVariant, len(outs))
 	for i, q := range qs {
 		hits, err := r.hits(ctx, q)
 		if err != nil {
@@ -575,20 +578,33 @@ func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 		if r.reached != nil && slices.ContainsFunc(hits, func(h reasoner.RuleHit) bool { return h.ID == q.Answer }) {
 			r.reached.add(q)
 		}
-		for v, out := range outs {
-			vr := variant(v, q)
-			for _, h := range hits {
-				p, ok := r.pos[h.ID]
-				if !ok {
-					continue
-				}
-				conf = conf[:0]
-				for k, s := range h.Scores {
-					conf = append(conf, linkpred.RuleConf{Rule: int32(h.Rules[k]), Conf: float32(s)})
-				}
-				out[i].AddRules(vr.agg, p, conf)
+		reduce := true // every variant is a reduction: the best per rule once
+		for v := range outs {
+			vrs[v] = variant(v, q)
+			reduce = reduce && vrs[v].red != nil
+		}
+		for _, h := range hits {
+			p, ok := r.pos[h.ID]
+			if !ok {
+				continue
 			}
-			if vr.prior && !r.hybrid {
+			conf = conf[:0]
+			for k, s := range h.Scores {
+				conf = append(conf, linkpred.RuleConf{Rule: int32(h.Rules[k]), Conf: float32(s)})
+			}
+			if reduce {
+				best = linkpred.BestPerRule(best[:0], conf)
+			}
+			for v, out := range outs {
+				if reduce {
+					out[i].AddBest(vrs[v].red, p, best)
+				} else {
+					out[i].AddRules(vrs[v].agg, p, conf)
+				}
+			}
+		}
+		for v, out := range outs {
+			if vrs[v].prior && !r.hybrid {
 				r.slot.Extend(q, &out[i])
 			}
 		}
