@@ -28,9 +28,9 @@ func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bo
 	return en.ruleScores(ctx, head, given, inverse, true)
 }
 
-// RuleHits is RuleScores with the hits in no particular order (each hit's
-// scores still descending), for callers that rank the candidates by keys of
-// their own: it saves sorting them.
+// RuleHits is RuleScores with the hits, and each hit's scores (with their
+// rules), in no particular order, for callers that rank the candidates by
+// keys of their own: it saves sorting them. The order is deterministic.
 func (en *Engine) RuleHits(ctx context.Context, head, given string, inverse bool) ([]RuleHit, error) {
 	return en.ruleScores(ctx, head, given, inverse, false)
 }
@@ -137,7 +137,9 @@ func (en *Engine) ruleAnswers(ctx context.Context, ri int, given string, inverse
 	return out, nil
 }
 
-// groupHits groups entries by candidate.
+// groupHits groups entries by candidate; sorted orders each candidate's
+// entries by decreasing score, ties by rule, and the candidates as
+// RuleScores does.
 func (en *Engine) groupHits(cd *chainData, ents []hitEntry, sc *chainScratch, sorted bool) ([]RuleHit, error) {
 	if len(ents) == 0 {
 		return nil, nil
@@ -157,7 +159,7 @@ func (en *Engine) groupHits(cd *chainData, ents []hitEntry, sc *chainScratch, so
 			j++
 		}
 		group := ents[i:j]
-		if len(group) > 1 {
+		if sorted && len(group) > 1 {
 			// (Scores are weights, never NaN: plain comparisons.)
 			slices.SortFunc(group, func(a, b hitEntry) int {
 				switch {
