@@ -34,14 +34,20 @@ func (m *Model) beam(a [][][]float64, opt ExtractOptions) []seq {
 	cur := []item{{prod: slices.Repeat([]float64{1}, L), sum: float64(L)}}
 	var exts []ext
 	var sums []float64
+	acc := make([]float64, K)
 	for t := range T {
 		exts = exts[:0]
 		for i, it := range cur {
-			for k := range K {
-				var s float64
-				for j := range L {
-					s += it.prod[j] * a[j][t][k]
+			// acc[k] = Σ_j prod[j]·a[j][t][k], summed in rank order, one
+			// rank's row at a time (contiguous).
+			clear(acc)
+			for j := range L {
+				p, row := it.prod[j], a[j][t][:K]
+				for k, v := range row {
+					acc[k] += p * v
 				}
+			}
+			for k, s := range acc {
 				if s >= opt.MinScore {
 					exts = append(exts, ext{sum: s, parent: int32(i), k: int32(k)})
 				}
