@@ -58,6 +58,43 @@ func BestPerRule(dst []float32, hits []RuleConf) []float32 {
 	return dst
 }
 
+// BestScratch is the memory of [BestScratch.BestPerRule], reusable across
+// calls (not concurrently).
+type BestScratch struct {
+	pos   []int32  // rule -> index of its confidence in dst
+	stamp []uint32 // rule -> the call that last saw it
+	epoch uint32
+}
+
+// BestPerRule is [BestPerRule] (the same values, in the same order) by
+// marking each rule index once instead of sorting the hits by rule; it
+// leaves hits as they are. Rule indices must be non-negative.
+func (s *BestScratch) BestPerRule(dst []float32, hits []RuleConf) []float32 {
+	s.epoch++
+	if s.epoch == 0 {
+		clear(s.stamp)
+		s.epoch = 1
+	}
+	start := len(dst)
+	for _, h := range hits {
+		r := int(h.Rule)
+		if r >= len(s.pos) {
+			n := max(2*len(s.pos), r+1)
+			s.pos = append(s.pos, make([]int32, n-len(s.pos))...)
+			s.stamp = append(s.stamp, make([]uint32, n-len(s.stamp))...)
+		}
+		if s.stamp[r] != s.epoch {
+			s.stamp[r], s.pos[r] = s.epoch, int32(len(dst))
+			dst = append(dst, h.Conf)
+		} else if i := s.pos[r]; h.Conf > dst[i] {
+			dst[i] = h.Conf
+		}
+	}
+	slices.Sort(dst[start:])
+	slices.Reverse(dst[start:])
+	return dst
+}
+
 // Reduction is an aggregator that depends only on a candidate's distinct
 // rule confidences, highest first (what [BestPerRule] appends): given them
 // in dst[start:], it turns them into the candidate's ranking key in place

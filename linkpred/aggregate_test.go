@@ -20,10 +20,11 @@ func TestReductions(t *testing.T) {
 	pairs := []pair{{Max, MaxReduction, 0}, {NoisyOr(3), NoisyOrReduction(3), 3},
 		{NoisyOr(10), NoisyOrReduction(10), 10}, {NoisyOr(0), NoisyOrReduction(0), -1}}
 	levels := []float32{0.1, 0.25, 0.5, 0.9, 1}
+	var bs BestScratch
 	for trial := range 500 {
 		hits := make([]RuleConf, rng.IntN(15))
 		for i := range hits {
-			hits[i] = RuleConf{Rule: int32(rng.IntN(6)), Conf: levels[rng.IntN(len(levels))]}
+			hits[i] = RuleConf{Rule: int32(rng.IntN(6 + trial%40)), Conf: levels[rng.IntN(len(levels))]}
 		}
 		// The best confidence of each rule, highest first, by hand.
 		bestOf := map[int32]float32{}
@@ -39,6 +40,12 @@ func TestReductions(t *testing.T) {
 		best := BestPerRule(nil, slices.Clone(hits))
 		if !slices.Equal(best, want) {
 			t.Fatalf("trial %d: BestPerRule %v, want %v", trial, best, want)
+		}
+		// The scratch's version, reused across trials and appending after
+		// what dst holds.
+		prefix := []float32{-1, -2}
+		if got := bs.BestPerRule(slices.Clone(prefix), hits); !slices.Equal(got, append(prefix, want...)) {
+			t.Fatalf("trial %d: BestScratch.BestPerRule %v, want %v after %v", trial, got, want, prefix)
 		}
 		for _, p := range pairs {
 			var a, b Scores

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
@@ -566,9 +567,15 @@ func (r *ruleScorer) ScoreVariants(ctx context.Context, qs []linkpred.Query, out
 	return r.score(ctx, qs, out, func(v int, _ linkpred.Query) ruleVariant { return r.variants[v] })
 }
 
+// bestScratch holds the scratch memory of ruleScorer.score's calls, which
+// run concurrently.
+var bestScratch = sync.Pool{New: func() any { return new(linkpred.BestScratch) }}
+
 func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]linkpred.Scores, variant func(v int, q linkpred.Query) ruleVariant) error {
 	var conf []linkpred.RuleConf
 	var best []float32
+	bs := bestScratch.Get().(*linkpred.BestScratch)
+	defer bestScratch.Put(bs)
 	vrs := make([]ruleVariant, len(outs))
 	for i, q := range qs {
 		hits, err := r.hits(ctx, q)
@@ -593,7 +600,7 @@ func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 				conf = append(conf, linkpred.RuleConf{Rule: int32(h.Rules[k]), Conf: float32(s)})
 			}
 			if reduce {
-				best = linkpred.BestPerRule(best[:0], conf)
+				best = bs.BestPerRule(best[:0], conf)
 			}
 			for v, out := range outs {
 				if reduce {
