@@ -58,9 +58,11 @@
 // sampled facts of the head (seeded; the bodies that join the most sampled
 // facts first, PathCandidates of them), each with its DRUM score computed
 // exactly from the attention; the MaxRules best by smoothed confidence,
-// support/(body+5), are kept with that confidence as their weight. Counting
-// is bounded per body (SupportBudget) and per head (HeadBudget), in edge
-// visits. WeightScore keeps the MaxRules best bodies by score, weighted by
+// support/(body+5), are kept with that confidence as their weight. A body
+// none of whose consecutive steps meet is dropped before counting; a count
+// past SupportBudget edge visits is an estimate, scaled from a seeded random
+// sample of the body's starts (MinedRule.Sampled); a head stops counting
+// after HeadBudget visits. WeightScore keeps the MaxRules best bodies by score, weighted by
 // their score over the head's best.
 //
 // # Model file format
