@@ -161,7 +161,17 @@ func (en *Engine) Query(ctx context.Context, q datalog.Atom) ([]Answer, error) {
 			return as, err
 		}
 	}
-	var loadErr error
+	as, loadErr, err := en.evalShared(ctx, en.prog, q)
+	if err == nil && loadErr != nil {
+		err = errorf("reasoner: query %s: %w", q, loadErr)
+	}
+	return as, err
+}
+
+// evalShared evaluates q over prog with the one evaluator, reading the
+// engine's shared relations (loaded on first use); loadErr is the error of
+// the last relation that failed to load (the evaluation read it as empty).
+func (en *Engine) evalShared(ctx context.Context, prog *datalog.Program, q datalog.Atom) (as []Answer, loadErr, err error) {
 	shared := func(pred string, arity int) *relation {
 		r, err := en.relation(ctx, pred, arity)
 		if err != nil {
@@ -170,11 +180,8 @@ func (en *Engine) Query(ctx context.Context, q datalog.Atom) ([]Answer, error) {
 		}
 		return r
 	}
-	as, err := evalQuery(ctx, en.st, en.syms, en.prog, q, en.opt, shared)
-	if err == nil && loadErr != nil {
-		err = errorf("reasoner: query %s: %w", q, loadErr)
-	}
-	return as, err
+	as, err = evalQuery(ctx, en.st, en.syms, prog, q, en.opt, shared)
+	return as, loadErr, err
 }
 
 func (en *Engine) checkQuery(q datalog.Atom) error {

@@ -113,16 +113,7 @@ func (en *Engine) ruleAnswers(ctx context.Context, ri int, given string, inverse
 	if inverse {
 		q.Args = []datalog.Term{x, g}
 	}
-	var loadErr error
-	shared := func(p string, arity int) *relation {
-		rel, err := en.relation(ctx, p, arity)
-		if err != nil {
-			loadErr = err
-			return nil
-		}
-		return rel
-	}
-	as, err := evalQuery(ctx, en.st, en.syms, prog, q, en.opt, shared)
+	as, loadErr, err := en.evalShared(ctx, prog, q)
 	if err == nil && loadErr != nil {
 		err = errorf("reasoner: rule scores: %w", loadErr)
 	}
