@@ -117,6 +117,7 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 	// so that neither the memory nor the time of extracting a head grows
 	// with the beam times the rule size.
 	type proposal struct {
+		id    string // pathID(path)
 		key   string // the rule's canonical key, once needed
 		path  []pathStep
 		score float64
@@ -141,7 +142,7 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 			}
 			id := pathID(path)
 			if old, ok := best[id]; !ok || c.score > old.score {
-				best[id] = &proposal{path: path, score: c.score, ranks: c.ranks}
+				best[id] = &proposal{id: id, path: path, score: c.score, ranks: c.ranks}
 			}
 		}
 	}
@@ -174,10 +175,10 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 	counted := 0
 	sc := supportScratch{seed: opt.Seed}
 	examined := map[string]bool{}
-	// consider counts the body path and keeps it (built by build) unless it
-	// has no grounding or too little support.
-	consider := func(path []pathStep, build func() *candidate) {
-		examined[pathID(path)] = true
+	// consider counts the body path (identified by id) and keeps it (built
+	// by build) unless it has no grounding or too little support.
+	consider := func(id string, path []pathStep, build func() *candidate) {
+		examined[id] = true
 		if gv == nil {
 			kept = append(kept, build())
 			return
@@ -210,15 +211,15 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		if len(kept) == limit {
 			break
 		}
-		consider(p.path, func() *candidate {
+		consider(p.id, p.path, func() *candidate {
 			c := m.makeRule(r, p.path)
 			c.Score, c.Ranks = p.score, p.ranks
 			return c
 		})
 	}
 	for _, c := range sampled {
-		if !examined[pathID(c.path)] {
-			consider(c.path, func() *candidate { return c })
+		if id := pathID(c.path); !examined[id] {
+			consider(id, c.path, func() *candidate { return c })
 		}
 	}
 	cands := kept
