@@ -25,6 +25,9 @@ func TestMinedRuleComment(t *testing.T) {
 			"score=0.02 ranks=0.01,0.01 support=0 body=0"},
 		{"third of confidence", MinedRule{Score: 2, Ranks: []float64{2}, Counted: true, Support: 1, Body: 3, Confidence: 1.0 / 3},
 			"score=2 ranks=2 support=1 body=3 conf=0.3333"},
+		{"estimated from a sample of the starts", MinedRule{Score: 1, Ranks: []float64{1}, Counted: true, Support: 40, Body: 2000,
+			Confidence: 0.02, Sampled: 12, Starts: 300},
+			"score=1 ranks=1 support~40 body~2000 conf=0.02 sample=12/300"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
