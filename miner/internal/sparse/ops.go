@@ -10,6 +10,8 @@ type kernels struct {
 	axpy    func(d []float32, alpha float32, x []float32)
 	dot     func(a, b []float32) float64
 	scale   func(d []float32, alpha float32)
+	col     colKernels
+	gather  func(dst []float32, in *Incidence, a []float32, skip Skip, x []float32, B int, rows []int32)
 }
 
 var genericKernels = kernels{
@@ -19,6 +21,8 @@ var genericKernels = kernels{
 	axpy:    refAxpy,
 	dot:     refDot64,
 	scale:   refScale,
+	col:     refCols,
+	gather:  refGather,
 }
 
 // kern is the kernel set in use.
