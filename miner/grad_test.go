@@ -20,7 +20,7 @@ func TestGradientCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, T := range []int{1, 2, 3} {
-		for _, mode := range []int{0, 1, 2} {
+		for _, mode := range []int{0, 1, 2, 3, 4} {
 			// mode 0: last-step shortcut; 1, 2: full last step with the
 			// row-list or the full-matrix kernels.
 			t.Run(fmt.Sprintf("T=%d/mode=%d", T, mode), func(t *testing.T) {

@@ -32,8 +32,10 @@ type Graph struct {
 	gat, sct []*sparse.CSR
 	nb       *sparse.CSR // undirected neighbourhood: row i = ∪_k row i of sct[k] (pattern)
 	inc      incidence
-	capped   int       // entries removed by capHubs
-	hubs     [][]int32 // per operator, the entities capHubs cut off (sorted), or nil
+	ginc     sparse.Incidence // inc's entries (gather form: row = output entity)
+	sinc     sparse.Incidence // the scatter form: row = input entity (buildScatter)
+	capped   int              // entries removed by capHubs
+	hubs     [][]int32        // per operator, the entities capHubs cut off (sorted), or nil
 }
 
 // isHub reports whether capHubs cut entity y off as an input of operator k.
@@ -111,6 +113,8 @@ func (g *Graph) buildOps() {
 		in.dptr[x+1] = int32(len(in.dop))
 	}
 	g.inc = in
+	g.ginc = sparse.Incidence{Ptr: in.ptr, Op: in.op, Col: in.col, Edge: in.edge}
+	g.buildScatter()
 }
 
 // capHubs returns g with its propagation operators capped: an entity with

@@ -50,7 +50,7 @@ func TestCapHubs(t *testing.T) {
 			t.Errorf("cap %d: %d operator entries removed, want %d", H, cg.capped, want)
 		}
 		for _, T := range []int{1, 2, 3} {
-			for _, mode := range []int{0, 1, 2} {
+			for _, mode := range []int{0, 1, 2, 3, 4} {
 				cfg := Config{MaxLen: T, Rank: 2, Hidden: 3, Embed: 4, Batch: 8, Seed: 7, Threads: 1, MaxFanOut: H}.WithDefaults()
 				m := newModel(cfg, g.Relations())
 				tr := newTrainer(m, g)

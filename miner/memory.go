@@ -84,12 +84,14 @@ func (rs RuleStep) withDefaults() RuleStep {
 // (defaults applied), then the rule step rs, needs at its peak.
 //
 // Throughout, the graph (per relation, the row pointers of M_r and M_rᵀ,
-// 2·R·(E+1)·4 bytes, and 12 bytes per fact; the neighbourhood and incidence
-// lists, about 48 bytes per fact), the names and the model's parameters
+// 2·R·(E+1)·4 bytes, and 12 bytes per fact; the neighbourhood and the
+// gather and scatter incidence lists, about 72 bytes per fact), the names
+// and the model's parameters
 // with their gradient and Adam moments. Then the larger of:
 //
 //   - training: the queries and the propagation blocks (2·L tasks of T+1
-//     entity × column float32 blocks, and two such blocks per worker, for
+//     entity × column float32 blocks with a column mask per entity, and
+//     two such blocks per worker, for
 //     as many columns as are propagated together: the batch, or a chunk of
 //     it on large graphs);
 //   - the rule step, which starts once training's blocks are collected: the
@@ -99,9 +101,9 @@ func (rs RuleStep) withDefaults() RuleStep {
 //     memPerProposal bytes and Candidates built rules), applying the rules
 //     (memApplyEntity bytes per entity, memApplyEntityWorker more per
 //     worker, and the slot prior, 16 bytes per fact) and the model's
-//     scoring (one scorer: L·(T+1) task blocks, two per worker and two of
-//     dense scores, each E × ScoreBatch float32, and its copy of the
-//     graph's operators).
+//     scoring (one scorer: L·(T+1) task blocks with their column masks,
+//     two per worker and two of dense scores, each E × ScoreBatch float32,
+//     and its copy of the graph's operators).
 //
 // All of it times the collector's headroom (1.3), plus a constant for the
 // runtime.
@@ -115,11 +117,12 @@ func EstimateMemory(s Shape, cfg Config, rs RuleStep) int64 {
 	graph := csr +
 		4*(E+1) + 8*F + // undirected neighbourhood
 		8*(E+1) + 24*F + 16*F + // incidence lists and column degrees
+		4*(E+1) + 24*F + // scatter incidence lists
 		F/8 // edge masks
 	names := E * memPerEntity
 	queries := int64(s.Queries) * memPerQuery
 	params := 4 * 8 * int64(newLayout(cfg, s.Relations).size)
-	tasks := 2 * L * ((T+1)*E*B*4 + 20*E)
+	tasks := 2 * L * ((T+1)*E*(B*4+8) + 20*E) // blocks, column masks, per-entity scratch
 	workers := min(threads, 2*L) * (4*E + 2*E*B*4)
 	train := queries + tasks + workers
 	var step int64
@@ -134,7 +137,7 @@ func EstimateMemory(s Shape, cfg Config, rs RuleStep) int64 {
 		}
 		if rs.ScoreBatch > 0 {
 			W := min(int64(rs.ScoreBatch), B)
-			score = (L*(T+1)+2*min(threads, L)+2)*E*W*4 + csr
+			score = (L*(T+1)+2*min(threads, L)+2)*E*W*4 + L*(T+1)*E*8 + csr
 		}
 		step = rules + max(extract, apply, score)
 	}

@@ -1,6 +1,7 @@
 package miner
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/drumql/drumql/internal/workpool"
@@ -22,7 +23,11 @@ type task struct {
 	B    int
 	v    [][]float32 // T+1 blocks
 	act  [][]int32   // T+1 active row lists
+	cm   [][]uint64  // T+1 column masks, valid on the active rows (colmask.go)
+	wide int         // rows with this many columns in their mask are moved whole
+	path []uint8     // [t]: how step t was computed (pathMasked, …)
 	norm [][]float64 // [t] per column (t = 1..T; index 0 unused)
+	nb   []float64   // per column scratch of the backward normalisation
 	dA   [][]float64 // [t−1][k] gradient with respect to the attention
 
 	// Last-step shortcut (training): v_T is only computed at the answers.
@@ -52,7 +57,7 @@ type engine struct {
 	work    []*scratch
 	mask    *sparse.Mask // the masked relation's mask, or nil
 	maskRel int
-	mode    int        // tests: 0 choose per step, 1 always row lists, 2 always full kernels
+	mode    int        // tests: 0 choose per step, 1 always row lists, 2 always full kernels, 3 and 4 always column masks (rows never / always whole)
 	masked  [][2]int32 // (head, tail) of the masked edges of maskRel
 	// fullLast disables the last-step shortcut of training (tests).
 	fullLast bool
@@ -88,6 +93,8 @@ func (e *engine) ensure(n, B int) {
 		tk := &task{
 			v:    make([][]float32, e.T+1),
 			act:  make([][]int32, e.T+1),
+			cm:   make([][]uint64, e.T+1),
+			path: make([]uint8, e.T+1),
 			norm: make([][]float64, e.T+1),
 			dA:   make([][]float64, e.T),
 		}
@@ -101,6 +108,9 @@ func (e *engine) ensure(n, B int) {
 			if cap(tk.v[t]) < e.E*B {
 				tk.v[t] = make([]float32, e.E*B)
 				tk.act[t] = tk.act[t][:0]
+				if tk.cm[t] != nil {
+					clear(tk.cm[t])
+				}
 			}
 			if cap(tk.norm[t]) < B {
 				tk.norm[t] = make([]float64, B)
@@ -108,8 +118,12 @@ func (e *engine) ensure(n, B int) {
 		}
 		if cap(tk.last) < B {
 			tk.last = make([]float64, B)
+			tk.nb = make([]float64, B)
 		}
 		if tk.D == nil {
+			for t := range tk.cm {
+				tk.cm[t] = make([]uint64, e.E)
+			}
 			tk.D = make([]float64, e.E)
 			tk.w = make([]float64, e.E)
 			tk.mark = make([]uint32, e.E)
@@ -132,6 +146,15 @@ func (e *engine) ensure(n, B int) {
 func (e *engine) run(n int, f func(i int, w *scratch)) {
 	workpool.Run(e.threads, n, func(w, i int) bool {
 		f(i, e.work[w])
+		return true
+	})
+}
+
+// each calls f(i) for i in [0, n) on up to e.threads goroutines, without
+// worker scratch.
+func (e *engine) each(n int, f func(i int)) {
+	workpool.Run(e.threads, n, func(_, i int) bool {
+		f(i)
 		return true
 	})
 }
@@ -202,22 +225,24 @@ func (e *engine) maskOf(r int) *sparse.Mask {
 // last operator (see lastForward).
 func (e *engine) forward(tk *task, gr *group, a [][]float32, w *scratch, short bool) {
 	B := len(gr.given)
-	E, R, T := e.E, e.R, e.T
+	E, T := e.E, e.T
 	// Clear what the previous use left behind.
 	for t := range tk.v {
 		if tk.B > 0 {
 			clearRows(tk.v[t], tk.B, tk.act[t], E)
+			clearMasks(tk.cm[t], tk.act[t])
 		}
 		tk.v[t] = tk.v[t][:E*B]
 	}
-	tk.B = B
-	v0 := tk.v[0]
+	tk.B, tk.wide = B, e.wideFrom()
+	v0, cm0 := tk.v[0], tk.cm[0]
 	act := tk.act[0][:0]
 	for b, y := range gr.given {
 		if y < 0 {
 			continue // an entity outside the graph: no mass in the graph
 		}
 		v0[int(y)*B+b] = 1
+		cm0[y] |= 1 << uint(b%64)
 		act = append(act, y)
 	}
 	slices.Sort(act)
@@ -228,45 +253,56 @@ func (e *engine) forward(tk *task, gr *group, a [][]float32, w *scratch, short b
 		tk.act[T] = tk.act[T][:0]
 	}
 	for t := 1; t <= steps; t++ {
-		x, u := tk.v[t-1], tk.v[t]
-		prev := tk.act[t-1]
-		tk.act[t] = e.expand(tk.act[t], prev, w)
-		at := a[t-1]
-		dense := e.isDense(prev)
-		for r := range R {
-			mask := e.maskOf(r)
-			if dense {
-				sparse.MulAdd(u, e.g.gat[r], x, B, at[r], mask)
-				sparse.MulAdd(u, e.g.gat[R+r], x, B, at[R+r], mask)
-			} else {
-				sparse.MulAddRows(u, e.g.sct[r], x, B, at[r], mask, prev)
-				sparse.MulAddRows(u, e.g.sct[R+r], x, B, at[R+r], mask, prev)
-			}
+		prev, at := tk.act[t-1], a[t-1]
+		tk.path[t] = e.choosePath(prev, tk.cm[t-1], B)
+		switch tk.path[t] {
+		case pathMasked:
+			e.stepMasked(tk, t, at)
+		case pathFull:
+			e.stepFull(tk, t, at, w)
+		default:
+			e.stepRows(tk, t, at, w)
 		}
-		aI := at[2*R]
-		for _, y := range prev {
-			sparse.Axpy(u[int(y)*B:int(y)*B+B], aI, x[int(y)*B:int(y)*B+B])
-		}
-		// Per-column L1 normalisation.
-		norm := tk.norm[t][:B]
-		clear(norm)
-		for _, y := range tk.act[t] {
-			for b, v := range u[int(y)*B : int(y)*B+B] {
-				norm[b] += float64(v)
-			}
-		}
-		for b := range norm {
-			norm[b] = max(norm[b], thr)
-		}
-		for _, y := range tk.act[t] {
-			row := u[int(y)*B : int(y)*B+B]
-			for b := range row {
-				row[b] = float32(float64(row[b]) / norm[b])
-			}
-		}
+		tk.normalise(t)
 	}
 	if short {
 		e.lastForward(tk, gr, a[T-1])
+	}
+}
+
+// stepRows computes u = A x for step t with whole rows, per operator, with
+// the row-list kernels from the rows act[t−1] (test mode 1: the reference
+// the other paths are compared with). It sets act[t] and marks every
+// column of its rows in cm[t].
+func (e *engine) stepRows(tk *task, t int, at []float32, w *scratch) {
+	B, R := tk.B, e.R
+	x, u := tk.v[t-1], tk.v[t]
+	prev := tk.act[t-1]
+	tk.act[t] = e.expand(tk.act[t], prev, w)
+	for r := range R {
+		mask := e.maskOf(r)
+		sparse.MulAddRows(u, e.g.sct[r], x, B, at[r], mask, prev)
+		sparse.MulAddRows(u, e.g.sct[R+r], x, B, at[R+r], mask, prev)
+	}
+	aI := at[2*R]
+	for _, y := range prev {
+		sparse.Axpy(u[int(y)*B:int(y)*B+B], aI, x[int(y)*B:int(y)*B+B])
+	}
+	full, cm := fullMask(B), tk.cm[t]
+	for _, y := range tk.act[t] {
+		cm[y] = full
+	}
+}
+
+// clearMasks zeroes the masks of rows (all of them when rows covers more
+// than half).
+func clearMasks(cm []uint64, rows []int32) {
+	if len(rows)*2 > len(cm) {
+		clear(cm)
+		return
+	}
+	for _, y := range rows {
+		cm[y] = 0
 	}
 }
 
@@ -305,11 +341,17 @@ func (e *engine) lastForward(tk *task, gr *group, at []float32) {
 	}
 	norm := tk.norm[T][:B]
 	clear(norm)
+	cm := tk.cm[T-1]
 	for _, y := range prev {
 		row := x[int(y)*B : int(y)*B+B]
-		for b, v := range row {
-			norm[b] += D[y] * float64(v)
+		if m := cm[y]; tk.narrow(m) {
+			for ; m != 0; m &= m - 1 {
+				b := bits.TrailingZeros64(m)
+				norm[b] += float64(D[y] * float64(row[b]))
+			}
+			continue
 		}
+		sparse.ColMulAdd(norm, D[y], row)
 	}
 	for b, ans := range gr.answer {
 		norm[b] = max(norm[b], thr)
@@ -359,12 +401,17 @@ func (e *engine) lastBackward(tk *task, gr *group, at []float32, seed []float64,
 		}
 	}
 	// Constant: −Σ_y deg_k(y) w[y] with w[y] = Σ_b β_b x[y,b].
-	wv := tk.w
+	wv, cm := tk.w, tk.cm[T-1]
 	for _, y := range prev {
 		row := x[int(y)*B : int(y)*B+B]
 		var s float64
-		for b, v := range row {
-			s += beta[b] * float64(v)
+		if m := cm[y]; tk.narrow(m) {
+			for ; m != 0; m &= m - 1 {
+				b := bits.TrailingZeros64(m)
+				s += float64(beta[b] * float64(row[b]))
+			}
+		} else {
+			s = sparse.ColDot(beta, row)
 		}
 		wv[y] = s
 		dA[2*R] -= s
@@ -396,9 +443,15 @@ func (e *engine) lastBackward(tk *task, gr *group, at []float32, seed []float64,
 	for _, y := range prev {
 		row := gv[int(y)*B : int(y)*B+B]
 		d := tk.D[y]
-		for b := range row {
-			row[b] = float32(-beta[b] * d)
+		if m := cm[y]; tk.narrow(m) {
+			// Only the columns where v_{T−1} may be nonzero are read.
+			for ; m != 0; m &= m - 1 {
+				b := bits.TrailingZeros64(m)
+				row[b] = float32(beta[b] * -d)
+			}
+			continue
 		}
+		sparse.ColSet(row, -d, beta)
 	}
 	for b, ans := range gr.answer {
 		if alpha[b] == 0 {
@@ -421,7 +474,7 @@ func (e *engine) lastBackward(tk *task, gr *group, at []float32, seed []float64,
 // v_T[answer[b], b]) through tk's propagation, writing tk.dA.
 func (e *engine) backward(tk *task, gr *group, a [][]float32, seed []float64, w *scratch, short bool) {
 	B := tk.B
-	E, R, T := e.E, e.R, e.T
+	E, T := e.E, e.T
 	gv, gp := w.g0[:E*B], w.g1[:E*B]
 	start := T
 	if short {
@@ -439,73 +492,20 @@ func (e *engine) backward(tk *task, gr *group, a [][]float32, seed []float64, w 
 	}
 	c := w.c[:B]
 	for t := start; t >= 1; t-- {
-		vt, act := tk.v[t], tk.act[t]
-		norm := tk.norm[t]
-		// Normalisation: v = u / n with n = max(thr, Σ u).
-		clear(c)
-		for _, y := range act {
-			o := int(y) * B
-			for b := range B {
-				c[b] += float64(gv[o+b]) * float64(vt[o+b])
-			}
-		}
-		for _, y := range act {
-			row := gv[int(y)*B : int(y)*B+B]
-			for b := range row {
-				if norm[b] > thr {
-					row[b] = float32((float64(row[b]) - c[b]) / norm[b])
-				} else {
-					row[b] = float32(float64(row[b]) / thr)
-				}
-			}
-		}
+		act := tk.act[t]
+		tk.normaliseBack(t, gv, c)
 		// gv now holds the gradient with respect to u_t on the rows act.
-		x, prev := tk.v[t-1], tk.act[t-1]
-		dense := e.isDense(prev)
-		dA := tk.dA[t-1]
-		for r := range R {
-			mask := e.maskOf(r)
-			if dense {
-				dA[r] = sparse.EdgeDot(e.g.gat[r], gv, x, B, mask)
-				dA[R+r] = sparse.EdgeDot(e.g.gat[R+r], gv, x, B, mask)
-			} else {
-				dA[r] = sparse.EdgeDotRows(e.g.sct[r], gv, x, B, mask, prev)
-				dA[R+r] = sparse.EdgeDotRows(e.g.sct[R+r], gv, x, B, mask, prev)
-			}
-		}
-		var s float64
-		for _, y := range prev {
-			s += sparse.Dot(gv[int(y)*B:int(y)*B+B], x[int(y)*B:int(y)*B+B])
-		}
-		dA[2*R] = s
-		if t == 1 {
-			clearRows(gv, B, act, E)
-			break
-		}
-		// Adjoint: gp = A_tᵀ gv on the rows prev.
-		at := a[t-1]
-		if dense {
-			for r := range R {
-				mask := e.maskOf(r)
-				sparse.MulAdd(gp, e.g.sct[r], gv, B, at[r], mask)
-				sparse.MulAdd(gp, e.g.sct[R+r], gv, B, at[R+r], mask)
-			}
-			sparse.Axpy(gp, at[2*R], gv)
-		} else {
-			for _, y := range prev {
-				dst := gp[int(y)*B : int(y)*B+B]
-				for r := range R {
-					mask := e.maskOf(r)
-					gatherRow(dst, e.g.sct[r], int(y), gv, B, at[r], mask)
-					gatherRow(dst, e.g.sct[R+r], int(y), gv, B, at[R+r], mask)
-				}
-				sparse.Axpy(dst, at[2*R], gv[int(y)*B:int(y)*B+B])
-			}
+		switch tk.path[t] {
+		case pathMasked:
+			e.backMasked(tk, t, a[t-1], gv, gp, tk.dA[t-1], t > 1)
+		case pathFull:
+			e.backFull(tk, t, a[t-1], gv, gp, tk.dA[t-1], t > 1)
+		default:
+			e.backRows(tk, t, a[t-1], gv, gp)
 		}
 		clearRows(gv, B, act, E)
-		if dense && len(prev) != E {
-			// The dense adjoint wrote every row; keep only prev.
-			e.keepRows(gp, B, prev)
+		if t == 1 {
+			break
 		}
 		gv, gp = gp, gv
 	}
@@ -513,15 +513,36 @@ func (e *engine) backward(tk *task, gr *group, a [][]float32, seed []float64, w 
 	// are zero again.
 }
 
-// keepRows zeroes every row of x not listed in rows (sorted).
-func (e *engine) keepRows(x []float32, B int, rows []int32) {
-	next := 0
-	for i := range e.E {
-		if next < len(rows) && int(rows[next]) == i {
-			next++
-			continue
+// backRows is the backward pass of stepRows: given gv, the gradient with
+// respect to u_t on the rows act[t], it writes tk.dA[t−1] and, for t > 1,
+// the gradient with respect to v_{t−1} on the rows act[t−1] into gp (zero
+// on entry).
+func (e *engine) backRows(tk *task, t int, at []float32, gv, gp []float32) {
+	B, R := tk.B, e.R
+	x, prev := tk.v[t-1], tk.act[t-1]
+	dA := tk.dA[t-1]
+	for r := range R {
+		mask := e.maskOf(r)
+		dA[r] = sparse.EdgeDotRows(e.g.sct[r], gv, x, B, mask, prev)
+		dA[R+r] = sparse.EdgeDotRows(e.g.sct[R+r], gv, x, B, mask, prev)
+	}
+	var s float64
+	for _, y := range prev {
+		s += sparse.Dot(gv[int(y)*B:int(y)*B+B], x[int(y)*B:int(y)*B+B])
+	}
+	dA[2*R] = s
+	if t == 1 {
+		return
+	}
+	// Adjoint: gp = A_tᵀ gv on the rows prev.
+	for _, y := range prev {
+		dst := gp[int(y)*B : int(y)*B+B]
+		for r := range R {
+			mask := e.maskOf(r)
+			gatherRow(dst, e.g.sct[r], int(y), gv, B, at[r], mask)
+			gatherRow(dst, e.g.sct[R+r], int(y), gv, B, at[R+r], mask)
 		}
-		clear(x[i*B : i*B+B])
+		sparse.Axpy(dst, at[2*R], gv[int(y)*B:int(y)*B+B])
 	}
 }
 
