@@ -19,6 +19,7 @@ type trainer struct {
 	evalBuf [2][]float64
 	seeds   [2][]float64
 	grad    []float64
+	grad1   []float64 // the second group's attention gradient
 	mom     []float64 // Adam first moment
 	vel     []float64 // Adam second moment
 	steps   int
@@ -58,10 +59,10 @@ func (tr *trainer) setGroups(b *batch) {
 	}
 }
 
-// attention computes the attention of both groups.
+// attention computes the attention of both groups, in parallel.
 func (tr *trainer) attention() {
 	lay := &tr.m.lay
-	for i := range 2 {
+	tr.eng.each(2, func(i int) {
 		tr.m.attnForward(tr.groups[i].q, tr.caches[i])
 		for j := range lay.L {
 			for t := range lay.nT {
@@ -70,7 +71,7 @@ func (tr *trainer) attention() {
 				}
 			}
 		}
-	}
+	})
 }
 
 // lossGrad computes the mean loss of batch b under the current parameters
@@ -111,11 +112,37 @@ func (tr *trainer) lossGrad(b *batch, grad []float64) float64 {
 		hi := min(lo+W, B)
 		loss += tr.chunkLossGrad(lo, hi, N, short, lo > 0)
 	}
-	clear(grad)
-	for gi := range 2 {
-		m.attnBackward(tr.caches[gi], tr.dA[gi], grad)
+	// The two groups' attention gradients in parallel, then summed.
+	if len(tr.grad1) != len(grad) {
+		tr.grad1 = make([]float64, len(grad))
 	}
+	e.each(2, func(gi int) {
+		dst := grad
+		if gi == 1 {
+			dst = tr.grad1
+		}
+		clear(dst)
+		m.attnBackward(tr.caches[gi], tr.dA[gi], dst)
+	})
+	tr.ranges(len(grad), func(lo, hi int) {
+		for i, v := range tr.grad1[lo:hi] {
+			grad[lo+i] += v
+		}
+	})
 	return loss / N
+}
+
+// paramChunk is the number of parameters of one unit of the parallel
+// element-wise passes over the parameters.
+const paramChunk = 1 << 14
+
+// ranges calls f on consecutive ranges [lo, hi) covering [0, n), on the
+// engine's workers. f must treat each element independently: the result
+// then does not depend on the number of workers.
+func (tr *trainer) ranges(n int, f func(lo, hi int)) {
+	tr.eng.each((n+paramChunk-1)/paramChunk, func(i int) {
+		f(i*paramChunk, min((i+1)*paramChunk, n))
+	})
 }
 
 // blockBudget bounds the bytes of a batch's propagation blocks (2·L tasks
@@ -232,12 +259,14 @@ func (tr *trainer) step(b *batch) float64 {
 	t := float64(tr.steps)
 	lr := cfg.LR * math.Sqrt(1-math.Pow(adamBeta2, t)) / (1 - math.Pow(adamBeta1, t))
 	p := tr.m.params
-	for i, g := range tr.grad {
-		g = min(max(g, -cfg.Clip), cfg.Clip)
-		mo := adamBeta1*tr.mom[i] + (1-adamBeta1)*g
-		ve := adamBeta2*tr.vel[i] + (1-adamBeta2)*g*g
-		tr.mom[i], tr.vel[i] = mo, ve
-		p[i] -= lr * mo / (math.Sqrt(ve) + adamEps)
-	}
+	tr.ranges(len(p), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			g := min(max(tr.grad[i], -cfg.Clip), cfg.Clip)
+			mo := adamBeta1*tr.mom[i] + (1-adamBeta1)*g
+			ve := adamBeta2*tr.vel[i] + (1-adamBeta2)*g*g
+			tr.mom[i], tr.vel[i] = mo, ve
+			p[i] -= lr * mo / (math.Sqrt(ve) + adamEps)
+		}
+	})
 	return loss
 }
