@@ -9,11 +9,58 @@ import (
 )
 
 // group is a block of queries that share a query relation q (0..2R−1; q ≥ R
-// is inv_(q−R)): column b asks for the answer of given[b].
+// is inv_(q−R)): query i asks for the answer of given[i].
+//
+// Queries with the same given entity propagate identically (the same start,
+// the same masked edges), so they may share a column of the block: cols[i]
+// is then query i's column and start[c] the given entity of column c (see
+// share). With cols nil, query i is column i.
 type group struct {
 	q      int
 	given  []int32
 	answer []int32 // −1 when unknown (scoring)
+	cols   []int32
+	start  []int32
+}
+
+// width is the number of columns of the group's blocks.
+func (g *group) width() int {
+	if g.cols == nil {
+		return len(g.given)
+	}
+	return len(g.start)
+}
+
+// starts returns the given entity of every column.
+func (g *group) starts() []int32 {
+	if g.cols == nil {
+		return g.given
+	}
+	return g.start
+}
+
+// col returns query i's column.
+func (g *group) col(i int) int {
+	if g.cols == nil {
+		return i
+	}
+	return int(g.cols[i])
+}
+
+// share gives the queries with the same given entity one column, in the
+// order of their first query; seen is scratch (cleared here).
+func (g *group) share(seen map[int32]int32) {
+	clear(seen)
+	g.cols, g.start = g.cols[:0], g.start[:0]
+	for _, y := range g.given {
+		c, ok := seen[y]
+		if !ok {
+			c = int32(len(g.start))
+			seen[y] = c
+			g.start = append(g.start, y)
+		}
+		g.cols = append(g.cols, c)
+	}
 }
 
 // task is the propagation of one (group, rank): the blocks v_0..v_T
@@ -31,7 +78,7 @@ type task struct {
 	dA   [][]float64 // [t−1][k] gradient with respect to the attention
 
 	// Last-step shortcut (training): v_T is only computed at the answers.
-	last  []float64 // v_T[answer[b], b]
+	last  []float64 // per query i: v_T[answer[i], col(i)]
 	D     []float64 // per entity: column sum of A_T (valid on act[T−1])
 	w     []float64 // per entity scratch of the backward pass
 	mark  []uint32  // membership of act[T−1]
@@ -221,10 +268,10 @@ func (e *engine) maskOf(r int) *sparse.Mask {
 // tk, reusing its buffers.
 //
 // With short set (training), the last step is not materialised: only
-// v_T[answer[b], b] is computed, into tk.last, from the column sums of the
+// v_T[answer[i], col(i)] is computed, into tk.last, from the column sums of the
 // last operator (see lastForward).
 func (e *engine) forward(tk *task, gr *group, a [][]float32, w *scratch, short bool) {
-	B := len(gr.given)
+	B := gr.width()
 	E, T := e.E, e.T
 	// Clear what the previous use left behind.
 	for t := range tk.v {
@@ -237,7 +284,7 @@ func (e *engine) forward(tk *task, gr *group, a [][]float32, w *scratch, short b
 	tk.B, tk.wide = B, e.wideFrom()
 	v0, cm0 := tk.v[0], tk.cm[0]
 	act := tk.act[0][:0]
-	for b, y := range gr.given {
+	for b, y := range gr.starts() {
 		if y < 0 {
 			continue // an entity outside the graph: no mass in the graph
 		}
@@ -353,8 +400,15 @@ func (e *engine) lastForward(tk *task, gr *group, at []float32) {
 		}
 		sparse.ColMulAdd(norm, D[y], row)
 	}
-	for b, ans := range gr.answer {
+	for b := range norm {
 		norm[b] = max(norm[b], thr)
+	}
+	if n := len(gr.answer); cap(tk.last) < n {
+		tk.last = make([]float64, n)
+	}
+	tk.last = tk.last[:len(gr.answer)]
+	for i, ans := range gr.answer {
+		b := gr.col(i)
 		u := aI * float64(x[int(ans)*B+b])
 		for p := in.ptr[ans]; p < in.ptr[ans+1]; p++ {
 			if e.opMasked(p) {
@@ -362,7 +416,7 @@ func (e *engine) lastForward(tk *task, gr *group, at []float32) {
 			}
 			u += float64(at[in.op[p]]) * float64(x[int(in.col[p])*B+b])
 		}
-		tk.last[b] = u / norm[b]
+		tk.last[i] = u / norm[b]
 	}
 }
 
@@ -374,30 +428,33 @@ func (e *engine) lastBackward(tk *task, gr *group, at []float32, seed []float64,
 	x, prev := tk.v[T-1], tk.act[T-1]
 	in := &e.g.inc
 	norm := tk.norm[T]
-	// The gradient with respect to u_T is α_b [x = ans_b] − β_b.
-	alpha, beta := make([]float64, B), make([]float64, B)
-	for b := range B {
+	// The gradient with respect to column b of u_T is Σ_i α_i [x = ans_i]
+	// − β_b over its queries i, with β_b = Σ_i α_i last_i.
+	alpha, beta := make([]float64, len(gr.answer)), make([]float64, B)
+	for i := range gr.answer {
+		b := gr.col(i)
 		if norm[b] > thr {
-			alpha[b] = seed[b] / norm[b]
-			beta[b] = alpha[b] * tk.last[b]
+			alpha[i] = seed[i] / norm[b]
+			beta[b] += alpha[i] * tk.last[i]
 		} else {
-			alpha[b] = seed[b] / thr
+			alpha[i] = seed[i] / thr
 		}
 	}
 	dA := tk.dA[T-1]
 	clear(dA)
 	aI := float64(at[2*R])
-	// Spike: α_b (M_k x)[ans_b, b].
-	for b, ans := range gr.answer {
-		if alpha[b] == 0 {
+	// Spike: α_i (M_k x)[ans_i, col(i)].
+	for i, ans := range gr.answer {
+		if alpha[i] == 0 {
 			continue
 		}
-		dA[2*R] += alpha[b] * float64(x[int(ans)*B+b])
+		b := gr.col(i)
+		dA[2*R] += alpha[i] * float64(x[int(ans)*B+b])
 		for p := in.ptr[ans]; p < in.ptr[ans+1]; p++ {
 			if e.opMasked(p) {
 				continue
 			}
-			dA[in.op[p]] += alpha[b] * float64(x[int(in.col[p])*B+b])
+			dA[in.op[p]] += alpha[i] * float64(x[int(in.col[p])*B+b])
 		}
 	}
 	// Constant: −Σ_y deg_k(y) w[y] with w[y] = Σ_b β_b x[y,b].
@@ -453,25 +510,26 @@ func (e *engine) lastBackward(tk *task, gr *group, at []float32, seed []float64,
 		}
 		sparse.ColSet(row, -d, beta)
 	}
-	for b, ans := range gr.answer {
-		if alpha[b] == 0 {
+	for i, ans := range gr.answer {
+		if alpha[i] == 0 {
 			continue
 		}
+		b := gr.col(i)
 		if tk.mark[ans] == st {
-			gv[int(ans)*B+b] += float32(alpha[b] * aI)
+			gv[int(ans)*B+b] += float32(alpha[i] * aI)
 		}
 		for p := in.ptr[ans]; p < in.ptr[ans+1]; p++ {
 			y := in.col[p]
 			if tk.mark[y] != st || e.opMasked(p) {
 				continue
 			}
-			gv[int(y)*B+b] += float32(alpha[b] * float64(at[in.op[p]]))
+			gv[int(y)*B+b] += float32(alpha[i] * float64(at[in.op[p]]))
 		}
 	}
 }
 
-// backward backpropagates the seed gradient (seed[b] with respect to
-// v_T[answer[b], b]) through tk's propagation, writing tk.dA.
+// backward backpropagates the seed gradient (seed[i] with respect to
+// v_T[answer[i], col(i)]) through tk's propagation, writing tk.dA.
 func (e *engine) backward(tk *task, gr *group, a [][]float32, seed []float64, w *scratch, short bool) {
 	B := tk.B
 	E, T := e.E, e.T
@@ -481,9 +539,9 @@ func (e *engine) backward(tk *task, gr *group, a [][]float32, seed []float64, w 
 		e.lastBackward(tk, gr, a[T-1], seed, gv)
 		start = T - 1
 	} else {
-		for b, y := range gr.answer {
-			if y >= 0 && seed[b] != 0 {
-				gv[int(y)*B+b] = float32(seed[b])
+		for i, y := range gr.answer {
+			if y >= 0 && seed[i] != 0 {
+				gv[int(y)*B+gr.col(i)] += float32(seed[i])
 			}
 		}
 	}

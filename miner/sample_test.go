@@ -246,19 +246,25 @@ func TestEvalGroupsRanks(t *testing.T) {
 		t.Fatal("kinship has no valid batches")
 	}
 	var hitsAll float64
+	shared := 0
 	for bi, b := range ds.valid {
 		tr.setGroups(&b)
 		tr.attention()
 		loss, hits := tr.evalGroups()
 		var wantLoss, wantHits float64
-		e, L, T, B := tr.eng, m.lay.L, m.lay.nT, len(b.ts)
+		e, L, T := tr.eng, m.lay.L, m.lay.nT
 		for gi := range 2 {
-			gr := &tr.groups[gi]
+			// The batch is one chunk; its queries share columns by given
+			// entity.
+			gr := &tr.chunk[gi]
+			if W := gr.width(); W < len(gr.given) {
+				shared++
+			}
 			for col, y := range gr.answer {
 				score := func(x int) float64 {
 					var v float64
 					for j := range L {
-						v += float64(e.tasks[gi*L+j].v[T][x*B+col])
+						v += float64(e.tasks[gi*L+j].v[T][x*gr.width()+gr.col(col)])
 					}
 					return v
 				}
@@ -282,5 +288,8 @@ func TestEvalGroupsRanks(t *testing.T) {
 	}
 	if hitsAll == 0 {
 		t.Error("no validation hit at all: the comparison checks little")
+	}
+	if shared == 0 {
+		t.Error("no validation batch shared a column: the shared columns are not checked")
 	}
 }

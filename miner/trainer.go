@@ -16,6 +16,8 @@ type trainer struct {
 	dA      [2][][][]float64
 	groups  [2]group
 	chunk   [2]group // columns of groups propagated together
+	seen    map[int32]int32
+	noShare bool // tests: one column per query
 	evalBuf [2][]float64
 	seeds   [2][]float64
 	grad    []float64
@@ -196,7 +198,7 @@ func (tr *trainer) chunkLossGrad(lo, hi int, N float64, short, add bool) float64
 				if short {
 					s += tk.last[col]
 				} else {
-					s += float64(tk.v[T][int(y)*B+col])
+					s += float64(tk.v[T][int(y)*tk.B+gr.col(col)])
 				}
 			}
 			loss -= math.Log(max(s, thr))
@@ -230,9 +232,18 @@ func (tr *trainer) chunkLossGrad(lo, hi int, N float64, short, add bool) float64
 // sub returns columns [lo, hi) of the two groups (all of them when the
 // range covers them).
 func (tr *trainer) sub(lo, hi int) *[2]group {
+	if tr.seen == nil {
+		tr.seen = make(map[int32]int32)
+	}
 	for i := range 2 {
-		g := &tr.groups[i]
-		tr.chunk[i] = group{q: g.q, given: g.given[lo:hi], answer: g.answer[lo:hi]}
+		g, c := &tr.groups[i], &tr.chunk[i]
+		c.q, c.given, c.answer = g.q, g.given[lo:hi], g.answer[lo:hi]
+		c.cols, c.start = c.cols[:0], c.start[:0]
+		if tr.noShare {
+			c.cols = nil
+			continue
+		}
+		c.share(tr.seen)
 	}
 	return &tr.chunk
 }

@@ -62,13 +62,14 @@ func (tr *trainer) evalChunk(groups *[2]group) (loss, hits float64) {
 		buf := tr.evalBuf[gi][:3*B]
 		s, higher, v := buf[:B], buf[B:2*B], buf[2*B:]
 		clear(higher)
+		W := gr.width()
 		for col, y := range gr.answer {
 			x := gr.given[col]
 			s[col] = 0
 			switch {
 			case y >= 0:
 				for j := range L {
-					s[col] += float64(e.tasks[gi*L+j].v[T][int(y)*B+col])
+					s[col] += float64(e.tasks[gi*L+j].v[T][int(y)*W+gr.col(col)])
 				}
 			case y == x:
 				s[col] = float64(L)
@@ -77,16 +78,17 @@ func (tr *trainer) evalChunk(groups *[2]group) (loss, hits float64) {
 				higher[col]++
 			}
 		}
+		v = v[:W]
 		for _, row := range act {
 			clear(v)
-			o := int(row) * B
+			o := int(row) * W
 			for j := range L {
-				for col, w := range e.tasks[gi*L+j].v[T][o : o+B] {
-					v[col] += float64(w)
+				for c, w := range e.tasks[gi*L+j].v[T][o : o+W] {
+					v[c] += float64(w)
 				}
 			}
-			for col, w := range v {
-				if w > s[col] && gr.given[col] >= 0 {
+			for col, sc := range s {
+				if v[gr.col(col)] > sc && gr.given[col] >= 0 {
 					higher[col]++
 				}
 			}
