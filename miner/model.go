@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Model is a trained (or loaded) DRUM model: the configuration, the head
@@ -195,16 +199,9 @@ func (m *Model) cellForward(cc *cellCache, x []float64, wOff, bOff int) {
 		} else {
 			copy(xh[d:], cc.h[(s-1)*H:s*H])
 		}
+		// z = b + Wᵀ·[x; h_{s−1}].
 		copy(z, b)
-		for r, v := range xh {
-			if v == 0 {
-				continue
-			}
-			row := W[r*4*H : (r+1)*4*H]
-			for k, w := range row {
-				z[k] += v * w
-			}
-		}
+		blas64.Gemv(blas.Trans, 1, dense(W, d+H, 4*H), vec(xh), 1, vec(z))
 		for k := range H {
 			i := sigmoid(z[k])
 			g := math.Tanh(z[H+k])
@@ -243,12 +240,7 @@ func (m *Model) attnForward(q int, c *attnCache) {
 			copy(hc[H:], c.bw[j].h[sb*H:(sb+1)*H])
 			a := c.a[j][t]
 			copy(a, b0)
-			for r, v := range hc {
-				row := W0[r*K : (r+1)*K]
-				for k, w := range row {
-					a[k] += v * w
-				}
-			}
+			blas64.Gemv(blas.Trans, 1, dense(W0, 2*H, K), vec(hc), 1, vec(a))
 			softmax(a)
 		}
 	}
@@ -280,6 +272,7 @@ func (m *Model) attnBackward(c *attnCache, dA [][][]float64, grad []float64) {
 	gb0 := grad[lay.b0 : lay.b0+K]
 	gx := grad[lay.emb+c.q*d : lay.emb+(c.q+1)*d]
 	dl := make([]float64, K)
+	dh := make([]float64, 2*H)
 	dhFw := make([]float64, T*H)
 	dhBw := make([]float64, T*H)
 	for j := range lay.L {
@@ -298,20 +291,11 @@ func (m *Model) attnBackward(c *attnCache, dA [][][]float64, grad []float64) {
 			}
 			hc := c.hcat[j][t]
 			sb := T - 1 - t
-			for r, v := range hc {
-				row := W0[r*K : (r+1)*K]
-				grow := gW0[r*K : (r+1)*K]
-				var s float64
-				for k, w := range row {
-					grow[k] += v * dl[k]
-					s += w * dl[k]
-				}
-				if r < H {
-					dhFw[t*H+r] += s
-				} else {
-					dhBw[sb*H+r-H] += s
-				}
-			}
+			// gW0 += hc ⊗ dl; the gradient of hc is W0·dl.
+			blas64.Ger(1, vec(hc), vec(dl), dense(gW0, 2*H, K))
+			blas64.Gemv(blas.NoTrans, 1, dense(W0, 2*H, K), vec(dl), 0, vec(dh))
+			floats.Add(dhFw[t*H:(t+1)*H], dh[:H])
+			floats.Add(dhBw[sb*H:(sb+1)*H], dh[H:])
 		}
 		m.cellBackward(&c.fw[j], dhFw, lay.fwW[j], lay.fwB[j], grad, gx)
 		m.cellBackward(&c.bw[j], dhBw, lay.bwW[j], lay.bwB[j], grad, gx)
@@ -328,6 +312,7 @@ func (m *Model) cellBackward(cc *cellCache, dh []float64, wOff, bOff int, grad, 
 	gW := grad[wOff : wOff+(d+H)*4*H]
 	gb := grad[bOff : bOff+4*H]
 	dz := make([]float64, 4*H)
+	dxh := make([]float64, d+H)
 	dhNext := make([]float64, H)
 	dcNext := make([]float64, H)
 	for s := T - 1; s >= 0; s-- {
@@ -350,21 +335,19 @@ func (m *Model) cellBackward(cc *cellCache, dh []float64, wOff, bOff int, grad, 
 		for k, v := range dz {
 			gb[k] += v
 		}
+		// gW += [x; h_{s−1}] ⊗ dz; the gradient of [x; h_{s−1}] is W·dz.
 		xh := cc.xh[s]
-		clear(dhNext)
-		for r, v := range xh {
-			row := W[r*4*H : (r+1)*4*H]
-			grow := gW[r*4*H : (r+1)*4*H]
-			var sum float64
-			for k, w := range row {
-				grow[k] += v * dz[k]
-				sum += w * dz[k]
-			}
-			if r < d {
-				gx[r] += sum
-			} else {
-				dhNext[r-d] = sum
-			}
-		}
+		blas64.Ger(1, vec(xh), vec(dz), dense(gW, d+H, 4*H))
+		blas64.Gemv(blas.NoTrans, 1, dense(W, d+H, 4*H), vec(dz), 0, vec(dxh))
+		floats.Add(gx, dxh[:d])
+		copy(dhNext, dxh[d:])
 	}
 }
+
+// dense views data as a row-major rows × cols matrix.
+func dense(data []float64, rows, cols int) blas64.General {
+	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: data[:rows*cols]}
+}
+
+// vec views x as a unit-stride vector.
+func vec(x []float64) blas64.Vector { return blas64.Vector{N: len(x), Inc: 1, Data: x} }
