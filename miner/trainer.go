@@ -270,14 +270,9 @@ func (tr *trainer) step(b *batch) float64 {
 	t := float64(tr.steps)
 	lr := cfg.LR * math.Sqrt(1-math.Pow(adamBeta2, t)) / (1 - math.Pow(adamBeta1, t))
 	p := tr.m.params
+	ap := sparse.AdamParams{LR: lr, Beta1: adamBeta1, Beta2: adamBeta2, Eps: adamEps, Clip: cfg.Clip}
 	tr.ranges(len(p), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			g := min(max(tr.grad[i], -cfg.Clip), cfg.Clip)
-			mo := adamBeta1*tr.mom[i] + (1-adamBeta1)*g
-			ve := adamBeta2*tr.vel[i] + (1-adamBeta2)*g*g
-			tr.mom[i], tr.vel[i] = mo, ve
-			p[i] -= lr * mo / (math.Sqrt(ve) + adamEps)
-		}
+		sparse.Adam(p[lo:hi], tr.grad[lo:hi], tr.mom[lo:hi], tr.vel[lo:hi], ap)
 	})
 	return loss
 }

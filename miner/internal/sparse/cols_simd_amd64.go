@@ -155,3 +155,22 @@ func gatherTile(d []float32, cs []int32, ws []float32, x []float32, B int) {
 		d[c] = s
 	}
 }
+
+// adam512 is refAdam, 8 parameters at a time.
+func adam512(p, g, m, v []float64, a AdamParams) {
+	lo, hi := archsimd.BroadcastFloat64x8(-a.Clip), archsimd.BroadcastFloat64x8(a.Clip)
+	b1, c1 := archsimd.BroadcastFloat64x8(a.Beta1), archsimd.BroadcastFloat64x8(1-a.Beta1)
+	b2, c2 := archsimd.BroadcastFloat64x8(a.Beta2), archsimd.BroadcastFloat64x8(1-a.Beta2)
+	lr, eps := archsimd.BroadcastFloat64x8(a.LR), archsimd.BroadcastFloat64x8(a.Eps)
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		gi := ld8d(g, i).Max(lo).Min(hi)
+		mo := b1.Mul(ld8d(m, i)).Add(c1.Mul(gi))
+		ve := b2.Mul(ld8d(v, i)).Add(c2.Mul(gi).Mul(gi))
+		st8d(mo, m, i)
+		st8d(ve, v, i)
+		st8d(ld8d(p, i).Sub(lr.Mul(mo).Div(ve.Sqrt().Add(eps))), p, i)
+	}
+	archsimd.ClearAVXUpperBits()
+	refAdam(p[i:], g[i:], m[i:], v[i:], a)
+}

@@ -175,3 +175,31 @@ func TestGather(t *testing.T) {
 		}
 	}
 }
+
+// TestAdam checks every kernel set's Adam step against the formula, bit
+// for bit, with gradients inside and outside the clip.
+func TestAdam(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	a := AdamParams{LR: 0.01, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Clip: 1.5}
+	for _, k := range append([]kernels{genericKernels}, simdKernels()...) {
+		for _, n := range []int{0, 3, 8, 19, 64} {
+			p, g, m, v := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+			for i := range n {
+				p[i], g[i], m[i], v[i] = rng.NormFloat64(), 3*rng.NormFloat64(), rng.NormFloat64(), rng.Float64()
+			}
+			wp, wm, wv := slices.Clone(p), slices.Clone(m), slices.Clone(v)
+			for i := range n {
+				gi := math.Min(math.Max(g[i], -a.Clip), a.Clip)
+				wm[i] = float64(a.Beta1*wm[i]) + float64((1-a.Beta1)*gi)
+				wv[i] = float64(a.Beta2*wv[i]) + float64(float64((1-a.Beta2)*gi)*gi)
+				wp[i] -= float64(a.LR*wm[i]) / (math.Sqrt(wv[i]) + a.Eps)
+			}
+			k.adam(p, g, m, v, a)
+			for i := range n {
+				if p[i] != wp[i] || m[i] != wm[i] || v[i] != wv[i] {
+					t.Fatalf("%s n=%d [%d]: p %v m %v v %v, want %v %v %v", k.name, n, i, p[i], m[i], v[i], wp[i], wm[i], wv[i])
+				}
+			}
+		}
+	}
+}

@@ -8,9 +8,9 @@ import "simd/archsimd"
 func selectKernels() kernels {
 	switch {
 	case archsimd.X86.AVX512():
-		return kernels{name: "avx512", mulAdd: mulAdd512, edgeDot: edgeDot512, axpy: axpy512, dot: dot512, scale: scale512, col: cols512, gather: gather512}
+		return kernels{name: "avx512", mulAdd: mulAdd512, edgeDot: edgeDot512, axpy: axpy512, dot: dot512, scale: scale512, col: cols512, gather: gather512, adam: adam512}
 	case archsimd.X86.AVX2() && archsimd.X86.FMA():
-		return kernels{name: "avx2", mulAdd: mulAdd256, edgeDot: edgeDot256, axpy: axpy256, dot: dot256, scale: scale256, col: refCols, gather: refGather}
+		return kernels{name: "avx2", mulAdd: mulAdd256, edgeDot: edgeDot256, axpy: axpy256, dot: dot256, scale: scale256, col: refCols, gather: refGather, adam: refAdam}
 	}
 	return genericKernels
 }
@@ -19,10 +19,10 @@ func selectKernels() kernels {
 func simdKernels() []kernels {
 	var ks []kernels
 	if archsimd.X86.AVX512() {
-		ks = append(ks, kernels{name: "avx512", mulAdd: mulAdd512, edgeDot: edgeDot512, axpy: axpy512, dot: dot512, scale: scale512, col: cols512, gather: gather512})
+		ks = append(ks, kernels{name: "avx512", mulAdd: mulAdd512, edgeDot: edgeDot512, axpy: axpy512, dot: dot512, scale: scale512, col: cols512, gather: gather512, adam: adam512})
 	}
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
-		ks = append(ks, kernels{name: "avx2", mulAdd: mulAdd256, edgeDot: edgeDot256, axpy: axpy256, dot: dot256, scale: scale256, col: refCols, gather: refGather})
+		ks = append(ks, kernels{name: "avx2", mulAdd: mulAdd256, edgeDot: edgeDot256, axpy: axpy256, dot: dot256, scale: scale256, col: refCols, gather: refGather, adam: refAdam})
 	}
 	return ks
 }

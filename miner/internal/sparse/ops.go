@@ -12,6 +12,7 @@ type kernels struct {
 	scale   func(d []float32, alpha float32)
 	col     colKernels
 	gather  func(dst []float32, in *Incidence, a []float32, skip Skip, x []float32, B int, rows []int32)
+	adam    func(p, g, m, v []float64, a AdamParams)
 }
 
 var genericKernels = kernels{
@@ -23,6 +24,7 @@ var genericKernels = kernels{
 	scale:   refScale,
 	col:     refCols,
 	gather:  refGather,
+	adam:    refAdam,
 }
 
 // kern is the kernel set in use.
