@@ -42,9 +42,16 @@
 // computed by hand-written backpropagation and applied with Adam after
 // element-wise clipping. Dense parameters are float64; the entity × batch
 // blocks of the propagation are float32 and use miner/internal/sparse. Each
-// step only touches the rows reachable from the given entities; in training
-// the last step is evaluated at the answers only (its normalisation needs
-// only column degrees), which is exact and avoids the largest product.
+// step only touches the rows reachable from the given entities, and within
+// a row only the columns (queries) that reach it: every active row carries
+// a mask of its columns, and a step makes one pass over the entries out of
+// its rows for all operators at once (incidence lists), moving the masked
+// columns one by one or, from 8 columns on, the whole row with the vector
+// kernels; a frontier dense in rows and columns uses a gather over every
+// row instead. Queries of a batch with the same given entity share a column
+// (they propagate identically). In training the last step is evaluated at
+// the answers only (its normalisation needs only column degrees), which is
+// exact and avoids the largest product.
 //
 // # Rules
 //
