@@ -11,14 +11,15 @@ import (
 // nonzero rows are the entities the query's paths reach, a small part of
 // the rows the whole block has active. The path of a step that uses masks
 // keeps, per active row y of v_t, the set of columns in which that row may
-// be nonzero (cm[t][y], one bit per column: blocks of at most maskCols
-// columns). A step then visits every operator entry out of a row once, for
-// all operators together (the scatter incidence lists), and moves only the
-// columns of the row's mask, or the whole row with the vector kernels when
-// the row is nonzero in many columns. Its cost is the entries out of the
-// active rows, weighted by how many columns each row carries, instead of
-// the entries times the block's width, plus one row pointer per operator
-// and active row.
+// be nonzero (cm[t][y], one bit per column). A step then visits every
+// operator entry out of a row once, for all operators together (the
+// scatter incidence lists), and moves only the columns of the row's mask,
+// or the whole row with the vector kernels when the row is nonzero in many
+// columns. Its cost is the entries out of the active rows, weighted by how
+// many columns each row carries, instead of the entries times the block's
+// width plus one row pointer per operator and active row. A block wider
+// than maskCols columns (a batch over 64) keeps masks only to mark its
+// active rows and moves whole rows.
 //
 // A mask is structural: it depends on the graph, the masked edges and the
 // given entities, never on the attention, so every rank of a group has the

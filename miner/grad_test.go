@@ -11,8 +11,8 @@ import (
 )
 
 // TestGradientCheck compares the hand-written gradient of a batch loss with
-// central finite differences, for every parameter block, with both kernel
-// paths (row lists and full matrices) and rule lengths 1 to 3.
+// central finite differences, for every parameter block, with every
+// propagation path (engine.mode) and rule lengths 1 to 3.
 func TestGradientCheck(t *testing.T) {
 	st := memStore(t, tinySplits())
 	g, err := LoadGraph(context.Background(), st)
@@ -21,8 +21,9 @@ func TestGradientCheck(t *testing.T) {
 	}
 	for _, T := range []int{1, 2, 3} {
 		for _, mode := range []int{0, 1, 2, 3, 4} {
-			// mode 0: last-step shortcut; 1, 2: full last step with the
-			// row-list or the full-matrix kernels.
+			// mode 0: last-step shortcut, paths chosen per step; 1–4: full
+			// last step with the row-list kernels, the gather kernels, or
+			// column masks (rows moved column by column, or whole).
 			t.Run(fmt.Sprintf("T=%d/mode=%d", T, mode), func(t *testing.T) {
 				cfg := Config{MaxLen: T, Rank: 2, Hidden: 3, Embed: 4, Batch: 8, Seed: 7, Threads: 1}.WithDefaults()
 				m := newModel(cfg, g.Relations())
