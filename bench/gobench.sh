@@ -32,8 +32,8 @@ for p in "${parts[@]}"; do
   parser)
     run parser ./parser "" 'Parse100k|ParseValidate100k|ParseParticiple100k|Merge100k' 3x ;;
   sparse)
-    run sparse ./miner/internal/sparse "" 'MulAdd/fb15k237/B128|MemBandwidth' 20x
-    run sparse-simd ./miner/internal/sparse simd 'MulAdd/fb15k237/B128' 20x ;;
+    run sparse ./miner/internal/sparse "" 'MulAdd/fb15k237/B128|GatherAdd/fb15k237/B128|MemBandwidth' 20x
+    run sparse-simd ./miner/internal/sparse simd 'MulAdd/fb15k237/B128|GatherAdd/fb15k237/B128' 20x ;;
   reasoner)
     run reasoner ./reasoner "" 'TCChain2000|WeightedCycle1000' 3x
     run reasoner-fb ./reasoner "" 'FB15k' 3x ;;

@@ -100,6 +100,35 @@ func BenchmarkEdgeDot(b *testing.B) {
 	}
 }
 
+// BenchmarkGatherAdd is MulAdd's product through incidence lists, as the
+// miner's dense steps run it: the graph's entries spread over the 474
+// operators of FB15k-237 (2·237 relations), each weighted by its operator's
+// attention, in one pass over every row. Bytes count the operator index of
+// each entry like MulAdd's masked edge id.
+func BenchmarkGatherAdd(b *testing.B) {
+	for _, gr := range benchGraphs {
+		const B, K = 128, 474
+		b.Run(fmt.Sprintf("%s/B%d/%s", gr.name, B, Kernel()), func(b *testing.B) {
+			bg := getBenchGraph(gr.name, gr.nodes, gr.nnz, B)
+			rng := rand.New(rand.NewPCG(3, 3))
+			in := &Incidence{Ptr: bg.m.RowPtr, Col: bg.m.Col, Op: make([]int32, len(bg.m.Col)), Edge: make([]int32, len(bg.m.Col))}
+			for p := range in.Op {
+				in.Op[p], in.Edge[p] = int32(rng.IntN(K)), int32(p)
+			}
+			a := randBlock(rng, K)
+			rows := make([]int32, gr.nodes)
+			for i := range rows {
+				rows[i] = int32(i)
+			}
+			b.SetBytes(mulBytes(bg.m, B, true))
+			b.ReportAllocs()
+			for b.Loop() {
+				GatherAdd(bg.dst, in, a, Skip{}, bg.x, B, rows)
+			}
+		})
+	}
+}
+
 // BenchmarkMulAddRowsOneHot is step 1 of DRUM: x is one-hot per column (B
 // active rows), scattered through the transpose.
 func BenchmarkMulAddRowsOneHot(b *testing.B) {
