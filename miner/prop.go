@@ -165,6 +165,8 @@ func (e *engine) ensure(n, B int) {
 		}
 		if cap(tk.last) < B {
 			tk.last = make([]float64, B)
+		}
+		if cap(tk.nb) < B {
 			tk.nb = make([]float64, B)
 		}
 		if tk.D == nil {
