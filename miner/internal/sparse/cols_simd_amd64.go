@@ -109,7 +109,7 @@ func gather512(dst []float32, in *Incidence, a []float32, skip Skip, x []float32
 		for p0 < p1 {
 			n := 0
 			for ; p0 < p1 && n < len(cbuf); p0++ {
-				if skip.has(in.Op[p0], in.Edge[p0]) {
+				if skip.Has(in.Op[p0], in.Edge[p0]) {
 					continue
 				}
 				cbuf[n], wbuf[n] = in.Col[p0], a[in.Op[p0]]

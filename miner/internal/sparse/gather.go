@@ -16,7 +16,8 @@ type Skip struct {
 	Mask     *Mask
 }
 
-func (s Skip) has(op, edge int32) bool {
+// Has reports whether the entry of operator op and edge id edge is left out.
+func (s Skip) Has(op, edge int32) bool {
 	return s.Mask != nil && (op == s.Op0 || op == s.Op1) && s.Mask.Has(edge)
 }
 
@@ -46,7 +47,7 @@ func GatherDot(acc []float64, in *Incidence, skip Skip, g, x []float32, B int, r
 	for _, i := range rows {
 		gi := g[int(i)*B : int(i)*B+B]
 		for p := in.Ptr[i]; p < in.Ptr[i+1]; p++ {
-			if skip.has(in.Op[p], in.Edge[p]) {
+			if skip.Has(in.Op[p], in.Edge[p]) {
 				continue
 			}
 			j := int(in.Col[p]) * B
@@ -59,7 +60,7 @@ func refGather(dst []float32, in *Incidence, a []float32, skip Skip, x []float32
 	for _, i := range rows {
 		d := dst[int(i)*B : int(i)*B+B]
 		for p := in.Ptr[i]; p < in.Ptr[i+1]; p++ {
-			if skip.has(in.Op[p], in.Edge[p]) {
+			if skip.Has(in.Op[p], in.Edge[p]) {
 				continue
 			}
 			j := int(in.Col[p]) * B
