@@ -55,11 +55,7 @@ func (g *Graph) buildScatter() {
 		for k := range K {
 			m := g.sct[k]
 			for p := m.RowPtr[y]; p < m.RowPtr[y+1]; p++ {
-				e := p
-				if m.Edge != nil {
-					e = m.Edge[p]
-				}
-				sc.Op, sc.Col, sc.Edge = append(sc.Op, int32(k)), append(sc.Col, m.Col[p]), append(sc.Edge, e)
+				sc.Op, sc.Col, sc.Edge = append(sc.Op, int32(k)), append(sc.Col, m.Col[p]), append(sc.Edge, m.EdgeID(p))
 			}
 		}
 		sc.Ptr[y+1] = int32(len(sc.Op))
@@ -138,7 +134,7 @@ func (e *engine) stepMasked(tk *task, t int, at []float32) {
 		addMasked(u[int(y)*B:int(y)*B+B], aI, xr, m, wide)
 		for p := sc.Ptr[y]; p < sc.Ptr[y+1]; p++ {
 			k := sc.Op[p]
-			if sk.Mask != nil && (k == sk.Op0 || k == sk.Op1) && sk.Mask.Has(sc.Edge[p]) {
+			if sk.Has(k, sc.Edge[p]) {
 				continue
 			}
 			c := sc.Col[p]
@@ -210,7 +206,7 @@ func (e *engine) backMasked(tk *task, t int, at []float32, gv, gp []float32, dA 
 		dA[iOp] += dotAdd(dst, aI, gv[o:o+B], xr, m, wide)
 		for p := sc.Ptr[y]; p < sc.Ptr[y+1]; p++ {
 			k := sc.Op[p]
-			if sk.Mask != nil && (k == sk.Op0 || k == sk.Op1) && sk.Mask.Has(sc.Edge[p]) {
+			if sk.Has(k, sc.Edge[p]) {
 				continue
 			}
 			c := int(sc.Col[p]) * B
@@ -343,7 +339,7 @@ func (e *engine) stepFull(tk *task, t int, at []float32, w *scratch) {
 	B := tk.B
 	x, u, prev := tk.v[t-1], tk.v[t], tk.act[t-1]
 	tk.act[t] = e.expand(tk.act[t], prev, w)
-	sparse.GatherAdd(u, &e.g.ginc, at, e.skip(), x, B, tk.act[t])
+	sparse.GatherAdd(u, &e.g.inc.Incidence, at, e.skip(), x, B, tk.act[t])
 	aI := at[2*e.R]
 	for _, y := range prev {
 		sparse.Axpy(u[int(y)*B:int(y)*B+B], aI, x[int(y)*B:int(y)*B+B])
@@ -363,7 +359,7 @@ func (e *engine) backFull(tk *task, t int, at []float32, gv, gp []float32, dA []
 	x, prev := tk.v[t-1], tk.act[t-1]
 	sk := e.skip()
 	clear(dA)
-	sparse.GatherDot(dA, &e.g.ginc, sk, gv, x, B, tk.act[t])
+	sparse.GatherDot(dA, &e.g.inc.Incidence, sk, gv, x, B, tk.act[t])
 	var s float64
 	for _, y := range prev {
 		s += sparse.Dot(gv[int(y)*B:int(y)*B+B], x[int(y)*B:int(y)*B+B])

@@ -225,8 +225,8 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 			clear(anyOp)
 			clear(stamp)
 			for i, x := range sample {
-				for p := g.inc.ptr[x]; p < g.inc.ptr[x+1]; p++ {
-					op, y := g.inc.op[p], g.inc.col[p]
+				for p := g.inc.Ptr[x]; p < g.inc.Ptr[x+1]; p++ {
+					op, y := g.inc.Op[p], g.inc.Col[p]
 					if y != c || !(pos == 1 && int(op) == r || pos == 0 && int(op) == R+r) {
 						counts[int64(op)<<32|int64(y)]++ // not the head fact itself
 					}

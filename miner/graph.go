@@ -30,9 +30,8 @@ type Graph struct {
 	// its mass goes). Without capped hubs they are fwd and bwd; capHubs
 	// removes the entries out of hub entities (see Config.MaxFanOut).
 	gat, sct []*sparse.CSR
-	nb       *sparse.CSR // undirected neighbourhood: row i = ∪_k row i of sct[k] (pattern)
-	inc      incidence
-	ginc     sparse.Incidence // inc's entries (gather form: row = output entity)
+	nb       *sparse.CSR      // undirected neighbourhood: row i = ∪_k row i of sct[k] (pattern)
+	inc      incidence        // gather form: row = output entity
 	sinc     sparse.Incidence // the scatter form: row = input entity (buildScatter)
 	capped   int              // entries removed by capHubs
 	hubs     [][]int32        // per operator, the entities capHubs cut off (sorted), or nil
@@ -52,13 +51,10 @@ func (g *Graph) isHub(k int, y int32) bool {
 // degrees of every operator (Σ_x gat[k][x, y], the length of row y of
 // sct[k]), as (operator, count) pairs.
 type incidence struct {
-	ptr  []int32
-	op   []int32
-	col  []int32
-	edge []int32
-	dptr []int32
-	dop  []int32
-	dcnt []float32
+	sparse.Incidence // Ptr, Op, Col, Edge: the entries of the rows
+	dptr             []int32
+	dop              []int32
+	dcnt             []float32
 }
 
 // setOps sets the propagation operators to the exact graph: gat = (fwd,
@@ -89,21 +85,17 @@ func (g *Graph) buildOps() {
 		nb.RowPtr[i+1] = int32(len(nb.Col))
 	}
 	g.nb = nb
-	in := incidence{ptr: make([]int32, E+1), dptr: make([]int32, E+1)}
+	in := incidence{Incidence: sparse.Incidence{Ptr: make([]int32, E+1)}, dptr: make([]int32, E+1)}
 	for x := range E {
 		for r := range R {
 			for _, k := range []int{r, R + r} {
 				m := g.gat[k]
 				for p := m.RowPtr[x]; p < m.RowPtr[x+1]; p++ {
-					e := p
-					if m.Edge != nil {
-						e = m.Edge[p]
-					}
-					in.op, in.col, in.edge = append(in.op, int32(k)), append(in.col, m.Col[p]), append(in.edge, e)
+					in.Op, in.Col, in.Edge = append(in.Op, int32(k)), append(in.Col, m.Col[p]), append(in.Edge, m.EdgeID(p))
 				}
 			}
 		}
-		in.ptr[x+1] = int32(len(in.op))
+		in.Ptr[x+1] = int32(len(in.Op))
 		for k := range K {
 			k = k/2 + (k%2)*R // r, R+r, r+1, R+r+1, …
 			if n := g.sct[k].RowPtr[x+1] - g.sct[k].RowPtr[x]; n > 0 {
@@ -113,7 +105,6 @@ func (g *Graph) buildOps() {
 		in.dptr[x+1] = int32(len(in.dop))
 	}
 	g.inc = in
-	g.ginc = sparse.Incidence{Ptr: in.ptr, Op: in.op, Col: in.col, Edge: in.edge}
 	g.buildScatter()
 }
 
@@ -166,11 +157,7 @@ func filterCSR(m *sparse.CSR, keep func(row, col int32) bool) *sparse.CSR {
 	for i := range m.Rows {
 		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
 			if keep(int32(i), m.Col[p]) {
-				e := p
-				if m.Edge != nil {
-					e = m.Edge[p]
-				}
-				out.Col, out.Edge = append(out.Col, m.Col[p]), append(out.Edge, e)
+				out.Col, out.Edge = append(out.Col, m.Col[p]), append(out.Edge, m.EdgeID(p))
 			}
 		}
 		out.RowPtr[i+1] = int32(len(out.Col))

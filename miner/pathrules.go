@@ -154,9 +154,9 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 			}
 		}
 		// n = 1: an edge from a to b other than the fact itself.
-		for q := in.ptr[a]; q < in.ptr[a+1]; q++ {
-			if in.col[q] == b && int(in.op[q]) != r {
-				emit(pathKey{in.op[q], -1, -1})
+		for q := in.Ptr[a]; q < in.Ptr[a+1]; q++ {
+			if in.Col[q] == b && int(in.Op[q]) != r {
+				emit(pathKey{in.Op[q], -1, -1})
 			}
 		}
 		if maxLen < 2 {
@@ -167,8 +167,8 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 			sc.predAt[z] = 0
 		}
 		sc.touched = sc.touched[:0]
-		for q := in.ptr[b]; q < in.ptr[b+1]; q++ {
-			z := in.col[q]
+		for q := in.Ptr[b]; q < in.Ptr[b+1]; q++ {
+			z := in.Col[q]
 			i := sc.predAt[z]
 			if i == 0 {
 				if len(sc.touched) == len(sc.predOps) {
@@ -179,15 +179,15 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 				i = int32(len(sc.touched))
 				sc.predAt[z] = i
 			}
-			sc.predOps[i-1] = append(sc.predOps[i-1], inv(in.op[q]))
+			sc.predOps[i-1] = append(sc.predOps[i-1], inv(in.Op[q]))
 		}
-		for q := in.ptr[a]; q < in.ptr[a+1]; q++ {
-			c := in.col[q]
+		for q := in.Ptr[a]; q < in.Ptr[a+1]; q++ {
+			c := in.Col[q]
 			if c == a || c == b {
 				continue
 			}
 			for _, op2 := range pred(c) {
-				emit(pathKey{in.op[q], op2, -1})
+				emit(pathKey{in.Op[q], op2, -1})
 			}
 		}
 		if maxLen < 3 {
@@ -195,23 +195,23 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 		}
 		work := 0
 	long:
-		for q := in.ptr[a]; q < in.ptr[a+1]; q++ {
-			c := in.col[q]
+		for q := in.Ptr[a]; q < in.Ptr[a+1]; q++ {
+			c := in.Col[q]
 			if c == a || c == b {
 				continue
 			}
-			lo, hi := in.ptr[c], in.ptr[c+1]
+			lo, hi := in.Ptr[c], in.Ptr[c+1]
 			work += int(hi - lo)
 			if work > budget {
 				break long
 			}
 			for s := lo; s < hi; s++ {
-				d := in.col[s]
+				d := in.Col[s]
 				if d == a || d == b || d == c {
 					continue
 				}
 				for _, op3 := range pred(d) {
-					emit(pathKey{in.op[q], in.op[s], op3})
+					emit(pathKey{in.Op[q], in.Op[s], op3})
 				}
 			}
 		}

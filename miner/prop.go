@@ -357,7 +357,7 @@ func clearMasks(cm []uint64, rows []int32) {
 
 // opMasked reports whether entry p of the incidence list is a masked edge.
 func (e *engine) opMasked(p int32) bool {
-	return e.mask != nil && int(e.g.inc.op[p])%e.R == e.maskRel && e.mask.Has(e.g.inc.edge[p])
+	return e.skip().Has(e.g.inc.Op[p], e.g.inc.Edge[p])
 }
 
 // lastForward computes the last step at the answers only. With
@@ -412,11 +412,11 @@ func (e *engine) lastForward(tk *task, gr *group, at []float32) {
 	for i, ans := range gr.answer {
 		b := gr.col(i)
 		u := aI * float64(x[int(ans)*B+b])
-		for p := in.ptr[ans]; p < in.ptr[ans+1]; p++ {
+		for p := in.Ptr[ans]; p < in.Ptr[ans+1]; p++ {
 			if e.opMasked(p) {
 				continue
 			}
-			u += float64(at[in.op[p]]) * float64(x[int(in.col[p])*B+b])
+			u += float64(at[in.Op[p]]) * float64(x[int(in.Col[p])*B+b])
 		}
 		tk.last[i] = u / norm[b]
 	}
@@ -452,11 +452,11 @@ func (e *engine) lastBackward(tk *task, gr *group, at []float32, seed []float64,
 		}
 		b := gr.col(i)
 		dA[2*R] += alpha[i] * float64(x[int(ans)*B+b])
-		for p := in.ptr[ans]; p < in.ptr[ans+1]; p++ {
+		for p := in.Ptr[ans]; p < in.Ptr[ans+1]; p++ {
 			if e.opMasked(p) {
 				continue
 			}
-			dA[in.op[p]] += alpha[i] * float64(x[int(in.col[p])*B+b])
+			dA[in.Op[p]] += alpha[i] * float64(x[int(in.Col[p])*B+b])
 		}
 	}
 	// Constant: −Σ_y deg_k(y) w[y] with w[y] = Σ_b β_b x[y,b].
@@ -520,12 +520,12 @@ func (e *engine) lastBackward(tk *task, gr *group, at []float32, seed []float64,
 		if tk.mark[ans] == st {
 			gv[int(ans)*B+b] += float32(alpha[i] * aI)
 		}
-		for p := in.ptr[ans]; p < in.ptr[ans+1]; p++ {
-			y := in.col[p]
+		for p := in.Ptr[ans]; p < in.Ptr[ans+1]; p++ {
+			y := in.Col[p]
 			if tk.mark[y] != st || e.opMasked(p) {
 				continue
 			}
-			gv[int(y)*B+b] += float32(alpha[i] * float64(at[in.op[p]]))
+			gv[int(y)*B+b] += float32(alpha[i] * float64(at[in.Op[p]]))
 		}
 	}
 }
@@ -610,14 +610,8 @@ func (e *engine) backRows(tk *task, t int, at []float32, gv, gp []float32) {
 func gatherRow(dst []float32, m *sparse.CSR, y int, x []float32, B int, alpha float32, mask *sparse.Mask) {
 	lo, hi := m.RowPtr[y], m.RowPtr[y+1]
 	for p := lo; p < hi; p++ {
-		if mask != nil {
-			id := p
-			if m.Edge != nil {
-				id = m.Edge[p]
-			}
-			if mask.Has(id) {
-				continue
-			}
+		if mask != nil && mask.Has(m.EdgeID(p)) {
+			continue
 		}
 		c := int(m.Col[p])
 		sparse.Axpy(dst, alpha, x[c*B:c*B+B])

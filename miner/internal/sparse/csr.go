@@ -141,8 +141,8 @@ func (m *CSR) Validate() error {
 	return nil
 }
 
-// edgeID returns the edge id of entry p.
-func (m *CSR) edgeID(p int32) int32 {
+// EdgeID returns the edge id of entry p: Edge[p], or p when Edge is nil.
+func (m *CSR) EdgeID(p int32) int32 {
 	if m.Edge != nil {
 		return m.Edge[p]
 	}

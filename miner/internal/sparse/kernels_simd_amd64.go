@@ -55,7 +55,7 @@ func rowCols(m *CSR, mask *Mask, p0, p1 int32, buf []int32) (cols, nbuf []int32)
 	b := buf[:0]
 	w := mask.w
 	for k, j := range cols {
-		e := uint(m.edgeID(p0 + int32(k)))
+		e := uint(m.EdgeID(p0 + int32(k)))
 		if e>>6 < uint(len(w)) && w[e>>6]&(1<<(e&63)) != 0 {
 			continue
 		}

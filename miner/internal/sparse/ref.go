@@ -15,7 +15,7 @@ func refMulAddRange(dst []float32, m *CSR, x []float32, B int, alpha float32, ma
 		for i := r0; i < r1; i++ {
 			d := dst[i]
 			for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-				if mask != nil && mask.Has(m.edgeID(p)) {
+				if mask != nil && mask.Has(m.EdgeID(p)) {
 					continue
 				}
 				d += alpha * x[m.Col[p]]
@@ -27,7 +27,7 @@ func refMulAddRange(dst []float32, m *CSR, x []float32, B int, alpha float32, ma
 	for i := r0; i < r1; i++ {
 		d := dst[i*B : i*B+B]
 		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			if mask != nil && mask.Has(m.edgeID(p)) {
+			if mask != nil && mask.Has(m.EdgeID(p)) {
 				continue
 			}
 			j := int(m.Col[p])
@@ -48,7 +48,7 @@ func refEdgeDotRange(m *CSR, g, x []float32, B int, mask *Mask, r0, r1 int) floa
 		for i := r0; i < r1; i++ {
 			gi := g[i]
 			for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-				if mask != nil && mask.Has(m.edgeID(p)) {
+				if mask != nil && mask.Has(m.EdgeID(p)) {
 					continue
 				}
 				s += float64(gi * x[m.Col[p]])
@@ -59,7 +59,7 @@ func refEdgeDotRange(m *CSR, g, x []float32, B int, mask *Mask, r0, r1 int) floa
 	for i := r0; i < r1; i++ {
 		gi := g[i*B : i*B+B]
 		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			if mask != nil && mask.Has(m.edgeID(p)) {
+			if mask != nil && mask.Has(m.EdgeID(p)) {
 				continue
 			}
 			j := int(m.Col[p])

@@ -49,7 +49,7 @@ func MulAddRows(dst []float32, t *CSR, x []float32, B int, alpha float32, mask *
 	for _, y := range rows {
 		xy := x[int(y)*B : int(y)*B+B]
 		for p := t.RowPtr[y]; p < t.RowPtr[y+1]; p++ {
-			if mask != nil && mask.Has(t.edgeID(p)) {
+			if mask != nil && mask.Has(t.EdgeID(p)) {
 				continue
 			}
 			i := int(t.Col[p])
@@ -79,7 +79,7 @@ func EdgeDotRows(t *CSR, g, x []float32, B int, mask *Mask, rows []int32) float6
 	for _, y := range rows {
 		xy := x[int(y)*B : int(y)*B+B]
 		for p := t.RowPtr[y]; p < t.RowPtr[y+1]; p++ {
-			if mask != nil && mask.Has(t.edgeID(p)) {
+			if mask != nil && mask.Has(t.EdgeID(p)) {
 				continue
 			}
 			i := int(t.Col[p])
