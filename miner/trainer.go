@@ -238,7 +238,6 @@ func (tr *trainer) sub(lo, hi int) *[2]group {
 	for i := range 2 {
 		g, c := &tr.groups[i], &tr.chunk[i]
 		c.q, c.given, c.answer = g.q, g.given[lo:hi], g.answer[lo:hi]
-		c.cols, c.start = c.cols[:0], c.start[:0]
 		if tr.noShare {
 			c.cols = nil
 			continue
