@@ -224,6 +224,14 @@ type Proof struct {
 	Children []*Proof
 }
 
+// RuleScore is the confidence one rule gives a candidate (EachRuleHit).
+type RuleScore struct {
+	// Rule is the rule's index into the program's rules.
+	Rule int32
+	// Score is the rule's weight times its best body derivation.
+	Score float64
+}
+
 // RuleHit is the evidence rules give for one candidate entity.
 type RuleHit struct {
 	// Candidate is the entity's name.

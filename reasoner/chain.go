@@ -328,8 +328,9 @@ type chainScratch struct {
 	pmul   []uint32 // see walk
 	cands  []int32
 	ents   []hitEntry
-	counts []int32    // bucketByCandidate
-	tmp    []hitEntry // bucketByCandidate
+	counts []int32     // bucketByCandidate
+	tmp    []hitEntry  // bucketByCandidate
+	rs     []RuleScore // EachRuleHit
 }
 
 type hitEntry struct {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
 )
 
 // RuleScores applies, for link prediction, every rule whose head is the
@@ -25,30 +26,65 @@ import (
 // (frontier propagation over a trie of body paths, so rules sharing a prefix
 // share its work); other rules are evaluated goal-directed by the evaluator.
 func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bool) ([]RuleHit, error) {
-	return en.ruleScores(ctx, head, given, inverse, true)
-}
-
-// RuleHits is RuleScores with the hits, and each hit's scores (with their
-// rules), in no particular order, for callers that rank the candidates by
-// keys of their own: it saves sorting them. The order is deterministic.
-func (en *Engine) RuleHits(ctx context.Context, head, given string, inverse bool) ([]RuleHit, error) {
-	return en.ruleScores(ctx, head, given, inverse, false)
-}
-
-func (en *Engine) ruleScores(ctx context.Context, head, given string, inverse, sorted bool) ([]RuleHit, error) {
-	cd, err := en.chainInfo(ctx)
+	cd, ents, sc, err := en.collectHits(ctx, head, given, inverse)
+	if sc != nil {
+		defer en.scratch.Put(sc)
+	}
 	if err != nil {
 		return nil, err
 	}
+	return en.groupHits(cd, ents, sc)
+}
+
+// EachRuleHit is RuleScores without building its result, for callers that
+// rank the candidates by keys of their own: it calls fn once per candidate
+// with the entity's symbol id and the confidences its rules give it (in no
+// particular order). The candidates come in a deterministic order, not
+// RuleScores'. hits is scratch memory, reused once fn returns: on a large
+// graph a rule through a hub reaches most entities, and a RuleHit for each
+// would cost more than the rules' evaluation.
+func (en *Engine) EachRuleHit(ctx context.Context, head, given string, inverse bool, fn func(id store.ID, hits []RuleScore)) error {
+	cd, ents, sc, err := en.collectHits(ctx, head, given, inverse)
+	if sc != nil {
+		defer en.scratch.Put(sc)
+	}
+	if err != nil || len(ents) == 0 {
+		return err
+	}
+	var buf []RuleScore
+	if sc != nil {
+		buf = sc.rs[:0]
+	}
+	en.eachCandidate(cd, ents, sc, func(c uint32, group []hitEntry) {
+		buf = buf[:0]
+		for _, e := range group {
+			buf = append(buf, RuleScore{Rule: e.r, Score: e.s})
+		}
+		fn(c, buf)
+	})
+	if sc != nil {
+		sc.rs = buf
+	}
+	return nil
+}
+
+// collectHits applies head's rules to given: one entry per rule and
+// candidate, the candidate's symbol id with the rule's confidence. The
+// entries live in the scratch memory returned (nil without a CSR
+// snapshot), which the caller puts back when done with them.
+func (en *Engine) collectHits(ctx context.Context, head, given string, inverse bool) (*chainData, []hitEntry, *chainScratch, error) {
+	cd, err := en.chainInfo(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	h := cd.heads[head]
 	if h == nil {
-		return nil, nil
+		return cd, nil, nil, nil
 	}
 	var ents []hitEntry
 	var sc *chainScratch
 	if cd.snap != nil {
 		sc = en.getScratch(len(cd.names))
-		defer en.scratch.Put(sc)
 		ents = sc.ents[:0]
 	}
 	min := en.opt.Min
@@ -74,7 +110,7 @@ func (en *Engine) ruleScores(ctx context.Context, head, given string, inverse, s
 	for _, ri := range h.lpOther {
 		es, err := en.ruleAnswers(ctx, ri, given, inverse)
 		if err != nil {
-			return nil, err
+			return cd, nil, sc, err
 		}
 		ents = append(ents, es...)
 	}
@@ -82,9 +118,9 @@ func (en *Engine) ruleScores(ctx context.Context, head, given string, inverse, s
 		sc.ents = ents
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, errorf("reasoner: rule scores: %w", err)
+		return cd, nil, sc, errorf("reasoner: rule scores: %w", err)
 	}
-	return en.groupHits(cd, ents, sc, sorted)
+	return cd, ents, sc, nil
 }
 
 // graphRel reports whether pred is a relation of the graph for link
@@ -128,58 +164,63 @@ func (en *Engine) ruleAnswers(ctx context.Context, ri int, given string, inverse
 	return out, nil
 }
 
-// groupHits groups entries by candidate; sorted orders each candidate's
-// entries by decreasing score, ties by rule, and the candidates as
-// RuleScores does.
-func (en *Engine) groupHits(cd *chainData, ents []hitEntry, sc *chainScratch, sorted bool) ([]RuleHit, error) {
-	if len(ents) == 0 {
-		return nil, nil
-	}
-	// Each candidate's entries together (a counting pass when every
-	// candidate is an entity of the snapshot, as with rules over the graph),
-	// then in decreasing score, ties by rule.
+// eachCandidate calls fn with each candidate's entries together: in order
+// of first appearance by a counting pass when every candidate is an entity
+// of the snapshot (as with rules over the graph), by symbol id otherwise.
+func (en *Engine) eachCandidate(cd *chainData, ents []hitEntry, sc *chainScratch, fn func(c uint32, group []hitEntry)) {
 	if sc == nil || !bucketByCandidate(cd, ents, sc) {
 		slices.SortFunc(ents, func(a, b hitEntry) int { return cmp.Compare(a.c, b.c) })
 	}
-	hits := make([]RuleHit, 0, 16)
-	scores := make([]float64, len(ents))
-	rules := make([]int, len(ents))
 	for i := 0; i < len(ents); {
 		j := i + 1
 		for j < len(ents) && ents[j].c == ents[i].c {
 			j++
 		}
-		group := ents[i:j]
-		if sorted && len(group) > 1 {
-			// (Scores are weights, never NaN: plain comparisons.)
-			slices.SortFunc(group, func(a, b hitEntry) int {
-				switch {
-				case a.s > b.s:
-					return -1
-				case a.s < b.s:
-					return 1
-				}
-				return cmp.Compare(a.r, b.r)
-			})
+		fn(uint32(ents[i].c), ents[i:j])
+		i = j
+	}
+}
+
+// groupHits builds RuleScores' result from the entries: per candidate, by
+// decreasing score, ties by rule; the candidates as RuleScores orders them.
+func (en *Engine) groupHits(cd *chainData, ents []hitEntry, sc *chainScratch) ([]RuleHit, error) {
+	if len(ents) == 0 {
+		return nil, nil
+	}
+	var hits []RuleHit
+	scores := make([]float64, len(ents))
+	rules := make([]int, len(ents))
+	i := 0
+	var err error
+	en.eachCandidate(cd, ents, sc, func(c uint32, group []hitEntry) {
+		if err != nil {
+			return
 		}
+		// (Scores are weights, never NaN: plain comparisons.)
+		slices.SortFunc(group, func(a, b hitEntry) int {
+			switch {
+			case a.s > b.s:
+				return -1
+			case a.s < b.s:
+				return 1
+			}
+			return cmp.Compare(a.r, b.r)
+		})
+		j := i + len(group)
 		for k, e := range group {
 			scores[i+k], rules[i+k] = e.s, int(e.r)
 		}
-		c := uint32(ents[i].c)
 		var name string
 		if int(c) < len(cd.dense) && cd.dense[c] >= 0 {
 			name = cd.names[cd.dense[c]]
-		} else {
-			var err error
-			if name, err = en.syms.name(c); err != nil {
-				return nil, err
-			}
+		} else if name, err = en.syms.name(c); err != nil {
+			return
 		}
 		hits = append(hits, RuleHit{Candidate: name, ID: c, Scores: scores[i:j:j], Rules: rules[i:j:j]})
 		i = j
-	}
-	if !sorted {
-		return hits, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// A total order (the IDs differ), so an unstable sort gives one result.
 	slices.SortFunc(hits, func(a, b RuleHit) int {

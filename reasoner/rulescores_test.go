@@ -52,7 +52,7 @@ func TestRuleScores(t *testing.T) {
 	if checked < 100 {
 		t.Errorf("only %d candidates checked", checked)
 	}
-	// RuleHits: the same hits, in any order, each hit's scores in any
+	// EachRuleHit: the same hits, in any order, each hit's scores in any
 	// order too.
 	for e := range 60 {
 		for _, inverse := range []bool{false, true} {
@@ -60,7 +60,24 @@ func TestRuleScores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := en.RuleHits(ctx, "h", fmt.Sprint("v", e), inverse)
+			var got []RuleHit
+			seen := map[store.ID]bool{}
+			err = en.EachRuleHit(ctx, "h", fmt.Sprint("v", e), inverse, func(id store.ID, hits []RuleScore) {
+				if seen[id] {
+					t.Errorf("v%d inverse=%v: candidate %d twice", e, inverse, id)
+				}
+				seen[id] = true
+				name, err := st.Name(id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := RuleHit{Candidate: name, ID: id}
+				for _, x := range hits {
+					h.Scores = append(h.Scores, x.Score)
+					h.Rules = append(h.Rules, int(x.Rule))
+				}
+				got = append(got, h)
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +99,7 @@ func TestRuleScores(t *testing.T) {
 				}
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Fatalf("v%d inverse=%v: RuleHits\n%v\nRuleScores\n%v", e, inverse, got, want)
+				t.Fatalf("v%d inverse=%v: EachRuleHit\n%v\nRuleScores\n%v", e, inverse, got, want)
 			}
 		}
 	}

@@ -414,10 +414,7 @@ func newRuleScorer(e *env, st store.Store, snap *store.Snapshot, prog *datalog.P
 		}
 	}
 	ents := linkpred.UnionEntities(snap.Entities, filter.Entities())
-	rs := &ruleScorer{eng: nil, pos: make(map[store.ID]int32, len(ents)), names: map[store.ID]string{}, byRel: map[store.ID]ruleVariant{}}
-	for i, id := range ents {
-		rs.pos[id] = int32(i)
-	}
+	rs := &ruleScorer{eng: nil, pos: newEntityPos(ents), names: map[store.ID]string{}, byRel: map[store.ID]ruleVariant{}}
 	for _, q := range qs {
 		for _, id := range []store.ID{q.Rel, q.Given} {
 			if _, ok := rs.names[id]; !ok {
@@ -443,14 +440,13 @@ func newRuleScorer(e *env, st store.Store, snap *store.Snapshot, prog *datalog.P
 		}
 		preds := make([][]uint64, len(prog.Rules))
 		for qi, q := range qs {
-			hits, err := rs.hits(e.ctx, q)
+			err := rs.hits(e.ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
+				for _, h := range hits {
+					preds[h.Rule] = append(preds[h.Rule], linkpred.PairKey(uint32(qi), id))
+				}
+			})
 			if err != nil {
 				return nil, err
-			}
-			for _, h := range hits {
-				for _, r := range h.Rules {
-					preds[r] = append(preds[r], linkpred.PairKey(uint32(qi), h.ID))
-				}
 			}
 		}
 		g := linkpred.GroupRules(preds, threshold)
@@ -521,12 +517,41 @@ func aggregatorOf(a datalog.Aggregate, group func(threshold float64) ([]int32, e
 	return v, nil
 }
 
+// entityPos maps a symbol id to its position in an entity list, or -1. A
+// slice indexed by the id: the store's ids are dense (the symbols in order
+// of interning), and a map of a million entities cost more, looked up
+// once per candidate of every query, than applying the rules.
+type entityPos []int32
+
+func newEntityPos(ents []store.ID) entityPos {
+	n := 0
+	for _, id := range ents {
+		n = max(n, int(id)+1)
+	}
+	p := make(entityPos, n)
+	for i := range p {
+		p[i] = -1
+	}
+	for i, id := range ents {
+		p[id] = int32(i)
+	}
+	return p
+}
+
+// of returns id's position, or -1 when id is not in the list.
+func (p entityPos) of(id store.ID) int32 {
+	if int(id) >= len(p) {
+		return -1
+	}
+	return p[id]
+}
+
 // ruleScorer adapts the reasoner's per-rule scores to linkpred.Scorer (each
 // relation ranked by its variant) and linkpred.VariantScorer (every query
 // ranked by each of variants).
 type ruleScorer struct {
 	eng      *reasoner.Engine
-	pos      map[store.ID]int32
+	pos      entityPos
 	names    map[store.ID]string
 	slot     *linkpred.SlotPrior
 	def      ruleVariant
@@ -551,11 +576,11 @@ func (r *ruleScorer) priorOf(rel store.ID) *linkpred.SlotPrior {
 	return nil
 }
 
-// hits returns the rules' evidence for the candidates of q. linkpred's
+// hits calls fn with the rules' evidence for each candidate of q. linkpred's
 // Inverse is tail prediction (Given, Rel, ?): the given entity is the head's
-// first argument, which RuleScores calls inverse=false.
-func (r *ruleScorer) hits(ctx context.Context, q linkpred.Query) ([]reasoner.RuleHit, error) {
-	return r.eng.RuleHits(ctx, r.names[q.Rel], r.names[q.Given], !q.Inverse)
+// first argument, which EachRuleHit calls inverse=false.
+func (r *ruleScorer) hits(ctx context.Context, q linkpred.Query, fn func(id store.ID, hits []reasoner.RuleScore)) error {
+	return r.eng.EachRuleHit(ctx, r.names[q.Rel], r.names[q.Given], !q.Inverse, fn)
 }
 
 func (r *ruleScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
@@ -578,26 +603,21 @@ func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 	defer bestScratch.Put(bs)
 	vrs := make([]ruleVariant, len(outs))
 	for i, q := range qs {
-		hits, err := r.hits(ctx, q)
-		if err != nil {
-			return err
-		}
-		if r.reached != nil && slices.ContainsFunc(hits, func(h reasoner.RuleHit) bool { return h.ID == q.Answer }) {
-			r.reached.add(q)
-		}
 		reduce := true // every variant is a reduction: the best per rule once
 		for v := range outs {
 			vrs[v] = variant(v, q)
 			reduce = reduce && vrs[v].red != nil
 		}
-		for _, h := range hits {
-			p, ok := r.pos[h.ID]
-			if !ok {
-				continue
+		reached := false
+		err := r.hits(ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
+			reached = reached || id == q.Answer
+			p := r.pos.of(id)
+			if p < 0 {
+				return
 			}
 			conf = conf[:0]
-			for k, s := range h.Scores {
-				conf = append(conf, linkpred.RuleConf{Rule: int32(h.Rules[k]), Conf: float32(s)})
+			for _, h := range hits {
+				conf = append(conf, linkpred.RuleConf{Rule: h.Rule, Conf: float32(h.Score)})
 			}
 			if reduce {
 				best = bs.BestPerRule(best[:0], conf)
@@ -609,6 +629,12 @@ func (r *ruleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 					out[i].AddRules(vrs[v].agg, p, conf)
 				}
 			}
+		})
+		if err != nil {
+			return err
+		}
+		if reached && r.reached != nil {
+			r.reached.add(q)
 		}
 		for v, out := range outs {
 			if vrs[v].prior && !r.hybrid {
