@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -609,6 +610,38 @@ func TestMineMaxMemory(t *testing.T) {
 	if code != 1 || *progressed || !strings.Contains(stderr, "mine: estimated peak memory ") ||
 		!strings.Contains(stderr, "more than the --max-memory (1 MB)") || !strings.Contains(stderr, "pass --max-memory SIZE (or --max-memory off)") {
 		t.Errorf("mine --max-memory 1M: exit %d, trained %v:\n%s", code, *progressed, stderr)
+	}
+}
+
+// TestMineSoftLimit checks that mine trains under its estimate as the
+// collector's soft memory limit, restores the previous limit when it ends,
+// and leaves a GOMEMLIMIT from the environment alone.
+func TestMineSoftLimit(t *testing.T) {
+	tmp := t.TempDir()
+	db := loadTSV(t, tmp, "a\tr\tb\nb\tr\tc\nc\tr\td\n")
+	prev := debug.SetMemoryLimit(-1)
+	for _, env := range []string{"", "1GiB"} {
+		t.Setenv("GOMEMLIMIT", env)
+		var during int64
+		testHookMineProgress = func(miner.Progress) { during = debug.SetMemoryLimit(-1) }
+		_, stderr, code := runCLI(t, "", "--db", db, "mine", "--epochs", "1", "--out", filepath.Join(tmp, "r.dl"))
+		testHookMineProgress = nil
+		if code != 0 {
+			t.Fatalf("mine: exit %d: %s", code, stderr)
+		}
+		var est float64
+		if _, err := fmt.Sscanf(stderr[strings.Index(stderr, "estimated peak memory ")+len("estimated peak memory "):], "%g MB", &est); err != nil {
+			t.Fatalf("no estimate in %q: %v", stderr, err)
+		}
+		switch {
+		case env == "" && math.Abs(float64(during)/(1<<20)-est) > 0.5:
+			t.Errorf("limit while training %d bytes, want the estimate %g MB", during, est)
+		case env != "" && during != prev:
+			t.Errorf("GOMEMLIMIT=%s: limit while training %d, want %d left alone", env, during, prev)
+		}
+		if got := debug.SetMemoryLimit(-1); got != prev {
+			t.Errorf("limit after mine %d, want %d restored", got, prev)
+		}
 	}
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"runtime/debug"
 
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/miner"
@@ -11,12 +13,15 @@ import (
 // estimate of the memory that the command will need (training, then the
 // rule step) and refuses, before the graph is prepared, when it exceeds the
 // available memory (the smaller of MemAvailable and the cgroup limit) or
-// --max-memory.
-func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, error) {
+// --max-memory. Otherwise the estimate becomes the collector's soft memory
+// limit until the command ends (see softLimit); the returned function
+// restores the previous one.
+func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, func(), error) {
 	snap, err := src.Snapshot(e.ctx)
 	if err != nil {
-		return nil, fmt.Errorf("mine: snapshot: %w", err)
+		return nil, nil, fmt.Errorf("mine: snapshot: %w", err)
 	}
+	restore := func() {}
 	if c.FromModel == "" {
 		valid := 0
 		for _, err := range src.Split("valid") {
@@ -28,10 +33,33 @@ func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, error)
 		cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, Batch: c.Batch, Threads: c.Threads}
 		need := miner.EstimateMemory(miner.ShapeOf(snap, valid), cfg, c.ruleStep(e, valid))
 		if err := c.checkMemory(e, need); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		restore = softLimit(need, os.Getenv("GOMEMLIMIT"))
 	}
-	return miner.NewGraph(src, snap)
+	g, err := miner.NewGraph(src, snap)
+	if err != nil {
+		restore()
+		return nil, nil, err
+	}
+	return g, restore, nil
+}
+
+// softLimit makes need the Go collector's soft memory limit
+// (runtime/debug.SetMemoryLimit) and returns the function that restores the
+// previous limit. With the default GOGC the heap grows to twice the live
+// data between collections: on FB15k-237 the rule step's live heap peaks
+// at 367 MB and its RSS at 900 MB. Under the limit the collector runs more
+// often as the heap approaches the estimate, so the peak follows the
+// estimate; the limit is soft (live data past it is kept, and the
+// collector's CPU is capped). A GOMEMLIMIT in the environment (env, when
+// not empty) is the user's choice and is left as it is.
+func softLimit(need int64, env string) func() {
+	if env != "" || need <= 0 {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(need)
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // ruleStep describes, for the memory estimate, the rule step that follows

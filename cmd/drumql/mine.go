@@ -97,10 +97,11 @@ func (c *mineCmd) Run(e *env) error {
 		return inputErr(fmt.Errorf("--max-fan-out %d: want a number of neighbours of at least 1, or -1 for no cap", c.MaxFanOut))
 	}
 	start := time.Now()
-	g, err := c.loadGraph(e, src) // memory estimate and check (memory.go)
+	g, restoreLimit, err := c.loadGraph(e, src) // memory estimate, check and soft limit (memory.go)
 	if err != nil {
 		return err
 	}
+	defer restoreLimit()
 	cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, MaxEpochs: c.Epochs, Batch: c.Batch, Seed: c.Seed, Threads: c.Threads, Heads: c.Heads, MaxQueries: c.MaxQueries, MaxFanOut: c.MaxFanOut}
 	if c.Epochs > 0 && c.Epochs < 5 {
 		cfg.MinEpochs = c.Epochs
