@@ -68,8 +68,10 @@
 // support/(body+5), are kept with that confidence as their weight. A body
 // none of whose consecutive steps meet is dropped before counting; a count
 // past SupportBudget edge visits is an estimate, scaled from a seeded random
-// sample of the body's starts (MinedRule.Sampled); a head stops counting
-// after HeadBudget visits. WeightScore keeps the MaxRules best bodies by score, weighted by
+// sample of the body's starts (MinedRule.Sampled), and counted again exactly
+// when it is among the head's 25 best and its sample projects at most
+// 5,000,000 visits for all the starts; a head stops counting after
+// HeadBudget visits. WeightScore keeps the MaxRules best bodies by score, weighted by
 // their score over the head's best.
 //
 // # Model file format

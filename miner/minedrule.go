@@ -100,6 +100,7 @@ type candidate struct {
 	key    string
 	path   []pathStep
 	smooth float64 // support/(body+smoothing), the confidence weight
+	visits int     // edge visits its support count took
 }
 
 func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }

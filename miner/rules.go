@@ -186,6 +186,7 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		if sc.work > opt.HeadBudget {
 			return // the head's counting budget is spent: left out
 		}
+		w0 := sc.work
 		n := gv.support(r, path, opt.SupportBudget, &sc)
 		if n.body == 0 && !opt.KeepVacuous {
 			return
@@ -194,14 +195,7 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 			return
 		}
 		c := build()
-		c.Counted, c.Support, c.Body = true, n.sup, n.body
-		if n.estimated() {
-			c.Sampled, c.Starts = n.done, n.starts
-		}
-		if n.body > 0 {
-			c.Confidence = float64(n.sup) / float64(n.body)
-		}
-		c.smooth = float64(n.sup) / float64(n.body+opt.Smoothing)
+		c.setCounts(n, opt.Smoothing, sc.work-w0)
 		if n.sup > 0 {
 			counted++
 		}
@@ -238,7 +232,14 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 			}
 		}
 		cands = kept
-		slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.Rule.Weight, a.Rule.Weight) })
+		byWeight := func(a, b *candidate) int { return cmp.Compare(b.Rule.Weight, a.Rule.Weight) }
+		slices.SortStableFunc(cands, byWeight)
+		// Estimated counts order a head's near-ties by chance (equivalent
+		// bodies through a hub have equal confidences): the best rules'
+		// estimates are counted again exactly where that is affordable.
+		if recountBest(gv, r, cands, opt, &sc) {
+			slices.SortStableFunc(cands, byWeight)
+		}
 		cands = cands[:min(len(cands), opt.MaxRules)]
 	} else {
 		cands = cands[:min(len(cands), opt.MaxRules)]
@@ -251,6 +252,51 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		out[i] = c.MinedRule
 	}
 	return out
+}
+
+// Recounting the best rules' estimated support: the first recountTop rules
+// of a head (by weight) whose counts are estimated are counted again
+// without a sample when the estimate projects at most recountVisits edge
+// visits (its visits scaled from the starts sampled to all of them).
+const (
+	recountTop    = 25
+	recountVisits = 5_000_000
+)
+
+// recountBest counts the estimated support of cands' best rules again,
+// exactly (see recountTop), updating their counts and weights; it reports
+// whether any changed.
+func recountBest(gv *Graph, r int, cands []*candidate, opt ExtractOptions, sc *supportScratch) bool {
+	if gv == nil {
+		return false
+	}
+	changed := false
+	for _, c := range cands[:min(len(cands), recountTop)] {
+		if c.Sampled == 0 || int64(c.visits)*int64(c.Starts)/int64(c.Sampled) > recountVisits {
+			continue
+		}
+		w0 := sc.work
+		n := gv.support(r, c.path, 2*recountVisits, sc)
+		c.setCounts(n, opt.Smoothing, sc.work-w0)
+		c.Rule.Weight = roundSig(c.smooth, 4)
+		changed = true
+	}
+	return changed
+}
+
+// setCounts records a rule's support count n (visits: the edge visits it
+// took) and the confidences it gives.
+func (c *candidate) setCounts(n bodyCount, smoothing, visits int) {
+	c.Counted, c.Support, c.Body, c.visits = true, n.sup, n.body, visits
+	c.Sampled, c.Starts = 0, 0
+	if n.estimated() {
+		c.Sampled, c.Starts = n.done, n.starts
+	}
+	c.Confidence = 0
+	if n.body > 0 {
+		c.Confidence = float64(n.sup) / float64(n.body)
+	}
+	c.smooth = float64(n.sup) / float64(n.body+smoothing)
 }
 
 // with fact p(y, x). Query r starts at B (the tail), inv_r at A.

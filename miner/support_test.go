@@ -203,3 +203,49 @@ func (g *Graph) hasFact(r int, a, b int32) bool {
 	_, ok := slices.BinarySearch(m.Col[m.RowPtr[a]:m.RowPtr[a+1]], b)
 	return ok
 }
+
+// TestRecountBest checks that the best rules' estimated counts are counted
+// again exactly, and only those: within recountTop, and projected within
+// recountVisits edge visits.
+func TestRecountBest(t *testing.T) {
+	g := typedGraph(t, 7, 40, 3000)
+	head := 0
+	paths := [][]pathStep{
+		{{0, false}, {3, false}},
+		{{0, false}, {3, false}, {3, true}},
+		{{4, true}, {4, false}, {6, false}},
+	}
+	opt := ExtractOptions{Smoothing: 5}
+	var cands []*candidate
+	for i := range recountTop + 1 {
+		path := paths[i%len(paths)]
+		sc := &supportScratch{seed: 9}
+		n := g.support(head, path, 200, sc)
+		if !n.estimated() {
+			t.Fatalf("path %v: budget 200 counted exactly: a weak test", path)
+		}
+		c := &candidate{path: path}
+		c.setCounts(n, opt.Smoothing, sc.work)
+		if i == 1 {
+			c.visits = recountVisits // projected past recountVisits
+		}
+		cands = append(cands, c)
+	}
+	if !recountBest(g, head, cands, opt, &supportScratch{seed: 9}) {
+		t.Fatal("nothing recounted")
+	}
+	for i, c := range cands {
+		exact := g.support(head, c.path, 1<<40, &supportScratch{seed: 9})
+		recounted := i != 1 && i < recountTop
+		if got := c.Sampled == 0; got != recounted {
+			t.Errorf("candidate %d: recounted %v, want %v", i, got, recounted)
+		}
+		if !recounted {
+			continue
+		}
+		w := roundSig(float64(exact.sup)/float64(exact.body+5), 4)
+		if c.Support != exact.sup || c.Body != exact.body || c.Rule.Weight != w || c.Confidence != float64(exact.sup)/float64(exact.body) {
+			t.Errorf("candidate %d: %d/%d weight %g, want exact %d/%d weight %g", i, c.Support, c.Body, c.Rule.Weight, exact.sup, exact.body, w)
+		}
+	}
+}
