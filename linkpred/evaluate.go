@@ -385,7 +385,7 @@ func (w *worker) rank(q Query, s *Scores) (Rank, int, error) {
 	if s.Dense != nil {
 		return w.rankDense(a, s.Dense)
 	}
-	return w.rankSparse(a, eligible, s.Sparse, s.prior, s.priorCounts)
+	return w.rankSparse(a, eligible, s.Sparse, s.prior)
 }
 
 func (w *worker) rankDense(a int32, d []float32) (Rank, int, error) {
@@ -423,7 +423,12 @@ func (w *worker) rankDense(a int32, d []float32) (Rank, int, error) {
 	return Rank{L: 1 + gt, H: 1 + gt + eq}, nan, nil
 }
 
-func (w *worker) rankSparse(a int32, eligible int, cs []Candidate, prior []int32, priorCounts []float32) (Rank, int, error) {
+// rankSparse ranks answer a (-1: not a candidate) among the sparse
+// candidates cs, the slot prior's entities not in cs, and the unlisted rest;
+// eligible is the number of candidates other than a and the filtered-out
+// entities (listed in w.ex and marked in w.excl). Its time grows with cs and
+// the filtered entities, and only logarithmically with the prior's slot.
+func (w *worker) rankSparse(a int32, eligible int, cs []Candidate, prior *priorSlot) (Rank, int, error) {
 	// The answer's key: listed, implicit 0, or -Inf when not a candidate.
 	var as float32
 	var at []float32
@@ -447,29 +452,46 @@ func (w *worker) rankSparse(a int32, eligible int, cs []Candidate, prior []int32
 			as, at = c.Score, c.Ties
 		}
 	}
-	// The prior's entities not listed in cs: key (0, [count]).
-	if a >= 0 && w.seen[a] != w.gen {
-		for k, e := range prior {
-			if e == a {
-				as, at = 0, priorCounts[k:k+1:k+1]
-				break
+	gt, eq, listed := 0, 0, 0
+	if prior != nil {
+		if last := prior.ents[len(prior.ents)-1]; prior.ents[0] < 0 || int(last) >= w.n {
+			return Rank{}, 0, fmt.Errorf("%w: prior candidates out of range [0, %d)", ErrBadScores, w.n)
+		}
+		// The prior's entities not listed in cs have the key (0, [count]):
+		// compare all of the slot's at once, then take back those listed,
+		// filtered out, or the answer.
+		var ac [1]float32
+		if a >= 0 && w.seen[a] != w.gen {
+			if c, ok := prior.count(a); ok {
+				ac[0] = c
+				as, at = 0, ac[:]
 			}
 		}
-	}
-	gt, eq, listed := 0, 0, 0
-	for k, e := range prior {
-		if e < 0 || int(e) >= w.n {
-			return Rank{}, 0, fmt.Errorf("%w: prior candidate %d out of range [0, %d)", ErrBadScores, e, w.n)
+		gt, eq = prior.compareAll(as, at)
+		listed = len(prior.ents)
+		takeBack := func(e int32) {
+			c, ok := prior.count(e)
+			if !ok {
+				return
+			}
+			listed--
+			switch compareKeys(0, []float32{c}, as, at) {
+			case 1:
+				gt--
+			case 0:
+				eq--
+			}
 		}
-		if e == a || w.seen[e] == w.gen || w.excl[e] == w.gen {
-			continue
+		for k := range cs {
+			takeBack(cs[k].Entity)
 		}
-		listed++
-		switch compareKeys(0, priorCounts[k:k+1:k+1], as, at) {
-		case 1:
-			gt++
-		case 0:
-			eq++
+		for _, e := range w.ex {
+			if w.seen[e] != w.gen {
+				takeBack(e)
+			}
+		}
+		if a >= 0 && w.seen[a] != w.gen {
+			takeBack(a)
 		}
 	}
 	for k := range cs {

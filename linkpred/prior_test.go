@@ -2,6 +2,7 @@ package linkpred
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -44,9 +45,9 @@ func TestSlotPrior(t *testing.T) {
 		wantCounts []float32
 	}{
 		// Objects of 100: 20 once (position 2), 30 twice (position 1).
-		{"objects", all, 100, true, []int32{2, 1}, []float32{1, 2}},
+		{"objects", all, 100, true, []int32{1, 2}, []float32{2, 1}},
 		// Subjects of 100: 10 twice (position 3), 20 once (position 2).
-		{"subjects", all, 100, false, []int32{3, 2}, []float32{2, 1}},
+		{"subjects", all, 100, false, []int32{2, 3}, []float32{1, 2}},
 		{"objects of 200", all, 200, true, []int32{3}, []float32{1}},
 		{"subjects of 200", all, 200, false, []int32{0}, []float32{1}},
 		{"unknown relation", all, 300, true, nil, nil},
@@ -79,7 +80,7 @@ func TestSlotPriorExtend(t *testing.T) {
 		{"tail, one listed", Query{Rel: 100, Inverse: true}, []Candidate{{Entity: 1, Score: 0.5}},
 			"[{1 0.5 []} {2 0 [1]}]"},
 		// Head query on 100: 10 (count 2) then 20 (count 1).
-		{"head, none listed", Query{Rel: 100}, nil, "[{3 0 [2]} {2 0 [1]}]"},
+		{"head, none listed", Query{Rel: 100}, nil, "[{2 0 [1]} {3 0 [2]}]"},
 		{"all listed", Query{Rel: 100}, []Candidate{{Entity: 2, Score: 0.1}, {Entity: 3, Score: 0.2}},
 			"[{2 0.1 []} {3 0.2 []}]"},
 		{"unknown relation", Query{Rel: 300, Inverse: true}, []Candidate{{Entity: 4, Score: 0.3}},
@@ -106,12 +107,13 @@ func TestSlotPriorExtend(t *testing.T) {
 						eligible := 5
 						if ex >= 0 {
 							w.excl[ex] = w.gen
+							w.ex = append(w.ex, ex)
 							eligible--
 						}
 						if a >= 0 {
 							eligible--
 						}
-						r, _, err := w.rankSparse(a, eligible, s.Sparse, s.prior, s.priorCounts)
+						r, _, err := w.rankSparse(a, eligible, s.Sparse, s.prior)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -132,10 +134,79 @@ func TestSlotPriorExtend(t *testing.T) {
 // already listed.
 func expandPrior(s Scores) []Candidate {
 	out := append([]Candidate(nil), s.Sparse...)
-	for k, e := range s.prior {
+	if s.prior == nil {
+		return out
+	}
+	for k, e := range s.prior.ents {
 		if !slices.ContainsFunc(s.Sparse, func(c Candidate) bool { return c.Entity == e }) {
-			out = append(out, Candidate{Entity: e, Ties: []float32{s.priorCounts[k]}})
+			out = append(out, Candidate{Entity: e, Ties: []float32{s.prior.counts[k]}})
 		}
 	}
 	return out
+}
+
+// TestSlotPriorRandom compares the ranking with the prior read in place
+// against the same candidates listed one by one (expandPrior), on random
+// slots with many equal counts, random listed candidates (some with score
+// 0, some with tie-breakers), several filtered entities and every answer.
+func TestSlotPriorRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 40
+	for trial := range 300 {
+		var ps priorSlot
+		for e := range int32(n) {
+			if rng.IntN(3) > 0 {
+				ps.ents = append(ps.ents, e)
+				ps.counts = append(ps.counts, float32(1+rng.IntN(4)))
+			}
+		}
+		if len(ps.ents) == 0 {
+			continue
+		}
+		ps.sorted = slices.Clone(ps.counts)
+		slices.Sort(ps.sorted)
+		var listed []Candidate
+		for _, e := range rng.Perm(n)[:rng.IntN(n/2)] {
+			c := Candidate{Entity: int32(e)}
+			switch rng.IntN(4) {
+			case 0: // score 0, a count-like tie-breaker
+				c.Ties = []float32{float32(rng.IntN(5))}
+			case 1: // score 0, two tie-breakers
+				c.Ties = []float32{float32(rng.IntN(5)), 1}
+			case 2:
+				c.Score = float32(rng.IntN(3)) / 4
+			default:
+				c.Score = -0.5
+			}
+			listed = append(listed, c)
+		}
+		excluded := rng.Perm(n)[:rng.IntN(5)]
+		s := Scores{Sparse: listed, prior: &ps}
+		full := expandPrior(s)
+		for a := int32(-1); a < n; a++ {
+			rank := func(cs []Candidate, prior *priorSlot) Rank {
+				w := newWorker(n, nil, nil, nil, 1)
+				w.nextGen()
+				eligible := n
+				for _, e := range excluded {
+					if int32(e) != a {
+						w.excl[e] = w.gen
+						w.ex = append(w.ex, int32(e))
+						eligible--
+					}
+				}
+				if a >= 0 {
+					eligible--
+				}
+				r, _, err := w.rankSparse(a, eligible, cs, prior)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			if lazy, want := rank(s.Sparse, s.prior), rank(full, nil); lazy != want {
+				t.Fatalf("trial %d, answer %d: rank %v with the prior in place, %v listed", trial, a, lazy, want)
+			}
+		}
+	}
 }

@@ -58,11 +58,10 @@ type Scores struct {
 	Dense  []float32
 	Sparse []Candidate
 
-	// prior, with priorCounts, adds the candidates of a slot prior (see
-	// SlotPrior.Extend): every entity of prior not in Sparse, with score 0
+	// prior adds the candidates of a slot prior (see SlotPrior.Extend):
+	// every entity of the slot not in Sparse, with score 0
 	// and its count as the only tie-breaker. Shared, never written.
-	prior       []int32
-	priorCounts []float32
+	prior *priorSlot
 
 	dense []float32 // reusable memory for Dense
 	keys  []float32 // reusable memory for tie-breakers
@@ -115,7 +114,7 @@ func (s *Scores) reset() {
 	clear(s.Sparse) // drop references to Ties
 	s.Sparse = s.Sparse[:0]
 	s.keys = s.keys[:0]
-	s.prior, s.priorCounts = nil, nil
+	s.prior = nil
 }
 
 // fixNaN maps NaN to -Inf.
