@@ -453,6 +453,11 @@ func (w *worker) rankSparse(a int32, eligible int, cs []Candidate, prior *priorS
 		}
 	}
 	gt, eq, listed := 0, 0, 0
+	if a >= 0 && w.seen[a] == w.gen && cmpFloat(0, as) < 0 {
+		// The answer scores above 0: the prior's candidates (score 0) and
+		// the unlisted rest rank below it, however many there are.
+		prior = nil
+	}
 	if prior != nil {
 		if last := prior.ents[len(prior.ents)-1]; prior.ents[0] < 0 || int(last) >= w.n {
 			return Rank{}, 0, fmt.Errorf("%w: prior candidates out of range [0, %d)", ErrBadScores, w.n)
