@@ -31,6 +31,7 @@ type Settings struct {
 	ConstantRules int            `json:"constant_rules"`
 	PerConstant   int            `json:"per_constant"`
 	ConstantsBy   string         `json:"constants_by,omitempty"` // "confidence": miner.ConstOptions.ByConfidence
+	ConstantLen   int            `json:"constant_len,omitempty"` // miner.ConstOptions.Len
 	PathSamples   int            `json:"path_samples"`
 	HeadBudget    int            `json:"head_budget"`
 }
@@ -65,7 +66,7 @@ func ExtractGroup(ctx context.Context, g *miner.Graph, s Settings, model *miner.
 		heads = model.Config().Heads
 	}
 	consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: s.ConstantRules, PerConstant: s.PerConstant, Seed: model.Config().Seed,
-		ByConfidence: s.ConstantsBy == "confidence", Threads: threads})
+		ByConfidence: s.ConstantsBy == "confidence", Len: s.ConstantLen, Threads: threads})
 	if err != nil {
 		return nil, err
 	}

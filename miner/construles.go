@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"context"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -47,6 +48,14 @@ type ConstOptions struct {
 	// are more); the support of every candidate is then counted exactly
 	// over all of them. Default 500.
 	Sample int
+	// Len is the most atoms of a rule's body: 1 for the forms with one atom,
+	// 2 (the default) also for h(X, c) :- b1(X, Y), b2(Y, d), with either
+	// argument order in each atom (AnyBURL's acyclic rules of length 2).
+	Len int
+	// TwoStepCands bounds the two-step bodies counted per head relation,
+	// constant and position: those proposed by the most sampled entities.
+	// Default 50.
+	TwoStepCands int
 	// Seed seeds the sample (with the head relation's name, so a head's
 	// rules do not depend on the other heads); 0 means 33.
 	Seed uint64
@@ -77,6 +86,12 @@ func (o ConstOptions) withDefaults() ConstOptions {
 	if o.Sample <= 0 {
 		o.Sample = 500
 	}
+	if o.Len <= 0 {
+		o.Len = 2
+	}
+	if o.TwoStepCands <= 0 {
+		o.TwoStepCands = 50
+	}
 	if o.Seed == 0 {
 		o.Seed = 33
 	}
@@ -88,8 +103,11 @@ func (o ConstOptions) withDefaults() ConstOptions {
 
 // constCand is a candidate body for a head relation, constant and
 // position: operator op (r < R: fact r(X, y); R+r: fact r(y, X)) and, for
-// the form with two constants, the entity y (-1: any y).
+// the form with two constants, the entity y (-1: any y). A two-step body
+// (op1 ≥ 0) steps from X to some Z by operator op1 first, then from Z to y
+// by op: b1(X, Z), b2(Z, y).
 type constCand struct {
+	op1  int32
 	op   int32
 	y    int32
 	sup  int
@@ -114,11 +132,15 @@ type headCand struct {
 //
 //	h(X, c) :- b(X, d).     h(X, c) :- b(d, X).
 //	h(X, c) :- b(X, Y).     h(X, c) :- b(Y, X).
+//	h(X, c) :- b1(X, Y), b2(Y, d).   (opt.Len 2; either order in each atom)
 //
 // and the same with the constant in the head's first argument, h(c, X).
 // Candidates are proposed by the neighbourhoods of the entities that fill
 // the variable slot of h's facts with constant c (at most opt.Sample of them
-// per constant, sampled with opt.Seed), then counted exactly on the graph:
+// per constant, sampled with opt.Seed; two-step bodies by the paths through
+// entities of at most twoStepFan edges, never through h itself), then
+// counted exactly on the graph (a two-step body that would take more than
+// twoStepBudget edge visits is left out):
 // Body is the number of entities X the body holds for, Support those for
 // which the head fact holds too. A rule whose body is its own head fact
 // (h(X, c) :- h(X, c)) is never proposed. The result is sorted by head, then
@@ -196,6 +218,10 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 	counts := map[int64]int32{}
 	anyOp := make([]int32, 2*R)
 	stamp := make([]int32, 2*R)
+	ts := &twoSteps{g: g, holders: holders, mark: make([]int32, E), seen: map[uint64][2]int32{}}
+	if opt.Len < 2 {
+		ts = nil
+	}
 	var out []MinedRule
 	var perHead []headCand
 	var arena []int32 // the candidates' supports (coverage choice)
@@ -242,17 +268,31 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 			var cands []constCand
 			for key, n := range counts {
 				if n >= need {
-					cands = append(cands, constCand{op: int32(key >> 32), y: int32(key)})
+					cands = append(cands, constCand{op1: -1, op: int32(key >> 32), y: int32(key)})
 				}
 			}
 			for op, n := range anyOp {
 				if n >= need {
-					cands = append(cands, constCand{op: int32(op), y: -1})
+					cands = append(cands, constCand{op1: -1, op: int32(op), y: -1})
 				}
+			}
+			if opt.Len >= 2 {
+				cands = ts.propose(sample, r, need, opt.TwoStepCands, cands)
 			}
 			kept := cands[:0]
 			for _, cd := range cands {
-				if cd.y >= 0 {
+				if cd.op1 >= 0 {
+					n, ok := ts.body(cd.op1, cd.op, cd.y)
+					if !ok {
+						continue // past twoStepBudget
+					}
+					cd.body = n
+					for _, x := range xs {
+						if ts.has(x) {
+							cd.sup++
+						}
+					}
+				} else if cd.y >= 0 {
 					hs := holders(cd.op, cd.y)
 					cd.body = len(hs)
 					cd.sup = intersectCount(xs, hs)
@@ -271,13 +311,20 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 			}
 			slices.SortFunc(kept, func(a, b constCand) int {
 				return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
-					cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
+					cmp.Compare(a.op1, b.op1), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
 			})
 			for _, cd := range kept[:min(len(kept), opt.PerConstant)] {
 				hc := headCand{pos: int8(pos), c: c, constCand: cd, lo: int32(len(arena))}
 				if !opt.ByConfidence {
 					// The support as fact indices: positions in xs.
-					if cd.y >= 0 {
+					if cd.op1 >= 0 {
+						ts.body(cd.op1, cd.op, cd.y)
+						for i, x := range xs {
+							if ts.has(x) {
+								arena = append(arena, base+int32(i))
+							}
+						}
+					} else if cd.y >= 0 {
 						arena = intersectPos(xs, holders(cd.op, cd.y), base, arena)
 					} else {
 						for i, x := range xs {
@@ -295,7 +342,7 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 	}
 	slices.SortFunc(perHead, func(a, b headCand) int {
 		return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
-			cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
+			cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c), cmp.Compare(a.op1, b.op1), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
 	})
 	if !opt.ByConfidence && len(perHead) > opt.PerHead {
 		perHead = chooseByCoverage(perHead, arena, int(base), opt.PerHead)
@@ -406,16 +453,24 @@ func (g *Graph) constRule(h string, pos int, c int32, cd constCand) MinedRule {
 	if pos == 0 {
 		head.Args[0], head.Args[1] = k(c), v("X")
 	}
+	// atom is the fact of operator op from a to b.
+	atom := func(op int32, a, b datalog.Term) datalog.Literal {
+		if int(op) >= R {
+			a, b = b, a
+		}
+		return datalog.Literal{Kind: datalog.Positive, Atom: datalog.Atom{Pred: g.relNames[int(op)%R], Args: []datalog.Term{a, b}}}
+	}
 	other := v("_")
 	if cd.y >= 0 {
 		other = k(cd.y)
 	}
-	body := datalog.Atom{Pred: g.relNames[int(cd.op)%R], Args: []datalog.Term{v("X"), other}}
-	if int(cd.op) >= R {
-		body.Args[0], body.Args[1] = other, v("X")
+	var body []datalog.Literal
+	if cd.op1 >= 0 {
+		body = []datalog.Literal{atom(cd.op1, v("X"), v("Y")), atom(cd.op, v("Y"), other)}
+	} else {
+		body = []datalog.Literal{atom(cd.op, v("X"), other)}
 	}
-	rule := datalog.Rule{Weight: roundSig(cd.conf, 4), Head: head,
-		Body: []datalog.Literal{{Kind: datalog.Positive, Atom: body}}}
+	rule := datalog.Rule{Weight: roundSig(cd.conf, 4), Head: head, Body: body}
 	return MinedRule{Rule: rule, Head: h, Counted: true, Support: cd.sup, Body: cd.body,
 		Confidence: float64(cd.sup) / float64(cd.body), FromGraph: true}
 }
@@ -476,3 +531,108 @@ func MergeRules(lists ...[]MinedRule) []MinedRule {
 	})
 	return out
 }
+
+// Two-step rules with constants, h(X, c) :- b1(X, Z), b2(Z, d): their
+// bodies are proposed by the paths of two steps out of the sampled X that
+// do not pass through an entity Z with more than twoStepFan edges (a hub
+// proposes every constant of the graph and ranks nothing); the
+// ConstOptions.TwoStepCands proposed by the most sampled X (ties: the lower
+// operators and entity) are counted exactly, unless that takes more than
+// twoStepBudget edge visits (the body is then left out).
+const (
+	twoStepFan    = 20
+	twoStepBudget = 100_000
+)
+
+// twoSteps proposes and counts the two-step bodies of one head relation.
+type twoSteps struct {
+	g       *Graph
+	holders func(op, y int32) []int32 // the sorted x with an op-edge from x to y
+	mark    []int32                   // per entity: the generation of the last body that holds for it
+	gen     int32
+	seen    map[uint64][2]int32 // path key -> (last sample index + 1, count)
+	keys    []twoStepKey
+}
+
+// twoStepKey is a proposed two-step body and the number of sampled
+// entities that proposed it.
+type twoStepKey struct {
+	key uint64 // op1<<48 | op<<32 | y
+	n   int32
+}
+
+// propose appends to cands the two-step bodies (op1, op, y) reached from at
+// least need of the sampled entities, at most max of them (the most often
+// reached), in a deterministic order. Steps through the head
+// relation r itself (either direction) are not taken: the head fact h(X, c)
+// would support its own body.
+func (t *twoSteps) propose(sample []int32, r int, need int32, max int, cands []constCand) []constCand {
+	inc, R := &t.g.inc, len(t.g.fwd)
+	if 2*R > 0xffff {
+		return cands // the operators do not fit the path key
+	}
+	clear(t.seen)
+	for i, x := range sample {
+		for p := inc.Ptr[x]; p < inc.Ptr[x+1]; p++ {
+			op1, z := inc.Op[p], inc.Col[p]
+			if int(op1)%R == r || inc.Ptr[z+1]-inc.Ptr[z] > twoStepFan {
+				continue
+			}
+			for q := inc.Ptr[z]; q < inc.Ptr[z+1]; q++ {
+				op, y := inc.Op[q], inc.Col[q]
+				if y == x {
+					continue
+				}
+				key := uint64(op1)<<48 | uint64(op)<<32 | uint64(uint32(y))
+				if s := t.seen[key]; s[0] != int32(i+1) {
+					t.seen[key] = [2]int32{int32(i + 1), s[1] + 1}
+				}
+			}
+		}
+	}
+	t.keys = t.keys[:0]
+	for key, s := range t.seen {
+		if s[1] >= need {
+			t.keys = append(t.keys, twoStepKey{key, s[1]})
+		}
+	}
+	slices.SortFunc(t.keys, func(a, b twoStepKey) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.key, b.key)) })
+	for _, k := range t.keys[:min(len(t.keys), max)] {
+		cands = append(cands, constCand{op1: int32(k.key >> 48), op: int32(k.key >> 32 & 0xffff), y: int32(uint32(k.key))})
+	}
+	return cands
+}
+
+// body marks the entities X for which b1(X, Z), b2(Z, y) holds for some Z
+// (operators op1 then op; see has) and returns how many there are, or false
+// past twoStepBudget edge visits.
+func (t *twoSteps) body(op1, op, y int32) (int, bool) {
+	zs, visits := t.holders(op, y), 0
+	for _, z := range zs {
+		if visits += 1 + len(t.holders(op1, z)); visits > twoStepBudget {
+			return 0, false
+		}
+	}
+	t.nextGen()
+	n := 0
+	for _, z := range zs {
+		for _, x := range t.holders(op1, z) {
+			if t.mark[x] != t.gen {
+				t.mark[x] = t.gen
+				n++
+			}
+		}
+	}
+	return n, true
+}
+
+// nextGen starts a new generation of marks.
+func (t *twoSteps) nextGen() {
+	if t.gen++; t.gen == math.MaxInt32 {
+		clear(t.mark)
+		t.gen = 1
+	}
+}
+
+// has reports whether the last body counted holds for x.
+func (t *twoSteps) has(x int32) bool { return t.mark[x] == t.gen }

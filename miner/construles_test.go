@@ -46,7 +46,14 @@ func TestConstantRulesCounts(t *testing.T) {
 	}
 	// brute counts the rule on the triples: for every entity X, does the
 	// body hold, and the head?
-	brute := func(r datalog.Rule) (sup, body int) {
+	deg := map[string]int{}
+	for f := range holds {
+		deg[f[0]]++
+		deg[f[2]]++
+	}
+	// bruteSkip leaves X = skip out and, with fan > 0, the Y of two-step
+	// bodies with more than fan edges.
+	bruteSkip := func(r datalog.Rule, skip string, fan int) (sup, body int) {
 		sub := func(a datalog.Term, x string) string {
 			if a.Kind == datalog.Var && a.Value == "X" {
 				return x
@@ -54,9 +61,30 @@ func TestConstantRulesCounts(t *testing.T) {
 			return a.Value
 		}
 		for _, x := range ents {
+			if x == skip {
+				continue
+			}
 			b := r.Body[0].Atom
 			ok := false
-			if b.Args[0].Value == "_" || b.Args[1].Value == "_" {
+			if len(r.Body) == 2 {
+				// b1(X, Y), b2(Y, d): some Y joins them.
+				b2 := r.Body[1].Atom
+				for _, y := range ents {
+					if fan > 0 && deg[y] > fan {
+						continue
+					}
+					subY := func(a datalog.Term) string {
+						if a.Kind == datalog.Var && a.Value == "Y" {
+							return y
+						}
+						return sub(a, x)
+					}
+					if holds[[3]string{subY(b.Args[0]), b.Pred, subY(b.Args[1])}] && holds[[3]string{subY(b2.Args[0]), b2.Pred, subY(b2.Args[1])}] {
+						ok = true
+						break
+					}
+				}
+			} else if b.Args[0].Value == "_" || b.Args[1].Value == "_" {
 				for _, y := range ents {
 					s, o := sub(b.Args[0], x), sub(b.Args[1], x)
 					if b.Args[0].Value == "_" {
@@ -82,7 +110,8 @@ func TestConstantRulesCounts(t *testing.T) {
 		}
 		return sup, body
 	}
-	opt := ConstOptions{MinConf: 0.05, PerConstant: 1000, PerHead: 100000, Sample: 1000}
+	brute := func(r datalog.Rule) (int, int) { return bruteSkip(r, "", 0) }
+	opt := ConstOptions{MinConf: 0.05, PerConstant: 100000, PerHead: 100000, Sample: 1000, TwoStepCands: 100000}
 	rules, err := g.ConstantRules(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -108,29 +137,68 @@ func TestConstantRulesCounts(t *testing.T) {
 	// that passes the thresholds must have been learned.
 	v := func(s string) datalog.Term { return datalog.Term{Kind: datalog.Var, Value: s} }
 	k := func(s string) datalog.Term { return datalog.Term{Kind: datalog.Symbol, Value: s} }
-	missing := 0
+	// Every head h(X, c) and h(c, X).
+	var headAtoms []datalog.Atom
 	for _, h := range rels {
 		for _, c := range ents {
-			for pos := range 2 {
-				head := datalog.Atom{Pred: h, Args: []datalog.Term{v("X"), k(c)}}
-				if pos == 0 {
-					head.Args = []datalog.Term{k(c), v("X")}
+			headAtoms = append(headAtoms, datalog.Atom{Pred: h, Args: []datalog.Term{v("X"), k(c)}},
+				datalog.Atom{Pred: h, Args: []datalog.Term{k(c), v("X")}})
+		}
+	}
+	missing := 0
+	for _, head := range headAtoms {
+		h := head.Pred
+		for _, b := range rels {
+			others := append([]datalog.Term{v("_")}, func() (ts []datalog.Term) {
+				for _, d := range ents {
+					ts = append(ts, k(d))
 				}
-				for _, b := range rels {
-					others := append([]datalog.Term{v("_")}, func() (ts []datalog.Term) {
-						for _, d := range ents {
-							ts = append(ts, k(d))
+				return
+			}()...)
+			for _, o := range others {
+				for _, args := range [][]datalog.Term{{v("X"), o}, {o, v("X")}} {
+					if b == h && (datalog.Atom{Pred: b, Args: args}).String() == head.String() {
+						continue
+					}
+					r := datalog.Rule{Weight: 1, Head: head, Body: []datalog.Literal{{Kind: datalog.Positive, Atom: datalog.Atom{Pred: b, Args: args}}}}
+					sup, body := brute(r)
+					if sup >= 2 && float64(sup)/float64(body+5) >= 0.05 && !learned[r.Key()] {
+						missing++
+						if missing < 5 {
+							t.Errorf("not learned: %s (support %d, body %d)", r.String(), sup, body)
 						}
-						return
-					}()...)
-					for _, o := range others {
-						for _, args := range [][]datalog.Term{{v("X"), o}, {o, v("X")}} {
-							if b == h && (datalog.Atom{Pred: b, Args: args}).String() == head.String() {
+					}
+				}
+			}
+		}
+	}
+	// And every two-step rule h(X, c) :- b1(X, Y), b2(Y, d), b1 not h,
+	// above the thresholds, with at least two supporting X other than d
+	// through a Y of at most twoStepFan edges (a path that comes back to X,
+	// or passes through a hub, proposes nothing).
+	twoStep := 0
+	for _, head := range headAtoms {
+		h := head.Pred
+		if sup, _ := brute(datalog.Rule{Head: head, Body: []datalog.Literal{{Atom: datalog.Atom{Pred: h, Args: head.Args}}}}); sup < 2 {
+			continue
+		}
+		for _, b1 := range rels {
+			if b1 == h {
+				continue
+			}
+			for _, b2 := range rels {
+				for _, d := range ents {
+					for _, a1 := range [][]datalog.Term{{v("X"), v("Y")}, {v("Y"), v("X")}} {
+						for _, a2 := range [][]datalog.Term{{v("Y"), k(d)}, {k(d), v("Y")}} {
+							r := datalog.Rule{Weight: 1, Head: head, Body: []datalog.Literal{
+								{Kind: datalog.Positive, Atom: datalog.Atom{Pred: b1, Args: a1}},
+								{Kind: datalog.Positive, Atom: datalog.Atom{Pred: b2, Args: a2}}}}
+							sup, body := brute(r)
+							if sup < 2 || float64(sup)/float64(body+5) < 0.05 {
 								continue
 							}
-							r := datalog.Rule{Weight: 1, Head: head, Body: []datalog.Literal{{Kind: datalog.Positive, Atom: datalog.Atom{Pred: b, Args: args}}}}
-							sup, body := brute(r)
-							if sup >= 2 && float64(sup)/float64(body+5) >= 0.05 && !learned[r.Key()] {
+							twoStep++
+							if besides, _ := bruteSkip(r, d, twoStepFan); !learned[r.Key()] && besides >= 2 {
 								missing++
 								if missing < 5 {
 									t.Errorf("not learned: %s (support %d, body %d)", r.String(), sup, body)
@@ -141,6 +209,9 @@ func TestConstantRulesCounts(t *testing.T) {
 				}
 			}
 		}
+	}
+	if twoStep < 20 {
+		t.Errorf("only %d two-step rules above the thresholds: a weak test", twoStep)
 	}
 	if missing > 0 {
 		t.Errorf("%d rules above the thresholds not learned", missing)
@@ -324,7 +395,7 @@ func TestConstantRulesCoverage(t *testing.T) {
 		}
 		return len(best), sum
 	}
-	opt := ConstOptions{Heads: []string{"h"}, PerHead: 3, PerConstant: 30}
+	opt := ConstOptions{Heads: []string{"h"}, PerHead: 3, PerConstant: 30, Len: 1}
 	cov, err := g.ConstantRules(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)

@@ -208,7 +208,7 @@ func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 			}
 			if cr, isConst := constRuleOf(r); lp {
 				h.lpChain = append(h.lpChain, i)
-			} else if isConst && en.graphRel(cr.pred) {
+			} else if isConst && en.graphRel(cr.pred) && (cr.pred1 == "" || en.graphRel(cr.pred1)) {
 				cr.rule = int32(i)
 				h.lpConst = append(h.lpConst, cr)
 			} else {

@@ -12,8 +12,13 @@ import (
 //	h(X, c) :- b(X, d).   h(X, c) :- b(d, X).
 //	h(X, c) :- b(X, _).   h(X, c) :- b(_, X).
 //
-// and the same with the constant first in the head, h(c, X). The body
-// relation b is a relation of the graph (read from the CSR snapshot).
+// and the same with the constant first in the head, h(c, X), and the
+// two-step bodies of AnyBURL's acyclic rules of length 2:
+//
+//	h(X, c) :- b1(X, Y), b2(Y, d).   (either argument order in each atom)
+//
+// The body relations are relations of the graph (read from the CSR
+// snapshot).
 type constRule struct {
 	rule   int32
 	w      float64
@@ -26,18 +31,28 @@ type constRule struct {
 	cName  string // the head's constant
 	dName  string // the body's constant ("" for `_`)
 	pred   string // the body relation
+
+	// A two-step body b1(X, Y), b2(Y, d) has a first step (pred1 != ""):
+	// the fields above then describe b2, with Y in the place of X.
+	pred1   string
+	rel1    int32   // dense relation index of b1, -1 if the graph lacks it
+	x1First bool    // b1(X, Y) rather than b1(Y, X)
+	xs      []int32 // every X the two-step body holds for (dense, sorted)
 }
 
 // constRuleOf recognises a rule of the forms above (constants are symbols;
-// the body atom's other argument is a symbol or the anonymous variable).
+// the body atom's other argument is a symbol or, in one-atom bodies, the
+// anonymous variable).
 func constRuleOf(r *datalog.Rule) (constRule, bool) {
-	if len(r.Head.Args) != 2 || len(r.Body) != 1 {
+	if len(r.Head.Args) != 2 || len(r.Body) < 1 || len(r.Body) > 2 {
 		return constRule{}, false
 	}
-	l := r.Body[0]
-	if l.Kind != datalog.Positive || len(l.Atom.Args) != 2 {
-		return constRule{}, false
+	for _, l := range r.Body {
+		if l.Kind != datalog.Positive || len(l.Atom.Args) != 2 {
+			return constRule{}, false
+		}
 	}
+	l := r.Body[len(r.Body)-1]
 	h0, h1 := r.Head.Args[0], r.Head.Args[1]
 	var cr constRule
 	var x datalog.Term
@@ -48,6 +63,23 @@ func constRuleOf(r *datalog.Rule) (constRule, bool) {
 		cr.cpos, cr.cName, x = 0, h0.Value, h1
 	default:
 		return constRule{}, false
+	}
+	if len(r.Body) == 2 {
+		// b1(X, Y), b2(Y, d): Y is a named variable of b1 and b2 only.
+		a := r.Body[0].Atom
+		var y datalog.Term
+		switch {
+		case a.Args[0].Kind == datalog.Var && a.Args[0].Value == x.Value:
+			cr.x1First, y = true, a.Args[1]
+		case a.Args[1].Kind == datalog.Var && a.Args[1].Value == x.Value:
+			y = a.Args[0]
+		default:
+			return constRule{}, false
+		}
+		if y.Kind != datalog.Var || y.Value == "_" || y.Value == x.Value {
+			return constRule{}, false
+		}
+		cr.pred1, x = a.Pred, y
 	}
 	b0, b1 := l.Atom.Args[0], l.Atom.Args[1]
 	var other datalog.Term
@@ -62,7 +94,7 @@ func constRuleOf(r *datalog.Rule) (constRule, bool) {
 	switch {
 	case other.Kind == datalog.Symbol:
 		cr.dName = other.Value
-	case other.Kind == datalog.Var && other.Value == "_":
+	case other.Kind == datalog.Var && other.Value == "_" && cr.pred1 == "":
 	default:
 		return constRule{}, false
 	}
@@ -95,6 +127,29 @@ func (cd *chainData) resolveConst(en *Engine, cr *constRule, rel func(string) in
 	if cr.rel >= 0 && cr.d == -1 {
 		cd.needAny(cr.rel, cr.xFirst)
 	}
+	if cr.pred1 != "" {
+		cr.rel1 = rel(cr.pred1)
+		cr.xs = cd.twoStepXs(cr)
+	}
+}
+
+// twoStepXs computes every X (dense, sorted) for which the two-step body
+// b1(X, Y), b2(Y, d) of cr holds: the holders through b1 of every Y that
+// b2(Y, d) holds for.
+func (cd *chainData) twoStepXs(cr *constRule) []int32 {
+	if cr.rel1 < 0 {
+		return nil
+	}
+	m := &cd.snap.In[cr.rel1] // b1(X, Y): the subjects of Y
+	if !cr.x1First {
+		m = &cd.snap.Out[cr.rel1] // b1(Y, X): the objects of Y
+	}
+	var xs []int32
+	for _, y := range cd.stepXs(cr) {
+		xs = append(xs, m.Col[m.RowPtr[y]:m.RowPtr[y+1]]...)
+	}
+	slices.Sort(xs)
+	return slices.Compact(xs)
 }
 
 // needAny computes, once, the entities with at least one fact of relation
@@ -122,6 +177,27 @@ func (cd *chainData) needAny(rel int32, first bool) {
 
 // bodyHolds reports whether cr's body holds for X = x (a dense index).
 func (cd *chainData) bodyHolds(cr *constRule, x int32) bool {
+	if cr.pred1 == "" {
+		return cd.stepHolds(cr, x)
+	}
+	if cr.rel1 < 0 {
+		return false
+	}
+	m := &cd.snap.Out[cr.rel1] // b1(X, Y): the objects of X
+	if !cr.x1First {
+		m = &cd.snap.In[cr.rel1] // b1(Y, X): the subjects of X
+	}
+	for _, y := range m.Col[m.RowPtr[x]:m.RowPtr[x+1]] {
+		if cd.stepHolds(cr, y) {
+			return true
+		}
+	}
+	return false
+}
+
+// stepHolds reports whether cr's last body atom, b(X, d) or b2(Y, d),
+// holds for its variable = x (a dense index).
+func (cd *chainData) stepHolds(cr *constRule, x int32) bool {
 	if cr.rel < 0 || cr.d == -2 {
 		return false
 	}
@@ -139,6 +215,15 @@ func (cd *chainData) bodyHolds(cr *constRule, x int32) bool {
 
 // bodyXs returns every X (dense indices, sorted) cr's body holds for.
 func (cd *chainData) bodyXs(cr *constRule) []int32 {
+	if cr.pred1 != "" {
+		return cr.xs
+	}
+	return cd.stepXs(cr)
+}
+
+// stepXs returns every value (dense indices, sorted) of the variable of
+// cr's last body atom for which that atom holds.
+func (cd *chainData) stepXs(cr *constRule) []int32 {
 	if cr.rel < 0 || cr.d == -2 {
 		return nil
 	}

@@ -209,8 +209,8 @@ func TestRuleScoresOneStep(t *testing.T) {
 }
 
 // TestRuleScoresConstants compares the fast path of rules with constants
-// with the evaluator: each rule alone, queried with Query, for every entity
-// in both directions.
+// (one atom, and two-step bodies b1(X, Y), b2(Y, d)) with the evaluator:
+// each rule alone, queried with Query, for every entity in both directions.
 func TestRuleScoresConstants(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -229,6 +229,16 @@ func TestRuleScoresConstants(t *testing.T) {
 0.9 :: h(X, nobody) :- r0(X, _).
 0.9 :: h(X, v3) :- r0(X, nobody).
 0.9 :: h(X, v3) :- nothing(X, v1).
+0.55 :: h(X, v3) :- r0(X, Y), r1(Y, v5).
+0.45 :: h(X, v2) :- r1(Y, X), r2(v1, Y).
+0.35 :: h(v4, X) :- r2(X, Y), r0(Y, v7).
+0.25 :: h(v5, X) :- r0(Y, X), r0(v2, Y).
+0.15 :: h(v1, X) :- r1(X, Y), r1(v0, Y).
+0.9 :: h(X, v3) :- r0(X, Y), r1(Y, nobody).
+0.9 :: h(X, v3) :- r0(X, Y), nothing(Y, v1).
+0.9 :: h(X, v3) :- r0(X, Y), r1(Y, Z).
+0.9 :: h(X, v3) :- r0(X, Y), r1(Y, X).
+0.9 :: h(X, v3) :- r0(X, Y), r1(Y, _).
 `
 	prog := mustParse(t, src)
 	st := newStore(t, b.String())
@@ -240,7 +250,7 @@ func TestRuleScoresConstants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := cd.heads["h"]; len(h.lpConst) != 10 || len(h.lpOther) != 1 {
+	if h := cd.heads["h"]; len(h.lpConst) != 16 || len(h.lpOther) != 5 {
 		t.Fatalf("rules with constants %d, other %v", len(h.lpConst), h.lpOther)
 	}
 	checked := checkRuleScores(t, en, st, 42, func(ri int) *datalog.Program {

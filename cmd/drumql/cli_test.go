@@ -576,7 +576,7 @@ func TestMineBounds(t *testing.T) {
 	}
 	db := loadTSV(t, tmp, b.String())
 	progressed := hookMineProgress(t)
-	for _, bad := range []string{"--max-queries=-2", "--max-fan-out=-5"} {
+	for _, bad := range []string{"--max-queries=-2", "--max-fan-out=-5", "--constant-len=3", "--constant-len=0"} {
 		_, stderr, code := runCLI(t, "", "--db", db, "mine", bad, "--out", filepath.Join(tmp, "r.dl"))
 		flag := strings.SplitN(bad, "=", 2)[0]
 		if code != 2 || !strings.Contains(stderr, flag) || *progressed {

@@ -47,7 +47,7 @@ func (c *mineCmd) settings(cfg miner.Config) cluster.Settings {
 	}
 	cfg.Heads, cfg.Threads = nil, 0
 	return cluster.Settings{Config: cfg, Beam: c.Beam, MaxRules: c.MaxRules, Candidates: c.Candidates, MinScore: c.MinScore,
-		MinSupport: c.MinSupport, Weight: weight, SupportBudget: c.Budget, NoConstants: c.NoConstants, ConstantRules: c.ConstantRules, PerConstant: c.PerConstant, ConstantsBy: c.ConstantsBy, PathSamples: c.PathSamples, HeadBudget: c.HeadBudget}
+		MinSupport: c.MinSupport, Weight: weight, SupportBudget: c.Budget, NoConstants: c.NoConstants, ConstantRules: c.ConstantRules, PerConstant: c.PerConstant, ConstantsBy: c.ConstantsBy, ConstantLen: c.ConstantLen, PathSamples: c.PathSamples, HeadBudget: c.HeadBudget}
 }
 
 // partition splits the head relations (--heads, or every relation of g)

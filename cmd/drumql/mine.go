@@ -35,6 +35,7 @@ type mineCmd struct {
 	Beam          int      `default:"4000" placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${default})."`
 	PathSamples   int      `placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default 200; -1: bodies from DRUM's attention only)."`
 	NoConstants   bool     `help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
+	ConstantLen   int      `placeholder:"N" default:"2" help:"The most atoms in the body of a rule with constants: 1, or 2 for h(X, c) :- b1(X, Y), b2(Y, d). as well."`
 	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation (default 300), chosen as --constants-by says."`
 	PerConstant   int      `placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence: the pool the head's --constant-rules are chosen from (default 1000)."`
 	ConstantsBy   string   `enum:"coverage,confidence" default:"coverage" help:"How a head's --constant-rules rules with constants are chosen: coverage (greedily, the rules that most raise the confidence with which its facts are predicted, so they spread over its constants and facts) or confidence (the most confident)."`
@@ -92,6 +93,9 @@ func (c *mineCmd) Run(e *env) error {
 	}
 	if c.MaxQueries < -1 {
 		return inputErr(fmt.Errorf("--max-queries %d: want a number of triples of at least 1, or -1 for no bound", c.MaxQueries))
+	}
+	if c.ConstantLen != 1 && c.ConstantLen != 2 {
+		return inputErr(fmt.Errorf("--constant-len %d: want 1 (one body atom) or 2 (also h(X, c) :- b1(X, Y), b2(Y, d).)", c.ConstantLen))
 	}
 	if c.MaxFanOut < -1 {
 		return inputErr(fmt.Errorf("--max-fan-out %d: want a number of neighbours of at least 1, or -1 for no cap", c.MaxFanOut))
