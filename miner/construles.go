@@ -137,8 +137,9 @@ type headCand struct {
 // and the same with the constant in the head's first argument, h(c, X).
 // Candidates are proposed by the neighbourhoods of the entities that fill
 // the variable slot of h's facts with constant c (at most opt.Sample of them
-// per constant, sampled with opt.Seed; two-step bodies by the paths through
-// entities of at most twoStepFan edges, never through h itself), then
+// per constant, sampled with opt.Seed; two-step bodies, for constants with
+// at least twoStepMinFacts facts, by the paths through entities of at most
+// twoStepFan edges, never through h itself), then
 // counted exactly on the graph (a two-step body that would take more than
 // twoStepBudget edge visits is left out):
 // Body is the number of entities X the body holds for, Support those for
@@ -218,7 +219,7 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 	counts := map[int64]int32{}
 	anyOp := make([]int32, 2*R)
 	stamp := make([]int32, 2*R)
-	ts := &twoSteps{g: g, holders: holders, mark: make([]int32, E), seen: map[uint64][2]int32{}}
+	ts := &twoSteps{g: g, holders: holders, mark: make([]int32, E), over: map[uint64]struct{}{}}
 	if opt.Len < 2 {
 		ts = nil
 	}
@@ -276,7 +277,7 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 					cands = append(cands, constCand{op1: -1, op: int32(op), y: -1})
 				}
 			}
-			if opt.Len >= 2 {
+			if opt.Len >= 2 && len(xs) >= twoStepMinFacts {
 				cands = ts.propose(sample, r, need, opt.TwoStepCands, cands)
 			}
 			kept := cands[:0]
@@ -539,9 +540,19 @@ func MergeRules(lists ...[]MinedRule) []MinedRule {
 // ConstOptions.TwoStepCands proposed by the most sampled X (ties: the lower
 // operators and entity) are counted exactly, unless that takes more than
 // twoStepBudget edge visits (the body is then left out).
+// Only a constant with at least twoStepMinFacts facts of the head proposes
+// two-step bodies: with fewer, its two-step rules restate one family or
+// one neighbourhood (on a graph of a million people, a mother's two
+// children propose the paths through their father), and the work would
+// grow with the number of constants.
+// A head stops proposing two-step bodies once its two-step work (paths
+// proposed and edges visited counting bodies) passes twoStepHeadBudget,
+// so large graphs stay bounded.
 const (
-	twoStepFan    = 20
-	twoStepBudget = 100_000
+	twoStepFan        = 20
+	twoStepBudget     = 100_000
+	twoStepMinFacts   = 5
+	twoStepHeadBudget = 20_000_000
 )
 
 // twoSteps proposes and counts the two-step bodies of one head relation.
@@ -550,8 +561,11 @@ type twoSteps struct {
 	holders func(op, y int32) []int32 // the sorted x with an op-edge from x to y
 	mark    []int32                   // per entity: the generation of the last body that holds for it
 	gen     int32
-	seen    map[uint64][2]int32 // path key -> (last sample index + 1, count)
-	keys    []twoStepKey
+	buf     []uint64            // one sampled entity's paths (op1<<48 | op<<32 | y)
+	all     []uint64            // every sampled entity's distinct paths
+	keys    []twoStepKey        // the paths reached often enough
+	over    map[uint64]struct{} // the bodies past twoStepBudget
+	work    int                 // paths proposed and edges visited so far (twoStepHeadBudget)
 }
 
 // twoStepKey is a proposed two-step body and the number of sampled
@@ -568,33 +582,42 @@ type twoStepKey struct {
 // would support its own body.
 func (t *twoSteps) propose(sample []int32, r int, need int32, max int, cands []constCand) []constCand {
 	inc, R := &t.g.inc, len(t.g.fwd)
-	if 2*R > 0xffff {
-		return cands // the operators do not fit the path key
+	if 2*R > 0xffff || t.work > twoStepHeadBudget {
+		return cands // the operators do not fit the path key, or the head's budget is spent
 	}
-	clear(t.seen)
-	for i, x := range sample {
+	// Each sampled entity's distinct paths, then all of them sorted: a
+	// path's run is the number of sampled entities that reach it. (A map
+	// cleared for each constant would cost its largest size every time, on
+	// graphs of a million constants.)
+	t.all = t.all[:0]
+	for _, x := range sample {
+		t.buf = t.buf[:0]
 		for p := inc.Ptr[x]; p < inc.Ptr[x+1]; p++ {
 			op1, z := inc.Op[p], inc.Col[p]
 			if int(op1)%R == r || inc.Ptr[z+1]-inc.Ptr[z] > twoStepFan {
 				continue
 			}
 			for q := inc.Ptr[z]; q < inc.Ptr[z+1]; q++ {
-				op, y := inc.Op[q], inc.Col[q]
-				if y == x {
-					continue
-				}
-				key := uint64(op1)<<48 | uint64(op)<<32 | uint64(uint32(y))
-				if s := t.seen[key]; s[0] != int32(i+1) {
-					t.seen[key] = [2]int32{int32(i + 1), s[1] + 1}
+				if op, y := inc.Op[q], inc.Col[q]; y != x {
+					t.buf = append(t.buf, uint64(op1)<<48|uint64(op)<<32|uint64(uint32(y)))
 				}
 			}
 		}
+		t.work += len(t.buf)
+		slices.Sort(t.buf)
+		t.all = append(t.all, slices.Compact(t.buf)...)
 	}
+	slices.Sort(t.all)
 	t.keys = t.keys[:0]
-	for key, s := range t.seen {
-		if s[1] >= need {
-			t.keys = append(t.keys, twoStepKey{key, s[1]})
+	for i := 0; i < len(t.all); {
+		j := i + 1
+		for j < len(t.all) && t.all[j] == t.all[i] {
+			j++
 		}
+		if int32(j-i) >= need {
+			t.keys = append(t.keys, twoStepKey{t.all[i], int32(j - i)})
+		}
+		i = j
 	}
 	slices.SortFunc(t.keys, func(a, b twoStepKey) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.key, b.key)) })
 	for _, k := range t.keys[:min(len(t.keys), max)] {
@@ -607,9 +630,16 @@ func (t *twoSteps) propose(sample []int32, r int, need int32, max int, cands []c
 // (operators op1 then op; see has) and returns how many there are, or false
 // past twoStepBudget edge visits.
 func (t *twoSteps) body(op1, op, y int32) (int, bool) {
+	key := uint64(op1)<<48 | uint64(op)<<32 | uint64(uint32(y))
+	if _, ok := t.over[key]; ok {
+		return 0, false
+	}
 	zs, visits := t.holders(op, y), 0
+	defer func() { t.work += visits }()
 	for _, z := range zs {
 		if visits += 1 + len(t.holders(op1, z)); visits > twoStepBudget {
+			// Remembered: the same body is proposed for many constants.
+			t.over[key] = struct{}{}
 			return 0, false
 		}
 	}

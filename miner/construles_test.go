@@ -172,14 +172,15 @@ func TestConstantRulesCounts(t *testing.T) {
 			}
 		}
 	}
-	// And every two-step rule h(X, c) :- b1(X, Y), b2(Y, d), b1 not h,
-	// above the thresholds, with at least two supporting X other than d
+	// And every two-step rule h(X, c) :- b1(X, Y), b2(Y, d), b1 not h, of
+	// a constant with at least twoStepMinFacts facts of the head, above the
+	// thresholds, with at least two supporting X other than d
 	// through a Y of at most twoStepFan edges (a path that comes back to X,
 	// or passes through a hub, proposes nothing).
 	twoStep := 0
 	for _, head := range headAtoms {
 		h := head.Pred
-		if sup, _ := brute(datalog.Rule{Head: head, Body: []datalog.Literal{{Atom: datalog.Atom{Pred: h, Args: head.Args}}}}); sup < 2 {
+		if sup, _ := brute(datalog.Rule{Head: head, Body: []datalog.Literal{{Atom: datalog.Atom{Pred: h, Args: head.Args}}}}); sup < twoStepMinFacts {
 			continue
 		}
 		for _, b1 := range rels {
