@@ -561,7 +561,7 @@ type twoSteps struct {
 	holders func(op, y int32) []int32 // the sorted x with an op-edge from x to y
 	mark    []int32                   // per entity: the generation of the last body that holds for it
 	gen     int32
-	buf     []uint64            // one sampled entity's paths (op1<<48 | op<<32 | y)
+	buf     []uint64            // one sampled entity's paths (twoStepPath)
 	all     []uint64            // every sampled entity's distinct paths
 	keys    []twoStepKey        // the paths reached often enough
 	over    map[uint64]struct{} // the bodies past twoStepBudget
@@ -571,16 +571,22 @@ type twoSteps struct {
 // twoStepKey is a proposed two-step body and the number of sampled
 // entities that proposed it.
 type twoStepKey struct {
-	key uint64 // op1<<48 | op<<32 | y
+	key uint64 // twoStepPath(op1, op, y)
 	n   int32
 }
 
+// twoStepPath packs a two-step body: operators op1 and op (each below 2^16)
+// and the entity y.
+func twoStepPath(op1, op, y int32) uint64 {
+	return uint64(op1)<<48 | uint64(op)<<32 | uint64(uint32(y))
+}
+
 // propose appends to cands the two-step bodies (op1, op, y) reached from at
-// least need of the sampled entities, at most max of them (the most often
+// least need of the sampled entities, at most most of them (the most often
 // reached), in a deterministic order. Steps through the head
 // relation r itself (either direction) are not taken: the head fact h(X, c)
 // would support its own body.
-func (t *twoSteps) propose(sample []int32, r int, need int32, max int, cands []constCand) []constCand {
+func (t *twoSteps) propose(sample []int32, r int, need int32, most int, cands []constCand) []constCand {
 	inc, R := &t.g.inc, len(t.g.fwd)
 	if 2*R > 0xffff || t.work > twoStepHeadBudget {
 		return cands // the operators do not fit the path key, or the head's budget is spent
@@ -599,7 +605,7 @@ func (t *twoSteps) propose(sample []int32, r int, need int32, max int, cands []c
 			}
 			for q := inc.Ptr[z]; q < inc.Ptr[z+1]; q++ {
 				if op, y := inc.Op[q], inc.Col[q]; y != x {
-					t.buf = append(t.buf, uint64(op1)<<48|uint64(op)<<32|uint64(uint32(y)))
+					t.buf = append(t.buf, twoStepPath(op1, op, y))
 				}
 			}
 		}
@@ -620,7 +626,7 @@ func (t *twoSteps) propose(sample []int32, r int, need int32, max int, cands []c
 		i = j
 	}
 	slices.SortFunc(t.keys, func(a, b twoStepKey) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.key, b.key)) })
-	for _, k := range t.keys[:min(len(t.keys), max)] {
+	for _, k := range t.keys[:min(len(t.keys), most)] {
 		cands = append(cands, constCand{op1: int32(k.key >> 48), op: int32(k.key >> 32 & 0xffff), y: int32(uint32(k.key))})
 	}
 	return cands
@@ -630,7 +636,7 @@ func (t *twoSteps) propose(sample []int32, r int, need int32, max int, cands []c
 // (operators op1 then op; see has) and returns how many there are, or false
 // past twoStepBudget edge visits.
 func (t *twoSteps) body(op1, op, y int32) (int, bool) {
-	key := uint64(op1)<<48 | uint64(op)<<32 | uint64(uint32(y))
+	key := twoStepPath(op1, op, y)
 	if _, ok := t.over[key]; ok {
 		return 0, false
 	}
