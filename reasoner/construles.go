@@ -180,19 +180,8 @@ func (cd *chainData) bodyHolds(cr *constRule, x int32) bool {
 	if cr.pred1 == "" {
 		return cd.stepHolds(cr, x)
 	}
-	if cr.rel1 < 0 {
-		return false
-	}
-	m := &cd.snap.Out[cr.rel1] // b1(X, Y): the objects of X
-	if !cr.x1First {
-		m = &cd.snap.In[cr.rel1] // b1(Y, X): the subjects of X
-	}
-	for _, y := range m.Col[m.RowPtr[x]:m.RowPtr[x+1]] {
-		if cd.stepHolds(cr, y) {
-			return true
-		}
-	}
-	return false
+	_, found := slices.BinarySearch(cr.xs, x)
+	return found
 }
 
 // stepHolds reports whether cr's last body atom, b(X, d) or b2(Y, d),
