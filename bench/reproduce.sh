@@ -5,7 +5,7 @@
 #
 # small:     Table 2 — family, umls, kinship; T=2 and T=3; DRUM-1 (L=1) and DRUM-4 (L=4);
 #            then DRUM-4 again with seeds 1 and 2 (run-to-run spread; the ensembles)
-# large:     Table 3 — wn18rr and fb15k-237; T=2 and T=3; L=3   (hours on 2 cores);
+# large:     Table 3 — wn18rr and fb15k-237; T=2 and T=3; L=3   (about 25 minutes on 2 cores);
 #            then wn18rr again with seeds 1 and 2
 # inductive: Table 4 — inductive Hits@10 on WN18 and FB15k-237, T=2, L=3,
 #            rules without constants

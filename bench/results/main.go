@@ -381,8 +381,12 @@ alone ≥ 0.98 × the model, and ≥ AnyBURL run on our split; past that, the go
 			}
 		}
 		vs := func(target float64) string {
-			if rules >= target {
+			switch {
+			case rules >= target:
 				return f3(target) + ": met"
+			case f3(rules) == f3(target):
+				// The target is known to three decimals only.
+				return fmt.Sprintf("%s: equal at three decimals (%.4f)", f3(target), rules)
 			}
 			return fmt.Sprintf("%s: short by %s", f3(target), f3(target-rules))
 		}
