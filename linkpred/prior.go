@@ -47,9 +47,9 @@ func NewSlotPrior(snap *store.Snapshot, entities []store.ID) *SlotPrior {
 		p.rels[id] = ri
 		for dir, csr := range [2]*store.CSR{&snap.In[ri], &snap.Out[ri]} {
 			es = es[:0]
-			for e := range len(csr.RowPtr) - 1 {
-				if k := csr.RowPtr[e+1] - csr.RowPtr[e]; k > 0 {
-					if c, ok := pos[snap.Entities[e]]; ok {
+			for j := range csr.Stored() {
+				if k := csr.RowPtr[j+1] - csr.RowPtr[j]; k > 0 {
+					if c, ok := pos[snap.Entities[csr.RowAt(j)]]; ok {
 						es = append(es, entry{c, float32(k)})
 					}
 				}

@@ -56,14 +56,21 @@ func TestSlotPrior(t *testing.T) {
 		{"subjects, 20 not a candidate", no20, 100, false, []int32{0}, []float32{2}},
 		{"no candidates", nil, 100, true, nil, nil},
 	}
+	// The same graph with its adjacencies hypersparse (rows with facts only).
+	hyper := priorSnapshot()
+	for r := range hyper.Out {
+		hyper.Out[r], hyper.In[r] = hyper.Out[r].Compact(), hyper.In[r].Compact()
+	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			p := NewSlotPrior(priorSnapshot(), c.entities)
-			ents, counts := p.Slot(c.rel, c.tail)
-			if fmt.Sprint(ents) != fmt.Sprint(c.wantEnts) || fmt.Sprint(counts) != fmt.Sprint(c.wantCounts) {
-				t.Errorf("Slot(%d, %t) = %v %v, want %v %v", c.rel, c.tail, ents, counts, c.wantEnts, c.wantCounts)
-			}
-		})
+		for _, snap := range []*store.Snapshot{priorSnapshot(), hyper} {
+			t.Run(fmt.Sprintf("%s/hypersparse=%v", c.name, snap.Out[0].Hypersparse()), func(t *testing.T) {
+				p := NewSlotPrior(snap, c.entities)
+				ents, counts := p.Slot(c.rel, c.tail)
+				if fmt.Sprint(ents) != fmt.Sprint(c.wantEnts) || fmt.Sprint(counts) != fmt.Sprint(c.wantCounts) {
+					t.Errorf("Slot(%d, %t) = %v %v, want %v %v", c.rel, c.tail, ents, counts, c.wantEnts, c.wantCounts)
+				}
+			})
+		}
 	}
 }
 

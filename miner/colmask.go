@@ -45,21 +45,14 @@ const (
 // operator k, column x (u[x] += A_k[x, y] v[y]) and edge id, in operator
 // order.
 func (g *Graph) buildScatter() {
-	E, K := g.NumEntities(), len(g.sct)
-	n := 0
-	for _, m := range g.sct {
-		n += len(m.Col)
+	order := make([]int, len(g.sct))
+	for k := range order {
+		order[k] = k
 	}
-	sc := sparse.Incidence{Ptr: make([]int32, E+1), Op: make([]int32, 0, n), Col: make([]int32, 0, n), Edge: make([]int32, 0, n)}
-	for y := range E {
-		for k := range K {
-			m := g.sct[k]
-			for p := m.RowPtr[y]; p < m.RowPtr[y+1]; p++ {
-				sc.Op, sc.Col, sc.Edge = append(sc.Op, int32(k)), append(sc.Col, m.Col[p]), append(sc.Edge, m.EdgeID(p))
-			}
-		}
-		sc.Ptr[y+1] = int32(len(sc.Op))
-	}
+	l := byEntity(g.NumEntities(), g.sct, order, func(m *sparse.CSR, p int32, k int, dst int64, l *entityLists) {
+		l.op[dst], l.col[dst], l.edge[dst] = int32(k), m.Col[p], m.EdgeID(p)
+	}, true)
+	sc := sparse.Incidence{Ptr: l.ptr, Op: l.op, Col: l.col, Edge: l.edge}
 	g.sinc = sc
 }
 

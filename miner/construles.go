@@ -157,18 +157,11 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRul
 	heads = slices.Clone(heads)
 	slices.Sort(heads)
 	heads = slices.Compact(heads)
-	R, E := len(g.fwd), g.NumEntities()
+	R := len(g.fwd)
 	// nonEmpty[op]: the entities whose row of operator op is not empty.
 	nonEmpty := make([]int, 2*R)
 	for r := range R {
-		for x := range E {
-			if g.fwd[r].RowPtr[x+1] > g.fwd[r].RowPtr[x] {
-				nonEmpty[r]++
-			}
-			if g.bwd[r].RowPtr[x+1] > g.bwd[r].RowPtr[x] {
-				nonEmpty[R+r]++
-			}
-		}
+		nonEmpty[r], nonEmpty[R+r] = nonEmptyRows(g.fwd[r]), nonEmptyRows(g.bwd[r])
 	}
 	perHead := make([][]MinedRule, len(heads))
 	var failed atomic.Bool
@@ -202,7 +195,7 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 		if op >= R {
 			m = g.bwd[op%R]
 		}
-		return m.RowPtr[x+1] - m.RowPtr[x]
+		return m.Degree(x)
 	}
 	// holders(op, y): the sorted entities x with an op-edge from x to y.
 	holders := func(op int32, y int32) []int32 {
@@ -210,7 +203,7 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 		if int(op) >= R {
 			m = g.fwd[int(op)%R] // op = R+r: facts r(y, x): tails of y
 		}
-		return m.Col[m.RowPtr[y]:m.RowPtr[y+1]]
+		return m.Row(y)
 	}
 	hf := fnv.New64a()
 	hf.Write([]byte(h))
@@ -233,8 +226,9 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 		if pos == 0 {
 			byConst = g.fwd[r]
 		}
-		for c := range int32(E) {
-			xs := byConst.Col[byConst.RowPtr[c]:byConst.RowPtr[c+1]]
+		for k := range byConst.Stored() {
+			c := byConst.RowAt(k)
+			xs := byConst.Col[byConst.RowPtr[k]:byConst.RowPtr[k+1]]
 			if len(xs) < opt.MinSupport {
 				continue
 			}

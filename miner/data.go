@@ -178,9 +178,10 @@ func loadData(st Source, g *Graph, cfg *Config) (*dataset, error) {
 		// No train split: every graph fact is a query.
 		for r := range R {
 			m := g.fwd[r]
-			for h := range m.Rows {
-				for _, t := range m.Col[m.RowPtr[h]:m.RowPtr[h+1]] {
-					train = append(train, triple{r: int32(r), h: int32(h), t: t})
+			for k := range m.Stored() {
+				h := m.RowAt(k)
+				for _, t := range m.Col[m.RowPtr[k]:m.RowPtr[k+1]] {
+					train = append(train, triple{r: int32(r), h: h, t: t})
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/drumql/drumql/internal/csr"
 	"github.com/drumql/drumql/miner/internal/sparse"
 	"github.com/drumql/drumql/store"
 )
@@ -30,7 +31,7 @@ type Graph struct {
 	// its mass goes). Without capped hubs they are fwd and bwd; capHubs
 	// removes the entries out of hub entities (see Config.MaxFanOut).
 	gat, sct []*sparse.CSR
-	nb       *sparse.CSR      // undirected neighbourhood: row i = ∪_k row i of sct[k] (pattern)
+	nb       *entityLists     // undirected neighbourhood: row i = ∪_k row i of sct[k] (pattern)
 	inc      incidence        // gather form: row = output entity
 	sinc     sparse.Incidence // the scatter form: row = input entity (buildScatter)
 	capped   int              // entries removed by capHubs
@@ -52,7 +53,7 @@ func (g *Graph) isHub(k int, y int32) bool {
 // sct[k]), as (operator, count) pairs.
 type incidence struct {
 	sparse.Incidence // Ptr, Op, Col, Edge: the entries of the rows
-	dptr             []int32
+	dptr             []int64
 	dop              []int32
 	dcnt             []float32
 }
@@ -65,47 +66,109 @@ func (g *Graph) setOps() {
 	g.capped, g.hubs = 0, nil
 }
 
-// buildOps fills g.nb and g.inc from g.gat and g.sct.
+// buildOps fills g.nb and g.inc from g.gat and g.sct. Each list is built
+// by a counting sort over the operators' stored rows, so the cost is the
+// entries plus the entities, not the entities times the operators.
 func (g *Graph) buildOps() {
 	E, K := g.NumEntities(), len(g.gat)
 	R := K / 2
-	// Undirected neighbourhood: union of the rows of every scatter operator.
-	nb := &sparse.CSR{Rows: E, Cols: E, RowPtr: make([]int32, E+1)}
-	var row []int32
-	for i := range E {
-		row = row[:0]
-		for r := range R {
-			for _, m := range []*sparse.CSR{g.sct[R+r], g.sct[r]} {
-				row = append(row, m.Col[m.RowPtr[i]:m.RowPtr[i+1]]...)
-			}
-		}
-		slices.Sort(row)
-		row = slices.Compact(row)
-		nb.Col = append(nb.Col, row...)
-		nb.RowPtr[i+1] = int32(len(nb.Col))
+	// The order in which an entity's entries are listed: per relation r,
+	// operator r then R+r.
+	order := make([]int, 0, K)
+	for r := range R {
+		order = append(order, r, R+r)
 	}
-	g.nb = nb
-	in := incidence{Incidence: sparse.Incidence{Ptr: make([]int32, E+1)}, dptr: make([]int32, E+1)}
+	// Undirected neighbourhood: row i = ∪_k row i of sct[k], sorted.
+	nbRows := byEntity(E, g.sct, order, func(m *sparse.CSR, p int32, _ int, dst int64, l *entityLists) {
+		l.col[dst] = m.Col[p]
+	}, false)
+	// Sort and deduplicate each row in place, moving it down.
+	w, lo := int64(0), int64(0)
+	for i := range E {
+		hi := nbRows.ptr[i+1]
+		row := nbRows.col[lo:hi]
+		slices.Sort(row)
+		w += int64(copy(nbRows.col[w:], slices.Compact(row)))
+		lo, nbRows.ptr[i+1] = hi, w
+	}
+	nbRows.col = nbRows.col[:w]
+	g.nb = nbRows
+	// Gather form: row x lists the entries of row x of every gat[k].
+	rows := byEntity(E, g.gat, order, func(m *sparse.CSR, p int32, k int, dst int64, l *entityLists) {
+		l.op[dst], l.col[dst], l.edge[dst] = int32(k), m.Col[p], m.EdgeID(p)
+	}, true)
+	in := incidence{Incidence: sparse.Incidence{Ptr: rows.ptr, Op: rows.op, Col: rows.col, Edge: rows.edge}, dptr: make([]int64, E+1)}
+	// Column degrees: per entity, (k, length of row x of sct[k]) for the
+	// operators with a nonempty row, in the same operator order.
+	for _, k := range order {
+		m := g.sct[k]
+		for j := range m.Stored() {
+			if m.RowPtr[j+1] > m.RowPtr[j] {
+				in.dptr[m.RowAt(j)+1]++
+			}
+		}
+	}
 	for x := range E {
-		for r := range R {
-			for _, k := range []int{r, R + r} {
-				m := g.gat[k]
-				for p := m.RowPtr[x]; p < m.RowPtr[x+1]; p++ {
-					in.Op, in.Col, in.Edge = append(in.Op, int32(k)), append(in.Col, m.Col[p]), append(in.Edge, m.EdgeID(p))
-				}
+		in.dptr[x+1] += in.dptr[x]
+	}
+	in.dop, in.dcnt = make([]int32, in.dptr[E]), make([]float32, in.dptr[E])
+	next := slices.Clone(in.dptr[:E])
+	for _, k := range order {
+		m := g.sct[k]
+		for j := range m.Stored() {
+			if n := m.RowPtr[j+1] - m.RowPtr[j]; n > 0 {
+				x := m.RowAt(j)
+				in.dop[next[x]], in.dcnt[next[x]] = int32(k), float32(n)
+				next[x]++
 			}
 		}
-		in.Ptr[x+1] = int32(len(in.Op))
-		for k := range K {
-			k = k/2 + (k%2)*R // r, R+r, r+1, R+r+1, …
-			if n := g.sct[k].RowPtr[x+1] - g.sct[k].RowPtr[x]; n > 0 {
-				in.dop, in.dcnt = append(in.dop, int32(k)), append(in.dcnt, float32(n))
-			}
-		}
-		in.dptr[x+1] = int32(len(in.dop))
 	}
 	g.inc = in
 	g.buildScatter()
+}
+
+// entityLists holds, per entity, a list of entries: those of entity i are
+// at ptr[i]..ptr[i+1]-1 of col (and of op and edge, when kept).
+type entityLists struct {
+	ptr           []int64 // 64-bit: the lists hold every operator's entries
+	op, col, edge []int32
+}
+
+// row returns the columns of entity i's list.
+func (l *entityLists) row(i int32) []int32 { return l.col[l.ptr[i]:l.ptr[i+1]] }
+
+// byEntity lists, per entity x, the entries of row x of every matrix ms[k],
+// k taken in order, each in its row's order: a counting sort over the
+// stored rows. put writes entry p of ms[k] at position dst; withOps
+// allocates op and edge besides col.
+func byEntity(E int, ms []*sparse.CSR, order []int, put func(m *sparse.CSR, p int32, k int, dst int64, l *entityLists), withOps bool) *entityLists {
+	l := &entityLists{ptr: make([]int64, E+1)}
+	for _, k := range order {
+		m := ms[k]
+		for j := range m.Stored() {
+			l.ptr[m.RowAt(j)+1] += int64(m.RowPtr[j+1] - m.RowPtr[j])
+		}
+	}
+	for x := range E {
+		l.ptr[x+1] += l.ptr[x]
+	}
+	n := l.ptr[E]
+	l.col = make([]int32, n)
+	if withOps {
+		l.op, l.edge = make([]int32, n), make([]int32, n)
+	}
+	next := slices.Clone(l.ptr[:E])
+	for _, k := range order {
+		m := ms[k]
+		for j := range m.Stored() {
+			x := m.RowAt(j)
+			for p := m.RowPtr[j]; p < m.RowPtr[j+1]; p++ {
+				put(m, p, k, next[x], l)
+				next[x]++
+			}
+		}
+	}
+	return l
 }
 
 // capHubs returns g with its propagation operators capped: an entity with
@@ -122,9 +185,9 @@ func (g *Graph) capHubs(maxFanOut int) *Graph {
 	// inputs) with more than maxFanOut entries.
 	hubs, found := make([][]int32, len(g.sct)), false
 	for k, s := range g.sct {
-		for y := range s.Rows {
-			if int(s.RowPtr[y+1]-s.RowPtr[y]) > maxFanOut {
-				hubs[k] = append(hubs[k], int32(y))
+		for j := range s.Stored() {
+			if int(s.RowPtr[j+1]-s.RowPtr[j]) > maxFanOut {
+				hubs[k] = append(hubs[k], s.RowAt(j))
 			}
 		}
 		found = found || hubs[k] != nil
@@ -141,7 +204,7 @@ func (g *Graph) capHubs(maxFanOut int) *Graph {
 		}
 		// Drop the entries whose input y is a hub: columns of gat[k], rows
 		// of sct[k].
-		keep := func(y int32) bool { return int(s.RowPtr[y+1]-s.RowPtr[y]) <= maxFanOut }
+		keep := func(y int32) bool { return int(s.Degree(y)) <= maxFanOut }
 		v.gat[k] = filterCSR(g.gat[k], func(_, y int32) bool { return keep(y) })
 		v.sct[k] = filterCSR(s, func(y, _ int32) bool { return keep(y) })
 		v.capped += g.gat[k].NNZ() - v.gat[k].NNZ()
@@ -150,17 +213,38 @@ func (g *Graph) capHubs(maxFanOut int) *Graph {
 	return &v
 }
 
+// nonEmptyRows counts the rows of m with at least one entry.
+func nonEmptyRows(m *sparse.CSR) int {
+	n := 0
+	for k := range m.Stored() {
+		if m.RowPtr[k+1] > m.RowPtr[k] {
+			n++
+		}
+	}
+	return n
+}
+
 // filterCSR returns the entries (row, column) of m that keep accepts, with
-// their edge ids.
+// their edge ids, in m's layout (a hypersparse result stores only the rows
+// left with entries).
 func filterCSR(m *sparse.CSR, keep func(row, col int32) bool) *sparse.CSR {
-	out := &sparse.CSR{Rows: m.Rows, Cols: m.Cols, RowPtr: make([]int32, m.Rows+1)}
-	for i := range m.Rows {
-		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			if keep(int32(i), m.Col[p]) {
+	out := &sparse.CSR{Rows: m.Rows, Cols: m.Cols, Matrix: csr.Matrix{RowPtr: make([]int32, 1, m.Stored()+1)}}
+	if m.RowIDs != nil {
+		out.RowIDs = []int32{}
+	}
+	for j := range m.Stored() {
+		i := m.RowAt(j)
+		for p := m.RowPtr[j]; p < m.RowPtr[j+1]; p++ {
+			if keep(i, m.Col[p]) {
 				out.Col, out.Edge = append(out.Col, m.Col[p]), append(out.Edge, m.EdgeID(p))
 			}
 		}
-		out.RowPtr[i+1] = int32(len(out.Col))
+		if n := int32(len(out.Col)); m.RowIDs == nil {
+			out.RowPtr = append(out.RowPtr, n)
+		} else if n > out.RowPtr[len(out.RowPtr)-1] {
+			out.RowIDs = append(out.RowIDs, i)
+			out.RowPtr = append(out.RowPtr, n)
+		}
 	}
 	return out
 }
@@ -198,13 +282,14 @@ func NewGraph(st Source, snap *store.Snapshot) (*Graph, error) {
 	E := len(snap.Entities)
 	for r := range snap.Relations {
 		out, in := &snap.Out[r], &snap.In[r]
-		g.fwd = append(g.fwd, &sparse.CSR{Rows: E, Cols: E, RowPtr: out.RowPtr, Col: out.Col})
-		g.bwd = append(g.bwd, &sparse.CSR{Rows: E, Cols: E, RowPtr: in.RowPtr, Col: in.Col, Edge: in.Edge})
+		// Edge ids and row pointers within one relation are 32-bit; the
+		// lists over all relations have 64-bit offsets.
+		if len(out.Col) > math.MaxInt32 {
+			return nil, errorf("miner: relation %s has %d facts; at most %d facts per relation are supported", g.relNames[r], len(out.Col), math.MaxInt32)
+		}
+		g.fwd = append(g.fwd, &sparse.CSR{Rows: E, Cols: E, Matrix: *out})
+		g.bwd = append(g.bwd, &sparse.CSR{Rows: E, Cols: E, Matrix: *in})
 		g.nnz += len(out.Col)
-	}
-	// The incidence lists hold every fact twice, indexed by int32.
-	if 2*g.nnz > math.MaxInt32 {
-		return nil, errorf("miner: the graph has %d facts; mining indexes each twice with 32-bit offsets, so at most %d facts are supported", g.nnz, math.MaxInt32/2)
 	}
 	g.setOps()
 	g.buildOps()
@@ -232,7 +317,7 @@ func (g *Graph) Snapshot() *store.Snapshot { return g.snap }
 // edgeID returns the edge id of the fact r(h, t), or -1.
 func (g *Graph) edgeID(r int, h, t int32) int32 {
 	m := g.fwd[r]
-	lo, hi := m.RowPtr[h], m.RowPtr[h+1]
+	lo, hi := m.Span(h)
 	p, ok := slices.BinarySearch(m.Col[lo:hi], t)
 	if !ok {
 		return -1
@@ -258,7 +343,7 @@ func (g *Graph) view(rels []string) *Graph {
 		if r, ok := g.relIndex[name]; ok {
 			v.fwd[i], v.bwd[i] = g.fwd[r], g.bwd[r]
 		} else {
-			empty := &sparse.CSR{Rows: E, Cols: E, RowPtr: make([]int32, E+1)}
+			empty := &sparse.CSR{Rows: E, Cols: E, Matrix: csr.Matrix{RowPtr: []int32{0}, RowIDs: []int32{}}}
 			v.fwd[i], v.bwd[i] = empty, empty
 		}
 	}

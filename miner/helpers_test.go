@@ -1,7 +1,9 @@
 package miner
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -89,4 +91,36 @@ func randomAttention(L, T, K int, next func() float64) [][][]float64 {
 		}
 	}
 	return a
+}
+
+// mineBytes trains on src's graph g with cfg and returns the saved model
+// followed by the chain rules read off it with their support and body
+// counts, one per line, and with consts the rules with constants too: what
+// must not change when only the way the graph is served changes.
+func mineBytes(t *testing.T, src GraphSource, g *Graph, cfg Config, consts bool) string {
+	t.Helper()
+	ctx := context.Background()
+	m, err := TrainGraph(ctx, src, g, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := m.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := m.Rules(ExtractOptions{Graph: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if consts {
+		cr, err := g.ConstantRules(ctx, ConstOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, cr...)
+	}
+	for _, r := range rules {
+		fmt.Fprintf(&b, "%s %d %d\n", r.Datalog().String(), r.Support, r.Body)
+	}
+	return b.String()
 }

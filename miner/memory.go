@@ -9,6 +9,11 @@ type Shape struct {
 	Relations int // R
 	Facts     int // edges of the graph
 	Queries   int // training and validation triples (at most Facts + valid)
+	// RowPointers is the number of row pointers and row ids the per-relation
+	// adjacencies of M_r and M_rᵀ hold (store.CSR: E+1 for a dense one, two
+	// per stored row for a hypersparse one). Zero means every adjacency is
+	// dense: 2·R·(E+1).
+	RowPointers int64
 }
 
 // ShapeOf returns the shape of a store snapshot, counting queries as the
@@ -17,6 +22,9 @@ func ShapeOf(snap *store.Snapshot, valid int) Shape {
 	s := Shape{Entities: len(snap.Entities), Relations: len(snap.Relations)}
 	for r := range snap.Out {
 		s.Facts += len(snap.Out[r].Col)
+		for _, m := range []*store.CSR{&snap.Out[r], &snap.In[r]} {
+			s.RowPointers += int64(len(m.RowPtr) + len(m.RowIDs))
+		}
 	}
 	s.Queries = s.Facts + valid
 	return s
@@ -66,6 +74,10 @@ type RuleStep struct {
 	// ScoreBatch is the number of queries the model then scores together
 	// with one scorer (drumql mine's coverage line); 0 means none.
 	ScoreBatch int
+	// FromModel says nothing is trained: the model is read from a file
+	// (drumql mine --from-model), so the estimate is the rule step's, and
+	// the parameters are held without gradient and Adam moments.
+	FromModel bool
 }
 
 // withDefaults gives zero settings the defaults of ExtractOptions and
@@ -84,7 +96,9 @@ func (rs RuleStep) withDefaults() RuleStep {
 // (defaults applied), then the rule step rs, needs at its peak.
 //
 // Throughout, the graph (per relation, the row pointers of M_r and M_rᵀ,
-// 2·R·(E+1)·4 bytes, and 12 bytes per fact; the neighbourhood and the
+// s.RowPointers·4 bytes: E+1 for a dense adjacency, two per entity it
+// touches for a hypersparse one, see csr.HypersparseRatio; and 12 bytes
+// per fact; the neighbourhood and the
 // gather and scatter incidence lists, about 72 bytes per fact), the names
 // and the model's parameters
 // with their gradient and Adam moments. Then the larger of:
@@ -113,11 +127,15 @@ func EstimateMemory(s Shape, cfg Config, rs RuleStep) int64 {
 	L, T := int64(cfg.Rank), int64(cfg.MaxLen)
 	threads := int64(cfg.Threads)
 	B := int64(chunkWidth(blockBudget, s.Entities, cfg.Rank, cfg.MaxLen, cfg.Batch))
-	csr := 2*R*(E+1)*4 + 12*F // CSR of M_r and M_rᵀ
+	rowPtrs := s.RowPointers
+	if rowPtrs == 0 {
+		rowPtrs = 2 * R * (E + 1)
+	}
+	csr := rowPtrs*4 + 12*F // CSR of M_r and M_rᵀ
 	graph := csr +
-		4*(E+1) + 8*F + // undirected neighbourhood
-		8*(E+1) + 24*F + 16*F + // incidence lists and column degrees
-		4*(E+1) + 24*F + // scatter incidence lists
+		8*(E+1) + 8*F + // undirected neighbourhood (64-bit offsets)
+		16*(E+1) + 24*F + 16*F + // incidence lists and column degrees
+		8*(E+1) + 24*F + // scatter incidence lists
 		F/8 // edge masks
 	names := E * memPerEntity
 	queries := int64(s.Queries) * memPerQuery
@@ -125,6 +143,9 @@ func EstimateMemory(s Shape, cfg Config, rs RuleStep) int64 {
 	tasks := 2 * L * ((T+1)*E*(B*4+8) + 20*E) // blocks, column masks, per-entity scratch
 	workers := min(threads, 2*L) * (4*E + 2*E*B*4)
 	train := queries + tasks + workers
+	if rs.FromModel {
+		train, params = 0, params/4
+	}
 	var step int64
 	if rs != (RuleStep{}) {
 		rs = rs.withDefaults()

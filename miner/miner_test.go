@@ -39,7 +39,7 @@ func refLossCap(m *Model, g *Graph, b *batch, maxFanOut int) float64 {
 		}
 		f := g.fwd[r]
 		for h := range E {
-			for _, t := range f.Col[f.RowPtr[h]:f.RowPtr[h+1]] {
+			for _, t := range f.Row(int32(h)) {
 				if !masked[[3]int32{int32(r), int32(h), t}] {
 					M[r][h][t] = 1
 				}
@@ -56,7 +56,7 @@ func refLossCap(m *Model, g *Graph, b *batch, maxFanOut int) float64 {
 		in, out := make([]int, E), make([]int, E)
 		f := g.fwd[r]
 		for h := range E {
-			for _, t := range f.Col[f.RowPtr[h]:f.RowPtr[h+1]] {
+			for _, t := range f.Row(int32(h)) {
 				in[t]++
 				out[h]++
 			}

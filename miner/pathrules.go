@@ -129,12 +129,12 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 		dense = make([]pathHits, (K+1)*(K+1)*(K+1))
 	}
 	var fact int32 // the number of the fact being walked, from 1
-	head := 0      // the row of fw that holds position p
+	k := 0         // the stored row of fw that holds position p
 	for _, p := range picks {
-		for fw.RowPtr[head+1] <= int32(p) {
-			head++
+		for fw.RowPtr[k+1] <= int32(p) {
+			k++
 		}
-		a, b := int32(head), fw.Col[p]
+		a, b := fw.RowAt(k), fw.Col[p]
 		if a == b {
 			continue
 		}

@@ -238,7 +238,7 @@ func (e *engine) expand(dst, act []int32, w *scratch) []int32 {
 			w.mark[y] = s
 			dst = append(dst, y)
 		}
-		for _, x := range nb.Col[nb.RowPtr[y]:nb.RowPtr[y+1]] {
+		for _, x := range nb.row(y) {
 			if w.mark[x] != s {
 				w.mark[x] = s
 				dst = append(dst, x)
@@ -356,7 +356,7 @@ func clearMasks(cm []uint64, rows []int32) {
 }
 
 // opMasked reports whether entry p of the incidence list is a masked edge.
-func (e *engine) opMasked(p int32) bool {
+func (e *engine) opMasked(p int64) bool {
 	return e.skip().Has(e.g.inc.Op[p], e.g.inc.Edge[p])
 }
 
@@ -608,7 +608,7 @@ func (e *engine) backRows(tk *task, t int, at []float32, gv, gp []float32) {
 
 // gatherRow adds alpha · Σ_{entries (y, c) of m, edge not masked} x[c,:] to dst.
 func gatherRow(dst []float32, m *sparse.CSR, y int, x []float32, B int, alpha float32, mask *sparse.Mask) {
-	lo, hi := m.RowPtr[y], m.RowPtr[y+1]
+	lo, hi := m.Span(int32(y))
 	for p := lo; p < hi; p++ {
 		if mask != nil && mask.Has(m.EdgeID(p)) {
 			continue

@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/drumql/drumql/internal/csr"
 	"github.com/drumql/drumql/store"
 )
 
@@ -145,8 +146,9 @@ func WriteSnapshot(ctx context.Context, w io.Writer, src GraphSource) error {
 		out := &snap.Out[r]
 		sw.u32(uint32(id))
 		sw.u64(uint64(len(out.Col)))
-		for h := range len(out.RowPtr) - 1 {
-			for range out.RowPtr[h+1] - out.RowPtr[h] {
+		for k := range out.Stored() {
+			h := out.RowAt(k)
+			for range out.RowPtr[k+1] - out.RowPtr[k] {
 				sw.u32(uint32(h))
 			}
 		}
@@ -357,6 +359,7 @@ func (s *snapReader) read() (*SnapshotFile, error) {
 		}
 	}
 	R := s.count("relation", 12)
+	facts := 0
 	snap.Out = make([]store.CSR, 0, R)
 	snap.In = make([]store.CSR, 0, R)
 	for range R {
@@ -369,8 +372,7 @@ func (s *snapReader) read() (*SnapshotFile, error) {
 		if s.err != nil {
 			break
 		}
-		out := store.CSR{RowPtr: make([]int32, E+1), Col: make([]int32, m)}
-		in := store.CSR{RowPtr: make([]int32, E+1), Col: make([]int32, m), Edge: make([]int32, m)}
+		subs, objs := make([]int32, m), make([]int32, m)
 		for k := range m {
 			h, t := hs[k], ts[k]
 			if int(h) >= E || int(t) >= E {
@@ -381,26 +383,20 @@ func (s *snapReader) read() (*SnapshotFile, error) {
 				s.bad(fmt.Sprintf("facts of relation %d not sorted", len(snap.Relations)-1))
 				break
 			}
-			out.RowPtr[h+1]++
-			out.Col[k] = int32(t)
-			in.RowPtr[t+1]++
+			subs[k], objs[k] = int32(h), int32(t)
 		}
 		if s.err != nil {
 			break
 		}
-		for i := range E {
-			out.RowPtr[i+1] += out.RowPtr[i]
-			in.RowPtr[i+1] += in.RowPtr[i]
-		}
-		next := slices.Clone(in.RowPtr[:E])
-		for k := range m {
-			t := out.Col[k]
-			p := next[t]
-			next[t]++
-			in.Col[p] = int32(hs[k])
-			in.Edge[p] = int32(k)
-		}
+		out, in := csr.Adjacency(E, subs, objs, false)
 		snap.Out, snap.In = append(snap.Out, out), append(snap.In, in)
+		facts += m
+	}
+	// The layout the store would choose: all dense while that is cheap.
+	if csr.AllDense(len(snap.Out), E, facts) {
+		for r := range snap.Out {
+			snap.Out[r], snap.In[r] = snap.Out[r].Expand(E), snap.In[r].Expand(E)
+		}
 	}
 	S := s.count("symbol", 8)
 	f.ids, f.names = make([]store.ID, 0, S), make([]string, 0, S)

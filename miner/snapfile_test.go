@@ -109,22 +109,7 @@ func TestSnapshotTrainsIdentically(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := TrainGraph(ctx, src, g, cfg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := m.Save(&b); err != nil {
-			t.Fatal(err)
-		}
-		rules, err := m.Rules(ExtractOptions{Graph: g})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rules {
-			b.WriteString(r.Datalog().String() + "\n")
-		}
-		outs[i] = b.String()
+		outs[i] = mineBytes(t, src, g, cfg, false)
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("model and rules from the snapshot file differ from the store's")

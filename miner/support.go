@@ -66,9 +66,9 @@ func (sc *supportScratch) startsOf(st pathStep, m *sparse.CSR) []int32 {
 		return rows
 	}
 	var rows []int32
-	for a := range m.Rows {
-		if m.RowPtr[a+1] > m.RowPtr[a] {
-			rows = append(rows, int32(a))
+	for k := range m.Stored() {
+		if m.RowPtr[k+1] > m.RowPtr[k] {
+			rows = append(rows, m.RowAt(k))
 		}
 	}
 	salt := uint64(st.rel) << 1
@@ -143,7 +143,7 @@ func (g *Graph) vacuous(path []pathStep, sc *supportScratch) bool {
 		if cbits[c>>6]&(1<<(c&63)) == 0 {
 			continue
 		}
-		cols := m1.Col[m1.RowPtr[c]:m1.RowPtr[c+1]]
+		cols := m1.Row(c)
 		for i, d := range cols {
 			if dbits[d>>6]&(1<<(d&63)) != 0 {
 				sc.work += i + 1
@@ -206,7 +206,7 @@ func (g *Graph) support(r int, path []pathStep, budget int, sc *supportScratch) 
 			stamp++
 			next = next[:0]
 			for _, x := range cur {
-				cols := m.Col[m.RowPtr[x]:m.RowPtr[x+1]]
+				cols := m.Row(x)
 				work += len(cols)
 				for _, y := range cols {
 					if mark[y] != stamp {
@@ -220,7 +220,7 @@ func (g *Graph) support(r int, path []pathStep, budget int, sc *supportScratch) 
 				break
 			}
 		}
-		row := h.Col[h.RowPtr[a]:h.RowPtr[a+1]]
+		row := h.Row(a)
 		for _, b := range cur {
 			if len(path) >= 2 && b == a {
 				continue // the rule says A != B
@@ -267,8 +267,8 @@ func (g *Graph) support3(r int, path []pathStep, budget int, sc *supportScratch)
 		stamp++
 		pstamp := stamp
 		mid = mid[:0]
-		for _, c := range m0.Col[m0.RowPtr[a]:m0.RowPtr[a+1]] {
-			cols := m1.Col[m1.RowPtr[c]:m1.RowPtr[c+1]]
+		for _, c := range m0.Row(a) {
+			cols := m1.Row(c)
 			work += 1 + len(cols)
 			for _, d := range cols {
 				switch {
@@ -286,9 +286,9 @@ func (g *Graph) support3(r int, path []pathStep, budget int, sc *supportScratch)
 		// The entities B != A reached from a D, B != the C before D unless
 		// another C reaches D.
 		stamp++
-		row := h.Col[h.RowPtr[a]:h.RowPtr[a+1]]
+		row := h.Row(a)
 		for _, d := range mid {
-			cols := m2.Col[m2.RowPtr[d]:m2.RowPtr[d+1]]
+			cols := m2.Row(d)
 			work += len(cols)
 			only := pmark[d] == pstamp // reached from one C only
 			for _, b := range cols {

@@ -59,7 +59,7 @@ func allPaths(R int) [][]pathStep {
 func groundings(g *Graph, path []pathStep, oi bool) map[int32]map[int32]bool {
 	row := func(st pathStep, x int32) []int32 {
 		m := g.stepMatrix(st)
-		return m.Col[m.RowPtr[x]:m.RowPtr[x+1]]
+		return m.Row(int32(x))
 	}
 	out := map[int32]map[int32]bool{}
 	var walk func(a int32, vars []int32)
@@ -200,7 +200,7 @@ func TestSupportSampled(t *testing.T) {
 // hasFact reports whether r(a, b) is a fact of g.
 func (g *Graph) hasFact(r int, a, b int32) bool {
 	m := g.fwd[r]
-	_, ok := slices.BinarySearch(m.Col[m.RowPtr[a]:m.RowPtr[a+1]], b)
+	_, ok := slices.BinarySearch(m.Row(int32(a)), b)
 	return ok
 }
 

@@ -377,7 +377,7 @@ func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontie
 		switch {
 		case ch.oi && depth == 1:
 			for _, x := range frontier {
-				for _, y := range csr.Col[csr.RowPtr[x]:csr.RowPtr[x+1]] {
+				for _, y := range csr.Row(x) {
 					switch {
 					case y == start:
 					case sc.stamp[y] != sc.epoch:
@@ -392,7 +392,7 @@ func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontie
 		case ch.oi && depth == 2:
 			for _, x := range frontier {
 				only := sc.pmul[x] != pepoch
-				for _, y := range csr.Col[csr.RowPtr[x]:csr.RowPtr[x+1]] {
+				for _, y := range csr.Row(x) {
 					if y != start && sc.stamp[y] != sc.epoch && !(only && sc.par[x] == y) {
 						sc.stamp[y] = sc.epoch
 						next = append(next, y)
@@ -401,7 +401,7 @@ func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontie
 			}
 		default:
 			for _, x := range frontier {
-				for _, y := range csr.Col[csr.RowPtr[x]:csr.RowPtr[x+1]] {
+				for _, y := range csr.Row(x) {
 					if sc.stamp[y] != sc.epoch {
 						sc.stamp[y] = sc.epoch
 						next = append(next, y)

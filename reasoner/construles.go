@@ -146,7 +146,7 @@ func (cd *chainData) twoStepXs(cr *constRule) []int32 {
 	}
 	var xs []int32
 	for _, y := range cd.stepXs(cr) {
-		xs = append(xs, m.Col[m.RowPtr[y]:m.RowPtr[y+1]]...)
+		xs = append(xs, m.Row(y)...)
 	}
 	slices.Sort(xs)
 	return slices.Compact(xs)
@@ -167,9 +167,9 @@ func (cd *chainData) needAny(rel int32, first bool) {
 		return
 	}
 	var xs []int32
-	for x := range len(m.RowPtr) - 1 {
-		if m.RowPtr[x+1] > m.RowPtr[x] {
-			xs = append(xs, int32(x))
+	for k := range m.Stored() {
+		if m.RowPtr[k+1] > m.RowPtr[k] {
+			xs = append(xs, m.RowAt(k))
 		}
 	}
 	cd.anyOf[key] = xs
@@ -194,7 +194,7 @@ func (cd *chainData) stepHolds(cr *constRule, x int32) bool {
 	if !cr.xFirst {
 		m = &cd.snap.In[cr.rel] // b(d, X): d among X's subjects
 	}
-	row := m.Col[m.RowPtr[x]:m.RowPtr[x+1]]
+	row := m.Row(x)
 	if cr.d == -1 {
 		return len(row) > 0
 	}
@@ -227,7 +227,7 @@ func (cd *chainData) stepXs(cr *constRule) []int32 {
 	if !cr.xFirst {
 		m = &cd.snap.Out[cr.rel] // b(d, X): the objects of d
 	}
-	return m.Col[m.RowPtr[cr.d]:m.RowPtr[cr.d+1]]
+	return m.Row(cr.d)
 }
 
 // constHits appends the hits of h's rules with constants for the entity

@@ -122,6 +122,14 @@ func TestRuleScores(t *testing.T) {
 	if cd, err := lazy.chainInfo(ctx); err != nil || cd.snap != snap {
 		t.Errorf("the chain fast path took a snapshot of its own (err %v)", err)
 	}
+	// The same over every relation stored hypersparse.
+	hyper, err := Prepare(ctx, st, prog, Options{Snapshot: compactSnapshot(snap)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRuleScores(t, hyper, st, 60, func(ri int) *datalog.Program {
+		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[9:]...)}
+	}, 9)
 	// The Engine.Query fast path (a head of chain rules only) agrees with the
 	// evaluator.
 	chainOnly := &datalog.Program{Rules: append(slices.Clone(prog.Rules[:5]), prog.Rules[6:9]...)}
@@ -259,6 +267,29 @@ func TestRuleScoresConstants(t *testing.T) {
 	if checked < 200 {
 		t.Errorf("only %d candidates checked", checked)
 	}
+	// The same over every relation stored hypersparse.
+	snap, err := st.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hyper, err := Prepare(ctx, st, prog, Options{Snapshot: compactSnapshot(snap)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRuleScores(t, hyper, st, 42, func(ri int) *datalog.Program {
+		return &datalog.Program{Rules: []datalog.Rule{prog.Rules[ri]}}
+	}, len(prog.Rules))
+}
+
+// compactSnapshot returns snap with every adjacency in the hypersparse
+// layout (the rows with facts only), whatever its density.
+func compactSnapshot(snap *store.Snapshot) *store.Snapshot {
+	out := *snap
+	out.Out, out.In = make([]store.CSR, len(snap.Out)), make([]store.CSR, len(snap.In))
+	for r := range snap.Out {
+		out.Out[r], out.In[r] = snap.Out[r].Compact(), snap.In[r].Compact()
+	}
+	return &out
 }
 
 // TestChainPathForms: which comparisons keep a rule on the chain fast path

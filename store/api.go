@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"iter"
+
+	"github.com/drumql/drumql/internal/csr"
 )
 
 // ID is a dictionary-encoded symbol: an entity, a relation name or a constant.
@@ -158,13 +160,11 @@ type Snapshot struct {
 	In  []CSR
 }
 
-// CSR is a compressed sparse row adjacency: the columns of row i are
-// Col[RowPtr[i]:RowPtr[i+1]].
-type CSR struct {
-	RowPtr []int32
-	Col    []int32
-	Edge   []int32 // optional: edge id of each entry (set on Snapshot.In)
-}
+// CSR is one relation's adjacency in a Snapshot: dense (a row pointer per
+// entity) or hypersparse (only the rows with columns), as
+// csr.HypersparseRatio decides. Read it with Span, Row, Degree, Stored and
+// RowAt, which work in both layouts.
+type CSR = csr.Matrix
 
 // Errors returned by stores.
 var (

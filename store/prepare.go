@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/drumql/drumql/internal/csr"
 )
 
 // relArity identifies the facts of one relation with one arity.
@@ -364,31 +367,25 @@ func (sb *snapBuilder) build(ctx context.Context) (*Snapshot, error) {
 	snap.Relations = sb.rels
 	snap.Out = make([]CSR, len(sb.rels))
 	snap.In = make([]CSR, len(sb.rels))
+	facts := 0
+	for _, es := range sb.edges {
+		facts += len(es) / 2
+	}
+	allDense := csr.AllDense(len(sb.rels), nE, facts)
 	for r, es := range sb.edges {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		m := len(es) / 2
-		out := CSR{RowPtr: make([]int32, nE+1), Col: make([]int32, m)}
-		in := CSR{RowPtr: make([]int32, nE+1), Col: make([]int32, m), Edge: make([]int32, m)}
+		if m > math.MaxInt32 {
+			// Row pointers and edge ids within one relation are 32-bit.
+			return nil, fmt.Errorf("store: snapshot: relation %d has %d facts; at most %d per relation are supported", sb.rels[r], m, math.MaxInt32)
+		}
+		subs, objs := make([]int32, m), make([]int32, m)
 		for k := range m {
-			s, o := index[es[2*k]], index[es[2*k+1]]
-			out.RowPtr[s+1]++
-			out.Col[k] = o
-			in.RowPtr[o+1]++
+			subs[k], objs[k] = index[es[2*k]], index[es[2*k+1]]
 		}
-		for i := range nE {
-			out.RowPtr[i+1] += out.RowPtr[i]
-			in.RowPtr[i+1] += in.RowPtr[i]
-		}
-		next := slices.Clone(in.RowPtr[:nE])
-		for k := range m {
-			s, o := index[es[2*k]], out.Col[k]
-			pos := next[o]
-			next[o]++
-			in.Col[pos] = s
-			in.Edge[pos] = int32(k)
-		}
+		out, in := csr.Adjacency(nE, subs, objs, allDense)
 		snap.Out[r], snap.In[r] = out, in
 	}
 	return snap, nil

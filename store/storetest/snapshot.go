@@ -75,7 +75,24 @@ func CheckSnapshot(t *testing.T, s store.Store, snap *store.Snapshot) {
 	n := len(snap.Entities)
 	for r, rel := range rels {
 		out, in := snap.Out[r], snap.In[r]
-		if len(out.RowPtr) != n+1 || len(in.RowPtr) != n+1 || len(in.Edge) != len(in.Col) {
+		for _, m := range []store.CSR{out, in} {
+			want := n + 1
+			if m.RowIDs != nil {
+				want = len(m.RowIDs) + 1
+				if !slices.IsSorted(m.RowIDs) || len(slices.Compact(slices.Clone(m.RowIDs))) != len(m.RowIDs) {
+					t.Fatalf("relation %d: RowIDs not strictly ascending", rel)
+				}
+				for k := range m.Stored() {
+					if m.RowPtr[k+1] == m.RowPtr[k] {
+						t.Fatalf("relation %d: hypersparse row %d stored without columns", rel, m.RowIDs[k])
+					}
+				}
+			}
+			if len(m.RowPtr) != want || m.RowPtr[0] != 0 || int(m.RowPtr[want-1]) != len(m.Col) {
+				t.Fatalf("relation %d: bad CSR shapes", rel)
+			}
+		}
+		if len(in.Edge) != len(in.Col) {
 			t.Fatalf("relation %d: bad CSR shapes", rel)
 		}
 		var wantOut [][2]int32
@@ -89,7 +106,7 @@ func CheckSnapshot(t *testing.T, s store.Store, snap *store.Snapshot) {
 		}
 		var gotOut [][2]int32
 		for i := range n {
-			row := out.Col[out.RowPtr[i]:out.RowPtr[i+1]]
+			row := out.Row(int32(i))
 			if !slices.IsSorted(row) {
 				t.Fatalf("relation %d: Out row %d not sorted", rel, i)
 			}
@@ -102,13 +119,14 @@ func CheckSnapshot(t *testing.T, s store.Store, snap *store.Snapshot) {
 		}
 		count := 0
 		for o := range n {
-			row := in.Col[in.RowPtr[o]:in.RowPtr[o+1]]
+			row := in.Row(int32(o))
 			if !slices.IsSorted(row) {
 				t.Fatalf("relation %d: In row %d not sorted", rel, o)
 			}
 			for k, sIdx := range row {
-				e := in.Edge[int(in.RowPtr[o])+k]
-				if out.Col[e] != int32(o) || e < out.RowPtr[sIdx] || e >= out.RowPtr[sIdx+1] {
+				lo, _ := in.Span(int32(o))
+				e := in.Edge[int(lo)+k]
+				if olo, ohi := out.Span(sIdx); out.Col[e] != int32(o) || e < olo || e >= ohi {
 					t.Fatalf("relation %d: In edge %d does not point at (%d, %d)", rel, e, sIdx, o)
 				}
 				count++

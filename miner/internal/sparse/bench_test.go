@@ -111,7 +111,10 @@ func BenchmarkGatherAdd(b *testing.B) {
 		b.Run(fmt.Sprintf("%s/B%d/%s", gr.name, B, Kernel()), func(b *testing.B) {
 			bg := getBenchGraph(gr.name, gr.nodes, gr.nnz, B)
 			rng := rand.New(rand.NewPCG(3, 3))
-			in := &Incidence{Ptr: bg.m.RowPtr, Col: bg.m.Col, Op: make([]int32, len(bg.m.Col)), Edge: make([]int32, len(bg.m.Col))}
+			in := &Incidence{Ptr: make([]int64, len(bg.m.RowPtr)), Col: bg.m.Col, Op: make([]int32, len(bg.m.Col)), Edge: make([]int32, len(bg.m.Col))}
+			for i, p := range bg.m.RowPtr {
+				in.Ptr[i] = int64(p)
+			}
 			for p := range in.Op {
 				in.Op[p], in.Edge[p] = int32(rng.IntN(K)), int32(p)
 			}

@@ -103,7 +103,7 @@ func TestGather(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 11))
 	sets := append([]kernels{genericKernels}, simdKernels()...)
 	const n, nOps = 40, 5
-	in := &Incidence{Ptr: []int32{0}}
+	in := &Incidence{Ptr: []int64{0}}
 	for i := range n {
 		// Row 7 is long enough to take several chunks of the SIMD kernel.
 		m := rng.IntN(9)
@@ -114,11 +114,11 @@ func TestGather(t *testing.T) {
 			in.Col, in.Op = append(in.Col, int32(rng.IntN(n))), append(in.Op, int32(rng.IntN(nOps)))
 			in.Edge = append(in.Edge, int32(len(in.Edge)))
 		}
-		in.Ptr = append(in.Ptr, int32(len(in.Col)))
+		in.Ptr = append(in.Ptr, int64(len(in.Col)))
 	}
 	mask := randMask(rng, len(in.Edge), 0.3)
 	skip := Skip{Op0: 1, Op1: 3, Mask: mask}
-	skipped := func(p int32) bool { return (in.Op[p] == 1 || in.Op[p] == 3) && mask.Has(in.Edge[p]) }
+	skipped := func(p int64) bool { return (in.Op[p] == 1 || in.Op[p] == 3) && mask.Has(in.Edge[p]) }
 	a := randBlock(rng, nOps)
 	rows := []int32{0, 3, 4, 7, 9, 17, 18, 30, 39}
 	for _, B := range []int{1, 7, 16, 20, 48, 64, 65, 80} {

@@ -5,8 +5,13 @@ package sparse
 // and an edge id Edge[p]. The gather kernels make one pass over the lists
 // for all operators at once, so their cost is the entries, not the
 // operators times the rows.
+//
+// Ptr holds 64-bit offsets: the lists hold every operator's entries, more
+// than 2^31 on a graph of a billion facts. Op, Col and Edge stay 32-bit (an
+// operator, an entity, an edge id within one relation).
 type Incidence struct {
-	Ptr, Op, Col, Edge []int32
+	Ptr           []int64
+	Op, Col, Edge []int32
 }
 
 // Skip names entries the kernels leave out: those of operators Op0 and Op1

@@ -79,8 +79,8 @@ func mulAdd512(dst []float32, m *CSR, x []float32, B int, alpha float32, mask *M
 	var stack [256]int32
 	buf := stack[:0]
 	va := archsimd.BroadcastFloat32x16(alpha)
-	for i := r0; i < r1; i++ {
-		p0, p1 := m.RowPtr[i], m.RowPtr[i+1]
+	for k := r0; k < r1; k++ {
+		p0, p1 := m.RowPtr[k], m.RowPtr[k+1]
 		if p0 == p1 {
 			continue
 		}
@@ -89,6 +89,7 @@ func mulAdd512(dst []float32, m *CSR, x []float32, B int, alpha float32, mask *M
 		if len(cols) == 0 {
 			continue
 		}
+		i := int(m.RowAt(k))
 		d := dst[i*B : i*B+B]
 		c := 0
 		for ; c+64 <= B; c += 64 {
@@ -161,8 +162,8 @@ func edgeDot512(m *CSR, g, x []float32, B int, mask *Mask, r0, r1 int) float64 {
 	var stack [256]int32
 	buf := stack[:0]
 	var s float64
-	for i := r0; i < r1; i++ {
-		p0, p1 := m.RowPtr[i], m.RowPtr[i+1]
+	for k := r0; k < r1; k++ {
+		p0, p1 := m.RowPtr[k], m.RowPtr[k+1]
 		if p0 == p1 {
 			continue
 		}
@@ -171,6 +172,7 @@ func edgeDot512(m *CSR, g, x []float32, B int, mask *Mask, r0, r1 int) float64 {
 		if len(cols) == 0 {
 			continue
 		}
+		i := int(m.RowAt(k))
 		gi := g[i*B : i*B+B]
 		var rs float32
 		c := 0
@@ -284,8 +286,8 @@ func mulAdd256(dst []float32, m *CSR, x []float32, B int, alpha float32, mask *M
 	var stack [256]int32
 	buf := stack[:0]
 	va := archsimd.BroadcastFloat32x8(alpha)
-	for i := r0; i < r1; i++ {
-		p0, p1 := m.RowPtr[i], m.RowPtr[i+1]
+	for k := r0; k < r1; k++ {
+		p0, p1 := m.RowPtr[k], m.RowPtr[k+1]
 		if p0 == p1 {
 			continue
 		}
@@ -294,6 +296,7 @@ func mulAdd256(dst []float32, m *CSR, x []float32, B int, alpha float32, mask *M
 		if len(cols) == 0 {
 			continue
 		}
+		i := int(m.RowAt(k))
 		d := dst[i*B : i*B+B]
 		c := 0
 		for ; c+32 <= B; c += 32 {
@@ -336,8 +339,8 @@ func edgeDot256(m *CSR, g, x []float32, B int, mask *Mask, r0, r1 int) float64 {
 	var stack [256]int32
 	buf := stack[:0]
 	var s float64
-	for i := r0; i < r1; i++ {
-		p0, p1 := m.RowPtr[i], m.RowPtr[i+1]
+	for k := r0; k < r1; k++ {
+		p0, p1 := m.RowPtr[k], m.RowPtr[k+1]
 		if p0 == p1 {
 			continue
 		}
@@ -346,6 +349,7 @@ func edgeDot256(m *CSR, g, x []float32, B int, mask *Mask, r0, r1 int) float64 {
 		if len(cols) == 0 {
 			continue
 		}
+		i := int(m.RowAt(k))
 		gi := g[i*B : i*B+B]
 		var rs float32
 		c := 0

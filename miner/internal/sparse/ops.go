@@ -58,10 +58,10 @@ func checkMul(who string, dstLen int, m *CSR, xLen, B int) {
 // Entries are added one by one in storage order. dst and x must not overlap.
 func MulAdd(dst []float32, m *CSR, x []float32, B int, alpha float32, mask *Mask) {
 	checkMul("MulAdd", len(dst), m, len(x), B)
-	if B == 0 || m.Rows == 0 {
+	if B == 0 || m.Stored() == 0 {
 		return
 	}
-	kern.mulAdd(dst, m, x, B, alpha, mask, 0, m.Rows)
+	kern.mulAdd(dst, m, x, B, alpha, mask, 0, m.Stored())
 }
 
 // EdgeDot returns Σ_{(i,j) ∈ m, edge not masked} dot(g[i,:], x[j,:]), i.e.
@@ -73,8 +73,22 @@ func MulAdd(dst []float32, m *CSR, x []float32, B int, alpha float32, mask *Mask
 func EdgeDot(m *CSR, g, x []float32, B int, mask *Mask) float64 {
 	checkMul("EdgeDot", len(g), m, len(x), B)
 	var s float64
-	for r0 := 0; r0 < m.Rows; r0 += RowChunk {
-		s += kern.edgeDot(m, g, x, B, mask, r0, min(r0+RowChunk, m.Rows))
+	if m.RowIDs == nil {
+		for r0 := 0; r0 < m.Rows; r0 += RowChunk {
+			s += kern.edgeDot(m, g, x, B, mask, r0, min(r0+RowChunk, m.Rows))
+		}
+		return s
+	}
+	// Hypersparse: the stored rows of one block of RowChunk rows make one
+	// partial sum, so the sum is the dense layout's, bit for bit (a block
+	// without stored rows adds zero).
+	for k0 := 0; k0 < len(m.RowIDs); {
+		k1, block := k0+1, m.RowIDs[k0]/RowChunk
+		for k1 < len(m.RowIDs) && m.RowIDs[k1]/RowChunk == block {
+			k1++
+		}
+		s += kern.edgeDot(m, g, x, B, mask, k0, k1)
+		k0 = k1
 	}
 	return s
 }

@@ -3,7 +3,7 @@ package sparse
 // Pure-Go reference kernels. They are always built, they are the fallback
 // when no SIMD kernel is available, and they are the oracle in tests.
 
-// refMulAddRange computes, for rows r0..r1-1,
+// refMulAddRange computes, for the stored rows r0..r1-1 (row i = m.RowAt(k)),
 // dst[i,:] += alpha * Σ_{p in row i, edge not masked} x[Col[p],:]
 // entry by entry in storage order.
 func refMulAddRange(dst []float32, m *CSR, x []float32, B int, alpha float32, mask *Mask, r0, r1 int) {
@@ -12,9 +12,10 @@ func refMulAddRange(dst []float32, m *CSR, x []float32, B int, alpha float32, ma
 	}
 	if B == 1 {
 		// Same additions in the same order, without per-entry calls.
-		for i := r0; i < r1; i++ {
+		for k := r0; k < r1; k++ {
+			i := m.RowAt(k)
 			d := dst[i]
-			for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
+			for p := m.RowPtr[k]; p < m.RowPtr[k+1]; p++ {
 				if mask != nil && mask.Has(m.EdgeID(p)) {
 					continue
 				}
@@ -24,9 +25,10 @@ func refMulAddRange(dst []float32, m *CSR, x []float32, B int, alpha float32, ma
 		}
 		return
 	}
-	for i := r0; i < r1; i++ {
+	for k := r0; k < r1; k++ {
+		i := int(m.RowAt(k))
 		d := dst[i*B : i*B+B]
-		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
+		for p := m.RowPtr[k]; p < m.RowPtr[k+1]; p++ {
 			if mask != nil && mask.Has(m.EdgeID(p)) {
 				continue
 			}
@@ -36,7 +38,7 @@ func refMulAddRange(dst []float32, m *CSR, x []float32, B int, alpha float32, ma
 	}
 }
 
-// refEdgeDotRange returns Σ_{i in [r0,r1)} Σ_{p in row i, not masked}
+// refEdgeDotRange returns, over the stored rows r0..r1-1, Σ_i Σ_{p in row i, not masked}
 // dot(g[i,:], x[Col[p],:]); each per-entry dot is a float32 sum, the sum
 // over entries and rows is float64.
 func refEdgeDotRange(m *CSR, g, x []float32, B int, mask *Mask, r0, r1 int) float64 {
@@ -45,9 +47,9 @@ func refEdgeDotRange(m *CSR, g, x []float32, B int, mask *Mask, r0, r1 int) floa
 	}
 	var s float64
 	if B == 1 {
-		for i := r0; i < r1; i++ {
-			gi := g[i]
-			for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
+		for k := r0; k < r1; k++ {
+			gi := g[m.RowAt(k)]
+			for p := m.RowPtr[k]; p < m.RowPtr[k+1]; p++ {
 				if mask != nil && mask.Has(m.EdgeID(p)) {
 					continue
 				}
@@ -56,9 +58,10 @@ func refEdgeDotRange(m *CSR, g, x []float32, B int, mask *Mask, r0, r1 int) floa
 		}
 		return s
 	}
-	for i := r0; i < r1; i++ {
+	for k := r0; k < r1; k++ {
+		i := int(m.RowAt(k))
 		gi := g[i*B : i*B+B]
-		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
+		for p := m.RowPtr[k]; p < m.RowPtr[k+1]; p++ {
 			if mask != nil && mask.Has(m.EdgeID(p)) {
 				continue
 			}

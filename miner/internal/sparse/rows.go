@@ -48,7 +48,8 @@ func MulAddRows(dst []float32, t *CSR, x []float32, B int, alpha float32, mask *
 	}
 	for _, y := range rows {
 		xy := x[int(y)*B : int(y)*B+B]
-		for p := t.RowPtr[y]; p < t.RowPtr[y+1]; p++ {
+		lo, hi := t.Span(y)
+		for p := lo; p < hi; p++ {
 			if mask != nil && mask.Has(t.EdgeID(p)) {
 				continue
 			}
@@ -78,7 +79,8 @@ func EdgeDotRows(t *CSR, g, x []float32, B int, mask *Mask, rows []int32) float6
 	var s float64
 	for _, y := range rows {
 		xy := x[int(y)*B : int(y)*B+B]
-		for p := t.RowPtr[y]; p < t.RowPtr[y+1]; p++ {
+		lo, hi := t.Span(y)
+		for p := lo; p < hi; p++ {
 			if mask != nil && mask.Has(t.EdgeID(p)) {
 				continue
 			}

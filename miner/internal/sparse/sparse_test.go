@@ -416,3 +416,63 @@ func TestPanics(t *testing.T) {
 	mustPanic("short g", func() { EdgeDot(m, make([]float32, 3), make([]float32, 6), 2, nil) })
 	mustPanic("mask", func() { NewMask(3).Set(3) })
 }
+
+// TestHypersparseSameBits checks that every operation gives the same bits
+// on the hypersparse layout of a matrix as on its dense one, on matrices
+// with mostly empty rows (the layout's case) and with full ones, and that
+// Span, Row, Degree and RowAt read the same rows.
+func TestHypersparseSameBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, s := range []struct{ rows, cols, nnz int }{{1000, 800, 40}, {500, 500, 3000}, {300, 200, 0}, {129, 64, 1}} {
+		src, dst := randEdges(rng, s.rows, s.cols, s.nnz)
+		d := FromEdges(s.rows, s.cols, src, dst)
+		h := d.Compact()
+		if err := h.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if h.RowIDs == nil || h.Compact() != h || h.NNZ() != d.NNZ() {
+			t.Fatalf("%+v: Compact gave %d stored rows, NNZ %d", s, h.Stored(), h.NNZ())
+		}
+		for i := range int32(s.rows) {
+			if !slices.Equal(h.Row(i), d.Row(i)) || h.Degree(i) != d.Degree(i) {
+				t.Fatalf("%+v: row %d: %v vs %v", s, i, h.Row(i), d.Row(i))
+			}
+			if lo, hi := h.Span(i); hi > lo && (h.RowAt(slices.Index(h.RowIDs, i)) != i) {
+				t.Fatalf("%+v: RowAt of row %d", s, i)
+			}
+		}
+		for _, B := range []int{1, 7, 64} {
+			for _, mask := range []*Mask{nil, randMask(rng, max(s.nnz, 1), 0.3)} {
+				x := randBlock(rng, s.cols*B)
+				g := randBlock(rng, s.rows*B)
+				a, b := slices.Clone(g), slices.Clone(g)
+				MulAdd(a, d, x, B, 0.7, mask)
+				MulAdd(b, h, x, B, 0.7, mask)
+				if !slices.Equal(a, b) {
+					t.Fatalf("%+v B=%d: MulAdd differs", s, B)
+				}
+				if e1, e2 := EdgeDot(d, g, x, B, mask), EdgeDot(h, g, x, B, mask); e1 != e2 {
+					t.Fatalf("%+v B=%d: EdgeDot %v vs %v", s, B, e1, e2)
+				}
+				// The transposed forms, through a hypersparse transpose.
+				dt := d.Transpose()
+				ht := dt.Compact()
+				xt := randBlock(rng, s.cols*B)
+				active := NonzeroRows(xt, B, nil)
+				gt := randBlock(rng, s.rows*B)
+				a, b = slices.Clone(gt), slices.Clone(gt)
+				MulAddRows(a, dt, xt, B, 0.3, mask, active)
+				MulAddRows(b, ht, xt, B, 0.3, mask, active)
+				if !slices.Equal(a, b) {
+					t.Fatalf("%+v B=%d: MulAddRows differs", s, B)
+				}
+				if e1, e2 := EdgeDotRows(dt, gt, xt, B, mask, active), EdgeDotRows(ht, gt, xt, B, mask, active); e1 != e2 {
+					t.Fatalf("%+v B=%d: EdgeDotRows %v vs %v", s, B, e1, e2)
+				}
+			}
+		}
+		if tt := h.Transpose(); !slices.Equal(tt.Col, d.Transpose().Col) || !slices.Equal(tt.Edge, d.Transpose().Edge) {
+			t.Fatalf("%+v: Transpose of the hypersparse layout differs", s)
+		}
+	}
+}
