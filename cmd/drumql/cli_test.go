@@ -611,6 +611,21 @@ func TestMineMaxMemory(t *testing.T) {
 		!strings.Contains(stderr, "more than the --max-memory (1 MB)") || !strings.Contains(stderr, "pass --max-memory SIZE (or --max-memory off)") {
 		t.Errorf("mine --max-memory 1M: exit %d, trained %v:\n%s", code, *progressed, stderr)
 	}
+	// --from-model estimates its rule step, and refuses the same way.
+	model := filepath.Join(tmp, "m.model")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--epochs", "1", "--save-model", model, "--out", filepath.Join(tmp, "r.dl")); code != 0 {
+		t.Fatalf("mine --save-model: exit %d: %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "", "--db", db, "mine", "--from-model", model, "--max-memory", "1M", "--out", filepath.Join(tmp, "r2.dl"))
+	if code != 1 || !strings.Contains(stderr, "mine: estimated peak memory ") || !strings.Contains(stderr, "more than the --max-memory (1 MB)") {
+		t.Errorf("mine --from-model --max-memory 1M: exit %d:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "r2.dl")); err == nil {
+		t.Errorf("mine --from-model refused but wrote its rule file")
+	}
+	if _, stderr, code := runCLI(t, "", "--db", db, "mine", "--from-model", model, "--out", filepath.Join(tmp, "r3.dl")); code != 0 || !strings.Contains(stderr, "mine: estimated peak memory ") {
+		t.Errorf("mine --from-model: exit %d, no estimate:\n%s", code, stderr)
+	}
 }
 
 // TestMineSoftLimit checks that mine trains under its estimate as the

@@ -11,7 +11,7 @@ import (
 
 // loadGraph takes the snapshot that drumql mine trains on, prints the
 // estimate of the memory that the command will need (training, then the
-// rule step) and refuses, before the graph is prepared, when it exceeds the
+// rule step; the rule step alone with --from-model) and refuses, before the graph is prepared, when it exceeds the
 // available memory (the smaller of MemAvailable and the cgroup limit) or
 // --max-memory. Otherwise the estimate becomes the collector's soft memory
 // limit until the command ends (see softLimit); the returned function
@@ -21,22 +21,26 @@ func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, func()
 	if err != nil {
 		return nil, nil, fmt.Errorf("mine: snapshot: %w", err)
 	}
-	restore := func() {}
-	if c.FromModel == "" {
-		valid := 0
-		for _, err := range src.Split("valid") {
-			if err != nil {
-				break // no valid split
-			}
-			valid++
+	valid := 0
+	for _, err := range src.Split("valid") {
+		if err != nil {
+			break // no valid split
 		}
-		cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, Batch: c.Batch, Threads: c.Threads}
-		need := miner.EstimateMemory(miner.ShapeOf(snap, valid), cfg, c.ruleStep(e, valid))
-		if err := c.checkMemory(e, need); err != nil {
-			return nil, nil, err
-		}
-		restore = softLimit(need, os.Getenv("GOMEMLIMIT"))
+		valid++
 	}
+	cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, Batch: c.Batch, Threads: c.Threads}
+	rs := c.ruleStep(e, valid)
+	if c.fromSet != nil {
+		// --from-model: no training; the rule step of the model's T and L.
+		mc := c.fromSet.models[0].Config()
+		cfg.MaxLen, cfg.Rank, cfg.Batch = mc.MaxLen, mc.Rank, mc.Batch
+		rs.FromModel = true
+	}
+	need := miner.EstimateMemory(miner.ShapeOf(snap, valid), cfg, rs)
+	if err := c.checkMemory(e, need); err != nil {
+		return nil, nil, err
+	}
+	restore := softLimit(need, os.Getenv("GOMEMLIMIT"))
 	g, err := miner.NewGraph(src, snap)
 	if err != nil {
 		restore()

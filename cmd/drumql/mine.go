@@ -55,6 +55,8 @@ type mineCmd struct {
 
 	// Head-relation groups (see groups.go).
 	groupFlags `embed:""`
+
+	fromSet *modelSet `kong:"-"` // the --from-model model(s), read before the graph
 }
 
 // Help is shown under the command's usage.
@@ -101,6 +103,12 @@ func (c *mineCmd) Run(e *env) error {
 		return inputErr(fmt.Errorf("--max-fan-out %d: want a number of neighbours of at least 1, or -1 for no cap", c.MaxFanOut))
 	}
 	start := time.Now()
+	if c.FromModel != "" {
+		// Read before the graph: the memory estimate needs its T and L.
+		if c.fromSet, err = loadModel(c.FromModel); err != nil {
+			return err
+		}
+	}
 	g, restoreLimit, err := c.loadGraph(e, src) // memory estimate, check and soft limit (memory.go)
 	if err != nil {
 		return err
@@ -155,11 +163,7 @@ func (c *mineCmd) Run(e *env) error {
 	var model *miner.Model
 	var grp *groupRun // mined in head groups (groups.go)
 	var trainErr error
-	if c.FromModel != "" {
-		set, err := loadModel(c.FromModel)
-		if err != nil {
-			return err
-		}
+	if set := c.fromSet; set != nil {
 		model, cfg = set.models[0], set.models[0].Config()
 		if set.heads != nil {
 			if grp, err = c.extractGroups(e, g, set); err != nil {
