@@ -15,6 +15,12 @@
 //	mother(A, B) :- wife(A, C), father(C, B).
 //	citizen_of(A, B) :- born_in(A, C), city_in(C, B).   (5% noise)
 //	sibling(A, B) :- father(C, A), father(C, B).
+//
+// -tail R adds R more background relations, tail0000 … (the long tail of
+// a real graph's relations: Wikidata has thousands of properties, most of
+// them with few facts), each with -tail-facts facts between random people;
+// they are drawn after everything else from a generator of their own, so
+// the rest of the output is the same with or without them.
 package main
 
 import (
@@ -38,19 +44,22 @@ func main() {
 	people := flag.Int("people", 10000, "number of people (rounded up to a multiple of 4)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	out := flag.String("out", "", "output folder (required)")
+	tail := flag.Int("tail", 0, "number of long-tail background relations")
+	tailFacts := flag.Int("tail-facts", 50, "facts per long-tail relation")
 	flag.Parse()
 	if *out == "" || *people < 4 {
 		fmt.Fprintln(os.Stderr, "usage: gen-kg -people N -out DIR [-seed S]")
 		os.Exit(2)
 	}
-	if err := generate(*out, (*people+3)/4*4, *seed); err != nil {
+	if err := generate(*out, (*people+3)/4*4, *seed, *tail, *tailFacts); err != nil {
 		fmt.Fprintln(os.Stderr, "gen-kg:", err)
 		os.Exit(1)
 	}
 }
 
-// generate writes the dataset of n people to dir.
-func generate(dir string, n int, seed uint64) error {
+// generate writes the dataset of n people to dir, with tail long-tail
+// relations of tailFacts facts each.
+func generate(dir string, n int, seed uint64, tail, tailFacts int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -97,6 +106,10 @@ func generate(dir string, n int, seed uint64) error {
 	for _, r := range relations {
 		fmt.Fprintln(files["relations"], r)
 	}
+	tailName := func(i int) string { return fmt.Sprintf("tail%04d", i) }
+	for i := range tail {
+		fmt.Fprintln(files["relations"], tailName(i))
+	}
 	cityCountry := make([]int, cities)
 	for c := range cities {
 		cityCountry[c] = c % countries
@@ -127,6 +140,12 @@ func generate(dir string, n int, seed uint64) error {
 				k = rng.IntN(countries)
 			}
 			emit(p, "citizen_of", country(k))
+		}
+	}
+	trng := rand.New(rand.NewPCG(seed, 0x7461696c))
+	for i := range tail {
+		for range tailFacts {
+			emit(person(trng.IntN(n)), tailName(i), person(trng.IntN(n)))
 		}
 	}
 	for i, name := range []string{"facts", "train", "valid", "test", "entities", "relations"} {
