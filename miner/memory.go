@@ -74,6 +74,9 @@ type RuleStep struct {
 	// ScoreBatch is the number of queries the model then scores together
 	// with one scorer (drumql mine's coverage line); 0 means none.
 	ScoreBatch int
+	// Heads is the number of head relations whose rules are read (mine
+	// --heads); 0 means every relation.
+	Heads int
 	// FromModel says nothing is trained: the model is read from a file
 	// (drumql mine --from-model), so the estimate is the rule step's, and
 	// the parameters are held without gradient and Adam moments.
@@ -109,7 +112,8 @@ func (rs RuleStep) withDefaults() RuleStep {
 //     as many columns as are propagated together: the batch, or a chunk of
 //     it on large graphs);
 //   - the rule step, which starts once training's blocks are collected: the
-//     rules, R·(MaxRules + ConstantRules) at most, of memPerRuleStep bytes
+//     rules, H·(MaxRules + ConstantRules) at most for H head relations (all R,
+//     or rs.Heads), of memPerRuleStep bytes
 //     per step of T each, and the largest of its parts, which follow each
 //     other: extraction (per worker, up to R of them, 2·Beam proposals of
 //     memPerProposal bytes and Candidates built rules), applying the rules
@@ -150,7 +154,11 @@ func EstimateMemory(s Shape, cfg Config, rs RuleStep) int64 {
 	if rs != (RuleStep{}) {
 		rs = rs.withDefaults()
 		perRule := memPerRuleStep * T
-		rules := R * int64(rs.MaxRules+rs.ConstantRules) * perRule
+		heads := R
+		if rs.Heads > 0 {
+			heads = min(R, int64(rs.Heads))
+		}
+		rules := heads * int64(rs.MaxRules+rs.ConstantRules) * perRule
 		extract := min(threads, R) * (2*int64(rs.Beam)*memPerProposal + int64(rs.Candidates)*perRule)
 		var apply, score int64
 		if rs.Apply {

@@ -76,6 +76,9 @@ func TestEstimateMemoryRuleStep(t *testing.T) {
 		{"defaults", RuleStep{Apply: true}, est(912000)},
 		// No rule step: training alone.
 		{"none", RuleStep{}, est(5080)},
+		// Rules for one head of the two (--heads): rules 1·(3 + 2)·1200 =
+		// 6000, step 6000 + 12000 = 18000.
+		{"one head", RuleStep{Beam: 10, Candidates: 5, MaxRules: 3, ConstantRules: 2, Heads: 1}, est(18000)},
 		// From a saved model: no training, the parameters once (3680/4 =
 		// 920 instead of 3680): the rule step alone, 4200.
 		{"from model", RuleStep{Beam: 1, Candidates: 1, MaxRules: 1, NoConstants: true, FromModel: true}, est(4200 - 2760)},
