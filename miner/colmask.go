@@ -49,9 +49,7 @@ func (g *Graph) buildScatter() {
 	for k := range order {
 		order[k] = k
 	}
-	l := byEntity(g.NumEntities(), g.sct, order, func(m *sparse.CSR, p int32, k int, dst int64, l *entityLists) {
-		l.op[dst], l.col[dst], l.edge[dst] = int32(k), m.Col[p], m.EdgeID(p)
-	}, true)
+	l := byEntity(g.NumEntities(), g.sct, order, true)
 	sc := sparse.Incidence{Ptr: l.ptr, Op: l.op, Col: l.col, Edge: l.edge}
 	g.sinc = sc
 }

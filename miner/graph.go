@@ -79,9 +79,7 @@ func (g *Graph) buildOps() {
 		order = append(order, r, R+r)
 	}
 	// Undirected neighbourhood: row i = ∪_k row i of sct[k], sorted.
-	nbRows := byEntity(E, g.sct, order, func(m *sparse.CSR, p int32, _ int, dst int64, l *entityLists) {
-		l.col[dst] = m.Col[p]
-	}, false)
+	nbRows := byEntity(E, g.sct, order, false)
 	// Sort and deduplicate each row in place, moving it down.
 	w, lo := int64(0), int64(0)
 	for i := range E {
@@ -94,9 +92,7 @@ func (g *Graph) buildOps() {
 	nbRows.col = nbRows.col[:w]
 	g.nb = nbRows
 	// Gather form: row x lists the entries of row x of every gat[k].
-	rows := byEntity(E, g.gat, order, func(m *sparse.CSR, p int32, k int, dst int64, l *entityLists) {
-		l.op[dst], l.col[dst], l.edge[dst] = int32(k), m.Col[p], m.EdgeID(p)
-	}, true)
+	rows := byEntity(E, g.gat, order, true)
 	in := incidence{Incidence: sparse.Incidence{Ptr: rows.ptr, Op: rows.op, Col: rows.col, Edge: rows.edge}, dptr: make([]int64, E+1)}
 	// Column degrees: per entity, (k, length of row x of sct[k]) for the
 	// operators with a nonempty row, in the same operator order.
@@ -139,9 +135,9 @@ func (l *entityLists) row(i int32) []int32 { return l.col[l.ptr[i]:l.ptr[i+1]] }
 
 // byEntity lists, per entity x, the entries of row x of every matrix ms[k],
 // k taken in order, each in its row's order: a counting sort over the
-// stored rows. put writes entry p of ms[k] at position dst; withOps
-// allocates op and edge besides col.
-func byEntity(E int, ms []*sparse.CSR, order []int, put func(m *sparse.CSR, p int32, k int, dst int64, l *entityLists), withOps bool) *entityLists {
+// stored rows. Each entry's column goes in col; withOps also records its
+// operator k in op and its edge id in edge.
+func byEntity(E int, ms []*sparse.CSR, order []int, withOps bool) *entityLists {
 	l := &entityLists{ptr: make([]int64, E+1)}
 	for _, k := range order {
 		m := ms[k]
@@ -163,8 +159,12 @@ func byEntity(E int, ms []*sparse.CSR, order []int, put func(m *sparse.CSR, p in
 		for j := range m.Stored() {
 			x := m.RowAt(j)
 			for p := m.RowPtr[j]; p < m.RowPtr[j+1]; p++ {
-				put(m, p, k, next[x], l)
+				d := next[x]
 				next[x]++
+				l.col[d] = m.Col[p]
+				if withOps {
+					l.op[d], l.edge[d] = int32(k), m.EdgeID(p)
+				}
 			}
 		}
 	}
