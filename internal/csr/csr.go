@@ -21,8 +21,8 @@ const HypersparseRatio = 16
 // per fact, every adjacency is dense, as a dense row is found in constant
 // time and a hypersparse one by binary search (on FB15k-237, with 237
 // relations over 14,541 entities, the dense layout takes 28 MB, and the rule
-// step of mine --from-model took 54 s on it against 70 s with its sparse
-// relations hypersparse). Past both, HypersparseRatio decides
+// step of mine --from-model took 52 s on it against 70 s with its sparse
+// relations hypersparse, both under the soft memory limit). Past both, HypersparseRatio decides
 // relation by relation, so the row pointers take at most
 // max(DenseBudget, DensePerFact·facts) bytes, or O(facts + entities).
 const (
