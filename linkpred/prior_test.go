@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/store/storetest"
 )
 
 // A store is what the package reads.
@@ -57,10 +58,7 @@ func TestSlotPrior(t *testing.T) {
 		{"no candidates", nil, 100, true, nil, nil},
 	}
 	// The same graph with its adjacencies hypersparse (rows with facts only).
-	hyper := priorSnapshot()
-	for r := range hyper.Out {
-		hyper.Out[r], hyper.In[r] = hyper.Out[r].Compact(), hyper.In[r].Compact()
-	}
+	hyper := storetest.Hypersparse(priorSnapshot())
 	for _, c := range cases {
 		for _, snap := range []*store.Snapshot{priorSnapshot(), hyper} {
 			t.Run(fmt.Sprintf("%s/hypersparse=%v", c.name, snap.Out[0].Hypersparse()), func(t *testing.T) {

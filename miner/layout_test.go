@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/store/storetest"
 )
 
 // layoutSource serves a store's snapshot with every adjacency in one
@@ -20,14 +21,13 @@ func (s layoutSource) Snapshot(ctx context.Context) (*store.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.compact {
+		return storetest.Hypersparse(snap), nil
+	}
 	out := *snap
 	out.Out, out.In = make([]store.CSR, len(snap.Out)), make([]store.CSR, len(snap.In))
 	for r := range snap.Out {
-		if s.compact {
-			out.Out[r], out.In[r] = snap.Out[r].Compact(), snap.In[r].Compact()
-		} else {
-			out.Out[r], out.In[r] = snap.Out[r].Expand(len(snap.Entities)), snap.In[r].Expand(len(snap.Entities))
-		}
+		out.Out[r], out.In[r] = snap.Out[r].Expand(len(snap.Entities)), snap.In[r].Expand(len(snap.Entities))
 	}
 	return &out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/store/storetest"
 )
 
 // TestRuleScores compares RuleScores with a per-rule brute force: each rule
@@ -123,7 +124,7 @@ func TestRuleScores(t *testing.T) {
 		t.Errorf("the chain fast path took a snapshot of its own (err %v)", err)
 	}
 	// The same over every relation stored hypersparse.
-	hyper, err := Prepare(ctx, st, prog, Options{Snapshot: compactSnapshot(snap)})
+	hyper, err := Prepare(ctx, st, prog, Options{Snapshot: storetest.Hypersparse(snap)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,24 +273,13 @@ func TestRuleScoresConstants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hyper, err := Prepare(ctx, st, prog, Options{Snapshot: compactSnapshot(snap)})
+	hyper, err := Prepare(ctx, st, prog, Options{Snapshot: storetest.Hypersparse(snap)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkRuleScores(t, hyper, st, 42, func(ri int) *datalog.Program {
 		return &datalog.Program{Rules: []datalog.Rule{prog.Rules[ri]}}
 	}, len(prog.Rules))
-}
-
-// compactSnapshot returns snap with every adjacency in the hypersparse
-// layout (the rows with facts only), whatever its density.
-func compactSnapshot(snap *store.Snapshot) *store.Snapshot {
-	out := *snap
-	out.Out, out.In = make([]store.CSR, len(snap.Out)), make([]store.CSR, len(snap.In))
-	for r := range snap.Out {
-		out.Out[r], out.In[r] = snap.Out[r].Compact(), snap.In[r].Compact()
-	}
-	return &out
 }
 
 // TestChainPathForms: which comparisons keep a rule on the chain fast path
