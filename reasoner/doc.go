@@ -12,7 +12,11 @@
 // weight times the product of its positive body facts' confidences; several
 // derivations of one fact combine with max (the max-product, or Viterbi,
 // semiring), so every fact has one best proof.
-// Derivations below [Options.Min] are dropped.
+// Derivations below [Options.Min] are dropped, so a rule whose weight is
+// below Min derives nothing: it is left out of the evaluation (a mined
+// file's weak rules through hub relations would otherwise still cost a
+// scan each round and, in a goal-directed query, demand most of the
+// graph).
 //
 // Negation is stratified and graded, 1 - confidence: a negated literal
 // `not p(...)` multiplies the derivation by 1 - c, where c is the highest

@@ -102,7 +102,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	e.progress = opt.Progress
 	e.maxMem = opt.MaxMemory
 	e.start = start
-	u := plainUnit(prog)
+	u := plainUnit(withoutWeakRules(prog, e.min))
 	if err := e.load(u); err != nil {
 		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}

@@ -50,6 +50,55 @@ func TestMagicWork(t *testing.T) {
 	}
 }
 
+// TestWeakRulesSpreadNoDemand checks that a rule whose weight is below
+// Options.Min is left out of a query's evaluation, as mined files need:
+// on the chain of TestMagicWork, plus a hub relation in(v, hub) for every
+// node, the rule `0.05 :: ancestor(X, Y) :- in(X, H), in(Z, H),
+// ancestor(Z, Y)` would demand ancestor of every node. At Min 0.1 it can
+// derive nothing kept (a derivation's confidence is at most its rule's
+// weight): the answers are those of the program without it, and the work
+// stays that of TestMagicWork. At Min 0.01 it counts: every node with a
+// parent is then an answer, through the hub, and the evaluation derives the closure.
+func TestWeakRulesSpreadNoDemand(t *testing.T) {
+	ctx := context.Background()
+	const n, bound = 120, 100
+	tsv := chainTSV(n, "parent")
+	for i := range n {
+		tsv += fmt.Sprintf("v%d\tin\thub\n", i)
+	}
+	st := newStore(t, tsv)
+	weak := "0.05 :: ancestor(X, Y) :- in(X, H), in(Z, H), ancestor(Z, Y).\n"
+	q := mustQuery(t, fmt.Sprintf("ancestor(v%d, X)?", n-10))
+	want, err := Query(ctx, st, mustParse(t, ancestorProgram), q, Options{Min: 0.1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		min     float64
+		answers int
+		closure bool
+	}{{0.1, 9, false}, {0.01, n - 1, true}} {
+		opt := Options{Min: c.min, Threads: 1, work: &workCounters{}}
+		as, err := Query(ctx, st, mustParse(t, ancestorProgram+weak), q, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		derived := opt.work.derived.Load()
+		t.Logf("min %g: %d answers, %d facts derived", c.min, len(as), derived)
+		if len(as) != c.answers {
+			t.Fatalf("min %g: %d answers, want %d", c.min, len(as), c.answers)
+		}
+		if !c.closure {
+			if err := sameAnswers(as, want); err != nil {
+				t.Errorf("min %g: answers differ from the program without the weak rule: %v", c.min, err)
+			}
+		}
+		if (derived > bound) != c.closure {
+			t.Errorf("min %g: %d facts derived; closure expected: %v (bound %d)", c.min, derived, c.closure, bound)
+		}
+	}
+}
+
 // magicGoldenCases are the rewrites TestMagicGolden prints: a query over
 // a recursive predicate and one under negation (magic sets), and one whose
 // rewrite demands an all-free goal of a predicate it also demands bound

@@ -181,8 +181,8 @@ func symTerm(name string) datalog.Term {
 // evaluator and the answer relation (nil when nothing answers).
 func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
 	shared func(string, int) *relation) (*evaluator, *relation, error) {
-	u, mode := queryUnit(prog, q, !opt.noMagic)
 	e := newEvaluator(ctx, st, syms, opt)
+	u, mode := queryUnit(withoutWeakRules(prog, e.min), q, !opt.noMagic)
 	e.stored = true
 	e.prov = opt.Explain
 	e.shared = shared
@@ -204,6 +204,24 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 		return e, nil, nil
 	}
 	return e, e.rels[ri], nil
+}
+
+// withoutWeakRules returns prog without its rules of weight below min (all
+// of prog when it has none). A derivation's confidence is at most its
+// rule's weight, body confidences being at most 1, so such a rule derives
+// nothing an evaluation keeps; but it costs a scan of its first body
+// literal each round and, in a goal-directed rewrite, it still spreads
+// demand, since magic facts are crisp. Mined files hold many such rules
+// through hub relations (born_in(A, C), born_in(B, C) at weight .005),
+// whose demand reaches most of the graph from one constant.
+func withoutWeakRules(prog *datalog.Program, min float64) *datalog.Program {
+	weak := func(r datalog.Rule) bool { return weightOf(r.Weight) < min }
+	if !slices.ContainsFunc(prog.Rules, weak) {
+		return prog
+	}
+	p := *prog
+	p.Rules = slices.DeleteFunc(slices.Clone(prog.Rules), weak)
+	return &p
 }
 
 // evalQuery evaluates q over prog with the one evaluator.
