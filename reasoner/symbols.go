@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/store"
@@ -22,6 +23,13 @@ type symtab struct {
 	local  map[string]uint32
 	lnames []string
 	names  map[uint32]string // cache of store names
+
+	// kinds caches, in 2 bits per store symbol, whether its name is
+	// written as a number (bit 0: known, bit 1: a number): every
+	// comparison asks it of both operands (mined rules end in A != B),
+	// and reading it needs neither the lock nor the names.
+	kinds     []atomic.Uint32
+	kindsOnce sync.Once
 }
 
 func newSymtab(st store.Store) (*symtab, error) {
@@ -119,7 +127,21 @@ func numberValue(s string) (float64, bool) {
 // number returns the value of symbol id when its name is written as a
 // number.
 func (s *symtab) number(id uint32) (float64, bool) {
-	return numberValue(s.mustName(id))
+	if id >= s.nStore {
+		return numberValue(s.mustName(id))
+	}
+	s.kindsOnce.Do(func() { s.kinds = make([]atomic.Uint32, (s.nStore+15)/16) })
+	word, shift := &s.kinds[id/16], id%16*2
+	if k := word.Load() >> shift & 3; k == 1 {
+		return 0, false // known not to be a number: most names
+	}
+	f, ok := numberValue(s.mustName(id))
+	k := uint32(1)
+	if ok {
+		k = 3
+	}
+	word.Or(k << shift)
+	return f, ok
 }
 
 // equalsNumber reports whether symbol id equals the number constant with
