@@ -7,7 +7,9 @@
 # with constants are learnt from the graph, not by the miner, and at 10^5
 # people and more some of them, specialisations of the planted citizen_of
 # rule to one city, outrank it by chance), and the growth exponent of the mining time fitted by least
-# squares on log(time) ~ log(people).
+# squares on log(time) ~ log(people). Each mine saves its model beside its
+# rule file (kg-N-TT.model), so that rules can be read off it again with
+# mine --from-model without training.
 #
 #   bench/scale.sh                       # SIZES="10000 100000" by default
 #   SIZES="10000 100000 1000000" bench/scale.sh
@@ -42,7 +44,7 @@ for n in $SIZES; do
   read -r s k < <(t bin/drumql --db "$d.db" -q snapshot --out "$d.snap")
   echo "| $n | $triples | snapshot | | $s s | $((k/1024)) MB | | |"
   for T in $LENS; do
-    read -r s k < <(t bin/drumql --db "$d.db" mine --len "$T" --out "$d-T$T.dl" 2> "$out/err")
+    read -r s k < <(t bin/drumql --db "$d.db" mine --len "$T" --save-model "$d-T$T.model" --out "$d-T$T.dl" 2> "$out/err")
     est=$(sed -n 's/^mine: estimated peak memory \(.*\) (.*/\1/p' "$out/err")
     found=0
     for p in "${planted[@]}"; do
