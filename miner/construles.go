@@ -506,9 +506,10 @@ func forCommon(a, b []int32, f func(i int)) {
 // by head, then by decreasing weight; rules of equal weight keep the order of
 // the lists, then their order within a list. A rule that appears in more
 // than one list (the same [datalog.Rule.Key]) is kept once, from the first.
-// The chain rules of a head whose support was counted are then listed in
-// tie groups (see [tieGroups]): rules whose weights the sample cannot tell
-// apart are listed simplest first. MergeRules of its own result returns it
+// The chain rules of a head whose weights are their confidences on the
+// graph ([MinedRule.Calibrated]) are then listed in tie groups (see
+// [tieGroups]): rules whose weights the sample cannot tell apart are listed
+// simplest first. MergeRules of its own result returns it
 // unchanged.
 func MergeRules(lists ...[]MinedRule) []MinedRule {
 	var all []MinedRule
@@ -544,7 +545,8 @@ func MergeRules(lists ...[]MinedRule) []MinedRule {
 const tieZ = 2
 
 // tieGroups reorders the rules of one head, sorted by decreasing weight, so
-// that its chain rules with counted support come in tie groups. The weight
+// that its calibrated chain rules (weighted by their smoothed confidence)
+// come in tie groups. The weight
 // is a confidence measured on a sample of pairs, so it has a sampling error:
 // with n pairs counted (the body, or for estimated counts the part of it
 // the sampled starts gave) its standard error is √(w(1−w)/n). Equivalent
@@ -563,7 +565,7 @@ const tieZ = 2
 func tieGroups(rules []MinedRule) {
 	var chain, rest []MinedRule
 	for _, r := range rules {
-		if r.Counted && !r.FromGraph && r.Body > 0 {
+		if r.Calibrated && r.Counted && !r.FromGraph && r.Body > 0 {
 			chain = append(chain, r)
 		} else {
 			rest = append(rest, r)

@@ -297,7 +297,7 @@ func TestTieGroups(t *testing.T) {
 			}
 			lits = append(lits, datalog.Literal{Kind: datalog.Positive, Atom: datalog.Atom{Pred: p, Args: []datalog.Term{v(vars[i]), v(y)}}})
 		}
-		return MinedRule{Head: "h", Counted: true, Support: sup, Body: body, Sampled: sampled, Starts: starts, Score: score,
+		return MinedRule{Head: "h", Counted: true, Calibrated: true, Support: sup, Body: body, Sampled: sampled, Starts: starts, Score: score,
 			Confidence: float64(sup) / float64(body),
 			Rule:       datalog.Rule{Weight: w, Head: datalog.Atom{Pred: "h", Args: []datalog.Term{v("A"), v("B")}}, Body: lits}}
 	}
@@ -341,6 +341,16 @@ func TestTieGroups(t *testing.T) {
 	}
 	if again := MergeRules(got); !slices.Equal(show(again), want) {
 		t.Errorf("MergeRules of its own output: %q", show(again))
+	}
+	// Weights that are DRUM scores (mine --weight score) keep their order.
+	scored := slices.Clone(rules)
+	for i := range scored {
+		scored[i].Calibrated = false
+	}
+	byWeight := []string{"h 0.8 p,q,r", "h 0.79 p,q", "h 0.785 s,t", "h 0.781 u", "h 0.75 k",
+		"h 0.7 p,p,p", "h 0.65 q,q", "h 0.65 r,r", "h 0.6 v", "h 0.6 k"}
+	if got := MergeRules(scored); !slices.Equal(show(got), byWeight) {
+		t.Errorf("rules weighted by score: got %q\nwant %q", show(got), byWeight)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 20 {

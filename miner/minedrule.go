@@ -35,6 +35,11 @@ type MinedRule struct {
 	// Confidence is Support/Body, the unsmoothed confidence on the graph;
 	// 0 when Body is 0 or the support was not counted.
 	Confidence float64
+	// Calibrated reports that Weight is the rule's smoothed confidence on
+	// the graph (the default, [WeightConfidence]) rather than a normalised
+	// DRUM score: only such rules are listed in tie groups (see
+	// [MergeRules]).
+	Calibrated bool
 	// FromGraph marks a rule learned from the graph itself (a rule with
 	// constants, see [Graph.ConstantRules]) rather than read off the
 	// attention; its Score and Ranks are zero.

@@ -228,6 +228,7 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		for _, c := range cands {
 			if c.Counted && c.Support > 0 {
 				c.Rule.Weight = roundSig(c.smooth, 4)
+				c.Calibrated = true
 				kept = append(kept, c)
 			}
 		}
