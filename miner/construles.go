@@ -565,7 +565,7 @@ const tieZ = 2
 func tieGroups(rules []MinedRule) {
 	var chain, rest []MinedRule
 	for _, r := range rules {
-		if r.Calibrated && r.Counted && !r.FromGraph && r.Body > 0 {
+		if r.Calibrated && !r.FromGraph && r.Body > 0 { // Calibrated implies Counted
 			chain = append(chain, r)
 		} else {
 			rest = append(rest, r)
@@ -603,7 +603,7 @@ func tieGroups(rules []MinedRule) {
 		groups = append(groups, group{w, g})
 		i = j
 	}
-	out := rules[:0]
+	out := make([]MinedRule, 0, len(rules))
 	k := 0
 	for _, g := range groups {
 		for k < len(rest) && rest[k].Rule.Weight > g.key {
@@ -612,7 +612,7 @@ func tieGroups(rules []MinedRule) {
 		}
 		out = append(out, g.rules...)
 	}
-	_ = append(out, rest[k:]...)
+	copy(rules, append(out, rest[k:]...))
 }
 
 // tieOrder orders the rules of a tie group: fewest body atoms, most
