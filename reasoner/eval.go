@@ -332,8 +332,14 @@ func (e *evaluator) round(ps []*plan, delta map[int32][]int32) error {
 	for _, p := range ps {
 		n, split := planItems(p)
 		if !split {
+			// One task: it counts as one item, and may fill the batch.
 			ts = append(ts, task{p, 0, 1})
 			items++
+			if items >= batchItems {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
 		}
 		for lo := 0; lo < n; {
 			hi := min(n, lo+batchItems-items)
