@@ -102,4 +102,29 @@ type Program struct {
 	Imports []Import
 	// Aggregates are the `@aggregate` directives, in source order.
 	Aggregates []Aggregate
+	// Thresholds are the `@min` directives, in source order.
+	Thresholds []Threshold
+}
+
+// Threshold is `@min X.`: the program's threshold, the smallest confidence
+// an evaluation of it keeps (derivations below it are dropped). X is in
+// (0, 1].
+type Threshold struct {
+	Min float64
+	Pos Pos
+}
+
+// Threshold returns the program's threshold: the smallest of its `@min`
+// directives (merged files with different thresholds keep every derivation
+// that any of them keeps), and false when it has none, in which case the
+// program is evaluated exactly.
+func (p *Program) Threshold() (float64, bool) {
+	if len(p.Thresholds) == 0 {
+		return 0, false
+	}
+	m := p.Thresholds[0].Min
+	for _, t := range p.Thresholds[1:] {
+		m = min(m, t.Min)
+	}
+	return m, true
 }

@@ -3,6 +3,7 @@ package reasoner
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -14,9 +15,14 @@ import (
 
 // Options configures an evaluation. The zero value means the defaults.
 type Options struct {
-	// Min is the smallest confidence kept: derivations below it are dropped
-	// (0 means 1e-4).
+	// Min is the smallest confidence kept: derivations below it are dropped.
+	// 0 means the program's threshold (its `@min` directive, see
+	// datalog.Program.Threshold) or, for a program without one, Exact: a
+	// hand-written program means what it says, every answer included.
 	Min float64
+	// Stats, if not nil, is filled with what the evaluation did, among
+	// which what the threshold cut (see EvalStats).
+	Stats *EvalStats
 	// MaxFacts caps the number of facts an evaluation may derive (program
 	// facts included); more is an error wrapping ErrTooManyFacts (0 means
 	// 50,000,000).
@@ -77,13 +83,44 @@ type workCounters struct {
 
 // Default option values.
 const (
-	DefaultMin      = 1e-4
+	// Exact is the threshold of an exact evaluation, the smallest positive
+	// float64: only a confidence that underflowed to 0 is dropped, which
+	// max-product needs to terminate on a cyclic program.
+	Exact = math.SmallestNonzeroFloat64
+	// RankMin is the threshold that link prediction (eval) applies rules
+	// with: weak rules still rank candidates that no strong rule reaches.
+	RankMin         = 1e-4
 	DefaultMaxFacts = 50_000_000
 )
 
+// EvalStats reports what an evaluation did (Options.Stats).
+type EvalStats struct {
+	// Min is the threshold the evaluation applied.
+	Min float64
+	// WeakRules is the number of rules left out because their weight is
+	// below Min (they derive nothing Min keeps).
+	WeakRules int
+	// Cut is the number of derivations (and, in a goal-directed query,
+	// demands) dropped because their confidence fell below Min. Every
+	// answer, derived fact or proof that the threshold removed is behind
+	// one of them or behind a weak rule; 0 for both means the result is
+	// that of an exact evaluation.
+	Cut int64
+}
+
+// withProgram resolves a zero Min to prog's threshold.
+func (o Options) withProgram(prog *datalog.Program) Options {
+	if o.Min <= 0 && prog != nil {
+		if m, ok := prog.Threshold(); ok {
+			o.Min = m
+		}
+	}
+	return o
+}
+
 func (o Options) withDefaults() Options {
 	if o.Min <= 0 {
-		o.Min = DefaultMin
+		o.Min = Exact
 	}
 	if o.MaxFacts <= 0 {
 		o.MaxFacts = DefaultMaxFacts
@@ -135,6 +172,8 @@ type InferStats struct {
 	Strata int
 	// Duration is the wall-clock time of the call.
 	Duration time.Duration
+	// Eval is what the threshold did (see EvalStats).
+	Eval EvalStats
 }
 
 // MemoryLimitError is the error of an Infer stopped by Options.MaxMemory;

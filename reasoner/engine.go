@@ -49,7 +49,7 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt Opt
 	if err != nil {
 		return nil, err
 	}
-	en := &Engine{st: st, prog: prog, opt: opt.withDefaults(), syms: syms, defs: defines(prog),
+	en := &Engine{st: st, prog: prog, opt: opt.withProgram(prog).withDefaults(), syms: syms, defs: defines(prog),
 		facts: map[string][]int{}, arities: map[string][]int{}, derived: map[string]bool{}, base: map[string]bool{},
 		shared: map[string]*relation{}}
 	rs, err := st.Relations()

@@ -38,7 +38,9 @@ type evaluator struct {
 	pool  provPool // provenance: rule index, then (relation, tuple) per body fact
 	bufs  []outBuf // candidate buffers of the tasks of a round, reused
 
-	derived    int // facts added by the program (facts and rules)
+	derived    int   // facts added by the program (facts and rules)
+	cut        int64 // derivations dropped below min (EvalStats.Cut)
+	weakRules  int   // rules left out for a weight below min
 	iterations int
 	strata     int
 
@@ -113,6 +115,13 @@ func (e *evaluator) relation(pred string, arity int) int32 {
 	e.rels = append(e.rels, r)
 	e.relIdx[k] = i
 	return i
+}
+
+// reportStats fills st (when not nil) with what the threshold did.
+func (e *evaluator) reportStats(st *EvalStats) {
+	if st != nil {
+		*st = EvalStats{Min: e.min, WeakRules: e.weakRules, Cut: e.cut}
+	}
 }
 
 func newEvaluator(ctx context.Context, st store.Store, syms *symtab, opt Options) *evaluator {

@@ -97,12 +97,15 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	if err != nil {
 		return InferStats{}, err
 	}
+	opt = opt.withProgram(prog)
 	e := newEvaluator(ctx, st, syms, opt)
 	e.prov = true
 	e.progress = opt.Progress
 	e.maxMem = opt.MaxMemory
 	e.start = start
-	u := plainUnit(withoutWeakRules(prog, e.min))
+	strong := withoutWeakRules(prog, e.min)
+	e.weakRules = len(prog.Rules) - len(strong.Rules)
+	u := plainUnit(strong)
 	if err := e.load(u); err != nil {
 		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
@@ -111,6 +114,8 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	}
 	e.dropIndexes()
 	stats := InferStats{Derived: map[string]int{}, Iterations: e.iterations, Strata: e.strata}
+	e.reportStats(&stats.Eval)
+	e.reportStats(opt.Stats)
 	w, err := e.prepareWrite(u, stats.Derived)
 	if err != nil {
 		return InferStats{}, errorf("reasoner: infer: %w", err)

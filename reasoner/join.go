@@ -17,6 +17,7 @@ type worker struct {
 	buf   *outBuf
 	ticks int
 	stop  *atomic.Bool
+	cut   int64 // derivations dropped below the threshold
 }
 
 // outBuf holds candidate facts: per record the relation, the rule index (or
@@ -83,6 +84,7 @@ func (w *worker) try(p *plan, k int, t int32, conf float64) {
 		}
 	}
 	if !p.rule.crisp && c*p.rule.weight < w.e.min {
+		w.cut++
 		return
 	}
 	w.join(p, k+1, c)
@@ -143,6 +145,7 @@ func (w *worker) join(p *plan, k int, conf float64) {
 		}
 		conf *= 1 - c
 		if !p.rule.crisp && conf*p.rule.weight < w.e.min {
+			w.cut++
 			return
 		}
 		w.join(p, k+1, conf)
@@ -276,6 +279,7 @@ func (w *worker) emit(p *plan, conf float64) {
 		c = 1
 	}
 	if c < w.e.min {
+		w.cut++
 		return
 	}
 	hrel := w.e.rels[r.head.rel]

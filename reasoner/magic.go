@@ -378,7 +378,7 @@ func (b *magicBuilder) addAdornedRule(g goalKey, ri int) {
 		used[best] = true
 		l := r.Body[best]
 		if b.adorned(l.Atom.Pred) {
-			l = b.addMagicRule(l, bound, prefix)
+			l = b.addMagicRule(l, bound, prefix, r.Weight)
 			newBody[best] = l
 		}
 		prefix = append(prefix, l)
@@ -422,18 +422,28 @@ func (b *magicBuilder) nextSIP(body []datalog.Literal, used []bool, bound map[st
 }
 
 // addMagicRule demands the adorned literal l given the bound variables: it
-// adds the magic rule `magic(bound args) :- prefix` (prefix being the
-// guard and the literals before l) and returns l over its adorned
-// predicate.
-func (b *magicBuilder) addMagicRule(l datalog.Literal, bound map[string]bool, prefix []datalog.Literal) datalog.Literal {
+// adds the magic rule `weight :: magic(bound args) :- prefix` (prefix being
+// the guard and the literals before l, weight the rewritten rule's) and
+// returns l over its adorned predicate.
+//
+// Magic facts are weighted: the confidence of a magic fact bounds what any
+// fact demanded through it can contribute to an answer, the product of the
+// weights of the rules and of the confidences of the body facts on the way
+// from the query to it. A fact of confidence c demanded with magic
+// confidence m contributes at most m * c to an answer, so a demand whose
+// confidence is below Options.Min is dropped like any derivation below it:
+// for every node N of a derivation of an answer of confidence a,
+// m(N) * conf(N) >= a (by induction from the query, whose magic confidence
+// is 1), so m(N) >= a and every fact an answer at or above Min needs is
+// still demanded. Without it, the demand of a mined program's hundreds of
+// weak rules per head reaches nearly every pair of entities.
+func (b *magicBuilder) addMagicRule(l datalog.Literal, bound map[string]bool, prefix []datalog.Literal, weight float64) datalog.Literal {
 	ad, args := b.goalOf(l.Atom, bound)
 	b.demand(l.Atom.Pred, ad)
 	m := magicName(l.Atom.Pred, ad)
 	b.u.internal[m] = ""
-	guard := make([]bool, len(prefix))
-	guard[0] = true
-	b.addRule(datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: m, Args: args}, Body: slices.Clone(prefix)},
-		ruleMeta{src: -1, crisp: true, guard: guard})
+	b.addRule(datalog.Rule{Weight: weight, Head: datalog.Atom{Pred: m, Args: args}, Body: slices.Clone(prefix)},
+		ruleMeta{src: -1})
 	l.Atom = datalog.Atom{Pred: adornedName(l.Atom.Pred, ad), Args: l.Atom.Args, Pos: l.Atom.Pos}
 	return l
 }

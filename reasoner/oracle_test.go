@@ -484,7 +484,7 @@ func TestOracle(t *testing.T) {
 		if datalog.Validate(p).HasErrors() {
 			continue
 		}
-		db := oracle(t, base, p, DefaultMin)
+		db := oracle(t, base, p, Exact)
 		queries := randomQueries(rng, 9)
 		for _, c := range confs {
 			opt := c.opt
@@ -670,7 +670,7 @@ func TestOracleMinedShape(t *testing.T) {
 			h, a, b := fmt.Sprint("h", rng.IntN(2)), fmt.Sprint("n", rng.IntN(5)), fmt.Sprint("n", rng.IntN(5))
 			queries = append(queries, h+"(X, "+a+")?", h+"("+a+", Y)?", h+"("+a+", "+b+")?")
 		}
-		for _, minConf := range []float64{DefaultMin, 0.1} {
+		for _, minConf := range []float64{Exact, RankMin, 0.1} {
 			db := oracle(t, base, p, minConf)
 			for _, magic := range []bool{true, false} {
 				opt := Options{Min: minConf, Threads: 2, noMagic: !magic, work: &workCounters{}}

@@ -71,6 +71,9 @@ func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
 		w.exec(ts[i].p, ts[i].lo, ts[i].hi)
 		return !stop.Load()
 	})
+	for _, w := range workers {
+		e.cut += w.cut
+	}
 	if err := e.ctx.Err(); err != nil {
 		return nil, errorf("reasoner: %w", err)
 	}

@@ -31,6 +31,7 @@ func Query(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
+	opt = opt.withProgram(prog)
 	if err := checkProgram(st, prog); err != nil {
 		return nil, err
 	}
@@ -54,6 +55,7 @@ func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
+	opt = opt.withProgram(prog)
 	if err := checkProgram(st, prog); err != nil {
 		return 0, err
 	}
@@ -182,7 +184,16 @@ func symTerm(name string) datalog.Term {
 func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
 	shared func(string, int) *relation) (*evaluator, *relation, error) {
 	e := newEvaluator(ctx, st, syms, opt)
-	u, mode := queryUnit(withoutWeakRules(prog, e.min), q, !opt.noMagic)
+	strong := withoutWeakRules(prog, e.min)
+	if len(strong.Rules) < len(prog.Rules) {
+		rel := closure(prog, defines(prog), q.Pred)
+		for i := range prog.Rules {
+			if r := &prog.Rules[i]; rel[r.Head.Pred] && weightOf(r.Weight) < e.min {
+				e.weakRules++
+			}
+		}
+	}
+	u, mode := queryUnit(strong, q, !opt.noMagic)
 	e.stored = true
 	e.prov = opt.Explain
 	e.shared = shared
@@ -191,6 +202,7 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 		return nil, nil, errorf("reasoner: query %s: %w", q, err)
 	}
 	err := e.run(u)
+	e.reportStats(opt.Stats)
 	if w := opt.work; w != nil {
 		w.evaluations.Add(1)
 		w.derived.Add(int64(e.derived))
@@ -261,6 +273,7 @@ func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q dat
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
+	opt = opt.withProgram(prog)
 	if err := checkProgram(st, prog); err != nil {
 		return err
 	}

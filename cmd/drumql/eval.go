@@ -428,7 +428,7 @@ func newRuleScorer(e *env, st store.Store, snap *store.Snapshot, prog *datalog.P
 	}
 	rs.slot = linkpred.NewSlotPrior(snap, ents)
 	var err error
-	rs.eng, err = reasoner.Prepare(e.ctx, st, prog, reasoner.Options{BaseOnly: true, Snapshot: snap, LazyLoad: true})
+	rs.eng, err = reasoner.Prepare(e.ctx, st, prog, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, Snapshot: snap, LazyLoad: true})
 	if err != nil {
 		return nil, nil, err
 	}
