@@ -67,6 +67,9 @@ type Options struct {
 	noMagic bool
 	// noChain keeps Engine.Query off the chain-rule fast path.
 	noChain bool
+	// noRace evaluates a goal-directed query with the magic-set rewrite
+	// alone, without racing it against the bottom-up evaluation.
+	noRace bool
 	// work, when set, accumulates what evaluations did.
 	work *workCounters
 }
@@ -75,10 +78,11 @@ type Options struct {
 // an optimisation ran or saved work. Safe for concurrent use.
 type workCounters struct {
 	derived     atomic.Int64 // facts derived by query evaluations (program facts included)
+	joins       atomic.Int64 // joins and loaded tuples of query evaluations (evaluator.work)
 	evaluations atomic.Int64 // query evaluations through the evaluator
 	chain       atomic.Int64 // queries answered by the chain fast path
 	// modes counts the query evaluations by how queryUnit evaluated them.
-	modes [modeBottomUp + 1]atomic.Int64
+	modes [modeRaceBottomUp + 1]atomic.Int64
 }
 
 // Default option values.

@@ -1,9 +1,11 @@
 package reasoner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime/metrics"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -38,11 +40,16 @@ type evaluator struct {
 	pool  provPool // provenance: rule index, then (relation, tuple) per body fact
 	bufs  []outBuf // candidate buffers of the tasks of a round, reused
 
-	derived    int   // facts added by the program (facts and rules)
-	cut        int64 // derivations dropped below min (EvalStats.Cut)
-	weakRules  int   // rules left out for a weight below min
-	iterations int
-	strata     int
+	derived int   // facts added by the program (facts and rules)
+	cut     int64 // derivations dropped below min (EvalStats.Cut)
+	// work counts joins and loaded tuples; gate, when set (a race, see
+	// raceQuery), is told about the work done since the last checkpoint
+	// (reported) and may stop the evaluation.
+	work, reported int64
+	gate           func(work int64) error
+	weakRules      int // rules left out for a weight below min
+	iterations     int
+	strata         int
 
 	// progress, when set, is told about every round (Infer).
 	progress func(Progress)
@@ -117,6 +124,17 @@ func (e *evaluator) relation(pred string, arity int) int32 {
 	return i
 }
 
+// checkpoint tells the race gate, if any, about the work done since the
+// last checkpoint.
+func (e *evaluator) checkpoint() error {
+	if e.gate == nil {
+		return nil
+	}
+	w := e.work - e.reported
+	e.reported = e.work
+	return e.gate(w)
+}
+
 // reportStats fills st (when not nil) with what the threshold did.
 func (e *evaluator) reportStats(st *EvalStats) {
 	if st != nil {
@@ -170,6 +188,9 @@ func (e *evaluator) load(u *unit) error {
 		if err := e.loadStore(r); err != nil {
 			return err
 		}
+		if err := e.checkpoint(); err != nil {
+			return err
+		}
 	}
 	for i := range u.prog.Facts {
 		f := &u.prog.Facts[i]
@@ -217,6 +238,7 @@ func (e *evaluator) loadStore(r *relation) error {
 		}
 		if len(f.Args) == r.arity {
 			r.add(f.Args, 1, provBase)
+			e.work++
 		}
 	}
 	if err := e.ctx.Err(); err != nil {
@@ -295,20 +317,98 @@ func (e *evaluator) stratum(s datalog.Stratum) error {
 			return nil
 		}
 		ps = ps[:0]
+		e.sortDelta(delta)
+		byConst := map[deltaKey]map[uint32][]int32{}
 		for _, ri := range s.Rules {
 			r := e.rules[ri]
 			for j := range r.body {
 				l := &r.body[j]
-				if l.kind != datalog.Positive || !in[l.atom.rel] || len(delta[l.atom.rel]) == 0 {
+				if l.kind != datalog.Positive || !in[l.atom.rel] {
 					continue
 				}
-				ps = append(ps, e.makePlan(r, ri, j, delta[l.atom.rel]))
+				if d := e.strongEnough(r, l, e.deltaOf(l, delta, byConst)); len(d) > 0 {
+					ps = append(ps, e.makePlan(r, ri, j, d))
+				}
 			}
 		}
 		if len(ps) == 0 {
 			return nil
 		}
 	}
+}
+
+// deltaKey names the delta of a relation split by the value at one
+// argument position.
+type deltaKey struct {
+	rel int32
+	pos int
+}
+
+// deltaOf returns the tuples of the round's delta that literal l can match:
+// the whole delta of its relation or, when l has a symbol constant, the
+// delta tuples with that constant at its position, read from the delta
+// split by that position (byConst, built on first use in the round). A
+// mined program has hundreds of rules with constants per relation (such as
+// `h(X, c) :- b(X, d)`): without the split every one of them scanned the
+// whole delta of b every round, to keep the few tuples with d.
+func (e *evaluator) deltaOf(l *clit, delta map[int32][]int32, byConst map[deltaKey]map[uint32][]int32) []int32 {
+	d := delta[l.atom.rel]
+	if len(d) == 0 {
+		return nil
+	}
+	for k, a := range l.atom.args {
+		if a.v != slotConst {
+			continue
+		}
+		key := deltaKey{l.atom.rel, k}
+		m, ok := byConst[key]
+		if !ok {
+			m = map[uint32][]int32{}
+			rel := e.rels[l.atom.rel]
+			for _, t := range d {
+				v := rel.tuple(t)[k]
+				m[v] = append(m[v], t)
+			}
+			byConst[key] = m
+		}
+		return m[a.c]
+	}
+	return d
+}
+
+// sortDelta orders every relation's delta by confidence, highest first
+// (then by tuple index), so that strongEnough can cut it with a binary
+// search.
+func (e *evaluator) sortDelta(delta map[int32][]int32) {
+	for ri, d := range delta {
+		rel := e.rels[ri]
+		slices.SortFunc(d, func(a, b int32) int {
+			if c := cmp.Compare(rel.confAt(b), rel.confAt(a)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	}
+}
+
+// strongEnough returns the prefix of the delta d (sorted by sortDelta) of
+// literal l of rule r whose tuples can start a derivation at or above the
+// threshold: the join would cut every later tuple at once (its confidence
+// times the rule's weight is below min; see worker.try). On a mined
+// program, where hundreds of rules of weights well below 1 read each
+// relation, the weak facts of a delta were most of what a round tried.
+func (e *evaluator) strongEnough(r *crule, l *clit, d []int32) []int32 {
+	if r.crisp || l.guard || len(d) == 0 {
+		return d
+	}
+	rel := e.rels[l.atom.rel]
+	n, _ := slices.BinarySearchFunc(d, r.weight, func(t int32, w float64) int {
+		if rel.confAt(t)*w < e.min {
+			return 1
+		}
+		return -1
+	})
+	return d[:n]
 }
 
 // batchItems is the number of first-step tuples (delta tuples or scanned
@@ -336,7 +436,10 @@ func (e *evaluator) round(ps []*plan, delta map[int32][]int32) error {
 			return err
 		}
 		ts, items = ts[:0], 0
-		return e.apply(bufs, delta)
+		if err := e.apply(bufs, delta); err != nil {
+			return err
+		}
+		return e.checkpoint()
 	}
 	for _, p := range ps {
 		n, split := planItems(p)

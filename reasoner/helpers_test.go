@@ -118,16 +118,17 @@ type configuration struct {
 
 // configurations returns every combination of the optimisation switches
 // and thread counts that results must not depend on: the magic-set rewrite
-// on and off, the chain fast path on and off, 1, 2 and 8 threads. The
-// oracle and the txtar cases run under each.
+// alone, raced against the bottom-up evaluation, and off; the chain fast
+// path on and off; 1, 2 and 8 threads. The oracle and the txtar cases run
+// under each.
 func configurations() []configuration {
 	var cs []configuration
-	for _, magic := range []bool{true, false} {
+	for _, magic := range []string{"alone", "race", "off"} {
 		for _, chain := range []bool{true, false} {
 			for _, threads := range []int{1, 2, 8} {
 				cs = append(cs, configuration{
-					name: fmt.Sprintf("magic=%v,chain=%v,threads=%d", magic, chain, threads),
-					opt:  Options{Threads: threads, noMagic: !magic, noChain: !chain},
+					name: fmt.Sprintf("magic=%s,chain=%v,threads=%d", magic, chain, threads),
+					opt:  Options{Threads: threads, noMagic: magic == "off", noRace: magic == "alone", noChain: !chain},
 				})
 			}
 		}

@@ -78,6 +78,10 @@ const (
 	// every relation it adorns in full; the relevant rules as written,
 	// then the answer rule.
 	modeBottomUp
+	// modeRaceBottomUp: the rewrite (modeMagic or modeShared) raced
+	// against the bottom-up evaluation, and the bottom-up one finished
+	// first (see raceQuery).
+	modeRaceBottomUp
 )
 
 // queryUnit builds the evaluation unit of query q over p: the rules q
@@ -109,8 +113,7 @@ const (
 // The decision depends on the program and the query only, never on the
 // data or on time, and every mode gives the same answers and confidences.
 func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) (*unit, queryMode) {
-	hasConst := slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Symbol })
-	if !goal || !hasConst || len(defines(p)[q.Pred]) == 0 {
+	if !goal || !goalDirected(p, q) {
 		return newMagicBuilder(p, q).plainQuery(), modePlain
 	}
 	demanded, free := allFreeGoals(p, q)
@@ -122,6 +125,13 @@ func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) (*unit, queryMode)
 	default:
 		return newMagicBuilder(p, q).rewrite(free), modeShared
 	}
+}
+
+// goalDirected reports whether q over p is a candidate for the magic-set
+// rewrite: q has a symbol constant and its predicate is defined by rules.
+func goalDirected(p *datalog.Program, q datalog.Atom) bool {
+	hasConst := slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Symbol })
+	return hasConst && slices.ContainsFunc(p.Rules, func(r datalog.Rule) bool { return r.Head.Pred == q.Pred })
 }
 
 // allFreeGoals runs the magic-set rewrite of q over p without building

@@ -31,7 +31,7 @@ func TestMagicWork(t *testing.T) {
 	p := mustParse(t, ancestorProgram)
 	q := mustQuery(t, fmt.Sprintf("ancestor(v%d, X)?", n-10))
 	for _, magic := range []bool{true, false} {
-		opt := Options{Threads: 1, noMagic: !magic, work: &workCounters{}}
+		opt := Options{Threads: 1, noMagic: !magic, noRace: true, work: &workCounters{}}
 		as, err := Query(ctx, st, p, q, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -40,7 +40,7 @@ func TestMagicWork(t *testing.T) {
 			t.Fatalf("magic=%v: %d answers, want 9", magic, len(as))
 		}
 		derived := opt.work.derived.Load()
-		t.Logf("magic=%v: %d facts derived", magic, derived)
+		t.Logf("magic=%v: %d facts derived, %d joins", magic, derived, opt.work.joins.Load())
 		switch {
 		case magic && derived > bound:
 			t.Errorf("with magic sets %s derived %d facts, want at most %d", q, derived, bound)
@@ -78,7 +78,7 @@ func TestWeakRulesSpreadNoDemand(t *testing.T) {
 		answers int
 		closure bool
 	}{{0.1, 9, false}, {0.01, n - 1, true}} {
-		opt := Options{Min: c.min, Threads: 1, work: &workCounters{}}
+		opt := Options{Min: c.min, Threads: 1, noRace: true, work: &workCounters{}}
 		as, err := Query(ctx, st, mustParse(t, ancestorProgram+weak), q, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -262,5 +262,55 @@ carl	parent	eve
 				t.Errorf("%s: no answers; the case checks nothing", c.query)
 			}
 		})
+	}
+}
+
+// TestRaceWork bounds the work of a query raced against its bottom-up
+// evaluation (raceQuery): ancestor(v1490, X)? on a chain of 1,500 nodes,
+// where the magic-set rewrite wins (its 10 answers against a closure of a
+// million facts), and the same query on a chain of 100, where the
+// bottom-up evaluation finishes within its head start. Either way the
+// answers are those of the rewrite alone, and the race does at most
+// 1 + raceRatio times the work of the rewrite alone plus the head start,
+// and at most 1 + 1/raceRatio times that of the bottom-up evaluation
+// alone, each up to what the loser did between two checkpoints (a batch:
+// bounded here by 4n).
+func TestRaceWork(t *testing.T) {
+	ctx := context.Background()
+	p := mustParse(t, ancestorProgram)
+	for _, c := range []struct {
+		n       int
+		magicOK bool // the rewrite must win
+	}{{1500, true}, {100, false}} {
+		st := newStore(t, chainTSV(c.n, "parent"))
+		q := mustQuery(t, fmt.Sprintf("ancestor(v%d, X)?", c.n-10))
+		run := func(opt Options) (string, *workCounters) {
+			opt.Threads = 1
+			opt.work = &workCounters{}
+			as, err := Query(ctx, st, p, q, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return formatAnswers(as), opt.work
+		}
+		alone, wa := run(Options{noRace: true})
+		bottomUp, wb := run(Options{noMagic: true})
+		raced, wr := run(Options{})
+		if raced != alone || bottomUp != alone {
+			t.Fatalf("n=%d: answers differ:\nrace\n%s\nrewrite alone\n%s\nbottom-up\n%s", c.n, raced, alone, bottomUp)
+		}
+		won := wr.modes[modeRaceBottomUp].Load() == 0
+		if won != c.magicOK {
+			t.Fatalf("n=%d: the rewrite won: %v, want %v", c.n, won, c.magicOK)
+		}
+		ja, jb, jr := wa.joins.Load(), wb.joins.Load(), wr.joins.Load()
+		t.Logf("n=%d: rewrite alone %d joins, bottom-up alone %d, race %d", c.n, ja, jb, jr)
+		slack := int64(4 * c.n)
+		if lim := (1+raceRatio)*ja + raceHeadStart + slack; jr > lim {
+			t.Errorf("n=%d: race did %d joins, more than %d", c.n, jr, lim)
+		}
+		if lim := jb + jb/raceRatio + slack; jr > lim {
+			t.Errorf("n=%d: race did %d joins, more than %d", c.n, jr, lim)
+		}
 	}
 }

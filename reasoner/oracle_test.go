@@ -476,7 +476,7 @@ func TestOracle(t *testing.T) {
 	}
 	confs := configurations()
 	var chainOn, engineQueries int64
-	var modes [modeBottomUp + 1]int64
+	var modes [modeRaceBottomUp + 1]int64
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		base, _, src := randomCase(rng, seed%2 == 1)
@@ -659,7 +659,7 @@ func TestOracleMinedShape(t *testing.T) {
 	if testing.Short() {
 		seeds = 15
 	}
-	var modes [modeBottomUp + 1]int64
+	var modes [modeRaceBottomUp + 1]int64
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		base, src := randomMinedCase(rng)
@@ -672,8 +672,8 @@ func TestOracleMinedShape(t *testing.T) {
 		}
 		for _, minConf := range []float64{Exact, RankMin, 0.1} {
 			db := oracle(t, base, p, minConf)
-			for _, magic := range []bool{true, false} {
-				opt := Options{Min: minConf, Threads: 2, noMagic: !magic, work: &workCounters{}}
+			for _, magic := range []string{"alone", "race", "off"} {
+				opt := Options{Min: minConf, Threads: 2, noMagic: magic == "off", noRace: magic == "alone", work: &workCounters{}}
 				for _, qs := range queries {
 					q := mustQuery(t, qs)
 					got, err := Query(ctx, st, p, q, opt)
@@ -681,10 +681,10 @@ func TestOracleMinedShape(t *testing.T) {
 						t.Fatalf("seed %d, %s: %v\nprogram:\n%s", seed, qs, err, src)
 					}
 					if err := sameAnswers(got, oracleAnswers(db, q)); err != nil {
-						t.Fatalf("seed %d, min %g, magic %v, %s: %v\nprogram:\n%s\nbase:\n%s", seed, minConf, magic, qs, err, src, tripleTSV(base))
+						t.Fatalf("seed %d, min %g, magic %s, %s: %v\nprogram:\n%s\nbase:\n%s", seed, minConf, magic, qs, err, src, tripleTSV(base))
 					}
 				}
-				if magic {
+				if magic == "alone" {
 					for m := range modes {
 						modes[m] += opt.work.modes[m].Load()
 					}

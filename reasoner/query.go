@@ -183,29 +183,45 @@ func symTerm(name string) datalog.Term {
 // evaluator and the answer relation (nil when nothing answers).
 func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.Program, q datalog.Atom, opt Options,
 	shared func(string, int) *relation) (*evaluator, *relation, error) {
+	setup := func(e *evaluator) {
+		e.stored = true
+		e.prov = opt.Explain
+		e.shared = shared
+	}
 	e := newEvaluator(ctx, st, syms, opt)
+	setup(e)
 	strong := withoutWeakRules(prog, e.min)
+	weak := 0
 	if len(strong.Rules) < len(prog.Rules) {
 		rel := closure(prog, defines(prog), q.Pred)
 		for i := range prog.Rules {
 			if r := &prog.Rules[i]; rel[r.Head.Pred] && weightOf(r.Weight) < e.min {
-				e.weakRules++
+				weak++
 			}
 		}
 	}
-	u, mode := queryUnit(strong, q, !opt.noMagic)
-	e.stored = true
-	e.prov = opt.Explain
-	e.shared = shared
-	e.unit = u
-	if err := e.load(u); err != nil {
-		return nil, nil, errorf("reasoner: query %s: %w", q, err)
+	var (
+		u    *unit
+		mode queryMode
+		err  error
+	)
+	if !opt.noMagic && !opt.noRace && goalDirected(strong, q) {
+		gd := func() (*unit, queryMode) { return queryUnit(strong, q, true) }
+		e, u, mode, err = raceQuery(ctx, st, syms, gd, plainUnitOf(strong, q), opt, setup)
+	} else {
+		u, mode = queryUnit(strong, q, !opt.noMagic)
+		e.unit = u
+		err = e.load(u)
+		if err == nil {
+			err = e.run(u)
+		}
 	}
-	err := e.run(u)
+	e.weakRules = weak
 	e.reportStats(opt.Stats)
 	if w := opt.work; w != nil {
 		w.evaluations.Add(1)
 		w.derived.Add(int64(e.derived))
+		w.joins.Add(e.work)
 		w.modes[mode].Add(1)
 	}
 	if err != nil {
