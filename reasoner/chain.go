@@ -198,6 +198,9 @@ func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 				}
 				cd.heads[r.Head.Pred] = h
 			}
+			if en.dead[i] {
+				continue // it derives nothing: no work, no hit
+			}
 			path, _, _, ok := chainPath(r)
 			lp := ok
 			if ok {

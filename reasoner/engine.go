@@ -26,6 +26,7 @@ type Engine struct {
 	names   []string         // known predicate names, sorted
 	derived map[string]bool  // store relations with derived facts
 	base    map[string]bool  // store relations with base facts: the graph
+	dead    []bool           // per rule: it can derive nothing (deadRules)
 
 	mu     sync.Mutex
 	shared map[string]*relation
@@ -78,10 +79,16 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt Opt
 		en.names = append(en.names, n)
 	}
 	slices.Sort(en.names)
+	if en.dead, _, err = deadRules(st, prog, !opt.BaseOnly); err != nil {
+		return nil, err
+	}
 	if opt.LazyLoad {
 		return en, nil
 	}
 	for i := range prog.Rules {
+		if en.dead[i] {
+			continue
+		}
 		for _, l := range prog.Rules[i].Body {
 			if l.Kind != datalog.Comparison {
 				if _, err := en.relation(ctx, l.Atom.Pred, len(l.Atom.Args)); err != nil {

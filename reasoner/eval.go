@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/metrics"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -179,6 +180,11 @@ func (e *evaluator) load(u *unit) error {
 		}
 	}
 	for _, r := range e.rels {
+		if r.internal && strings.HasPrefix(r.name, numPrefix) && r.len() == 0 {
+			if err := e.loadNumber(r); err != nil {
+				return err
+			}
+		}
 		if r.internal || r.len() > 0 {
 			continue
 		}
@@ -222,6 +228,33 @@ func (e *evaluator) load(u *unit) error {
 		}
 		r.add(t, c, int32(provFact0-i))
 	}
+	return nil
+}
+
+// loadNumber fills the relation of a number constant (numPrefix) with
+// every symbol equal to it as a number.
+func (e *evaluator) loadNumber(r *relation) error {
+	text := strings.TrimPrefix(r.name, numPrefix)
+	f, ok := numberValue(text)
+	if !ok {
+		return errorf("reasoner: malformed number %s", text)
+	}
+	ids, err := e.syms.numberSymbols(f)
+	if err != nil {
+		return err
+	}
+	c, err := e.syms.id(text)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(ids, c) {
+		ids = append(ids, c)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		r.add([]uint32{id}, 1, provBase)
+	}
+	e.work += int64(len(ids))
 	return nil
 }
 

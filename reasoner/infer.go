@@ -103,8 +103,12 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	e.progress = opt.Progress
 	e.maxMem = opt.MaxMemory
 	e.start = start
-	strong := withoutWeakRules(prog, e.min)
-	e.weakRules = len(prog.Rules) - len(strong.Rules)
+	live, _, err := withoutDeadRules(st, prog, false)
+	if err != nil {
+		return InferStats{}, err
+	}
+	strong := withoutWeakRules(live, e.min)
+	e.weakRules = len(live.Rules) - len(strong.Rules)
 	u := plainUnit(strong)
 	if err := e.load(u); err != nil {
 		return InferStats{}, errorf("reasoner: infer: %w", err)

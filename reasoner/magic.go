@@ -86,11 +86,11 @@ const (
 
 // queryUnit builds the evaluation unit of query q over p: the rules q
 // depends on and the answer rule `ans(vars) :- q`. When goal is set and q
-// has a symbol constant, the rules are rewritten with magic sets so that
-// only the facts relevant to the constants are derived. Number constants
-// are never passed down as bound: they match every symbol equal to them as
-// numbers, which the magic predicates, joined by symbol, would miss; they
-// stay filters in the rules. Predicates reached through
+// has a constant or is nullary (goalDirected), the rules are rewritten with
+// magic sets so that only the facts relevant to the constants, those of
+// the query and those of the rules' bodies, are derived. A number constant
+// is bound like a symbol: its magic facts are every symbol equal to it as a
+// number (magicAtom), and it stays a filter in the rules. Predicates reached through
 // negation (and everything they depend on) are evaluated in full with their
 // original rules; the rest is adorned.
 //
@@ -128,10 +128,13 @@ func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) (*unit, queryMode)
 }
 
 // goalDirected reports whether q over p is a candidate for the magic-set
-// rewrite: q has a symbol constant and its predicate is defined by rules.
+// rewrite: q's predicate is defined by rules. The demand then comes from
+// q's constants (symbols and numbers) and from the constants of the rules'
+// bodies, as in `near(X) :- path(1995, X)` for near(X)? or `goal() :-
+// path(1, 9)` for goal()?; when there is none, every goal is all free and
+// the cost check evaluates q bottom-up (see queryUnit).
 func goalDirected(p *datalog.Program, q datalog.Atom) bool {
-	hasConst := slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Symbol })
-	return hasConst && slices.ContainsFunc(p.Rules, func(r datalog.Rule) bool { return r.Head.Pred == q.Pred })
+	return slices.ContainsFunc(p.Rules, func(r datalog.Rule) bool { return r.Head.Pred == q.Pred })
 }
 
 // allFreeGoals runs the magic-set rewrite of q over p without building
@@ -144,7 +147,7 @@ func allFreeGoals(p *datalog.Program, q datalog.Atom) (demanded, free map[string
 	demanded, free = map[string]bool{}, map[string]bool{}
 	for g := range b.done {
 		demanded[g.pred] = true
-		if !strings.Contains(g.ad, "b") {
+		if g.ad != "" && !strings.Contains(g.ad, "b") {
 			free[g.pred] = true
 		}
 	}
@@ -274,11 +277,42 @@ func (b *magicBuilder) adorned(pred string) bool {
 	return len(b.defs[pred]) > 0 && !b.full[pred]
 }
 
-// isBound reports whether t is bound given the bound variables: a symbol
-// constant or a bound variable (a number constant is a filter, see
-// queryUnit).
+// isBound reports whether t is bound given the bound variables: a
+// constant (a symbol or a number) or a bound variable.
 func isBound(t datalog.Term, bound map[string]bool) bool {
-	return t.Kind == datalog.Symbol || t.Kind == datalog.Var && t.Value != "_" && bound[t.Value]
+	return t.Kind != datalog.Var || t.Value != "_" && bound[t.Value]
+}
+
+// numPrefix starts the names of the internal unary relations that hold, for
+// a number constant, every symbol equal to it as a number (007, 7, 7.0 for
+// 7): numPrefix + the number's canonical text. The evaluator fills them
+// (see evaluator.load).
+const numPrefix = "\x00n\x00"
+
+// magicAtom returns the atom pred(args) for the head of a magic rule, and
+// the literals its body needs for the number constants among args: a
+// number constant matches every symbol equal to it as a number, so the
+// magic predicate gets all of them, through a fresh variable bound by the
+// number's relation (numPrefix), and the relations joined with it by symbol
+// find 007 as well as 7.
+func (b *magicBuilder) magicAtom(pred string, args []datalog.Term) (datalog.Atom, []datalog.Literal) {
+	var lits []datalog.Literal
+	out := args
+	for i, t := range args {
+		if t.Kind != datalog.Number {
+			continue
+		}
+		if len(lits) == 0 {
+			out = slices.Clone(args)
+		}
+		c, _ := datalog.CanonicalNumber(t.Value)
+		v := datalog.Term{Kind: datalog.Var, Value: "\x00N" + string(rune('0'+i))}
+		out[i] = v
+		np := numPrefix + c
+		b.u.internal[np] = ""
+		lits = append(lits, datalog.Literal{Kind: datalog.Positive, Atom: datalog.Atom{Pred: np, Args: []datalog.Term{v}}})
+	}
+	return datalog.Atom{Pred: pred, Args: out}, lits
 }
 
 // adornment returns the adornment of a given the bound variables, and its
@@ -326,7 +360,8 @@ func (b *magicBuilder) seedQuery() {
 		b.demand(q.Pred, qad)
 		mp := magicName(q.Pred, qad)
 		b.u.internal[mp] = ""
-		b.addRule(datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: mp, Args: qargs}}, ruleMeta{src: -1, crisp: true})
+		head, body := b.magicAtom(mp, qargs)
+		b.addRule(datalog.Rule{Weight: 1, Head: head, Body: body}, ruleMeta{src: -1, crisp: true})
 		qBody = datalog.Atom{Pred: adornedName(q.Pred, qad), Args: q.Args}
 	}
 	b.addRule(datalog.Rule{Weight: 1, Head: b.answerHead(), Body: []datalog.Literal{{Kind: datalog.Positive, Atom: qBody}}},
@@ -452,7 +487,8 @@ func (b *magicBuilder) addMagicRule(l datalog.Literal, bound map[string]bool, pr
 	b.demand(l.Atom.Pred, ad)
 	m := magicName(l.Atom.Pred, ad)
 	b.u.internal[m] = ""
-	b.addRule(datalog.Rule{Weight: weight, Head: datalog.Atom{Pred: m, Args: args}, Body: slices.Clone(prefix)},
+	head, nums := b.magicAtom(m, args)
+	b.addRule(datalog.Rule{Weight: weight, Head: head, Body: append(slices.Clone(prefix), nums...)},
 		ruleMeta{src: -1})
 	l.Atom = datalog.Atom{Pred: adornedName(l.Atom.Pred, ad), Args: l.Atom.Args, Pos: l.Atom.Pos}
 	return l

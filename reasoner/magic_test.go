@@ -224,7 +224,11 @@ carl	parent	eve
 		name, program, query string
 		want                 queryMode
 	}{
-		{"no constant", ancestorProgram, "ancestor(X, Y)?", modePlain},
+		// No constant anywhere: every goal is all free.
+		{"no constant", ancestorProgram, "ancestor(X, Y)?", modeBottomUp},
+		// The rule's constant is the demand of the all-free query.
+		{"constant in a body", ancestorProgram + "near(X) :- ancestor(ann, X).\n", "near(X)?", modeShared},
+		{"ground nullary", ancestorProgram + "goal() :- ancestor(ann, eve).\n", "goal()?", modeMagic},
 		{"no rules for the predicate", ancestorProgram, "parent(ann, Y)?", modePlain},
 		{"recursive, bound", ancestorProgram, "ancestor(ann, Y)?", modeMagic},
 		{"recursive, bound second", ancestorProgram, "ancestor(X, eve)?", modeMagic},

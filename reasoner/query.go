@@ -190,6 +190,10 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 	}
 	e := newEvaluator(ctx, st, syms, opt)
 	setup(e)
+	prog, _, err := withoutDeadRules(st, prog, !opt.BaseOnly)
+	if err != nil {
+		return nil, nil, err
+	}
 	strong := withoutWeakRules(prog, e.min)
 	weak := 0
 	if len(strong.Rules) < len(prog.Rules) {
@@ -203,7 +207,6 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 	var (
 		u    *unit
 		mode queryMode
-		err  error
 	)
 	if !opt.noMagic && !opt.noRace && goalDirected(strong, q) {
 		gd := func() (*unit, queryMode) { return queryUnit(strong, q, true) }

@@ -2,6 +2,7 @@ package reasoner
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +31,43 @@ type symtab struct {
 	// and reading it needs neither the lock nor the names.
 	kinds     []atomic.Uint32
 	kindsOnce sync.Once
+
+	// numbers holds the store symbols whose names are numbers, by value
+	// (numberSymbols), built on first use.
+	numbers     map[float64][]uint32
+	numbersOnce sync.Once
+	numbersErr  error
+}
+
+// numberSymbols returns every symbol, of the store or local, whose name is
+// a number equal to f (7, 007, 7.0 and 70e-1 for 7). The first call reads
+// every name of the store once.
+func (s *symtab) numberSymbols(f float64) ([]uint32, error) {
+	s.numbersOnce.Do(func() {
+		s.numbers = map[float64][]uint32{}
+		for id := range s.nStore {
+			n, err := s.st.Name(id)
+			if err != nil {
+				s.numbersErr = errorf("reasoner: symbols: %w", err)
+				return
+			}
+			if g, ok := numberValue(n); ok {
+				s.numbers[g] = append(s.numbers[g], id)
+			}
+		}
+	})
+	if s.numbersErr != nil {
+		return nil, s.numbersErr
+	}
+	ids := slices.Clone(s.numbers[f])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, n := range s.lnames {
+		if g, ok := numberValue(n); ok && g == f {
+			ids = append(ids, s.nStore+uint32(k))
+		}
+	}
+	return ids, nil
 }
 
 func newSymtab(st store.Store) (*symtab, error) {
