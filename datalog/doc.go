@@ -15,6 +15,8 @@
 //	sibling(X, Y) :- parent(P, X), parent(P, Y), X != Y.
 //	"/people/person/nationality"(X, Y) :- "/people/person/places_lived"(X, Z), located(Z, Y).
 //	@import "kg/extra.tsv".
+//	@aggregate max.                               % how link prediction ranks
+//	@min 0.1.                                     % the threshold (mined files)
 //	wife(X, alice)?                               % a query
 //
 // Variables start with an uppercase letter or an underscore. A lone `_` is
@@ -31,6 +33,14 @@
 // with the escapes \" \\ \n \t \r and \uXXXX. A zero-arity atom is written
 // without parentheses (`rain.`). Weights (`w ::`) must lie in (0, 1]; a
 // missing weight means 1.
+//
+// `@min X.` ([Threshold], X in (0, 1]) is the file's threshold: an
+// evaluation of the program drops every derivation whose confidence is
+// below X. `drumql mine` writes one into its files, whose hundreds of weak
+// rules per head would otherwise, chained through each other, derive
+// nearly every pair; a program without one is evaluated exactly. A file
+// sets it once; merged files keep every directive and mean the smallest
+// ([Program.Threshold]).
 //
 // # Printing and identity
 //

@@ -310,10 +310,22 @@ func (p *Program) String() string {
 	return sb.String()
 }
 
-// Format writes the program in canonical form: aggregation directives,
-// imports, facts, rules and queries, each group in slice order, one per line, the groups separated by
+// String returns the directive as written, `@min 0.1.`.
+func (t Threshold) String() string { return string(t.appendTo(nil)) }
+
+func (t Threshold) appendTo(b []byte) []byte {
+	b = append(b, "@min "...)
+	b = strconv.AppendFloat(b, t.Min, 'g', -1, 64)
+	return append(b, '.')
+}
+
+// Format writes the program in canonical form: the directives (the
+// threshold, then the aggregation directives), imports, facts, rules and
+// queries, each group in slice order, one per line, the groups separated by
 // a blank line. The output parses back to the same program, positions and
-// rule comments aside.
+// rule comments aside. A program with several `@min` directives (files
+// merged) is written with one, its [Program.Threshold]: the smallest, which
+// is what the merged program means (a file sets one threshold).
 func (p *Program) Format(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var b []byte
@@ -337,8 +349,16 @@ func (p *Program) Format(w io.Writer) error {
 		}
 		return nil
 	}
-	if err := group(len(p.Aggregates), func(i int, b []byte) []byte {
-		return p.Aggregates[i].appendTo(b)
+	th, hasTh := p.Threshold()
+	nth := 0
+	if hasTh {
+		nth = 1
+	}
+	if err := group(nth+len(p.Aggregates), func(i int, b []byte) []byte {
+		if i < nth {
+			return Threshold{Min: th}.appendTo(b)
+		}
+		return p.Aggregates[i-nth].appendTo(b)
 	}); err != nil {
 		return err
 	}

@@ -47,6 +47,11 @@ func (p *Program) items() ([]item, map[string]int) {
 		its = append(its, item{2, i, p.Queries[i].Pos})
 	}
 	rank := map[string]int{}
+	for _, t := range p.Thresholds {
+		if _, ok := rank[t.Pos.File]; !ok {
+			rank[t.Pos.File] = len(rank)
+		}
+	}
 	for _, a := range p.Aggregates {
 		if _, ok := rank[a.Pos.File]; !ok {
 			rank[a.Pos.File] = len(rank)
@@ -95,10 +100,10 @@ func (it item) atoms(p *Program, f func(*Atom)) {
 
 // Validate checks p and reports every problem, sorted in source order:
 //
-//   - errors: a weight outside (0, 1]; a fact that is not ground; an
-//     anonymous variable in a rule head or in a comparison; an unsafe head
-//     variable (not bound by a positive body atom); a body variable bound by
-//     no positive atom (it occurs only in negated literals or comparisons);
+//   - errors: a weight or an `@min` threshold outside (0, 1]; a fact that
+//     is not ground; an anonymous variable in a rule head or in a
+//     comparison; an unsafe head variable (not bound by a positive body
+//     atom); a body variable bound by no positive atom (it occurs only in negated literals or comparisons);
 //     a predicate used with different arities (naming the first use); a
 //     cycle through negation (see [Stratify]);
 //   - warnings: a rule equal to an earlier one (same [Rule.Key]); a variable
@@ -177,6 +182,12 @@ func Validate(p *Program) Diagnostics {
 	comp, _ := g.sccs()
 	ds = append(ds, negativeCycles(p, g, comp)...)
 	ds = append(ds, checkAggregates(p)...)
+	for _, t := range p.Thresholds {
+		if !(t.Min > 0 && t.Min <= 1) {
+			ds = append(ds, Diagnostic{t.Pos, Error, fmt.Sprintf(
+				"@min %s is outside (0, 1]: the threshold is the smallest confidence kept", strconv.FormatFloat(t.Min, 'g', -1, 64))})
+		}
+	}
 	slices.SortStableFunc(ds, func(a, b Diagnostic) int { return comparePos(rank, a.Pos, b.Pos) })
 	return ds
 }

@@ -16,9 +16,11 @@ import (
 // ParseFile reads and parses the Datalog program in the file at path and
 // resolves its imports, recursively: `@import "p".` names a file relative
 // to the directory of the file that imports it. A file whose name ends in
-// ".dl" is parsed as Datalog (its facts, rules, queries and imports are
-// added); any other file is read with [ParseTriples] and its triples are
-// added as facts. Each file is read at most once; an import cycle is an
+// ".dl" is parsed as Datalog (its facts, rules, queries, imports and
+// directives are added: the `@aggregate` and `@min` directives of every
+// file are kept, in the order read, so an imported file's threshold takes
+// part in [datalog.Program.Threshold]); any other file is read with
+// [ParseTriples] and its triples are added as facts. Each file is read at most once; an import cycle is an
 // error at the import that closes it. Positions of imported statements
 // name the imported file (the path as joined with the importer's
 // directory). The returned program's Imports is empty: they are resolved.
@@ -68,6 +70,7 @@ func (l *loader) loadDL(path, src string) {
 	l.prog.Rules = append(l.prog.Rules, p.Rules...)
 	l.prog.Queries = append(l.prog.Queries, p.Queries...)
 	l.prog.Aggregates = append(l.prog.Aggregates, p.Aggregates...)
+	l.prog.Thresholds = append(l.prog.Thresholds, p.Thresholds...)
 	for _, im := range p.Imports {
 		target := im.Path
 		if !filepath.IsAbs(target) {

@@ -105,6 +105,9 @@ func stripPos(p *datalog.Program) *datalog.Program {
 		a.Pos = datalog.Pos{}
 		q.Aggregates = append(q.Aggregates, a)
 	}
+	for _, th := range p.Thresholds {
+		q.Thresholds = append(q.Thresholds, datalog.Threshold{Min: th.Min})
+	}
 	return q
 }
 

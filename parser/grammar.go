@@ -13,10 +13,11 @@ import (
 // backtracking parser last gave up. It parses one statement at a time (see
 // parseTokens): the tokens up to and including a "." or "?".
 //
-//	statement  = import | aggregate | clause
+//	statement  = import | aggregate | threshold | clause
 //	import     = "@import" String "."
 //	aggregate  = "@aggregate" Ident [ "(" [ param { "," param } ] ")" ] [ "for" name ] "."
 //	param      = Ident "=" Number
+//	threshold  = "@min" term "."        (a Number in (0, 1], checked when lowered)
 //	clause     = [ Number "::" ] atom [ ":-" literal { "," literal } ] ( "." | "?" )
 //	atom       = name [ "(" [ term { "," term } ] ")" ]
 //	literal    = "not" atom
@@ -32,7 +33,22 @@ import (
 type gStatement struct {
 	Import    *gImport    `parser:"  @@"`
 	Aggregate *gAggregate `parser:"| @@"`
+	Threshold *gThreshold `parser:"| @@"`
 	Clause    *gClause    `parser:"| @@"`
+}
+
+// gThreshold is `@min X.`. X is parsed as any term so that a name or a
+// variable in its place gets a message that says what @min takes; that it
+// is a number in (0, 1] is checked when it is lowered.
+type gThreshold struct {
+	Pos   lexer.Position
+	Value *gMinValue `parser:"'@min' @@ '.'"`
+}
+
+// gMinValue is the value of a threshold directive (a term, see gThreshold).
+type gMinValue struct {
+	Pos   lexer.Position
+	Value string `parser:"@( Var | Ident | String | Number )"`
 }
 
 type gAggregate struct {

@@ -161,6 +161,8 @@ var nodeNames = strings.NewReplacer(
 	"GClause", "a clause",
 	"GImport", "an import",
 	"GAggregate", "an aggregation directive",
+	"GThreshold", "a threshold directive",
+	"GMinValue", "<number>",
 	"GParam", "a parameter",
 	" | ", " or ",
 )
@@ -183,6 +185,8 @@ func expectedText(msg string) string {
 type lowerer struct {
 	prog *datalog.Program
 	ds   datalog.Diagnostics
+	// minAt is where the file's @min directive is (Line 0: none yet).
+	minAt lexer.Position
 }
 
 func (l *lowerer) errorf(p lexer.Position, format string, args ...any) {
@@ -208,6 +212,10 @@ func (l *lowerer) statement(st *gStatement) {
 			agg.Params = append(agg.Params, datalog.Param{Name: p.Name, Value: v})
 		}
 		l.prog.Aggregates = append(l.prog.Aggregates, agg)
+		return
+	}
+	if th := st.Threshold; th != nil {
+		l.threshold(th)
 		return
 	}
 	c := st.Clause
@@ -271,6 +279,27 @@ func (l *lowerer) statement(st *gStatement) {
 		body = append(body, lit)
 	}
 	l.prog.Rules = append(l.prog.Rules, datalog.Rule{Weight: weight, Head: head, Body: body, Pos: pos(c.Pos)})
+}
+
+// threshold lowers `@min X.`: X must be a number in (0, 1], and a file
+// sets its threshold once.
+func (l *lowerer) threshold(th *gThreshold) {
+	if l.minAt.Line > 0 {
+		l.errorf(th.Pos, "duplicate @min, first at line %d: a file has one threshold", l.minAt.Line)
+		return
+	}
+	l.minAt = th.Pos
+	v := th.Value
+	if c := v.Value[0]; !(c == '-' || c >= '0' && c <= '9') {
+		l.errorf(v.Pos, "@min takes a number in (0, 1], not %s", v.Value)
+		return
+	}
+	x, err := strconv.ParseFloat(v.Value, 64)
+	if err != nil || !(x > 0 && x <= 1) {
+		l.errorf(v.Pos, "@min %s is outside (0, 1]: the threshold is the smallest confidence kept", v.Value)
+		return
+	}
+	l.prog.Thresholds = append(l.prog.Thresholds, datalog.Threshold{Min: x, Pos: pos(th.Pos)})
 }
 
 var cmpOps = map[string]datalog.CmpOp{

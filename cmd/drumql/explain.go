@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
@@ -12,7 +13,7 @@ import (
 type explainCmd struct {
 	Fact    string   `arg:"" help:"A ground atom, such as \"wife(alice_ortiz, marc_ueda)\"."`
 	Rules   []string `placeholder:"FILE.dl" help:"Rule files to derive the fact with (default: the proofs stored by drumql infer)."`
-	Min     float64  `default:"0.1" placeholder:"X" help:"Drop derivations whose confidence is below X, in (0, 1] (default 0.1, as infer)."`
+	Min     *float64 `placeholder:"X" help:"Drop derivations whose confidence is below X, in (0, 1], overriding the rule files' threshold. Default: the threshold the --rules files set (@min, which drumql mine writes: 0.1), and an exact evaluation when none does."`
 	Format  string   `enum:"text,json" default:"text" help:"Output format: text or json."`
 	Threads int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 }
@@ -27,13 +28,19 @@ another aggregation than max for the fact's relation (@aggregate), a line under
 the tree says so: query ranks the fact by that aggregation of several rules'
 derivations, while the tree is the best single derivation.
 
+With --rules, derivations below the files' threshold (@min; --min overrides
+it) are left out, and an exact evaluation is made without one; when the fact
+has no proof and the threshold cut something, the error says the threshold may
+be why.
+
 Examples:
   drumql explain "wife(alice_ortiz, marc_ueda)"
   drumql explain --rules families.dl "wife(frida_varga, marc_ueda)"`
 }
 
 func (c *explainCmd) Run(e *env) error {
-	if err := errors.Join(checkMin(c.Min), checkCount("threads", c.Threads)); err != nil {
+	minX, err := minFlag(c.Min)
+	if err := errors.Join(err, checkCount("threads", c.Threads)); err != nil {
 		return err
 	}
 	q, prog, st, err := openQuery(e, c.Fact, c.Rules)
@@ -46,11 +53,16 @@ func (c *explainCmd) Run(e *env) error {
 		check = &datalog.Program{}
 	}
 	hintCapitalised(e.stderr, st, q.Atom)
-	p, err := reasoner.Explain(e.ctx, st, prog, q.Atom, reasoner.Options{Min: c.Min, Threads: c.Threads})
+	th := resolveMin(minX, prog)
+	if minX == 0 {
+		warnThresholds(e.stderr, prog)
+	}
+	var stats reasoner.EvalStats
+	p, err := reasoner.Explain(e.ctx, st, prog, q.Atom, reasoner.Options{Min: th.min, Threads: c.Threads, Stats: &stats})
 	if err != nil {
 		switch {
 		case errors.Is(err, reasoner.ErrNoProof):
-			return fmt.Errorf("%s does not hold (no derivation with confidence >= %g)", q.Atom, c.Min)
+			return noProofErr(q.Atom, prog, stats, th)
 		case errors.Is(err, reasoner.ErrInvalidProgram):
 			return programErr(err)
 		case errors.Is(err, reasoner.ErrNotGround):
@@ -68,5 +80,24 @@ func (c *explainCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "note: the rule files rank %s facts by %s over several rules' derivations; this is the best single derivation\n",
 			datalog.QuoteName(q.Atom.Pred), a.Describe())
 	}
+	thresholdNote(e.stderr, stats, th, "derivations", "are left out")
 	return nil
+}
+
+// noProofErr is explain's error for a fact without a proof: when the
+// threshold cut derivations or left rules out, it says that it may be why
+// and how to lower it.
+func noProofErr(fact datalog.Atom, prog *datalog.Program, stats reasoner.EvalStats, th threshold) error {
+	if prog == nil || len(prog.Rules)+len(prog.Facts) == 0 {
+		what := "neither a base fact nor derived by the last infer"
+		if th.min > 0 {
+			what += fmt.Sprintf(" with confidence >= %s", fmtMin(th.min))
+		}
+		return fmt.Errorf("%s does not hold: it is %s (pass the rule files with --rules to derive it)", fact, what)
+	}
+	if did := cutText(stats); did != "" && th.min > 0 {
+		return fmt.Errorf("%s has no derivation with confidence >= %s, the threshold (%s), which %s: it may hold with a lower confidence; %s",
+			fact, fmtMin(th.min), th.source, did, strings.Replace(bringBack(th), "brings them back", "would show it", 1))
+	}
+	return fmt.Errorf("%s does not hold (no derivation)", fact)
 }

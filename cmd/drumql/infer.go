@@ -19,7 +19,7 @@ import (
 // inferCmd is drumql infer.
 type inferCmd struct {
 	Files    []string `arg:"" name:"rules" help:"Datalog rule files (.dl); mined files are merged into the others."`
-	Min      float64  `default:"0.1" placeholder:"X" help:"Drop derivations whose confidence is below X, in (0, 1]. The default, 0.1, stores what the rules make at least somewhat likely: a mined file has hundreds of rules per head relation, and chaining their weak derivations through each other would fill the store with near-certain noise (query and eval rank with every rule down to 1e-4 without storing anything)."`
+	Min      *float64 `placeholder:"X" help:"Drop derivations whose confidence is below X, in (0, 1], overriding the files' threshold. Default: the threshold the rule files set (@min, which drumql mine writes: 0.1; the smallest when files differ), and an exact evaluation, every derivation kept, when none does. A note on stderr says how many derivations the threshold cut."`
 	MaxFacts int      `default:"50000000" placeholder:"N" help:"Stop with an error beyond N derived facts (N > 0)."`
 	Threads  int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 	// MaxMemory is a size ("8G"), "off", or "" for the available memory.
@@ -44,14 +44,6 @@ func (c *inferCmd) memoryCap() (sysmem.Limit, error) {
 		return sysmem.Limit{}, inputErr(fmt.Errorf("--max-memory %s: must be more than 0 (or off)", c.MaxMemory))
 	}
 	return sysmem.Limit{Bytes: n, Source: "--max-memory"}, nil
-}
-
-// checkMin rejects a --min outside (0, 1].
-func checkMin(x float64) error {
-	if !(x > 0 && x <= 1) {
-		return inputErr(fmt.Errorf("--min %g: a confidence threshold must be in (0, 1]", x))
-	}
-	return nil
 }
 
 // checkCount rejects a negative value of a count flag.
@@ -85,6 +77,13 @@ memory than --max-memory (by default the available memory). On a terminal,
 a progress line shows the rounds, the facts derived, the memory in use and
 the time, then the write.
 
+The threshold belongs to the program: derivations whose confidence is below
+the rule files' @min directive (drumql mine writes @min 0.1; merged files with
+different ones use the smallest, and a file without one makes no claim) are
+dropped, and a program without any is evaluated exactly. --min X overrides it.
+When the threshold cut derivations or left weaker rules out, a note on stderr
+says how many (also with --quiet).
+
 Examples:
   drumql infer families.dl examples/families/expert.dl
   drumql infer --min 0.01 rules.dl
@@ -92,7 +91,8 @@ Examples:
 }
 
 func (c *inferCmd) Run(e *env) error {
-	if err := errors.Join(checkMin(c.Min), checkCount("threads", c.Threads)); err != nil {
+	minX, err := minFlag(c.Min)
+	if err := errors.Join(err, checkCount("threads", c.Threads)); err != nil {
 		return err
 	}
 	if c.MaxFacts <= 0 {
@@ -108,6 +108,10 @@ func (c *inferCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	th := resolveMin(minX, ps.Prog)
+	if minX == 0 {
+		warnThresholds(e.stderr, ps.Prog)
+	}
 	st, err := e.openStoreForWriting(true)
 	if err != nil {
 		return err
@@ -120,7 +124,7 @@ func (c *inferCmd) Run(e *env) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim.Bytes / 10 * 9))
 	}
 	pb := e.newBar(-1, "inferring")
-	opt := reasoner.Options{Min: c.Min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
+	opt := reasoner.Options{Min: th.min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
 		Progress: func(p reasoner.Progress) { pb.describe(inferProgress(p)) }}
 	stats, err := reasoner.Infer(e.ctx, st, ps.Prog, opt)
 	pb.finish()
@@ -157,6 +161,7 @@ func (c *inferCmd) Run(e *env) error {
 	for _, n := range names {
 		fmt.Fprintf(e.stdout, "  %-*s %9d\n", w, datalog.QuoteName(n), stats.Derived[n])
 	}
+	thresholdNote(e.stderr, stats.Eval, th, "derived facts", "are not stored")
 	return nil
 }
 

@@ -39,6 +39,7 @@ type mineCmd struct {
 	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation (default 300), chosen as --constants-by says."`
 	PerConstant   int      `placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence: the pool the head's --constant-rules are chosen from (default 1000)."`
 	ConstantsBy   string   `enum:"coverage,confidence" default:"coverage" help:"How a head's --constant-rules rules with constants are chosen: coverage (greedily, the rules that most raise the confidence with which its facts are predicted, so they spread over its constants and facts) or confidence (the most confident)."`
+	Threshold     float64  `default:"0.1" placeholder:"X" help:"The threshold written into the rule file (@min X, in (0, 1]): infer, query and explain drop derivations of its rules below X (their --min overrides it). A mined file has hundreds of rules per head relation, and chaining their weak derivations through each other would derive nearly every pair (default ${default})."`
 	Aggregate     string   `enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
 	Budget        int      `placeholder:"N" help:"Edge visits allowed to count one rule's support exactly (default 100000); past it, the counts of the body's starts done so far (a seeded random sample) are scaled to all of them, and the comment says sample=done/all."`
 	HeadBudget    int      `placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default 100000000); bodies left when it is spent are left out."`
@@ -98,6 +99,9 @@ func (c *mineCmd) Run(e *env) error {
 	}
 	if c.ConstantLen != 1 && c.ConstantLen != 2 {
 		return inputErr(fmt.Errorf("--constant-len %d: want 1 (one body atom) or 2 (also h(X, c) :- b1(X, Y), b2(Y, d).)", c.ConstantLen))
+	}
+	if !(c.Threshold > 0 && c.Threshold <= 1) {
+		return inputErr(fmt.Errorf("--threshold %g: the threshold written as @min must be in (0, 1]", c.Threshold))
 	}
 	if c.MaxFanOut < -1 {
 		return inputErr(fmt.Errorf("--max-fan-out %d: want a number of neighbours of at least 1, or -1 for no cap", c.MaxFanOut))
@@ -255,7 +259,7 @@ func (c *mineCmd) Run(e *env) error {
 		header += "\n% " + describeTuning(tuned)
 	}
 	var buf bytes.Buffer
-	writeRules(&buf, header, directives, rules)
+	writeRules(&buf, header, c.Threshold, directives, rules)
 	if c.Out == "" {
 		if _, err := e.stdout.Write(buf.Bytes()); err != nil {
 			return err
@@ -338,10 +342,11 @@ func countHeads(rules []miner.MinedRule) int {
 	return n
 }
 
-// writeRules writes the header comment, the @aggregate directives and the
-// rules, each with its comment (score, ranks, support), a blank line
+// writeRules writes the header comment, the @aggregate directives, the
+// @min directive (the threshold min, with a comment on what it is for) and
+// the rules, each with its comment (score, ranks, support), a blank line
 // between head relations.
-func writeRules(b *bytes.Buffer, header string, directives []datalog.Aggregate, rules []miner.MinedRule) {
+func writeRules(b *bytes.Buffer, header string, min float64, directives []datalog.Aggregate, rules []miner.MinedRule) {
 	b.WriteString(header + "\n")
 	if len(directives) > 0 {
 		b.WriteByte('\n')
@@ -349,6 +354,9 @@ func writeRules(b *bytes.Buffer, header string, directives []datalog.Aggregate, 
 	for _, d := range directives {
 		b.WriteString(d.String() + "\n")
 	}
+	b.WriteString("\n% infer, query and explain drop derivations of these rules below @min (their --min overrides it):\n")
+	b.WriteString("% hundreds of weak rules per head, chained through each other, would derive nearly every pair.\n")
+	b.WriteString(datalog.Threshold{Min: min}.String() + "\n")
 	for i, r := range rules {
 		if i == 0 || r.Head != rules[i-1].Head {
 			fmt.Fprintf(b, "\n%% ---- %s ----\n", r.Head)

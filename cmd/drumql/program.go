@@ -81,10 +81,19 @@ func isMined(path string) bool {
 // into the expert ones and validates the result. Errors come back as a
 // diagError listing every problem of every file; warnings are printed on
 // warn. Mined rules rejected by the merge are printed on warn as well.
+//
+// The directives of every file are kept, in file order: @aggregate (the
+// first for a relation wins) and @min. The merged program's threshold is
+// the smallest @min of the files (datalog.Program.Threshold), so that it
+// keeps every derivation any of them keeps; a file without @min makes no
+// claim: a hand-written expert file merged with a mined file is evaluated
+// at the mined file's threshold, and files without any exactly. The
+// commands that evaluate say so when files differ (warnThresholds).
 func loadPrograms(warn io.Writer, files []string) (*programSet, error) {
 	expert := &datalog.Program{}
 	mined := &datalog.Program{}
 	var aggs []datalog.Aggregate // every file's directives, in file order
+	var ths []datalog.Threshold
 	var all datalog.Diagnostics
 	for _, f := range files {
 		p, err := parser.ParseFile(f)
@@ -107,12 +116,14 @@ func loadPrograms(warn io.Writer, files []string) (*programSet, error) {
 		dst.Rules = append(dst.Rules, p.Rules...)
 		dst.Queries = append(dst.Queries, p.Queries...)
 		aggs = append(aggs, p.Aggregates...)
+		ths = append(ths, p.Thresholds...)
 	}
 	if all.HasErrors() {
 		// Report the problems of what did parse too, so one run shows
 		// every error of the files.
 		both := concat(expert, mined)
 		both.Aggregates = aggs
+		both.Thresholds = ths
 		for _, d := range datalog.Validate(both) {
 			if d.Severity == datalog.Error {
 				all = append(all, d)
@@ -137,6 +148,7 @@ func loadPrograms(warn io.Writer, files []string) (*programSet, error) {
 		ps.Prog = merged
 	}
 	ps.Prog.Aggregates = aggs
+	ps.Prog.Thresholds = ths
 	ds := datalog.Validate(ps.Prog)
 	if ds.HasErrors() {
 		return nil, inputErr(diagError{ds: ds})
@@ -168,6 +180,7 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	warnThresholds(e.stderr, ps.Prog)
 	strata, _ := datalog.Stratify(ps.Prog)
 	fmt.Fprintf(e.stdout, "ok: %d facts, %d rules, %d queries, %d strata", len(ps.Prog.Facts), len(ps.Prog.Rules), len(ps.Prog.Queries), len(strata))
 	if ps.Rejected > 0 {

@@ -22,7 +22,7 @@ import (
 type queryCmd struct {
 	Query     string   `arg:"" help:"The query, an atom such as \"wife(X, alice)?\"."`
 	Rules     []string `placeholder:"FILE.dl" help:"Rule files whose facts and rules answer the query too."`
-	Min       float64  `default:"0.1" placeholder:"X" help:"Drop answers and derivations whose confidence is below X, in (0, 1] (default 0.1, as infer; --min 1e-4 shows the weak answers of many mined rules too, and can take long on a large mined program)."`
+	Min       *float64 `placeholder:"X" help:"Drop answers and derivations whose confidence is below X, in (0, 1], overriding the rule files' threshold. Default: the threshold the --rules files set (@min, which drumql mine writes: 0.1), and an exact evaluation when none does. A note on stderr says how many derivations the threshold cut; a lower --min shows the weak answers of many mined rules too, and can take long on a large mined program."`
 	Top       int      `placeholder:"N" help:"Print only the N best answers (0: all)."`
 	Count     bool     `help:"Print only the number of answers."`
 	Format    string   `enum:"table,tsv,json" default:"table" help:"Output format: table, tsv or json."`
@@ -72,6 +72,14 @@ noisy-or over the answer's k best rules (1 - the product of 1 - c), grouped is
 treated as noisy-or over the 5 best rules (the grouping of redundant rules is
 for eval's ranking), and max or no directive gives the best derivation.
 
+The threshold belongs to the program: derivations whose confidence is below
+the --rules files' @min directive (drumql mine writes @min 0.1; merged files
+with different ones use the smallest) are dropped, and a program without one
+is evaluated exactly, every answer kept. --min X overrides it. When the
+threshold cut derivations or left weaker rules out, a note on stderr says how
+many (also with --quiet): no answer disappears silently. Without --rules,
+answers are the stored facts, which infer derived at its own threshold.
+
 A variable is a name that starts with an uppercase letter: Marc_Ueda is a
 variable, marc_ueda the entity (quote other names: "Marc_Ueda").
 
@@ -82,7 +90,8 @@ Examples:
 }
 
 func (c *queryCmd) Run(e *env) error {
-	if err := errors.Join(checkMin(c.Min), checkCount("top", c.Top), checkCount("threads", c.Threads)); err != nil {
+	minX, err := minFlag(c.Min)
+	if err := errors.Join(err, checkCount("top", c.Top), checkCount("threads", c.Threads)); err != nil {
 		return err
 	}
 	q, prog, st, err := openQuery(e, c.Query, c.Rules)
@@ -97,7 +106,15 @@ func (c *queryCmd) Run(e *env) error {
 		warnUnknownBody(e.stderr, st, prog)
 	}
 	hintCapitalised(e.stderr, st, q.Atom)
-	opt := reasoner.Options{Min: c.Min, Threads: c.Threads, Explain: c.Explain}
+	th := resolveMin(minX, prog)
+	if minX == 0 {
+		warnThresholds(e.stderr, prog)
+	}
+	// stats is what the threshold cut in the evaluation of the answers
+	// (noisy-or's rescoring evaluates the same rules again, at the same
+	// threshold: it adds no answer).
+	var stats reasoner.EvalStats
+	opt := reasoner.Options{Min: th.min, Threads: c.Threads, Explain: c.Explain, Stats: &stats}
 	if c.Count {
 		// noisy-or rescores answers, it neither adds nor removes one
 		n, err := reasoner.Count(e.ctx, st, prog, q.Atom, opt)
@@ -105,6 +122,7 @@ func (c *queryCmd) Run(e *env) error {
 			return queryErr(err)
 		}
 		fmt.Fprintln(e.stdout, n)
+		thresholdNote(e.stderr, stats, th, "answers", "are not counted")
 		return nil
 	}
 	comb := queryCombination(c.Combine, prog, q.Atom.Pred)
@@ -113,7 +131,11 @@ func (c *queryCmd) Run(e *env) error {
 		if comb.method != "max" {
 			return inputErr(fmt.Errorf("--unordered needs --combine max (noisy-or rescores answers after they are all known)"))
 		}
-		return streamAnswers(e, st, prog, q.Atom, opt, vars, c.Format, c.Top)
+		if err := streamAnswers(e, st, prog, q.Atom, opt, vars, c.Format, c.Top); err != nil {
+			return err
+		}
+		thresholdNote(e.stderr, stats, th, "answers", "are not shown")
+		return nil
 	}
 	var answers []reasoner.Answer
 	if c.Top > 0 && comb.method == "max" && !c.Explain {
@@ -148,6 +170,7 @@ func (c *queryCmd) Run(e *env) error {
 		fmt.Fprintln(e.stdout, "proof of the top answer:")
 		printProof(e.stdout, answers[0].Proof)
 	}
+	thresholdNote(e.stderr, stats, th, "answers", "are not shown")
 	return nil
 }
 
