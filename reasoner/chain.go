@@ -3,6 +3,7 @@ package reasoner
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/store"
@@ -32,6 +33,10 @@ type chainHead struct {
 	lpChain, lpOther []int
 	lpFwd, lpInv     *trieNode
 	lpConst          []constRule // rules with a constant over a graph relation (construles.go)
+
+	// others holds compiled sets of the lpOther rules (otherHits), one
+	// per goroutine at a time.
+	others sync.Pool
 }
 
 // trieNode is a step of body paths: the relation (dense snapshot index, -1

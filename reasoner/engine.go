@@ -27,6 +27,7 @@ type Engine struct {
 	derived map[string]bool  // store relations with derived facts
 	base    map[string]bool  // store relations with base facts: the graph
 	dead    []bool           // per rule: it can derive nothing (deadRules)
+	live    *datalog.Program // prog without its dead rules
 
 	mu     sync.Mutex
 	shared map[string]*relation
@@ -35,6 +36,12 @@ type Engine struct {
 	chain     *chainData
 	chainErr  error
 	scratch   sync.Pool
+
+	// aux holds, once materialised, the facts the program derives for
+	// its auxiliary predicates (see auxRelations).
+	auxOnce sync.Once
+	aux     map[string]*relation
+	auxErr  error
 }
 
 // Prepare validates prog (nil means no rules) and prepares it for queries
@@ -79,6 +86,9 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt Opt
 		en.names = append(en.names, n)
 	}
 	slices.Sort(en.names)
+	if en.live, _, err = withoutDeadRules(st, prog, !opt.BaseOnly); err != nil {
+		return nil, err
+	}
 	if en.dead, _, err = deadRules(st, prog, !opt.BaseOnly); err != nil {
 		return nil, err
 	}
@@ -168,7 +178,7 @@ func (en *Engine) Query(ctx context.Context, q datalog.Atom) ([]Answer, error) {
 			return as, err
 		}
 	}
-	as, loadErr, err := en.evalShared(ctx, en.prog, q)
+	as, loadErr, err := en.evalShared(ctx, en.live, q)
 	if err == nil && loadErr != nil {
 		err = errorf("reasoner: query %s: %w", q, loadErr)
 	}

@@ -190,9 +190,13 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 	}
 	e := newEvaluator(ctx, st, syms, opt)
 	setup(e)
-	prog, _, err := withoutDeadRules(st, prog, !opt.BaseOnly)
-	if err != nil {
-		return nil, nil, err
+	var err error
+	if shared == nil {
+		// An Engine's program had its dead rules marked once (Prepare);
+		// its relations are not all in the store.
+		if prog, _, err = withoutDeadRules(st, prog, !opt.BaseOnly); err != nil {
+			return nil, nil, err
+		}
 	}
 	strong := withoutWeakRules(prog, e.min)
 	weak := 0

@@ -107,12 +107,10 @@ func (en *Engine) collectHits(ctx context.Context, head, given string, inverse b
 		}
 		ents = cd.constHits(ents, h, gid, inverse, min)
 	}
-	for _, ri := range h.lpOther {
-		es, err := en.ruleAnswers(ctx, ri, given, inverse)
-		if err != nil {
+	if len(h.lpOther) > 0 {
+		if ents, err = en.otherHits(ctx, h, ents, id, known, inverse); err != nil {
 			return cd, nil, sc, err
 		}
-		ents = append(ents, es...)
 	}
 	if sc != nil {
 		sc.ents = ents
@@ -128,40 +126,6 @@ func (en *Engine) collectHits(ctx context.Context, head, given string, inverse b
 // facts, no program facts), so the CSR snapshot has all of it.
 func (en *Engine) graphRel(pred string) bool {
 	return en.base[pred] && !en.derived[pred] && len(en.facts[pred]) == 0
-}
-
-// ruleAnswers evaluates rule ri alone with the given argument bound, over
-// the graph and the program's rules for auxiliary predicates.
-func (en *Engine) ruleAnswers(ctx context.Context, ri int, given string, inverse bool) ([]hitEntry, error) {
-	r := en.prog.Rules[ri]
-	const pred = "\x00rule"
-	prog := &datalog.Program{Facts: en.prog.Facts}
-	for _, o := range en.prog.Rules {
-		if !en.base[o.Head.Pred] {
-			prog.Rules = append(prog.Rules, o)
-		}
-	}
-	r.Head = datalog.Atom{Pred: pred, Args: r.Head.Args}
-	prog.Rules = append(prog.Rules, r)
-	g := datalog.Term{Kind: datalog.Symbol, Value: given}
-	x := datalog.Term{Kind: datalog.Var, Value: "X"}
-	q := datalog.Atom{Pred: pred, Args: []datalog.Term{g, x}}
-	if inverse {
-		q.Args = []datalog.Term{x, g}
-	}
-	as, loadErr, err := en.evalShared(ctx, prog, q)
-	if err == nil && loadErr != nil {
-		err = errorf("reasoner: rule scores: %w", loadErr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := make([]hitEntry, 0, len(as))
-	for _, a := range as {
-		id, _ := en.syms.lookup(a.Values[0])
-		out = append(out, hitEntry{int32(id), int32(ri), a.Confidence})
-	}
-	return out, nil
 }
 
 // eachCandidate calls fn with each candidate's entries together: in order
@@ -273,4 +237,64 @@ func bucketByCandidate(cd *chainData, ents []hitEntry, sc *chainScratch) bool {
 	copy(ents, tmp)
 	sc.counts, sc.tmp = counts, tmp
 	return true
+}
+
+// auxRelations materialises, once, what the program derives for the
+// predicates that rule scores read as derived (every predicate defined by
+// rules that has no base facts in the store: an auxiliary predicate such as
+// parent in a hand-written file, or a relation of the graph a mined file
+// was mined on that this graph lacks), bottom-up over the graph at the
+// program's threshold, and returns their relations by relKey. Evaluated for every query and rule
+// instead, the rules deriving a relation the graph lacks (hundreds in a
+// mined file, most with constants) made link prediction on a graph without
+// some of the training relations thousands of times slower than on one
+// with all of them; materialised, they cost one bottom-up evaluation, and
+// each query reads the same facts and confidences.
+func (en *Engine) auxRelations(ctx context.Context) (map[string]*relation, error) {
+	en.auxOnce.Do(func() {
+		prog := &datalog.Program{Facts: en.prog.Facts}
+		aux := map[string]bool{}
+		for i := range en.prog.Rules {
+			r := &en.prog.Rules[i]
+			if !en.base[r.Head.Pred] && !en.dead[i] {
+				prog.Rules = append(prog.Rules, *r)
+				aux[relKey(r.Head.Pred, len(r.Head.Args))] = true
+			}
+		}
+		en.aux = map[string]*relation{}
+		if len(prog.Rules) == 0 {
+			return
+		}
+		// The auxiliary facts are what infer derives: the program's
+		// threshold (a mined file's @min) applies to them, not the
+		// ranking's (the rules applied to them still rank down to
+		// Options.Min). At RankMin, a mined file's hundreds of rules per
+		// relation chained into nearly every pair of entities.
+		opt := en.opt
+		if m, ok := en.prog.Threshold(); ok && m > opt.Min {
+			opt.Min = m
+		}
+		e := newEvaluator(ctx, en.st, en.syms, opt)
+		e.stored = true
+		u := plainUnit(withoutWeakRules(prog, e.min))
+		if err := e.load(u); err != nil {
+			en.auxErr = errorf("reasoner: rule scores: %w", err)
+			return
+		}
+		if err := e.run(u); err != nil {
+			en.auxErr = errorf("reasoner: rule scores: %w", err)
+			return
+		}
+		for k, i := range e.relIdx {
+			if r := e.rels[i]; aux[k] {
+				if r.arity == 2 {
+					r.index(1)
+					r.index(2)
+				}
+				r.shared = true
+				en.aux[k] = r
+			}
+		}
+	})
+	return en.aux, en.auxErr
 }

@@ -1,0 +1,217 @@
+package reasoner
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
+)
+
+// givenName is the placeholder constant that otherSet compiles in place of
+// the given entity; no name of a program or a store can contain a NUL.
+const givenName = "\x00given"
+
+// otherSet is a head's rules that neither fast path of RuleScores takes
+// (chainHead.lpOther: rules over auxiliary predicates, with negation, or of
+// other shapes), compiled once for both directions with the given entity
+// as a constant that each query patches: applying them is then a join from
+// that constant, with no rewrite, compilation or planning per query (a
+// goal-directed evaluation of each rule for each query cost about a tenth
+// of a millisecond, fifty times the join). An otherSet is used by one
+// goroutine at a time.
+type otherSet struct {
+	e     *evaluator
+	w     *worker
+	rules []int // program rule index, per compiled rule
+	// per direction (0: given is the head's first argument): the plans,
+	// by compiled rule (nil when the head's constant at that position
+	// rules the direction out), and the terms to patch.
+	plans   [2][]*plan
+	head    [2][]int32 // per plan: the head's constant that must equal given, or -1
+	patches [2][]patch
+	buf     outBuf
+	best    map[uint32]float64
+}
+
+// patch is a term that stands for the given entity: in an atom it is a
+// symbol constant (a key), in a comparison a constant that is a number when
+// the entity's name is one, as a variable's value would be.
+type patch struct {
+	t   *term
+	cmp bool
+}
+
+// newOtherSet compiles rules rs of en's program over the graph and the
+// auxiliary relations aux.
+func (en *Engine) newOtherSet(ctx context.Context, rs []int, aux map[string]*relation) (*otherSet, error) {
+	e := newEvaluator(ctx, en.st, en.syms, en.opt)
+	e.stored = true
+	e.shared = func(pred string, arity int) *relation {
+		if r := aux[relKey(pred, arity)]; r != nil {
+			return r
+		}
+		r, err := en.relation(ctx, pred, arity)
+		if err != nil {
+			return nil
+		}
+		return r
+	}
+	gid, err := en.syms.id(givenName)
+	if err != nil {
+		return nil, err
+	}
+	o := &otherSet{e: e, rules: rs, best: map[uint32]float64{}}
+	prog := &datalog.Program{Facts: en.prog.Facts}
+	u := &unit{prog: prog, internal: map[string]string{}}
+	const pred = "\x00other"
+	type origin struct{ dir, k int }
+	var origins []origin
+	for dir := range 2 {
+		for k, ri := range rs {
+			r := en.prog.Rules[ri]
+			a := r.Head.Args[dir]
+			g := datalog.Term{Kind: datalog.Symbol, Value: givenName}
+			if a.Kind == datalog.Var {
+				r = substitute(r, a.Value, g)
+			}
+			r.Head = datalog.Atom{Pred: pred, Args: r.Head.Args}
+			prog.Rules = append(prog.Rules, r)
+			u.meta = append(u.meta, ruleMeta{src: -1})
+			origins = append(origins, origin{dir, k})
+		}
+	}
+	if err := e.load(u); err != nil {
+		return nil, errorf("reasoner: rule scores: %w", err)
+	}
+	for i, cr := range e.rules {
+		og := origins[i]
+		e.rels[cr.head.rel].checkEmit = false
+		hc := int32(-1)
+		if a := cr.head.args[og.dir]; a.v == slotConst && a.c != gid {
+			hc = int32(a.c)
+		}
+		o.plans[og.dir] = append(o.plans[og.dir], e.makePlan(cr, i, -1, nil))
+		o.head[og.dir] = append(o.head[og.dir], hc)
+		for j := range cr.body {
+			l := &cr.body[j]
+			if l.kind == datalog.Comparison {
+				for _, t := range []*term{&l.l, &l.r} {
+					if t.v == slotConst && t.c == gid {
+						o.patches[og.dir] = append(o.patches[og.dir], patch{t, true})
+					}
+				}
+				continue
+			}
+			for k := range l.atom.args {
+				if t := &l.atom.args[k]; t.v == slotConst && t.c == gid {
+					o.patches[og.dir] = append(o.patches[og.dir], patch{t, false})
+				}
+			}
+		}
+		for k := range cr.head.args {
+			if t := &cr.head.args[k]; t.v == slotConst && t.c == gid {
+				o.patches[og.dir] = append(o.patches[og.dir], patch{t, false})
+			}
+		}
+	}
+	o.w = &worker{e: e, stop: new(atomic.Bool)}
+	return o, nil
+}
+
+// substitute returns r with every occurrence of variable v replaced by t.
+func substitute(r datalog.Rule, v string, t datalog.Term) datalog.Rule {
+	sub := func(args []datalog.Term) []datalog.Term {
+		out := make([]datalog.Term, len(args))
+		for i, a := range args {
+			if a.Kind == datalog.Var && a.Value == v {
+				a = datalog.Term{Kind: t.Kind, Value: t.Value, Pos: a.Pos}
+			}
+			out[i] = a
+		}
+		return out
+	}
+	r.Head.Args = sub(r.Head.Args)
+	body := make([]datalog.Literal, len(r.Body))
+	for i, l := range r.Body {
+		if l.Kind == datalog.Comparison {
+			lr := sub([]datalog.Term{l.Left, l.Right})
+			l.Left, l.Right = lr[0], lr[1]
+		} else {
+			l.Atom.Args = sub(l.Atom.Args)
+		}
+		body[i] = l
+	}
+	r.Body = body
+	return r
+}
+
+// hits appends to ents, for each rule, the best confidence it gives each
+// candidate when the given entity is id (the head's second argument when
+// inverse).
+func (o *otherSet) hits(ents []hitEntry, id store.ID, inverse bool) []hitEntry {
+	dir, other := 0, 1
+	if inverse {
+		dir, other = 1, 0
+	}
+	f, num := o.e.syms.number(uint32(id))
+	for _, p := range o.patches[dir] {
+		p.t.c = uint32(id)
+		p.t.v = slotConst
+		if p.cmp && num {
+			p.t.v, p.t.f = slotNumber, f
+		}
+	}
+	w := o.w
+	for k, p := range o.plans[dir] {
+		if hc := o.head[dir][k]; hc >= 0 && uint32(hc) != uint32(id) {
+			continue
+		}
+		o.buf.words, o.buf.conf = o.buf.words[:0], o.buf.conf[:0]
+		w.buf = &o.buf
+		r := p.rule
+		if cap(w.vals) < r.nvars {
+			w.vals = make([]uint32, r.nvars)
+		}
+		w.vals = w.vals[:r.nvars]
+		if cap(w.refs) < 2*r.nprov {
+			w.refs = make([]uint32, 2*r.nprov)
+		}
+		w.refs = w.refs[:2*r.nprov]
+		w.join(p, 0, 1)
+		clear(o.best)
+		rec := 2 + len(r.head.args)
+		for i, c := range o.buf.conf {
+			cand := o.buf.words[i*rec+2+other]
+			if c > o.best[cand] {
+				o.best[cand] = c
+			}
+		}
+		for cand, c := range o.best {
+			ents = append(ents, hitEntry{int32(cand), int32(o.rules[k]), c})
+		}
+	}
+	return ents
+}
+
+// otherHits appends to ents the hits of h's other rules (h.lpOther) for the
+// given entity id (known: whether the store or the program knows it).
+func (en *Engine) otherHits(ctx context.Context, h *chainHead, ents []hitEntry, id uint32, known, inverse bool) ([]hitEntry, error) {
+	if !known {
+		return ents, nil
+	}
+	o, _ := h.others.Get().(*otherSet)
+	if o == nil {
+		aux, err := en.auxRelations(ctx)
+		if err != nil {
+			return ents, err
+		}
+		if o, err = en.newOtherSet(ctx, h.lpOther, aux); err != nil {
+			return ents, err
+		}
+	}
+	o.e.ctx = ctx
+	ents = o.hits(ents, store.ID(id), inverse)
+	h.others.Put(o)
+	return ents, ctx.Err()
+}
