@@ -77,10 +77,12 @@ type Options struct {
 // workCounters counts the work of evaluations, for tests that assert that
 // an optimisation ran or saved work. Safe for concurrent use.
 type workCounters struct {
-	derived     atomic.Int64 // facts derived by query evaluations (program facts included)
-	joins       atomic.Int64 // joins and loaded tuples of query evaluations (evaluator.work)
-	evaluations atomic.Int64 // query evaluations through the evaluator
-	chain       atomic.Int64 // queries answered by the chain fast path
+	derived atomic.Int64 // facts derived by query evaluations (program facts included)
+	joins   atomic.Int64 // joins and loaded tuples of query evaluations (evaluator.work)
+	// inferJoins and inferDerived are the same for Infer.
+	inferJoins, inferDerived atomic.Int64
+	evaluations              atomic.Int64 // query evaluations through the evaluator
+	chain                    atomic.Int64 // queries answered by the chain fast path
 	// modes counts the query evaluations by how queryUnit evaluated them.
 	modes [modeRaceBottomUp + 1]atomic.Int64
 }

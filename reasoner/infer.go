@@ -113,7 +113,12 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	if err := e.load(u); err != nil {
 		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
-	if err := e.run(u); err != nil {
+	err = e.run(u)
+	if w := opt.work; w != nil {
+		w.inferJoins.Add(e.work)
+		w.inferDerived.Add(int64(e.derived))
+	}
+	if err != nil {
 		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
 	e.dropIndexes()

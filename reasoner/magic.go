@@ -127,6 +127,31 @@ func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) (*unit, queryMode)
 	}
 }
 
+// raceUnit is the goal-directed unit of q over p that raceQuery races
+// against the bottom-up evaluation: the plain magic-set rewrite, every goal
+// with its own adornment. The cost check of queryUnit sends a mined program
+// to bottom-up evaluation, since its rules with constants demand every
+// relation with no argument bound, and its shared mode then reads the
+// query's own goal all free too; but an all-free goal is computed only once
+// its (weighted) magic fact is derived, so a query whose demand reaches few
+// of those rules computes little (a fifth of Infer's joins, or less, on
+// disjoint communities: TestQueryWorkOverMinedProgram), and when the demand
+// does reach everything the race bounds the cost by the bottom-up
+// evaluation's.
+func raceUnit(p *datalog.Program, q datalog.Atom) (*unit, queryMode) {
+	return newMagicBuilder(p, q).rewrite(nil), modeMagic
+}
+
+// boundQuery reports whether q has a constant or no argument: a query
+// whose goal binds something, which raceQuery races. A query whose
+// arguments are all variables asks for its whole predicate, which the
+// rewrite computes no cheaper than the bottom-up evaluation; its rules'
+// constants still make it goal-directed where the cost check allows
+// (queryUnit).
+func boundQuery(q datalog.Atom) bool {
+	return len(q.Args) == 0 || slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind != datalog.Var })
+}
+
 // goalDirected reports whether q over p is a candidate for the magic-set
 // rewrite: q's predicate is defined by rules. The demand then comes from
 // q's constants (symbols and numbers) and from the constants of the rules'

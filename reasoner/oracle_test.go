@@ -131,7 +131,7 @@ func oracle(t testing.TB, base []store.NamedTriple, p *datalog.Program, minConf 
 								// fact of p (0 when none matches).
 								best := 0.0
 								for k, fc := range db[l.Atom.Pred] {
-									args := strings.Split(k, "\x00")
+									args := oracleKey(k)
 									if len(args) != len(l.Atom.Args) {
 										continue
 									}
@@ -172,7 +172,7 @@ func oracle(t testing.TB, base []store.NamedTriple, p *datalog.Program, minConf 
 						return
 					}
 					for k, fc := range db[l.Atom.Pred] {
-						args := strings.Split(k, "\x00")
+						args := oracleKey(k)
 						if len(args) != len(l.Atom.Args) {
 							continue
 						}
@@ -374,7 +374,7 @@ func oracleAnswers(db oracleDB, q datalog.Atom) []Answer {
 	best := map[string]float64{}
 	var keys [][]string
 	for k, c := range db[q.Pred] {
-		args := strings.Split(k, "\x00")
+		args := oracleKey(k)
 		if len(args) != len(q.Args) {
 			continue
 		}
@@ -717,4 +717,13 @@ func TestOracleMinedShape(t *testing.T) {
 	if modes[modeBottomUp] == 0 || modes[modeShared] == 0 || modes[modeMagic] == 0 {
 		t.Errorf("every evaluation mode must be exercised")
 	}
+}
+
+// oracleKey splits a fact key of oracleDB into its arguments (none for a
+// nullary fact, whose key is empty).
+func oracleKey(k string) []string {
+	if k == "" {
+		return nil
+	}
+	return strings.Split(k, "\x00")
 }

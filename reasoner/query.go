@@ -212,8 +212,8 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 		u    *unit
 		mode queryMode
 	)
-	if !opt.noMagic && !opt.noRace && goalDirected(strong, q) {
-		gd := func() (*unit, queryMode) { return queryUnit(strong, q, true) }
+	if !opt.noMagic && !opt.noRace && goalDirected(strong, q) && boundQuery(q) {
+		gd := func() (*unit, queryMode) { return raceUnit(strong, q) }
 		e, u, mode, err = raceQuery(ctx, st, syms, gd, plainUnitOf(strong, q), opt, setup)
 	} else {
 		u, mode = queryUnit(strong, q, !opt.noMagic)

@@ -12,14 +12,15 @@ import (
 // raceRatio and raceHeadStart set the shares of a race (see raceQuery):
 // the bottom-up evaluation runs while its work is at most raceRatio times
 // the goal-directed one's plus raceHeadStart, the goal-directed one
-// otherwise. So a query with constants costs at most 1 + 1/raceRatio times
-// its bottom-up evaluation (a quarter more), and at most 1 + raceRatio
-// times its goal-directed evaluation plus the head start (about a tenth of
-// a second), whichever is less, up to the work between two checkpoints.
-// With the head start, a small program over a small graph is answered
+// otherwise. With a ratio of 1, a query with constants costs at most twice
+// its bottom-up evaluation, and at most twice its goal-directed evaluation
+// plus the head start (about a tenth of a second), whichever is less, up
+// to the work between two checkpoints: the competitive ratio of running
+// two algorithms in turns when neither's cost is known in advance. With
+// the head start, a small program over a small graph is answered
 // bottom-up before its magic-set rewrite is even built.
 const (
-	raceRatio     = 4
+	raceRatio     = 1
 	raceHeadStart = 1 << 20
 )
 

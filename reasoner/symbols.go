@@ -2,6 +2,7 @@ package reasoner
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,10 @@ type symtab struct {
 	// and reading it needs neither the lock nor the names.
 	kinds     []atomic.Uint32
 	kindsOnce sync.Once
+	// values holds the value of each store symbol whose kind says it is a
+	// number: graphs whose entities are named by numbers (WN18RR's synset
+	// offsets) compare numbers in every A != B.
+	values []atomic.Uint64 // float64 bits
 
 	// numbers holds the store symbols whose names are numbers, by value
 	// (numberSymbols), built on first use.
@@ -168,14 +173,23 @@ func (s *symtab) number(id uint32) (float64, bool) {
 	if id >= s.nStore {
 		return numberValue(s.mustName(id))
 	}
-	s.kindsOnce.Do(func() { s.kinds = make([]atomic.Uint32, (s.nStore+15)/16) })
+	s.kindsOnce.Do(func() {
+		s.kinds = make([]atomic.Uint32, (s.nStore+15)/16)
+		s.values = make([]atomic.Uint64, s.nStore)
+	})
 	word, shift := &s.kinds[id/16], id%16*2
-	if k := word.Load() >> shift & 3; k == 1 {
+	switch word.Load() >> shift & 3 {
+	case 1:
 		return 0, false // known not to be a number: most names
+	case 3:
+		// Written before the kind was published (the atomic Or and Load
+		// order the two).
+		return math.Float64frombits(s.values[id].Load()), true
 	}
 	f, ok := numberValue(s.mustName(id))
 	k := uint32(1)
 	if ok {
+		s.values[id].Store(math.Float64bits(f))
 		k = 3
 	}
 	word.Or(k << shift)
