@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -39,6 +40,30 @@ var chainAnswers = []string{
 	"n10\t0.0009765625",
 }
 
+// chainCut is the note's count for the chain program at threshold min. A
+// program this small is evaluated bottom-up (its goal-directed rewrite
+// races against that evaluation, which finishes within its head start):
+// path(ni, nj) for every start i, each step halving the confidence. The
+// only derivations below the threshold that are tried are, for every start
+// that has one, the first step below it (nothing builds on a dropped
+// fact): with k the smallest length whose 0.5^k is below min, the starts
+// n0 .. n(10-k), 11 - k derivations.
+func chainCut(t *testing.T, min string) string {
+	t.Helper()
+	m, err := strconv.ParseFloat(min, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 1
+	for c := 0.5; c >= m; c /= 2 {
+		k++
+	}
+	if n := 11 - k; n != 1 {
+		return fmt.Sprintf("%d derivations", n)
+	}
+	return "1 derivation"
+}
+
 // TestThresholdBelongsToProgram: a hand-written program without @min is
 // evaluated exactly (every answer of the chain, and nothing on stderr);
 // with @min 0.1 the answers below 0.1 are cut and a note on stderr says
@@ -59,15 +84,12 @@ func TestThresholdBelongsToProgram(t *testing.T) {
 		return out, stderr
 	}
 	rows := func(n int) string { return "X\tconfidence\n" + strings.Join(chainAnswers[:n], "\n") + "\n" }
-	// The only derivation below the threshold that is tried is the next
-	// step of the chain after the last answer kept (nothing builds on a
-	// dropped fact): one derivation cut.
 	note := func(min, source, verb string) string {
 		back := "--min 1e-9 (or a lower @min) brings them back"
 		if source == "--min" {
 			back = "a lower --min brings them back"
 		}
-		return "drumql: note: the threshold " + min + " (" + source + ") cut 1 derivation: answers below " + min + " " + verb + "; " + back + "\n"
+		return "drumql: note: the threshold " + min + " (" + source + ") cut " + chainCut(t, min) + ": answers below " + min + " " + verb + "; " + back + "\n"
 	}
 
 	for _, tc := range []struct {
@@ -148,7 +170,7 @@ func TestExplainThreshold(t *testing.T) {
 	}
 	out, stderr, code = runCLI(t, "", "--db", db, "explain", "--rules", mined, "path(n0, n10)")
 	want := "drumql: path(n0, n10) has no derivation with confidence >= 0.1, the threshold (@min in " + mined +
-		"), which cut 1 derivation: it may hold with a lower confidence; --min 1e-9 (or a lower @min) would show it\n"
+		"), which cut " + chainCut(t, "0.1") + ": it may hold with a lower confidence; --min 1e-9 (or a lower @min) would show it\n"
 	if code != 1 || out != "" || stderr != want {
 		t.Errorf("@min 0.1: exit %d, stdout %q\nstderr %q\nwant   %q", code, out, stderr, want)
 	}
