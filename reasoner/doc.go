@@ -12,11 +12,16 @@
 // weight times the product of its positive body facts' confidences; several
 // derivations of one fact combine with max (the max-product, or Viterbi,
 // semiring), so every fact has one best proof.
-// Derivations below [Options.Min] are dropped, so a rule whose weight is
-// below Min derives nothing: it is left out of the evaluation (a mined
-// file's weak rules through hub relations would otherwise still cost a
-// scan each round and, in a goal-directed query, demand most of the
-// graph).
+// Derivations below the threshold are dropped: [Options.Min] when set,
+// else the program's own (its `@min` directive, the smallest when merged
+// files give several; see datalog.Program.Threshold), else [Exact], which
+// drops only a confidence that underflowed to 0: a hand-written program
+// means what it says. A rule whose weight is below the threshold derives
+// nothing kept, so it is left out of the evaluation (a mined file's weak
+// rules through hub relations would otherwise still cost a scan each round
+// and, in a goal-directed query, demand most of the graph). What the
+// threshold cut, derivations and rules, is counted ([EvalStats]), so that
+// the command line can say so: nothing is dropped silently.
 //
 // Negation is stratified and graded, 1 - confidence: a negated literal
 // `not p(...)` multiplies the derivation by 1 - c, where c is the highest
@@ -48,8 +53,9 @@
 // variable shared between atoms joins identical symbols: 007 and 7 are two
 // symbols, equal under = but not joined. A number constant in a rule head
 // or a program fact writes the number's canonical text (007 is 7, 1.50 is
-// 1.5). Goal-directed evaluation binds symbol constants only: a number
-// constant in a query or a rule body is a filter.
+// 1.5). Goal-directed evaluation binds number constants as it binds
+// symbols: the demand for a number is every symbol of the store equal to it
+// (7, 007 and 7.0 for 7), and it stays a filter in the rules.
 //
 // # Evaluation
 //
@@ -69,19 +75,50 @@
 // the candidate facts in a fixed order, so results never depend on
 // scheduling or on [Options.Threads].
 //
+// A round's delta is split by value for the rules whose delta literal has a
+// constant, and cut by confidence: a mined program's hundreds of rules
+// with constants per relation read only the delta tuples with their
+// constant, and no rule reads a delta tuple that its weight would take
+// below the threshold.
+//
+// Rules that can derive nothing are left out of every evaluation: a rule
+// one of whose positive literals is over a relation with no facts (in the
+// store or the program) that no live rule derives. A mined file applied to
+// a graph that lacks some of its relations has thousands.
+//
 // A query `q` is the answer rule `ans(vars) :- q` evaluated with the rules
-// q depends on. When q has a constant, the rules are rewritten with magic
-// sets (sideways information passing: the positive literal with the most
-// bound arguments first), so the work is proportional to what the
-// constants reach. Magic predicates are crisp filters: they do not change
-// confidences, so max-product answers are those of the full evaluation.
+// q depends on. The rules are rewritten with magic sets (sideways
+// information passing: the positive literal with the most bound arguments
+// first), so that the work is proportional to what the constants reach:
+// the query's, and those of the rules' bodies (`goal() :- path(1, 9)` for
+// goal()?). Magic facts do not change the confidences of what they guard,
+// so max-product answers are those of the full evaluation; but they are
+// weighted: a magic fact's confidence bounds what any fact demanded
+// through it can contribute to an answer (the product of the weights and
+// body confidences on the way from the query), and a demand below the
+// threshold is dropped like a derivation below it. Without that, the
+// demand of a mined program's weak rules reached nearly every pair of
+// entities.
+//
+// Which evaluation is cheaper, the rewrite or the bottom-up evaluation of
+// the strata q depends on, depends on the data: a constant of a small
+// community of a large graph against a mined program whose demand reaches
+// everything. A query with a constant runs both in turns, one at a time,
+// by work counted in joins, loaded tuples and rewritten rules (never
+// time), the bottom-up one first with a head start; the first to finish
+// answers. The query then costs at most twice the cheaper of the two plus
+// the head start, and the schedule, hence the result, depends on the
+// program, the query and the data only. Queries whose arguments are all
+// variables are not raced: they ask for whole relations.
 // Predicates used under negation by the relevant rules are evaluated in
 // full, with everything they depend on, which keeps the rewritten program
 // stratified.
 //
 // A goal with no argument bound (p_ff, demanded for instance by a rule with
 // a constant such as `h(X, c) :- b(X, _)` once h(X, c) is asked for)
-// computes all of its predicate. So, before it rewrites, the reasoner finds
+// computes all of its predicate. So, when it does not race (a query with
+// no constant, whose rules' constants may still demand little), the
+// reasoner finds
 // the goals the rewrite would demand: when every predicate it would adorn
 // has an all-free goal, the rewrite would compute every relation the query
 // depends on in full, plus restricted copies of them and their magic sets,
@@ -108,6 +145,11 @@
 // Chain rules over base relations (`h(A, B) :- p1(A, C1), p2(C1, C2), ...,
 // pk(Ck-1, B)`, arguments in any order) are evaluated by frontier
 // propagation over the store's CSR snapshot, sharing common body prefixes
-// between rules in a trie; other rules go through the evaluator,
-// goal-directed.
+// between rules in a trie. Rules over auxiliary predicates (defined by
+// rules, with no base facts: a hand-written `parent`, or a relation of the
+// graph a mined file was mined on that this graph lacks) read what the
+// program derives for them, materialised once per engine at the program's
+// threshold; those rules and the others that neither fast path takes are
+// compiled once per head, with the given entity a constant each call
+// patches, and applied as joins.
 package reasoner
