@@ -138,8 +138,8 @@ func queryUnit(p *datalog.Program, q datalog.Atom, goal bool) (*unit, queryMode)
 // disjoint communities: TestQueryWorkOverMinedProgram), and when the demand
 // does reach everything the race bounds the cost by the bottom-up
 // evaluation's.
-func raceUnit(p *datalog.Program, q datalog.Atom) (*unit, queryMode) {
-	return newMagicBuilder(p, q).rewrite(nil), modeMagic
+func raceUnit(p *datalog.Program, q datalog.Atom) *unit {
+	return newMagicBuilder(p, q).rewrite(nil)
 }
 
 // boundQuery reports whether q has a constant or no argument: a query

@@ -213,7 +213,7 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 		mode queryMode
 	)
 	if !opt.noMagic && !opt.noRace && goalDirected(strong, q) && boundQuery(q) {
-		gd := func() (*unit, queryMode) { return raceUnit(strong, q) }
+		gd := func() *unit { return raceUnit(strong, q) }
 		e, u, mode, err = raceQuery(ctx, st, syms, gd, plainUnitOf(strong, q), opt, setup)
 	} else {
 		u, mode = queryUnit(strong, q, !opt.noMagic)

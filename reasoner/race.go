@@ -102,23 +102,21 @@ func (g *raceGate) finish(i int, ok bool) {
 
 // raceQuery evaluates query q over p in two ways in turns (raceGate): the
 // goal-directed unit, which gd builds when that evaluation first runs, and
-// the bottom-up unit; it returns the evaluator that finished first without
-// error, with its unit and mode. The magic-set rewrite is what makes a
-// query with constants cheap on a large graph, but on a program whose
-// demand reaches most of the graph (a mined file, where every relation's
-// hundreds of rules read the others) it costs several times the bottom-up
-// evaluation, and building it costs more than evaluating a small graph
-// bottom-up; which one is cheaper depends on the data. Racing them bounds
-// the query by a small multiple of the cheaper, and both give the same
-// answers and confidences. gd may decline (modeBottomUp: the rewrite would
-// compute everything anyway, see queryUnit); then the bottom-up evaluation
-// runs alone. When neither finishes, the goal-directed evaluation's error
-// is returned (the bottom-up one's when gd declined).
-func raceQuery(ctx context.Context, st store.Store, syms *symtab, gd func() (*unit, queryMode), bu *unit, opt Options,
+// the bottom-up unit bu; it returns the evaluator that finished first
+// without error, with its unit and mode. The magic-set rewrite is what
+// makes a query with constants cheap on a large graph, but on a program
+// whose demand reaches most of the graph (a mined file, where every
+// relation's hundreds of rules read the others) it costs several times the
+// bottom-up evaluation, and building it costs more than evaluating a small
+// graph bottom-up; which one is cheaper depends on the data. Racing them
+// bounds the query by a small multiple of the cheaper, and both give the
+// same answers and confidences. When neither finishes, the goal-directed
+// evaluation's error is returned.
+func raceQuery(ctx context.Context, st store.Store, syms *symtab, gd func() *unit, bu *unit, opt Options,
 	setup func(*evaluator)) (*evaluator, *unit, queryMode, error) {
 	g := newRaceGate()
-	units := [2]*unit{nil, bu}
-	modes := [2]queryMode{modeMagic, modeRaceBottomUp}
+	build := [2]func() *unit{gd, func() *unit { return bu }}
+	var units [2]*unit
 	var es [2]*evaluator
 	var errs [2]error
 	var wg sync.WaitGroup
@@ -128,12 +126,7 @@ func raceQuery(ctx context.Context, st store.Store, syms *symtab, gd func() (*un
 		e.gate = func(work int64) error { return g.checkpoint(i, work) }
 		es[i] = e
 		wg.Go(func() {
-			errs[i] = es[i].raceRun(g, i, func() *unit {
-				if units[i] == nil {
-					units[i], modes[i] = gd()
-				}
-				return units[i]
-			}, modes[i:i+1])
+			units[i], errs[i] = e.raceRun(g, i, build[i])
 			g.finish(i, errs[i] == nil)
 		})
 	}
@@ -144,16 +137,11 @@ func raceQuery(ctx context.Context, st store.Store, syms *symtab, gd func() (*un
 		w.derived.Add(int64(l.derived))
 		w.joins.Add(l.work)
 	}
+	modes := [2]queryMode{modeMagic, modeRaceBottomUp}
 	if w := g.winner; w >= 0 {
-		if w == 1 && modes[0] == modeBottomUp {
-			modes[1] = modeBottomUp
-		}
 		return es[w], units[w], modes[w], nil
 	}
-	if modes[0] == modeBottomUp {
-		return es[1], units[1], modeBottomUp, errs[1]
-	}
-	return es[0], units[0], modes[0], errs[0]
+	return es[0], units[0], modeMagic, errs[0]
 }
 
 // ruleWork is the work a rule of a rewrite counts for: building and
@@ -162,32 +150,25 @@ func raceQuery(ctx context.Context, st store.Store, syms *symtab, gd func() (*un
 // does about ten million joins a second).
 const ruleWork = 32
 
-// errDeclined ends the goal-directed evaluation of a race whose rewrite
-// would compute everything the bottom-up one does (modeBottomUp).
-var errDeclined = errors.New("reasoner: the rewrite computes everything")
-
 // raceRun is evaluation i of race g: it waits for its turn, builds its
 // unit (the rules it builds count as work), then loads and runs it.
-func (e *evaluator) raceRun(g *raceGate, i int, build func() *unit, mode []queryMode) error {
+func (e *evaluator) raceRun(g *raceGate, i int, build func() *unit) (*unit, error) {
 	g.mu.Lock()
 	ok := g.wait(i)
 	g.mu.Unlock()
 	if !ok {
-		return errLost
+		return nil, errLost
 	}
 	u := build()
-	if mode[0] == modeBottomUp && i == 0 {
-		return errDeclined
-	}
 	e.unit = u
 	e.work += ruleWork * int64(len(u.prog.Rules))
 	if err := e.checkpoint(); err != nil {
-		return err
+		return u, err
 	}
 	if err := e.load(u); err != nil {
-		return err
+		return u, err
 	}
-	return e.run(u)
+	return u, e.run(u)
 }
 
 // plainUnitOf is the bottom-up unit of query q over p (the relevant rules
