@@ -27,8 +27,8 @@ type outBuf struct {
 	conf  []float64
 }
 
-func (w *worker) exec(p *plan, lo, hi int) {
-	r := p.rule
+// prepare sizes the worker's bindings and provenance references for rule r.
+func (w *worker) prepare(r *crule) {
 	if cap(w.vals) < r.nvars {
 		w.vals = make([]uint32, r.nvars)
 	}
@@ -37,6 +37,10 @@ func (w *worker) exec(p *plan, lo, hi int) {
 		w.refs = make([]uint32, 2*r.nprov)
 	}
 	w.refs = w.refs[:2*r.nprov]
+}
+
+func (w *worker) exec(p *plan, lo, hi int) {
+	w.prepare(p.rule)
 	if len(p.steps) == 0 {
 		w.emit(p, 1)
 		return

@@ -28,7 +28,7 @@ type otherSet struct {
 	// by compiled rule (nil when the head's constant at that position
 	// rules the direction out), and the terms to patch.
 	plans   [2][]*plan
-	head    [2][]int32 // per plan: the head's constant that must equal given, or -1
+	head    [2][]int64 // per plan: the head's constant that must equal given, or -1
 	patches [2][]patch
 	buf     outBuf
 	best    map[uint32]float64
@@ -87,9 +87,9 @@ func (en *Engine) newOtherSet(ctx context.Context, rs []int, aux map[string]*rel
 	for i, cr := range e.rules {
 		og := origins[i]
 		e.rels[cr.head.rel].checkEmit = false
-		hc := int32(-1)
+		hc := int64(-1)
 		if a := cr.head.args[og.dir]; a.v == slotConst && a.c != gid {
-			hc = int32(a.c)
+			hc = int64(a.c)
 		}
 		o.plans[og.dir] = append(o.plans[og.dir], e.makePlan(cr, i, -1, nil))
 		o.head[og.dir] = append(o.head[og.dir], hc)
@@ -164,20 +164,13 @@ func (o *otherSet) hits(ents []hitEntry, id store.ID, inverse bool) []hitEntry {
 	}
 	w := o.w
 	for k, p := range o.plans[dir] {
-		if hc := o.head[dir][k]; hc >= 0 && uint32(hc) != uint32(id) {
+		if hc := o.head[dir][k]; hc >= 0 && hc != int64(id) {
 			continue
 		}
 		o.buf.words, o.buf.conf = o.buf.words[:0], o.buf.conf[:0]
 		w.buf = &o.buf
 		r := p.rule
-		if cap(w.vals) < r.nvars {
-			w.vals = make([]uint32, r.nvars)
-		}
-		w.vals = w.vals[:r.nvars]
-		if cap(w.refs) < 2*r.nprov {
-			w.refs = make([]uint32, 2*r.nprov)
-		}
-		w.refs = w.refs[:2*r.nprov]
+		w.prepare(r)
 		w.join(p, 0, 1)
 		clear(o.best)
 		rec := 2 + len(r.head.args)
