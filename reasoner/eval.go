@@ -180,11 +180,6 @@ func (e *evaluator) load(u *unit) error {
 		}
 	}
 	for _, r := range e.rels {
-		if r.internal && strings.HasPrefix(r.name, numPrefix) && r.len() == 0 {
-			if err := e.loadNumber(r); err != nil {
-				return err
-			}
-		}
 		if r.internal || r.len() > 0 {
 			continue
 		}
@@ -227,6 +222,15 @@ func (e *evaluator) load(u *unit) error {
 			return err
 		}
 		r.add(t, c, int32(provFact0-i))
+	}
+	// The relations of number constants last: the program's facts may
+	// name symbols equal to a number ("1.50" for 1.5) that only they use.
+	for _, r := range e.rels {
+		if r.internal && strings.HasPrefix(r.name, numPrefix) && r.len() == 0 {
+			if err := e.loadNumber(r); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
