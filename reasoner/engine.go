@@ -86,12 +86,11 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt Opt
 		en.names = append(en.names, n)
 	}
 	slices.Sort(en.names)
-	if en.live, _, err = withoutDeadRules(st, prog, !opt.BaseOnly); err != nil {
+	dead, n, err := deadRules(st, prog, !opt.BaseOnly)
+	if err != nil {
 		return nil, err
 	}
-	if en.dead, _, err = deadRules(st, prog, !opt.BaseOnly); err != nil {
-		return nil, err
-	}
+	en.dead, en.live = dead, dropRules(prog, dead, n)
 	if opt.LazyLoad {
 		return en, nil
 	}

@@ -64,8 +64,17 @@ func deadRules(st store.Store, p *datalog.Program, derived bool) ([]bool, int, e
 // itself when it has none, and how many it left out.
 func withoutDeadRules(st store.Store, p *datalog.Program, derived bool) (*datalog.Program, int, error) {
 	dead, n, err := deadRules(st, p, derived)
-	if err != nil || n == 0 {
+	if err != nil {
 		return p, 0, err
+	}
+	return dropRules(p, dead, n), n, nil
+}
+
+// dropRules returns p without the n rules marked in dead (p itself when n
+// is 0).
+func dropRules(p *datalog.Program, dead []bool, n int) *datalog.Program {
+	if n == 0 {
+		return p
 	}
 	q := *p
 	q.Rules = make([]datalog.Rule, 0, len(p.Rules)-n)
@@ -74,5 +83,5 @@ func withoutDeadRules(st store.Store, p *datalog.Program, derived bool) (*datalo
 			q.Rules = append(q.Rules, p.Rules[i])
 		}
 	}
-	return &q, n, nil
+	return &q
 }
