@@ -57,7 +57,7 @@ func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q da
 	// through each rule, in one evaluation (a query per rule would
 	// evaluate the rules the bodies depend on once per rule).
 	const aux = "\x00rule"
-	ext := &datalog.Program{Facts: prog.Facts, Rules: slices.Clone(prog.Rules)}
+	ext := &datalog.Program{Facts: prog.Facts, Rules: slices.Clone(prog.Rules), Thresholds: prog.Thresholds}
 	for i, r := range prog.Rules {
 		if r.Head.Pred != q.Pred {
 			continue
@@ -71,7 +71,7 @@ func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q da
 		return answers, nil
 	}
 	a := datalog.Atom{Pred: aux, Args: append([]datalog.Term{{Kind: datalog.Var, Value: "\x00R"}}, q.Args...), Pos: q.Pos}
-	as, err := Query(ctx, st, ext, a, Options{Min: opt.Min, Threads: opt.Threads, noMagic: opt.noMagic, work: opt.work})
+	as, err := Query(ctx, st, ext, a, Options{Min: opt.Min, Threads: opt.Threads, noMagic: opt.noMagic, noRace: opt.noRace, work: opt.work})
 	if err != nil {
 		return nil, err
 	}

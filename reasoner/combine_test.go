@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -277,4 +278,30 @@ func intersectAnswers(a, b []Answer) []Answer {
 		}
 	}
 	return out
+}
+
+// TestNoisyOrTopThreshold: the rescoring applies the program's @min like
+// the query it rescores: at 0.5 the rule of weight 0.3 is left out, so
+// h(a, b) keeps 0.9 (exactly it would be 1 - 0.1 × 0.7 = 0.93).
+func TestNoisyOrTopThreshold(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, "a\te\tb\n")
+	for _, c := range []struct {
+		src  string
+		want float64
+	}{{"@min 0.5.\n", 0.9}, {"", 0.93}} {
+		p := mustParse(t, c.src+"0.3 :: h(X, Y) :- e(X, Y).\n0.9 :: h(X, Y) :- e(X, Y).\n")
+		q := mustQuery(t, "h(a, Y)?")
+		as, err := Query(ctx, st, p, q, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NoisyOrTop(ctx, st, p, q, as, 2, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || math.Abs(got[0].Confidence-c.want) > 1e-12 {
+			t.Errorf("%q: %v, want b at %g", c.src, got, c.want)
+		}
+	}
 }
