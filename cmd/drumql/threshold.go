@@ -17,8 +17,8 @@ import (
 // stderr (thresholdNote): no answer disappears silently. drumql mine
 // writes @min 0.1 (--threshold): a mined file has hundreds of rules per head
 // relation, and chaining their weak derivations through each other would
-// derive nearly every pair of entities (788,000 facts for the quick start's
-// 216 people at 1e-4, against about 8,000 at 0.1).
+// derive far more than the graph (docs/BENCHMARKS.md: 489,941 facts at
+// 1e-4 for a 2,426-rule quick-start file, against about 8,000 at 0.1).
 
 // minFlag checks --min: nil (not given) is 0, which lets the reasoner use
 // the program's threshold; a given value must be in (0, 1].
