@@ -81,8 +81,10 @@ type workCounters struct {
 	joins   atomic.Int64 // joins and loaded tuples of query evaluations (evaluator.work)
 	// inferJoins and inferDerived are the same for Infer.
 	inferJoins, inferDerived atomic.Int64
-	evaluations              atomic.Int64 // query evaluations through the evaluator
-	chain                    atomic.Int64 // queries answered by the chain fast path
+	// inferCands counts the candidate facts Infer merged (outBuf records).
+	inferCands  atomic.Int64
+	evaluations atomic.Int64 // query evaluations through the evaluator
+	chain       atomic.Int64 // queries answered by the chain fast path
 	// modes counts the query evaluations by how queryUnit evaluated them.
 	modes [modeRaceBottomUp + 1]atomic.Int64
 }

@@ -117,6 +117,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	if w := opt.work; w != nil {
 		w.inferJoins.Add(e.work)
 		w.inferDerived.Add(int64(e.derived))
+		w.inferCands.Add(e.cands)
 	}
 	if err != nil {
 		return InferStats{}, errorf("reasoner: infer: %w", err)

@@ -20,13 +20,6 @@ type worker struct {
 	cut   int64 // derivations dropped below the threshold
 }
 
-// outBuf holds candidate facts: per record the relation, the rule index (or
-// ^0 for a copy), the tuple, then 2 words per provenance reference.
-type outBuf struct {
-	words []uint32
-	conf  []float64
-}
-
 // prepare sizes the worker's bindings and provenance references for rule r.
 func (w *worker) prepare(r *crule) {
 	if cap(w.vals) < r.nvars {
@@ -299,15 +292,13 @@ func (w *worker) emit(p *plan, conf float64) {
 			return
 		}
 	}
-	b := w.buf
 	ri := uint32(p.ri)
 	if r.copy {
 		ri = ^uint32(0)
 	}
-	b.words = append(b.words, uint32(r.head.rel), ri)
-	b.words = append(b.words, h...)
+	var refs []uint32
 	if w.e.prov || r.copy {
-		b.words = append(b.words, w.refs...)
+		refs = w.refs
 	}
-	b.conf = append(b.conf, c)
+	w.buf.put(w.e, uint32(r.head.rel), ri, h, refs, c)
 }

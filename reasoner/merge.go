@@ -9,13 +9,19 @@ func (e *evaluator) record(b *outBuf, pos int) (ri int32, rule uint32, t, refs [
 	pos += 2
 	t = b.words[pos : pos+e.rels[ri].arity]
 	pos += len(t)
-	n := 0
-	if rule == ^uint32(0) {
-		n = 2
-	} else if e.prov {
-		n = 2 * e.rules[rule].nprov
-	}
+	n := e.refLen(rule)
 	return ri, rule, t, b.words[pos : pos+n], pos + n
+}
+
+// refLen is the number of provenance words of a record of rule (^0: a copy).
+func (e *evaluator) refLen(rule uint32) int {
+	switch {
+	case rule == ^uint32(0):
+		return 2
+	case e.prov:
+		return 2 * e.rules[rule].nprov
+	}
+	return 0
 }
 
 // apply merges the buffers into the relations in order and returns the
@@ -24,6 +30,7 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 	var sink uint64
 	for bi := range bufs {
 		b := &bufs[bi]
+		e.cands += int64(len(b.conf))
 		pos := 0
 		for ci, c := range b.conf {
 			if ci%prefetchBatch == 0 {

@@ -167,7 +167,7 @@ func (o *otherSet) hits(ents []hitEntry, id store.ID, inverse bool) []hitEntry {
 		if hc := o.head[dir][k]; hc >= 0 && hc != int64(id) {
 			continue
 		}
-		o.buf.words, o.buf.conf = o.buf.words[:0], o.buf.conf[:0]
+		o.buf.reset()
 		w.buf = &o.buf
 		r := p.rule
 		w.prepare(r)

@@ -56,7 +56,7 @@ func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
 	}
 	bufs := e.bufs[:len(ts)]
 	for i := range bufs {
-		bufs[i].words, bufs[i].conf = bufs[i].words[:0], bufs[i].conf[:0]
+		bufs[i].reset()
 	}
 	// A worker sets stop when the context is cancelled; no task starts
 	// after that.
