@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,6 +85,7 @@ func TestLoadInputChecks(t *testing.T) {
 		want string
 	}{
 		{"negative --inductive", []string{"load", "--inductive=-1", long}, "--inductive -1: want"},
+		{"--inductive 0", []string{"load", "--inductive", "0", long}, "--inductive 0: want"},
 		{"5 MB name", []string{"load", long}, long + ":2: a name of 5242880 bytes, longer than the limit of 32768\n"},
 	}
 	for _, c := range cases {
@@ -146,3 +148,124 @@ func lineCount(t *testing.T, path string) (int, bool) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestMineFlagsValidated: a mine flag that the miner would replace by its
+// default (0 for a count) or reject only after reading the graph is a usage
+// error naming the flag, exit 2, before any work and without writing.
+func TestMineFlagsValidated(t *testing.T) {
+	tmp := t.TempDir()
+	db := loadTSV(t, tmp, "a\tr\tb\nb\tr\tc\n")
+	out := filepath.Join(tmp, "r.dl")
+	progressed := hookMineProgress(t)
+	for _, args := range [][]string{
+		{"--len", "0"}, {"--len", "99"}, {"--epochs", "0"}, {"--batch", "0"}, {"--rank", "0"}, {"--seed", "0"},
+		{"--min-score", "5"}, {"--min-score", "0"}, {"--rank", "2", "--min-score", "2.5"},
+		{"--max-rules", "0"}, {"--candidates", "0"}, {"--beam", "0"}, {"--constant-rules", "0"}, {"--per-constant", "0"},
+		{"--budget", "0"}, {"--head-budget", "0"}, {"--min-support", "0"}, {"--min-support=-2"}, {"--path-samples", "0"},
+		{"--max-queries", "0"}, {"--max-fan-out", "0"}, {"--head-groups", "0"}, {"--threads=-1"},
+	} {
+		_, stderr, code := runCLI(t, "", append([]string{"--db", db, "mine", "--out", out}, args...)...)
+		last := args[len(args)-1]
+		flag := strings.Replace(last, "=", " ", 1) // --flag=-2
+		if !strings.Contains(last, "=") {
+			flag = args[len(args)-2] + " " + last
+		}
+		if code != 2 || !strings.Contains(stderr, flag+": want") || *progressed {
+			t.Errorf("mine %v: exit %d, trained %v, stderr %q; want exit 2 naming %q", args, code, *progressed, stderr, flag)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused mine wrote %s", out)
+	}
+}
+
+// minedComments returns, for every rule of a mined file, its comment line
+// (the line above it).
+func minedComments(t *testing.T, file string) (chain, constant []string) {
+	t.Helper()
+	lines := strings.Split(file, "\n")
+	for i, l := range lines[1:] {
+		if !strings.Contains(l, ":-") || strings.HasPrefix(l, "%") {
+			continue
+		}
+		switch c := lines[i]; {
+		case strings.HasPrefix(c, "% score="):
+			chain = append(chain, c)
+		case strings.HasPrefix(c, "% from the graph"):
+			constant = append(constant, c)
+		default:
+			t.Fatalf("rule %q has no comment above it", l)
+		}
+	}
+	return chain, constant
+}
+
+// TestMineFlagsReachEveryRule: --min-score drops every chain rule scored
+// below it (the path samples' too), and --min-support and --budget reach the
+// rules with constants as well as the chain rules.
+func TestMineFlagsReachEveryRule(t *testing.T) {
+	db := loadFamilies(t)
+	mine := func(args ...string) (chain, constant []string) {
+		t.Helper()
+		out, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q", "mine", "--heads", "aunt", "--epochs", "1", "--aggregate", "max"}, args...)...)
+		if code != 0 {
+			t.Fatalf("mine %v: exit %d: %s", args, code, stderr)
+		}
+		return minedComments(t, out)
+	}
+	num := regexp.MustCompile(`(score|support)[=~]([0-9.e+-]+)`)
+	field := func(c, name string) float64 {
+		for _, m := range num.FindAllStringSubmatch(c, -1) {
+			if m[1] == name {
+				v, err := strconv.ParseFloat(m[2], 64)
+				if err != nil {
+					t.Fatalf("%q: %v", c, err)
+				}
+				return v
+			}
+		}
+		t.Fatalf("comment %q has no %s", c, name)
+		return 0
+	}
+	chain, constant := mine("--min-score", "0.01")
+	if len(chain) == 0 {
+		t.Fatal("--min-score 0.01 kept no chain rule")
+	}
+	for _, c := range chain {
+		if field(c, "score") < 0.01 {
+			t.Errorf("--min-score 0.01 kept %q", c)
+		}
+	}
+	chain, constant = mine("--min-support", "4")
+	if len(chain) == 0 || len(constant) == 0 {
+		t.Fatalf("--min-support 4: %d chain rules, %d with constants", len(chain), len(constant))
+	}
+	for _, c := range append(chain, constant...) {
+		if field(c, "support") < 4 {
+			t.Errorf("--min-support 4 kept %q", c)
+		}
+	}
+	// Two-step rules with constants exist by default; none can be counted
+	// within one edge visit.
+	twoStep := regexp.MustCompile(`^% from the graph .*\n.*:- \w+\([^)]*\), \w+\(`)
+	count := func(args ...string) int {
+		out, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q", "mine", "--heads", "aunt", "--epochs", "1", "--aggregate", "max"}, args...)...)
+		if code != 0 {
+			t.Fatalf("mine %v: exit %d: %s", args, code, stderr)
+		}
+		n := 0
+		lines := strings.Split(out, "\n")
+		for i := 1; i < len(lines); i++ {
+			if twoStep.MatchString(lines[i-1] + "\n" + lines[i]) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(); n == 0 {
+		t.Fatal("no two-step rule with constants by default")
+	}
+	if n := count("--budget", "1"); n != 0 {
+		t.Errorf("--budget 1 kept %d two-step rules with constants", n)
+	}
+}
