@@ -49,6 +49,7 @@ type mineCmd struct {
 	FromModel     string   `placeholder:"FILE" help:"Do not train: read the rules off a model saved with --save-model (to try other extraction settings)."`
 	Report        string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
 	Eval          bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
+	Force         bool     `help:"Replace the --out file even if drumql mine did not write it or it was edited since (mine checks a checksum in its first line)."`
 
 	// Scale (see snapshot.go).
 	Snapshot  string `placeholder:"FILE" help:"Train from a snapshot file written by drumql snapshot instead of the store."`
@@ -77,7 +78,7 @@ Examples:
 }
 
 func (c *mineCmd) Run(e *env) error {
-	if err := c.validate(); err != nil {
+	if err := errors.Join(c.validate(), c.checkOutputs()); err != nil {
 		return err
 	}
 	src, st, from, err := c.mineSource(e) // --snapshot FILE or the store
@@ -252,11 +253,12 @@ func (c *mineCmd) Run(e *env) error {
 	}
 	var buf bytes.Buffer
 	writeRules(&buf, header, c.Threshold, directives, rules)
+	mined := stampMined(buf.Bytes())
 	if c.Out == "" {
-		if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+		if _, err := e.stdout.Write(mined); err != nil {
 			return err
 		}
-	} else if err := atomicfile.WriteFile(c.Out, buf.Bytes()); err != nil {
+	} else if err := writeMined(c.Out, mined, c.Force); err != nil {
 		return err
 	}
 	if c.SaveModel != "" && grp != nil {
