@@ -72,7 +72,7 @@ func softLimit(need int64, env string) func() {
 func (c *mineCmd) ruleStep(e *env, valid int) miner.RuleStep {
 	rs := miner.RuleStep{Beam: c.Beam, Candidates: c.Candidates, MaxRules: c.MaxRules,
 		ConstantRules: deref(c.ConstantRules), NoConstants: c.NoConstants, Heads: len(c.Heads)}
-	if c.Snapshot == "" && c.Aggregate == "auto" && valid > 0 {
+	if c.Aggregate == "auto" && valid > 0 {
 		rs.Apply = true
 		if !e.cli.Quiet {
 			rs.ScoreBatch = coverageBatch

@@ -216,9 +216,8 @@ func (c *mineCmd) Run(e *env) error {
 	case "noisy-or":
 		directives = []datalog.Aggregate{{Method: "noisy_or"}}
 	case "auto":
-		if interrupted || st == nil {
-			// Choosing needs the store (its valid split and filter): from a
-			// snapshot file, or after Ctrl-C, the file records max.
+		if interrupted {
+			// After Ctrl-C the file records max.
 			break
 		}
 		vq, err := validQueries(st)
