@@ -64,7 +64,7 @@ type evaluator struct {
 // memoryInUse is the memory the Go runtime holds for the process: what it
 // has mapped minus what it has returned to the operating system (the
 // measure of runtime/debug.SetMemoryLimit).
-func memoryInUse() int64 {
+var memoryInUse = func() int64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {

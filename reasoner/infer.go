@@ -122,6 +122,9 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
 	e.dropIndexes()
+	if testHookWrite != nil {
+		testHookWrite()
+	}
 	stats := InferStats{Derived: map[string]int{}, Iterations: e.iterations, Strata: e.strata}
 	e.reportStats(&stats.Eval)
 	e.reportStats(opt.Stats)
@@ -138,6 +141,22 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	stats.Facts = w.n
 	stats.Duration = time.Since(start)
 	return stats, nil
+}
+
+// testHookWrite, when set by a test, is called once the fixpoint is done,
+// before the derived facts are counted and stored.
+var testHookWrite func()
+
+// checkWriteMemory returns an ErrMemoryLimit error when, while the derived
+// facts are counted and stored, the memory in use exceeds the cap.
+func (e *evaluator) checkWriteMemory() error {
+	if e.maxMem <= 0 {
+		return nil
+	}
+	if m := memoryInUse(); m > e.maxMem {
+		return &MemoryLimitError{InUse: m, Cap: e.maxMem, Rounds: e.iterations, Facts: e.derived, Writing: true}
+	}
+	return nil
 }
 
 // dropIndexes releases what only the joins needed: the relations' indexes
@@ -287,6 +306,9 @@ func (w *derivedWriter) each(fn func(*store.Derived) error, rel func(*relation))
 			}
 			if k%4096 == 0 {
 				if err := e.ctx.Err(); err != nil {
+					return err
+				}
+				if err := e.checkWriteMemory(); err != nil {
 					return err
 				}
 			}
