@@ -74,6 +74,9 @@ type Options struct {
 	noRace bool
 	// work, when set, accumulates what evaluations did.
 	work *workCounters
+	// writeMemory, set by tests, replaces the measure of the memory in use
+	// while the derived facts are counted and stored.
+	writeMemory func() int64
 }
 
 // workCounters counts the work of evaluations, for tests that assert that

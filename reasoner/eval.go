@@ -55,16 +55,20 @@ type evaluator struct {
 	// progress, when set, is told about every round (Infer).
 	progress func(Progress)
 	start    time.Time
-	// maxMem caps memoryInUse during the fixpoint (0: no cap); memErr is
-	// set by the first check that finds it exceeded.
+	// maxMem caps memoryInUse during the fixpoint and the write (0: no
+	// cap); memErr is set by the first check of the fixpoint that finds it
+	// exceeded.
 	maxMem int64
 	memErr atomic.Pointer[error]
+	// writeMemory measures the memory in use for the write's checks
+	// (Options.writeMemory; nil: memoryInUse).
+	writeMemory func() int64
 }
 
 // memoryInUse is the memory the Go runtime holds for the process: what it
 // has mapped minus what it has returned to the operating system (the
 // measure of runtime/debug.SetMemoryLimit).
-var memoryInUse = func() int64 {
+func memoryInUse() int64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {

@@ -102,6 +102,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	e.prov = true
 	e.progress = opt.Progress
 	e.maxMem = opt.MaxMemory
+	e.writeMemory = opt.writeMemory
 	e.start = start
 	live, _, err := withoutDeadRules(st, prog, false)
 	if err != nil {
@@ -122,9 +123,6 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
 	e.dropIndexes()
-	if testHookWrite != nil {
-		testHookWrite()
-	}
 	stats := InferStats{Derived: map[string]int{}, Iterations: e.iterations, Strata: e.strata}
 	e.reportStats(&stats.Eval)
 	e.reportStats(opt.Stats)
@@ -143,17 +141,17 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	return stats, nil
 }
 
-// testHookWrite, when set by a test, is called once the fixpoint is done,
-// before the derived facts are counted and stored.
-var testHookWrite func()
-
 // checkWriteMemory returns an ErrMemoryLimit error when, while the derived
 // facts are counted and stored, the memory in use exceeds the cap.
 func (e *evaluator) checkWriteMemory() error {
 	if e.maxMem <= 0 {
 		return nil
 	}
-	if m := memoryInUse(); m > e.maxMem {
+	measure := memoryInUse
+	if e.writeMemory != nil {
+		measure = e.writeMemory
+	}
+	if m := measure(); m > e.maxMem {
 		return &MemoryLimitError{InUse: m, Cap: e.maxMem, Rounds: e.iterations, Facts: e.derived, Writing: true}
 	}
 	return nil
