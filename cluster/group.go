@@ -24,7 +24,8 @@ type Settings struct {
 	MaxRules      int            `json:"max_rules"`
 	Candidates    int            `json:"candidates"`
 	MinScore      float64        `json:"min_score"`
-	MinSupport    int            `json:"min_support"`
+	PathMinScore  float64        `json:"path_min_score,omitempty"` // miner.ExtractOptions.PathMinScore
+	MinSupport    int            `json:"min_support"`              // chain rules and, when set, rules with constants
 	Weight        miner.WeightBy `json:"weight"`
 	SupportBudget int            `json:"support_budget"`
 	NoConstants   bool           `json:"no_constants"`
@@ -51,10 +52,11 @@ func TrainGroup(ctx context.Context, src miner.Source, g *miner.Graph, s Setting
 // its configuration, or every relation): the chain rules of
 // miner.Model.Rules and, unless s.NoConstants, the rules with constants of
 // miner.Graph.ConstantRules, merged with miner.MergeRules. g counts the
-// support of the rules.
+// support of the rules. s.MinSupport and s.SupportBudget, when set, apply
+// to both kinds of rules (unset, each kind has its own default).
 func ExtractGroup(ctx context.Context, g *miner.Graph, s Settings, model *miner.Model, heads []string, threads int) ([]miner.MinedRule, error) {
 	xo := miner.ExtractOptions{Heads: heads, Graph: g, Beam: s.Beam, MaxRules: s.MaxRules, Candidates: s.Candidates,
-		MinScore: s.MinScore, MinSupport: s.MinSupport, Weight: s.Weight, SupportBudget: s.SupportBudget, PathSamples: s.PathSamples, HeadBudget: s.HeadBudget, Threads: threads}
+		MinScore: s.MinScore, PathMinScore: s.PathMinScore, MinSupport: s.MinSupport, Weight: s.Weight, SupportBudget: s.SupportBudget, PathSamples: s.PathSamples, HeadBudget: s.HeadBudget, Threads: threads}
 	rules, err := model.Rules(xo)
 	if err != nil {
 		return nil, err
@@ -66,7 +68,7 @@ func ExtractGroup(ctx context.Context, g *miner.Graph, s Settings, model *miner.
 		heads = model.Config().Heads
 	}
 	consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: s.ConstantRules, PerConstant: s.PerConstant, Seed: model.Config().Seed,
-		ByConfidence: s.ConstantsBy == "confidence", Len: s.ConstantLen, Threads: threads})
+		ByConfidence: s.ConstantsBy == "confidence", Len: s.ConstantLen, MinSupport: s.MinSupport, Budget: s.SupportBudget, Threads: threads})
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,14 @@
 # the proof of the best answer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The quick start owns ./drumql.db and ./families.dl: it says when it
-# replaces them, and leaves alone a families.dl that drumql mine did not write.
+# The quick start replaces only what it made: a ./drumql.db it created (it
+# leaves the marker file below in it) and a ./families.dl that drumql mine
+# wrote and nobody edited since (drumql mine checks that itself).
+marker=drumql.db/.created-by-quickstart
+if [ -e drumql.db ] && [ ! -e "$marker" ]; then
+  echo "quickstart: ./drumql.db exists and the quick start did not create it; move it away and run again" >&2
+  exit 1
+fi
 if [ -e families.dl ] && ! head -n 1 families.dl | grep -q '^% drumql mine'; then
   echo "quickstart: ./families.dl exists and was not written by drumql mine; move it away and run again" >&2
   exit 1
@@ -16,11 +22,12 @@ mkdir -p bin
 echo "== building bin/drumql" >&2
 GOEXPERIMENT=simd go build -o bin/drumql ./cmd/drumql
 if [ -e drumql.db ]; then
-  echo "== removing the previous ./drumql.db (the quick start builds a fresh one)" >&2
+  echo "== removing the ./drumql.db of a previous quick start (it builds a fresh one)" >&2
+  rm -rf drumql.db
 fi
-rm -rf drumql.db
 echo "== drumql load examples/families" >&2
 bin/drumql load examples/families
+touch "$marker"
 if [ -e families.dl ]; then
   echo "== drumql mine --out families.dl (replaces the families.dl of a previous run)" >&2
 else

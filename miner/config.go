@@ -128,12 +128,15 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
+// MaxRuleLen is the largest Config.MaxLen the miner accepts.
+const MaxRuleLen = 16
+
 // validate reports impossible settings of a defaulted config. MinEpochs
 // above MaxEpochs is allowed: early stopping then never triggers, as in the
 // original code.
 func (c Config) validate() error {
-	if c.MaxLen > 16 {
-		return errorf("miner: MaxLen %d is too large (at most 16)", c.MaxLen)
+	if c.MaxLen > MaxRuleLen {
+		return errorf("miner: MaxLen %d is too large (at most %d)", c.MaxLen, MaxRuleLen)
 	}
 	return nil
 }

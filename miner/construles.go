@@ -24,8 +24,11 @@ type ConstOptions struct {
 	Heads []string
 	// MinSupport is the smallest number of facts of the graph a rule must
 	// predict correctly. Default 2 (AnyBURL's threshold): a rule seen once
-	// is an anecdote.
+	// is an anecdote; a negative value keeps every rule.
 	MinSupport int
+	// Budget bounds the edge visits of counting one two-step body; a body
+	// that would take more is left out. Default 100,000.
+	Budget int
 	// MinConf is the smallest smoothed confidence kept. Default 0.01.
 	MinConf float64
 	// Smoothing is the number of unseen counter-examples added to the body
@@ -66,8 +69,11 @@ type ConstOptions struct {
 }
 
 func (o ConstOptions) withDefaults() ConstOptions {
-	if o.MinSupport <= 0 {
+	if o.MinSupport == 0 {
 		o.MinSupport = 2
+	}
+	if o.Budget <= 0 {
+		o.Budget = twoStepBudget
 	}
 	if o.MinConf <= 0 {
 		o.MinConf = 0.01
@@ -141,7 +147,7 @@ type headCand struct {
 // at least twoStepMinFacts facts, by the paths through entities of at most
 // twoStepFan edges, never through h itself), then
 // counted exactly on the graph (a two-step body that would take more than
-// twoStepBudget edge visits is left out):
+// opt.Budget edge visits is left out):
 // Body is the number of entities X the body holds for, Support those for
 // which the head fact holds too. A rule whose body is its own head fact
 // (h(X, c) :- h(X, c)) is never proposed. The result is sorted by head, then
@@ -212,7 +218,7 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 	counts := map[int64]int32{}
 	anyOp := make([]int32, 2*R)
 	stamp := make([]int32, 2*R)
-	ts := &twoSteps{g: g, holders: holders, mark: make([]int32, E), over: map[uint64]struct{}{}}
+	ts := &twoSteps{g: g, holders: holders, mark: make([]int32, E), over: map[uint64]struct{}{}, budget: opt.Budget}
 	if opt.Len < 2 {
 		ts = nil
 	}
@@ -279,7 +285,7 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 				if cd.op1 >= 0 {
 					n, ok := ts.body(cd.op1, cd.op, cd.y)
 					if !ok {
-						continue // past twoStepBudget
+						continue // past opt.Budget
 					}
 					cd.body = n
 					for _, x := range xs {

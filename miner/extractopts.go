@@ -14,6 +14,10 @@ type ExtractOptions struct {
 	// (the prefix score bounds every completion, so the pruning is exact).
 	// Default 0.01, the rule_thr of the original code.
 	MinScore float64
+	// PathMinScore drops the bodies the path samples propose whose score
+	// (computed from the attention) is below it; 0 keeps them whatever
+	// their score.
+	PathMinScore float64
 	// MaxRules is the maximum number of rules per head relation. Default 20.
 	MaxRules int
 	// Candidates is the number of bodies per head relation, the best by

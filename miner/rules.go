@@ -212,7 +212,7 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		})
 	}
 	for _, c := range sampled {
-		if id := pathID(c.path); !examined[id] {
+		if id := pathID(c.path); !examined[id] && c.Score >= opt.PathMinScore {
 			consider(id, c.path, func() *candidate { return c })
 		}
 	}

@@ -68,6 +68,18 @@ func (f *SnapshotFile) Name(id store.ID) (string, error) {
 	return f.names[i], nil
 }
 
+// Symbols yields the id and name of every symbol in the file, by
+// increasing id.
+func (f *SnapshotFile) Symbols() iter.Seq2[store.ID, string] {
+	return func(yield func(store.ID, string) bool) {
+		for i, id := range f.ids {
+			if !yield(id, f.names[i]) {
+				return
+			}
+		}
+	}
+}
+
 // Splits implements Source.
 func (f *SnapshotFile) Splits() ([]string, error) { return slices.Clone(f.splits), nil }
 

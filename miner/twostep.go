@@ -12,7 +12,8 @@ import (
 // proposes every constant of the graph and ranks nothing); the
 // ConstOptions.TwoStepCands proposed by the most sampled X (ties: the lower
 // operators and entity) are counted exactly, unless that takes more than
-// twoStepBudget edge visits (the body is then left out).
+// ConstOptions.Budget edge visits (default twoStepBudget; the body is then
+// left out).
 // Only a constant with at least twoStepMinFacts facts of the head proposes
 // two-step bodies: with fewer, its two-step rules restate one family or
 // one neighbourhood (on a graph of a million people, a mother's two
@@ -37,7 +38,8 @@ type twoSteps struct {
 	buf     []uint64            // one sampled entity's paths (twoStepPath)
 	all     []uint64            // every sampled entity's distinct paths
 	keys    []twoStepKey        // the paths reached often enough
-	over    map[uint64]struct{} // the bodies past twoStepBudget
+	over    map[uint64]struct{} // the bodies past budget
+	budget  int                 // edge visits allowed to count one body (ConstOptions.Budget)
 	work    int                 // paths proposed and edges visited so far (twoStepHeadBudget)
 }
 
@@ -107,7 +109,7 @@ func (t *twoSteps) propose(sample []int32, r int, need int32, most int, cands []
 
 // body marks the entities X for which b1(X, Z), b2(Z, y) holds for some Z
 // (operators op1 then op; see has) and returns how many there are, or false
-// past twoStepBudget edge visits.
+// past t.budget edge visits.
 func (t *twoSteps) body(op1, op, y int32) (int, bool) {
 	key := twoStepPath(op1, op, y)
 	if _, ok := t.over[key]; ok {
@@ -116,7 +118,7 @@ func (t *twoSteps) body(op1, op, y int32) (int, bool) {
 	zs, visits := t.holders(op, y), 0
 	defer func() { t.work += visits }()
 	for _, z := range zs {
-		if visits += 1 + len(t.holders(op1, z)); visits > twoStepBudget {
+		if visits += 1 + len(t.holders(op1, z)); visits > t.budget {
 			// Remembered: the same body is proposed for many constants.
 			t.over[key] = struct{}{}
 			return 0, false

@@ -38,10 +38,12 @@ type Options struct {
 	// from the calling goroutine.
 	Progress func(Progress)
 	// MaxMemory caps the memory (bytes) the Go runtime holds for the
-	// process while Infer's fixpoint grows: it is checked after every
-	// round and, within a round, every few hundred thousand candidate
-	// facts; beyond it Infer stops with an error wrapping ErrMemoryLimit
-	// and writes nothing. 0 means no cap.
+	// process while Infer's fixpoint grows and while it stores the result:
+	// it is checked after every round and, within a round, every few
+	// hundred thousand candidate facts, then every 4,096 facts written;
+	// beyond it Infer stops with an error wrapping ErrMemoryLimit and the
+	// store is unchanged. Memory outside the Go runtime (the store's files
+	// mapped into memory) is not counted. 0 means no cap.
 	MaxMemory int64
 	// BaseOnly makes an Engine read only the store's base facts, ignoring
 	// the derived facts a previous Infer stored: link prediction scores
@@ -72,6 +74,9 @@ type Options struct {
 	noRace bool
 	// work, when set, accumulates what evaluations did.
 	work *workCounters
+	// writeMemory, set by tests, replaces the measure of the memory in use
+	// while the derived facts are counted and stored.
+	writeMemory func() int64
 }
 
 // workCounters counts the work of evaluations, for tests that assert that
@@ -189,10 +194,17 @@ type InferStats struct {
 type MemoryLimitError struct {
 	InUse, Cap    int64 // bytes held when the check failed, and the cap
 	Rounds, Facts int   // rounds begun and facts derived by then
+	// Writing is set when the cap was exceeded while the derived facts
+	// were being stored (the fixpoint was done).
+	Writing bool
 }
 
 // Error says how much memory was held, when, and the cap.
 func (e *MemoryLimitError) Error() string {
+	if e.Writing {
+		return fmt.Sprintf("%v: %s in use storing the %d facts derived, above the cap of %s",
+			ErrMemoryLimit, formatBytes(e.InUse), e.Facts, formatBytes(e.Cap))
+	}
 	return fmt.Sprintf("%v: %s in use in round %d with %d facts derived, above the cap of %s",
 		ErrMemoryLimit, formatBytes(e.InUse), e.Rounds, e.Facts, formatBytes(e.Cap))
 }

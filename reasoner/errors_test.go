@@ -115,3 +115,25 @@ func TestErrorsNamePackageOnce(t *testing.T) {
 		t.Errorf("errors.As(%v, *MemoryLimitError) = %v, %v", err, m, ok)
 	}
 }
+
+// TestInferMaxMemoryCoversWrite: Options.MaxMemory also bounds the write of
+// the derived facts; past it the write stops and the store is unchanged.
+func TestInferMaxMemoryCoversWrite(t *testing.T) {
+	st := newStore(t, chainTSV(100, "e"))
+	small := mustParse(t, "tc(X, Y) :- e(X, Y).\n")
+	if _, err := Infer(context.Background(), st, small, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	before := derivedDump(t, st)
+	// The fixpoint holds far less than the 1 GiB cap; the write is told
+	// it holds more.
+	big := mustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	_, err := Infer(context.Background(), st, big, Options{MaxMemory: 1 << 30, writeMemory: func() int64 { return 2 << 30 }})
+	m, ok := errors.AsType[*MemoryLimitError](err)
+	if !ok || !m.Writing || !strings.Contains(err.Error(), "storing the") {
+		t.Fatalf("want a MemoryLimitError while writing, got %v", err)
+	}
+	if after := derivedDump(t, st); after != before {
+		t.Errorf("derived facts changed after a write stopped by the cap")
+	}
+}

@@ -56,10 +56,14 @@ type evaluator struct {
 	// progress, when set, is told about every round (Infer).
 	progress func(Progress)
 	start    time.Time
-	// maxMem caps memoryInUse during the fixpoint (0: no cap); memErr is
-	// set by the first check that finds it exceeded.
+	// maxMem caps memoryInUse during the fixpoint and the write (0: no
+	// cap); memErr is set by the first check of the fixpoint that finds it
+	// exceeded.
 	maxMem int64
 	memErr atomic.Pointer[error]
+	// writeMemory measures the memory in use for the write's checks
+	// (Options.writeMemory; nil: memoryInUse).
+	writeMemory func() int64
 }
 
 // memoryInUse is the memory the Go runtime holds for the process: what it

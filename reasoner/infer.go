@@ -102,6 +102,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	e.prov = true
 	e.progress = opt.Progress
 	e.maxMem = opt.MaxMemory
+	e.writeMemory = opt.writeMemory
 	e.start = start
 	live, _, err := withoutDeadRules(st, prog, false)
 	if err != nil {
@@ -139,6 +140,22 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	stats.Facts = w.n
 	stats.Duration = time.Since(start)
 	return stats, nil
+}
+
+// checkWriteMemory returns an ErrMemoryLimit error when, while the derived
+// facts are counted and stored, the memory in use exceeds the cap.
+func (e *evaluator) checkWriteMemory() error {
+	if e.maxMem <= 0 {
+		return nil
+	}
+	measure := memoryInUse
+	if e.writeMemory != nil {
+		measure = e.writeMemory
+	}
+	if m := measure(); m > e.maxMem {
+		return &MemoryLimitError{InUse: m, Cap: e.maxMem, Rounds: e.iterations, Facts: e.derived, Writing: true}
+	}
+	return nil
 }
 
 // dropIndexes releases what only the joins needed: the relations' indexes
@@ -288,6 +305,9 @@ func (w *derivedWriter) each(fn func(*store.Derived) error, rel func(*relation))
 			}
 			if k%4096 == 0 {
 				if err := e.ctx.Err(); err != nil {
+					return err
+				}
+				if err := e.checkWriteMemory(); err != nil {
 					return err
 				}
 			}

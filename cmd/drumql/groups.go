@@ -19,7 +19,7 @@ import (
 // groupFlags are drumql mine's flags for mining in head-relation groups, in
 // this process or on drumql workers over NATS JetStream (cluster.go).
 type groupFlags struct {
-	HeadGroups int `placeholder:"N" help:"Split the head relations into N groups balanced by training queries (largest first, ties by name); each group trains its own model over the whole graph and the rules are merged in head order. --save-model FILE then writes a manifest naming the group models FILE.g1 … FILE.gN (default 1: one model)."`
+	HeadGroups int `placeholder:"N" default:"1" help:"Split the head relations into N groups balanced by training queries (largest first, ties by name); each group trains its own model over the whole graph and the rules are merged in head order. --save-model FILE then writes a manifest naming the group models FILE.g1 … FILE.gN (default 1: one model)."`
 	clusterFlags
 }
 
@@ -46,8 +46,14 @@ func (c *mineCmd) settings(cfg miner.Config) cluster.Settings {
 		weight = miner.WeightScore
 	}
 	cfg.Heads, cfg.Threads = nil, 0
-	return cluster.Settings{Config: cfg, Beam: c.Beam, MaxRules: c.MaxRules, Candidates: c.Candidates, MinScore: c.MinScore,
-		MinSupport: c.MinSupport, Weight: weight, SupportBudget: c.Budget, NoConstants: c.NoConstants, ConstantRules: c.ConstantRules, PerConstant: c.PerConstant, ConstantsBy: c.ConstantsBy, ConstantLen: c.ConstantLen, PathSamples: c.PathSamples, HeadBudget: c.HeadBudget}
+	s := cluster.Settings{Config: cfg, Beam: c.Beam, MaxRules: c.MaxRules, Candidates: c.Candidates, MinScore: defaultMinScore,
+		MinSupport: deref(c.MinSupport), Weight: weight, SupportBudget: deref(c.Budget), NoConstants: c.NoConstants, ConstantRules: deref(c.ConstantRules),
+		PerConstant: deref(c.PerConstant), ConstantsBy: c.ConstantsBy, ConstantLen: c.ConstantLen, PathSamples: deref(c.PathSamples), HeadBudget: deref(c.HeadBudget)}
+	if c.MinScore != nil {
+		// Set: every chain rule, the path samples' too.
+		s.MinScore, s.PathMinScore = *c.MinScore, *c.MinScore
+	}
+	return s
 }
 
 // partition splits the head relations (--heads, or every relation of g)

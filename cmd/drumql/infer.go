@@ -23,7 +23,7 @@ type inferCmd struct {
 	MaxFacts int      `default:"50000000" placeholder:"N" help:"Stop with an error beyond N derived facts (N > 0)."`
 	Threads  int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 	// MaxMemory is a size ("8G"), "off", or "" for the available memory.
-	MaxMemory string `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the evaluation holds more than SIZE of memory (e.g. 8G; checked as the fixpoint grows; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."`
+	MaxMemory string `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the Go runtime holds more than SIZE of memory (e.g. 8G; checked as the fixpoint grows and as its result is stored; the store's files mapped into memory are not counted; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."`
 }
 
 // memoryCap resolves --max-memory: the cap in bytes (0: none) and where it
@@ -72,8 +72,10 @@ derivation kept) and its best proof, and stores them in the derived space. A new
 infer replaces the previous derived facts atomically; base facts are never
 touched, and a failed or interrupted infer leaves the previous derived state.
 
-The fixpoint stops with an error, the store unchanged, when it holds more
-memory than --max-memory (by default the available memory). On a terminal,
+The fixpoint, and the write of its result, stop with an error, the store
+unchanged, when the Go runtime holds more memory than --max-memory (by
+default the available memory; the store's files mapped into memory are not
+counted). On a terminal,
 a progress line shows the rounds, the facts derived, the memory in use and
 the time, then the write.
 
@@ -135,7 +137,10 @@ func (c *inferCmd) Run(e *env) error {
 		if errors.Is(err, reasoner.ErrInvalidProgram) {
 			return programErr(err)
 		}
-		if m, ok := errors.AsType[*reasoner.MemoryLimitError](err); ok {
+		if m, ok := errors.AsType[*reasoner.MemoryLimitError](err); ok && m.Writing {
+			return fmt.Errorf("infer: storing the %d facts derived held %s of memory, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
+				m.Facts, sysmem.Format(m.InUse), lim.Source, sysmem.Format(lim.Bytes))
+		} else if ok {
 			return fmt.Errorf("infer: the evaluation held %s of memory in round %d with %d facts derived, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
 				sysmem.Format(m.InUse), m.Rounds, m.Facts, lim.Source, sysmem.Format(lim.Bytes))
 		}

@@ -9,7 +9,7 @@ import (
 
 type loadCmd struct {
 	Paths     []string `arg:"" name:"path" help:"DRUM dataset folder, TSV triple file (head<TAB>relation<TAB>tail) or N-Triples file (.nt)." type:"path"`
-	Inductive int      `placeholder:"N" help:"Inductive setting: sample N test triples and drop every training and validation triple that touches their entities (one dataset folder only)."`
+	Inductive *int     `placeholder:"N" help:"Inductive setting: sample N test triples (at least 1) and drop every training and validation triple that touches their entities (one dataset folder only)."`
 	Seed      uint64   `default:"1" placeholder:"S" help:"Seed of the --inductive sample."`
 }
 
@@ -27,8 +27,8 @@ Examples:
 }
 
 func (c *loadCmd) Run(e *env) error {
-	if c.Inductive < 0 {
-		return inputErr(fmt.Errorf("--inductive %d: want a number of test triples of at least 1 (or leave it out)", c.Inductive))
+	if c.Inductive != nil && *c.Inductive < 1 {
+		return inputErr(fmt.Errorf("--inductive %d: want a number of test triples of at least 1 (or leave it out)", *c.Inductive))
 	}
 	var all store.Batch
 	var errs []error
@@ -43,11 +43,11 @@ func (c *loadCmd) Run(e *env) error {
 	if len(errs) > 0 {
 		return inputErr(fmt.Errorf("nothing was loaded:\n%w", errors.Join(errs...)))
 	}
-	if c.Inductive > 0 {
+	if c.Inductive != nil {
 		if len(c.Paths) != 1 {
 			return inputErr(fmt.Errorf("--inductive takes exactly one dataset folder"))
 		}
-		ist, err := store.MakeInductive(&all, c.Inductive, c.Seed)
+		ist, err := store.MakeInductive(&all, *c.Inductive, c.Seed)
 		if errors.Is(err, store.ErrNoTestSplit) {
 			return inputErr(fmt.Errorf("--inductive needs a dataset folder with a test.txt"))
 		}

@@ -28,7 +28,7 @@ func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, func()
 		}
 		valid++
 	}
-	cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, Batch: c.Batch, Threads: c.Threads}
+	cfg := miner.Config{MaxLen: deref(c.Len), Rank: deref(c.Rank), Batch: deref(c.Batch), Threads: c.Threads}
 	rs := c.ruleStep(e, valid)
 	if c.fromSet != nil {
 		// --from-model: no training; the rule step of the model's T and L.
@@ -71,8 +71,8 @@ func softLimit(need int64, env string) func() {
 // the choice of the aggregation and the coverage line.
 func (c *mineCmd) ruleStep(e *env, valid int) miner.RuleStep {
 	rs := miner.RuleStep{Beam: c.Beam, Candidates: c.Candidates, MaxRules: c.MaxRules,
-		ConstantRules: c.ConstantRules, NoConstants: c.NoConstants, Heads: len(c.Heads)}
-	if c.Snapshot == "" && c.Aggregate == "auto" && valid > 0 {
+		ConstantRules: deref(c.ConstantRules), NoConstants: c.NoConstants, Heads: len(c.Heads)}
+	if c.Aggregate == "auto" && valid > 0 {
 		rs.Apply = true
 		if !e.cli.Quiet {
 			rs.ScoreBatch = coverageBatch

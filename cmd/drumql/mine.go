@@ -20,35 +20,36 @@ import (
 // mineCmd is drumql mine.
 type mineCmd struct {
 	Out           string   `short:"o" placeholder:"FILE" help:"Write the rules to FILE (default: standard output)."`
-	Len           int      `placeholder:"T" help:"Maximum rule length T (default 2)."`
-	Rank          int      `placeholder:"L" help:"Rank L, the number of rule groups learnt per query (default 3)."`
-	Epochs        int      `placeholder:"N" help:"Maximum number of epochs (default 10, with early stopping)."`
-	Batch         int      `placeholder:"B" help:"Training triples per batch (default 64)."`
-	Seed          uint64   `placeholder:"S" help:"Random seed (default 33)."`
+	Len           *int     `placeholder:"T" help:"Maximum rule length T, 1 to 16 (default 2)."`
+	Rank          *int     `placeholder:"L" help:"Rank L, the number of rule groups learnt per query, at least 1 (default 3)."`
+	Epochs        *int     `placeholder:"N" help:"Maximum number of epochs, at least 1 (default 10, with early stopping)."`
+	Batch         *int     `placeholder:"B" help:"Training triples per batch, at least 1 (default 64)."`
+	Seed          *uint64  `placeholder:"S" help:"Random seed, at least 1 (default 33)."`
 	Heads         []string `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
 	Threads       int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
-	MaxFanOut     int      `placeholder:"N" help:"Hub cap: an entity with more than N neighbours through one relation direction (a gender value, a country) passes no mass through it in training and in the model's scores (default 10000; -1: no cap). Rules and their confidences are counted on the exact graph."`
-	MaxQueries    int      `placeholder:"N" help:"Train each epoch on at most N triples of each relation (a seeded sample, drawn afresh every epoch) and validate on at most N of each (default 2048; -1: no bound). Keeps an epoch's time in proportion to the graph on large graphs; relations with fewer triples are not sampled."`
+	MaxFanOut     *int     `placeholder:"N" help:"Hub cap: an entity with more than N neighbours through one relation direction (a gender value, a country) passes no mass through it in training and in the model's scores (default 10000; -1: no cap). Rules and their confidences are counted on the exact graph."`
+	MaxQueries    *int     `placeholder:"N" help:"Train each epoch on at most N triples of each relation (a seeded sample, drawn afresh every epoch) and validate on at most N of each (default 2048; -1: no bound). Keeps an epoch's time in proportion to the graph on large graphs; relations with fewer triples are not sampled."`
 	MaxRules      int      `default:"200" placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default ${default})."`
 	Candidates    int      `default:"1000" placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default ${default})."`
-	MinScore      float64  `default:"1e-6" placeholder:"X" help:"Drop bodies whose raw DRUM score is below X (default ${default})."`
+	MinScore      *float64 `placeholder:"X" help:"Drop the chain rules whose raw DRUM score is below X, in (0, L] (a score is at most the rank L): those the beam search proposes and those the path samples propose. Default: the beam search drops bodies below 1e-6, and the bodies the path samples propose are kept whatever their score."`
 	Beam          int      `default:"4000" placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${default})."`
-	PathSamples   int      `placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default 200; -1: bodies from DRUM's attention only)."`
+	PathSamples   *int     `placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default 200; -1: bodies from DRUM's attention only)."`
 	NoConstants   bool     `help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
 	ConstantLen   int      `placeholder:"N" default:"2" help:"The most atoms in the body of a rule with constants: 1, or 2 for h(X, c) :- b1(X, Y), b2(Y, d). as well."`
-	ConstantRules int      `placeholder:"N" help:"Rules with constants kept per head relation (default 300), chosen as --constants-by says."`
-	PerConstant   int      `placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence: the pool the head's --constant-rules are chosen from (default 1000)."`
+	ConstantRules *int     `placeholder:"N" help:"Rules with constants kept per head relation (default 300), chosen as --constants-by says."`
+	PerConstant   *int     `placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence: the pool the head's --constant-rules are chosen from (default 1000)."`
 	ConstantsBy   string   `enum:"coverage,confidence" default:"coverage" help:"How a head's --constant-rules rules with constants are chosen: coverage (greedily, the rules that most raise the confidence with which its facts are predicted, so they spread over its constants and facts) or confidence (the most confident)."`
 	Threshold     float64  `default:"0.1" placeholder:"X" help:"The threshold written into the rule file (@min X, in (0, 1]): infer, query and explain drop derivations of its rules below X (their --min overrides it). A mined file has hundreds of rules per head relation, and chaining their weak derivations through each other would derive nearly every pair (default ${default})."`
 	Aggregate     string   `enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
-	Budget        int      `placeholder:"N" help:"Edge visits allowed to count one rule's support exactly (default 100000); past it, the counts of the body's starts done so far (a seeded random sample) are scaled to all of them, and the comment says sample=done/all."`
-	HeadBudget    int      `placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default 100000000); bodies left when it is spent are left out."`
-	MinSupport    int      `placeholder:"N" help:"Drop rules that predict fewer than N facts of the graph correctly (default 1; -1 keeps all)."`
+	Budget        *int     `placeholder:"N" help:"Edge visits allowed to count one rule's support exactly (default 100000); past it, the counts of a chain rule's starts done so far (a seeded random sample) are scaled to all of them, and the comment says sample=done/all; a two-step rule with constants is left out."`
+	HeadBudget    *int     `placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default 100000000); bodies left when it is spent are left out."`
+	MinSupport    *int     `placeholder:"N" help:"Drop rules, chain rules and rules with constants, that predict fewer than N facts of the graph correctly (-1 keeps all). Default: 1 for chain rules, 2 for rules with constants."`
 	Weight        string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+5) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
 	SaveModel     string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
 	FromModel     string   `placeholder:"FILE" help:"Do not train: read the rules off a model saved with --save-model (to try other extraction settings)."`
 	Report        string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
 	Eval          bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
+	Force         bool     `help:"Replace the --out file even if drumql mine did not write it or it was edited since (mine checks a checksum in its first line)."`
 
 	// Scale (see snapshot.go).
 	Snapshot  string `placeholder:"FILE" help:"Train from a snapshot file written by drumql snapshot instead of the store."`
@@ -77,6 +78,9 @@ Examples:
 }
 
 func (c *mineCmd) Run(e *env) error {
+	if err := errors.Join(c.validate(), c.checkOutputs()); err != nil {
+		return err
+	}
 	src, st, from, err := c.mineSource(e) // --snapshot FILE or the store
 	if err != nil {
 		return err
@@ -94,18 +98,6 @@ func (c *mineCmd) Run(e *env) error {
 			return inputErr(fmt.Errorf("mine --eval: the store has no test split to evaluate on (load a dataset folder with a test.txt, or drop --eval)"))
 		}
 	}
-	if c.MaxQueries < -1 {
-		return inputErr(fmt.Errorf("--max-queries %d: want a number of triples of at least 1, or -1 for no bound", c.MaxQueries))
-	}
-	if c.ConstantLen != 1 && c.ConstantLen != 2 {
-		return inputErr(fmt.Errorf("--constant-len %d: want 1 (one body atom) or 2 (also h(X, c) :- b1(X, Y), b2(Y, d).)", c.ConstantLen))
-	}
-	if !(c.Threshold > 0 && c.Threshold <= 1) {
-		return inputErr(fmt.Errorf("--threshold %g: the threshold written as @min must be in (0, 1]", c.Threshold))
-	}
-	if c.MaxFanOut < -1 {
-		return inputErr(fmt.Errorf("--max-fan-out %d: want a number of neighbours of at least 1, or -1 for no cap", c.MaxFanOut))
-	}
 	start := time.Now()
 	if c.FromModel != "" {
 		// Read before the graph: the memory estimate needs its T and L.
@@ -118,9 +110,10 @@ func (c *mineCmd) Run(e *env) error {
 		return err
 	}
 	defer restoreLimit()
-	cfg := miner.Config{MaxLen: c.Len, Rank: c.Rank, MaxEpochs: c.Epochs, Batch: c.Batch, Seed: c.Seed, Threads: c.Threads, Heads: c.Heads, MaxQueries: c.MaxQueries, MaxFanOut: c.MaxFanOut}
-	if c.Epochs > 0 && c.Epochs < 5 {
-		cfg.MinEpochs = c.Epochs
+	cfg := miner.Config{MaxLen: deref(c.Len), Rank: deref(c.Rank), MaxEpochs: deref(c.Epochs), Batch: deref(c.Batch), Seed: deref(c.Seed),
+		Threads: c.Threads, Heads: c.Heads, MaxQueries: deref(c.MaxQueries), MaxFanOut: deref(c.MaxFanOut)}
+	if n := deref(c.Epochs); n > 0 && n < 5 {
+		cfg.MinEpochs = n
 	}
 	cfg = cfg.WithDefaults()
 	var loss []report.LossPoint
@@ -223,9 +216,8 @@ func (c *mineCmd) Run(e *env) error {
 	case "noisy-or":
 		directives = []datalog.Aggregate{{Method: "noisy_or"}}
 	case "auto":
-		if interrupted || st == nil {
-			// Choosing needs the store (its valid split and filter): from a
-			// snapshot file, or after Ctrl-C, the file records max.
+		if interrupted {
+			// After Ctrl-C the file records max.
 			break
 		}
 		vq, err := validQueries(st)
@@ -260,11 +252,12 @@ func (c *mineCmd) Run(e *env) error {
 	}
 	var buf bytes.Buffer
 	writeRules(&buf, header, c.Threshold, directives, rules)
+	mined := stampMined(buf.Bytes())
 	if c.Out == "" {
-		if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+		if _, err := e.stdout.Write(mined); err != nil {
 			return err
 		}
-	} else if err := atomicfile.WriteFile(c.Out, buf.Bytes()); err != nil {
+	} else if err := writeMined(c.Out, mined, c.Force); err != nil {
 		return err
 	}
 	if c.SaveModel != "" && grp != nil {

@@ -2,11 +2,15 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -84,6 +88,7 @@ func TestLoadInputChecks(t *testing.T) {
 		want string
 	}{
 		{"negative --inductive", []string{"load", "--inductive=-1", long}, "--inductive -1: want"},
+		{"--inductive 0", []string{"load", "--inductive", "0", long}, "--inductive 0: want"},
 		{"5 MB name", []string{"load", long}, long + ":2: a name of 5242880 bytes, longer than the limit of 32768\n"},
 	}
 	for _, c := range cases {
@@ -146,3 +151,258 @@ func lineCount(t *testing.T, path string) (int, bool) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestMineFlagsValidated: a mine flag that the miner would replace by its
+// default (0 for a count) or reject only after reading the graph is a usage
+// error naming the flag, exit 2, before any work and without writing.
+func TestMineFlagsValidated(t *testing.T) {
+	tmp := t.TempDir()
+	db := loadTSV(t, tmp, "a\tr\tb\nb\tr\tc\n")
+	out := filepath.Join(tmp, "r.dl")
+	progressed := hookMineProgress(t)
+	for _, args := range [][]string{
+		{"--len", "0"}, {"--len", "99"}, {"--epochs", "0"}, {"--batch", "0"}, {"--rank", "0"}, {"--seed", "0"},
+		{"--min-score", "5"}, {"--min-score", "0"}, {"--rank", "2", "--min-score", "2.5"},
+		{"--max-rules", "0"}, {"--candidates", "0"}, {"--beam", "0"}, {"--constant-rules", "0"}, {"--per-constant", "0"},
+		{"--budget", "0"}, {"--head-budget", "0"}, {"--min-support", "0"}, {"--min-support=-2"}, {"--path-samples", "0"},
+		{"--max-queries", "0"}, {"--max-fan-out", "0"}, {"--head-groups", "0"}, {"--threads=-1"},
+	} {
+		_, stderr, code := runCLI(t, "", append([]string{"--db", db, "mine", "--out", out}, args...)...)
+		last := args[len(args)-1]
+		flag := strings.Replace(last, "=", " ", 1) // --flag=-2
+		if !strings.Contains(last, "=") {
+			flag = args[len(args)-2] + " " + last
+		}
+		if code != 2 || !strings.Contains(stderr, flag+": want") || *progressed {
+			t.Errorf("mine %v: exit %d, trained %v, stderr %q; want exit 2 naming %q", args, code, *progressed, stderr, flag)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused mine wrote %s", out)
+	}
+}
+
+// minedComments returns, for every rule of a mined file, its comment line
+// (the line above it).
+func minedComments(t *testing.T, file string) (chain, constant []string) {
+	t.Helper()
+	lines := strings.Split(file, "\n")
+	for i, l := range lines[1:] {
+		if !strings.Contains(l, ":-") || strings.HasPrefix(l, "%") {
+			continue
+		}
+		switch c := lines[i]; {
+		case strings.HasPrefix(c, "% score="):
+			chain = append(chain, c)
+		case strings.HasPrefix(c, "% from the graph"):
+			constant = append(constant, c)
+		default:
+			t.Fatalf("rule %q has no comment above it", l)
+		}
+	}
+	return chain, constant
+}
+
+// TestMineFlagsReachEveryRule: --min-score drops every chain rule scored
+// below it (the path samples' too), and --min-support and --budget reach the
+// rules with constants as well as the chain rules.
+func TestMineFlagsReachEveryRule(t *testing.T) {
+	db := loadFamilies(t)
+	mine := func(args ...string) (chain, constant []string) {
+		t.Helper()
+		out, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q", "mine", "--heads", "aunt", "--epochs", "1", "--aggregate", "max"}, args...)...)
+		if code != 0 {
+			t.Fatalf("mine %v: exit %d: %s", args, code, stderr)
+		}
+		return minedComments(t, out)
+	}
+	num := regexp.MustCompile(`(score|support)[=~]([0-9.e+-]+)`)
+	field := func(c, name string) float64 {
+		for _, m := range num.FindAllStringSubmatch(c, -1) {
+			if m[1] == name {
+				v, err := strconv.ParseFloat(m[2], 64)
+				if err != nil {
+					t.Fatalf("%q: %v", c, err)
+				}
+				return v
+			}
+		}
+		t.Fatalf("comment %q has no %s", c, name)
+		return 0
+	}
+	chain, constant := mine("--min-score", "0.01")
+	if len(chain) == 0 {
+		t.Fatal("--min-score 0.01 kept no chain rule")
+	}
+	for _, c := range chain {
+		if field(c, "score") < 0.01 {
+			t.Errorf("--min-score 0.01 kept %q", c)
+		}
+	}
+	chain, constant = mine("--min-support", "4")
+	if len(chain) == 0 || len(constant) == 0 {
+		t.Fatalf("--min-support 4: %d chain rules, %d with constants", len(chain), len(constant))
+	}
+	for _, c := range append(chain, constant...) {
+		if field(c, "support") < 4 {
+			t.Errorf("--min-support 4 kept %q", c)
+		}
+	}
+	// Two-step rules with constants exist by default; none can be counted
+	// within one edge visit.
+	twoStep := regexp.MustCompile(`^% from the graph .*\n.*:- \w+\([^)]*\), \w+\(`)
+	count := func(args ...string) int {
+		out, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q", "mine", "--heads", "aunt", "--epochs", "1", "--aggregate", "max"}, args...)...)
+		if code != 0 {
+			t.Fatalf("mine %v: exit %d: %s", args, code, stderr)
+		}
+		n := 0
+		lines := strings.Split(out, "\n")
+		for i := 1; i < len(lines); i++ {
+			if twoStep.MatchString(lines[i-1] + "\n" + lines[i]) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(); n == 0 {
+		t.Fatal("no two-step rule with constants by default")
+	}
+	if n := count("--budget", "1"); n != 0 {
+		t.Errorf("--budget 1 kept %d two-step rules with constants", n)
+	}
+}
+
+// TestMineOutputsCheckedFirst: an output path that cannot be written
+// (--out, --save-model or --report into a missing directory, or a
+// directory) is a usage error before training, naming the flag.
+func TestMineOutputsCheckedFirst(t *testing.T) {
+	tmp := t.TempDir()
+	db := loadTSV(t, tmp, "a\tr\tb\nb\tr\tc\n")
+	progressed := hookMineProgress(t)
+	missing := filepath.Join(tmp, "missing", "x")
+	for _, args := range [][]string{
+		{"--out", missing}, {"--save-model", missing}, {"--report", missing}, {"--out", tmp},
+	} {
+		_, stderr, code := runCLI(t, "", append([]string{"--db", db, "mine", "--epochs", "1"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, args[0]+" "+args[1]+": ") || *progressed {
+			t.Errorf("mine %v: exit %d, trained %v, stderr %q; want exit 2 naming the flag, before training", args, code, *progressed, stderr)
+		}
+	}
+}
+
+// TestMineOutKeepsEdits: mine --out replaces a file it wrote, but not a file
+// it did not write or one edited since (the checksum of its first line),
+// unless --force; the file is mode 0644 masked by the umask.
+func TestMineOutKeepsEdits(t *testing.T) {
+	defer syscall.Umask(syscall.Umask(0o027))
+	tmp := t.TempDir()
+	db := loadTSV(t, tmp, "a\tr\tb\nb\tr\tc\nc\tr\td\n")
+	out := filepath.Join(tmp, "rules.dl")
+	mine := func(args ...string) (string, int) {
+		_, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q", "mine", "--epochs", "1", "--out", out}, args...)...)
+		return stderr, code
+	}
+	if stderr, code := mine(); code != 0 {
+		t.Fatalf("mine: exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("mined file: mode %v, %v; want -rw-r----- under umask 027", fi.Mode(), err)
+	}
+	if stderr, code := mine(); code != 0 {
+		t.Fatalf("mine over its own file: exit %d: %s", code, stderr)
+	}
+	first, _ := os.ReadFile(out)
+	for _, c := range []struct {
+		name, content, want string
+	}{
+		{"edited", strings.Replace(string(first), "\n@min", "\n% my note\n@min", 1), "was edited since drumql mine wrote it"},
+		{"hand-written", "r(X, Y) :- r(Y, X).\n", "was not written by drumql mine"},
+		{"older mine", "% drumql mine: 1 rules for 1 head relations from db\nr(X, Y) :- r(Y, X).\n", "has no checksum"},
+	} {
+		if err := os.WriteFile(out, []byte(c.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stderr, code := mine()
+		got, _ := os.ReadFile(out)
+		if code != 2 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "--force") || string(got) != c.content {
+			t.Errorf("%s file: exit %d, stderr %q, file kept %v; want exit 2 saying %q", c.name, code, stderr, string(got) == c.content, c.want)
+		}
+	}
+	if stderr, code := mine("--force"); code != 0 {
+		t.Fatalf("mine --force: exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(out); !strings.HasPrefix(string(got), minedHeader) {
+		t.Errorf("mine --force did not replace the file:\n%s", got)
+	}
+	// Edited while mine trains: the edit stays, the rules go beside it.
+	edit := "% being edited\n"
+	testHookMineProgress = func(miner.Progress) { os.WriteFile(out, []byte(edit), 0o644) }
+	defer func() { testHookMineProgress = nil }()
+	stderr, code := mine()
+	got, _ := os.ReadFile(out)
+	beside, _ := os.ReadFile(out + ".new")
+	if code == 0 || !strings.Contains(stderr, out+".new") || string(got) != edit || !strings.HasPrefix(string(beside), minedHeader) {
+		t.Errorf("edited during mine: exit %d, stderr %q, file %q, beside it %.60q", code, stderr, got, beside)
+	}
+}
+
+// TestQuickstartKeepsForeignStore runs examples/quickstart.sh in a scratch
+// copy of the repository layout, with a stub go that builds a stub drumql:
+// a ./drumql.db the quick start did not create is left alone (exit 1),
+// one it created is replaced.
+func TestQuickstartKeepsForeignStore(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	tmp := t.TempDir()
+	script, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "quickstart.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(path, content string, mode os.FileMode) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(tmp, "examples", "quickstart.sh"), string(script), 0o755)
+	// go build -o OUT PKG writes a drumql whose load makes a store and
+	// whose mine writes a mined file.
+	write(filepath.Join(tmp, "fakebin", "go"), `#!/bin/sh
+cat > "$3" <<'X'
+#!/bin/sh
+case "$1" in
+load) mkdir -p drumql.db && echo fresh > drumql.db/MANIFEST ;;
+mine) echo '% drumql mine: stub' > families.dl ;;
+esac
+X
+chmod +x "$3"
+`, 0o755)
+	quickstart := func() (string, error) {
+		cmd := exec.Command("bash", filepath.Join(tmp, "examples", "quickstart.sh"))
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Join(tmp, "fakebin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	manifest := filepath.Join(tmp, "drumql.db", "MANIFEST")
+	write(manifest, "the user's own store\n", 0o644)
+	out, err := quickstart()
+	if got, _ := os.ReadFile(manifest); err == nil || string(got) != "the user's own store\n" || !strings.Contains(out, "did not create it") {
+		t.Fatalf("quickstart beside a store of the user's: %v, store now %q:\n%s", err, got, out)
+	}
+	if err := os.RemoveAll(filepath.Join(tmp, "drumql.db")); err != nil {
+		t.Fatal(err)
+	}
+	for run := 1; run <= 2; run++ { // creates the store, then replaces its own
+		if out, err := quickstart(); err != nil {
+			t.Fatalf("quickstart run %d: %v:\n%s", run, err, out)
+		}
+		if got, _ := os.ReadFile(manifest); string(got) != "fresh\n" {
+			t.Errorf("quickstart run %d: store holds %q", run, got)
+		}
+	}
+}

@@ -8,8 +8,9 @@ import (
 )
 
 // TestMineSnapshot mines a store and its snapshot file and compares the
-// rules (all but the header line, which names the source) and the saved
-// models byte for byte; a damaged file is refused naming the file.
+// files (all but the header line, which names the source: the rules and
+// the aggregation chosen on the valid split) and the saved models byte for
+// byte; a damaged file is refused naming the file.
 func TestMineSnapshot(t *testing.T) {
 	tmp := t.TempDir()
 	db := filepath.Join(tmp, "db")
@@ -21,9 +22,9 @@ func TestMineSnapshot(t *testing.T) {
 	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "snapshot", "--out", snap); code != 0 {
 		t.Fatalf("snapshot: exit %d: %s", code, stderr)
 	}
-	// The aggregation is chosen on the store's valid split: from a snapshot
-	// the file records max, so both runs record max here.
-	args := []string{"-q", "mine", "--heads", "wife,husband", "--epochs", "2", "--aggregate", "max"}
+	// The aggregation is chosen on the valid split, from the store or from
+	// the snapshot file alike.
+	args := []string{"-q", "mine", "--heads", "wife,husband", "--epochs", "2"}
 	fromStore, stderr, code := runCLI(t, "", append([]string{"--db", db}, append(args, "--save-model", filepath.Join(tmp, "a"))...)...)
 	if code != 0 {
 		t.Fatalf("mine: exit %d: %s", code, stderr)
@@ -34,7 +35,7 @@ func TestMineSnapshot(t *testing.T) {
 		t.Fatalf("mine --snapshot: exit %d: %s", code, stderr)
 	}
 	body := func(s string) string { return s[strings.Index(s, "\n"):] }
-	if !strings.Contains(fromStore, "wife(A, B) :-") || body(fromStore) != body(fromFile) {
+	if !strings.Contains(fromStore, "wife(A, B) :-") || !strings.Contains(fromStore, "\n% aggregation ") || body(fromStore) != body(fromFile) {
 		t.Errorf("mine --snapshot wrote\n%s\nmine wrote\n%s", fromFile, fromStore)
 	}
 	if !strings.Contains(fromFile, "from "+snap) {

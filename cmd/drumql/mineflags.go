@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/drumql/drumql/miner"
+)
+
+// defaultMinScore is the beam search's score threshold when --min-score is
+// not given (the bodies the path samples propose are then kept whatever
+// their score).
+const defaultMinScore = 1e-6
+
+// deref is *p, or the zero value (the miner's default) when the flag was
+// not given.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// validate checks mine's flags before any work: a value the miner would
+// silently replace by its default (0 for a count) or reject only after the
+// graph is read is a usage error naming the flag. Flags left out are nil
+// (the miner's default).
+func (c *mineCmd) validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	// Counts of at least 1 (nil: not given).
+	for _, f := range []struct {
+		name string
+		v    *int
+		what string
+	}{
+		{"len", c.Len, "a rule length"},
+		{"rank", c.Rank, "a rank"},
+		{"epochs", c.Epochs, "a number of epochs"},
+		{"batch", c.Batch, "a number of triples per batch"},
+		{"constant-rules", c.ConstantRules, "a number of rules"},
+		{"per-constant", c.PerConstant, "a number of rules"},
+		{"budget", c.Budget, "a number of edge visits"},
+		{"head-budget", c.HeadBudget, "a number of edge visits"},
+		{"max-rules", &c.MaxRules, "a number of rules"},
+		{"candidates", &c.Candidates, "a number of bodies"},
+		{"beam", &c.Beam, "a number of partial bodies"},
+		{"head-groups", &c.HeadGroups, "a number of groups"},
+	} {
+		if f.v != nil && *f.v < 1 {
+			bad("--%s %d: want %s of at least 1", f.name, *f.v, f.what)
+		}
+	}
+	// Counts of at least 1, or -1 to switch the bound off.
+	for _, f := range []struct {
+		name string
+		v    *int
+		what string
+		off  string
+	}{
+		{"max-queries", c.MaxQueries, "a number of triples", "no bound"},
+		{"max-fan-out", c.MaxFanOut, "a number of neighbours", "no cap"},
+		{"path-samples", c.PathSamples, "a number of facts", "bodies from DRUM's attention only"},
+		{"min-support", c.MinSupport, "a number of facts", "keep every rule"},
+	} {
+		if f.v != nil && *f.v < 1 && *f.v != -1 {
+			bad("--%s %d: want %s of at least 1, or -1 for %s", f.name, *f.v, f.what, f.off)
+		}
+	}
+	if c.Len != nil && *c.Len > miner.MaxRuleLen {
+		bad("--len %d: want a rule length of at most %d", *c.Len, miner.MaxRuleLen)
+	}
+	if c.Seed != nil && *c.Seed == 0 {
+		bad("--seed 0: want a seed of at least 1 (leave it out for the default, %d)", miner.DefaultSeed)
+	}
+	if c.Threads < 0 {
+		bad("--threads %d: want a number of goroutines of at least 1, or 0 for all cores", c.Threads)
+	}
+	if c.MinScore != nil {
+		// A score is a sum over the L ranks of products of attention
+		// weights (each at most 1): at most L.
+		L := miner.DefaultRank
+		if c.Rank != nil {
+			L = *c.Rank
+		}
+		switch x := *c.MinScore; {
+		case !(x > 0):
+			bad("--min-score %g: want a score in (0, %d]", x, L)
+		case x > float64(L):
+			bad("--min-score %g: want a score in (0, %d]: a raw DRUM score is at most the rank L = %d, so no chain rule would be kept", x, L, L)
+		}
+	}
+	if c.ConstantLen != 1 && c.ConstantLen != 2 {
+		bad("--constant-len %d: want 1 (one body atom) or 2 (also h(X, c) :- b1(X, Y), b2(Y, d).)", c.ConstantLen)
+	}
+	if !(c.Threshold > 0 && c.Threshold <= 1) {
+		bad("--threshold %g: the threshold written as @min must be in (0, 1]", c.Threshold)
+	}
+	if len(errs) > 0 {
+		return inputErr(fmt.Errorf("mine: %w", errors.Join(errs...)))
+	}
+	return nil
+}
