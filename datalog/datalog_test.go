@@ -22,7 +22,17 @@ func TestQuoting(t *testing.T) {
 		{s(""), `""`},
 		{s("not"), `"not"`},
 		{s("a b"), `"a b"`},
-		{s("é"), `"é"`},
+		{s("é"), "é"},
+		{s("zoë"), "zoë"},
+		{s("東京"), "東京"},
+		{s("e\u0301t\u00e9"), "e\u0301t\u00e9"}, // a decomposed and a composed é
+		{s("Émile"), `"Émile"`},                 // an uppercase initial is a variable
+		{s("ǅx"), `"ǅx"`},                       // so is a titlecase one
+		{s("\u0301a"), "\"\u0301a\""},           // a combining mark cannot start a name
+		{s("a\u00a0b"), "\"a\u00a0b\""},         // nor a no-break space be inside one
+		{s("٣"), `"٣"`},                         // a digit, even Arabic-Indic, starts no name
+		{s("a٣"), "a٣"},
+		{s("a\xff"), "\"a\xff\""}, // invalid UTF-8
 		{s("q\"b\\\n\t\r\x01\x7f"), `"q\"b\\\n\t\r\u0001\u007f"`},
 		{n("42"), "42"},
 		{n("-1.5"), "-1.5"},

@@ -327,11 +327,12 @@ func (l *lowerer) atom(g *gAtom) (datalog.Atom, bool) {
 
 func (l *lowerer) term(g *gTerm) (datalog.Term, bool) {
 	t := datalog.Term{Value: g.Value, Pos: pos(g.Pos)}
+	r, _ := utf8.DecodeRuneInString(g.Value)
 	switch c := g.Value[0]; {
 	case c == '"':
 		t.Kind = datalog.Symbol
 		t.Value = unquote(g.Value)
-	case c >= 'A' && c <= 'Z' || c == '_':
+	case datalog.IsVarStart(r):
 		t.Kind = datalog.Var
 	case c == '-' || c >= '0' && c <= '9':
 		t.Kind = datalog.Number
