@@ -44,7 +44,7 @@ func TestDiagnostics(t *testing.T) {
 			"f.dl:2:4: error: unexpected character '$'\n" +
 			"\tq($).\n" +
 			"\t  ^\n" +
-			"f.dl:3:3: error: malformed number 12ab (quote it to make it a name: \"12ab\")\n" +
+			"f.dl:3:3: error: malformed number \"12ab\" (quote it to make it a name)\n" +
 			"r(12ab).\n" +
 			"  ^\n" +
 			"f.dl:4:1: error: unterminated block comment\n" +

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
@@ -44,7 +45,7 @@ func FuzzParseRoundTrip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		p, err := ParseString("f.dl", src)
 		slow := &datalog.Program{}
-		ds := parseSource(slow, "f.dl", src, true)
+		ds, _ := parseSource(context.Background(), slow, "f.dl", src, true)
 		if err != nil {
 			if !reflect.DeepEqual(err, ds) {
 				t.Fatalf("fast path error\n%v\nparticiple path error\n%v", err, ds)

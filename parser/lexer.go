@@ -245,7 +245,7 @@ token:
 		}
 		if end := s.pos; s.identRest() > end {
 			// 12abc: not a number, not a name.
-			return s.errorAt(start, "malformed number %s (quote it to make it a name: %q)", src[start:s.pos], src[start:s.pos]), true
+			return s.errorAt(start, "malformed number %s (quote it to make it a name)", excerpt(src[start:s.pos], maxTokenExcerpt)), true
 		}
 		return lexer.Token{Type: tokNumber, Value: src[start:s.pos], Pos: s.position(start)}, true
 	case c == '"':

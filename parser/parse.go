@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -25,7 +26,7 @@ import (
 // program holds the statements that could be parsed.
 func ParseString(filename, src string) (*datalog.Program, error) {
 	prog := &datalog.Program{}
-	ds := parseInto(prog, filename, src)
+	ds, _ := parseSource(context.Background(), prog, filename, src, false)
 	return prog, ds.Err()
 }
 
@@ -41,7 +42,7 @@ func ParseQuery(src string) (datalog.Query, error) {
 	}
 	prog := &datalog.Program{}
 	i := 0
-	ds := parseStream(prog, func() (lexer.Token, bool) {
+	ds, _ := parseStream(context.Background(), prog, func() (lexer.Token, bool) {
 		t := toks[i]
 		i++
 		return t, i < len(toks)
@@ -57,16 +58,16 @@ func ParseQuery(src string) (datalog.Query, error) {
 	return prog.Queries[0], nil
 }
 
-func parseInto(prog *datalog.Program, filename, src string) datalog.Diagnostics {
-	return parseSource(prog, filename, src, false)
+// parseSource scans and parses src into prog; with participleOnly the
+// fast path is not used (for tests). See parseStream for ctx.
+func parseSource(ctx context.Context, prog *datalog.Program, filename, src string, participleOnly bool) (datalog.Diagnostics, error) {
+	s := newScanner(filename, src)
+	return parseStream(ctx, prog, s.next, participleOnly)
 }
 
-// parseSource scans and parses src into prog; with participleOnly the
-// fast path is not used (for tests).
-func parseSource(prog *datalog.Program, filename, src string, participleOnly bool) datalog.Diagnostics {
-	s := newScanner(filename, src)
-	return parseStream(prog, s.next, participleOnly)
-}
+// ctxEvery is how many tokens parseStream reads between two looks at its
+// context (so a short source is parsed whole whatever the context).
+const ctxEvery = 4096
 
 // parseStream parses the statements of a token stream into prog. next
 // returns the tokens in order, ok false with the final EOF token.
@@ -77,12 +78,18 @@ func parseSource(prog *datalog.Program, filename, src string, participleOnly boo
 // reports the syntax or lowering error. The participle path alone is
 // correct but several times slower (see the benchmarks), and the two are
 // checked against each other by tests and fuzzing.
-func parseStream(prog *datalog.Program, next func() (lexer.Token, bool), participleOnly bool) datalog.Diagnostics {
+//
+// Every ctxEvery tokens it looks at ctx: when ctx is done it stops and
+// returns ctx's error, prog holding the statements parsed so far.
+func parseStream(ctx context.Context, prog *datalog.Program, next func() (lexer.Token, bool), participleOnly bool) (datalog.Diagnostics, error) {
 	p := statementParser()
 	var ds datalog.Diagnostics
 	lw := lowerer{prog: prog}
 	var stmt []lexer.Token
-	for more := true; more; {
+	for more, n := true, 0; more; {
+		if n++; n%ctxEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		var t lexer.Token
 		t, more = next()
 		// A statement ends after "." or "?", and after an unterminated
@@ -125,7 +132,7 @@ func parseStream(prog *datalog.Program, next func() (lexer.Token, bool), partici
 	}
 	ds = append(ds, lw.ds...)
 	ds.Sort()
-	return ds
+	return ds, nil
 }
 
 func pos(p lexer.Position) datalog.Pos {
@@ -136,7 +143,7 @@ func pos(p lexer.Position) datalog.Pos {
 func syntaxError(err error) datalog.Diagnostic {
 	var ute *participle.UnexpectedTokenError
 	if errors.As(err, &ute) {
-		what := "unexpected " + strconv.Quote(ute.Unexpected.Value)
+		what := "unexpected " + excerpt(ute.Unexpected.Value, maxTokenExcerpt)
 		if ute.Unexpected.EOF() {
 			what = "unexpected end of file"
 		}
@@ -389,4 +396,23 @@ func unquote(raw string) string {
 func hex4(s string) rune {
 	v, _ := strconv.ParseUint(s, 16, 32)
 	return rune(v)
+}
+
+// How many characters of a token and of a path messages quote.
+const (
+	maxTokenExcerpt = 40
+	maxPathExcerpt  = 200
+)
+
+// excerpt quotes s for a message: its first max characters, and an
+// ellipsis after the quotes when it is longer.
+func excerpt(s string, max int) string {
+	n := 0
+	for i := range s {
+		if n == max {
+			return strconv.Quote(s[:i]) + "…"
+		}
+		n++
+	}
+	return strconv.Quote(s)
 }

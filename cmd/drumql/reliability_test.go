@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/drumql/drumql/store"
 )
@@ -146,3 +150,81 @@ func lineCount(t *testing.T, path string) (int, bool) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Rule files and their imports are read only when they are regular files,
+// up to --max-import-size, and imports only from the directory of the file
+// given unless --allow-import-outside; each refusal is an input error (exit
+// 2) at the import, a source line is quoted as a short excerpt, and an
+// interrupted read exits 1.
+func TestImportBounds(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "rules")
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "outside.tsv"), []byte("a\tr\tb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.tsv")
+	outside := write("outside.dl", "@import \"../outside.tsv\".\n")
+	write("big.tsv", strings.Repeat("a\tr\tb\n", 1000))
+	big := write("big.dl", "@import \"big.tsv\".\n")
+	write("long.tsv", "x\ty\t"+strings.Repeat("z\t", 50000)+"\n")
+	long := write("long.dl", "@import \"long.tsv\".\n")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	viaFifo := write("fifo.dl", "@import \"fifo.tsv\".\n")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"outside", []string{"check", outside}, 2, outside + ":1:1: error: cannot import \"../outside.tsv\": it is outside "},
+		{"outside hint", []string{"check", outside}, 2, "(pass --allow-import-outside to read it)"},
+		{"outside allowed", []string{"--allow-import-outside", "check", outside}, 0, ""},
+		{"too large", []string{"--max-import-size", "1K", "check", big}, 2, "the file has 5.9 KiB, more than the limit of 1.0 KiB (pass --max-import-size SIZE to raise the limit)"},
+		{"limit raised", []string{"--max-import-size", "6K", "check", big}, 0, ""},
+		{"bad limit", []string{"--max-import-size", "lots", "check", big}, 2, "--max-import-size: size \"lots\""},
+		{"fifo imported", []string{"check", viaFifo}, 2, "cannot import \"fifo.tsv\": not a regular file (a named pipe)"},
+		{"fifo given", []string{"check", fifo}, 2, fifo + ": error: not a regular file (a named pipe)"},
+		{"device given", []string{"check", "/dev/zero"}, 2, "/dev/zero: error: not a regular file (a device)"},
+		{"long line", []string{"check", long}, 2, "got 50003\nx\ty\tz\tz"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var stderr string
+			var code int
+			go func() {
+				_, stderr, code = runCLI(t, "", c.args...)
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("no answer in 20 s")
+			}
+			if code != c.code || !strings.Contains(stderr, c.want) || len(stderr) > 1000 {
+				t.Errorf("exit %d, stderr %.1000q; want exit %d and %q", code, stderr, c.code, c.want)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	write("huge.tsv", strings.Repeat("a\tr\tb\n", 200000))
+	huge := write("huge.dl", "@import \"huge.tsv\".\n")
+	if code := run(ctx, []string{"check", huge}, strings.NewReader(""), &out, &errb); code != 1 || errb.String() != "drumql: interrupted while reading "+huge+"\n" {
+		t.Errorf("interrupted: exit %d, stderr %q", code, errb.String())
+	}
+}
