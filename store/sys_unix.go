@@ -4,6 +4,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -28,6 +29,27 @@ func freeBytes(dir string) (int64, bool) {
 		return 0, false
 	}
 	return int64(fs.Bavail) * int64(fs.Bsize), true
+}
+
+// writableDir reports why dir, or its nearest existing parent when dir is
+// missing, cannot be written (EROFS, EACCES), or nil.
+func writableDir(dir string) error {
+	p := dir
+	for {
+		if _, err := os.Stat(p); err == nil {
+			break
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		p = parent
+	}
+	err := syscall.Access(p, 2) // W_OK
+	if err != nil && p != dir {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return err
 }
 
 // lockDir takes an flock on dir (shared or exclusive, without waiting) for

@@ -202,6 +202,8 @@ func storeError(err error, dir, inUse string) error {
 	switch {
 	case errors.Is(err, store.ErrInUse):
 		return fmt.Errorf("%w\nhint: %s", err, inUse)
+	case errors.Is(err, store.ErrNotWritable):
+		return fmt.Errorf("%w\nhint: load and infer write to the store; query, explain, stats, eval, mine and verify open it read-only and work on it as it is (or copy it to a writable directory)", err)
 	case errors.Is(err, store.ErrIncomplete):
 		return fmt.Errorf("%w\nhint: run a command that writes to %s (drumql load or infer) once to recover it", err, dir)
 	}

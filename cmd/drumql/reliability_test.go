@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drumql/drumql/internal/rodir"
 	"github.com/drumql/drumql/store"
 )
 
@@ -226,5 +227,46 @@ func TestImportBounds(t *testing.T) {
 	huge := write("huge.dl", "@import \"huge.tsv\".\n")
 	if code := run(ctx, []string{"check", huge}, strings.NewReader(""), &out, &errb); code != 1 || errb.String() != "drumql: interrupted while reading "+huge+"\n" {
 		t.Errorf("interrupted: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// A store that lost its MANIFEST or has a damaged KEYREGISTRY is corrupt
+// (exit 3), for readers and writers; a store on a read-only file system is
+// read as it is, and a writer is told the directory is not writable (exit
+// 1, with a hint), not Badger's "Cannot write pid file".
+func TestDamagedAndReadOnlyStore(t *testing.T) {
+	families := filepath.Join(repoRoot(t), "examples", "families")
+	for _, tc := range []struct {
+		file   string
+		damage func(path string) error
+	}{
+		{"MANIFEST", os.Remove},
+		{"KEYREGISTRY", func(p string) error { return os.WriteFile(p, []byte("garbage garbage garbage"), 0o600) }},
+	} {
+		db := loadFamilies(t)
+		if err := tc.damage(filepath.Join(db, tc.file)); err != nil {
+			t.Fatal(err)
+		}
+		want := "drumql: the store at " + db + " is corrupt (" + tc.file + ", "
+		for _, args := range [][]string{{"stats"}, {"verify"}, {"load", families}} {
+			_, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q"}, args...)...)
+			if code != 3 || !strings.HasPrefix(stderr, want) {
+				t.Errorf("%s after %s damaged: exit %d, stderr %q; want exit 3 and %q", args[0], tc.file, code, stderr, want)
+			}
+		}
+	}
+
+	db := loadFamilies(t)
+	rodir.Make(t, db)
+	if out, stderr, code := runCLI(t, "", "--db", db, "stats"); code != 0 || !strings.Contains(out, "entities:") {
+		t.Errorf("stats on a read-only store: exit %d, %q", code, stderr)
+	}
+	for _, args := range [][]string{{"load", families}, {"infer", filepath.Join(families, "expert.dl")}} {
+		_, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q"}, args...)...)
+		if code != 1 || !strings.HasPrefix(stderr, "drumql: store: open "+db+": directory not writable (") ||
+			!strings.Contains(stderr, "\nhint: load and infer write to the store; query, explain, stats, eval, mine and verify open it read-only") ||
+			strings.Contains(stderr, "pid file") {
+			t.Errorf("%s on a read-only store: exit %d, stderr %q", args[0], code, stderr)
+		}
 	}
 }
