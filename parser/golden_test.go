@@ -125,7 +125,10 @@ func TestParseQuery(t *testing.T) {
 		{src: "wife(X, alice).", err: "query:1:1: error: expected one query, an atom such as wife(X, alice)?"},
 		{src: "wife(X :- b)?", err: `query:1:8: error: unexpected ":-", expected ")"`},
 		{src: "0.5 :: wife(X, a)?", err: "query:1:1: error: a query cannot have a weight"},
-		{src: "", err: "query:1:1: error: expected one query, an atom such as wife(X, alice)?"},
+		{src: "", err: "query:1:1: error: empty query: write an atom such as wife(X, alice)?"},
+		{src: "  ? ", err: "query:1:3: error: empty query: write an atom such as wife(X, alice)?"},
+		{src: "wife(X, alice", err: `query:1:14: error: unexpected end of query, expected ")"`},
+		{src: "wife(X, alice?", err: `query:1:14: error: unexpected "?", expected ")"`},
 	} {
 		q, err := ParseQuery(tc.src)
 		if tc.err != "" {

@@ -270,3 +270,21 @@ func TestDamagedAndReadOnlyStore(t *testing.T) {
 		}
 	}
 }
+
+// A query given on the command line is shown as typed under an error: an
+// empty one says so, and an unfinished one ends where the user stopped
+// (no caret under a "?" the user did not type).
+func TestQueryMessages(t *testing.T) {
+	db := loadFamilies(t)
+	for _, c := range []struct{ query, want string }{
+		{"", "drumql: query:1:1: error: empty query: write an atom such as wife(X, alice)?\n\n^\n"},
+		{" ? ", "drumql: query:1:1: error: empty query: write an atom such as wife(X, alice)?\n?\n^\n"},
+		{"wife(X, alice", "drumql: query:1:14: error: unexpected end of query, expected \")\"\nwife(X, alice\n             ^\n"},
+		{"NaN :: wife(X, a)", "drumql: query:1:1: error: weight NaN is not a number: a weight is a number in (0, 1], such as 0.9 :: p(a).\nNaN :: wife(X, a)\n^\n"},
+	} {
+		_, stderr, code := runCLI(t, "", "--db", db, "query", c.query)
+		if code != 2 || stderr != c.want {
+			t.Errorf("query %q: exit %d, stderr\n%s\nwant exit 2 and\n%s", c.query, code, stderr, c.want)
+		}
+	}
+}
