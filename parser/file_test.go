@@ -11,6 +11,20 @@ import (
 	"time"
 )
 
+// writeFile writes text to name in dir, creating the directories of name,
+// and returns its path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestParseFileImportRules: imports read regular files only, up to the size
 // limit, from the directory of the file given and below it (after ".." and
 // symbolic links), unless AllowOutside; a refused file is not read, and
@@ -18,17 +32,7 @@ import (
 func TestParseFileImportRules(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "rules")
-	write := func(name, text string) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
 	outside := filepath.Join(tmp, "outside.tsv")
 	if err := os.WriteFile(outside, []byte("secret\tr\tline\n"), 0o644); err != nil {
 		t.Fatal(err)

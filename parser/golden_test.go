@@ -145,16 +145,7 @@ func TestParseQuery(t *testing.T) {
 
 func TestParseFileImports(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, text string) { writeFile(t, dir, name, text) }
 	write("main.dl", "@import \"kg/extra.tsv\".\n@import \"rules.dl\".\nwife(X, Y) :- husband(Y, X).\n")
 	write("kg/extra.tsv", "\ufeffbob\thusband\talice\r\n\r\n/m/01\t/people/person/spouse\t01698271\r\n")
 	write("rules.dl", "@import \"main.dl\".\n@import \"kg/extra.tsv\".\nhusband(carl, dana).\n")

@@ -160,17 +160,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestImportBounds(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "rules")
-	write := func(name, text string) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
 	if err := os.WriteFile(filepath.Join(tmp, "outside.tsv"), []byte("a\tr\tb\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
