@@ -3,6 +3,7 @@ package datalog
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,17 @@ func TestQuoting(t *testing.T) {
 		{s(""), `""`},
 		{s("not"), `"not"`},
 		{s("a b"), `"a b"`},
-		{s("é"), `"é"`},
+		{s("é"), "é"},
+		{s("zoë"), "zoë"},
+		{s("東京"), "東京"},
+		{s("e\u0301t\u00e9"), "e\u0301t\u00e9"}, // a decomposed and a composed é
+		{s("Émile"), `"Émile"`},                 // an uppercase initial is a variable
+		{s("ǅx"), `"ǅx"`},                       // so is a titlecase one
+		{s("\u0301a"), "\"\u0301a\""},           // a combining mark cannot start a name
+		{s("a\u00a0b"), "\"a\u00a0b\""},         // nor a no-break space be inside one
+		{s("٣"), `"٣"`},                         // a digit, even Arabic-Indic, starts no name
+		{s("a٣"), "a٣"},
+		{s("a\xff"), "\"a\xff\""}, // invalid UTF-8
 		{s("q\"b\\\n\t\r\x01\x7f"), `"q\"b\\\n\t\r\u0001\u007f"`},
 		{n("42"), "42"},
 		{n("-1.5"), "-1.5"},
@@ -264,5 +275,29 @@ func TestRender(t *testing.T) {
 	}
 	if !ds.HasErrors() || ds.Err() == nil || (Diagnostics{{Severity: Warning}}).Err() != nil {
 		t.Error("HasErrors/Err")
+	}
+}
+
+// TestRenderExcerpt: a long line is shown as 100 characters around the
+// column, cut with "…", the caret still under the column; control
+// characters and invalid bytes are shown as U+FFFD, not echoed raw.
+func TestRenderExcerpt(t *testing.T) {
+	long := strings.Repeat("a", 5000) + "X" + strings.Repeat("b", 5000) + "\n"
+	for _, tc := range []struct {
+		name, src string
+		col       int
+		want      string
+	}{
+		{"middle", long, 5001, "…" + strings.Repeat("a", 50) + "X" + strings.Repeat("b", 49) + "…\n" + strings.Repeat(" ", 51) + "^\n"},
+		{"start", long, 1, strings.Repeat("a", 100) + "…\n^\n"},
+		{"end", long, 10001, "…" + strings.Repeat("b", 100) + "\n" + strings.Repeat(" ", 100) + "^\n"},
+		{"exactly 100", strings.Repeat("c", 100), 100, strings.Repeat("c", 100) + "\n" + strings.Repeat(" ", 99) + "^\n"},
+		{"control characters", "p(\x1b[2J\x00, \xff).", 13, "p(\uFFFD[2J\uFFFD, \uFFFD).\n" + strings.Repeat(" ", 12) + "^\n"},
+	} {
+		ds := Diagnostics{{Pos{"a.dl", 1, tc.col}, Error, "e"}}
+		got := ds.Format(map[string]string{"a.dl": tc.src})
+		if want := "a.dl:1:" + strconv.Itoa(tc.col) + ": error: e\n" + tc.want; got != want {
+			t.Errorf("%s: got\n%q\nwant\n%q", tc.name, got, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Severity tells errors from warnings.
@@ -99,7 +100,11 @@ func (ds Diagnostics) Sort() {
 // Render writes each diagnostic as `file:line:col: severity: message`,
 // followed, when source returns the file's text and the line exists, by the
 // source line and a caret line with ^ under the column (columns count
-// characters; tabs are kept so the caret lines up). source may be nil.
+// characters; tabs are kept so the caret lines up). A line longer than 100
+// characters is shown as an excerpt of 100 around the column, with "…"
+// where it is cut, and control characters and invalid UTF-8 are shown as
+// U+FFFD, so that no file (binary or huge) is echoed whole or raw. source
+// may be nil.
 func (ds Diagnostics) Render(w io.Writer, source func(file string) []byte) error {
 	var b []byte
 	for _, d := range ds {
@@ -107,10 +112,11 @@ func (ds Diagnostics) Render(w io.Writer, source func(file string) []byte) error
 		b = append(b, '\n')
 		if source != nil && d.Pos.Line > 0 {
 			if line, ok := sourceLine(source(d.Pos.File), d.Pos.Line); ok {
+				line, col := excerptLine(line, d.Pos.Col)
 				b = append(b, line...)
 				b = append(b, '\n')
-				if d.Pos.Col > 0 {
-					b = appendCaret(b, line, d.Pos.Col)
+				if col > 0 {
+					b = appendCaret(b, line, col)
 				}
 			}
 		}
@@ -171,4 +177,43 @@ func appendCaret(b, line []byte, col int) []byte {
 		b = append(b, ' ')
 	}
 	return append(b, "^\n"...)
+}
+
+// maxShownLine is how many characters of a source line Render shows.
+const maxShownLine = 100
+
+// excerptLine returns the part of line that Render shows and the column of
+// col in it: the whole line when it has at most maxShownLine characters,
+// otherwise maxShownLine of them around col, with "…" where it is cut.
+// Control characters other than tab, and bytes that are not UTF-8, become
+// U+FFFD (one character each, as the scanner counts them).
+func excerptLine(line []byte, col int) ([]byte, int) {
+	n := utf8.RuneCount(line) // an invalid byte counts one, as in range
+	from, to := 0, n
+	if n > maxShownLine {
+		from = max(0, min(col-1-maxShownLine/2, n-maxShownLine))
+		to = from + maxShownLine
+	}
+	var out []byte
+	if from > 0 {
+		out = append(out, "…"...)
+		col = col - from + 1
+	}
+	i := 0
+	for _, r := range string(line) {
+		if i >= to {
+			break
+		}
+		if i >= from {
+			if r < 0x20 && r != '\t' || r == 0x7f {
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+		}
+		i++
+	}
+	if to < n {
+		out = append(out, "…"...)
+	}
+	return out, col
 }

@@ -19,17 +19,19 @@
 //	@min 0.1.                                     % the threshold (mined files)
 //	wife(X, alice)?                               % a query
 //
-// Variables start with an uppercase letter or an underscore. A lone `_` is
-// the anonymous variable: every occurrence is a distinct variable. A name
-// that starts with an underscore, such as `_Spouse`, is an ordinary named
-// variable (all its occurrences in a rule are the same variable, and it
-// follows the same safety rules) that is marked as deliberately unused: it
-// never triggers the singleton-variable warning. Because of this, a constant
-// or predicate whose name starts with an underscore (`"_also_see"`) must be
-// quoted.
+// Variables start with an uppercase (or titlecase) letter or an
+// underscore. A lone `_` is the anonymous variable: every occurrence is a
+// distinct variable. A name that starts with an underscore, such as
+// `_Spouse`, is an ordinary named variable (all its occurrences in a rule
+// are the same variable, and it follows the same safety rules) that is
+// marked as deliberately unused: it never triggers the singleton-variable
+// warning. Because of this, a constant or predicate whose name starts with
+// an underscore (`"_also_see"`) must be quoted.
 //
-// Constants and predicate names are plain identifiers ([a-z][A-Za-z0-9_]*),
-// numbers (`-12`, `0.5`, `1e-05`; constants only), or double-quoted strings
+// Constants and predicate names are plain identifiers (a letter that is not
+// uppercase, then letters, digits, combining marks and underscores:
+// `alice`, `zoë`, `東京`; see [IsPlainName]), numbers (`-12`, `0.5`,
+// `1e-05`; constants only), or double-quoted strings
 // with the escapes \" \\ \n \t \r and \uXXXX. A zero-arity atom is written
 // without parentheses (`rain.`). Weights (`w ::`) must lie in (0, 1]; a
 // missing weight means 1.

@@ -5,22 +5,54 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // IsPlainName reports whether s can be written without quotes as a constant
-// or predicate name, that is whether it matches [a-z][A-Za-z0-9_]* and is
-// not the keyword "not".
+// or predicate name: its first character satisfies [IsNameStart], the
+// others [IsNamePart], and it is not the keyword "not". ASCII names match
+// [a-z][A-Za-z0-9_]*; "zoë", "café" and "東京" are plain too.
 func IsPlainName(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' || s == "not" {
+	if s == "" || s == "not" {
 		return false
 	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			return false
+	for i, r := range s {
+		if i == 0 && !IsNameStart(r) || i > 0 && !IsNamePart(r) {
+			return false // invalid UTF-8 decodes as U+FFFD, which is neither
 		}
 	}
 	return true
+}
+
+// IsNameStart reports whether r can start an unquoted constant or
+// predicate name: a letter that is neither uppercase nor titlecase (a
+// lowercase letter, or a letter of a script without case).
+func IsNameStart(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z'
+	}
+	return unicode.IsLetter(r) && !unicode.IsUpper(r) && !unicode.IsTitle(r)
+}
+
+// IsVarStart reports whether r starts a variable: an uppercase or
+// titlecase letter, or the underscore.
+func IsVarStart(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'A' && r <= 'Z' || r == '_'
+	}
+	return unicode.IsUpper(r) || unicode.IsTitle(r)
+}
+
+// IsNamePart reports whether r can follow the first character of an
+// unquoted name or variable: a letter, a decimal digit, a combining mark
+// (so that decomposed letters such as "e\u0301" stay in the name) or the
+// underscore.
+func IsNamePart(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.In(r, unicode.Mn, unicode.Mc)
 }
 
 // QuoteName returns s as it is written in a program: unchanged when it is a

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -98,7 +99,7 @@ func BenchmarkParseParticiple100k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p := &datalog.Program{}
-		if ds := parseSource(p, "mined.dl", src, true); len(ds) > 0 {
+		if ds, _ := parseSource(context.Background(), p, "mined.dl", src, true); len(ds) > 0 {
 			b.Fatal(ds)
 		}
 	}

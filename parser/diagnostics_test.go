@@ -44,7 +44,7 @@ func TestDiagnostics(t *testing.T) {
 			"f.dl:2:4: error: unexpected character '$'\n" +
 			"\tq($).\n" +
 			"\t  ^\n" +
-			"f.dl:3:3: error: malformed number 12ab (quote it to make it a name: \"12ab\")\n" +
+			"f.dl:3:3: error: malformed number \"12ab\" (quote it to make it a name)\n" +
 			"r(12ab).\n" +
 			"  ^\n" +
 			"f.dl:4:1: error: unterminated block comment\n" +
@@ -59,6 +59,33 @@ func TestDiagnostics(t *testing.T) {
 			"f.dl:2:17: error: a query cannot have a weight\n" +
 			"wife(X, alice)? 0.5 :: w(a)? \n" +
 			"                ^\n",
+	}, {
+		name: "weights that are not numbers, statements that do not start with a name",
+		src: "NaN :: p(a).\n" +
+			"nan :: p(b).\n" +
+			"Inf :: p(X) :- q(X).\n" +
+			"X(a).\n" +
+			") p(a).\n" +
+			"  .\n" +
+			"ok(a).\n",
+		want: "f.dl:1:1: error: weight NaN is not a number: a weight is a number in (0, 1], such as 0.9 :: p(a).\n" +
+			"NaN :: p(a).\n" +
+			"^\n" +
+			"f.dl:2:1: error: weight nan is not a number: a weight is a number in (0, 1], such as 0.9 :: p(a).\n" +
+			"nan :: p(b).\n" +
+			"^\n" +
+			"f.dl:3:1: error: weight Inf is not a number: a weight is a number in (0, 1], such as 0.9 :: p(a).\n" +
+			"Inf :: p(X) :- q(X).\n" +
+			"^\n" +
+			"f.dl:4:1: error: unexpected variable X: a fact, rule or query starts with a predicate name, lowercase or quoted (\"X\")\n" +
+			"X(a).\n" +
+			"^\n" +
+			"f.dl:5:1: error: unexpected \")\", expected a fact, a rule, a query or a directive\n" +
+			") p(a).\n" +
+			"^\n" +
+			"f.dl:6:3: error: empty statement: expected a fact, a rule or a query before \".\"\n" +
+			"  .\n" +
+			"  ^\n",
 	}, {
 		name: "safety",
 		src: "h(X, Y) :- e(X).\n" +

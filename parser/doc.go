@@ -15,8 +15,10 @@
 // it does not accept goes through participle, which reports the error.
 // Tests and a fuzz test check that both build the same AST.
 //
-// [ParseString] parses text, [ParseFile] reads a file and resolves its
-// `@import`s (Datalog files and tab-separated triple files), [ParseQuery]
+// [ParseString] parses text, [ParseFile] and [ParseFileContext] read a file
+// and resolve its `@import`s (Datalog files and tab-separated triple files:
+// regular files only, of bounded size, under the directory of the file
+// given unless allowed; see [FileOptions]), [ParseQuery]
 // parses a query such as `wife(X, alice)?`, and [ParseTriples] reads
 // tab-separated triples as facts.
 package parser

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			slow := &datalog.Program{}
-			if ds := parseSource(slow, file, string(src), true); len(ds) > 0 {
+			if ds, _ := parseSource(context.Background(), slow, file, string(src), true); len(ds) > 0 {
 				t.Fatal(ds)
 			}
 			if !reflect.DeepEqual(p, slow) {
@@ -116,10 +117,18 @@ func TestParseQuery(t *testing.T) {
 		{src: "wife(X, alice)?", want: "wife(X, alice)?"},
 		{src: "wife(X, alice)", want: "wife(X, alice)?"},
 		{src: `  "/m/x"(X, "Person3")  `, want: `"/m/x"(X, "Person3")?`},
+		{src: "likes(zoë, café)?", want: "likes(zoë, café)?"},
+		{src: "größer(Émile, straße)", want: "größer(Émile, straße)?"},
+		{src: "p(東京, X٣)?", want: "p(東京, X٣)?"},
+		{src: "p(x, ‿)?", err: "query:1:6: error: unexpected character '‿'"},
+		{src: "p(12é)?", err: "query:1:3: error: malformed number \"12é\" (quote it to make it a name)"},
 		{src: "wife(X, alice).", err: "query:1:1: error: expected one query, an atom such as wife(X, alice)?"},
 		{src: "wife(X :- b)?", err: `query:1:8: error: unexpected ":-", expected ")"`},
 		{src: "0.5 :: wife(X, a)?", err: "query:1:1: error: a query cannot have a weight"},
-		{src: "", err: "query:1:1: error: expected one query, an atom such as wife(X, alice)?"},
+		{src: "", err: "query:1:1: error: empty query: write an atom such as wife(X, alice)?"},
+		{src: "  ? ", err: "query:1:3: error: empty query: write an atom such as wife(X, alice)?"},
+		{src: "wife(X, alice", err: `query:1:14: error: unexpected end of query, expected ")"`},
+		{src: "wife(X, alice?", err: `query:1:14: error: unexpected "?", expected ")"`},
 	} {
 		q, err := ParseQuery(tc.src)
 		if tc.err != "" {
@@ -136,16 +145,7 @@ func TestParseQuery(t *testing.T) {
 
 func TestParseFileImports(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, text string) { writeFile(t, dir, name, text) }
 	write("main.dl", "@import \"kg/extra.tsv\".\n@import \"rules.dl\".\nwife(X, Y) :- husband(Y, X).\n")
 	write("kg/extra.tsv", "\ufeffbob\thusband\talice\r\n\r\n/m/01\t/people/person/spouse\t01698271\r\n")
 	write("rules.dl", "@import \"main.dl\".\n@import \"kg/extra.tsv\".\nhusband(carl, dana).\n")

@@ -6,12 +6,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/drumql/drumql/datalog"
 )
 
 // Token types of the Datalog lexer.
 const (
-	tokIdent     lexer.TokenType = -(iota + 2) // [a-z][A-Za-z0-9_]*
-	tokVar                                     // [A-Z_][A-Za-z0-9_]*
+	tokIdent     lexer.TokenType = -(iota + 2) // a name: see datalog.IsNameStart and IsNamePart
+	tokVar                                     // a variable: see datalog.IsVarStart and IsNamePart
 	tokString                                  // "..." with escapes, raw (quotes included)
 	tokNumber                                  // -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?
 	tokPunct                                   // :- :: != <= >= = < > ( ) , . ?
@@ -134,6 +136,38 @@ func isIdentByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
+// identStart reports whether a name or a variable starts at s.pos, whose
+// byte is not ASCII.
+func (s *scanner) identStart() bool {
+	r, _ := utf8.DecodeRuneInString(s.src[s.pos:])
+	return datalog.IsNameStart(r) || datalog.IsVarStart(r)
+}
+
+// identRest advances s.pos over the characters that can be part of a
+// name and returns the new position.
+func (s *scanner) identRest() int {
+	for s.pos < len(s.src) {
+		if isIdentByte(s.src[s.pos]) {
+			s.pos++
+		} else if n := s.identRuneLen(); s.src[s.pos] >= utf8.RuneSelf && n > 0 {
+			s.pos += n
+		} else {
+			break
+		}
+	}
+	return s.pos
+}
+
+// identRuneLen returns the length in bytes of the character at s.pos when
+// it can be part of a name (datalog.IsNamePart), and 0 otherwise.
+func (s *scanner) identRuneLen() int {
+	r, n := utf8.DecodeRuneInString(s.src[s.pos:])
+	if r == utf8.RuneError || !datalog.IsNamePart(r) {
+		return 0
+	}
+	return n
+}
+
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (s *scanner) errorAt(off int, format string, args ...any) lexer.Token {
@@ -184,15 +218,13 @@ token:
 	start := s.pos
 	c := src[start]
 	switch {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
-		s.pos++
-		for s.pos < len(src) && isIdentByte(src[s.pos]) {
-			s.pos++
-		}
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c >= utf8.RuneSelf && s.identStart():
 		typ := tokIdent
-		if c < 'a' {
+		if r, _ := utf8.DecodeRuneInString(src[start:]); datalog.IsVarStart(r) {
 			typ = tokVar
 		}
+		s.pos += s.identRuneLen()
+		s.identRest()
 		return lexer.Token{Type: typ, Value: src[start:s.pos], Pos: s.position(start)}, true
 	case isDigit(c), c == '-' && s.pos+1 < len(src) && isDigit(src[s.pos+1]):
 		s.pos++
@@ -211,12 +243,9 @@ token:
 				s.digits()
 			}
 		}
-		if s.pos < len(src) && isIdentByte(src[s.pos]) {
+		if end := s.pos; s.identRest() > end {
 			// 12abc: not a number, not a name.
-			for s.pos < len(src) && isIdentByte(src[s.pos]) {
-				s.pos++
-			}
-			return s.errorAt(start, "malformed number %s (quote it to make it a name: %q)", src[start:s.pos], src[start:s.pos]), true
+			return s.errorAt(start, "malformed number %s (quote it to make it a name)", excerpt(src[start:s.pos], maxTokenExcerpt)), true
 		}
 		return lexer.Token{Type: tokNumber, Value: src[start:s.pos], Pos: s.position(start)}, true
 	case c == '"':

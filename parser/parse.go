@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -25,7 +26,7 @@ import (
 // program holds the statements that could be parsed.
 func ParseString(filename, src string) (*datalog.Program, error) {
 	prog := &datalog.Program{}
-	ds := parseInto(prog, filename, src)
+	ds, _ := parseSource(context.Background(), prog, filename, src, false)
 	return prog, ds.Err()
 }
 
@@ -35,38 +36,53 @@ func ParseQuery(src string) (datalog.Query, error) {
 	const file = "query"
 	toks, _ := scan(file, src)
 	n := len(toks) - 1 // toks[n] is EOF
-	if n > 0 && !(toks[n-1].Type == tokPunct && (toks[n-1].Value == "?" || toks[n-1].Value == ".")) {
-		q := lexer.Token{Type: tokPunct, Value: "?", Pos: toks[n].Pos}
+	start := datalog.Pos{File: file, Line: 1, Col: 1}
+	if n == 0 || n == 1 && toks[0].Type == tokPunct && (toks[0].Value == "?" || toks[0].Value == ".") {
+		if n == 1 {
+			start = pos(toks[0].Pos)
+		}
+		return datalog.Query{}, datalog.Diagnostics{{Pos: start, Severity: datalog.Error,
+			Msg: "empty query: write an atom such as wife(X, alice)?"}}
+	}
+	var end lexer.Position // where a "?" the source does not have is supplied
+	if !(toks[n-1].Type == tokPunct && (toks[n-1].Value == "?" || toks[n-1].Value == ".")) {
+		end = toks[n].Pos
+		q := lexer.Token{Type: tokPunct, Value: "?", Pos: end}
 		toks = append(toks[:n], q, toks[n])
 	}
 	prog := &datalog.Program{}
 	i := 0
-	ds := parseStream(prog, func() (lexer.Token, bool) {
+	ds, _ := parseStream(context.Background(), prog, func() (lexer.Token, bool) {
 		t := toks[i]
 		i++
 		return t, i < len(toks)
 	}, false)
 	if len(ds) > 0 {
+		for j, d := range ds {
+			if end.Line > 0 && d.Pos == pos(end) {
+				// The supplied "?" was not typed: the query ended early.
+				ds[j].Msg = strings.Replace(d.Msg, `unexpected "?"`, "unexpected end of query", 1)
+			}
+		}
 		return datalog.Query{}, ds
 	}
 	if len(prog.Queries) != 1 || len(prog.Facts)+len(prog.Rules)+len(prog.Imports) > 0 {
-		pos := datalog.Pos{File: file, Line: 1, Col: 1}
-		return datalog.Query{}, datalog.Diagnostics{{Pos: pos, Severity: datalog.Error,
+		return datalog.Query{}, datalog.Diagnostics{{Pos: start, Severity: datalog.Error,
 			Msg: "expected one query, an atom such as wife(X, alice)?"}}
 	}
 	return prog.Queries[0], nil
 }
 
-func parseInto(prog *datalog.Program, filename, src string) datalog.Diagnostics {
-	return parseSource(prog, filename, src, false)
+// parseSource scans and parses src into prog; with participleOnly the
+// fast path is not used (for tests). See parseStream for ctx.
+func parseSource(ctx context.Context, prog *datalog.Program, filename, src string, participleOnly bool) (datalog.Diagnostics, error) {
+	s := newScanner(filename, src)
+	return parseStream(ctx, prog, s.next, participleOnly)
 }
 
-// parseSource scans and parses src into prog; with participleOnly the
-// fast path is not used (for tests).
-func parseSource(prog *datalog.Program, filename, src string, participleOnly bool) datalog.Diagnostics {
-	s := newScanner(filename, src)
-	return parseStream(prog, s.next, participleOnly)
-}
+// ctxEvery is how many tokens parseStream reads between two looks at its
+// context (so a short source is parsed whole whatever the context).
+const ctxEvery = 4096
 
 // parseStream parses the statements of a token stream into prog. next
 // returns the tokens in order, ok false with the final EOF token.
@@ -77,12 +93,18 @@ func parseSource(prog *datalog.Program, filename, src string, participleOnly boo
 // reports the syntax or lowering error. The participle path alone is
 // correct but several times slower (see the benchmarks), and the two are
 // checked against each other by tests and fuzzing.
-func parseStream(prog *datalog.Program, next func() (lexer.Token, bool), participleOnly bool) datalog.Diagnostics {
+//
+// Every ctxEvery tokens it looks at ctx: when ctx is done it stops and
+// returns ctx's error, prog holding the statements parsed so far.
+func parseStream(ctx context.Context, prog *datalog.Program, next func() (lexer.Token, bool), participleOnly bool) (datalog.Diagnostics, error) {
 	p := statementParser()
 	var ds datalog.Diagnostics
 	lw := lowerer{prog: prog}
 	var stmt []lexer.Token
-	for more := true; more; {
+	for more, n := true, 0; more; {
+		if n++; n%ctxEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		var t lexer.Token
 		t, more = next()
 		// A statement ends after "." or "?", and after an unterminated
@@ -118,30 +140,50 @@ func parseStream(prog *datalog.Program, next func() (lexer.Token, bool), partici
 				}
 			}
 			if err != nil {
-				ds = append(ds, syntaxError(err))
+				ds = append(ds, syntaxError(err, stmt))
 			}
 		}
 		stmt = stmt[:0]
 	}
 	ds = append(ds, lw.ds...)
 	ds.Sort()
-	return ds
+	return ds, nil
 }
 
 func pos(p lexer.Position) datalog.Pos {
 	return datalog.Pos{File: p.Filename, Line: p.Line, Col: p.Column}
 }
 
-// syntaxError turns a participle error into a diagnostic.
-func syntaxError(err error) datalog.Diagnostic {
+// syntaxError turns a participle error in the statement stmt into a
+// diagnostic. Two mistakes at the start of a statement get their own
+// words rather than participle's list of what the grammar expected: a
+// weight that is not a number (NaN :: p(a).) and a statement that does not
+// start with a name or a directive.
+func syntaxError(err error, stmt []lexer.Token) datalog.Diagnostic {
+	if len(stmt) > 1 && isPunct(&stmt[1], "::") && stmt[0].Type != tokNumber {
+		return datalog.Diagnostic{Pos: pos(stmt[0].Pos), Severity: datalog.Error,
+			Msg: "weight " + cut(stmt[0].Value, maxTokenExcerpt) + " is not a number: a weight is a number in (0, 1], such as 0.9 :: p(a)."}
+	}
 	var ute *participle.UnexpectedTokenError
 	if errors.As(err, &ute) {
-		what := "unexpected " + strconv.Quote(ute.Unexpected.Value)
+		what := "unexpected " + excerpt(ute.Unexpected.Value, maxTokenExcerpt)
 		if ute.Unexpected.EOF() {
 			what = "unexpected end of file"
 		}
-		return datalog.Diagnostic{Pos: pos(ute.Position()), Severity: datalog.Error,
-			Msg: what + expectedText(ute.Message())}
+		expected := expectedText(ute.Message())
+		if first := stmt[0]; ute.Unexpected.Pos == first.Pos {
+			switch {
+			case first.Type == tokVar:
+				what = "unexpected variable " + cut(first.Value, maxTokenExcerpt)
+				expected = ": a fact, rule or query starts with a predicate name, lowercase or quoted (" + excerpt(first.Value, maxTokenExcerpt) + ")"
+			case isPunct(&first, ".") || isPunct(&first, "?"):
+				what = "empty statement"
+				expected = ": expected a fact, a rule or a query before " + strconv.Quote(first.Value)
+			default:
+				expected = ", expected a fact, a rule, a query or a directive"
+			}
+		}
+		return datalog.Diagnostic{Pos: pos(ute.Position()), Severity: datalog.Error, Msg: what + expected}
 	}
 	var perr participle.Error
 	if errors.As(err, &perr) {
@@ -327,11 +369,12 @@ func (l *lowerer) atom(g *gAtom) (datalog.Atom, bool) {
 
 func (l *lowerer) term(g *gTerm) (datalog.Term, bool) {
 	t := datalog.Term{Value: g.Value, Pos: pos(g.Pos)}
+	r, _ := utf8.DecodeRuneInString(g.Value)
 	switch c := g.Value[0]; {
 	case c == '"':
 		t.Kind = datalog.Symbol
 		t.Value = unquote(g.Value)
-	case c >= 'A' && c <= 'Z' || c == '_':
+	case datalog.IsVarStart(r):
 		t.Kind = datalog.Var
 	case c == '-' || c >= '0' && c <= '9':
 		t.Kind = datalog.Number
@@ -388,4 +431,40 @@ func unquote(raw string) string {
 func hex4(s string) rune {
 	v, _ := strconv.ParseUint(s, 16, 32)
 	return rune(v)
+}
+
+// How many characters of a token and of a path messages quote.
+const (
+	maxTokenExcerpt = 40
+	maxPathExcerpt  = 200
+)
+
+// excerpt quotes s for a message: its first max characters, and an
+// ellipsis after the quotes when it is longer.
+func excerpt(s string, max int) string {
+	if p := prefix(s, max); len(p) < len(s) {
+		return strconv.Quote(p) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// cut returns the first max characters of s followed by an ellipsis, or s
+// when it is not longer.
+func cut(s string, max int) string {
+	if p := prefix(s, max); len(p) < len(s) {
+		return p + "…"
+	}
+	return s
+}
+
+// prefix returns the first max characters of s.
+func prefix(s string, max int) string {
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i]
+		}
+		n++
+	}
+	return s
 }

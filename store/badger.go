@@ -87,6 +87,9 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	if !opts.ReadOnly {
+		if err := writableDir(dir); err != nil {
+			return nil, wrapf("store: open %s: %w (%v)", dir, ErrNotWritable, err)
+		}
 		if err := checkSpace(dir, 0, "opening the store for writing"); err != nil {
 			return nil, err
 		}
@@ -175,7 +178,9 @@ func (d *DB) initShielded() (err error) {
 }
 
 // checkDir accepts a missing directory, an empty one, or one holding a
-// Badger database (a MANIFEST file).
+// Badger database (a MANIFEST file). One holding Badger's other files
+// without a MANIFEST is a damaged store (a CorruptError), one holding
+// other files is ErrNotStore.
 func checkDir(dir string, readOnly bool) error {
 	fi, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -197,10 +202,22 @@ func checkDir(dir string, readOnly bool) error {
 	if len(ents) == 0 {
 		return nil
 	}
+	var badgerFiles []string
 	for _, e := range ents {
-		if e.Name() == "MANIFEST" {
+		switch name := e.Name(); {
+		case name == "MANIFEST":
 			return nil
+		case name == "KEYREGISTRY", name == "DISCARD", strings.HasSuffix(name, ".sst"), strings.HasSuffix(name, ".vlog"):
+			badgerFiles = append(badgerFiles, name)
 		}
+	}
+	if n := len(badgerFiles); n > 0 {
+		// A store that lost the file listing its tables, not a stranger's
+		// directory.
+		if n > 3 {
+			badgerFiles = append(badgerFiles[:3], "…")
+		}
+		return corrupt(dir, "MANIFEST", fmt.Sprintf("missing, while %d other files of the store are there: %s", n, strings.Join(badgerFiles, ", ")))
 	}
 	return wrapf("store: open %s: %w", dir, ErrNotStore)
 }

@@ -177,8 +177,10 @@ func badgerCorrupt(dir string, err error) error {
 		return corrupt(dir, "MANIFEST", msg)
 	case strings.Contains(low, "vlog") || strings.Contains(low, "value log"):
 		return corrupt(dir, vlogFile(msg), "unreadable value log: "+lastCause(msg))
-	case strings.Contains(low, "key registry") || strings.Contains(low, "keyregistry"):
-		return corrupt(dir, "KEYREGISTRY", msg)
+	case strings.Contains(low, "key registry") || strings.Contains(low, "keyregistry") ||
+		strings.Contains(low, "sanity text") || strings.Contains(low, "encryption key mismatch"):
+		// drumql never encrypts: a key mismatch is a damaged check text.
+		return corrupt(dir, "KEYREGISTRY", "damaged key registry (Badger: "+msg+")")
 	}
 	return err
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/drumql/drumql/internal/rodir"
 )
 
 // smallStore writes a store of a few thousand facts into a new directory,
@@ -196,4 +198,77 @@ func TestLoopBodyPanicPropagates(t *testing.T) {
 		panic("body")
 	}
 	t.Fatal("no fact scanned")
+}
+
+// A store that lost its MANIFEST, or whose KEYREGISTRY is damaged, is
+// corrupt (not "not a drumql store", not Badger's "Encryption key
+// mismatch"), naming the file; a missing KEYREGISTRY is recreated.
+func TestDamagedStoreFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(dir string) error
+		file   string // "" means: opens
+	}{
+		{"MANIFEST deleted", func(dir string) error { return os.Remove(filepath.Join(dir, "MANIFEST")) }, "MANIFEST"},
+		{"KEYREGISTRY garbled", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "KEYREGISTRY"), []byte("garbage garbage garbage 1234"), 0o600)
+		}, "KEYREGISTRY"},
+		{"KEYREGISTRY cut", func(dir string) error { return os.Truncate(filepath.Join(dir, "KEYREGISTRY"), 10) }, "KEYREGISTRY"},
+		{"KEYREGISTRY empty", func(dir string) error { return os.Truncate(filepath.Join(dir, "KEYREGISTRY"), 0) }, "KEYREGISTRY"},
+		{"KEYREGISTRY deleted", func(dir string) error { return os.Remove(filepath.Join(dir, "KEYREGISTRY")) }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db := mustOpen(t, dir)
+			if _, err := db.Load(context.Background(), syntheticBatch(10, "w"), nil); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if err := tc.damage(dir); err != nil {
+				t.Fatal(err)
+			}
+			for _, ro := range []bool{true, false} {
+				db, err := Open(dir, Options{ReadOnly: ro})
+				if tc.file == "" {
+					if err != nil {
+						t.Errorf("read-only %v: %v", ro, err)
+					} else {
+						db.Close()
+					}
+					continue
+				}
+				ce, ok := errors.AsType[*CorruptError](err)
+				if !ok || ce.File != tc.file || !errors.Is(err, ErrCorrupt) {
+					t.Errorf("read-only %v: %v, want a CorruptError of %s", ro, err, tc.file)
+				}
+				if err == nil {
+					db.Close()
+				}
+			}
+		})
+	}
+}
+
+// Opening a store on a read-only file system (or without write permission)
+// for writing fails with ErrNotWritable, before Badger tries its lock file;
+// read-only it opens.
+func TestOpenReadOnlyDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	db := mustOpen(t, dir)
+	if _, err := db.Load(context.Background(), syntheticBatch(10, "w"), nil); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	rodir.Make(t, dir)
+	for _, d := range []string{dir, filepath.Join(dir, "new")} {
+		_, err := Open(d, Options{})
+		if !errors.Is(err, ErrNotWritable) || !strings.HasPrefix(err.Error(), "store: open "+d+": directory not writable (") {
+			t.Errorf("Open(%s) for writing: %v, want ErrNotWritable", d, err)
+		}
+	}
+	db, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only: %v", err)
+	}
+	db.Close()
 }

@@ -16,6 +16,10 @@ var (
 	// ErrNoTestSplit is returned by MakeInductive for a batch without test
 	// triples.
 	ErrNoTestSplit = errors.New("store: no test split")
+	// ErrNotWritable is returned by Open without ReadOnly when the store's
+	// directory (or, for a new store, its nearest existing parent) cannot
+	// be written: a read-only file system, or no write permission.
+	ErrNotWritable = errors.New("store: directory not writable")
 	// ErrNameTooLong is returned for a symbol longer than MaxNameLen bytes.
 	ErrNameTooLong = fmt.Errorf("store: name longer than %d bytes", MaxNameLen)
 )

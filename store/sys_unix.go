@@ -4,30 +4,53 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
 )
 
-// freeBytes is the space available to unprivileged users on the file system
-// of dir or of its nearest existing parent.
-func freeBytes(dir string) (int64, bool) {
-	p := dir
-	for {
+// existingDir returns dir, or its nearest parent that exists when dir does
+// not; ok is false when none does.
+func existingDir(dir string) (string, bool) {
+	for p := dir; ; {
 		if _, err := os.Stat(p); err == nil {
-			break
+			return p, true
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
-			return 0, false
+			return "", false
 		}
 		p = parent
+	}
+}
+
+// freeBytes is the space available to unprivileged users on the file system
+// of dir or of its nearest existing parent.
+func freeBytes(dir string) (int64, bool) {
+	p, ok := existingDir(dir)
+	if !ok {
+		return 0, false
 	}
 	var fs syscall.Statfs_t
 	if err := syscall.Statfs(p, &fs); err != nil {
 		return 0, false
 	}
 	return int64(fs.Bavail) * int64(fs.Bsize), true
+}
+
+// writableDir reports why dir, or its nearest existing parent when dir is
+// missing, cannot be written (EROFS, EACCES), or nil.
+func writableDir(dir string) error {
+	p, ok := existingDir(dir)
+	if !ok {
+		return nil
+	}
+	err := syscall.Access(p, 2) // W_OK
+	if err != nil && p != dir {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return err
 }
 
 // lockDir takes an flock on dir (shared or exclusive, without waiting) for

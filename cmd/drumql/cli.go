@@ -49,6 +49,9 @@ type cli struct {
 	DB    string `name:"db" default:"drumql.db" placeholder:"DIR" help:"Directory of the embedded store."`
 	Quiet bool   `short:"q" help:"No progress output on stderr."`
 
+	MaxImportSize      string `name:"max-import-size" default:"64M" placeholder:"SIZE" help:"Largest rule file or @import file read (K, M, G suffixes; large graphs go through drumql load)."`
+	AllowImportOutside bool   `name:"allow-import-outside" help:"Let @import read files outside the directory of the rule file given (absolute paths, .., symbolic links)."`
+
 	Load    loadCmd    `cmd:"" help:"Load triples into the store (DRUM dataset folder, TSV or N-Triples)."`
 	Mine    mineCmd    `cmd:"" help:"Learn weighted rules from the store with DRUM."`
 	Check   checkCmd   `cmd:"" help:"Parse and validate Datalog rule files."`
@@ -199,6 +202,8 @@ func storeError(err error, dir, inUse string) error {
 	switch {
 	case errors.Is(err, store.ErrInUse):
 		return fmt.Errorf("%w\nhint: %s", err, inUse)
+	case errors.Is(err, store.ErrNotWritable):
+		return fmt.Errorf("%w\nhint: load and infer write to the store; query, explain, stats, eval, mine and verify open it read-only and work on it as it is (or copy it to a writable directory)", err)
 	case errors.Is(err, store.ErrIncomplete):
 		return fmt.Errorf("%w\nhint: run a command that writes to %s (drumql load or infer) once to recover it", err, dir)
 	}

@@ -105,7 +105,7 @@ func (c *inferCmd) Run(e *env) error {
 		return err
 	}
 	var warn bytes.Buffer
-	ps, err := loadPrograms(&warn, c.Files)
+	ps, err := loadPrograms(e, &warn, c.Files)
 	io.Copy(e.stderr, &warn)
 	if err != nil {
 		return err

@@ -3,13 +3,16 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
 )
 
@@ -28,9 +31,15 @@ type programSet struct {
 	Rejected int // mined rules left out by the merge
 }
 
-// source returns the text of a file for diagnostics (nil if unreadable).
+// maxSourceSize bounds what source reads: diagnostics point into files
+// the parser has read (under --max-import-size), so this only guards
+// against a file that grew since.
+const maxSourceSize = 1 << 32
+
+// source returns the text of a file for diagnostics (nil if unreadable, or
+// not a regular file).
 func source(file string) []byte {
-	b, err := os.ReadFile(file)
+	b, err := parser.ReadSource(context.Background(), file, maxSourceSize)
 	if err != nil {
 		return nil
 	}
@@ -67,12 +76,17 @@ func renderWarnings(w io.Writer, ds datalog.Diagnostics) {
 }
 
 // isMined reports whether the file at path was written by drumql mine.
+// It is false for a file that is not a regular file (a named pipe is opened
+// without waiting for a writer).
 func isMined(path string) bool {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
 	line, _ := bufio.NewReader(f).ReadString('\n')
 	return strings.HasPrefix(line, minedHeader)
 }
@@ -89,19 +103,26 @@ func isMined(path string) bool {
 // claim: a hand-written expert file merged with a mined file is evaluated
 // at the mined file's threshold, and files without any exactly. The
 // commands that evaluate say so when files differ (warnThresholds).
-func loadPrograms(warn io.Writer, files []string) (*programSet, error) {
+func loadPrograms(e *env, warn io.Writer, files []string) (*programSet, error) {
+	opts, err := e.fileOptions()
+	if err != nil {
+		return nil, err
+	}
 	expert := &datalog.Program{}
 	mined := &datalog.Program{}
 	var aggs []datalog.Aggregate // every file's directives, in file order
 	var ths []datalog.Threshold
 	var all datalog.Diagnostics
 	for _, f := range files {
-		p, err := parser.ParseFile(f)
+		p, err := parser.ParseFileContext(e.ctx, f, opts)
 		if err != nil {
 			var ds datalog.Diagnostics
-			if errors.As(err, &ds) {
+			switch {
+			case errors.As(err, &ds):
 				all = append(all, ds...)
-			} else {
+			case e.ctx.Err() != nil:
+				return nil, fmt.Errorf("interrupted while reading %s", f)
+			default:
 				return nil, inputErr(err)
 			}
 		}
@@ -157,6 +178,24 @@ func loadPrograms(warn io.Writer, files []string) (*programSet, error) {
 	return ps, nil
 }
 
+// fileOptions are the parser's options for rule files and their imports,
+// from --max-import-size and --allow-import-outside.
+func (e *env) fileOptions() (parser.FileOptions, error) {
+	n, err := sysmem.ParseSize(e.cli.MaxImportSize)
+	if err == nil && n == 0 {
+		err = errors.New("must be more than 0")
+	}
+	if err != nil {
+		return parser.FileOptions{}, inputErr(fmt.Errorf("--max-import-size: %w", err))
+	}
+	return parser.FileOptions{
+		MaxFileSize:  n,
+		AllowOutside: e.cli.AllowImportOutside,
+		TooLargeHint: "pass --max-import-size SIZE to raise the limit",
+		OutsideHint:  "pass --allow-import-outside to read it",
+	}, nil
+}
+
 // checkCmd is drumql check.
 type checkCmd struct {
 	Files []string `arg:"" name:"file" help:"Datalog files (.dl) to check."`
@@ -175,7 +214,7 @@ Examples:
 
 func (c *checkCmd) Run(e *env) error {
 	var warn bytes.Buffer
-	ps, err := loadPrograms(&warn, c.Files)
+	ps, err := loadPrograms(e, &warn, c.Files)
 	io.Copy(e.stderr, &warn)
 	if err != nil {
 		return err
@@ -206,7 +245,7 @@ func loadRuleFlags(e *env, files []string) (*datalog.Program, error) {
 		return nil, nil
 	}
 	var warn bytes.Buffer
-	ps, err := loadPrograms(&warn, files)
+	ps, err := loadPrograms(e, &warn, files)
 	io.Copy(e.stderr, &warn)
 	if err != nil {
 		return nil, err

@@ -396,11 +396,9 @@ func (e *env) queryStore(haveRules bool) (store.Store, error) {
 
 // parseAtom parses a query or fact given on the command line ("?" optional).
 func parseAtom(s string) (datalog.Query, error) {
-	src := strings.TrimSpace(s)
-	src = strings.TrimSuffix(src, ".")
-	if !strings.HasSuffix(src, "?") {
-		src += "?"
-	}
+	// ParseQuery supplies a missing "?"; the text shown under an error is
+	// what the user typed (less white space around it and a final ".").
+	src := strings.TrimSuffix(strings.TrimSpace(s), ".")
 	q, err := parser.ParseQuery(src)
 	if err != nil {
 		var ds datalog.Diagnostics

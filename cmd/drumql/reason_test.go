@@ -65,10 +65,14 @@ func TestWarnUnknownBody(t *testing.T) {
 	}
 }
 
-// writeFile writes text to name in dir and returns its path.
+// writeFile writes text to name in dir, creating the directories of name,
+// and returns its path.
 func writeFile(t *testing.T, dir, name, text string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/drumql/drumql/internal/rodir"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/store"
 )
@@ -403,6 +407,133 @@ chmod +x "$3"
 		}
 		if got, _ := os.ReadFile(manifest); string(got) != "fresh\n" {
 			t.Errorf("quickstart run %d: store holds %q", run, got)
+		}
+	}
+}
+
+// Rule files and their imports are read only when they are regular files,
+// up to --max-import-size, and imports only from the directory of the file
+// given unless --allow-import-outside; each refusal is an input error (exit
+// 2) at the import, a source line is quoted as a short excerpt, and an
+// interrupted read exits 1.
+func TestImportBounds(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "rules")
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
+	if err := os.WriteFile(filepath.Join(tmp, "outside.tsv"), []byte("a\tr\tb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.tsv")
+	outside := write("outside.dl", "@import \"../outside.tsv\".\n")
+	write("big.tsv", strings.Repeat("a\tr\tb\n", 1000))
+	big := write("big.dl", "@import \"big.tsv\".\n")
+	write("long.tsv", "x\ty\t"+strings.Repeat("z\t", 50000)+"\n")
+	long := write("long.dl", "@import \"long.tsv\".\n")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	viaFifo := write("fifo.dl", "@import \"fifo.tsv\".\n")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"outside", []string{"check", outside}, 2, outside + ":1:1: error: cannot import \"../outside.tsv\": it is outside "},
+		{"outside hint", []string{"check", outside}, 2, "(pass --allow-import-outside to read it)"},
+		{"outside allowed", []string{"--allow-import-outside", "check", outside}, 0, ""},
+		{"too large", []string{"--max-import-size", "1K", "check", big}, 2, "the file has 5.9 KiB, more than the limit of 1.0 KiB (pass --max-import-size SIZE to raise the limit)"},
+		{"limit raised", []string{"--max-import-size", "6K", "check", big}, 0, ""},
+		{"bad limit", []string{"--max-import-size", "lots", "check", big}, 2, "--max-import-size: size \"lots\""},
+		{"fifo imported", []string{"check", viaFifo}, 2, "cannot import \"fifo.tsv\": not a regular file (a named pipe)"},
+		{"fifo given", []string{"check", fifo}, 2, fifo + ": error: not a regular file (a named pipe)"},
+		{"device given", []string{"check", "/dev/zero"}, 2, "/dev/zero: error: not a regular file (a device)"},
+		{"long line", []string{"check", long}, 2, "got 50003\nx\ty\tz\tz"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var stderr string
+			var code int
+			go func() {
+				_, stderr, code = runCLI(t, "", c.args...)
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("no answer in 20 s")
+			}
+			if code != c.code || !strings.Contains(stderr, c.want) || len(stderr) > 1000 {
+				t.Errorf("exit %d, stderr %.1000q; want exit %d and %q", code, stderr, c.code, c.want)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	write("huge.tsv", strings.Repeat("a\tr\tb\n", 200000))
+	huge := write("huge.dl", "@import \"huge.tsv\".\n")
+	if code := run(ctx, []string{"check", huge}, strings.NewReader(""), &out, &errb); code != 1 || errb.String() != "drumql: interrupted while reading "+huge+"\n" {
+		t.Errorf("interrupted: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// A store that lost its MANIFEST or has a damaged KEYREGISTRY is corrupt
+// (exit 3), for readers and writers; a store on a read-only file system is
+// read as it is, and a writer is told the directory is not writable (exit
+// 1, with a hint), not Badger's "Cannot write pid file".
+func TestDamagedAndReadOnlyStore(t *testing.T) {
+	families := filepath.Join(repoRoot(t), "examples", "families")
+	for _, tc := range []struct {
+		file   string
+		damage func(path string) error
+	}{
+		{"MANIFEST", os.Remove},
+		{"KEYREGISTRY", func(p string) error { return os.WriteFile(p, []byte("garbage garbage garbage"), 0o600) }},
+	} {
+		db := loadFamilies(t)
+		if err := tc.damage(filepath.Join(db, tc.file)); err != nil {
+			t.Fatal(err)
+		}
+		want := "drumql: the store at " + db + " is corrupt (" + tc.file + ", "
+		for _, args := range [][]string{{"stats"}, {"verify"}, {"load", families}} {
+			_, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q"}, args...)...)
+			if code != 3 || !strings.HasPrefix(stderr, want) {
+				t.Errorf("%s after %s damaged: exit %d, stderr %q; want exit 3 and %q", args[0], tc.file, code, stderr, want)
+			}
+		}
+	}
+
+	db := loadFamilies(t)
+	rodir.Make(t, db)
+	if out, stderr, code := runCLI(t, "", "--db", db, "stats"); code != 0 || !strings.Contains(out, "entities:") {
+		t.Errorf("stats on a read-only store: exit %d, %q", code, stderr)
+	}
+	for _, args := range [][]string{{"load", families}, {"infer", filepath.Join(families, "expert.dl")}} {
+		_, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q"}, args...)...)
+		if code != 1 || !strings.HasPrefix(stderr, "drumql: store: open "+db+": directory not writable (") ||
+			!strings.Contains(stderr, "\nhint: load and infer write to the store; query, explain, stats, eval, mine and verify open it read-only") ||
+			strings.Contains(stderr, "pid file") {
+			t.Errorf("%s on a read-only store: exit %d, stderr %q", args[0], code, stderr)
+		}
+	}
+}
+
+// A query given on the command line is shown as typed under an error: an
+// empty one says so, and an unfinished one ends where the user stopped
+// (no caret under a "?" the user did not type).
+func TestQueryMessages(t *testing.T) {
+	db := loadFamilies(t)
+	for _, c := range []struct{ query, want string }{
+		{"", "drumql: query:1:1: error: empty query: write an atom such as wife(X, alice)?\n\n^\n"},
+		{" ? ", "drumql: query:1:1: error: empty query: write an atom such as wife(X, alice)?\n?\n^\n"},
+		{"wife(X, alice", "drumql: query:1:14: error: unexpected end of query, expected \")\"\nwife(X, alice\n             ^\n"},
+		{"NaN :: wife(X, a)", "drumql: query:1:1: error: weight NaN is not a number: a weight is a number in (0, 1], such as 0.9 :: p(a).\nNaN :: wife(X, a)\n^\n"},
+	} {
+		_, stderr, code := runCLI(t, "", "--db", db, "query", c.query)
+		if code != 2 || stderr != c.want {
+			t.Errorf("query %q: exit %d, stderr\n%s\nwant exit 2 and\n%s", c.query, code, stderr, c.want)
 		}
 	}
 }
