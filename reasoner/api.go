@@ -87,7 +87,9 @@ type workCounters struct {
 	// inferJoins and inferDerived are the same for Infer.
 	inferJoins, inferDerived atomic.Int64
 	// inferCands counts the candidate facts Infer merged (outBuf records).
-	inferCands  atomic.Int64
+	inferCands atomic.Int64
+	// inferReads counts the tuples Infer's joins tried.
+	inferReads  atomic.Int64
 	evaluations atomic.Int64 // query evaluations through the evaluator
 	chain       atomic.Int64 // queries answered by the chain fast path
 	// modes counts the query evaluations by how queryUnit evaluated them.
@@ -114,7 +116,9 @@ type EvalStats struct {
 	// below Min (they derive nothing Min keeps).
 	WeakRules int
 	// Cut is the number of derivations (and, in a goal-directed query,
-	// demands) dropped because their confidence fell below Min. Every
+	// demands) dropped because their confidence fell below Min (a join
+	// step that stops at the first too weak tuple of a chain ordered by
+	// confidence counts the rest of the chain, unread). Every
 	// answer, derived fact or proof that the threshold removed is behind
 	// one of them or behind a weak rule; 0 for both means the result is
 	// that of an exact evaluation.

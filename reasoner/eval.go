@@ -41,6 +41,7 @@ type evaluator struct {
 	pool  provPool // provenance: rule index, then (relation, tuple) per body fact
 	bufs  []outBuf // candidate buffers of the tasks of a round, reused
 	cands int64    // candidate facts merged (records of the buffers)
+	reads int64    // tuples the joins tried (worker.reads)
 
 	derived int   // facts added by the program (facts and rules)
 	cut     int64 // derivations dropped below min (EvalStats.Cut)

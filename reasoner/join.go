@@ -16,6 +16,7 @@ type worker struct {
 	head  []uint32
 	buf   *outBuf
 	ticks int
+	reads int // tuples tried (try)
 	stop  *atomic.Bool
 	cut   int64 // derivations dropped below the threshold
 }
@@ -58,6 +59,7 @@ func (w *worker) exec(p *plan, lo, hi int) {
 func (w *worker) try(p *plan, k int, t int32, conf float64) {
 	s := &p.steps[k]
 	rel := s.rel
+	w.reads++
 	tup := rel.tuple(t)
 	if !w.constantsMatch(s, tup) {
 		return
@@ -159,7 +161,17 @@ func (w *worker) join(p *plan, k int, conf float64) {
 				w.try(p, k, t, conf)
 			}
 		default:
-			for t := s.ix.first(rel, w.key(s)); t >= 0; t = s.ix.next[t] {
+			key := w.key(s)
+			// A tuple too weak for try ends an ordered chain (order.go).
+			ordered := !s.lit.guard && !p.rule.crisp && s.ix.ordered > 0
+			for t := s.ix.first(rel, key); t >= 0; t = s.ix.next[t] {
+				if ordered && t < s.ix.ordered && conf*rel.confAt(t)*p.rule.weight < w.e.min {
+					if n, ok := s.ix.weakRest(t, key); ok {
+						w.cut += int64(n)
+						break
+					}
+					ordered = false // a dirty chain: read it whole
+				}
 				w.try(p, k, t, conf)
 			}
 		}

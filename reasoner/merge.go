@@ -71,6 +71,13 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 		}
 	}
 	e.sink = sink
+	// Tasks of the same round read what this merge added: order the
+	// chains it made stale (between tasks, as only the merge writes).
+	for ri := range delta {
+		if r := e.rels[ri]; !r.shared {
+			r.reorderIndexes()
+		}
+	}
 	return nil
 }
 

@@ -74,6 +74,7 @@ func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
 	for _, w := range workers {
 		e.cut += w.cut
 		e.work += int64(w.ticks)
+		e.reads += int64(w.reads)
 	}
 	if err := e.ctx.Err(); err != nil {
 		return nil, errorf("reasoner: %w", err)

@@ -37,6 +37,7 @@ type relation struct {
 	mu          sync.Mutex
 	idx         map[uint32]*hashIndex // by bound-position mask
 	internal    bool                  // magic, adorned and answer predicates: never loaded from the store
+	weighted    bool                  // some tuple has a confidence below 1 (see order.go)
 	shared      bool                  // owned by an Engine: read-only
 }
 
@@ -80,8 +81,14 @@ func (r *relation) provAt(i int32) int32 { return r.prov[i>>chunkBits][i&chunkMa
 
 // set replaces the confidence and provenance of tuple i.
 func (r *relation) set(i int32, c float64, prov int32) {
+	if c > r.confAt(i) {
+		for _, ix := range r.idx {
+			ix.raised(r, i)
+		}
+	}
 	r.conf[i>>chunkBits][i&chunkMask] = c
 	r.prov[i>>chunkBits][i&chunkMask] = prov
+	r.weighted = r.weighted || c < 1
 }
 
 // find returns the index of the tuple t, or -1.
@@ -113,6 +120,7 @@ func (r *relation) add(t []uint32, c float64, prov int32) int32 {
 	r.conf[k] = append(reserve(r.conf[k], 1), c)
 	r.prov[k] = append(reserve(r.prov[k], 1), prov)
 	r.n++
+	r.weighted = r.weighted || c < 1
 	if r.arity > 0 {
 		r.unique.insert(r, i)
 	}
@@ -146,8 +154,12 @@ func (r *relation) index(mask uint32) *hashIndex {
 	ix := &hashIndex{mask: mask}
 	ix.next = make([]int32, 0, r.n)
 	ix.grow(r, max(16, 2*r.n))
-	for i := range int32(r.n) {
-		ix.insert(r, i)
+	if r.weighted {
+		ix.orderChains(r, r.byConfidence())
+	} else {
+		for i := range int32(r.n) {
+			ix.insert(r, i)
+		}
 	}
 	r.idx[mask] = ix
 	return ix
@@ -167,6 +179,13 @@ type hashIndex struct {
 	slots  []uint64
 	count  int
 	next   []int32
+	// ordered, rest and dirty order the chains by confidence (order.go):
+	// tuples below ordered are in their chains by decreasing confidence,
+	// rest[t] tuples from t on; dirty holds the hashes of chains in which
+	// a tuple's confidence rose since.
+	ordered int32
+	rest    []int32
+	dirty   map[uint64]bool
 }
 
 // hashWords finalises a hash (MurmurHash3's fmix64).
