@@ -154,7 +154,7 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) 
 	if err != nil {
 		wb.Cancel()
 		// The new generation is garbage; the next Open removes what this misses.
-		_ = d.deletePrefixes(genPrefix, binary.BigEndian.AppendUint64([]byte{tagDCount}, gen),
+		_ = d.dropPrefixes(genPrefix, binary.BigEndian.AppendUint64([]byte{tagDCount}, gen),
 			binary.BigEndian.AppendUint64([]byte{tagDRule}, gen))
 		return err
 	}
@@ -166,7 +166,7 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) 
 	d.dgen = gen
 	d.derived = counts
 	d.mu.Unlock()
-	_ = d.deletePrefixes(binary.BigEndian.AppendUint64([]byte{tagDerived}, old),
+	_ = d.dropPrefixes(binary.BigEndian.AppendUint64([]byte{tagDerived}, old),
 		binary.BigEndian.AppendUint64([]byte{tagDCount}, old),
 		binary.BigEndian.AppendUint64([]byte{tagDRule}, old))
 	return nil
