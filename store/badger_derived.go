@@ -15,7 +15,7 @@ import (
 // generation is deleted afterwards.
 func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 	return d.replaceDerivedChecked(ctx, func(old int) error {
-		return checkSpace(d.dir, derivedBytes(ds, old), fmt.Sprintf("storing %d derived facts", len(ds)))
+		return checkSpace(d.dir, derivedNeed(derivedBytes(ds), d.memTableSize(), old), fmt.Sprintf("storing %d derived facts", len(ds)))
 	}, func() (iter.Seq2[Derived, error], error) {
 		idx, err := dedupDerived(ctx, ds)
 		if err != nil {
@@ -36,7 +36,7 @@ func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 // WriteBatch, which commits them in transactions of bounded size.
 func (d *DB) ReplaceDerivedSeq(ctx context.Context, size int64, facts iter.Seq2[Derived, error]) error {
 	return d.replaceDerivedChecked(ctx, func(old int) error {
-		return checkSpace(d.dir, size+oldDerivedBytes(old), "storing derived facts")
+		return checkSpace(d.dir, derivedNeed(size, d.memTableSize(), old), "storing derived facts")
 	}, func() (iter.Seq2[Derived, error], error) { return facts, nil })
 }
 
