@@ -68,3 +68,25 @@ func derivedFacts(n int) []Derived {
 	}
 	return ds
 }
+
+// DiskUsage counts the store's own files, not a stranger's file beside
+// them (the quick start's marker), and never more reclaimable than used.
+func TestDiskUsage(t *testing.T) {
+	dir := t.TempDir()
+	db := mustOpen(t, dir)
+	defer db.Close()
+	if _, err := db.Load(context.Background(), syntheticBatch(2000, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".created-by-quickstart"), make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := db.DiskUsage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := allocated(t, dir)
+	if u.Bytes <= 0 || u.Bytes > all-(1<<20) || u.Reclaimable < 0 || u.Reclaimable > u.Bytes {
+		t.Errorf("DiskUsage = %+v; the directory takes %d bytes, 1 MiB of them a marker file", u, all)
+	}
+}
