@@ -58,6 +58,15 @@ type Coordinator struct {
 	Progress func(Counts)
 	// Logf, if set, is told what happens (resumption, failures).
 	Logf func(format string, args ...any)
+	// IdleWarn is how long the jobs may wait with none running before Logf
+	// is told that no worker has taken a job, and again every IdleWarn
+	// while it stays so. Default 10s.
+	IdleWarn time.Duration
+	// Expire is how long the run's jobs, reports and objects stay on the
+	// server (JetStream's MaxAge and the object store's TTL): a run
+	// abandoned longer is not mined by a worker started later. Default
+	// DefaultExpire.
+	Expire time.Duration
 	// Lost, if set, is closed by the caller when the connection is closed
 	// for good (see ConnOptions.Closed): the run then stops with
 	// ErrConnectionLost.
@@ -82,7 +91,9 @@ func (c *Coordinator) logf(format string, args ...any) {
 // them for a new run), waits for the workers and returns the results in
 // group order. It stops with an error wrapping ErrJobFailed when a job has
 // failed MaxAttempts times, ErrConnectionLost when the connection is lost,
-// or ctx's error. Unless Keep, the run's streams and objects are removed
+// ErrRunCancelled when the run is removed from the server meanwhile, or
+// ctx's error. While jobs wait and none runs, Logf is told so every
+// IdleWarn. Unless Keep, the run's streams and objects are removed
 // when all groups are done or a job failed; after an interruption or a lost
 // connection they stay, so that a coordinator started again with the same
 // run id resumes the run.
@@ -100,6 +111,14 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		attempts = 4
 	}
 	replicas := max(1, c.Replicas)
+	idleWarn := c.IdleWarn
+	if idleWarn <= 0 {
+		idleWarn = 10 * time.Second
+	}
+	expire := c.Expire
+	if expire <= 0 {
+		expire = DefaultExpire
+	}
 	js, err := jetstream.New(c.Conn)
 	if err != nil {
 		return nil, errorf("cluster: jetstream: %w", err)
@@ -113,13 +132,13 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 	created := errors.Is(err, jetstream.ErrBucketNotFound)
 	switch {
 	case created:
-		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: names.Bucket(), Replicas: replicas,
+		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: names.Bucket(), Replicas: replicas, TTL: expire,
 			Description: "drumql run " + c.Run + ": snapshot, plan and results"})
 		if err != nil {
 			return nil, errorf("cluster: run %s: create object store %s: %w", c.Run, names.Bucket(), err)
 		}
 	case err != nil:
-		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
+		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), jetStreamErr(err))
 	}
 	if obs, err = consistentReads(ctx, js, obs, names.Bucket()); err != nil {
 		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
@@ -145,12 +164,12 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		return nil, errorf("cluster: run %s: store %s: %w", c.Run, runObject, err)
 	}
 	jobs, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: names.Jobs(), Subjects: []string{names.JobSubjects()},
-		Retention: jetstream.WorkQueuePolicy, Replicas: replicas, Description: "drumql run " + c.Run + ": one job per head group"})
+		Retention: jetstream.WorkQueuePolicy, Replicas: replicas, MaxAge: expire, Description: "drumql run " + c.Run + ": one job per head group"})
 	if err != nil {
 		return nil, errorf("cluster: run %s: create stream %s: %w", c.Run, names.Jobs(), err)
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: names.Status(), Subjects: []string{names.StatusSubject()},
-		Replicas: replicas, Description: "drumql run " + c.Run + ": what the workers report"}); err != nil {
+		Replicas: replicas, MaxAge: expire, Description: "drumql run " + c.Run + ": what the workers report"}); err != nil {
 		return nil, errorf("cluster: run %s: create stream %s: %w", c.Run, names.Status(), err)
 	}
 	if _, err := js.CreateOrUpdateConsumer(ctx, names.Jobs(), jetstream.ConsumerConfig{Durable: ConsumerName,
@@ -212,6 +231,9 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 	tr := newTracker(len(plan.Groups), attempts)
 	enqueued := false
 	var shown Counts
+	var idleSince time.Time // since when jobs wait with none running
+	warned := 0             // warnings given since then
+	ticks := 0
 	for {
 		if drained && !enqueued {
 			// The status stream has been read to its end: enqueue what is
@@ -266,6 +288,21 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		case <-tick.C:
 			if lost := c.lost(); lost != nil {
 				return nil, lost
+			}
+			ticks++
+			if ticks%4 == 0 {
+				if _, err := js.Stream(ctx, names.Jobs()); errors.Is(err, jetstream.ErrStreamNotFound) {
+					return nil, errorf("cluster: run %s: %w", c.Run, ErrRunCancelled)
+				}
+			}
+			if n := tr.counts(); !enqueued || n.Running > 0 || n.Queued == 0 {
+				idleSince, warned = time.Time{}, 0
+			} else if idleSince.IsZero() {
+				idleSince = time.Now()
+			} else if waited := time.Since(idleSince); waited >= time.Duration(warned+1)*idleWarn {
+				warned++
+				c.logf("no worker has taken a job for %s (%d of %d groups waiting): start workers with 'drumql worker --cluster URL'",
+					waited.Round(time.Second), n.Queued, n.Groups)
 			}
 		}
 	}

@@ -3,8 +3,12 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
+	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -23,6 +27,17 @@ var (
 	// ErrRunMismatch is returned when a run id is reused with other
 	// settings, groups, graph or drumql version.
 	ErrRunMismatch = errors.New("cluster: the run id belongs to another run")
+	// ErrBadURL is returned for a server address that is not a NATS one
+	// (an http:// URL, a malformed address).
+	ErrBadURL = errors.New("cluster: not a NATS server address (nats://HOST:PORT, tls://HOST:PORT, ws://HOST:PORT or HOST:PORT)")
+	// ErrNoJetStream is returned when the server does not run JetStream.
+	ErrNoJetStream = errors.New("cluster: JetStream is not enabled on this server (start nats-server with -js)")
+	// ErrRunNotFound is returned for a run id that has no streams on the
+	// server (never started, finished, or cancelled).
+	ErrRunNotFound = errors.New("cluster: no such run on the server")
+	// ErrRunCancelled is returned by a coordinator whose run was removed
+	// from the server (drumql cluster cancel) while it waited.
+	ErrRunCancelled = errors.New("cluster: the run was cancelled: its streams were removed from the server")
 	// ErrBadRunID is returned for a run id that is not 1 to 64 letters,
 	// digits, '-' or '_'.
 	ErrBadRunID = errors.New("cluster: a run id is 1 to 64 letters, digits, '-' or '_'")
@@ -152,9 +167,68 @@ type ConnOptions struct {
 	Closed       func()
 }
 
-// Connect connects to the server of o. A server that cannot be reached is
-// an error wrapping ErrUnreachable.
+// CheckURL checks a server address of ConnOptions.URL (one URL or several
+// separated by commas): each is nats://, tls://, ws:// or wss:// with a
+// host, or HOST:PORT, or a host name. Anything else is ErrBadURL, wrapped
+// with the address.
+func CheckURL(s string) error {
+	for u := range strings.SplitSeq(s, ",") {
+		if err := checkOneURL(strings.TrimSpace(u)); err != nil {
+			return errorf("cluster: %q: %w", u, err)
+		}
+	}
+	return nil
+}
+
+// hostPattern is a host name or an IPv4 address.
+var hostPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$`)
+
+// checkOneURL checks one address of CheckURL.
+func checkOneURL(s string) error {
+	if s == "" {
+		return ErrBadURL
+	}
+	hostPort := s
+	if i := strings.Index(s, "://"); i >= 0 {
+		u, err := url.Parse(s)
+		if err != nil {
+			return ErrBadURL
+		}
+		switch u.Scheme {
+		case "nats", "tls", "ws", "wss":
+		default:
+			return fmt.Errorf("%w: %s:// is not a NATS scheme", ErrBadURL, u.Scheme)
+		}
+		if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return ErrBadURL
+		}
+		hostPort = u.Host
+	} else if strings.ContainsAny(s, "/@?#") {
+		return ErrBadURL
+	}
+	host, port, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		host, port = hostPort, ""
+	}
+	if port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return ErrBadURL
+		}
+	}
+	if net.ParseIP(host) == nil && !hostPattern.MatchString(host) {
+		return ErrBadURL
+	}
+	return nil
+}
+
+// Connect connects to the server of o. An address that is not a NATS one is
+// an error wrapping ErrBadURL, a server that cannot be reached one wrapping
+// ErrUnreachable, and a server without JetStream one wrapping
+// ErrNoJetStream.
 func Connect(o ConnOptions) (*nats.Conn, error) {
+	if err := CheckURL(o.URL); err != nil {
+		return nil, err
+	}
 	wait := time.Second
 	opts := []nats.Option{nats.Name(o.Name), nats.ReconnectWait(wait), nats.Timeout(5 * time.Second)}
 	if o.Retry > 0 {
@@ -187,7 +261,36 @@ func Connect(o ConnOptions) (*nats.Conn, error) {
 	if err != nil {
 		return nil, errorf("cluster: connect to %s: %w (%w)", o.URL, ErrUnreachable, err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := checkJetStream(ctx, nc); errors.Is(err, ErrNoJetStream) {
+		nc.Close()
+		return nil, errorf("cluster: %s: %w", nc.ConnectedUrlRedacted(), err)
+	}
 	return nc, nil
+}
+
+// checkJetStream returns ErrNoJetStream when the server of nc answers that
+// it has no JetStream (or nothing answers JetStream's API); other errors
+// (a timeout, a cluster still electing its leader) are returned as they
+// are.
+func checkJetStream(ctx context.Context, nc *nats.Conn) error {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	_, err = js.AccountInfo(ctx)
+	return jetStreamErr(err)
+}
+
+// jetStreamErr turns the errors that mean "no JetStream on this server"
+// into ErrNoJetStream.
+func jetStreamErr(err error) error {
+	if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) ||
+		errors.Is(err, nats.ErrNoResponders) {
+		return ErrNoJetStream
+	}
+	return err
 }
 
 // consistentReads turns off direct gets on the stream behind the object

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,7 +66,7 @@ func (w *Worker) logf(format string, args ...any) {
 // Run takes and mines jobs until ctx is cancelled (Ctrl-C): the job being
 // mined is then given back to the queue (it is delivered to another worker
 // at once) and Run returns nil. It returns an error only when the server
-// cannot be used at all.
+// cannot be used at all (ErrNoJetStream: the server has no JetStream).
 func (w *Worker) Run(ctx context.Context) error {
 	js, err := jetstream.New(w.Conn)
 	if err != nil {
@@ -88,7 +89,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer sub.Unsubscribe()
 	for ctx.Err() == nil {
 		took := false
-		for _, stream := range w.runStreams(ctx, js) {
+		streams, err := w.runStreams(ctx, js)
+		if errors.Is(err, ErrNoJetStream) {
+			return errorf("cluster: worker: %s: %w", w.Conn.ConnectedUrlRedacted(), err)
+		}
+		for _, stream := range streams {
 			cons, err := js.Consumer(ctx, stream, ConsumerName)
 			if err != nil {
 				continue // a run being set up, or just removed
@@ -112,8 +117,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	return nil
 }
 
-// runStreams lists the job streams of the runs on the server, sorted.
-func (w *Worker) runStreams(ctx context.Context, js jetstream.JetStream) []string {
+// runStreams lists the job streams of the runs on the server, sorted. An
+// error that means the server has no JetStream is returned as
+// ErrNoJetStream; others are logged (the next poll tries again).
+func (w *Worker) runStreams(ctx context.Context, js jetstream.JetStream) ([]string, error) {
 	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	l := js.StreamNames(lctx, jetstream.WithStreamListSubject("drumql.*.job.*"))
@@ -122,10 +129,13 @@ func (w *Worker) runStreams(ctx context.Context, js jetstream.JetStream) []strin
 		names = append(names, n)
 	}
 	if err := l.Err(); err != nil && ctx.Err() == nil {
+		if err := jetStreamErr(err); errors.Is(err, ErrNoJetStream) {
+			return nil, err
+		}
 		w.logf("list the runs: %v", err)
 	}
 	slices.Sort(names)
-	return names
+	return names, nil
 }
 
 // handle mines the job of msg and acknowledges it once the result is

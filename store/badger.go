@@ -141,10 +141,7 @@ func Open(dir string, opts Options) (*DB, error) {
 // checksums are verified on every read (tables are verified whole when
 // the store is opened, see checkTables).
 func badgerOptions(dir string, opts Options) badger.Options {
-	mt := opts.MemTableSize
-	if mt <= 0 {
-		mt = 16 << 20
-	}
+	mt := opts.memTableSize()
 	bo := badger.DefaultOptions(dir)
 	// Every level's tables stay at the base size: a compaction builds its
 	// tables in memory, and with tables doubling per level the builders of
@@ -158,7 +155,7 @@ func badgerOptions(dir string, opts Options) badger.Options {
 		WithNumMemtables(3).
 		WithNumLevelZeroTables(4).
 		WithNumLevelZeroTablesStall(12).
-		WithBaseTableSize(4 << 20).
+		WithBaseTableSize(baseTableSize).
 		WithValueLogFileSize(64 << 20).
 		WithNumVersionsToKeep(1).
 		WithCompression(options.None).
@@ -170,6 +167,17 @@ func badgerOptions(dir string, opts Options) badger.Options {
 		WithDetectConflicts(false).
 		WithChecksumVerificationMode(options.OnBlockRead)
 }
+
+// memTableSize is MemTableSize or its default.
+func (o Options) memTableSize() int64 {
+	if o.MemTableSize <= 0 {
+		return 16 << 20
+	}
+	return o.MemTableSize
+}
+
+// memTableSize is the memtable size of d.
+func (d *DB) memTableSize() int64 { return d.opts.memTableSize() }
 
 // initShielded runs init under shield.
 func (d *DB) initShielded() (err error) {
@@ -359,3 +367,7 @@ func (d *DB) rawDump() (map[string]string, error) {
 	})
 	return m, err
 }
+
+// baseTableSize is the size of the store's tables (Badger's base table
+// size, kept on every level).
+const baseTableSize = 4 << 20

@@ -15,7 +15,7 @@ import (
 // generation is deleted afterwards.
 func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 	return d.replaceDerivedChecked(ctx, func(old int) error {
-		return checkSpace(d.dir, derivedBytes(ds, old), fmt.Sprintf("storing %d derived facts", len(ds)))
+		return checkSpace(d.dir, derivedNeed(derivedBytes(ds), d.memTableSize(), old), fmt.Sprintf("storing %d derived facts", len(ds)))
 	}, func() (iter.Seq2[Derived, error], error) {
 		idx, err := dedupDerived(ctx, ds)
 		if err != nil {
@@ -36,7 +36,7 @@ func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 // WriteBatch, which commits them in transactions of bounded size.
 func (d *DB) ReplaceDerivedSeq(ctx context.Context, size int64, facts iter.Seq2[Derived, error]) error {
 	return d.replaceDerivedChecked(ctx, func(old int) error {
-		return checkSpace(d.dir, size+oldDerivedBytes(old), "storing derived facts")
+		return checkSpace(d.dir, derivedNeed(size, d.memTableSize(), old), "storing derived facts")
 	}, func() (iter.Seq2[Derived, error], error) { return facts, nil })
 }
 
@@ -154,7 +154,7 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) 
 	if err != nil {
 		wb.Cancel()
 		// The new generation is garbage; the next Open removes what this misses.
-		_ = d.deletePrefixes(genPrefix, binary.BigEndian.AppendUint64([]byte{tagDCount}, gen),
+		_ = d.dropPrefixes(genPrefix, binary.BigEndian.AppendUint64([]byte{tagDCount}, gen),
 			binary.BigEndian.AppendUint64([]byte{tagDRule}, gen))
 		return err
 	}
@@ -166,7 +166,7 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) 
 	d.dgen = gen
 	d.derived = counts
 	d.mu.Unlock()
-	_ = d.deletePrefixes(binary.BigEndian.AppendUint64([]byte{tagDerived}, old),
+	_ = d.dropPrefixes(binary.BigEndian.AppendUint64([]byte{tagDerived}, old),
 		binary.BigEndian.AppendUint64([]byte{tagDCount}, old),
 		binary.BigEndian.AppendUint64([]byte{tagDRule}, old))
 	return nil

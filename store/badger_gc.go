@@ -66,5 +66,5 @@ func (d *DB) collectGarbage() error {
 		return err
 	}
 	garbage = append(garbage, []byte{tagUndo})
-	return d.deletePrefixes(garbage...)
+	return d.dropPrefixes(garbage...)
 }

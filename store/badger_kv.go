@@ -105,6 +105,16 @@ func (d *DB) deletePrefixes(prefixes ...[]byte) error {
 	return dl.wb.Flush()
 }
 
+// dropPrefixes removes every key under the prefixes with Badger's
+// DropPrefix: the tables that hold only such keys are deleted and the
+// others rewritten without them, so the space comes back at once instead
+// of after compactions carry per-key deletion markers down every level.
+// It blocks other writes while it runs; use it for large contiguous
+// ranges (a derived generation), deletePrefixes for a few keys.
+func (d *DB) dropPrefixes(prefixes ...[]byte) error {
+	return d.bdb.DropPrefix(prefixes...)
+}
+
 // arena hands out byte slices carved from large blocks, so a WriteBatch can
 // keep references to many small keys without one allocation each.
 type arena struct{ buf []byte }

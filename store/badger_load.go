@@ -47,7 +47,7 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 		}
 		return p.stats(), nil
 	}
-	if err := checkSpace(d.dir, p.loadBytes(), fmt.Sprintf("a load of %d facts and %d symbols", len(p.facts), len(p.newNames))); err != nil {
+	if err := checkSpace(d.dir, loadAmplification*p.loadBytes(), fmt.Sprintf("a load of %d facts and %d symbols", len(p.facts), len(p.newNames))); err != nil {
 		return LoadStats{}, err
 	}
 	gen := d.gen + 1

@@ -12,14 +12,16 @@ import (
 // that kills the process instead of an error, so writers check first.
 var ErrNoSpace = errors.New("store: no space left on the device")
 
-// Free-space margins. A write of n bytes of keys and values passes through
+// Free-space margins. A load of n bytes of keys and values passes through
 // the write-ahead log, a level-0 table and, during compaction, a copy of
-// that table before the old files are deleted: writeAmplification times n.
-// minFreeSpace more is kept for Badger's own files (manifest, discard
-// stats, value-log headers) and for what other processes write meanwhile.
+// that table before the old files are deleted: loadAmplification times n.
+// A derived write is measured (TestDerivedSpaceEstimate): DerivedSize
+// already counts its transient copies. minFreeSpace more is kept for
+// Badger's own files (manifest, discard stats, value-log headers) and for
+// what other processes write meanwhile.
 const (
-	writeAmplification = 3
-	minFreeSpace       = 4 << 20
+	loadAmplification = 3
+	minFreeSpace      = 4 << 20
 )
 
 // entryOverhead is the per-entry bookkeeping of Badger (header, version,
@@ -27,15 +29,15 @@ const (
 const entryOverhead = 24
 
 // checkSpace returns an ErrNoSpace error when the file system holding dir
-// (or its nearest existing parent) has fewer than
-// writeAmplification*need + minFreeSpace bytes free for an unprivileged
-// writer. what names the write in the message.
+// (or its nearest existing parent) has fewer than need + minFreeSpace
+// bytes free for an unprivileged writer. what names the write in the
+// message.
 func checkSpace(dir string, need int64, what string) error {
 	free, ok := freeBytes(dir)
 	if !ok {
 		return nil // unknown: let the write try
 	}
-	want := writeAmplification*need + minFreeSpace
+	want := need + minFreeSpace
 	if free >= want {
 		return nil
 	}
@@ -76,25 +78,53 @@ func (p *prepared) loadBytes() int64 {
 	return n
 }
 
-// DerivedSize estimates the bytes a store writes for the derived fact d:
-// its key, its value and Badger's bookkeeping.
+// DerivedSize estimates the bytes a store takes to write the derived fact
+// d, at the peak of the write: its key and value (the rule is a reference
+// to the generation's rule table, not its text), Badger's bookkeeping, and
+// the write-ahead log and table copies in flight. A test measures the
+// estimate against the growth of a store.
 func DerivedSize(d *Derived) int64 {
-	n := int64(14+4*len(d.Fact.Args)) + 4 + int64(len(d.Prov.Rule)) + 2 + entryOverhead
+	n := int64(14+4*len(d.Fact.Args)) + 4 + 2 + uvarintLen(uint64(len(d.Prov.Body)))
 	for _, f := range d.Prov.Body {
-		n += int64(2 + 5*len(f.Args) + 5)
+		n += uvarintLen(uint64(f.Rel)) + uvarintLen(uint64(len(f.Args)))
+		for _, a := range f.Args {
+			n += uvarintLen(uint64(a))
+		}
+	}
+	return n + entryOverhead
+}
+
+// uvarintLen is the length of the uvarint encoding of v.
+func uvarintLen(v uint64) int64 {
+	n := int64(1)
+	for ; v >= 0x80; v >>= 7 {
+		n++
 	}
 	return n
 }
 
-// derivedBytes estimates the bytes ReplaceDerived writes for ds plus the
-// deletion markers of the old derived facts, old of them.
-func derivedBytes(ds []Derived, old int) int64 {
+// derivedBytes sums DerivedSize over ds.
+func derivedBytes(ds []Derived) int64 {
 	var n int64
 	for i := range ds {
 		n += DerivedSize(&ds[i])
 	}
-	return n + oldDerivedBytes(old)
+	return n
 }
 
-// oldDerivedBytes estimates the deletion markers of old derived facts.
-func oldDerivedBytes(old int) int64 { return int64(old) * (20 + entryOverhead) }
+// derivedNeed estimates the free space a derived write of size bytes (a
+// sum of DerivedSize) takes at its peak, replacing old derived facts: while
+// a memtable is flushed its log and its new table are both on disk, which
+// adds up to half a memtable of data to the written bytes (measured by
+// TestDerivedSpaceEstimate).
+func derivedNeed(size int64, memTable int64, old int) int64 {
+	return size + min(size, memTable)/2 + oldDerivedBytes(old)
+}
+
+// oldDerivedBytes estimates what dropping old derived facts takes: the
+// old generation goes with whole tables (dropPrefixes), and at most the
+// tables it shares with other keys, one at each end of the range on each
+// level, are rewritten: never more than the old facts themselves.
+func oldDerivedBytes(old int) int64 {
+	return min(int64(old)*(22+entryOverhead), 2*7*baseTableSize)
+}

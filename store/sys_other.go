@@ -22,3 +22,12 @@ func mapFile(f *os.File, size int) ([]byte, func(), error) {
 	_, err := io.ReadFull(f, data)
 	return data, func() {}, err
 }
+
+// allocatedBytes is the size of the file at path on this system, or 0.
+func allocatedBytes(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}

@@ -86,3 +86,13 @@ func mapFile(f *os.File, size int) (data []byte, unmap func(), err error) {
 	}
 	return data, func() { syscall.Munmap(data) }, nil
 }
+
+// allocatedBytes is the space the file at path takes on disk (its
+// allocated blocks: a sparse file counts what it holds), or 0.
+func allocatedBytes(path string) int64 {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return 0
+	}
+	return st.Blocks * 512
+}

@@ -65,6 +65,7 @@ type cli struct {
 
 	Snapshot snapshotCmd `cmd:"" help:"Write what mining reads (graph, symbols, splits) to one checksummed file."`
 	Worker   workerCmd   `cmd:"" help:"Mine head groups for 'drumql mine --cluster' runs on a NATS JetStream server."`
+	Cluster  clusterCmd  `cmd:"" help:"List or cancel the 'drumql mine --cluster' runs on a NATS JetStream server."`
 }
 
 const description = `drumql mines weighted Datalog rules from a knowledge graph (DRUM), merges them

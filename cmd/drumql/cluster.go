@@ -5,15 +5,18 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/drumql/drumql/cluster"
 	"github.com/drumql/drumql/miner"
+	"github.com/nats-io/nats.go"
 )
 
 // clusterFlags are drumql mine's flags for mining the head groups on
@@ -26,6 +29,7 @@ type clusterFlags struct {
 	MaxAttempts int           `default:"4" placeholder:"N" help:"With --cluster: the run stops when a job has failed N times (default ${default})."`
 	Replicas    int           `default:"1" placeholder:"N" help:"With --cluster: servers that keep each stream of the run, at most the cluster's size (default ${default})."`
 	Reconnect   time.Duration `default:"30s" placeholder:"D" help:"With --cluster: how long to try to reconnect to a lost server before stopping (the run can then be resumed; default ${default})."`
+	Expire      time.Duration `default:"72h" placeholder:"D" help:"With --cluster: the run's jobs, reports and objects are removed from the server D after it starts, finished or not (default ${default}); see drumql cluster runs and cancel."`
 	natsFlags
 }
 
@@ -41,6 +45,110 @@ type natsFlags struct {
 // connOptions are the client options of the flags.
 func (f natsFlags) connOptions(url, name string) cluster.ConnOptions {
 	return cluster.ConnOptions{URL: url, Name: name, Creds: f.Creds, RootCAs: f.TLSCA, Cert: f.TLSCert, Key: f.TLSKey}
+}
+
+// connectNATS connects with opts for the command cmd: an address that is
+// not a NATS one is a usage error, an unreachable server gets a hint.
+func connectNATS(opts cluster.ConnOptions, cmd string) (*nats.Conn, error) {
+	nc, err := cluster.Connect(opts)
+	switch {
+	case errors.Is(err, cluster.ErrBadURL):
+		return nil, inputErr(fmt.Errorf("%s: %w", cmd, err))
+	case errors.Is(err, cluster.ErrUnreachable):
+		return nil, fmt.Errorf("%s: %w\nhint: is a NATS server with JetStream (nats-server -js) running at %s?", cmd, err, opts.URL)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return nc, nil
+}
+
+// clusterCmd is drumql cluster: the runs on a NATS JetStream server.
+type clusterCmd struct {
+	Runs   clusterRunsCmd   `cmd:"" help:"List the mining runs on the server: id, age, groups done."`
+	Cancel clusterCancelCmd `cmd:"" help:"Remove a run from the server: its jobs, reports and objects."`
+}
+
+// clusterServer is the server flag of drumql cluster's commands.
+type clusterServer struct {
+	Cluster string `required:"" placeholder:"nats://HOST:PORT" help:"The NATS JetStream server of the runs (several URLs: comma-separated)."`
+	natsFlags
+}
+
+// connect connects to the server of the flags.
+func (f clusterServer) connect(cmd string) (*nats.Conn, error) {
+	return connectNATS(f.connOptions(f.Cluster, "drumql "+cmd), cmd)
+}
+
+// clusterRunsCmd is drumql cluster runs.
+type clusterRunsCmd struct {
+	clusterServer
+	Format string `enum:"table,json" default:"table" help:"Output format: table or json."`
+}
+
+// runRow is one run of drumql cluster runs --format json.
+type runRow struct {
+	ID         string    `json:"id"`
+	Created    time.Time `json:"created"`
+	AgeSeconds int64     `json:"age_seconds"`
+	Groups     int       `json:"groups"`
+	Done       int       `json:"done"`
+	Queued     int       `json:"queued"`
+}
+
+func (c *clusterRunsCmd) Run(e *env) error {
+	nc, err := c.connect("cluster runs")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	runs, err := cluster.ListRuns(e.ctx, nc)
+	if err != nil {
+		return fmt.Errorf("cluster runs: %w", err)
+	}
+	rows := make([]runRow, 0, len(runs))
+	now := time.Now()
+	for _, r := range runs {
+		rows = append(rows, runRow{ID: r.ID, Created: r.Created.UTC(), AgeSeconds: int64(now.Sub(r.Created).Seconds()), Groups: r.Groups, Done: r.Done, Queued: r.Queued})
+	}
+	if c.Format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "run\tage\tgroups done\tjobs queued")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\n", r.ID, time.Duration(r.AgeSeconds)*time.Second, r.Done, r.Groups, r.Queued)
+	}
+	return tw.Flush()
+}
+
+// clusterCancelCmd is drumql cluster cancel.
+type clusterCancelCmd struct {
+	clusterServer
+	IDs []string `arg:"" name:"id" help:"Run ids (see drumql cluster runs)."`
+}
+
+func (c *clusterCancelCmd) Run(e *env) error {
+	nc, err := c.connect("cluster cancel")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	for _, id := range c.IDs {
+		if _, err := cluster.NewNames(id); err != nil {
+			return inputErr(fmt.Errorf("cluster cancel: %w", err))
+		}
+	}
+	for _, id := range c.IDs {
+		if err := cluster.CancelRun(e.ctx, nc, id); err != nil {
+			return fmt.Errorf("cluster cancel: %w", err)
+		}
+		if !e.cli.Quiet {
+			fmt.Fprintf(e.stderr, "cluster cancel: run %s removed\n", id)
+		}
+	}
+	return nil
 }
 
 // buildVersion is the version a coordinator and its workers must share:
@@ -116,14 +224,14 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, s cluster.Settings,
 		say("lost the connection to the server (%v); reconnecting for up to %s", err, c.Reconnect)
 	}
 	opts.Reconnected = func(url string) { say("reconnected to %s", url) }
-	nc, err := cluster.Connect(opts)
+	nc, err := connectNATS(opts, "mine --cluster")
 	if err != nil {
-		return nil, fmt.Errorf("mine --cluster: %w\nhint: is a NATS server with JetStream (nats-server -js) running at %s?", err, c.Cluster)
+		return nil, err
 	}
 	defer nc.Close()
 	say("%d head groups on %s; interrupted, it resumes with --run-id %s", len(groups), nc.ConnectedUrlRedacted(), run)
 	co := &cluster.Coordinator{Conn: nc, Run: run, Version: buildVersion(), Keep: c.Keep, AckWait: c.AckWait,
-		MaxAttempts: c.MaxAttempts, Replicas: c.Replicas, Lost: lost, Logf: say,
+		MaxAttempts: c.MaxAttempts, Replicas: c.Replicas, Expire: c.Expire, Lost: lost, Logf: say,
 		Progress: func(n cluster.Counts) {
 			say("%d queued, %d running, %d done of %d", n.Queued, n.Running, n.Done, n.Groups)
 		}}

@@ -457,3 +457,59 @@ func TestClusterFailures(t *testing.T) {
 		}
 	})
 }
+
+// Addresses that are not NATS ones are usage errors (exit 2) before any
+// work; drumql cluster runs lists a run abandoned by its coordinator and
+// drumql cluster cancel removes it.
+func TestClusterRunsCancel(t *testing.T) {
+	for _, args := range [][]string{
+		{"worker", "--cluster", "http://127.0.0.1:4222"},
+		{"mine", "--cluster", "garbage url"},
+		{"cluster", "runs", "--cluster", "https://nats.example.com"},
+		{"cluster", "cancel", "--cluster", "nats://h:99999", "r1"},
+	} {
+		_, stderr, code := runCLI(t, "", append([]string{"--db", filepath.Join(t.TempDir(), "db")}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "not a NATS server address") {
+			t.Errorf("drumql %s: exit %d, want 2: %s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	urls, _ := natsCluster(t, 1)
+	nc, err := cluster.Connect(cluster.ConnOptions{URL: urls[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	co := &cluster.Coordinator{Conn: nc, Run: "left-1"}
+	mined := make(chan error, 1)
+	go func() {
+		_, err := co.Mine(ctx, cluster.Plan{Snapshot: []byte("s"), Groups: []cluster.Group{{Heads: []string{"a"}}, {Heads: []string{"b"}}, {Heads: []string{"c"}}}})
+		mined <- err
+	}()
+	// The run is there once its coordinator has enqueued the jobs.
+	var out string
+	for range 200 {
+		out, _, _ = runCLI(t, "", "cluster", "runs", "--cluster", urls[0])
+		if strings.Contains(out, "left-1") && strings.Contains(out, "0/3") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(out, "left-1") || !strings.Contains(out, "0/3") {
+		t.Fatalf("cluster runs does not list the run with 0/3 groups done:\n%s", out)
+	}
+	cancel() // the coordinator gives up: the run stays on the server
+	<-mined
+	if out, _, _ := runCLI(t, "", "cluster", "runs", "--cluster", urls[0]); !strings.Contains(out, "left-1") {
+		t.Fatalf("cluster runs after the coordinator stopped:\n%s", out)
+	}
+	if _, stderr, code := runCLI(t, "", "cluster", "cancel", "--cluster", urls[0], "left-1"); code != 0 {
+		t.Fatalf("cluster cancel: exit %d: %s", code, stderr)
+	}
+	if out, _, _ := runCLI(t, "", "cluster", "runs", "--cluster", urls[0]); strings.Contains(out, "left-1") {
+		t.Errorf("cluster runs after cancel still lists the run:\n%s", out)
+	}
+	if _, stderr, code := runCLI(t, "", "cluster", "cancel", "--cluster", urls[0], "left-1"); code != 1 || !strings.Contains(stderr, "no such run") {
+		t.Errorf("cancel a removed run: exit %d: %s", code, stderr)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/drumql/drumql/cluster"
 	"github.com/drumql/drumql/miner"
 )
 
@@ -96,6 +97,14 @@ func (c *mineCmd) validate() error {
 	}
 	if !(c.Threshold > 0 && c.Threshold <= 1) {
 		bad("--threshold %g: the threshold written as @min must be in (0, 1]", c.Threshold)
+	}
+	if c.Cluster != "" {
+		if err := cluster.CheckURL(c.Cluster); err != nil {
+			bad("--cluster: %w", err)
+		}
+	}
+	if c.Expire < 0 {
+		bad("--expire %s: want a positive duration", c.Expire)
 	}
 	if len(errs) > 0 {
 		return inputErr(fmt.Errorf("mine: %w", errors.Join(errs...)))

@@ -21,6 +21,10 @@ type statsReport struct {
 	DerivedFacts int            `json:"derived_facts"`
 	PerRelation  []relationRow  `json:"per_relation"`
 	Splits       map[string]int `json:"splits"`
+	// DiskBytes and ReclaimableBytes are the store's size on disk and the
+	// part of it that compactions free (absent for an in-memory store).
+	DiskBytes        *int64 `json:"disk_bytes,omitempty"`
+	ReclaimableBytes *int64 `json:"reclaimable_bytes,omitempty"`
 }
 
 type relationRow struct {
@@ -48,6 +52,9 @@ func (c *statsCmd) Run(e *env) error {
 	hw := tabwriter.NewWriter(e.stdout, 0, 0, 1, ' ', 0)
 	fmt.Fprintf(hw, "store:\t%s\nentities:\t%d\nrelations:\t%d\nbase facts:\t%d\nderived facts:\t%d\n",
 		e.cli.DB, rep.Entities, rep.Relations, rep.BaseFacts, rep.DerivedFacts)
+	if rep.DiskBytes != nil {
+		fmt.Fprintf(hw, "on disk:\t%s (%s reclaimable)\n", humanBytes(*rep.DiskBytes), humanBytes(*rep.ReclaimableBytes))
+	}
 	if len(rep.Splits) > 0 {
 		fmt.Fprint(hw, "splits:\t")
 		for i, name := range sortedKeys(rep.Splits) {
@@ -104,5 +111,27 @@ func collectStats(e *env, st store.Store) (*statsReport, error) {
 		}
 		rep.Splits[name] = k
 	}
+	if du, ok := st.(interface {
+		DiskUsage() (store.DiskUsage, error)
+	}); ok {
+		u, err := du.DiskUsage()
+		if err != nil {
+			return nil, err
+		}
+		rep.DiskBytes, rep.ReclaimableBytes = &u.Bytes, &u.Reclaimable
+	}
 	return rep, nil
+}
+
+// humanBytes formats a byte count with a binary unit.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

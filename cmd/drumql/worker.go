@@ -42,6 +42,9 @@ Examples:
 var testHookWorkerProgress func(cluster.Job, miner.Progress)
 
 func (c *workerCmd) Run(e *env) error {
+	if err := cluster.CheckURL(c.Cluster); err != nil {
+		return inputErr(fmt.Errorf("worker: --cluster: %w", err))
+	}
 	host, _ := os.Hostname()
 	name := c.Name
 	if name == "" {
@@ -77,9 +80,9 @@ func (c *workerCmd) Run(e *env) error {
 		logf("lost the connection to the server (%v); reconnecting", err)
 	}
 	opts.Reconnected = func(url string) { logf("reconnected to %s", url) }
-	nc, err := cluster.Connect(opts)
+	nc, err := connectNATS(opts, "worker")
 	if err != nil {
-		return fmt.Errorf("worker: %w\nhint: is a NATS server with JetStream (nats-server -js) running at %s?", err, c.Cluster)
+		return err
 	}
 	defer nc.Close()
 	logf("drumql %s, waiting for jobs on %s", buildVersion(), nc.ConnectedUrlRedacted())
