@@ -8,29 +8,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"testing"
-)
 
-// mountTmpfs mounts a tmpfs of size bytes on a new directory and unmounts it
-// at the end of the test. It skips the test when it cannot mount (not root,
-// or no permission to mount in this container).
-func mountTmpfs(t *testing.T, size int64) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("skipped: mounting a small tmpfs to fill needs root")
-	}
-	dir := filepath.Join(t.TempDir(), "tmpfs")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+strconv.FormatInt(size, 10)); err != nil {
-		t.Skipf("skipped: cannot mount a tmpfs here: %v", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
-	return dir
-}
+	"github.com/drumql/drumql/internal/tmpfs"
+)
 
 // fillTo writes a file in dir until about keep bytes remain free.
 func fillTo(t *testing.T, dir string, keep int64) {
@@ -74,7 +56,7 @@ func readOnlyDump(t *testing.T, dir string) map[string]string {
 // before Badger touches a memory-mapped file (where the fault would kill the
 // process), the store stays as it was, and read-only opens still work.
 func TestFullDisk(t *testing.T) {
-	mnt := mountTmpfs(t, 16<<20)
+	mnt := tmpfs.Mount(t, 16<<20)
 	dir := filepath.Join(mnt, "db")
 	ctx := context.Background()
 	db := mustOpen(t, dir)
@@ -155,7 +137,7 @@ func TestDerivedSpaceEstimate(t *testing.T) {
 		free int64
 		ok   bool
 	}{{2*peak + minFreeSpace, true}, {peak*9/10 + minFreeSpace, false}} {
-		mnt := mountTmpfs(t, 3*peak+64<<20)
+		mnt := tmpfs.Mount(t, 3*peak+64<<20)
 		dir := filepath.Join(mnt, "db")
 		db := mustOpen(t, dir)
 		if _, err := db.Load(ctx, syntheticBatch(2000, "a"), nil); err != nil {
