@@ -78,6 +78,15 @@ Examples:
 
 type exitPanic int
 
+// supervise, when set (by main, in a process that is not already
+// supervised), runs a command that writes the store in a supervised child
+// process and returns its exit code; ok is false when it could not, and
+// run runs the command itself.
+var supervise func(cmd string, args []string, db string) (code int, ok bool)
+
+// writers are the commands that open the store for writing.
+var writers = map[string]bool{"load": true, "infer": true}
+
 // run is the whole program: it parses args, runs the command and returns the
 // exit code. Only run prints errors.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
@@ -109,6 +118,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stderr, "Run 'drumql %s --help' for usage.\n", strings.TrimSpace(kctx.Command()))
 		}
 		return exitUsage
+	}
+	if cmd := strings.Fields(kctx.Command()); supervise != nil && len(cmd) > 0 && writers[cmd[0]] {
+		if code, ok := supervise(cmd[0], args, c.DB); ok {
+			return code
+		}
 	}
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, cli: &c}
 	if err := kctx.Run(e); err != nil {

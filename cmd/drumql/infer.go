@@ -150,6 +150,7 @@ func (c *inferCmd) Run(e *env) error {
 		// the reasoner's error names the operation (reasoner: infer: ...)
 		return fmt.Errorf("%w\nthe store is unchanged (previous derived facts kept)", err)
 	}
+	noteCommitted()
 	if err := st.Close(); err != nil {
 		return err
 	}

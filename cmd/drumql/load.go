@@ -73,6 +73,7 @@ func (c *loadCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("load: %w (the store is unchanged)", err)
 	}
+	noteCommitted()
 	if err := st.Close(); err != nil {
 		return err
 	}

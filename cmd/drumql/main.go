@@ -3,6 +3,11 @@
 // answers queries with explanations. Run `drumql --help` for the commands.
 //
 // For profiling, DRUMQL_CPUPROFILE=FILE writes a CPU profile of the run.
+//
+// The commands that write the store (load, infer) run in a child process
+// that drumql supervises, so that a device filling during the write ends
+// in an error message rather than a crash (supervise_linux.go). Profiling
+// runs them in the process itself.
 package main
 
 import (
@@ -15,6 +20,10 @@ import (
 )
 
 func main() {
+	profiling := os.Getenv("DRUMQL_CPUPROFILE") != "" || os.Getenv("DRUMQL_MEMPROFILE") != ""
+	if !setUpChild() && !profiling {
+		supervise = superviseWriter
+	}
 	if path := os.Getenv("DRUMQL_CPUPROFILE"); path != "" {
 		f, err := os.Create(path)
 		if err != nil {

@@ -1,0 +1,125 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/drumql/drumql/internal/tmpfs"
+)
+
+// buildDrumql builds this command into a temporary directory, with the
+// build tag drumql_nospacecheck: its writers skip the free-space check, so
+// a write can fill the device as one does when another process fills it
+// after the check (store/nospacecheck.go).
+func buildDrumql(t *testing.T) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "drumql")
+	out, err := exec.Command(gobin, "build", "-tags", "drumql_nospacecheck", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runBin runs the drumql binary bin with args and returns its stdout,
+// stderr and exit code.
+func runBin(t *testing.T, bin string, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("drumql %s: %v", strings.Join(args, " "), err)
+	}
+	return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
+}
+
+// statsJSON is what 'stats --format json' says of the store at db, read by
+// this process (a build with the free-space check), without the sizes on
+// disk.
+func statsJSON(t *testing.T, db string) map[string]any {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--db", db, "-q", "stats", "--format", "json"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("stats: exit %d: %s", code, stderr.String())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &m); err != nil {
+		t.Fatalf("stats: %v\n%s", err, stdout.String())
+	}
+	delete(m, "disk_bytes")
+	delete(m, "reclaimable_bytes")
+	return m
+}
+
+// A load that fills the device while Badger writes its memory-mapped log
+// dies of SIGBUS in the child process; the supervisor says "no space left"
+// with exit 1 instead of the runtime's crash report with exit 2, and the
+// store, once space is freed, holds what it held before. The supervisor
+// passes the child's output and exit codes through otherwise.
+func TestWriteFaultOnFullDevice(t *testing.T) {
+	mnt := tmpfs.Mount(t, 24<<20)
+	bin := buildDrumql(t)
+	db := filepath.Join(mnt, "db")
+
+	stdout, stderr, code := runBin(t, bin, "-q", "--db", db, "load", filepath.Join("..", "..", "examples", "family"))
+	if code != 0 || !strings.Contains(stdout, "loaded 23483 new facts") {
+		t.Fatalf("load family: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	_, stderr, code = runBin(t, bin, "-q", "--db", db, "load", filepath.Join(t.TempDir(), "missing.tsv"))
+	if code != exitUsage || strings.Count(stderr, "nothing was loaded") != 1 {
+		t.Fatalf("load of a missing file: exit %d, want %d with the child's message once:\n%s", code, exitUsage, stderr)
+	}
+	before := statsJSON(t, db)
+
+	// 80,000 new facts take about 6 MiB of Badger's log; leave 4 MiB.
+	var tsv bytes.Buffer
+	for i := range 80000 {
+		fmt.Fprintf(&tsv, "e%d\tr%d\te%d\n", i, i%7, i*7919%80000)
+	}
+	big := filepath.Join(t.TempDir(), "big.tsv")
+	if err := os.WriteFile(big, tsv.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ballast := filepath.Join(mnt, "ballast")
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(mnt, &fs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ballast, make([]byte, int64(fs.Bavail)*fs.Bsize-4<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	stdout, stderr, code = runBin(t, bin, "-q", "--db", db, "load", big)
+	if code != exitFailure || !strings.Contains(stderr, "drumql: load: no space left on the device of "+db+" while writing") ||
+		!strings.Contains(stderr, "the store is unchanged") || strings.Contains(stderr, "goroutine") || stdout != "" {
+		t.Fatalf("load that fills the device: exit %d, want %d with a message about space and no crash report\nstdout: %s\nstderr: %s",
+			code, exitFailure, stdout, stderr)
+	}
+
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	after := statsJSON(t, db)
+	if a, b := fmt.Sprint(after), fmt.Sprint(before); a != b {
+		t.Errorf("the store after the faulted load:\n%s\nwant what it held before:\n%s", a, b)
+	}
+}
