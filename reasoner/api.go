@@ -229,7 +229,8 @@ const (
 
 // Progress is what Infer reports as it goes (Options.Progress).
 type Progress struct {
-	// Phase is the stage the report is about.
+	// Phase is the stage the report is about. In PhaseDerive a report
+	// comes after each round and, in a long round, about once a second.
 	Phase Phase
 	// Rounds is the number of semi-naive rounds so far, over all strata.
 	Rounds int
@@ -242,6 +243,9 @@ type Progress struct {
 	// Memory is the memory the Go runtime holds for the process, in bytes
 	// (what Options.MaxMemory is compared with).
 	Memory int64
+	// Joins is the evaluation's work so far: joins and loaded tuples
+	// (the unit of the work-bound tests).
+	Joins int64
 	// Elapsed is the time since Infer started.
 	Elapsed time.Duration
 }

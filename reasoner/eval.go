@@ -56,7 +56,9 @@ type evaluator struct {
 
 	// progress, when set, is told about every round (Infer).
 	progress func(Progress)
-	start    time.Time
+	// lastReport is when progress was last called (reportBatch).
+	lastReport time.Time
+	start      time.Time
 	// maxMem caps memoryInUse during the fixpoint and the write (0: no
 	// cap); memErr is set by the first check of the fixpoint that finds it
 	// exceeded.
@@ -108,7 +110,16 @@ func formatBytes(n int64) string {
 // reportRound tells e.progress about the round just done.
 func (e *evaluator) reportRound() {
 	if e.progress != nil {
-		e.progress(Progress{Phase: PhaseDerive, Rounds: e.iterations, Facts: e.derived, Memory: memoryInUse(), Elapsed: time.Since(e.start)})
+		e.lastReport = time.Now()
+		e.progress(Progress{Phase: PhaseDerive, Rounds: e.iterations, Facts: e.derived, Memory: memoryInUse(), Joins: e.work, Elapsed: time.Since(e.start)})
+	}
+}
+
+// reportBatch tells e.progress where a long round stands, at most about
+// once a second (a round of a mined program's fixpoint can take an hour).
+func (e *evaluator) reportBatch() {
+	if e.progress != nil && time.Since(e.lastReport) >= time.Second {
+		e.reportRound()
 	}
 }
 
@@ -485,6 +496,7 @@ func (e *evaluator) round(ps []*plan, delta map[int32][]int32) error {
 		if err := e.apply(bufs, delta); err != nil {
 			return err
 		}
+		e.reportBatch()
 		return e.checkpoint()
 	}
 	for _, p := range ps {

@@ -23,6 +23,7 @@ type inferCmd struct {
 	MaxFacts int      `default:"50000000" placeholder:"N" help:"Stop with an error beyond N derived facts (N > 0)."`
 	Threads  int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 	// MaxMemory is a size ("8G"), "off", or "" for the available memory.
+	Trace     bool   `help:"Write a line on stderr about once a second while deriving, whether or not stderr is a terminal: the round, facts derived, joins, memory in use, elapsed time."`
 	MaxMemory string `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the Go runtime holds more than SIZE of memory (e.g. 8G; checked as the fixpoint grows and as its result is stored; the store's files mapped into memory are not counted; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."`
 }
 
@@ -127,7 +128,13 @@ func (c *inferCmd) Run(e *env) error {
 	}
 	pb := e.newBar(-1, "inferring")
 	opt := reasoner.Options{Min: th.min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
-		Progress: func(p reasoner.Progress) { pb.describe(inferProgress(p)) }}
+		Progress: func(p reasoner.Progress) {
+			pb.describe(inferProgress(p))
+			if c.Trace && p.Phase == reasoner.PhaseDerive {
+				fmt.Fprintf(e.stderr, "trace: round %d, %d facts derived, %d joins, %s in use, %s\n",
+					p.Rounds, p.Facts, p.Joins, sysmem.Format(p.Memory), p.Elapsed.Round(time.Millisecond))
+			}
+		}}
 	stats, err := reasoner.Infer(e.ctx, st, ps.Prog, opt)
 	pb.finish()
 	if err != nil {
