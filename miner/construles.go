@@ -21,51 +21,51 @@ import (
 type ConstOptions struct {
 	// Heads lists the head relations to learn rules for; empty means every
 	// relation of the graph.
-	Heads []string
+	Heads []string `json:"heads,omitempty"`
 	// MinSupport is the smallest number of facts of the graph a rule must
 	// predict correctly. Default 2 (AnyBURL's threshold): a rule seen once
 	// is an anecdote; a negative value keeps every rule.
-	MinSupport int
+	MinSupport int `json:"min_support,omitempty"`
 	// Budget bounds the edge visits of counting one two-step body; a body
 	// that would take more is left out. Default 100,000.
-	Budget int
+	Budget int `json:"budget,omitempty"`
 	// MinConf is the smallest smoothed confidence kept. Default 0.01.
-	MinConf float64
+	MinConf float64 `json:"min_conf,omitempty"`
 	// Smoothing is the number of unseen counter-examples added to the body
 	// count: the weight is support/(body+Smoothing). Default 5, as for the
 	// chain rules; negative means 0.
-	Smoothing int
+	Smoothing int `json:"smoothing,omitempty"`
 	// PerConstant bounds the rules kept for one head relation, constant and
 	// position (the best by confidence), the pool PerHead are chosen from.
 	// Default 1000.
-	PerConstant int
+	PerConstant int `json:"per_constant,omitempty"`
 	// PerHead bounds the rules with constants kept per head relation.
 	// Default 300. They are chosen greedily by coverage (see
 	// [Graph.ConstantRules]) unless ByConfidence is set.
-	PerHead int
+	PerHead int `json:"per_head,omitempty"`
 	// ByConfidence chooses a head's PerHead rules as the best by confidence,
 	// then support, instead of by coverage.
-	ByConfidence bool
+	ByConfidence bool `json:"by_confidence,omitempty"`
 	// Sample bounds the facts of one head relation and constant whose
 	// neighbourhoods propose candidate bodies (a seeded sample when there
 	// are more); the support of every candidate is then counted exactly
 	// over all of them. Default 500.
-	Sample int
+	Sample int `json:"sample,omitempty"`
 	// Len is the most atoms of a rule's body: 1 for the forms with one atom,
 	// 2 (the default) also for h(X, c) :- b1(X, Y), b2(Y, d), with either
 	// argument order in each atom (AnyBURL's acyclic rules of length 2).
-	Len int
+	Len int `json:"len,omitempty"`
 	// TwoStepCands bounds the two-step bodies counted per head relation,
 	// constant and position: those proposed by the most sampled entities.
 	// Default 50.
-	TwoStepCands int
+	TwoStepCands int `json:"two_step_cands,omitempty"`
 	// Seed seeds the sample (with the head relation's name, so a head's
 	// rules do not depend on the other heads); 0 means 33.
-	Seed uint64
+	Seed uint64 `json:"seed,omitempty"`
 	// Threads bounds the goroutines that learn head relations in
 	// parallel; 0 means runtime.GOMAXPROCS(0). The result does not depend
 	// on it.
-	Threads int
+	Threads int `json:"-"`
 }
 
 func (o ConstOptions) withDefaults() ConstOptions {

@@ -6,82 +6,82 @@ import "runtime"
 type ExtractOptions struct {
 	// Heads lists the head relations to extract rules for; empty means the
 	// model's Config.Heads, or every relation when that is empty too.
-	Heads []string
+	Heads []string `json:"heads,omitempty"`
 	// Beam is the number of partial bodies kept per step of the beam
 	// search. Default 200.
-	Beam int
+	Beam int `json:"beam,omitempty"`
 	// MinScore drops bodies whose raw score Σ_j Π_t a_{j,t,k_t} is below it
 	// (the prefix score bounds every completion, so the pruning is exact).
 	// Default 0.01, the rule_thr of the original code.
-	MinScore float64
+	MinScore float64 `json:"min_score,omitempty"`
 	// PathMinScore drops the bodies the path samples propose whose score
 	// (computed from the attention) is below it; 0 keeps them whatever
 	// their score.
-	PathMinScore float64
+	PathMinScore float64 `json:"path_min_score,omitempty"`
 	// MaxRules is the maximum number of rules per head relation. Default 20.
-	MaxRules int
+	MaxRules int `json:"max_rules,omitempty"`
 	// Candidates is the number of bodies per head relation, the best by
 	// DRUM score, whose support is counted; when weighting by confidence,
 	// the MaxRules best of them by smoothed confidence are kept (DRUM
 	// proposes, the graph chooses). Default MaxRules: the MaxRules best by
 	// score.
-	Candidates int
+	Candidates int `json:"candidates,omitempty"`
 	// SupportBudget bounds the edge visits of counting one rule's support
 	// exactly: the starts of the body (the entities its first atom can
 	// bind) are counted in a seeded random order, and once SupportBudget
 	// edges have been visited, the counts of the starts done so far are
 	// scaled to all of them (an estimate from a uniform sample; see
 	// MinedRule.Sampled). Default 100,000.
-	SupportBudget int
+	SupportBudget int `json:"support_budget,omitempty"`
 	// Threads bounds the goroutines that extract head relations in
 	// parallel; 0 means runtime.GOMAXPROCS(0). The result does not depend
 	// on it.
-	Threads int
+	Threads int `json:"-"`
 	// Graph, if not nil, is used to count each rule's support (groundings
 	// of the body whose head fact holds) and body groundings for the
 	// comment; default the graph the model was trained on (none after Load).
-	Graph *Graph
+	Graph *Graph `json:"-"`
 	// NoSupport disables the support counts.
-	NoSupport bool
+	NoSupport bool `json:"no_support,omitempty"`
 	// KeepVacuous keeps rules whose body has no grounding in the graph.
 	// By default, when support is counted, such rules are dropped: they can
 	// never fire on this graph (they arise when a step's mass is lost and
 	// the per-step normalisation scales the rest back up).
-	KeepVacuous bool
+	KeepVacuous bool `json:"keep_vacuous,omitempty"`
 	// MinSupport drops, when support is counted, rules whose body predicts
 	// fewer than MinSupport facts of the graph correctly: a rule that never
 	// holds on the data it was mined from is noise of the attention (it
 	// arises on small graphs and short training). Default 1; a negative
 	// value keeps every rule. Weights are normalised over the rules kept.
-	MinSupport int
+	MinSupport int `json:"min_support,omitempty"`
 	// Weight chooses the rule weights written out (see WeightBy); the zero
 	// value is WeightConfidence.
-	Weight WeightBy
+	Weight WeightBy `json:"weight,omitempty"`
 	// Smoothing is the number of unseen counter-examples added to the body
 	// count of the confidence weight (AnyBURL's "unseen negative
 	// examples"): support/(body+Smoothing). Default 5; negative means 0.
-	Smoothing int
+	Smoothing int `json:"smoothing,omitempty"`
 	// HeadBudget bounds the edge visits of counting the support of all the
 	// bodies of one head relation, in the order they are proposed (the
 	// beam's by score, then the paths'); once it is spent, the bodies left
 	// are not counted, and so not kept when weighting by confidence.
 	// Default 100,000,000; the count never depends on time or threads.
-	HeadBudget int
+	HeadBudget int `json:"head_budget,omitempty"`
 	// PathSamples is the number of facts of each head relation whose
 	// connecting paths in the graph propose bodies besides the attention's
 	// (see Graph.samplePaths; only when weighting by confidence on a
 	// graph). Default 200; negative: none.
-	PathSamples int
+	PathSamples int `json:"path_samples,omitempty"`
 	// PathCandidates bounds the bodies the path samples propose per head
 	// relation (those connecting the most sampled facts) whose support is
 	// counted, besides the Candidates best by DRUM score. Default 300.
-	PathCandidates int
+	PathCandidates int `json:"path_candidates,omitempty"`
 	// PathBudget bounds the edge visits of enumerating one sampled fact's
 	// paths of length three. Default 100,000.
-	PathBudget int
+	PathBudget int `json:"path_budget,omitempty"`
 	// Seed seeds the samples of facts (with the head relation's index);
 	// 0 means the model's seed.
-	Seed uint64
+	Seed uint64 `json:"seed,omitempty"`
 }
 
 // WeightBy is how extracted rules are weighted.

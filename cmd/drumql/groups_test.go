@@ -15,7 +15,7 @@ import (
 )
 
 // familiesGroups are the two head groups of examples/families, worked out
-// by hand in cluster's TestPartition from the training queries per relation.
+// by hand in miner's TestPartition from the training queries per relation.
 var familiesGroups = [][]string{
 	{"father", "husband", "mother", "sister", "son", "uncle"},
 	{"aunt", "brother", "daughter", "nephew", "niece", "wife"},

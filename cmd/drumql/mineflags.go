@@ -102,3 +102,33 @@ func (c *mineCmd) validate() error {
 	}
 	return nil
 }
+
+// options are the mining options of the flags (miner.Mine's), the training
+// configuration with its defaults applied; flags left out take the miner's
+// defaults. One --min-support and one --budget apply to both kinds of
+// rules.
+func (c *mineCmd) options() miner.Options {
+	cfg := miner.Config{MaxLen: deref(c.Len), Rank: deref(c.Rank), MaxEpochs: deref(c.Epochs), Batch: deref(c.Batch), Seed: deref(c.Seed),
+		Threads: c.Threads, Heads: c.Heads, MaxQueries: deref(c.MaxQueries), MaxFanOut: deref(c.MaxFanOut)}
+	if n := deref(c.Epochs); n > 0 && n < miner.DefaultMinEpochs {
+		cfg.MinEpochs = n
+	}
+	weight := miner.WeightConfidence
+	if c.Weight == "score" {
+		weight = miner.WeightScore
+	}
+	opt := miner.Options{
+		Config: cfg.WithDefaults(),
+		Extract: miner.ExtractOptions{Beam: c.Beam, MaxRules: c.MaxRules, Candidates: c.Candidates, MinScore: defaultMinScore,
+			MinSupport: deref(c.MinSupport), Weight: weight, SupportBudget: deref(c.Budget), PathSamples: deref(c.PathSamples),
+			HeadBudget: deref(c.HeadBudget)},
+		Constants: miner.ConstOptions{PerHead: deref(c.ConstantRules), PerConstant: deref(c.PerConstant),
+			ByConfidence: c.ConstantsBy == "confidence", Len: c.ConstantLen, MinSupport: deref(c.MinSupport), Budget: deref(c.Budget)},
+		NoConstants: c.NoConstants,
+	}
+	if c.MinScore != nil {
+		// Set: every chain rule, the path samples' too.
+		opt.Extract.MinScore, opt.Extract.PathMinScore = *c.MinScore, *c.MinScore
+	}
+	return opt
+}
