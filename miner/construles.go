@@ -23,24 +23,26 @@ type ConstOptions struct {
 	// relation of the graph.
 	Heads []string `json:"heads,omitempty"`
 	// MinSupport is the smallest number of facts of the graph a rule must
-	// predict correctly. Default 2 (AnyBURL's threshold): a rule seen once
-	// is an anecdote; a negative value keeps every rule.
+	// predict correctly. Default DefaultConstMinSupport (AnyBURL's
+	// threshold): a rule seen once is an anecdote; a negative value keeps
+	// every rule.
 	MinSupport int `json:"min_support,omitempty"`
 	// Budget bounds the edge visits of counting one two-step body; a body
-	// that would take more is left out. Default 100,000.
+	// that would take more is left out. Default DefaultConstBudget.
 	Budget int `json:"budget,omitempty"`
-	// MinConf is the smallest smoothed confidence kept. Default 0.01.
+	// MinConf is the smallest smoothed confidence kept. Default
+	// DefaultConstMinConf.
 	MinConf float64 `json:"min_conf,omitempty"`
 	// Smoothing is the number of unseen counter-examples added to the body
-	// count: the weight is support/(body+Smoothing). Default 5, as for the
-	// chain rules; negative means 0.
+	// count: the weight is support/(body+Smoothing). Default
+	// DefaultSmoothing, as for the chain rules; negative means 0.
 	Smoothing int `json:"smoothing,omitempty"`
 	// PerConstant bounds the rules kept for one head relation, constant and
 	// position (the best by confidence), the pool PerHead are chosen from.
-	// Default 1000.
+	// Default DefaultPerConstant.
 	PerConstant int `json:"per_constant,omitempty"`
 	// PerHead bounds the rules with constants kept per head relation.
-	// Default 300. They are chosen greedily by coverage (see
+	// Default DefaultConstantRules. They are chosen greedily by coverage (see
 	// [Graph.ConstantRules]) unless ByConfidence is set.
 	PerHead int `json:"per_head,omitempty"`
 	// ByConfidence chooses a head's PerHead rules as the best by confidence,
@@ -49,18 +51,18 @@ type ConstOptions struct {
 	// Sample bounds the facts of one head relation and constant whose
 	// neighbourhoods propose candidate bodies (a seeded sample when there
 	// are more); the support of every candidate is then counted exactly
-	// over all of them. Default 500.
+	// over all of them. Default DefaultConstSample.
 	Sample int `json:"sample,omitempty"`
 	// Len is the most atoms of a rule's body: 1 for the forms with one atom,
-	// 2 (the default) also for h(X, c) :- b1(X, Y), b2(Y, d), with either
+	// 2 (DefaultConstLen) also for h(X, c) :- b1(X, Y), b2(Y, d), with either
 	// argument order in each atom (AnyBURL's acyclic rules of length 2).
 	Len int `json:"len,omitempty"`
 	// TwoStepCands bounds the two-step bodies counted per head relation,
 	// constant and position: those proposed by the most sampled entities.
-	// Default 50.
+	// Default DefaultTwoStepCands.
 	TwoStepCands int `json:"two_step_cands,omitempty"`
 	// Seed seeds the sample (with the head relation's name, so a head's
-	// rules do not depend on the other heads); 0 means 33.
+	// rules do not depend on the other heads); 0 means DefaultSeed.
 	Seed uint64 `json:"seed,omitempty"`
 	// Threads bounds the goroutines that learn head relations in
 	// parallel; 0 means runtime.GOMAXPROCS(0). The result does not depend
@@ -68,38 +70,53 @@ type ConstOptions struct {
 	Threads int `json:"-"`
 }
 
-func (o ConstOptions) withDefaults() ConstOptions {
+// Defaults of ConstOptions (Smoothing's is the chain rules'
+// DefaultSmoothing).
+const (
+	DefaultConstMinSupport = 2
+	DefaultConstBudget     = 100_000
+	DefaultConstMinConf    = 0.01
+	DefaultPerConstant     = 1000
+	DefaultConstantRules   = 300
+	DefaultConstSample     = 500
+	DefaultConstLen        = 2
+	DefaultTwoStepCands    = 50
+)
+
+// WithDefaults returns o with every unset field replaced by its default
+// (Heads are left as they are).
+func (o ConstOptions) WithDefaults() ConstOptions {
 	if o.MinSupport == 0 {
-		o.MinSupport = 2
+		o.MinSupport = DefaultConstMinSupport
 	}
 	if o.Budget <= 0 {
-		o.Budget = twoStepBudget
+		o.Budget = DefaultConstBudget
 	}
 	if o.MinConf <= 0 {
-		o.MinConf = 0.01
+		o.MinConf = DefaultConstMinConf
 	}
 	if o.Smoothing == 0 {
-		o.Smoothing = 5
+		o.Smoothing = DefaultSmoothing
 	} else if o.Smoothing < 0 {
 		o.Smoothing = 0
 	}
 	if o.PerConstant <= 0 {
-		o.PerConstant = 1000
+		o.PerConstant = DefaultPerConstant
 	}
 	if o.PerHead <= 0 {
-		o.PerHead = 300
+		o.PerHead = DefaultConstantRules
 	}
 	if o.Sample <= 0 {
-		o.Sample = 500
+		o.Sample = DefaultConstSample
 	}
 	if o.Len <= 0 {
-		o.Len = 2
+		o.Len = DefaultConstLen
 	}
 	if o.TwoStepCands <= 0 {
-		o.TwoStepCands = 50
+		o.TwoStepCands = DefaultTwoStepCands
 	}
 	if o.Seed == 0 {
-		o.Seed = 33
+		o.Seed = DefaultSeed
 	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
@@ -156,7 +173,7 @@ type headCand struct {
 // smoothed confidence support/(body+Smoothing), rounded to 4 significant
 // digits; Support and Body are the counts (Counted, FromGraph set).
 func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRule, error) {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	heads := opt.Heads
 	if len(heads) == 0 {
 		heads = g.Relations()

@@ -8,30 +8,33 @@ type ExtractOptions struct {
 	// model's Config.Heads, or every relation when that is empty too.
 	Heads []string `json:"heads,omitempty"`
 	// Beam is the number of partial bodies kept per step of the beam
-	// search. Default 200.
+	// search. Default DefaultBeam.
 	Beam int `json:"beam,omitempty"`
 	// MinScore drops bodies whose raw score Σ_j Π_t a_{j,t,k_t} is below it
 	// (the prefix score bounds every completion, so the pruning is exact).
-	// Default 0.01, the rule_thr of the original code.
+	// Default DefaultMinScore (the original code's rule_thr was 0.01, with
+	// MaxRules 20: the rules are now chosen by confidence on the graph, so
+	// DRUM may propose many more).
 	MinScore float64 `json:"min_score,omitempty"`
 	// PathMinScore drops the bodies the path samples propose whose score
 	// (computed from the attention) is below it; 0 keeps them whatever
 	// their score.
 	PathMinScore float64 `json:"path_min_score,omitempty"`
-	// MaxRules is the maximum number of rules per head relation. Default 20.
+	// MaxRules is the maximum number of rules per head relation. Default
+	// DefaultMaxRules.
 	MaxRules int `json:"max_rules,omitempty"`
 	// Candidates is the number of bodies per head relation, the best by
 	// DRUM score, whose support is counted; when weighting by confidence,
 	// the MaxRules best of them by smoothed confidence are kept (DRUM
-	// proposes, the graph chooses). Default MaxRules: the MaxRules best by
-	// score.
+	// proposes, the graph chooses). Default DefaultCandidates, and never
+	// fewer than MaxRules.
 	Candidates int `json:"candidates,omitempty"`
 	// SupportBudget bounds the edge visits of counting one rule's support
 	// exactly: the starts of the body (the entities its first atom can
 	// bind) are counted in a seeded random order, and once SupportBudget
 	// edges have been visited, the counts of the starts done so far are
 	// scaled to all of them (an estimate from a uniform sample; see
-	// MinedRule.Sampled). Default 100,000.
+	// MinedRule.Sampled). Default DefaultSupportBudget.
 	SupportBudget int `json:"support_budget,omitempty"`
 	// Threads bounds the goroutines that extract head relations in
 	// parallel; 0 means runtime.GOMAXPROCS(0). The result does not depend
@@ -51,7 +54,8 @@ type ExtractOptions struct {
 	// MinSupport drops, when support is counted, rules whose body predicts
 	// fewer than MinSupport facts of the graph correctly: a rule that never
 	// holds on the data it was mined from is noise of the attention (it
-	// arises on small graphs and short training). Default 1; a negative
+	// arises on small graphs and short training). Default
+	// DefaultMinSupport; a negative
 	// value keeps every rule. Weights are normalised over the rules kept.
 	MinSupport int `json:"min_support,omitempty"`
 	// Weight chooses the rule weights written out (see WeightBy); the zero
@@ -59,25 +63,28 @@ type ExtractOptions struct {
 	Weight WeightBy `json:"weight,omitempty"`
 	// Smoothing is the number of unseen counter-examples added to the body
 	// count of the confidence weight (AnyBURL's "unseen negative
-	// examples"): support/(body+Smoothing). Default 5; negative means 0.
+	// examples"): support/(body+Smoothing). Default DefaultSmoothing; negative means
+	// 0.
 	Smoothing int `json:"smoothing,omitempty"`
 	// HeadBudget bounds the edge visits of counting the support of all the
 	// bodies of one head relation, in the order they are proposed (the
 	// beam's by score, then the paths'); once it is spent, the bodies left
 	// are not counted, and so not kept when weighting by confidence.
-	// Default 100,000,000; the count never depends on time or threads.
+	// Default DefaultHeadBudget; the count never depends on time or
+	// threads.
 	HeadBudget int `json:"head_budget,omitempty"`
 	// PathSamples is the number of facts of each head relation whose
 	// connecting paths in the graph propose bodies besides the attention's
 	// (see Graph.samplePaths; only when weighting by confidence on a
-	// graph). Default 200; negative: none.
+	// graph). Default DefaultPathSamples; negative: none.
 	PathSamples int `json:"path_samples,omitempty"`
 	// PathCandidates bounds the bodies the path samples propose per head
 	// relation (those connecting the most sampled facts) whose support is
-	// counted, besides the Candidates best by DRUM score. Default 300.
+	// counted, besides the Candidates best by DRUM score. Default
+	// DefaultPathCandidates.
 	PathCandidates int `json:"path_candidates,omitempty"`
 	// PathBudget bounds the edge visits of enumerating one sampled fact's
-	// paths of length three. Default 100,000.
+	// paths of length three. Default DefaultPathBudget.
 	PathBudget int `json:"path_budget,omitempty"`
 	// Seed seeds the samples of facts (with the head relation's index);
 	// 0 means the model's seed.
@@ -100,44 +107,66 @@ const (
 	WeightScore
 )
 
-func (o ExtractOptions) withDefaults() ExtractOptions {
+// Defaults of ExtractOptions, the settings drumql mine was measured with
+// (its flags read them).
+const (
+	DefaultBeam           = 4000
+	DefaultMinScore       = 1e-6
+	DefaultMaxRules       = 200
+	DefaultCandidates     = 1000
+	DefaultSupportBudget  = 100_000
+	DefaultMinSupport     = 1
+	DefaultSmoothing      = 5
+	DefaultHeadBudget     = 100_000_000
+	DefaultPathSamples    = 200
+	DefaultPathCandidates = 300
+	DefaultPathBudget     = 100_000
+)
+
+// WithDefaults returns o with every unset field replaced by its default
+// (Heads, Graph and Seed are left as they are: their defaults come from the
+// model).
+func (o ExtractOptions) WithDefaults() ExtractOptions {
 	if o.Beam <= 0 {
-		o.Beam = 200
+		o.Beam = DefaultBeam
 	}
 	if o.MinScore <= 0 {
-		o.MinScore = 0.01
+		o.MinScore = DefaultMinScore
 	}
 	if o.MaxRules <= 0 {
-		o.MaxRules = 20
+		o.MaxRules = DefaultMaxRules
+	}
+	if o.Candidates <= 0 {
+		o.Candidates = DefaultCandidates
 	}
 	if o.Candidates < o.MaxRules {
 		o.Candidates = o.MaxRules
 	}
 	if o.SupportBudget <= 0 {
-		o.SupportBudget = 100_000
+		o.SupportBudget = DefaultSupportBudget
 	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}
 	if o.MinSupport == 0 {
-		o.MinSupport = 1
+		o.MinSupport = DefaultMinSupport
 	}
 	if o.Smoothing == 0 {
-		o.Smoothing = 5
+		o.Smoothing = DefaultSmoothing
 	} else if o.Smoothing < 0 {
 		o.Smoothing = 0
 	}
 	if o.HeadBudget <= 0 {
-		o.HeadBudget = 100_000_000
+		o.HeadBudget = DefaultHeadBudget
 	}
 	if o.PathSamples == 0 {
-		o.PathSamples = 200
+		o.PathSamples = DefaultPathSamples
 	}
 	if o.PathCandidates <= 0 {
-		o.PathCandidates = 300
+		o.PathCandidates = DefaultPathCandidates
 	}
 	if o.PathBudget <= 0 {
-		o.PathBudget = 100_000
+		o.PathBudget = DefaultPathBudget
 	}
 	return o
 }

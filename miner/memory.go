@@ -86,9 +86,9 @@ type RuleStep struct {
 // withDefaults gives zero settings the defaults of ExtractOptions and
 // ConstOptions, and counts no rules with constants under NoConstants.
 func (rs RuleStep) withDefaults() RuleStep {
-	x := ExtractOptions{Beam: rs.Beam, MaxRules: rs.MaxRules, Candidates: rs.Candidates}.withDefaults()
+	x := ExtractOptions{Beam: rs.Beam, MaxRules: rs.MaxRules, Candidates: rs.Candidates}.WithDefaults()
 	rs.Beam, rs.MaxRules, rs.Candidates = x.Beam, x.MaxRules, x.Candidates
-	rs.ConstantRules = ConstOptions{PerHead: rs.ConstantRules}.withDefaults().PerHead
+	rs.ConstantRules = ConstOptions{PerHead: rs.ConstantRules}.WithDefaults().PerHead
 	if rs.NoConstants {
 		rs.ConstantRules = 0
 	}

@@ -178,3 +178,19 @@ func (opt Options) RuleStep() RuleStep {
 	return RuleStep{Beam: opt.Extract.Beam, Candidates: opt.Extract.Candidates, MaxRules: opt.Extract.MaxRules,
 		ConstantRules: opt.Constants.PerHead, NoConstants: opt.NoConstants, Heads: len(opt.Config.Heads)}
 }
+
+// WithDefaults returns opt with the defaults of its Config, Extract and
+// Constants applied; the Threads of Extract and Constants, when zero, are
+// Config's.
+func (opt Options) WithDefaults() Options {
+	opt.Config = opt.Config.WithDefaults()
+	if opt.Extract.Threads == 0 {
+		opt.Extract.Threads = opt.Config.Threads
+	}
+	if opt.Constants.Threads == 0 {
+		opt.Constants.Threads = opt.Config.Threads
+	}
+	opt.Extract = opt.Extract.WithDefaults()
+	opt.Constants = opt.Constants.WithDefaults()
+	return opt
+}

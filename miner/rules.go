@@ -46,7 +46,7 @@ func (m *Model) Attention(rel string, inverse bool) ([][][]float64, error) {
 // score, the per-rank contributions and, with a graph, its support counts;
 // [MinedRule.Comment] formats them for a mined file.
 func (m *Model) Rules(opt ExtractOptions) ([]MinedRule, error) {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	if opt.Seed == 0 {
 		opt.Seed = m.cfg.Seed
 	}

@@ -70,8 +70,7 @@ func softLimit(need int64, env string) func() {
 // training: extraction, and with the store's valid split (valid triples)
 // the choice of the aggregation and the coverage line.
 func (c *mineCmd) ruleStep(e *env, valid int) miner.RuleStep {
-	rs := miner.RuleStep{Beam: c.Beam, Candidates: c.Candidates, MaxRules: c.MaxRules,
-		ConstantRules: deref(c.ConstantRules), NoConstants: c.NoConstants, Heads: len(c.Heads)}
+	rs := c.options().RuleStep()
 	if c.Aggregate == "auto" && valid > 0 {
 		rs.Apply = true
 		if !e.cli.Quiet {

@@ -4,13 +4,27 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/alecthomas/kong"
 	"github.com/drumql/drumql/miner"
 )
 
-// defaultMinScore is the beam search's score threshold when --min-score is
-// not given (the bodies the path samples propose are then kept whatever
-// their score).
-const defaultMinScore = 1e-6
+// minerVars are the miner's defaults, which mine's flags left out take,
+// for their help (${miner_beam}, …): the library is the one source.
+func minerVars() kong.Vars {
+	x, k := miner.ExtractOptions{}.WithDefaults(), miner.ConstOptions{}.WithDefaults()
+	v := map[string]any{
+		"max_len": miner.MaxRuleLen, "len": miner.DefaultMaxLen, "rank": miner.DefaultRank, "epochs": miner.DefaultMaxEpochs,
+		"batch": miner.DefaultBatch, "seed": miner.DefaultSeed, "max_fan_out": miner.DefaultMaxFanOut, "max_queries": miner.DefaultMaxQueries,
+		"max_rules": x.MaxRules, "candidates": x.Candidates, "min_score": x.MinScore, "beam": x.Beam, "path_samples": x.PathSamples,
+		"budget": x.SupportBudget, "head_budget": x.HeadBudget, "min_support": x.MinSupport, "smoothing": x.Smoothing,
+		"const_len": k.Len, "constant_rules": k.PerHead, "per_constant": k.PerConstant, "const_min_support": k.MinSupport,
+	}
+	vars := kong.Vars{}
+	for name, val := range v {
+		vars["miner_"+name] = fmt.Sprint(val)
+	}
+	return vars
+}
 
 // deref is *p, or the zero value (the miner's default) when the flag was
 // not given.
@@ -43,9 +57,9 @@ func (c *mineCmd) validate() error {
 		{"per-constant", c.PerConstant, "a number of rules"},
 		{"budget", c.Budget, "a number of edge visits"},
 		{"head-budget", c.HeadBudget, "a number of edge visits"},
-		{"max-rules", &c.MaxRules, "a number of rules"},
-		{"candidates", &c.Candidates, "a number of bodies"},
-		{"beam", &c.Beam, "a number of partial bodies"},
+		{"max-rules", c.MaxRules, "a number of rules"},
+		{"candidates", c.Candidates, "a number of bodies"},
+		{"beam", c.Beam, "a number of partial bodies"},
 		{"head-groups", &c.HeadGroups, "a number of groups"},
 	} {
 		if f.v != nil && *f.v < 1 {
@@ -91,8 +105,8 @@ func (c *mineCmd) validate() error {
 			bad("--min-score %g: want a score in (0, %d]: a raw DRUM score is at most the rank L = %d, so no chain rule would be kept", x, L, L)
 		}
 	}
-	if c.ConstantLen != 1 && c.ConstantLen != 2 {
-		bad("--constant-len %d: want 1 (one body atom) or 2 (also h(X, c) :- b1(X, Y), b2(Y, d).)", c.ConstantLen)
+	if n := c.ConstantLen; n != nil && *n != 1 && *n != 2 {
+		bad("--constant-len %d: want 1 (one body atom) or 2 (also h(X, c) :- b1(X, Y), b2(Y, d).)", *n)
 	}
 	if !(c.Threshold > 0 && c.Threshold <= 1) {
 		bad("--threshold %g: the threshold written as @min must be in (0, 1]", c.Threshold)
@@ -119,11 +133,11 @@ func (c *mineCmd) options() miner.Options {
 	}
 	opt := miner.Options{
 		Config: cfg.WithDefaults(),
-		Extract: miner.ExtractOptions{Beam: c.Beam, MaxRules: c.MaxRules, Candidates: c.Candidates, MinScore: defaultMinScore,
+		Extract: miner.ExtractOptions{Beam: deref(c.Beam), MaxRules: deref(c.MaxRules), Candidates: deref(c.Candidates),
 			MinSupport: deref(c.MinSupport), Weight: weight, SupportBudget: deref(c.Budget), PathSamples: deref(c.PathSamples),
 			HeadBudget: deref(c.HeadBudget)},
 		Constants: miner.ConstOptions{PerHead: deref(c.ConstantRules), PerConstant: deref(c.PerConstant),
-			ByConfidence: c.ConstantsBy == "confidence", Len: c.ConstantLen, MinSupport: deref(c.MinSupport), Budget: deref(c.Budget)},
+			ByConfidence: c.ConstantsBy == "confidence", Len: deref(c.ConstantLen), MinSupport: deref(c.MinSupport), Budget: deref(c.Budget)},
 		NoConstants: c.NoConstants,
 	}
 	if c.MinScore != nil {
