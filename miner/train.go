@@ -100,7 +100,7 @@ func TrainGraph(ctx context.Context, st Source, g *Graph, cfg Config, progress f
 		es := EpochStats{Epoch: epoch, TrainLoss: sum / float64(queries)}
 		stop := false
 		if ds.nValid > 0 {
-			vl, vh, err := tr.validate(ctx, ds)
+			vl, vh, err := tr.validPass(ctx, ds)
 			if err != nil {
 				m.history = append(m.history, es)
 				return m, errorf("miner: training stopped in epoch %d during validation: %w", epoch, err)
