@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +9,7 @@ import (
 
 	"github.com/drumql/drumql/cluster"
 	"github.com/drumql/drumql/internal/atomicfile"
-	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
-	"github.com/drumql/drumql/store"
 )
 
 // groupFlags are drumql mine's flags for mining in head-relation groups, in
@@ -133,19 +130,6 @@ type modelSet struct {
 // single wraps one model.
 func single(m *miner.Model) *modelSet { return &modelSet{models: []*miner.Model{m}} }
 
-// configHeads are the head relations the models were trained for, nil when
-// one model was trained for every relation.
-func (s *modelSet) configHeads() []string {
-	if s.heads == nil {
-		return s.models[0].Config().Heads
-	}
-	var hs []string
-	for _, h := range s.heads {
-		hs = append(hs, h...)
-	}
-	return hs
-}
-
 // loadModel reads a model saved by drumql mine --save-model: a model file,
 // or a manifest of group models (whose checksums it verifies).
 func loadModel(path string) (*modelSet, error) {
@@ -182,44 +166,4 @@ func loadModel(path string) (*modelSet, error) {
 		set.heads = append(set.heads, gr.Heads)
 	}
 	return set, nil
-}
-
-// setScorer scores each query with the model of its relation's group.
-type setScorer struct {
-	scorers []*modelScorer
-	byRel   map[store.ID]int // relation -> index in scorers; absent: 0
-}
-
-// newSetScorer adapts set to linkpred.Scorer over the graph g; gpos maps
-// graph entity indices to positions among the n ranked entities.
-func newSetScorer(set *modelSet, g *miner.Graph, gpos []int32, n int) *setScorer {
-	rels := relNames(g)
-	s := &setScorer{byRel: map[store.ID]int{}}
-	for k, m := range set.models {
-		s.scorers = append(s.scorers, &modelScorer{model: m, g: g, gpos: gpos, n: n, pool: make(chan *miner.Scorer, 8), rels: rels})
-		if set.heads != nil {
-			for id, name := range rels {
-				for _, h := range set.heads[k] {
-					if h == name {
-						s.byRel[id] = k
-					}
-				}
-			}
-		}
-	}
-	return s
-}
-
-// Score implements linkpred.Scorer: qs are queries of one relation.
-func (s *setScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
-	return s.scorers[s.byRel[qs[0].Rel]].Score(ctx, qs, out)
-}
-
-// unseen is the number of queries over relations the models cannot score.
-func (s *setScorer) unseen() int64 {
-	var n int64
-	for _, m := range s.scorers {
-		n += m.unseen.Load()
-	}
-	return n
 }

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/drumql/drumql/internal/sysmem"
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
 )
 
@@ -74,7 +75,7 @@ func (c *mineCmd) ruleStep(e *env, valid int) miner.RuleStep {
 	if c.Aggregate == "auto" && valid > 0 {
 		rs.Apply = true
 		if !e.cli.Quiet {
-			rs.ScoreBatch = coverageBatch
+			rs.ScoreBatch = linkpred.CoverageBatch
 		}
 	}
 	return rs

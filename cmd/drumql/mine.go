@@ -143,9 +143,9 @@ type mineRun struct {
 	// rulesStart is when the rule step began (the last training ended).
 	rulesStart   time.Time
 	ruleStepTook time.Duration
-	tuned        *tuning
+	tuned        *linkpred.Tuning
 	directives   []datalog.Aggregate
-	cov          *coverageInfo
+	cov          *linkpred.Coverage
 	metrics      *linkpred.Report
 }
 
@@ -314,7 +314,7 @@ func (c *mineCmd) chooseAggregation(e *env, r *mineRun) error {
 		return nil
 	}
 	tuneStart := time.Now()
-	vq, err := validQueries(r.st)
+	vq, err := linkpred.ValidQueries(r.st)
 	if err != nil {
 		return err
 	}
@@ -322,7 +322,7 @@ func (c *mineCmd) chooseAggregation(e *env, r *mineRun) error {
 		return nil
 	}
 	prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
-	if r.tuned, err = tuneAggregation(e.ctx, e, r.st, r.g, prog, vq); err != nil {
+	if r.tuned, err = linkpred.ChooseAggregation(e.ctx, r.st, r.g, prog, vq); err != nil {
 		return err
 	}
 	r.directives = r.tuned.Directives
@@ -385,7 +385,8 @@ func (c *mineCmd) assess(e *env, r *mineRun) error {
 		// The rule application's candidate lists and engine are garbage
 		// now: collect them before the model's blocks are allocated.
 		runtime.GC()
-		if r.cov, err = coverage(e, r.st, r.g, r.models(), r.res.Rules, r.tuned); err != nil {
+		ms := r.models()
+		if r.cov, err = linkpred.MeasureCoverage(e.ctx, r.st, r.g, ms.models, ms.heads, r.res.Rules, r.tuned); err != nil {
 			return err
 		}
 	}
@@ -537,4 +538,11 @@ func policyMetrics(m *linkpred.Metrics) report.PolicyMetrics {
 		return report.Scores{MRR: s.MRR, MR: s.MR, Hits1: s.Hits1, Hits3: s.Hits3, Hits10: s.Hits10}
 	}
 	return report.PolicyMetrics{All: conv(m.Summary), Head: conv(m.Head), Tail: conv(m.Tail)}
+}
+
+// describeTuning is the line drumql mine prints about the aggregation it
+// chose.
+func describeTuning(t *linkpred.Tuning) string {
+	return fmt.Sprintf("aggregation %s chosen on %d valid queries (MRR %.3f; %d relations rank better their own way)",
+		t.Directives[0].Describe(), t.Queries, t.Chosen, len(t.Directives)-1)
 }

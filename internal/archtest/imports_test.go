@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"store":    {},
 	"reasoner": {"datalog", "store"},
 	"miner":    {"datalog", "store"},
-	"linkpred": {"store"},
+	"linkpred": {"store", "datalog", "miner", "reasoner"},
 	"cluster":  {"miner", "store", "datalog"},
 }
 
