@@ -212,35 +212,14 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRul
 // nonempty row.
 func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int) []MinedRule {
 	R, E := len(g.fwd), g.NumEntities()
-	rowLen := func(op int, x int32) int32 {
-		m := g.fwd[op%R]
-		if op >= R {
-			m = g.bwd[op%R]
-		}
-		return m.Degree(x)
-	}
-	// holders(op, y): the sorted entities x with an op-edge from x to y.
-	holders := func(op int32, y int32) []int32 {
-		m := g.bwd[int(op)%R] // op = r: facts r(x, y): heads of y
-		if int(op) >= R {
-			m = g.fwd[int(op)%R] // op = R+r: facts r(y, x): tails of y
-		}
-		return m.Row(y)
-	}
 	hf := fnv.New64a()
 	hf.Write([]byte(h))
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x636f6e7374^hf.Sum64()))
-	counts := map[int64]int32{}
-	anyOp := make([]int32, 2*R)
-	stamp := make([]int32, 2*R)
-	ts := &twoSteps{g: g, holders: holders, mark: make([]int32, E), over: map[uint64]struct{}{}, budget: opt.Budget}
-	if opt.Len < 2 {
-		ts = nil
+	cl := &constLearner{g: g, r: r, R: R, opt: opt, nonEmpty: nonEmpty,
+		rng:    rand.New(rand.NewPCG(opt.Seed, 0x636f6e7374^hf.Sum64())),
+		counts: map[int64]int32{}, anyOp: make([]int32, 2*R), stamp: make([]int32, 2*R)}
+	if opt.Len >= 2 {
+		cl.ts = &twoSteps{g: g, holders: cl.holders, mark: make([]int32, E), over: map[uint64]struct{}{}, budget: opt.Budget}
 	}
-	var out []MinedRule
-	var perHead []headCand
-	var arena []int32 // the candidates' supports (coverage choice)
-	base := int32(0)  // the index of the first fact of (pos, c)
 	// pos 1: h(X, c), X among the heads of c; pos 0: h(c, X), X among
 	// the tails of c.
 	for _, pos := range []int{1, 0} {
@@ -254,119 +233,188 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 			if len(xs) < opt.MinSupport {
 				continue
 			}
-			sample := xs
-			if len(xs) > opt.Sample {
-				idx := rng.Perm(len(xs))[:opt.Sample]
-				slices.Sort(idx)
-				sample = make([]int32, len(idx))
-				for i, k := range idx {
-					sample[i] = xs[k]
-				}
-			}
-			clear(counts)
-			clear(anyOp)
-			clear(stamp)
-			for i, x := range sample {
-				for p := g.inc.Ptr[x]; p < g.inc.Ptr[x+1]; p++ {
-					op, y := g.inc.Op[p], g.inc.Col[p]
-					if y != c || !(pos == 1 && int(op) == r || pos == 0 && int(op) == R+r) {
-						counts[int64(op)<<32|int64(y)]++ // not the head fact itself
-					}
-					if stamp[op] != int32(i+1) {
-						stamp[op] = int32(i + 1)
-						anyOp[op]++
-					}
-				}
-			}
-			// Candidates seen at least twice in the sample (or once when
-			// the sample is everything and MinSupport allows it).
-			need := int32(min(opt.MinSupport, 2))
-			var cands []constCand
-			for key, n := range counts {
-				if n >= need {
-					cands = append(cands, constCand{op1: -1, op: int32(key >> 32), y: int32(key)})
-				}
-			}
-			for op, n := range anyOp {
-				if n >= need {
-					cands = append(cands, constCand{op1: -1, op: int32(op), y: -1})
-				}
-			}
-			if opt.Len >= 2 && len(xs) >= twoStepMinFacts {
-				cands = ts.propose(sample, r, need, opt.TwoStepCands, cands)
-			}
-			kept := cands[:0]
-			for _, cd := range cands {
-				if cd.op1 >= 0 {
-					n, ok := ts.body(cd.op1, cd.op, cd.y)
-					if !ok {
-						continue // past opt.Budget
-					}
-					cd.body = n
-					for _, x := range xs {
-						if ts.has(x) {
-							cd.sup++
-						}
-					}
-				} else if cd.y >= 0 {
-					hs := holders(cd.op, cd.y)
-					cd.body = len(hs)
-					cd.sup = intersectCount(xs, hs)
-				} else {
-					cd.body = nonEmpty[cd.op]
-					for _, x := range xs {
-						if rowLen(int(cd.op), x) > 0 {
-							cd.sup++
-						}
-					}
-				}
-				cd.conf = float64(cd.sup) / float64(cd.body+opt.Smoothing)
-				if cd.sup >= opt.MinSupport && cd.conf >= opt.MinConf {
-					kept = append(kept, cd)
-				}
-			}
-			slices.SortFunc(kept, func(a, b constCand) int {
-				return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
-					cmp.Compare(a.op1, b.op1), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
-			})
-			for _, cd := range kept[:min(len(kept), opt.PerConstant)] {
-				hc := headCand{pos: int8(pos), c: c, constCand: cd, lo: int32(len(arena))}
+			cands := cl.count(cl.propose(pos, c, xs), xs)
+			for _, cd := range cands[:min(len(cands), opt.PerConstant)] {
+				hc := headCand{pos: int8(pos), c: c, constCand: cd, lo: int32(len(cl.arena))}
 				if !opt.ByConfidence {
-					// The support as fact indices: positions in xs.
-					if cd.op1 >= 0 {
-						ts.body(cd.op1, cd.op, cd.y)
-						for i, x := range xs {
-							if ts.has(x) {
-								arena = append(arena, base+int32(i))
-							}
-						}
-					} else if cd.y >= 0 {
-						arena = intersectPos(xs, holders(cd.op, cd.y), base, arena)
-					} else {
-						for i, x := range xs {
-							if rowLen(int(cd.op), x) > 0 {
-								arena = append(arena, base+int32(i))
-							}
-						}
-					}
+					cl.addSupport(cd, xs)
 				}
-				hc.hi = int32(len(arena))
-				perHead = append(perHead, hc)
+				hc.hi = int32(len(cl.arena))
+				cl.perHead = append(cl.perHead, hc)
 			}
-			base += int32(len(xs))
+			cl.base += int32(len(xs))
 		}
 	}
+	perHead := cl.perHead
 	slices.SortFunc(perHead, func(a, b headCand) int {
 		return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
 			cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c), cmp.Compare(a.op1, b.op1), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
 	})
 	if !opt.ByConfidence && len(perHead) > opt.PerHead {
-		perHead = chooseByCoverage(perHead, arena, int(base), opt.PerHead)
+		perHead = chooseByCoverage(perHead, cl.arena, int(cl.base), opt.PerHead)
 	}
+	var out []MinedRule
 	for _, hc := range perHead[:min(len(perHead), opt.PerHead)] {
 		out = append(out, g.constRule(h, int(hc.pos), hc.c, hc.constCand))
 	}
 	return out
+}
+
+// constLearner learns the rules with constants of one head relation r (see
+// headConstRules).
+type constLearner struct {
+	g        *Graph
+	r, R     int
+	opt      ConstOptions
+	nonEmpty []int // per operator, the entities with a nonempty row
+	rng      *rand.Rand
+	ts       *twoSteps // nil: rules of one body atom only (opt.Len 1)
+	// Scratch of propose: counts of (operator, entity), and per operator
+	// the sampled entities with an edge (anyOp, stamped by entity).
+	counts       map[int64]int32
+	anyOp, stamp []int32
+	perHead      []headCand
+	arena        []int32 // the candidates' supports (coverage choice)
+	base         int32   // the index of the first fact of (pos, c)
+}
+
+// rowLen is the number of op-edges out of x.
+func (cl *constLearner) rowLen(op int, x int32) int32 {
+	m := cl.g.fwd[op%cl.R]
+	if op >= cl.R {
+		m = cl.g.bwd[op%cl.R]
+	}
+	return m.Degree(x)
+}
+
+// holders returns the sorted entities x with an op-edge from x to y.
+func (cl *constLearner) holders(op int32, y int32) []int32 {
+	m := cl.g.bwd[int(op)%cl.R] // op = r: facts r(x, y): heads of y
+	if int(op) >= cl.R {
+		m = cl.g.fwd[int(op)%cl.R] // op = R+r: facts r(y, x): tails of y
+	}
+	return m.Row(y)
+}
+
+// sample returns the entities of xs whose neighbourhoods propose bodies:
+// all of them, or opt.Sample drawn without replacement, in xs's order.
+func (cl *constLearner) sample(xs []int32) []int32 {
+	if len(xs) <= cl.opt.Sample {
+		return xs
+	}
+	idx := cl.rng.Perm(len(xs))[:cl.opt.Sample]
+	slices.Sort(idx)
+	sample := make([]int32, len(idx))
+	for i, k := range idx {
+		sample[i] = xs[k]
+	}
+	return sample
+}
+
+// propose returns the candidate bodies for constant c at head position pos
+// (xs: the entities that fill the variable slot of its facts): those seen
+// at least twice in the sample's neighbourhoods (or once when MinSupport
+// allows it), and the two-step bodies.
+func (cl *constLearner) propose(pos int, c int32, xs []int32) []constCand {
+	g, r, R, opt := cl.g, cl.r, cl.R, cl.opt
+	sample := cl.sample(xs)
+	clear(cl.counts)
+	clear(cl.anyOp)
+	clear(cl.stamp)
+	for i, x := range sample {
+		for p := g.inc.Ptr[x]; p < g.inc.Ptr[x+1]; p++ {
+			op, y := g.inc.Op[p], g.inc.Col[p]
+			if y != c || !(pos == 1 && int(op) == r || pos == 0 && int(op) == R+r) {
+				cl.counts[int64(op)<<32|int64(y)]++ // not the head fact itself
+			}
+			if cl.stamp[op] != int32(i+1) {
+				cl.stamp[op] = int32(i + 1)
+				cl.anyOp[op]++
+			}
+		}
+	}
+	// Candidates seen at least twice in the sample (or once when the
+	// sample is everything and MinSupport allows it).
+	need := int32(min(opt.MinSupport, 2))
+	var cands []constCand
+	for key, n := range cl.counts {
+		if n >= need {
+			cands = append(cands, constCand{op1: -1, op: int32(key >> 32), y: int32(key)})
+		}
+	}
+	for op, n := range cl.anyOp {
+		if n >= need {
+			cands = append(cands, constCand{op1: -1, op: int32(op), y: -1})
+		}
+	}
+	if opt.Len >= 2 && len(xs) >= twoStepMinFacts {
+		cands = cl.ts.propose(sample, r, need, opt.TwoStepCands, cands)
+	}
+	return cands
+}
+
+// count counts the body and support of every candidate over all of xs and
+// returns those with enough support and confidence, the best first.
+func (cl *constLearner) count(cands []constCand, xs []int32) []constCand {
+	opt, ts := cl.opt, cl.ts
+	kept := cands[:0]
+	for _, cd := range cands {
+		if cd.op1 >= 0 {
+			n, ok := ts.body(cd.op1, cd.op, cd.y)
+			if !ok {
+				continue // past opt.Budget
+			}
+			cd.body = n
+			for _, x := range xs {
+				if ts.has(x) {
+					cd.sup++
+				}
+			}
+		} else if cd.y >= 0 {
+			hs := cl.holders(cd.op, cd.y)
+			cd.body = len(hs)
+			cd.sup = intersectCount(xs, hs)
+		} else {
+			cd.body = cl.nonEmpty[cd.op]
+			for _, x := range xs {
+				if cl.rowLen(int(cd.op), x) > 0 {
+					cd.sup++
+				}
+			}
+		}
+		cd.conf = float64(cd.sup) / float64(cd.body+opt.Smoothing)
+		if cd.sup >= opt.MinSupport && cd.conf >= opt.MinConf {
+			kept = append(kept, cd)
+		}
+	}
+	slices.SortFunc(kept, func(a, b constCand) int {
+		return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
+			cmp.Compare(a.op1, b.op1), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
+	})
+	return kept
+}
+
+// addSupport appends the support of cd, the facts it predicts as indices
+// (base + positions in xs), to the arena (the coverage choice).
+func (cl *constLearner) addSupport(cd constCand, xs []int32) {
+	base := cl.base
+	switch {
+	case cd.op1 >= 0:
+		cl.ts.body(cd.op1, cd.op, cd.y)
+		for i, x := range xs {
+			if cl.ts.has(x) {
+				cl.arena = append(cl.arena, base+int32(i))
+			}
+		}
+	case cd.y >= 0:
+		cl.arena = intersectPos(xs, cl.holders(cd.op, cd.y), base, cl.arena)
+	default:
+		for i, x := range xs {
+			if cl.rowLen(int(cd.op), x) > 0 {
+				cl.arena = append(cl.arena, base+int32(i))
+			}
+		}
+	}
 }
 
 // chooseByCoverage returns n of the candidates cands (sorted by decreasing
