@@ -24,7 +24,7 @@ var allowed = map[string][]string{
 	"reasoner": {"datalog", "store"},
 	"miner":    {"datalog", "store"},
 	"linkpred": {"store", "datalog", "miner", "reasoner"},
-	"cluster":  {"miner", "store", "datalog"},
+	"cluster":  {"miner"},
 }
 
 // thirdParty lists the outside modules each package may use (prefixes).
