@@ -87,38 +87,18 @@ func (o ConstOptions) WithDefaults() ConstOptions {
 	if o.MinSupport == 0 {
 		o.MinSupport = DefaultConstMinSupport
 	}
-	if o.Budget <= 0 {
-		o.Budget = DefaultConstBudget
-	}
-	if o.MinConf <= 0 {
-		o.MinConf = DefaultConstMinConf
-	}
-	if o.Smoothing == 0 {
-		o.Smoothing = DefaultSmoothing
-	} else if o.Smoothing < 0 {
-		o.Smoothing = 0
-	}
-	if o.PerConstant <= 0 {
-		o.PerConstant = DefaultPerConstant
-	}
-	if o.PerHead <= 0 {
-		o.PerHead = DefaultConstantRules
-	}
-	if o.Sample <= 0 {
-		o.Sample = DefaultConstSample
-	}
-	if o.Len <= 0 {
-		o.Len = DefaultConstLen
-	}
-	if o.TwoStepCands <= 0 {
-		o.TwoStepCands = DefaultTwoStepCands
-	}
+	orDefault(&o.Budget, DefaultConstBudget)
+	orDefault(&o.MinConf, DefaultConstMinConf)
+	o.Smoothing = smoothing(o.Smoothing)
+	orDefault(&o.PerConstant, DefaultPerConstant)
+	orDefault(&o.PerHead, DefaultConstantRules)
+	orDefault(&o.Sample, DefaultConstSample)
+	orDefault(&o.Len, DefaultConstLen)
+	orDefault(&o.TwoStepCands, DefaultTwoStepCands)
 	if o.Seed == 0 {
 		o.Seed = DefaultSeed
 	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.GOMAXPROCS(0)
-	}
+	orDefault(&o.Threads, runtime.GOMAXPROCS(0))
 	return o
 }
 

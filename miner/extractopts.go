@@ -127,46 +127,33 @@ const (
 // (Heads, Graph and Seed are left as they are: their defaults come from the
 // model).
 func (o ExtractOptions) WithDefaults() ExtractOptions {
-	if o.Beam <= 0 {
-		o.Beam = DefaultBeam
-	}
-	if o.MinScore <= 0 {
-		o.MinScore = DefaultMinScore
-	}
-	if o.MaxRules <= 0 {
-		o.MaxRules = DefaultMaxRules
-	}
-	if o.Candidates <= 0 {
-		o.Candidates = DefaultCandidates
-	}
+	orDefault(&o.Beam, DefaultBeam)
+	orDefault(&o.MinScore, DefaultMinScore)
+	orDefault(&o.MaxRules, DefaultMaxRules)
+	orDefault(&o.Candidates, DefaultCandidates)
 	if o.Candidates < o.MaxRules {
 		o.Candidates = o.MaxRules
 	}
-	if o.SupportBudget <= 0 {
-		o.SupportBudget = DefaultSupportBudget
-	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.GOMAXPROCS(0)
-	}
+	orDefault(&o.SupportBudget, DefaultSupportBudget)
+	orDefault(&o.Threads, runtime.GOMAXPROCS(0))
 	if o.MinSupport == 0 {
 		o.MinSupport = DefaultMinSupport
 	}
-	if o.Smoothing == 0 {
-		o.Smoothing = DefaultSmoothing
-	} else if o.Smoothing < 0 {
-		o.Smoothing = 0
-	}
-	if o.HeadBudget <= 0 {
-		o.HeadBudget = DefaultHeadBudget
-	}
+	o.Smoothing = smoothing(o.Smoothing)
+	orDefault(&o.HeadBudget, DefaultHeadBudget)
 	if o.PathSamples == 0 {
 		o.PathSamples = DefaultPathSamples
 	}
-	if o.PathCandidates <= 0 {
-		o.PathCandidates = DefaultPathCandidates
-	}
-	if o.PathBudget <= 0 {
-		o.PathBudget = DefaultPathBudget
-	}
+	orDefault(&o.PathCandidates, DefaultPathCandidates)
+	orDefault(&o.PathBudget, DefaultPathBudget)
 	return o
+}
+
+// smoothing is the Smoothing option with its default: DefaultSmoothing
+// for 0, none (0) for a negative value.
+func smoothing(s int) int {
+	if s == 0 {
+		return DefaultSmoothing
+	}
+	return max(s, 0)
 }

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -167,71 +164,6 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, rul
 			scorer.Unseen(), len(qs))
 	}
 	return rep, err
-}
-
-// modelScorer adapts a DRUM model to linkpred.Scorer.
-type modelScorer struct {
-	model  *miner.Model
-	g      *miner.Graph
-	gpos   []int32
-	n      int
-	pool   chan *miner.Scorer
-	rels   map[store.ID]string
-	unseen atomic.Int64 // queries over relations the model cannot score
-}
-
-func (m *modelScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
-	var sc *miner.Scorer
-	select {
-	case sc = <-m.pool:
-	default:
-		sc = m.model.NewScorer(m.g)
-	}
-	defer func() {
-		select {
-		case m.pool <- sc:
-		default:
-		}
-	}()
-	given := make([]int32, 0, len(qs))
-	idx := make([]int, 0, len(qs))
-	for i := range qs {
-		out[i].SetDense(m.n) // zero scores for a given entity outside the graph
-	}
-	name, ok := m.rels[qs[0].Rel]
-	if !ok {
-		// A relation with no fact in the graph: nothing to propagate.
-		m.unseen.Add(int64(len(qs)))
-		return nil
-	}
-	for i, q := range qs {
-		if gi, ok := m.g.EntityIndex(q.Given); ok {
-			given = append(given, gi)
-			idx = append(idx, i)
-		}
-	}
-	if len(given) == 0 {
-		return nil
-	}
-	// linkpred's Inverse means tail prediction (Given, Rel, ?), which the
-	// miner asks as inv_r: the same convention.
-	res, err := sc.Scores(ctx, name, qs[0].Inverse, given, nil)
-	if errors.Is(err, miner.ErrUnknownRelation) {
-		// A relation the model never learnt (mined with --heads, or new
-		// since): every candidate scores 0, as for rules that reach nothing.
-		m.unseen.Add(int64(len(qs)))
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for k, i := range idx {
-		d := out[i].Dense
-		for gi, s := range res[k] {
-			d[m.gpos[gi]] = s
-		}
-	}
-	return nil
 }
 
 // printMetrics prints the metrics table: a column group per tie policy.
