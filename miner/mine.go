@@ -8,9 +8,10 @@ import (
 
 // Options are the settings of Mine, the whole pipeline of `drumql mine`:
 // training, the chain rules read off the model, the rules with constants
-// counted on the graph, and head groups. The zero value means the defaults.
-// Options are plain data (the fields that are not are not encoded in JSON),
-// so that a cluster can ship them to the machines that mine a group.
+// counted on the graph, and head groups. The zero value means the defaults
+// (see WithDefaults). Options encode as JSON without the fields that are not
+// data (the Threads, the graph, RulesWhenStopped), so that a cluster can
+// ship them to the machines that mine a group.
 type Options struct {
 	// Config is the training configuration. Its Heads are the head
 	// relations to mine (empty: every relation); its Threads bound the
@@ -49,8 +50,9 @@ type Result struct {
 	// After an interruption they are those of the groups mined so far, the
 	// last one with the weights of the moment training stopped.
 	Models []*Model
-	// Rules are the rules of all the models, merged (MergeRules): sorted by
-	// head relation, then by decreasing weight.
+	// Rules are the rules of all the models, sorted by head relation, then
+	// by decreasing weight: those ExtractRules reads off the one model, or
+	// the groups' merged with MergeRules.
 	Rules []MinedRule
 }
 
