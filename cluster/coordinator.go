@@ -13,12 +13,13 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Plan is what a coordinator mines: the snapshot file's bytes, the settings
-// and the groups.
+// Plan is what a coordinator mines: the snapshot file's bytes, the mining
+// options and the head groups. Every group is mined with the options, its
+// heads as Config.Heads.
 type Plan struct {
 	Snapshot []byte
-	Settings Settings
-	Groups   []Group
+	Options  miner.Options
+	Groups   []miner.Group
 }
 
 // Result is the result of one group: its model file and its rules.
@@ -75,10 +76,10 @@ type Coordinator struct {
 
 // runSpec is the run.json object: what must match when a run resumes.
 type runSpec struct {
-	Version  string   `json:"version"`
-	Snapshot string   `json:"snapshot"`
-	Settings Settings `json:"settings"`
-	Groups   []Group  `json:"groups"`
+	Version  string        `json:"version"`
+	Snapshot string        `json:"snapshot"`
+	Options  miner.Options `json:"options"`
+	Groups   []miner.Group `json:"groups"`
 }
 
 func (c *Coordinator) logf(format string, args ...any) {
@@ -124,7 +125,7 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		return nil, errorf("cluster: jetstream: %w", err)
 	}
 	sum := SHA256(plan.Snapshot)
-	spec, err := json.Marshal(runSpec{Version: c.Version, Snapshot: sum, Settings: plan.Settings, Groups: plan.Groups})
+	spec, err := json.Marshal(runSpec{Version: c.Version, Snapshot: sum, Options: plan.Options, Groups: plan.Groups})
 	if err != nil {
 		return nil, errorf("cluster: run %s: %w", c.Run, err)
 	}
@@ -246,7 +247,7 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 					continue
 				}
 				job, err := json.Marshal(Job{Run: c.Run, Group: group, Groups: len(plan.Groups), Heads: g.Heads,
-					Settings: plan.Settings, Snapshot: sum, Version: c.Version})
+					Options: plan.Options, Snapshot: sum, Version: c.Version})
 				if err != nil {
 					return nil, err
 				}

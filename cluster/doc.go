@@ -1,15 +1,18 @@
-// Package cluster mines head-relation groups: in one process, or across
-// machines over a NATS JetStream work queue.
+// Package cluster mines the head-relation groups of a run across machines,
+// over a NATS JetStream work queue. It is transport only: what a group is
+// and how it is mined are the miner's ([miner.HeadGroups], [miner.Mine]);
+// this package ships the snapshot, the options and the groups to the
+// workers and their results back.
 //
 // # Groups
 //
-// Mining splits by head relation. [Partition] splits the head relations into
-// N groups balanced by their number of training queries (greedy, largest
-// first, ties by name; see its documentation), and [MineGroup] trains one
-// DRUM model per group over the whole graph (miner.Config.Heads = the group)
-// and reads its rules off it, exactly as `drumql mine --heads <group>` does.
-// The rules of the groups are merged in head order ([MergeGroups]); since
-// the groups are disjoint, the rules of every head are those its group gives.
+// Mining splits by head relation: miner.HeadGroups splits the head
+// relations into N groups balanced by their number of training queries, and
+// every group is mined by miner.Mine with the run's options and
+// Config.Heads = the group, exactly as `drumql mine --heads <group>` (or
+// `drumql mine --head-groups N` in one process) mines it. The rules of the
+// groups are merged in head order (miner.MergeRules); since the groups are
+// disjoint, the rules of every head are those its group gives.
 //
 // # Across machines
 //

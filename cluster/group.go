@@ -2,100 +2,15 @@ package cluster
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/drumql/drumql/miner"
 )
-
-// Settings are the mining settings of a run, the same for every group: the
-// training configuration (its Heads are set per group, its Threads are the
-// miner's own) and the extraction options of drumql mine's flags. Zero
-// fields take the miner's defaults.
-type Settings struct {
-	Config        miner.Config   `json:"config"`
-	Beam          int            `json:"beam"`
-	MaxRules      int            `json:"max_rules"`
-	Candidates    int            `json:"candidates"`
-	MinScore      float64        `json:"min_score"`
-	PathMinScore  float64        `json:"path_min_score,omitempty"` // miner.ExtractOptions.PathMinScore
-	MinSupport    int            `json:"min_support"`              // chain rules and, when set, rules with constants
-	Weight        miner.WeightBy `json:"weight"`
-	SupportBudget int            `json:"support_budget"`
-	NoConstants   bool           `json:"no_constants"`
-	ConstantRules int            `json:"constant_rules"`
-	PerConstant   int            `json:"per_constant"`
-	ConstantsBy   string         `json:"constants_by,omitempty"` // "confidence": miner.ConstOptions.ByConfidence
-	ConstantLen   int            `json:"constant_len,omitempty"` // miner.ConstOptions.Len
-	PathSamples   int            `json:"path_samples"`
-	HeadBudget    int            `json:"head_budget"`
-}
-
-// TrainGroup trains the model of one group: s.Config with Heads = heads and
-// the given threads (which never change the result). On cancellation it
-// returns the model of the current weights with an error wrapping
-// ctx.Err(), as miner.TrainGraph does.
-func TrainGroup(ctx context.Context, src miner.Source, g *miner.Graph, s Settings, heads []string, threads int, progress func(miner.Progress)) (*miner.Model, error) {
-	cfg := s.Config
-	cfg.Heads = slices.Clone(heads)
-	cfg.Threads = threads
-	return miner.TrainGraph(ctx, src, g, cfg, progress)
-}
-
-// ExtractGroup reads the rules of heads off model (empty heads: the heads of
-// its configuration, or every relation): the chain rules of
-// miner.Model.Rules and, unless s.NoConstants, the rules with constants of
-// miner.Graph.ConstantRules, merged with miner.MergeRules. g counts the
-// support of the rules. s.MinSupport and s.SupportBudget, when set, apply
-// to both kinds of rules (unset, each kind has its own default).
-func ExtractGroup(ctx context.Context, g *miner.Graph, s Settings, model *miner.Model, heads []string, threads int) ([]miner.MinedRule, error) {
-	xo := miner.ExtractOptions{Heads: heads, Graph: g, Beam: s.Beam, MaxRules: s.MaxRules, Candidates: s.Candidates,
-		MinScore: s.MinScore, PathMinScore: s.PathMinScore, MinSupport: s.MinSupport, Weight: s.Weight, SupportBudget: s.SupportBudget, PathSamples: s.PathSamples, HeadBudget: s.HeadBudget, Threads: threads}
-	rules, err := model.Rules(xo)
-	if err != nil {
-		return nil, err
-	}
-	if s.NoConstants {
-		return rules, nil
-	}
-	if len(heads) == 0 {
-		heads = model.Config().Heads
-	}
-	consts, err := g.ConstantRules(ctx, miner.ConstOptions{Heads: heads, PerHead: s.ConstantRules, PerConstant: s.PerConstant, Seed: model.Config().Seed,
-		ByConfidence: s.ConstantsBy == "confidence", Len: s.ConstantLen, MinSupport: s.MinSupport, Budget: s.SupportBudget, Threads: threads})
-	if err != nil {
-		return nil, err
-	}
-	return miner.MergeRules(rules, consts), nil
-}
-
-// MineGroup trains the model of one group and reads its rules off it:
-// TrainGroup, then ExtractGroup. The rules of each head are those of
-// `drumql mine --heads <the group>` with the same settings.
-func MineGroup(ctx context.Context, src miner.Source, g *miner.Graph, s Settings, heads []string, threads int, progress func(miner.Progress)) (*miner.Model, []miner.MinedRule, error) {
-	model, err := TrainGroup(ctx, src, g, s, heads, threads, progress)
-	if err != nil {
-		return model, nil, err
-	}
-	rules, err := ExtractGroup(ctx, g, s, model, heads, threads)
-	if err != nil {
-		return model, nil, err
-	}
-	return model, rules, nil
-}
-
-// MergeGroups merges the rules of the groups of a run (each sorted by head,
-// as MineGroup returns them) into one list sorted by head relation; the
-// rules of one head keep their order (the groups are disjoint).
-func MergeGroups(groups ...[]miner.MinedRule) []miner.MinedRule {
-	return miner.MergeRules(groups...)
-}
 
 // EncodeRules writes rules in the result format of a job: JSON, every
 // number exactly.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drumql/drumql/miner"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -105,11 +106,13 @@ const runObject = "run.json"
 
 // Job is one message of the job stream: one group to mine.
 type Job struct {
-	Run      string   `json:"run"`
-	Group    int      `json:"group"` // from 1
-	Groups   int      `json:"groups"`
-	Heads    []string `json:"heads"`
-	Settings Settings `json:"settings"`
+	Run    string   `json:"run"`
+	Group  int      `json:"group"` // from 1
+	Groups int      `json:"groups"`
+	Heads  []string `json:"heads"`
+	// Options are the run's mining options; the group is mined with Heads
+	// as their Config.Heads.
+	Options miner.Options `json:"options"`
 	// Snapshot is the SHA-256 of the snapshot file (its object is
 	// SnapshotObject(Snapshot)).
 	Snapshot string `json:"snapshot"`

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drumql/drumql/miner"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -87,7 +88,7 @@ func TestNoJetStream(t *testing.T) {
 		t.Fatalf("worker on a server without JetStream: %v, want ErrNoJetStream", err)
 	}
 	co := &Coordinator{Conn: nc, Run: "r1"}
-	if _, err := co.Mine(ctx, Plan{Snapshot: []byte("x"), Groups: []Group{{Heads: []string{"h"}}}}); !errors.Is(err, ErrNoJetStream) {
+	if _, err := co.Mine(ctx, Plan{Snapshot: []byte("x"), Groups: []miner.Group{{Heads: []string{"h"}}}}); !errors.Is(err, ErrNoJetStream) {
 		t.Fatalf("coordinator on a server without JetStream: %v, want ErrNoJetStream", err)
 	}
 }
@@ -113,7 +114,7 @@ func TestIdleRunListedAndCancelled(t *testing.T) {
 	}}
 	mined := make(chan error, 1)
 	go func() {
-		_, err := co.Mine(ctx, Plan{Snapshot: []byte("snapshot"), Groups: []Group{{Heads: []string{"a"}}, {Heads: []string{"b"}}}})
+		_, err := co.Mine(ctx, Plan{Snapshot: []byte("snapshot"), Groups: []miner.Group{{Heads: []string{"a"}}, {Heads: []string{"b"}}}})
 		mined <- err
 	}()
 	for warnings := 0; warnings < 2; {

@@ -201,12 +201,10 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, cons jetstr
 		fail(err)
 		return
 	}
+	opt := job.Options
+	opt.Config.Heads, opt.Config.Threads = job.Heads, w.Threads
 	if w.MaxMemory > 0 {
-		cfg := job.Settings.Config
-		cfg.Threads = w.Threads
-		s := job.Settings
-		rs := miner.RuleStep{Beam: s.Beam, Candidates: s.Candidates, MaxRules: s.MaxRules, ConstantRules: s.ConstantRules, NoConstants: s.NoConstants}
-		if need := miner.EstimateMemory(miner.ShapeOf(g.Snapshot(), w.validCount()), cfg, rs); need > w.MaxMemory {
+		if need := miner.EstimateMemory(miner.ShapeOf(g.Snapshot(), w.validCount()), opt.Config, opt.RuleStep()); need > w.MaxMemory {
 			fail(fmt.Errorf("mining would need about %d MB of memory, more than this worker's limit of %d MB", need>>20, w.MaxMemory>>20))
 			return
 		}
@@ -215,7 +213,7 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, cons jetstr
 	if w.Progress != nil {
 		progress = func(p miner.Progress) { w.Progress(job, p) }
 	}
-	model, rules, err := MineGroup(ctx, src, g, job.Settings, job.Heads, w.Threads, progress)
+	res, err := miner.Mine(ctx, src, g, opt, progress)
 	if ctx.Err() != nil {
 		w.release(ctx, msg, what, report)
 		return
@@ -224,6 +222,7 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, cons jetstr
 		fail(err)
 		return
 	}
+	model, rules := res.Models[0], res.Rules
 	var mb bytes.Buffer
 	if err := model.Save(&mb); err != nil {
 		fail(err)

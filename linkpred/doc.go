@@ -27,9 +27,15 @@
 // tie-breaking vectors, as rule application yields). The aggregators [Max],
 // [NoisyOr] and [GroupedNoisyOr] turn per-candidate lists of rule confidences
 // into ranking keys; [GroupRules] groups redundant rules for
-// [GroupedNoisyOr]; a [SlotPrior] ranks the candidates no rule reaches. The
-// concrete scorers live outside this package: it imports only the store's
-// types, the module's stdlib-only internal leaves and the standard library,
-// and reads a store through the small interfaces [Dataset] and
-// [SplitReader].
+// [GroupedNoisyOr]; a [SlotPrior] ranks the candidates no rule reaches.
+//
+// The concrete scorers are here too: [ModelScorer] scores with DRUM models
+// (miner.Model, one or a model per head group), [RuleScorer] with the rules
+// of a Datalog program applied by the reasoner and aggregated as its
+// @aggregate directives say, and [HybridScorer] ranks by rules, then by
+// model. [ChooseAggregation] chooses those directives on held-out queries
+// (what drumql mine records), and [MeasureCoverage] measures what mined
+// rules cover. The ranking and the metrics themselves read a store only
+// through the small interfaces [Dataset] and [SplitReader], and can be used
+// with any Scorer.
 package linkpred

@@ -97,25 +97,16 @@ const (
 
 // WithDefaults returns c with every unset field replaced by its default.
 func (c Config) WithDefaults() Config {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&c.MaxLen, DefaultMaxLen)
-	def(&c.Rank, DefaultRank)
-	def(&c.Hidden, DefaultHidden)
-	def(&c.Embed, DefaultEmbed)
-	def(&c.Batch, DefaultBatch)
-	def(&c.MaxEpochs, DefaultMaxEpochs)
-	def(&c.MinEpochs, DefaultMinEpochs)
-	def(&c.Threads, runtime.GOMAXPROCS(0))
-	if c.LR <= 0 {
-		c.LR = DefaultLR
-	}
-	if c.Clip <= 0 {
-		c.Clip = DefaultClip
-	}
+	orDefault(&c.MaxLen, DefaultMaxLen)
+	orDefault(&c.Rank, DefaultRank)
+	orDefault(&c.Hidden, DefaultHidden)
+	orDefault(&c.Embed, DefaultEmbed)
+	orDefault(&c.Batch, DefaultBatch)
+	orDefault(&c.MaxEpochs, DefaultMaxEpochs)
+	orDefault(&c.MinEpochs, DefaultMinEpochs)
+	orDefault(&c.Threads, runtime.GOMAXPROCS(0))
+	orDefault(&c.LR, DefaultLR)
+	orDefault(&c.Clip, DefaultClip)
 	if c.Seed == 0 {
 		c.Seed = DefaultSeed
 	}
@@ -126,6 +117,14 @@ func (c Config) WithDefaults() Config {
 		c.MaxFanOut = DefaultMaxFanOut
 	}
 	return c
+}
+
+// orDefault replaces *v by d when it is not positive (unset: zero, or a
+// meaningless negative value).
+func orDefault[T int | float64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // MaxRuleLen is the largest Config.MaxLen the miner accepts.

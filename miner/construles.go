@@ -5,11 +5,9 @@ import (
 	"container/heap"
 	"context"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/drumql/drumql/datalog"
@@ -21,89 +19,86 @@ import (
 type ConstOptions struct {
 	// Heads lists the head relations to learn rules for; empty means every
 	// relation of the graph.
-	Heads []string
+	Heads []string `json:"heads,omitempty"`
 	// MinSupport is the smallest number of facts of the graph a rule must
-	// predict correctly. Default 2 (AnyBURL's threshold): a rule seen once
-	// is an anecdote; a negative value keeps every rule.
-	MinSupport int
+	// predict correctly. Default DefaultConstMinSupport (AnyBURL's
+	// threshold): a rule seen once is an anecdote; a negative value keeps
+	// every rule.
+	MinSupport int `json:"min_support,omitempty"`
 	// Budget bounds the edge visits of counting one two-step body; a body
-	// that would take more is left out. Default 100,000.
-	Budget int
-	// MinConf is the smallest smoothed confidence kept. Default 0.01.
-	MinConf float64
+	// that would take more is left out. Default DefaultConstBudget.
+	Budget int `json:"budget,omitempty"`
+	// MinConf is the smallest smoothed confidence kept. Default
+	// DefaultConstMinConf.
+	MinConf float64 `json:"min_conf,omitempty"`
 	// Smoothing is the number of unseen counter-examples added to the body
-	// count: the weight is support/(body+Smoothing). Default 5, as for the
-	// chain rules; negative means 0.
-	Smoothing int
+	// count: the weight is support/(body+Smoothing). Default
+	// DefaultSmoothing, as for the chain rules; negative means 0.
+	Smoothing int `json:"smoothing,omitempty"`
 	// PerConstant bounds the rules kept for one head relation, constant and
 	// position (the best by confidence), the pool PerHead are chosen from.
-	// Default 1000.
-	PerConstant int
+	// Default DefaultPerConstant.
+	PerConstant int `json:"per_constant,omitempty"`
 	// PerHead bounds the rules with constants kept per head relation.
-	// Default 300. They are chosen greedily by coverage (see
+	// Default DefaultConstantRules. They are chosen greedily by coverage (see
 	// [Graph.ConstantRules]) unless ByConfidence is set.
-	PerHead int
+	PerHead int `json:"per_head,omitempty"`
 	// ByConfidence chooses a head's PerHead rules as the best by confidence,
 	// then support, instead of by coverage.
-	ByConfidence bool
+	ByConfidence bool `json:"by_confidence,omitempty"`
 	// Sample bounds the facts of one head relation and constant whose
 	// neighbourhoods propose candidate bodies (a seeded sample when there
 	// are more); the support of every candidate is then counted exactly
-	// over all of them. Default 500.
-	Sample int
+	// over all of them. Default DefaultConstSample.
+	Sample int `json:"sample,omitempty"`
 	// Len is the most atoms of a rule's body: 1 for the forms with one atom,
-	// 2 (the default) also for h(X, c) :- b1(X, Y), b2(Y, d), with either
+	// 2 (DefaultConstLen) also for h(X, c) :- b1(X, Y), b2(Y, d), with either
 	// argument order in each atom (AnyBURL's acyclic rules of length 2).
-	Len int
+	Len int `json:"len,omitempty"`
 	// TwoStepCands bounds the two-step bodies counted per head relation,
 	// constant and position: those proposed by the most sampled entities.
-	// Default 50.
-	TwoStepCands int
+	// Default DefaultTwoStepCands.
+	TwoStepCands int `json:"two_step_cands,omitempty"`
 	// Seed seeds the sample (with the head relation's name, so a head's
-	// rules do not depend on the other heads); 0 means 33.
-	Seed uint64
+	// rules do not depend on the other heads); 0 means DefaultSeed.
+	Seed uint64 `json:"seed,omitempty"`
 	// Threads bounds the goroutines that learn head relations in
 	// parallel; 0 means runtime.GOMAXPROCS(0). The result does not depend
 	// on it.
-	Threads int
+	Threads int `json:"-"`
 }
 
-func (o ConstOptions) withDefaults() ConstOptions {
+// Defaults of ConstOptions (Smoothing's is the chain rules'
+// DefaultSmoothing).
+const (
+	DefaultConstMinSupport = 2
+	DefaultConstBudget     = 100_000
+	DefaultConstMinConf    = 0.01
+	DefaultPerConstant     = 1000
+	DefaultConstantRules   = 300
+	DefaultConstSample     = 500
+	DefaultConstLen        = 2
+	DefaultTwoStepCands    = 50
+)
+
+// WithDefaults returns o with every unset field replaced by its default
+// (Heads are left as they are).
+func (o ConstOptions) WithDefaults() ConstOptions {
 	if o.MinSupport == 0 {
-		o.MinSupport = 2
+		o.MinSupport = DefaultConstMinSupport
 	}
-	if o.Budget <= 0 {
-		o.Budget = twoStepBudget
-	}
-	if o.MinConf <= 0 {
-		o.MinConf = 0.01
-	}
-	if o.Smoothing == 0 {
-		o.Smoothing = 5
-	} else if o.Smoothing < 0 {
-		o.Smoothing = 0
-	}
-	if o.PerConstant <= 0 {
-		o.PerConstant = 1000
-	}
-	if o.PerHead <= 0 {
-		o.PerHead = 300
-	}
-	if o.Sample <= 0 {
-		o.Sample = 500
-	}
-	if o.Len <= 0 {
-		o.Len = 2
-	}
-	if o.TwoStepCands <= 0 {
-		o.TwoStepCands = 50
-	}
+	orDefault(&o.Budget, DefaultConstBudget)
+	orDefault(&o.MinConf, DefaultConstMinConf)
+	o.Smoothing = smoothing(o.Smoothing)
+	orDefault(&o.PerConstant, DefaultPerConstant)
+	orDefault(&o.PerHead, DefaultConstantRules)
+	orDefault(&o.Sample, DefaultConstSample)
+	orDefault(&o.Len, DefaultConstLen)
+	orDefault(&o.TwoStepCands, DefaultTwoStepCands)
 	if o.Seed == 0 {
-		o.Seed = 33
+		o.Seed = DefaultSeed
 	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.GOMAXPROCS(0)
-	}
+	orDefault(&o.Threads, runtime.GOMAXPROCS(0))
 	return o
 }
 
@@ -156,7 +151,7 @@ type headCand struct {
 // smoothed confidence support/(body+Smoothing), rounded to 4 significant
 // digits; Support and Body are the counts (Counted, FromGraph set).
 func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRule, error) {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	heads := opt.Heads
 	if len(heads) == 0 {
 		heads = g.Relations()
@@ -197,35 +192,14 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRul
 // nonempty row.
 func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int) []MinedRule {
 	R, E := len(g.fwd), g.NumEntities()
-	rowLen := func(op int, x int32) int32 {
-		m := g.fwd[op%R]
-		if op >= R {
-			m = g.bwd[op%R]
-		}
-		return m.Degree(x)
-	}
-	// holders(op, y): the sorted entities x with an op-edge from x to y.
-	holders := func(op int32, y int32) []int32 {
-		m := g.bwd[int(op)%R] // op = r: facts r(x, y): heads of y
-		if int(op) >= R {
-			m = g.fwd[int(op)%R] // op = R+r: facts r(y, x): tails of y
-		}
-		return m.Row(y)
-	}
 	hf := fnv.New64a()
 	hf.Write([]byte(h))
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x636f6e7374^hf.Sum64()))
-	counts := map[int64]int32{}
-	anyOp := make([]int32, 2*R)
-	stamp := make([]int32, 2*R)
-	ts := &twoSteps{g: g, holders: holders, mark: make([]int32, E), over: map[uint64]struct{}{}, budget: opt.Budget}
-	if opt.Len < 2 {
-		ts = nil
+	cl := &constLearner{g: g, r: r, R: R, opt: opt, nonEmpty: nonEmpty,
+		rng:    rand.New(rand.NewPCG(opt.Seed, 0x636f6e7374^hf.Sum64())),
+		counts: map[int64]int32{}, anyOp: make([]int32, 2*R), stamp: make([]int32, 2*R)}
+	if opt.Len >= 2 {
+		cl.ts = &twoSteps{g: g, holders: cl.holders, mark: make([]int32, E), over: map[uint64]struct{}{}, budget: opt.Budget}
 	}
-	var out []MinedRule
-	var perHead []headCand
-	var arena []int32 // the candidates' supports (coverage choice)
-	base := int32(0)  // the index of the first fact of (pos, c)
 	// pos 1: h(X, c), X among the heads of c; pos 0: h(c, X), X among
 	// the tails of c.
 	for _, pos := range []int{1, 0} {
@@ -239,119 +213,188 @@ func (g *Graph) headConstRules(h string, r int, opt ConstOptions, nonEmpty []int
 			if len(xs) < opt.MinSupport {
 				continue
 			}
-			sample := xs
-			if len(xs) > opt.Sample {
-				idx := rng.Perm(len(xs))[:opt.Sample]
-				slices.Sort(idx)
-				sample = make([]int32, len(idx))
-				for i, k := range idx {
-					sample[i] = xs[k]
-				}
-			}
-			clear(counts)
-			clear(anyOp)
-			clear(stamp)
-			for i, x := range sample {
-				for p := g.inc.Ptr[x]; p < g.inc.Ptr[x+1]; p++ {
-					op, y := g.inc.Op[p], g.inc.Col[p]
-					if y != c || !(pos == 1 && int(op) == r || pos == 0 && int(op) == R+r) {
-						counts[int64(op)<<32|int64(y)]++ // not the head fact itself
-					}
-					if stamp[op] != int32(i+1) {
-						stamp[op] = int32(i + 1)
-						anyOp[op]++
-					}
-				}
-			}
-			// Candidates seen at least twice in the sample (or once when
-			// the sample is everything and MinSupport allows it).
-			need := int32(min(opt.MinSupport, 2))
-			var cands []constCand
-			for key, n := range counts {
-				if n >= need {
-					cands = append(cands, constCand{op1: -1, op: int32(key >> 32), y: int32(key)})
-				}
-			}
-			for op, n := range anyOp {
-				if n >= need {
-					cands = append(cands, constCand{op1: -1, op: int32(op), y: -1})
-				}
-			}
-			if opt.Len >= 2 && len(xs) >= twoStepMinFacts {
-				cands = ts.propose(sample, r, need, opt.TwoStepCands, cands)
-			}
-			kept := cands[:0]
-			for _, cd := range cands {
-				if cd.op1 >= 0 {
-					n, ok := ts.body(cd.op1, cd.op, cd.y)
-					if !ok {
-						continue // past opt.Budget
-					}
-					cd.body = n
-					for _, x := range xs {
-						if ts.has(x) {
-							cd.sup++
-						}
-					}
-				} else if cd.y >= 0 {
-					hs := holders(cd.op, cd.y)
-					cd.body = len(hs)
-					cd.sup = intersectCount(xs, hs)
-				} else {
-					cd.body = nonEmpty[cd.op]
-					for _, x := range xs {
-						if rowLen(int(cd.op), x) > 0 {
-							cd.sup++
-						}
-					}
-				}
-				cd.conf = float64(cd.sup) / float64(cd.body+opt.Smoothing)
-				if cd.sup >= opt.MinSupport && cd.conf >= opt.MinConf {
-					kept = append(kept, cd)
-				}
-			}
-			slices.SortFunc(kept, func(a, b constCand) int {
-				return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
-					cmp.Compare(a.op1, b.op1), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
-			})
-			for _, cd := range kept[:min(len(kept), opt.PerConstant)] {
-				hc := headCand{pos: int8(pos), c: c, constCand: cd, lo: int32(len(arena))}
+			cands := cl.count(cl.propose(pos, c, xs), xs)
+			for _, cd := range cands[:min(len(cands), opt.PerConstant)] {
+				hc := headCand{pos: int8(pos), c: c, constCand: cd, lo: int32(len(cl.arena))}
 				if !opt.ByConfidence {
-					// The support as fact indices: positions in xs.
-					if cd.op1 >= 0 {
-						ts.body(cd.op1, cd.op, cd.y)
-						for i, x := range xs {
-							if ts.has(x) {
-								arena = append(arena, base+int32(i))
-							}
-						}
-					} else if cd.y >= 0 {
-						arena = intersectPos(xs, holders(cd.op, cd.y), base, arena)
-					} else {
-						for i, x := range xs {
-							if rowLen(int(cd.op), x) > 0 {
-								arena = append(arena, base+int32(i))
-							}
-						}
-					}
+					cl.addSupport(cd, xs)
 				}
-				hc.hi = int32(len(arena))
-				perHead = append(perHead, hc)
+				hc.hi = int32(len(cl.arena))
+				cl.perHead = append(cl.perHead, hc)
 			}
-			base += int32(len(xs))
+			cl.base += int32(len(xs))
 		}
 	}
+	perHead := cl.perHead
 	slices.SortFunc(perHead, func(a, b headCand) int {
 		return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
 			cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c), cmp.Compare(a.op1, b.op1), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
 	})
 	if !opt.ByConfidence && len(perHead) > opt.PerHead {
-		perHead = chooseByCoverage(perHead, arena, int(base), opt.PerHead)
+		perHead = chooseByCoverage(perHead, cl.arena, int(cl.base), opt.PerHead)
 	}
+	var out []MinedRule
 	for _, hc := range perHead[:min(len(perHead), opt.PerHead)] {
 		out = append(out, g.constRule(h, int(hc.pos), hc.c, hc.constCand))
 	}
 	return out
+}
+
+// constLearner learns the rules with constants of one head relation r (see
+// headConstRules).
+type constLearner struct {
+	g        *Graph
+	r, R     int
+	opt      ConstOptions
+	nonEmpty []int // per operator, the entities with a nonempty row
+	rng      *rand.Rand
+	ts       *twoSteps // nil: rules of one body atom only (opt.Len 1)
+	// Scratch of propose: counts of (operator, entity), and per operator
+	// the sampled entities with an edge (anyOp, stamped by entity).
+	counts       map[int64]int32
+	anyOp, stamp []int32
+	perHead      []headCand
+	arena        []int32 // the candidates' supports (coverage choice)
+	base         int32   // the index of the first fact of (pos, c)
+}
+
+// rowLen is the number of op-edges out of x.
+func (cl *constLearner) rowLen(op int, x int32) int32 {
+	m := cl.g.fwd[op%cl.R]
+	if op >= cl.R {
+		m = cl.g.bwd[op%cl.R]
+	}
+	return m.Degree(x)
+}
+
+// holders returns the sorted entities x with an op-edge from x to y.
+func (cl *constLearner) holders(op int32, y int32) []int32 {
+	m := cl.g.bwd[int(op)%cl.R] // op = r: facts r(x, y): heads of y
+	if int(op) >= cl.R {
+		m = cl.g.fwd[int(op)%cl.R] // op = R+r: facts r(y, x): tails of y
+	}
+	return m.Row(y)
+}
+
+// sample returns the entities of xs whose neighbourhoods propose bodies:
+// all of them, or opt.Sample drawn without replacement, in xs's order.
+func (cl *constLearner) sample(xs []int32) []int32 {
+	if len(xs) <= cl.opt.Sample {
+		return xs
+	}
+	idx := cl.rng.Perm(len(xs))[:cl.opt.Sample]
+	slices.Sort(idx)
+	sample := make([]int32, len(idx))
+	for i, k := range idx {
+		sample[i] = xs[k]
+	}
+	return sample
+}
+
+// propose returns the candidate bodies for constant c at head position pos
+// (xs: the entities that fill the variable slot of its facts): those seen
+// at least twice in the sample's neighbourhoods (or once when MinSupport
+// allows it), and the two-step bodies.
+func (cl *constLearner) propose(pos int, c int32, xs []int32) []constCand {
+	g, r, R, opt := cl.g, cl.r, cl.R, cl.opt
+	sample := cl.sample(xs)
+	clear(cl.counts)
+	clear(cl.anyOp)
+	clear(cl.stamp)
+	for i, x := range sample {
+		for p := g.inc.Ptr[x]; p < g.inc.Ptr[x+1]; p++ {
+			op, y := g.inc.Op[p], g.inc.Col[p]
+			if y != c || !(pos == 1 && int(op) == r || pos == 0 && int(op) == R+r) {
+				cl.counts[int64(op)<<32|int64(y)]++ // not the head fact itself
+			}
+			if cl.stamp[op] != int32(i+1) {
+				cl.stamp[op] = int32(i + 1)
+				cl.anyOp[op]++
+			}
+		}
+	}
+	// Candidates seen at least twice in the sample (or once when the
+	// sample is everything and MinSupport allows it).
+	need := int32(min(opt.MinSupport, 2))
+	var cands []constCand
+	for key, n := range cl.counts {
+		if n >= need {
+			cands = append(cands, constCand{op1: -1, op: int32(key >> 32), y: int32(key)})
+		}
+	}
+	for op, n := range cl.anyOp {
+		if n >= need {
+			cands = append(cands, constCand{op1: -1, op: int32(op), y: -1})
+		}
+	}
+	if opt.Len >= 2 && len(xs) >= twoStepMinFacts {
+		cands = cl.ts.propose(sample, r, need, opt.TwoStepCands, cands)
+	}
+	return cands
+}
+
+// count counts the body and support of every candidate over all of xs and
+// returns those with enough support and confidence, the best first.
+func (cl *constLearner) count(cands []constCand, xs []int32) []constCand {
+	opt, ts := cl.opt, cl.ts
+	kept := cands[:0]
+	for _, cd := range cands {
+		if cd.op1 >= 0 {
+			n, ok := ts.body(cd.op1, cd.op, cd.y)
+			if !ok {
+				continue // past opt.Budget
+			}
+			cd.body = n
+			for _, x := range xs {
+				if ts.has(x) {
+					cd.sup++
+				}
+			}
+		} else if cd.y >= 0 {
+			hs := cl.holders(cd.op, cd.y)
+			cd.body = len(hs)
+			cd.sup = intersectCount(xs, hs)
+		} else {
+			cd.body = cl.nonEmpty[cd.op]
+			for _, x := range xs {
+				if cl.rowLen(int(cd.op), x) > 0 {
+					cd.sup++
+				}
+			}
+		}
+		cd.conf = float64(cd.sup) / float64(cd.body+opt.Smoothing)
+		if cd.sup >= opt.MinSupport && cd.conf >= opt.MinConf {
+			kept = append(kept, cd)
+		}
+	}
+	slices.SortFunc(kept, func(a, b constCand) int {
+		return cmp.Or(cmp.Compare(b.conf, a.conf), cmp.Compare(b.sup, a.sup),
+			cmp.Compare(a.op1, b.op1), cmp.Compare(a.op, b.op), cmp.Compare(a.y, b.y))
+	})
+	return kept
+}
+
+// addSupport appends the support of cd, the facts it predicts as indices
+// (base + positions in xs), to the arena (the coverage choice).
+func (cl *constLearner) addSupport(cd constCand, xs []int32) {
+	base := cl.base
+	switch {
+	case cd.op1 >= 0:
+		cl.ts.body(cd.op1, cd.op, cd.y)
+		for i, x := range xs {
+			if cl.ts.has(x) {
+				cl.arena = append(cl.arena, base+int32(i))
+			}
+		}
+	case cd.y >= 0:
+		cl.arena = intersectPos(xs, cl.holders(cd.op, cd.y), base, cl.arena)
+	default:
+		for i, x := range xs {
+			if cl.rowLen(int(cd.op), x) > 0 {
+				cl.arena = append(cl.arena, base+int32(i))
+			}
+		}
+	}
 }
 
 // chooseByCoverage returns n of the candidates cands (sorted by decreasing
@@ -505,127 +548,6 @@ func forCommon(a, b []int32, f func(i int)) {
 			j++
 		}
 	}
-}
-
-// MergeRules merges rule lists that are each sorted by head relation (as
-// [Model.Rules] and [Graph.ConstantRules] return them) into one list sorted
-// by head, then by decreasing weight; rules of equal weight keep the order of
-// the lists, then their order within a list. A rule that appears in more
-// than one list (the same [datalog.Rule.Key]) is kept once, from the first.
-// The chain rules of a head whose weights are their confidences on the
-// graph ([MinedRule.Calibrated]) are then listed in tie groups (see
-// [tieGroups]): rules whose weights the sample cannot tell apart are listed
-// simplest first. MergeRules of its own result returns it
-// unchanged.
-func MergeRules(lists ...[]MinedRule) []MinedRule {
-	var all []MinedRule
-	for _, l := range lists {
-		all = append(all, l...)
-	}
-	seen := make(map[string]bool, len(all))
-	out := all[:0:0]
-	for _, r := range all {
-		k := r.Rule.Key()
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, r)
-	}
-	slices.SortStableFunc(out, func(a, b MinedRule) int {
-		return cmp.Or(strings.Compare(a.Head, b.Head), cmp.Compare(b.Rule.Weight, a.Rule.Weight))
-	})
-	for lo := 0; lo < len(out); {
-		hi := lo + 1
-		for hi < len(out) && out[hi].Head == out[lo].Head {
-			hi++
-		}
-		tieGroups(out[lo:hi])
-		lo = hi
-	}
-	return out
-}
-
-// tieZ is how many standard errors apart two confidences must be for the
-// rule order to follow them (see tieGroups): about 95% two-sided.
-const tieZ = 2
-
-// tieGroups reorders the rules of one head, sorted by decreasing weight, so
-// that its calibrated chain rules (weighted by their smoothed confidence)
-// come in tie groups. The weight
-// is a confidence measured on a sample of pairs, so it has a sampling error:
-// with n pairs counted (the body, or for estimated counts the part of it
-// the sampled starts gave) its standard error is √(w(1−w)/n). Equivalent
-// bodies then order each other by chance: on a generated graph with the
-// planted rule mother(A, B) :- wife(A, C), father(C, B), the bodies
-// mother(A, C), sibling(C, B) and wife(A, C), father(C, D), sibling(D, B)
-// predict the same pairs and their weights differ by a standard error. So
-// the first rule (by weight) leads a group of the rules whose weights are
-// within tieZ of its standard errors below its own, and a group is listed
-// fewest body atoms first, then most support (the more general rule), then
-// highest DRUM score, then by text; the next group starts at the first rule
-// left out. A group sits where its leader's weight puts it among the
-// head's other rules (rules with constants, rules not counted), before
-// those of the same weight. Weights are not changed: only the order, so
-// aggregations, which rank by weight, are not either.
-func tieGroups(rules []MinedRule) {
-	var chain, rest []MinedRule
-	for _, r := range rules {
-		if r.Calibrated && !r.FromGraph && r.Body > 0 { // Calibrated implies Counted
-			chain = append(chain, r)
-		} else {
-			rest = append(rest, r)
-		}
-	}
-	if len(chain) < 2 {
-		return
-	}
-	// Within a weight, the same tie order: the leader of a group, and so
-	// the groups, depend on the rules only, not on the order they came in.
-	slices.SortStableFunc(chain, func(a, b MinedRule) int {
-		return cmp.Or(cmp.Compare(b.Rule.Weight, a.Rule.Weight), tieOrder(a, b))
-	})
-	type group struct {
-		key   float64 // the leader's weight
-		rules []MinedRule
-	}
-	var groups []group
-	for i := 0; i < len(chain); {
-		w := chain[i].Rule.Weight
-		n := float64(chain[i].Body)
-		if chain[i].Starts > 0 {
-			n = n * float64(chain[i].Sampled) / float64(chain[i].Starts)
-		}
-		floor := w
-		if n >= 1 {
-			floor = w - tieZ*math.Sqrt(w*(1-w)/n)
-		}
-		j := i + 1
-		for j < len(chain) && chain[j].Rule.Weight >= floor {
-			j++
-		}
-		g := chain[i:j]
-		slices.SortStableFunc(g, tieOrder)
-		groups = append(groups, group{w, g})
-		i = j
-	}
-	out := make([]MinedRule, 0, len(rules))
-	k := 0
-	for _, g := range groups {
-		for k < len(rest) && rest[k].Rule.Weight > g.key {
-			out = append(out, rest[k])
-			k++
-		}
-		out = append(out, g.rules...)
-	}
-	copy(rules, append(out, rest[k:]...))
-}
-
-// tieOrder orders the rules of a tie group: fewest body atoms, most
-// support, highest DRUM score, then by text.
-func tieOrder(a, b MinedRule) int {
-	return cmp.Or(cmp.Compare(bodyAtoms(a.Rule), bodyAtoms(b.Rule)), cmp.Compare(b.Support, a.Support),
-		cmp.Compare(b.Score, a.Score), strings.Compare(a.Rule.Key(), b.Rule.Key()))
 }
 
 // bodyAtoms returns the number of atoms (positive or negated literals) in

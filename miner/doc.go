@@ -3,6 +3,19 @@
 // Knowledge Graphs", NeurIPS 2019), following the original code as described
 // in docs/drum-protocol.md.
 //
+// # Pipeline
+//
+// [Mine] is what `drumql mine` does: it trains a model ([TrainGraph]) and
+// reads its rules off it ([ExtractRules]: the chain rules of [Model.Rules]
+// and the rules with constants of [Graph.ConstantRules], merged by
+// [MergeRules]), for every head relation or, with [Options.HeadGroups], for
+// head groups balanced by training queries ([HeadGroups]), one model each.
+// [Options] gathers [Config], [ExtractOptions] and [ConstOptions]; their zero
+// values mean the defaults (the Default… constants), the ones drumql mine
+// uses, and they travel as JSON to the machines of a clustered run (package
+// cluster), which call the same Mine. [EstimateMemory], [AvailableMemory]
+// and [SoftMemoryLimit] keep a run within the machine's memory.
+//
 // # Data
 //
 // The graph is the store's binary base facts (for a DRUM dataset: facts ∪

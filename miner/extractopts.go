@@ -6,82 +6,89 @@ import "runtime"
 type ExtractOptions struct {
 	// Heads lists the head relations to extract rules for; empty means the
 	// model's Config.Heads, or every relation when that is empty too.
-	Heads []string
+	Heads []string `json:"heads,omitempty"`
 	// Beam is the number of partial bodies kept per step of the beam
-	// search. Default 200.
-	Beam int
+	// search. Default DefaultBeam.
+	Beam int `json:"beam,omitempty"`
 	// MinScore drops bodies whose raw score Σ_j Π_t a_{j,t,k_t} is below it
 	// (the prefix score bounds every completion, so the pruning is exact).
-	// Default 0.01, the rule_thr of the original code.
-	MinScore float64
+	// Default DefaultMinScore (the original code's rule_thr was 0.01, with
+	// MaxRules 20: the rules are now chosen by confidence on the graph, so
+	// DRUM may propose many more).
+	MinScore float64 `json:"min_score,omitempty"`
 	// PathMinScore drops the bodies the path samples propose whose score
 	// (computed from the attention) is below it; 0 keeps them whatever
 	// their score.
-	PathMinScore float64
-	// MaxRules is the maximum number of rules per head relation. Default 20.
-	MaxRules int
+	PathMinScore float64 `json:"path_min_score,omitempty"`
+	// MaxRules is the maximum number of rules per head relation. Default
+	// DefaultMaxRules.
+	MaxRules int `json:"max_rules,omitempty"`
 	// Candidates is the number of bodies per head relation, the best by
 	// DRUM score, whose support is counted; when weighting by confidence,
 	// the MaxRules best of them by smoothed confidence are kept (DRUM
-	// proposes, the graph chooses). Default MaxRules: the MaxRules best by
-	// score.
-	Candidates int
+	// proposes, the graph chooses). Default DefaultCandidates, and never
+	// fewer than MaxRules.
+	Candidates int `json:"candidates,omitempty"`
 	// SupportBudget bounds the edge visits of counting one rule's support
 	// exactly: the starts of the body (the entities its first atom can
 	// bind) are counted in a seeded random order, and once SupportBudget
 	// edges have been visited, the counts of the starts done so far are
 	// scaled to all of them (an estimate from a uniform sample; see
-	// MinedRule.Sampled). Default 100,000.
-	SupportBudget int
+	// MinedRule.Sampled). Default DefaultSupportBudget.
+	SupportBudget int `json:"support_budget,omitempty"`
 	// Threads bounds the goroutines that extract head relations in
 	// parallel; 0 means runtime.GOMAXPROCS(0). The result does not depend
 	// on it.
-	Threads int
+	Threads int `json:"-"`
 	// Graph, if not nil, is used to count each rule's support (groundings
 	// of the body whose head fact holds) and body groundings for the
 	// comment; default the graph the model was trained on (none after Load).
-	Graph *Graph
+	Graph *Graph `json:"-"`
 	// NoSupport disables the support counts.
-	NoSupport bool
+	NoSupport bool `json:"no_support,omitempty"`
 	// KeepVacuous keeps rules whose body has no grounding in the graph.
 	// By default, when support is counted, such rules are dropped: they can
 	// never fire on this graph (they arise when a step's mass is lost and
 	// the per-step normalisation scales the rest back up).
-	KeepVacuous bool
+	KeepVacuous bool `json:"keep_vacuous,omitempty"`
 	// MinSupport drops, when support is counted, rules whose body predicts
 	// fewer than MinSupport facts of the graph correctly: a rule that never
 	// holds on the data it was mined from is noise of the attention (it
-	// arises on small graphs and short training). Default 1; a negative
+	// arises on small graphs and short training). Default
+	// DefaultMinSupport; a negative
 	// value keeps every rule. Weights are normalised over the rules kept.
-	MinSupport int
+	MinSupport int `json:"min_support,omitempty"`
 	// Weight chooses the rule weights written out (see WeightBy); the zero
 	// value is WeightConfidence.
-	Weight WeightBy
+	Weight WeightBy `json:"weight,omitempty"`
 	// Smoothing is the number of unseen counter-examples added to the body
 	// count of the confidence weight (AnyBURL's "unseen negative
-	// examples"): support/(body+Smoothing). Default 5; negative means 0.
-	Smoothing int
+	// examples"): support/(body+Smoothing). Default DefaultSmoothing; negative means
+	// 0.
+	Smoothing int `json:"smoothing,omitempty"`
 	// HeadBudget bounds the edge visits of counting the support of all the
 	// bodies of one head relation, in the order they are proposed (the
 	// beam's by score, then the paths'); once it is spent, the bodies left
 	// are not counted, and so not kept when weighting by confidence.
-	// Default 100,000,000; the count never depends on time or threads.
-	HeadBudget int
+	// Default DefaultHeadBudget; the count never depends on time or
+	// threads.
+	HeadBudget int `json:"head_budget,omitempty"`
 	// PathSamples is the number of facts of each head relation whose
 	// connecting paths in the graph propose bodies besides the attention's
 	// (see Graph.samplePaths; only when weighting by confidence on a
-	// graph). Default 200; negative: none.
-	PathSamples int
+	// graph). Default DefaultPathSamples; negative: none.
+	PathSamples int `json:"path_samples,omitempty"`
 	// PathCandidates bounds the bodies the path samples propose per head
 	// relation (those connecting the most sampled facts) whose support is
-	// counted, besides the Candidates best by DRUM score. Default 300.
-	PathCandidates int
+	// counted, besides the Candidates best by DRUM score. Default
+	// DefaultPathCandidates.
+	PathCandidates int `json:"path_candidates,omitempty"`
 	// PathBudget bounds the edge visits of enumerating one sampled fact's
-	// paths of length three. Default 100,000.
-	PathBudget int
+	// paths of length three. Default DefaultPathBudget.
+	PathBudget int `json:"path_budget,omitempty"`
 	// Seed seeds the samples of facts (with the head relation's index);
 	// 0 means the model's seed.
-	Seed uint64
+	Seed uint64 `json:"seed,omitempty"`
 }
 
 // WeightBy is how extracted rules are weighted.
@@ -100,44 +107,53 @@ const (
 	WeightScore
 )
 
-func (o ExtractOptions) withDefaults() ExtractOptions {
-	if o.Beam <= 0 {
-		o.Beam = 200
-	}
-	if o.MinScore <= 0 {
-		o.MinScore = 0.01
-	}
-	if o.MaxRules <= 0 {
-		o.MaxRules = 20
-	}
+// Defaults of ExtractOptions, the settings drumql mine was measured with
+// (its flags read them).
+const (
+	DefaultBeam           = 4000
+	DefaultMinScore       = 1e-6
+	DefaultMaxRules       = 200
+	DefaultCandidates     = 1000
+	DefaultSupportBudget  = 100_000
+	DefaultMinSupport     = 1
+	DefaultSmoothing      = 5
+	DefaultHeadBudget     = 100_000_000
+	DefaultPathSamples    = 200
+	DefaultPathCandidates = 300
+	DefaultPathBudget     = 100_000
+)
+
+// WithDefaults returns o with every unset field replaced by its default
+// (Heads, Graph and Seed are left as they are: their defaults come from the
+// model).
+func (o ExtractOptions) WithDefaults() ExtractOptions {
+	orDefault(&o.Beam, DefaultBeam)
+	orDefault(&o.MinScore, DefaultMinScore)
+	orDefault(&o.MaxRules, DefaultMaxRules)
+	orDefault(&o.Candidates, DefaultCandidates)
 	if o.Candidates < o.MaxRules {
 		o.Candidates = o.MaxRules
 	}
-	if o.SupportBudget <= 0 {
-		o.SupportBudget = 100_000
-	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.GOMAXPROCS(0)
-	}
+	orDefault(&o.SupportBudget, DefaultSupportBudget)
+	orDefault(&o.Threads, runtime.GOMAXPROCS(0))
 	if o.MinSupport == 0 {
-		o.MinSupport = 1
+		o.MinSupport = DefaultMinSupport
 	}
-	if o.Smoothing == 0 {
-		o.Smoothing = 5
-	} else if o.Smoothing < 0 {
-		o.Smoothing = 0
-	}
-	if o.HeadBudget <= 0 {
-		o.HeadBudget = 100_000_000
-	}
+	o.Smoothing = smoothing(o.Smoothing)
+	orDefault(&o.HeadBudget, DefaultHeadBudget)
 	if o.PathSamples == 0 {
-		o.PathSamples = 200
+		o.PathSamples = DefaultPathSamples
 	}
-	if o.PathCandidates <= 0 {
-		o.PathCandidates = 300
-	}
-	if o.PathBudget <= 0 {
-		o.PathBudget = 100_000
-	}
+	orDefault(&o.PathCandidates, DefaultPathCandidates)
+	orDefault(&o.PathBudget, DefaultPathBudget)
 	return o
+}
+
+// smoothing is the Smoothing option with its default: DefaultSmoothing
+// for 0, none (0) for a negative value.
+func smoothing(s int) int {
+	if s == 0 {
+		return DefaultSmoothing
+	}
+	return max(s, 0)
 }

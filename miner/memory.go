@@ -1,6 +1,12 @@
 package miner
 
-import "github.com/drumql/drumql/store"
+import (
+	"os"
+	"runtime/debug"
+
+	"github.com/drumql/drumql/internal/sysmem"
+	"github.com/drumql/drumql/store"
+)
 
 // Shape is what the memory needed to mine a graph depends on, besides the
 // configuration.
@@ -86,9 +92,9 @@ type RuleStep struct {
 // withDefaults gives zero settings the defaults of ExtractOptions and
 // ConstOptions, and counts no rules with constants under NoConstants.
 func (rs RuleStep) withDefaults() RuleStep {
-	x := ExtractOptions{Beam: rs.Beam, MaxRules: rs.MaxRules, Candidates: rs.Candidates}.withDefaults()
+	x := ExtractOptions{Beam: rs.Beam, MaxRules: rs.MaxRules, Candidates: rs.Candidates}.WithDefaults()
 	rs.Beam, rs.MaxRules, rs.Candidates = x.Beam, x.MaxRules, x.Candidates
-	rs.ConstantRules = ConstOptions{PerHead: rs.ConstantRules}.withDefaults().PerHead
+	rs.ConstantRules = ConstOptions{PerHead: rs.ConstantRules}.WithDefaults().PerHead
 	if rs.NoConstants {
 		rs.ConstantRules = 0
 	}
@@ -171,4 +177,38 @@ func EstimateMemory(s Shape, cfg Config, rs RuleStep) int64 {
 		step = rules + max(extract, apply, score)
 	}
 	return memBase + (graph+names+params+max(train, step))*memGCTenths/10
+}
+
+// MemoryLimit is a bound on the memory a process may use, in bytes, and
+// where the number comes from (for messages).
+type MemoryLimit struct {
+	Bytes  int64
+	Source string
+}
+
+// AvailableMemory returns the memory available to this process, the
+// smaller of the kernel's MemAvailable and the cgroup (v2 or v1) memory
+// limit, to hold EstimateMemory against before mining; ok is false when
+// neither can be read.
+func AvailableMemory() (lim MemoryLimit, ok bool) {
+	l, ok := sysmem.Available()
+	return MemoryLimit{Bytes: l.Bytes, Source: l.Source}, ok
+}
+
+// SoftMemoryLimit makes need (EstimateMemory's) the Go collector's soft
+// memory limit (runtime/debug.SetMemoryLimit) and returns the function
+// that restores the previous limit. With the default GOGC the heap grows
+// to twice the live data between collections: on FB15k-237 the rule
+// step's live heap peaks at 367 MB and its RSS at 900 MB. Under the limit
+// the collector runs more often as the heap approaches the estimate, so
+// the peak follows the estimate; the limit is soft (live data past it is
+// kept, and the collector's CPU is capped). A GOMEMLIMIT in the
+// environment is the user's choice and is left as it is, as is the limit
+// when need is not positive.
+func SoftMemoryLimit(need int64) (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" || need <= 0 {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(need)
+	return func() { debug.SetMemoryLimit(prev) }
 }

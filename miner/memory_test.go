@@ -70,10 +70,10 @@ func TestEstimateMemoryRuleStep(t *testing.T) {
 		{"training", RuleStep{Beam: 1, Candidates: 1, MaxRules: 1, NoConstants: true}, est(5080)},
 		// The same applied to queries: 2400 + max(1800, 2820) = 5220.
 		{"applying", RuleStep{Beam: 1, Candidates: 1, MaxRules: 1, NoConstants: true, Apply: true}, est(5220)},
-		// Defaults: beam 200, 20 rules and 20 candidates, 300 rules with
-		// constants per head. Rules 2·320·1200 = 768000; extraction
-		// 400·300 + 20·1200 = 144000; step 912000.
-		{"defaults", RuleStep{Apply: true}, est(912000)},
+		// Defaults: beam 4000, 200 rules and 1000 candidates, 300 rules
+		// with constants per head. Rules 2·500·1200 = 1200000; extraction
+		// 8000·300 + 1000·1200 = 3600000; step 4800000.
+		{"defaults", RuleStep{Apply: true}, est(4800000)},
 		// No rule step: training alone.
 		{"none", RuleStep{}, est(5080)},
 		// Rules for one head of the two (--heads): rules 1·(3 + 2)·1200 =

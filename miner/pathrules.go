@@ -95,128 +95,172 @@ func (g *Graph) samplePaths(r, maxLen, n, budget, minHits int, rng *rand.Rand, s
 	if len(sc.predAt) != g.NumEntities() {
 		sc.predAt, sc.touched = make([]int32, g.NumEntities()), sc.touched[:0]
 	}
-	pred := func(z int32) []int32 {
-		if i := sc.predAt[z]; i != 0 {
-			return sc.predOps[i-1]
-		}
-		return nil
-	}
 	clear(sc.hits)
-	// The facts are positions in fw: the whole relation when it is small,
-	// else n draws without replacement, in increasing order.
-	var picks []int
-	if facts <= n {
-		picks = make([]int, facts)
-		for i := range picks {
-			picks[i] = i
-		}
-	} else {
-		picks = rng.Perm(facts)[:n]
-		slices.Sort(picks)
-	}
-	inv := func(op int32) int32 {
-		if int(op) < R {
-			return op + int32(R)
-		}
-		return op - int32(R)
-	}
-	in := &g.inc
+	w := &pathWalk{g: g, r: r, R: R, K: 2 * R, maxLen: maxLen, budget: budget, sc: sc}
 	// Few operators: the counts in a dense table indexed by the sequence,
 	// instead of a map (the same counts, much faster on dense graphs).
-	K := 2 * R
-	var dense []pathHits
-	if (K+1)*(K+1)*(K+1) <= denseSampleTable && !sc.mapOnly {
-		dense = make([]pathHits, (K+1)*(K+1)*(K+1))
+	if (w.K+1)*(w.K+1)*(w.K+1) <= denseSampleTable && !sc.mapOnly {
+		w.dense = make([]pathHits, (w.K+1)*(w.K+1)*(w.K+1))
 	}
-	var fact int32 // the number of the fact being walked, from 1
-	k := 0         // the stored row of fw that holds position p
-	for _, p := range picks {
+	k := 0 // the stored row of fw that holds position p
+	for _, p := range pickFacts(facts, n, rng) {
 		for fw.RowPtr[k+1] <= int32(p) {
 			k++
 		}
-		a, b := fw.RowAt(k), fw.Col[p]
-		if a == b {
+		if a, b := fw.RowAt(k), fw.Col[p]; a != b {
+			w.walk(a, b)
+		}
+	}
+	return w.collect(minHits)
+}
+
+// pickFacts returns the facts samplePaths walks, as positions among the
+// relation's facts: all of them when there are at most n, else n draws
+// without replacement, in increasing order.
+func pickFacts(facts, n int, rng *rand.Rand) []int {
+	if facts <= n {
+		picks := make([]int, facts)
+		for i := range picks {
+			picks[i] = i
+		}
+		return picks
+	}
+	picks := rng.Perm(facts)[:n]
+	slices.Sort(picks)
+	return picks
+}
+
+// pathWalk counts, for samplePaths, the bodies that connect the sampled
+// facts of head relation r: in sc.hits, or in dense when the operators are
+// few (indexed by the operator sequence).
+type pathWalk struct {
+	g              *Graph
+	r, R, K        int // head relation, relations, operators (2R)
+	maxLen, budget int
+	sc             *pathScratch
+	dense          []pathHits
+	fact           int32 // the number of the fact being walked, from 1
+}
+
+// emit counts body k once for the fact being walked.
+func (w *pathWalk) emit(k pathKey) {
+	if w.dense != nil {
+		// (three operators: maxSampledLen)
+		K := w.K
+		i := (int(k[0]+1)*(K+1)+int(k[1]+1))*(K+1) + int(k[2]+1)
+		if h := &w.dense[i]; h.last != w.fact {
+			h.n, h.last = h.n+1, w.fact
+		}
+		return
+	}
+	v := packKey(k)
+	if h := w.sc.hits[v]; h.last != w.fact {
+		w.sc.hits[v] = pathHits{n: h.n + 1, last: w.fact}
+	}
+}
+
+// inv is the operator of the other direction.
+func (w *pathWalk) inv(op int32) int32 {
+	if int(op) < w.R {
+		return op + int32(w.R)
+	}
+	return op - int32(w.R)
+}
+
+// pred returns the operators of an edge from z to the fact's tail (see
+// markPreds).
+func (w *pathWalk) pred(z int32) []int32 {
+	if i := w.sc.predAt[z]; i != 0 {
+		return w.sc.predOps[i-1]
+	}
+	return nil
+}
+
+// walk counts the paths of 1 to maxLen steps from a to b, the fact r(a, b)
+// itself excluded.
+func (w *pathWalk) walk(a, b int32) {
+	w.fact++
+	in := &w.g.inc
+	// n = 1: an edge from a to b other than the fact itself.
+	for q := in.Ptr[a]; q < in.Ptr[a+1]; q++ {
+		if in.Col[q] == b && int(in.Op[q]) != w.r {
+			w.emit(pathKey{in.Op[q], -1, -1})
+		}
+	}
+	if w.maxLen < 2 {
+		return
+	}
+	w.markPreds(b)
+	for q := in.Ptr[a]; q < in.Ptr[a+1]; q++ {
+		c := in.Col[q]
+		if c == a || c == b {
 			continue
 		}
-		fact++
-		emit := func(k pathKey) {
-			if dense != nil {
-				// (three operators: maxSampledLen)
-				i := (int(k[0]+1)*(K+1)+int(k[1]+1))*(K+1) + int(k[2]+1)
-				if h := &dense[i]; h.last != fact {
-					h.n, h.last = h.n+1, fact
-				}
-				return
-			}
-			v := packKey(k)
-			if h := sc.hits[v]; h.last != fact {
-				sc.hits[v] = pathHits{n: h.n + 1, last: fact}
-			}
+		for _, op2 := range w.pred(c) {
+			w.emit(pathKey{in.Op[q], op2, -1})
 		}
-		// n = 1: an edge from a to b other than the fact itself.
-		for q := in.Ptr[a]; q < in.Ptr[a+1]; q++ {
-			if in.Col[q] == b && int(in.Op[q]) != r {
-				emit(pathKey{in.Op[q], -1, -1})
+	}
+	if w.maxLen >= 3 {
+		w.walkThree(a, b)
+	}
+}
+
+// markPreds records, for every entity z with an edge to b, the operators
+// of those edges (pred), forgetting the last fact's.
+func (w *pathWalk) markPreds(b int32) {
+	sc, in := w.sc, &w.g.inc
+	for _, z := range sc.touched { // only the last fact's entries
+		sc.predAt[z] = 0
+	}
+	sc.touched = sc.touched[:0]
+	for q := in.Ptr[b]; q < in.Ptr[b+1]; q++ {
+		z := in.Col[q]
+		i := sc.predAt[z]
+		if i == 0 {
+			if len(sc.touched) == len(sc.predOps) {
+				sc.predOps = append(sc.predOps, nil)
 			}
+			sc.predOps[len(sc.touched)] = sc.predOps[len(sc.touched)][:0]
+			sc.touched = append(sc.touched, z)
+			i = int32(len(sc.touched))
+			sc.predAt[z] = i
 		}
-		if maxLen < 2 {
+		sc.predOps[i-1] = append(sc.predOps[i-1], w.inv(in.Op[q]))
+	}
+}
+
+// walkThree counts the paths of three steps from a to b through distinct
+// entities, until budget edge visits.
+func (w *pathWalk) walkThree(a, b int32) {
+	in := &w.g.inc
+	work := 0
+	for q := in.Ptr[a]; q < in.Ptr[a+1]; q++ {
+		c := in.Col[q]
+		if c == a || c == b {
 			continue
 		}
-		// pred[z]: the operators of an edge from z to b.
-		for _, z := range sc.touched { // only the last fact's entries
-			sc.predAt[z] = 0
+		lo, hi := in.Ptr[c], in.Ptr[c+1]
+		work += int(hi - lo)
+		if work > w.budget {
+			return
 		}
-		sc.touched = sc.touched[:0]
-		for q := in.Ptr[b]; q < in.Ptr[b+1]; q++ {
-			z := in.Col[q]
-			i := sc.predAt[z]
-			if i == 0 {
-				if len(sc.touched) == len(sc.predOps) {
-					sc.predOps = append(sc.predOps, nil)
-				}
-				sc.predOps[len(sc.touched)] = sc.predOps[len(sc.touched)][:0]
-				sc.touched = append(sc.touched, z)
-				i = int32(len(sc.touched))
-				sc.predAt[z] = i
-			}
-			sc.predOps[i-1] = append(sc.predOps[i-1], inv(in.Op[q]))
-		}
-		for q := in.Ptr[a]; q < in.Ptr[a+1]; q++ {
-			c := in.Col[q]
-			if c == a || c == b {
+		for s := lo; s < hi; s++ {
+			d := in.Col[s]
+			if d == a || d == b || d == c {
 				continue
 			}
-			for _, op2 := range pred(c) {
-				emit(pathKey{in.Op[q], op2, -1})
-			}
-		}
-		if maxLen < 3 {
-			continue
-		}
-		work := 0
-	long:
-		for q := in.Ptr[a]; q < in.Ptr[a+1]; q++ {
-			c := in.Col[q]
-			if c == a || c == b {
-				continue
-			}
-			lo, hi := in.Ptr[c], in.Ptr[c+1]
-			work += int(hi - lo)
-			if work > budget {
-				break long
-			}
-			for s := lo; s < hi; s++ {
-				d := in.Col[s]
-				if d == a || d == b || d == c {
-					continue
-				}
-				for _, op3 := range pred(d) {
-					emit(pathKey{in.Op[q], in.Op[s], op3})
-				}
+			for _, op3 := range w.pred(d) {
+				w.emit(pathKey{in.Op[q], in.Op[s], op3})
 			}
 		}
 	}
-	for i, h := range dense {
+}
+
+// collect returns the bodies that connect at least minHits sampled facts,
+// most first, then by operator sequence.
+func (w *pathWalk) collect(minHits int) []sampledPath {
+	K, sc := w.K, w.sc
+	for i, h := range w.dense {
 		if h.n > 0 {
 			k := pathKey{int32(i/((K+1)*(K+1))) - 1, int32(i/(K+1)%(K+1)) - 1, int32(i%(K+1)) - 1}
 			sc.hits[packKey(k)] = h

@@ -319,30 +319,6 @@ func (e *engine) forward(tk *task, gr *group, a [][]float32, w *scratch, short b
 	}
 }
 
-// stepRows computes u = A x for step t with whole rows, per operator, with
-// the row-list kernels from the rows act[t−1] (test mode 1: the reference
-// the other paths are compared with). It sets act[t] and marks every
-// column of its rows in cm[t].
-func (e *engine) stepRows(tk *task, t int, at []float32, w *scratch) {
-	B, R := tk.B, e.R
-	x, u := tk.v[t-1], tk.v[t]
-	prev := tk.act[t-1]
-	tk.act[t] = e.expand(tk.act[t], prev, w)
-	for r := range R {
-		mask := e.maskOf(r)
-		sparse.MulAddRows(u, e.g.sct[r], x, B, at[r], mask, prev)
-		sparse.MulAddRows(u, e.g.sct[R+r], x, B, at[R+r], mask, prev)
-	}
-	aI := at[2*R]
-	for _, y := range prev {
-		sparse.Axpy(u[int(y)*B:int(y)*B+B], aI, x[int(y)*B:int(y)*B+B])
-	}
-	full, cm := fullMask(B), tk.cm[t]
-	for _, y := range tk.act[t] {
-		cm[y] = full
-	}
-}
-
 // clearMasks zeroes the masks of rows (all of them when rows covers more
 // than half).
 func clearMasks(cm []uint64, rows []int32) {
@@ -571,39 +547,6 @@ func (e *engine) backward(tk *task, gr *group, a [][]float32, seed []float64, w 
 	}
 	// gv is clean (cleared above); gp may hold nothing. Both scratch blocks
 	// are zero again.
-}
-
-// backRows is the backward pass of stepRows: given gv, the gradient with
-// respect to u_t on the rows act[t], it writes tk.dA[t−1] and, for t > 1,
-// the gradient with respect to v_{t−1} on the rows act[t−1] into gp (zero
-// on entry).
-func (e *engine) backRows(tk *task, t int, at []float32, gv, gp []float32) {
-	B, R := tk.B, e.R
-	x, prev := tk.v[t-1], tk.act[t-1]
-	dA := tk.dA[t-1]
-	for r := range R {
-		mask := e.maskOf(r)
-		dA[r] = sparse.EdgeDotRows(e.g.sct[r], gv, x, B, mask, prev)
-		dA[R+r] = sparse.EdgeDotRows(e.g.sct[R+r], gv, x, B, mask, prev)
-	}
-	var s float64
-	for _, y := range prev {
-		s += sparse.Dot(gv[int(y)*B:int(y)*B+B], x[int(y)*B:int(y)*B+B])
-	}
-	dA[2*R] = s
-	if t == 1 {
-		return
-	}
-	// Adjoint: gp = A_tᵀ gv on the rows prev.
-	for _, y := range prev {
-		dst := gp[int(y)*B : int(y)*B+B]
-		for r := range R {
-			mask := e.maskOf(r)
-			gatherRow(dst, e.g.sct[r], int(y), gv, B, at[r], mask)
-			gatherRow(dst, e.g.sct[R+r], int(y), gv, B, at[R+r], mask)
-		}
-		sparse.Axpy(dst, at[2*R], gv[int(y)*B:int(y)*B+B])
-	}
 }
 
 // gatherRow adds alpha · Σ_{entries (y, c) of m, edge not masked} x[c,:] to dst.

@@ -46,7 +46,7 @@ func (m *Model) Attention(rel string, inverse bool) ([][][]float64, error) {
 // score, the per-rank contributions and, with a graph, its support counts;
 // [MinedRule.Comment] formats them for a mined file.
 func (m *Model) Rules(opt ExtractOptions) ([]MinedRule, error) {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	if opt.Seed == 0 {
 		opt.Seed = m.cfg.Seed
 	}
@@ -95,34 +95,89 @@ func (m *Model) Rules(opt ExtractOptions) ([]MinedRule, error) {
 // headRules extracts the rules of head relation r (see Rules); gv is the
 // graph viewed in the model's relation order, or nil.
 func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions) []MinedRule {
-	R := m.numRel()
 	byConf := opt.Weight == WeightConfidence && gv != nil
-	// Bodies the graph proposes: paths between the ends of sampled facts.
 	var sampled []*candidate
 	if byConf && opt.PathSamples > 0 {
-		rng := rand.New(rand.NewPCG(opt.Seed, pathSeedSalt+uint64(r)))
-		for _, p := range gv.samplePaths(r, m.lay.nT, opt.PathSamples, opt.PathBudget, 1, rng, &pathScratch{}) {
-			if c := m.makeRule(r, p.steps(R)); c != nil {
-				sampled = append(sampled, c)
-			}
-			if len(sampled) == opt.PathCandidates {
-				break
-			}
+		sampled = m.pathCandidates(r, gv, opt)
+	}
+	props := m.proposals(r, cache, opt, sampled)
+	limit := opt.MaxRules
+	if byConf {
+		limit = opt.Candidates
+	}
+	hc := headCounter{r: r, gv: gv, opt: opt, limit: limit, sc: supportScratch{seed: opt.Seed}, examined: map[string]bool{}}
+	// The bodies the beam proposes, best by score, until limit of them are
+	// kept; then those the paths propose that were not examined already.
+	for _, p := range props {
+		if len(hc.kept) == limit {
+			break
+		}
+		hc.consider(p.id, p.path, func() *candidate {
+			c := m.makeRule(r, p.path)
+			c.Score, c.Ranks = p.score, p.ranks
+			return c
+		})
+	}
+	for _, c := range sampled {
+		if id := pathID(c.path); !hc.examined[id] && c.Score >= opt.PathMinScore {
+			hc.consider(id, c.path, func() *candidate { return c })
 		}
 	}
-	// The beam proposes up to 2·Beam bodies; only those the loop below
-	// reaches and keeps become rules. Until then a proposal is its path
-	// (which determines the rule: a chain from A to B) and scores, and its
-	// canonical key is computed only to order proposals of equal scores,
-	// so that neither the memory nor the time of extracting a head grows
-	// with the beam times the rule size.
-	type proposal struct {
-		id    string // pathID(path)
-		key   string // the rule's canonical key, once needed
-		path  []pathStep
-		score float64
-		ranks []float64
+	if len(hc.kept) == 0 {
+		return nil
 	}
+	var cands []*candidate
+	if byConf && hc.counted > 0 {
+		cands = hc.chooseByConfidence()
+	} else {
+		cands = chooseByScore(hc.kept, opt.MaxRules)
+	}
+	out := make([]MinedRule, len(cands))
+	for i, c := range cands {
+		out[i] = c.MinedRule
+	}
+	return out
+}
+
+// pathCandidates are the bodies the graph proposes for head relation r:
+// the paths between the ends of opt.PathSamples sampled facts of r (at most
+// opt.PathCandidates of them, those joining the most sampled facts first).
+func (m *Model) pathCandidates(r int, gv *Graph, opt ExtractOptions) []*candidate {
+	R := m.numRel()
+	var sampled []*candidate
+	rng := rand.New(rand.NewPCG(opt.Seed, pathSeedSalt+uint64(r)))
+	for _, p := range gv.samplePaths(r, m.lay.nT, opt.PathSamples, opt.PathBudget, 1, rng, &pathScratch{}) {
+		if c := m.makeRule(r, p.steps(R)); c != nil {
+			sampled = append(sampled, c)
+		}
+		if len(sampled) == opt.PathCandidates {
+			break
+		}
+	}
+	return sampled
+}
+
+// proposal is a body the beam proposes. The beam proposes up to 2·Beam
+// bodies; only those headRules reaches and keeps become rules. Until then a
+// proposal is its path (which determines the rule: a chain from A to B) and
+// scores, and its canonical key is computed only to order proposals of
+// equal scores, so that neither the memory nor the time of extracting a
+// head grows with the beam times the rule size.
+type proposal struct {
+	id    string // pathID(path)
+	key   string // the rule's canonical key, once needed
+	path  []pathStep
+	score float64
+	ranks []float64
+}
+
+// proposals runs the beam search for the query r and for inv_r (read the
+// other way round) and returns the bodies it proposes, merged by path
+// keeping the higher score, best score first (ties by canonical key). On
+// the way it scores the sampled bodies exactly from the attention (the
+// higher of the two directions).
+func (m *Model) proposals(r int, cache *attnCache, opt ExtractOptions, sampled []*candidate) []*proposal {
+	R := m.numRel()
 	best := map[string]*proposal{}
 	for _, inverse := range []bool{false, true} {
 		q := r
@@ -165,94 +220,83 @@ func (m *Model) headRules(r int, gv *Graph, cache *attnCache, opt ExtractOptions
 		}
 		return strings.Compare(keyOf(a), keyOf(b))
 	})
-	limit := opt.MaxRules
-	if byConf {
-		limit = opt.Candidates
+	return props
+}
+
+// headCounter counts the support of the bodies of head relation r on the
+// graph gv (nil: none) and keeps those that hold, within the head's
+// counting budget.
+type headCounter struct {
+	r        int
+	gv       *Graph
+	opt      ExtractOptions
+	limit    int
+	sc       supportScratch
+	examined map[string]bool
+	kept     []*candidate
+	counted  int // kept bodies with support
+}
+
+// consider counts the body path (identified by id) and keeps it (built
+// by build) unless it has no grounding or too little support.
+func (hc *headCounter) consider(id string, path []pathStep, build func() *candidate) {
+	opt := hc.opt
+	hc.examined[id] = true
+	if hc.gv == nil {
+		hc.kept = append(hc.kept, build())
+		return
 	}
-	// The bodies the beam proposes, best by score, until limit of them are
-	// kept; then those the paths propose that were not examined already.
-	var kept []*candidate
-	counted := 0
-	sc := supportScratch{seed: opt.Seed}
-	examined := map[string]bool{}
-	// consider counts the body path (identified by id) and keeps it (built
-	// by build) unless it has no grounding or too little support.
-	consider := func(id string, path []pathStep, build func() *candidate) {
-		examined[id] = true
-		if gv == nil {
-			kept = append(kept, build())
-			return
-		}
-		if sc.work > opt.HeadBudget {
-			return // the head's counting budget is spent: left out
-		}
-		w0 := sc.work
-		n := gv.support(r, path, opt.SupportBudget, &sc)
-		if n.body == 0 && !opt.KeepVacuous {
-			return
-		}
-		if opt.MinSupport > 0 && n.sup < opt.MinSupport && !(n.body == 0 && opt.KeepVacuous) {
-			return
-		}
-		c := build()
-		c.setCounts(n, opt.Smoothing, sc.work-w0)
-		if n.sup > 0 {
-			counted++
-		}
-		kept = append(kept, c)
+	if hc.sc.work > opt.HeadBudget {
+		return // the head's counting budget is spent: left out
 	}
-	for _, p := range props {
-		if len(kept) == limit {
-			break
-		}
-		consider(p.id, p.path, func() *candidate {
-			c := m.makeRule(r, p.path)
-			c.Score, c.Ranks = p.score, p.ranks
-			return c
-		})
+	w0 := hc.sc.work
+	n := hc.gv.support(hc.r, path, opt.SupportBudget, &hc.sc)
+	if n.body == 0 && !opt.KeepVacuous {
+		return
 	}
-	for _, c := range sampled {
-		if id := pathID(c.path); !examined[id] && c.Score >= opt.PathMinScore {
-			consider(id, c.path, func() *candidate { return c })
+	if opt.MinSupport > 0 && n.sup < opt.MinSupport && !(n.body == 0 && opt.KeepVacuous) {
+		return
+	}
+	c := build()
+	c.setCounts(n, opt.Smoothing, hc.sc.work-w0)
+	if n.sup > 0 {
+		hc.counted++
+	}
+	hc.kept = append(hc.kept, c)
+}
+
+// chooseByConfidence lets the graph choose among the candidates DRUM
+// proposed: the MaxRules best by smoothed confidence (their weight), then
+// by score.
+func (hc *headCounter) chooseByConfidence() []*candidate {
+	cands := hc.kept[:0]
+	for _, c := range hc.kept {
+		if c.Counted && c.Support > 0 {
+			c.Rule.Weight = roundSig(c.smooth, 4)
+			c.Calibrated = true
+			cands = append(cands, c)
 		}
 	}
-	cands := kept
-	if len(cands) == 0 {
-		return nil
-	}
-	top := cands[0].Score
-	if byConf && counted > 0 {
-		// The graph chooses among the candidates DRUM proposed: the
-		// MaxRules best by smoothed confidence, then by score.
-		kept = cands[:0]
-		for _, c := range cands {
-			if c.Counted && c.Support > 0 {
-				c.Rule.Weight = roundSig(c.smooth, 4)
-				c.Calibrated = true
-				kept = append(kept, c)
-			}
-		}
-		cands = kept
-		byWeight := func(a, b *candidate) int { return cmp.Compare(b.Rule.Weight, a.Rule.Weight) }
+	byWeight := func(a, b *candidate) int { return cmp.Compare(b.Rule.Weight, a.Rule.Weight) }
+	slices.SortStableFunc(cands, byWeight)
+	// Estimated counts order a head's near-ties by chance (equivalent
+	// bodies through a hub have equal confidences): the best rules'
+	// estimates are counted again exactly where that is affordable.
+	if recountBest(hc.gv, hc.r, cands, hc.opt, &hc.sc) {
 		slices.SortStableFunc(cands, byWeight)
-		// Estimated counts order a head's near-ties by chance (equivalent
-		// bodies through a hub have equal confidences): the best rules'
-		// estimates are counted again exactly where that is affordable.
-		if recountBest(gv, r, cands, opt, &sc) {
-			slices.SortStableFunc(cands, byWeight)
-		}
-		cands = cands[:min(len(cands), opt.MaxRules)]
-	} else {
-		cands = cands[:min(len(cands), opt.MaxRules)]
-		for _, c := range cands {
-			c.Rule.Weight = roundSig(c.Score/top, 4)
-		}
 	}
-	out := make([]MinedRule, len(cands))
-	for i, c := range cands {
-		out[i] = c.MinedRule
+	return cands[:min(len(cands), hc.opt.MaxRules)]
+}
+
+// chooseByScore keeps the maxRules first candidates (the best by score),
+// weighted by their score over the best's.
+func chooseByScore(cands []*candidate, maxRules int) []*candidate {
+	top := cands[0].Score
+	cands = cands[:min(len(cands), maxRules)]
+	for _, c := range cands {
+		c.Rule.Weight = roundSig(c.Score/top, 4)
 	}
-	return out
+	return cands
 }
 
 // Recounting the best rules' estimated support: the first recountTop rules

@@ -27,6 +27,13 @@ type Progress struct {
 	// Config.MaxQueries samples), all training triples, and the operator
 	// entries that Config.MaxFanOut removed from propagation (hubs).
 	EpochTriples, Triples, CappedEntries int
+	// Trained is set on the one report Mine sends when a model's training
+	// is over, before its rules are read (the other fields but Group and
+	// Groups are then zero).
+	Trained bool
+	// Group is the head group being trained (Options.HeadGroups), from 1,
+	// of Groups; both 0 when one model is trained.
+	Group, Groups int
 }
 
 // ErrNoQueries is returned by Train when there is nothing to train on.
@@ -93,7 +100,7 @@ func TrainGraph(ctx context.Context, st Source, g *Graph, cfg Config, progress f
 		es := EpochStats{Epoch: epoch, TrainLoss: sum / float64(queries)}
 		stop := false
 		if ds.nValid > 0 {
-			vl, vh, err := tr.validate(ctx, ds)
+			vl, vh, err := tr.validPass(ctx, ds)
 			if err != nil {
 				m.history = append(m.history, es)
 				return m, errorf("miner: training stopped in epoch %d during validation: %w", epoch, err)

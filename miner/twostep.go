@@ -12,7 +12,7 @@ import (
 // proposes every constant of the graph and ranks nothing); the
 // ConstOptions.TwoStepCands proposed by the most sampled X (ties: the lower
 // operators and entity) are counted exactly, unless that takes more than
-// ConstOptions.Budget edge visits (default twoStepBudget; the body is then
+// ConstOptions.Budget edge visits (default DefaultConstBudget; the body is then
 // left out).
 // Only a constant with at least twoStepMinFacts facts of the head proposes
 // two-step bodies: with fewer, its two-step rules restate one family or
@@ -24,7 +24,6 @@ import (
 // so large graphs stay bounded.
 const (
 	twoStepFan        = 20
-	twoStepBudget     = 100_000
 	twoStepMinFacts   = 5
 	twoStepHeadBudget = 20_000_000
 )

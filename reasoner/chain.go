@@ -179,129 +179,154 @@ func bodyPath(body []datalog.Literal, a, b string) ([]pathStep, []string, bool) 
 	return path, vars, true
 }
 
-// chainData builds the fast-path data once.
+// chainInfo builds the fast-path data once.
 func (en *Engine) chainInfo(ctx context.Context) (*chainData, error) {
 	en.chainOnce.Do(func() {
-		cd := &chainData{heads: map[string]*chainHead{}}
-		edb := func(pred string) bool {
-			return len(en.defs[pred]) == 0 && len(en.facts[pred]) == 0 && !en.derived[pred]
-		}
-		for i := range en.prog.Rules {
-			r := &en.prog.Rules[i]
-			if len(r.Head.Args) != 2 {
-				continue
-			}
-			h := cd.heads[r.Head.Pred]
-			if h == nil {
-				h = &chainHead{pure: len(en.facts[r.Head.Pred]) == 0 && !en.derived[r.Head.Pred],
-					fwd: &trieNode{}, inv: &trieNode{}, lpFwd: &trieNode{}, lpInv: &trieNode{}}
-				if _, ok, _ := en.st.Lookup(r.Head.Pred); ok {
-					// base facts of the head predicate are answers too
-					if n, err := en.countBase(r.Head.Pred); err != nil || n > 0 {
-						h.pure = false
-					}
-				}
-				cd.heads[r.Head.Pred] = h
-			}
-			if en.dead[i] {
-				continue // it derives nothing: no work, no hit
-			}
-			path, _, _, ok := chainPath(r)
-			lp := ok
-			if ok {
-				for _, s := range path {
-					ok = ok && edb(s.pred)
-					lp = lp && en.graphRel(s.pred)
-				}
-			}
-			if cr, isConst := constRuleOf(r); lp {
-				h.lpChain = append(h.lpChain, i)
-			} else if isConst && en.graphRel(cr.pred) && (cr.pred1 == "" || en.graphRel(cr.pred1)) {
-				cr.rule = int32(i)
-				h.lpConst = append(h.lpConst, cr)
-			} else {
-				h.lpOther = append(h.lpOther, i)
-			}
-			if !ok {
-				h.other = append(h.other, i)
-				h.pure = false
-				continue
-			}
-			h.chain = append(h.chain, i)
-		}
+		cd := en.classifyChainRules()
 		if len(cd.heads) == 0 {
 			en.chain = cd
 			return
 		}
-		var err error
-		snap := en.opt.Snapshot
-		if snap == nil {
-			if snap, err = en.st.Snapshot(ctx); err != nil {
-				en.chainErr = errorf("reasoner: snapshot: %w", err)
-				return
-			}
+		rel, err := cd.indexSnapshot(ctx, en)
+		if err != nil {
+			en.chainErr = err
+			return
 		}
-		cd.snap = snap
-		relDense := map[string]int32{}
-		for i, id := range snap.Relations {
-			n, err := en.syms.name(id)
-			if err != nil {
-				en.chainErr = err
-				return
-			}
-			relDense[n] = int32(i)
-		}
-		nsym := 0
-		for _, id := range snap.Entities {
-			nsym = max(nsym, int(id)+1)
-		}
-		cd.dense = make([]int32, nsym)
-		for i := range cd.dense {
-			cd.dense[i] = -1
-		}
-		cd.names = make([]string, len(snap.Entities))
-		for i, id := range snap.Entities {
-			cd.dense[id] = int32(i)
-			if cd.names[i], err = en.syms.name(id); err != nil {
-				en.chainErr = err
-				return
-			}
-		}
-		rel := func(pred string) int32 {
-			if d, ok := relDense[pred]; ok {
-				return d
-			}
-			return -1
-		}
-		insert := func(fwd, inv *trieNode, ri int) {
-			r := &en.prog.Rules[ri]
-			path, neq, oi, _ := chainPath(r)
-			w := weightOf(r.Weight)
-			node := fwd
-			for _, s := range path {
-				node = node.child(rel(s.pred), s.out, oi)
-			}
-			node.add(int32(ri), w, neq)
-			node = inv
-			for k := len(path) - 1; k >= 0; k-- {
-				node = node.child(rel(path[k].pred), !path[k].out, oi)
-			}
-			node.add(int32(ri), w, neq)
-		}
-		for _, h := range cd.heads {
-			for _, ri := range h.chain {
-				insert(h.fwd, h.inv, ri)
-			}
-			for _, ri := range h.lpChain {
-				insert(h.lpFwd, h.lpInv, ri)
-			}
-			for i := range h.lpConst {
-				cd.resolveConst(en, &h.lpConst[i], rel)
-			}
-		}
+		cd.buildTries(en, rel)
 		en.chain = cd
 	})
 	return en.chain, en.chainErr
+}
+
+// classifyChainRules sorts the binary rules of every head predicate into
+// the fast path's kinds: chain rules over base relations (and those over
+// the graph's relations, for link prediction), rules with constants, and
+// the others.
+func (en *Engine) classifyChainRules() *chainData {
+	cd := &chainData{heads: map[string]*chainHead{}}
+	edb := func(pred string) bool {
+		return len(en.defs[pred]) == 0 && len(en.facts[pred]) == 0 && !en.derived[pred]
+	}
+	for i := range en.prog.Rules {
+		r := &en.prog.Rules[i]
+		if len(r.Head.Args) != 2 {
+			continue
+		}
+		h := cd.heads[r.Head.Pred]
+		if h == nil {
+			h = &chainHead{pure: len(en.facts[r.Head.Pred]) == 0 && !en.derived[r.Head.Pred],
+				fwd: &trieNode{}, inv: &trieNode{}, lpFwd: &trieNode{}, lpInv: &trieNode{}}
+			if _, ok, _ := en.st.Lookup(r.Head.Pred); ok {
+				// base facts of the head predicate are answers too
+				if n, err := en.countBase(r.Head.Pred); err != nil || n > 0 {
+					h.pure = false
+				}
+			}
+			cd.heads[r.Head.Pred] = h
+		}
+		if en.dead[i] {
+			continue // it derives nothing: no work, no hit
+		}
+		path, _, _, ok := chainPath(r)
+		lp := ok
+		if ok {
+			for _, s := range path {
+				ok = ok && edb(s.pred)
+				lp = lp && en.graphRel(s.pred)
+			}
+		}
+		if cr, isConst := constRuleOf(r); lp {
+			h.lpChain = append(h.lpChain, i)
+		} else if isConst && en.graphRel(cr.pred) && (cr.pred1 == "" || en.graphRel(cr.pred1)) {
+			cr.rule = int32(i)
+			h.lpConst = append(h.lpConst, cr)
+		} else {
+			h.lpOther = append(h.lpOther, i)
+		}
+		if !ok {
+			h.other = append(h.other, i)
+			h.pure = false
+			continue
+		}
+		h.chain = append(h.chain, i)
+	}
+	return cd
+}
+
+// indexSnapshot takes the graph's snapshot (the engine's, or the store's)
+// into cd, with the dense index of its entities and their names, and
+// returns the dense index of a relation name (-1: none).
+func (cd *chainData) indexSnapshot(ctx context.Context, en *Engine) (func(pred string) int32, error) {
+	var err error
+	snap := en.opt.Snapshot
+	if snap == nil {
+		if snap, err = en.st.Snapshot(ctx); err != nil {
+			return nil, errorf("reasoner: snapshot: %w", err)
+		}
+	}
+	cd.snap = snap
+	relDense := map[string]int32{}
+	for i, id := range snap.Relations {
+		n, err := en.syms.name(id)
+		if err != nil {
+			return nil, err
+		}
+		relDense[n] = int32(i)
+	}
+	nsym := 0
+	for _, id := range snap.Entities {
+		nsym = max(nsym, int(id)+1)
+	}
+	cd.dense = make([]int32, nsym)
+	for i := range cd.dense {
+		cd.dense[i] = -1
+	}
+	cd.names = make([]string, len(snap.Entities))
+	for i, id := range snap.Entities {
+		cd.dense[id] = int32(i)
+		if cd.names[i], err = en.syms.name(id); err != nil {
+			return nil, err
+		}
+	}
+	rel := func(pred string) int32 {
+		if d, ok := relDense[pred]; ok {
+			return d
+		}
+		return -1
+	}
+	return rel, nil
+}
+
+// buildTries inserts the chain rules of every head into its tries, both
+// ways, and resolves its rules with constants; rel is the dense index of a
+// relation name.
+func (cd *chainData) buildTries(en *Engine, rel func(pred string) int32) {
+	insert := func(fwd, inv *trieNode, ri int) {
+		r := &en.prog.Rules[ri]
+		path, neq, oi, _ := chainPath(r)
+		w := weightOf(r.Weight)
+		node := fwd
+		for _, s := range path {
+			node = node.child(rel(s.pred), s.out, oi)
+		}
+		node.add(int32(ri), w, neq)
+		node = inv
+		for k := len(path) - 1; k >= 0; k-- {
+			node = node.child(rel(path[k].pred), !path[k].out, oi)
+		}
+		node.add(int32(ri), w, neq)
+	}
+	for _, h := range cd.heads {
+		for _, ri := range h.chain {
+			insert(h.fwd, h.inv, ri)
+		}
+		for _, ri := range h.lpChain {
+			insert(h.lpFwd, h.lpInv, ri)
+		}
+		for i := range h.lpConst {
+			cd.resolveConst(en, &h.lpConst[i], rel)
+		}
+	}
 }
 
 func (en *Engine) countBase(pred string) (int, error) {

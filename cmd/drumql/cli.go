@@ -97,6 +97,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(exitPanic(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		minerVars(),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "drumql: %v\n", err)

@@ -190,22 +190,28 @@ func (c *mineCmd) clusterSnapshot(e *env, src miner.GraphSource) ([]byte, error)
 	return b.Bytes(), nil
 }
 
-// mineCluster mines the groups on the workers of --cluster (the
-// coordinator's side).
-func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, s cluster.Settings, groups []cluster.Group) (*groupRun, error) {
+// mineCluster mines the --head-groups groups on the workers of --cluster
+// (the coordinator's side), each with opt and its heads; it returns the
+// result and the bytes of the group models as the workers sent them.
+func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, g *miner.Graph, opt miner.Options) (*miner.Result, [][]byte, error) {
+	groups, err := miner.HeadGroups(src, g, c.Heads, c.HeadGroups)
+	if err != nil {
+		return nil, nil, err
+	}
+	opt.Config.Heads = nil // each job's are its group's
 	run := c.RunID
 	if run == "" {
 		var err error
 		if run, err = newRunID(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if _, err := cluster.NewNames(run); err != nil {
-		return nil, inputErr(fmt.Errorf("mine: --run-id: %w", err))
+		return nil, nil, inputErr(fmt.Errorf("mine: --run-id: %w", err))
 	}
 	data, err := c.clusterSnapshot(e, src)
 	if err != nil {
-		return nil, fmt.Errorf("mine --cluster: snapshot: %w", err)
+		return nil, nil, fmt.Errorf("mine --cluster: snapshot: %w", err)
 	}
 	var once sync.Once
 	lost := make(chan struct{})
@@ -226,7 +232,7 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, s cluster.Settings,
 	opts.Reconnected = func(url string) { say("reconnected to %s", url) }
 	nc, err := connectNATS(opts, "mine --cluster")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer nc.Close()
 	say("%d head groups on %s; interrupted, it resumes with --run-id %s", len(groups), nc.ConnectedUrlRedacted(), run)
@@ -235,27 +241,28 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, s cluster.Settings,
 		Progress: func(n cluster.Counts) {
 			say("%d queued, %d running, %d done of %d", n.Queued, n.Running, n.Done, n.Groups)
 		}}
-	results, err := co.Mine(e.ctx, cluster.Plan{Snapshot: data, Settings: s, Groups: groups})
+	results, err := co.Mine(e.ctx, cluster.Plan{Snapshot: data, Options: opt, Groups: groups})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return nil, fmt.Errorf("mine: interrupted; the run is kept on the server: resume it with --run-id %s: %w", run, err)
+			return nil, nil, fmt.Errorf("mine: interrupted; the run is kept on the server: resume it with --run-id %s: %w", run, err)
 		}
-		return nil, fmt.Errorf("mine --cluster: %w", err)
+		return nil, nil, fmt.Errorf("mine --cluster: %w", err)
 	}
-	r := &groupRun{groups: groups, done: len(groups)}
+	r := &miner.Result{Groups: groups}
+	var files [][]byte
 	var lists [][]miner.MinedRule
 	for _, res := range results {
 		m, err := miner.Load(bytes.NewReader(res.Model))
 		if err != nil {
-			return nil, fmt.Errorf("mine --cluster: group %d from %s: %w", res.Group, res.Worker, err)
+			return nil, nil, fmt.Errorf("mine --cluster: group %d from %s: %w", res.Group, res.Worker, err)
 		}
-		r.models = append(r.models, m)
-		r.files = append(r.files, res.Model)
+		r.Models = append(r.Models, m)
+		files = append(files, res.Model)
 		lists = append(lists, res.Rules)
 	}
-	r.rules = cluster.MergeGroups(lists...)
+	r.Rules = miner.MergeRules(lists...)
 	if !c.Keep {
 		say("done; its streams and objects were removed")
 	}
-	return r, nil
+	return r, files, nil
 }

@@ -483,7 +483,7 @@ func TestClusterRunsCancel(t *testing.T) {
 	co := &cluster.Coordinator{Conn: nc, Run: "left-1"}
 	mined := make(chan error, 1)
 	go func() {
-		_, err := co.Mine(ctx, cluster.Plan{Snapshot: []byte("s"), Groups: []cluster.Group{{Heads: []string{"a"}}, {Heads: []string{"b"}}, {Heads: []string{"c"}}}})
+		_, err := co.Mine(ctx, cluster.Plan{Snapshot: []byte("s"), Groups: []miner.Group{{Heads: []string{"a"}}, {Heads: []string{"b"}}, {Heads: []string{"c"}}}})
 		mined <- err
 	}()
 	// The run is there once its coordinator has enqueued the jobs.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,9 +9,7 @@ import (
 
 	"github.com/drumql/drumql/cluster"
 	"github.com/drumql/drumql/internal/atomicfile"
-	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
-	"github.com/drumql/drumql/store"
 )
 
 // groupFlags are drumql mine's flags for mining in head-relation groups, in
@@ -23,104 +19,19 @@ type groupFlags struct {
 	clusterFlags
 }
 
-// groupRun is the result of mining in head groups.
-type groupRun struct {
-	groups []cluster.Group
-	models []*miner.Model
-	// files are the saved bytes of each group's model (as a worker sent
-	// them), or nil to save models[k].
-	files [][]byte
-	rules []miner.MinedRule
-	// done is the number of groups mined (fewer after Ctrl-C in process).
-	done int
-}
-
-// grouped reports whether mine runs in head groups.
-func (c *mineCmd) grouped() bool { return c.HeadGroups > 1 || c.Cluster != "" }
-
-// settings are the run's mining settings from the flags; cfg is the
-// defaulted training configuration.
-func (c *mineCmd) settings(cfg miner.Config) cluster.Settings {
-	weight := miner.WeightConfidence
-	if c.Weight == "score" {
-		weight = miner.WeightScore
-	}
-	cfg.Heads, cfg.Threads = nil, 0
-	s := cluster.Settings{Config: cfg, Beam: c.Beam, MaxRules: c.MaxRules, Candidates: c.Candidates, MinScore: defaultMinScore,
-		MinSupport: deref(c.MinSupport), Weight: weight, SupportBudget: deref(c.Budget), NoConstants: c.NoConstants, ConstantRules: deref(c.ConstantRules),
-		PerConstant: deref(c.PerConstant), ConstantsBy: c.ConstantsBy, ConstantLen: c.ConstantLen, PathSamples: deref(c.PathSamples), HeadBudget: deref(c.HeadBudget)}
-	if c.MinScore != nil {
-		// Set: every chain rule, the path samples' too.
-		s.MinScore, s.PathMinScore = *c.MinScore, *c.MinScore
-	}
-	return s
-}
-
-// partition splits the head relations (--heads, or every relation of g)
-// into --head-groups groups balanced by training queries.
-func (c *mineCmd) partition(src miner.Source, g *miner.Graph) ([]cluster.Group, error) {
-	loads, err := cluster.TrainingQueries(src, g, c.Heads)
-	if err != nil {
-		if errors.Is(err, miner.ErrUnknownRelation) {
-			return nil, inputErr(fmt.Errorf("mine: --heads: %w", err))
-		}
-		return nil, err
-	}
-	return cluster.Partition(loads, max(1, c.HeadGroups)), nil
-}
-
-// mineGroups mines the head groups, in this process or (with --cluster) on
-// the workers. After Ctrl-C in this process it returns the groups mined so
-// far, the interrupted one read off its current weights, with an error
-// wrapping the context's.
-func (c *mineCmd) mineGroups(e *env, src miner.GraphSource, g *miner.Graph, cfg miner.Config, progress func(miner.Progress)) (*groupRun, error) {
-	groups, err := c.partition(src, g)
-	if err != nil {
-		return nil, err
-	}
-	s := c.settings(cfg)
-	if c.Cluster != "" {
-		return c.mineCluster(e, src, s, groups)
-	}
-	run := &groupRun{groups: groups}
-	var lists [][]miner.MinedRule
-	for k, gr := range groups {
-		pk := func(p miner.Progress) {
-			if progress != nil {
-				progress(p)
-			}
-		}
-		if !e.cli.Quiet && len(groups) > 1 {
-			fmt.Fprintf(e.stderr, "mine: head group %d of %d: %d relations, %d training queries\n", k+1, len(groups), len(gr.Heads), gr.Queries)
-		}
-		model, trainErr := cluster.TrainGroup(e.ctx, src, g, s, gr.Heads, c.Threads, pk)
-		if trainErr != nil && (model == nil || e.ctx.Err() == nil) {
-			return nil, fmt.Errorf("mine: head group %d of %d: %w", k+1, len(groups), trainErr)
-		}
-		ctx := e.ctx
-		if trainErr != nil {
-			ctx = context.WithoutCancel(ctx)
-		}
-		rules, err := cluster.ExtractGroup(ctx, g, s, model, gr.Heads, c.Threads)
+// readModels reads the rules off the --from-model models with opt: one
+// model's for --heads (or its own heads), or each group model's for its
+// heads (those of --heads among them, groups without any left out).
+func (c *mineCmd) readModels(e *env, g *miner.Graph, set *modelSet, opt miner.Options) (*miner.Result, error) {
+	if set.heads == nil {
+		opt.Extract.Heads = c.Heads
+		rules, err := miner.ExtractRules(e.ctx, g, set.models[0], opt)
 		if err != nil {
-			return nil, fmt.Errorf("mine: head group %d of %d: %w", k+1, len(groups), err)
+			return nil, err
 		}
-		run.models = append(run.models, model)
-		lists = append(lists, rules)
-		run.done++
-		if trainErr != nil {
-			run.rules = cluster.MergeGroups(lists...)
-			return run, trainErr
-		}
+		return &miner.Result{Models: set.models, Rules: rules}, nil
 	}
-	run.rules = cluster.MergeGroups(lists...)
-	return run, nil
-}
-
-// extractGroups reads the rules off the group models of a manifest
-// (--from-model): each group's heads off its model.
-func (c *mineCmd) extractGroups(e *env, g *miner.Graph, set *modelSet) (*groupRun, error) {
-	run := &groupRun{models: set.models, done: len(set.models)}
+	res := &miner.Result{}
 	var lists [][]miner.MinedRule
 	for k, m := range set.models {
 		heads := set.heads[k]
@@ -130,15 +41,17 @@ func (c *mineCmd) extractGroups(e *env, g *miner.Graph, set *modelSet) (*groupRu
 				continue
 			}
 		}
-		run.groups = append(run.groups, cluster.Group{Heads: heads})
-		rules, err := cluster.ExtractGroup(e.ctx, g, c.settings(m.Config()), m, heads, c.Threads)
+		opt.Extract.Heads = heads
+		rules, err := miner.ExtractRules(e.ctx, g, m, opt)
 		if err != nil {
 			return nil, fmt.Errorf("mine: --from-model: group %d: %w", k+1, err)
 		}
+		res.Groups = append(res.Groups, miner.Group{Heads: heads})
+		res.Models = append(res.Models, m)
 		lists = append(lists, rules)
 	}
-	run.rules = cluster.MergeGroups(lists...)
-	return run, nil
+	res.Rules = miner.MergeRules(lists...)
+	return res, nil
 }
 
 // intersect returns the elements of a that are in b, in a's order.
@@ -156,50 +69,33 @@ func intersect(a, b []string) []string {
 	return out
 }
 
-// heads are the head relations of each group model.
-func (r *groupRun) heads() [][]string {
-	hs := make([][]string, len(r.models))
-	for k := range r.models {
-		hs[k] = r.groups[k].Heads
-	}
-	return hs
-}
-
-// history is the epochs of every group model, group after group.
-func (r *groupRun) history() []miner.EpochStats {
-	var h []miner.EpochStats
-	for _, m := range r.models {
-		h = append(h, m.History()...)
-	}
-	return h
-}
-
-// header is the comment that follows the first line of a mined file of a
-// group run: the settings, the epochs of each group and the groups.
-func (r *groupRun) header(cfg miner.Config) string {
+// groupHeader is the comment that follows the first line of a mined file
+// of a group run: the settings, the epochs of each group and the groups.
+func (r *mineRun) groupHeader() string {
+	cfg := r.cfg
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%% T=%d L=%d batch=%d seed=%d epochs=", cfg.MaxLen, cfg.Rank, cfg.Batch, cfg.Seed)
-	for k, m := range r.models {
+	for k, m := range r.res.Models {
 		if k > 0 {
 			sb.WriteByte(',')
 		}
 		fmt.Fprint(&sb, len(m.History()))
 	}
-	fmt.Fprintf(&sb, " (per head group)\n%% %d head groups, balanced by training queries (mine --head-groups):", len(r.groups))
-	for k, gr := range r.groups {
+	fmt.Fprintf(&sb, " (per head group)\n%% %d head groups, balanced by training queries (mine --head-groups):", len(r.res.Groups))
+	for k, gr := range r.res.Groups {
 		fmt.Fprintf(&sb, "\n%% group %d (%d training queries): %s", k+1, gr.Queries, strings.Join(gr.Heads, " "))
-		if k >= r.done {
+		if k >= len(r.res.Models) {
 			sb.WriteString(" (not mined: interrupted)")
 		}
 	}
 	return sb.String()
 }
 
-// save writes the group models beside path (path.g1 …) and the manifest
-// naming them to path.
-func (r *groupRun) save(path string) error {
+// saveGroups writes the group models beside path (path.g1 …) and the
+// manifest naming them to path.
+func (r *mineRun) saveGroups(path string) error {
 	var man cluster.Manifest
-	for k, m := range r.models {
+	for k, m := range r.res.Models {
 		var data []byte
 		if r.files != nil {
 			data = r.files[k]
@@ -214,7 +110,7 @@ func (r *groupRun) save(path string) error {
 		if err := atomicfile.WriteFile(filepath.Join(filepath.Dir(path), file), data); err != nil {
 			return fmt.Errorf("mine: --save-model: %w", err)
 		}
-		man.Groups = append(man.Groups, cluster.ManifestGroup{File: file, Heads: r.groups[k].Heads, SHA256: cluster.SHA256(data)})
+		man.Groups = append(man.Groups, cluster.ManifestGroup{File: file, Heads: r.res.Groups[k].Heads, SHA256: cluster.SHA256(data)})
 	}
 	var b bytes.Buffer
 	if err := cluster.WriteManifest(&b, &man); err != nil {
@@ -233,19 +129,6 @@ type modelSet struct {
 
 // single wraps one model.
 func single(m *miner.Model) *modelSet { return &modelSet{models: []*miner.Model{m}} }
-
-// configHeads are the head relations the models were trained for, nil when
-// one model was trained for every relation.
-func (s *modelSet) configHeads() []string {
-	if s.heads == nil {
-		return s.models[0].Config().Heads
-	}
-	var hs []string
-	for _, h := range s.heads {
-		hs = append(hs, h...)
-	}
-	return hs
-}
 
 // loadModel reads a model saved by drumql mine --save-model: a model file,
 // or a manifest of group models (whose checksums it verifies).
@@ -283,44 +166,4 @@ func loadModel(path string) (*modelSet, error) {
 		set.heads = append(set.heads, gr.Heads)
 	}
 	return set, nil
-}
-
-// setScorer scores each query with the model of its relation's group.
-type setScorer struct {
-	scorers []*modelScorer
-	byRel   map[store.ID]int // relation -> index in scorers; absent: 0
-}
-
-// newSetScorer adapts set to linkpred.Scorer over the graph g; gpos maps
-// graph entity indices to positions among the n ranked entities.
-func newSetScorer(set *modelSet, g *miner.Graph, gpos []int32, n int) *setScorer {
-	rels := relNames(g)
-	s := &setScorer{byRel: map[store.ID]int{}}
-	for k, m := range set.models {
-		s.scorers = append(s.scorers, &modelScorer{model: m, g: g, gpos: gpos, n: n, pool: make(chan *miner.Scorer, 8), rels: rels})
-		if set.heads != nil {
-			for id, name := range rels {
-				for _, h := range set.heads[k] {
-					if h == name {
-						s.byRel[id] = k
-					}
-				}
-			}
-		}
-	}
-	return s
-}
-
-// Score implements linkpred.Scorer: qs are queries of one relation.
-func (s *setScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
-	return s.scorers[s.byRel[qs[0].Rel]].Score(ctx, qs, out)
-}
-
-// unseen is the number of queries over relations the models cannot score.
-func (s *setScorer) unseen() int64 {
-	var n int64
-	for _, m := range s.scorers {
-		n += m.unseen.Load()
-	}
-	return n
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // familiesGroups are the two head groups of examples/families, worked out
-// by hand in cluster's TestPartition from the training queries per relation.
+// by hand in miner's TestPartition from the training queries per relation.
 var familiesGroups = [][]string{
 	{"father", "husband", "mother", "sister", "son", "uncle"},
 	{"aunt", "brother", "daughter", "nephew", "niece", "wife"},
@@ -126,14 +126,10 @@ func TestSetScorer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := g.NumEntities()
-	gpos := make([]int32, n)
-	for i := range gpos {
-		gpos[i] = int32(i)
-	}
-	sc := newSetScorer(set, g, gpos, n)
-	rels := relNames(g)
-	for id, name := range rels {
+	snap := g.Snapshot()
+	sc := linkpred.NewModelScorer(g, snap.Entities, set.models, set.heads)
+	for i, id := range snap.Relations {
+		name := g.Relations()[i]
 		want := 0
 		if !slices.Contains(familiesGroups[0], name) {
 			want = 1
@@ -144,7 +140,7 @@ func TestSetScorer(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := range 2 {
-			one := newSetScorer(single(set.models[k]), g, gpos, n)
+			one := linkpred.NewModelScorer(g, snap.Entities, set.models[k:k+1], nil)
 			exp := make([]linkpred.Scores, 1)
 			if err := one.Score(context.Background(), q, exp); err != nil {
 				t.Fatal(err)
@@ -153,24 +149,5 @@ func TestSetScorer(t *testing.T) {
 				t.Errorf("%s: scores equal to group %d's model: %v, want group %d", name, k+1, same, want+1)
 			}
 		}
-	}
-}
-
-// TestSpread: the coverage sample takes evenly spaced queries, the first
-// one first, and the whole list when it is short.
-func TestSpread(t *testing.T) {
-	qs := make([]linkpred.Query, 10)
-	for i := range qs {
-		qs[i].Given = store.ID(i)
-	}
-	var got []store.ID
-	for _, q := range spread(qs, 4) {
-		got = append(got, q.Given)
-	}
-	if want := []store.ID{0, 2, 5, 7}; !slices.Equal(got, want) {
-		t.Errorf("spread(10 queries, 4) = %v, want %v", got, want)
-	}
-	if len(spread(qs, 10)) != 10 || len(spread(qs, 20)) != 10 {
-		t.Error("a short list is not kept whole")
 	}
 }

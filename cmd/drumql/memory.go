@@ -2,10 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"runtime/debug"
 
 	"github.com/drumql/drumql/internal/sysmem"
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
 )
 
@@ -14,7 +13,7 @@ import (
 // rule step; the rule step alone with --from-model) and refuses, before the graph is prepared, when it exceeds the
 // available memory (the smaller of MemAvailable and the cgroup limit) or
 // --max-memory. Otherwise the estimate becomes the collector's soft memory
-// limit until the command ends (see softLimit); the returned function
+// limit until the command ends (see miner.SoftMemoryLimit); the returned function
 // restores the previous one.
 func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, func(), error) {
 	snap, err := src.Snapshot(e.ctx)
@@ -40,7 +39,7 @@ func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, func()
 	if err := c.checkMemory(e, need); err != nil {
 		return nil, nil, err
 	}
-	restore := softLimit(need, os.Getenv("GOMEMLIMIT"))
+	restore := miner.SoftMemoryLimit(need)
 	g, err := miner.NewGraph(src, snap)
 	if err != nil {
 		restore()
@@ -49,33 +48,15 @@ func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, func()
 	return g, restore, nil
 }
 
-// softLimit makes need the Go collector's soft memory limit
-// (runtime/debug.SetMemoryLimit) and returns the function that restores the
-// previous limit. With the default GOGC the heap grows to twice the live
-// data between collections: on FB15k-237 the rule step's live heap peaks
-// at 367 MB and its RSS at 900 MB. Under the limit the collector runs more
-// often as the heap approaches the estimate, so the peak follows the
-// estimate; the limit is soft (live data past it is kept, and the
-// collector's CPU is capped). A GOMEMLIMIT in the environment (env, when
-// not empty) is the user's choice and is left as it is.
-func softLimit(need int64, env string) func() {
-	if env != "" || need <= 0 {
-		return func() {}
-	}
-	prev := debug.SetMemoryLimit(need)
-	return func() { debug.SetMemoryLimit(prev) }
-}
-
 // ruleStep describes, for the memory estimate, the rule step that follows
 // training: extraction, and with the store's valid split (valid triples)
 // the choice of the aggregation and the coverage line.
 func (c *mineCmd) ruleStep(e *env, valid int) miner.RuleStep {
-	rs := miner.RuleStep{Beam: c.Beam, Candidates: c.Candidates, MaxRules: c.MaxRules,
-		ConstantRules: deref(c.ConstantRules), NoConstants: c.NoConstants, Heads: len(c.Heads)}
+	rs := c.options().RuleStep()
 	if c.Aggregate == "auto" && valid > 0 {
 		rs.Apply = true
 		if !e.cli.Quiet {
-			rs.ScoreBatch = coverageBatch
+			rs.ScoreBatch = linkpred.CoverageBatch
 		}
 	}
 	return rs
@@ -83,18 +64,18 @@ func (c *mineCmd) ruleStep(e *env, valid int) miner.RuleStep {
 
 // checkMemory compares need with --max-memory, or with the available memory.
 func (c *mineCmd) checkMemory(e *env, need int64) error {
-	var lim sysmem.Limit
+	var lim miner.MemoryLimit
 	known := false
 	switch c.MaxMemory {
 	case "off":
 	case "":
-		lim, known = sysmem.Available()
+		lim, known = miner.AvailableMemory()
 	default:
 		n, err := sysmem.ParseSize(c.MaxMemory)
 		if err != nil {
 			return inputErr(fmt.Errorf("mine: --max-memory: %w", err))
 		}
-		lim, known = sysmem.Limit{Bytes: n, Source: "--max-memory"}, true
+		lim, known = miner.MemoryLimit{Bytes: n, Source: "--max-memory"}, true
 	}
 	if !e.cli.Quiet && miner.Kernel() == "generic" {
 		fmt.Fprintln(e.stderr, "mine: sparse kernels: generic Go (a build with GOEXPERIMENT=simd uses AVX2/AVX-512 where the CPU has them)")

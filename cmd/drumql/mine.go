@@ -2,49 +2,48 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"runtime"
 	"slices"
 	"time"
 
-	"github.com/drumql/drumql/cluster"
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/internal/report"
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/store"
 )
 
 // mineCmd is drumql mine.
 type mineCmd struct {
 	Out           string   `short:"o" placeholder:"FILE" help:"Write the rules to FILE (default: standard output)."`
-	Len           *int     `placeholder:"T" help:"Maximum rule length T, 1 to 16 (default 2)."`
-	Rank          *int     `placeholder:"L" help:"Rank L, the number of rule groups learnt per query, at least 1 (default 3)."`
-	Epochs        *int     `placeholder:"N" help:"Maximum number of epochs, at least 1 (default 10, with early stopping)."`
-	Batch         *int     `placeholder:"B" help:"Training triples per batch, at least 1 (default 64)."`
-	Seed          *uint64  `placeholder:"S" help:"Random seed, at least 1 (default 33)."`
+	Len           *int     `placeholder:"T" help:"Maximum rule length T, 1 to ${miner_max_len} (default ${miner_len})."`
+	Rank          *int     `placeholder:"L" help:"Rank L, the number of rule groups learnt per query, at least 1 (default ${miner_rank})."`
+	Epochs        *int     `placeholder:"N" help:"Maximum number of epochs, at least 1 (default ${miner_epochs}, with early stopping)."`
+	Batch         *int     `placeholder:"B" help:"Training triples per batch, at least 1 (default ${miner_batch})."`
+	Seed          *uint64  `placeholder:"S" help:"Random seed, at least 1 (default ${miner_seed})."`
 	Heads         []string `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
 	Threads       int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
-	MaxFanOut     *int     `placeholder:"N" help:"Hub cap: an entity with more than N neighbours through one relation direction (a gender value, a country) passes no mass through it in training and in the model's scores (default 10000; -1: no cap). Rules and their confidences are counted on the exact graph."`
-	MaxQueries    *int     `placeholder:"N" help:"Train each epoch on at most N triples of each relation (a seeded sample, drawn afresh every epoch) and validate on at most N of each (default 2048; -1: no bound). Keeps an epoch's time in proportion to the graph on large graphs; relations with fewer triples are not sampled."`
-	MaxRules      int      `default:"200" placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default ${default})."`
-	Candidates    int      `default:"1000" placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default ${default})."`
-	MinScore      *float64 `placeholder:"X" help:"Drop the chain rules whose raw DRUM score is below X, in (0, L] (a score is at most the rank L): those the beam search proposes and those the path samples propose. Default: the beam search drops bodies below 1e-6, and the bodies the path samples propose are kept whatever their score."`
-	Beam          int      `default:"4000" placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${default})."`
-	PathSamples   *int     `placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default 200; -1: bodies from DRUM's attention only)."`
+	MaxFanOut     *int     `placeholder:"N" help:"Hub cap: an entity with more than N neighbours through one relation direction (a gender value, a country) passes no mass through it in training and in the model's scores (default ${miner_max_fan_out}; -1: no cap). Rules and their confidences are counted on the exact graph."`
+	MaxQueries    *int     `placeholder:"N" help:"Train each epoch on at most N triples of each relation (a seeded sample, drawn afresh every epoch) and validate on at most N of each (default ${miner_max_queries}; -1: no bound). Keeps an epoch's time in proportion to the graph on large graphs; relations with fewer triples are not sampled."`
+	MaxRules      *int     `placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default ${miner_max_rules})."`
+	Candidates    *int     `placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default ${miner_candidates})."`
+	MinScore      *float64 `placeholder:"X" help:"Drop the chain rules whose raw DRUM score is below X, in (0, L] (a score is at most the rank L): those the beam search proposes and those the path samples propose. Default: the beam search drops bodies below ${miner_min_score}, and the bodies the path samples propose are kept whatever their score."`
+	Beam          *int     `placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${miner_beam})."`
+	PathSamples   *int     `placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default ${miner_path_samples}; -1: bodies from DRUM's attention only)."`
 	NoConstants   bool     `help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
-	ConstantLen   int      `placeholder:"N" default:"2" help:"The most atoms in the body of a rule with constants: 1, or 2 for h(X, c) :- b1(X, Y), b2(Y, d). as well."`
-	ConstantRules *int     `placeholder:"N" help:"Rules with constants kept per head relation (default 300), chosen as --constants-by says."`
-	PerConstant   *int     `placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence: the pool the head's --constant-rules are chosen from (default 1000)."`
+	ConstantLen   *int     `placeholder:"N" help:"The most atoms in the body of a rule with constants: 1, or 2 for h(X, c) :- b1(X, Y), b2(Y, d). as well (default ${miner_const_len})."`
+	ConstantRules *int     `placeholder:"N" help:"Rules with constants kept per head relation (default ${miner_constant_rules}), chosen as --constants-by says."`
+	PerConstant   *int     `placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence: the pool the head's --constant-rules are chosen from (default ${miner_per_constant})."`
 	ConstantsBy   string   `enum:"coverage,confidence" default:"coverage" help:"How a head's --constant-rules rules with constants are chosen: coverage (greedily, the rules that most raise the confidence with which its facts are predicted, so they spread over its constants and facts) or confidence (the most confident)."`
 	Threshold     float64  `default:"0.1" placeholder:"X" help:"The threshold written into the rule file (@min X, in (0, 1]): infer, query and explain drop derivations of its rules below X (their --min overrides it). A mined file has hundreds of rules per head relation, and chaining their weak derivations through each other would derive nearly every pair (default ${default})."`
 	Aggregate     string   `enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
-	Budget        *int     `placeholder:"N" help:"Edge visits allowed to count one rule's support exactly (default 100000); past it, the counts of a chain rule's starts done so far (a seeded random sample) are scaled to all of them, and the comment says sample=done/all; a two-step rule with constants is left out."`
-	HeadBudget    *int     `placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default 100000000); bodies left when it is spent are left out."`
-	MinSupport    *int     `placeholder:"N" help:"Drop rules, chain rules and rules with constants, that predict fewer than N facts of the graph correctly (-1 keeps all). Default: 1 for chain rules, 2 for rules with constants."`
-	Weight        string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+5) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
+	Budget        *int     `placeholder:"N" help:"Edge visits allowed to count one rule's support exactly (default ${miner_budget}); past it, the counts of a chain rule's starts done so far (a seeded random sample) are scaled to all of them, and the comment says sample=done/all; a two-step rule with constants is left out."`
+	HeadBudget    *int     `placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default ${miner_head_budget}); bodies left when it is spent are left out."`
+	MinSupport    *int     `placeholder:"N" help:"Drop rules, chain rules and rules with constants, that predict fewer than N facts of the graph correctly (-1 keeps all). Default: ${miner_min_support} for chain rules, ${miner_const_min_support} for rules with constants."`
+	Weight        string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+${miner_smoothing}) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
 	SaveModel     string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
 	FromModel     string   `placeholder:"FILE" help:"Do not train: read the rules off a model saved with --save-model (to try other extraction settings)."`
 	Report        string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
@@ -88,17 +87,10 @@ func (c *mineCmd) Run(e *env) error {
 	if st != nil {
 		defer st.Close()
 	}
-	if c.Eval && st != nil {
-		// Say it now, not after an hour of training.
-		names, err := st.Splits()
-		if err != nil {
-			return err
-		}
-		if !slices.Contains(names, "test") {
-			return inputErr(fmt.Errorf("mine --eval: the store has no test split to evaluate on (load a dataset folder with a test.txt, or drop --eval)"))
-		}
+	if err := c.checkEvalSplit(st); err != nil {
+		return err
 	}
-	start := time.Now()
+	r := &mineRun{start: time.Now(), from: from, st: st}
 	if c.FromModel != "" {
 		// Read before the graph: the memory estimate needs its T and L.
 		if c.fromSet, err = loadModel(c.FromModel); err != nil {
@@ -110,22 +102,156 @@ func (c *mineCmd) Run(e *env) error {
 		return err
 	}
 	defer restoreLimit()
-	cfg := miner.Config{MaxLen: deref(c.Len), Rank: deref(c.Rank), MaxEpochs: deref(c.Epochs), Batch: deref(c.Batch), Seed: deref(c.Seed),
-		Threads: c.Threads, Heads: c.Heads, MaxQueries: deref(c.MaxQueries), MaxFanOut: deref(c.MaxFanOut)}
-	if n := deref(c.Epochs); n > 0 && n < 5 {
-		cfg.MinEpochs = n
+	r.g = g
+	if err := c.mine(e, src, r); err != nil {
+		return err
 	}
-	cfg = cfg.WithDefaults()
-	var loss []report.LossPoint
-	var validLoss []float64
+	if err := c.chooseAggregation(e, r); err != nil {
+		return err
+	}
+	r.ruleStepTook = time.Since(r.rulesStart)
+	if err := c.writeOutputs(e, r); err != nil {
+		return err
+	}
+	if err := c.assess(e, r); err != nil {
+		return err
+	}
+	if err := c.writeReport(e, r); err != nil {
+		return err
+	}
+	return c.summarise(e, r)
+}
+
+// mineRun is the state of a drumql mine run, passed from step to step.
+type mineRun struct {
+	start time.Time
+	from  string // what is mined, for the header: the store or the snapshot file
+	st    store.Store
+	g     *miner.Graph
+	// cfg is the training configuration, defaults applied (with
+	// --from-model, the first model's).
+	cfg miner.Config
+	res *miner.Result
+	// files are the bytes of each group model as the workers sent them
+	// (--cluster), or nil to save res.Models.
+	files [][]byte
+	// stopped is the error of an interrupted training (Ctrl-C): the rules
+	// are those of the weights at that moment.
+	stopped   error
+	loss      []report.LossPoint
+	validLoss []float64
+	// rulesStart is when the rule step began (the last training ended).
+	rulesStart   time.Time
+	ruleStepTook time.Duration
+	tuned        *linkpred.Tuning
+	directives   []datalog.Aggregate
+	cov          *linkpred.Coverage
+	metrics      *linkpred.Report
+}
+
+// grouped reports whether the run was mined in head groups: the header and
+// --save-model then say so.
+func (r *mineRun) grouped() bool { return r.res.Groups != nil }
+
+// history is the epochs of every model, group after group.
+func (r *mineRun) history() []miner.EpochStats {
+	var h []miner.EpochStats
+	for _, m := range r.res.Models {
+		h = append(h, m.History()...)
+	}
+	return h
+}
+
+// models are the run's models as the coverage line and --eval score with
+// them: each relation by the model of its group.
+func (r *mineRun) models() *modelSet {
+	if !r.grouped() {
+		return single(r.res.Models[0])
+	}
+	set := &modelSet{models: r.res.Models}
+	for k := range r.res.Models {
+		set.heads = append(set.heads, r.res.Groups[k].Heads)
+	}
+	return set
+}
+
+// checkEvalSplit refuses --eval at once, not after an hour of training,
+// when the store has no test split.
+func (c *mineCmd) checkEvalSplit(st store.Store) error {
+	if !c.Eval || st == nil {
+		return nil
+	}
+	names, err := st.Splits()
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(names, "test") {
+		return inputErr(fmt.Errorf("mine --eval: the store has no test split to evaluate on (load a dataset folder with a test.txt, or drop --eval)"))
+	}
+	return nil
+}
+
+// mine trains the model (or the group models, here or on the --cluster
+// workers) and reads the rules off it, or reads them off the --from-model
+// models. After Ctrl-C in this process, the rules of the current weights
+// are kept and r.stopped is set.
+func (c *mineCmd) mine(e *env, src miner.GraphSource, r *mineRun) error {
+	opt := c.options()
+	r.cfg = opt.Config
+	if set := c.fromSet; set != nil {
+		r.cfg = set.models[0].Config()
+		r.rulesStart = time.Now()
+		var err error
+		r.res, err = c.readModels(e, r.g, set, opt)
+		return err
+	}
+	progress, pb := c.progress(e, r)
+	var err error
+	if c.Cluster != "" {
+		r.res, r.files, err = c.mineCluster(e, src, r.g, opt)
+	} else {
+		if c.HeadGroups > 1 {
+			opt.HeadGroups = c.HeadGroups
+		}
+		opt.RulesWhenStopped = true
+		r.res, err = miner.Mine(e.ctx, src, r.g, opt, progress)
+	}
+	pb.finish()
+	if r.rulesStart.IsZero() {
+		r.rulesStart = time.Now()
+	}
+	if err != nil {
+		if r.res == nil || len(r.res.Models) == 0 || e.ctx.Err() == nil {
+			if errors.Is(err, miner.ErrUnknownRelation) {
+				return inputErr(fmt.Errorf("mine: --heads: %w", err))
+			}
+			return err
+		}
+		r.stopped = err
+	}
+	return nil
+}
+
+// progress returns the training progress callback of a run: the bar (or,
+// without a terminal, a line per epoch), the plan's notes, and the loss
+// curve of the report.
+func (c *mineCmd) progress(e *env, r *mineRun) (func(miner.Progress), *bar) {
+	cfg := r.cfg
 	pb := e.newBar(-1, "mining")
 	prevMean, step := 0.0, 0
-	progress := func(p miner.Progress) {
+	return func(p miner.Progress) {
 		if testHookMineProgress != nil {
 			testHookMineProgress(p)
 		}
-		if p.EpochDone {
-			validLoss = append(validLoss, p.ValidLoss)
+		switch {
+		case p.Trained:
+			r.rulesStart = time.Now()
+			if p.Group == p.Groups {
+				pb.finish()
+			}
+			return
+		case p.EpochDone:
+			r.validLoss = append(r.validLoss, p.ValidLoss)
 			if !e.cli.Quiet && !e.showProgress() {
 				// No bar (a log file): one line per epoch.
 				line := fmt.Sprintf("mine: epoch %d/%d: %d batches, train loss %.4f", p.Epoch, cfg.MaxEpochs, p.Batches, p.Loss)
@@ -135,6 +261,9 @@ func (c *mineCmd) Run(e *env) error {
 				fmt.Fprintf(e.stderr, "%s (%s)\n", line, p.Elapsed.Round(100*time.Millisecond))
 			}
 			return
+		}
+		if !e.cli.Quiet && p.Groups > 1 && p.Epoch == 1 && p.Batch == 1 {
+			fmt.Fprintf(e.stderr, "mine: head group %d of %d\n", p.Group, p.Groups)
 		}
 		if step == 0 && !e.cli.Quiet {
 			if p.EpochTriples < p.Triples {
@@ -153,105 +282,77 @@ func (c *mineCmd) Run(e *env) error {
 		}
 		prevMean = p.Loss
 		step++
-		loss = append(loss, report.LossPoint{Epoch: p.Epoch, Batch: p.Batch, Step: step, Loss: cur})
+		r.loss = append(r.loss, report.LossPoint{Epoch: p.Epoch, Batch: p.Batch, Step: step, Loss: cur})
 		pb.describe(fmt.Sprintf("epoch %d/%d batch %d/%d loss %.4f %.0f q/s", p.Epoch, cfg.MaxEpochs, p.Batch, p.Batches, p.Loss, p.QueriesPerSec))
 		pb.set(step)
+	}, pb
+}
+
+// logStep says, without a terminal, how long a part of the rule step took.
+func (c *mineCmd) logStep(e *env, what string, since time.Time) {
+	if !e.cli.Quiet && !e.showProgress() {
+		fmt.Fprintf(e.stderr, "mine: %s (%s)\n", what, time.Since(since).Round(100*time.Millisecond))
 	}
-	var model *miner.Model
-	var grp *groupRun // mined in head groups (groups.go)
-	var trainErr error
-	if set := c.fromSet; set != nil {
-		model, cfg = set.models[0], set.models[0].Config()
-		if set.heads != nil {
-			if grp, err = c.extractGroups(e, g, set); err != nil {
-				return err
-			}
-		}
-	} else if c.grouped() {
-		grp, trainErr = c.mineGroups(e, src, g, cfg, progress)
-	} else {
-		model, trainErr = miner.TrainGraph(e.ctx, src, g, cfg, progress)
-	}
-	pb.finish()
-	// Training's propagation blocks are garbage now. Collect them before
-	// the rule step allocates: the collector would otherwise let the heap
-	// grow to twice training's live heap first, and the rule step's
-	// allocations would come on top of the dead blocks.
-	runtime.GC()
-	interrupted := false
-	if trainErr != nil {
-		if (model == nil && grp == nil) || e.ctx.Err() == nil {
-			if errors.Is(trainErr, miner.ErrUnknownRelation) {
-				return inputErr(trainErr)
-			}
-			return trainErr
-		}
-		interrupted = true
-	}
-	extractStart := time.Now()
-	// After Ctrl-C the rules of the current weights are still written: read
-	// them off without the cancelled context (and choose no aggregation).
-	ctx := e.ctx
-	if interrupted {
-		ctx = context.WithoutCancel(ctx)
-	}
-	var rules []miner.MinedRule
-	models := single(model)
-	if grp != nil {
-		rules, models = grp.rules, &modelSet{models: grp.models, heads: grp.heads()}
-	} else if rules, err = cluster.ExtractGroup(ctx, g, c.settings(cfg), model, c.Heads, c.Threads); err != nil {
-		return err
-	}
-	// Without a terminal, say how long each part of the rule step takes.
-	logStep := func(what string, since time.Time) {
-		if !e.cli.Quiet && !e.showProgress() {
-			fmt.Fprintf(e.stderr, "mine: %s (%s)\n", what, time.Since(since).Round(100*time.Millisecond))
-		}
-	}
-	logStep(fmt.Sprintf("%d rules read and counted", len(rules)), extractStart)
-	tuneStart := time.Now()
-	var tuned *tuning
-	directives := []datalog.Aggregate{{Method: "max"}}
+}
+
+// chooseAggregation chooses the aggregation recorded in the rule file
+// (--aggregate): auto chooses it on the store's valid split; after Ctrl-C
+// or without a valid split the file records max.
+func (c *mineCmd) chooseAggregation(e *env, r *mineRun) error {
+	rules := r.res.Rules
+	c.logStep(e, fmt.Sprintf("%d rules read and counted", len(rules)), r.rulesStart)
+	r.directives = []datalog.Aggregate{{Method: "max"}}
 	switch c.Aggregate {
 	case "noisy-or":
-		directives = []datalog.Aggregate{{Method: "noisy_or"}}
+		r.directives = []datalog.Aggregate{{Method: "noisy_or"}}
+		return nil
 	case "auto":
-		if interrupted {
-			// After Ctrl-C the file records max.
-			break
+		if r.stopped != nil {
+			return nil
 		}
-		vq, err := validQueries(st)
-		if err != nil {
-			return err
-		}
-		if len(vq) > 0 && len(rules) > 0 {
-			prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
-			if tuned, err = tuneAggregation(ctx, e, st, g, prog, vq); err != nil {
-				return err
-			}
-			directives = tuned.Directives
-			logStep(fmt.Sprintf("aggregation chosen on %d valid queries", len(vq)), tuneStart)
-		}
+	default:
+		return nil
 	}
-	extractTook := time.Since(extractStart)
-	var hist []miner.EpochStats
-	var header string
-	if grp != nil {
-		hist = grp.history()
-		header = fmt.Sprintf("%s: %d rules for %d head relations from %s\n%s", minedHeader, len(rules), countHeads(rules), from, grp.header(cfg))
+	tuneStart := time.Now()
+	vq, err := linkpred.ValidQueries(r.st)
+	if err != nil {
+		return err
+	}
+	if len(vq) == 0 || len(rules) == 0 {
+		return nil
+	}
+	prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
+	if r.tuned, err = linkpred.ChooseAggregation(e.ctx, r.st, r.g, prog, vq); err != nil {
+		return err
+	}
+	r.directives = r.tuned.Directives
+	c.logStep(e, fmt.Sprintf("aggregation chosen on %d valid queries", len(vq)), tuneStart)
+	return nil
+}
+
+// header is the comment that starts the mined file.
+func (r *mineRun) header() string {
+	rules, cfg := r.res.Rules, r.cfg
+	header := fmt.Sprintf("%s: %d rules for %d head relations from %s\n", minedHeader, len(rules), countHeads(rules), r.from)
+	if r.grouped() {
+		header += r.groupHeader()
 	} else {
-		hist = model.History()
-		header = fmt.Sprintf("%s: %d rules for %d head relations from %s\n%% T=%d L=%d batch=%d seed=%d epochs=%d",
-			minedHeader, len(rules), countHeads(rules), from, cfg.MaxLen, cfg.Rank, cfg.Batch, cfg.Seed, len(hist))
+		header += fmt.Sprintf("%% T=%d L=%d batch=%d seed=%d epochs=%d", cfg.MaxLen, cfg.Rank, cfg.Batch, cfg.Seed, len(r.history()))
 	}
-	if interrupted {
+	if r.stopped != nil {
 		header += "\n% interrupted: these are the rules of the weights when training was stopped"
 	}
-	if tuned != nil {
-		header += "\n% " + describeTuning(tuned)
+	if r.tuned != nil {
+		header += "\n% " + describeTuning(r.tuned)
 	}
+	return header
+}
+
+// writeOutputs writes the rule file (--out or standard output) and the
+// model (--save-model).
+func (c *mineCmd) writeOutputs(e *env, r *mineRun) error {
 	var buf bytes.Buffer
-	writeRules(&buf, header, c.Threshold, directives, rules)
+	writeRules(&buf, r.header(), c.Threshold, r.directives, r.res.Rules)
 	mined := stampMined(buf.Bytes())
 	if c.Out == "" {
 		if _, err := e.stdout.Write(mined); err != nil {
@@ -260,61 +361,75 @@ func (c *mineCmd) Run(e *env) error {
 	} else if err := writeMined(c.Out, mined, c.Force); err != nil {
 		return err
 	}
-	if c.SaveModel != "" && grp != nil {
-		if err := grp.save(c.SaveModel); err != nil {
-			return err
-		}
-	} else if c.SaveModel != "" {
-		var mb bytes.Buffer
-		if err := model.Save(&mb); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(c.SaveModel, mb.Bytes()); err != nil {
-			return err
-		}
+	switch {
+	case c.SaveModel == "":
+		return nil
+	case r.grouped():
+		return r.saveGroups(c.SaveModel)
 	}
-	// Coverage, printed at the end and shown in the report.
-	var cov *coverageInfo
-	if st != nil && !interrupted && (!e.cli.Quiet || c.Report != "") {
+	var mb bytes.Buffer
+	if err := r.res.Models[0].Save(&mb); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(c.SaveModel, mb.Bytes())
+}
+
+// assess computes the coverage, printed at the end and shown in the report,
+// and with --eval the model's metrics on the test split.
+func (c *mineCmd) assess(e *env, r *mineRun) error {
+	if r.stopped != nil {
+		return nil
+	}
+	var err error
+	if r.st != nil && (!e.cli.Quiet || c.Report != "") {
 		// The rule application's candidate lists and engine are garbage
 		// now: collect them before the model's blocks are allocated.
 		runtime.GC()
-		if cov, err = coverage(e, st, g, models, rules, tuned); err != nil {
+		ms := r.models()
+		if r.cov, err = linkpred.MeasureCoverage(e.ctx, r.st, r.g, ms.models, ms.heads, r.res.Rules, r.tuned); err != nil {
 			return err
 		}
 	}
-	var metrics *linkpred.Report
-	if c.Eval && !interrupted {
-		metrics, err = evalModel(e, st, g, models, "test")
-		if err != nil {
+	if c.Eval {
+		if r.metrics, err = evalModel(e, r.st, r.g, r.models(), "test"); err != nil {
 			return err
 		}
-		printMetrics(e.stderr, metrics)
+		printMetrics(e.stderr, r.metrics)
 	}
-	if c.Report != "" {
-		rep := buildReport(e, cfg, g, rules, hist, loss, validLoss, metrics, cov, time.Since(start), interrupted)
-		var hb bytes.Buffer
-		if err := report.Write(&hb, rep); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(c.Report, hb.Bytes()); err != nil {
-			return err
-		}
+	return nil
+}
+
+// writeReport writes the HTML report of --report.
+func (c *mineCmd) writeReport(e *env, r *mineRun) error {
+	if c.Report == "" {
+		return nil
 	}
+	rep := buildReport(e, r, time.Since(r.start))
+	var hb bytes.Buffer
+	if err := report.Write(&hb, rep); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(c.Report, hb.Bytes())
+}
+
+// summarise says what was done; after Ctrl-C it returns the error that
+// stopped training.
+func (c *mineCmd) summarise(e *env, r *mineRun) error {
+	rules, epochs := r.res.Rules, len(r.history())
 	where := "standard output"
 	if c.Out != "" {
 		where = c.Out
 	}
-	if interrupted {
-		fmt.Fprintf(e.stderr, "drumql: interrupted after %d epochs; wrote the %d rules of the current weights to %s\n", len(hist), len(rules), where)
-		return fmt.Errorf("mine: %w", trainErr)
+	if r.stopped != nil {
+		fmt.Fprintf(e.stderr, "drumql: interrupted after %d epochs; wrote the %d rules of the current weights to %s\n", epochs, len(rules), where)
+		return fmt.Errorf("mine: %w", r.stopped)
 	}
 	if !e.cli.Quiet {
 		fmt.Fprintf(e.stderr, "mined %d rules for %d head relations in %d epochs (%s; rules read, counted and tuned in %s); wrote %s\n",
-			len(rules), countHeads(rules), len(hist), time.Since(start).Round(100*time.Millisecond),
-			extractTook.Round(100*time.Millisecond), where)
-		if cov != nil {
-			fmt.Fprint(e.stderr, cov)
+			len(rules), countHeads(rules), epochs, time.Since(r.start).Round(100*time.Millisecond),
+			r.ruleStepTook.Round(100*time.Millisecond), where)
+		if r.cov != nil {
+			fmt.Fprint(e.stderr, r.cov)
 		}
 	}
 	return nil
@@ -324,103 +439,9 @@ func (c *mineCmd) Run(e *env) error {
 // drumql mine (to interrupt training at a known point).
 var testHookMineProgress func(miner.Progress)
 
-// countHeads counts the distinct head predicates of rules.
-func countHeads(rules []miner.MinedRule) int {
-	n := 0
-	for i := range rules {
-		if i == 0 || rules[i].Head != rules[i-1].Head {
-			n++
-		}
-	}
-	return n
-}
-
-// writeRules writes the header comment, the @aggregate directives, the
-// @min directive (the threshold min, with a comment on what it is for) and
-// the rules, each with its comment (score, ranks, support), a blank line
-// between head relations.
-func writeRules(b *bytes.Buffer, header string, min float64, directives []datalog.Aggregate, rules []miner.MinedRule) {
-	b.WriteString(header + "\n")
-	if len(directives) > 0 {
-		b.WriteByte('\n')
-	}
-	for _, d := range directives {
-		b.WriteString(d.String() + "\n")
-	}
-	b.WriteString("\n% infer, query and explain drop derivations of these rules below @min (their --min overrides it):\n")
-	b.WriteString("% hundreds of weak rules per head, chained through each other, would derive nearly every pair.\n")
-	b.WriteString(datalog.Threshold{Min: min}.String() + "\n")
-	for i, r := range rules {
-		if i == 0 || r.Head != rules[i-1].Head {
-			fmt.Fprintf(b, "\n%% ---- %s ----\n", r.Head)
-		}
-		b.WriteString(r.Datalog().String())
-		b.WriteByte('\n')
-	}
-}
-
-// buildReport assembles the HTML report of a mining run.
-func buildReport(e *env, cfg miner.Config, g *miner.Graph, rules []miner.MinedRule, hist []miner.EpochStats,
-	loss []report.LossPoint, validLoss []float64, m *linkpred.Report, cov *coverageInfo, took time.Duration, interrupted bool) *report.Report {
-	rep := &report.Report{
-		Generated: time.Now().UTC().Format(time.RFC3339),
-		Store:     e.cli.DB,
-		Dataset:   e.cli.DB,
-		Config: []report.KV{
-			{Name: "max rule length T", Value: fmt.Sprint(cfg.MaxLen)},
-			{Name: "rank L", Value: fmt.Sprint(cfg.Rank)},
-			{Name: "hidden", Value: fmt.Sprint(cfg.Hidden)},
-			{Name: "embedding", Value: fmt.Sprint(cfg.Embed)},
-			{Name: "batch", Value: fmt.Sprint(cfg.Batch)},
-			{Name: "learning rate", Value: fmt.Sprint(cfg.LR)},
-			{Name: "max epochs", Value: fmt.Sprint(cfg.MaxEpochs)},
-			{Name: "seed", Value: fmt.Sprint(cfg.Seed)},
-		},
-		Summary: []report.KV{
-			{Name: "entities", Value: fmt.Sprint(g.NumEntities())},
-			{Name: "relations", Value: fmt.Sprint(len(g.Relations()))},
-			{Name: "epochs run", Value: fmt.Sprint(len(hist))},
-			{Name: "rules", Value: fmt.Sprint(len(rules))},
-			{Name: "wall time", Value: took.Round(100 * time.Millisecond).String()},
-		},
-		Loss:      loss,
-		ValidLoss: validLoss,
-	}
-	if cov != nil {
-		rep.Summary = append(rep.Summary, report.KV{Name: "heads with rules", Value: fmt.Sprintf("%d of %d", cov.Covered, cov.Heads)})
-		if cov.Queries > 0 {
-			rep.Summary = append(rep.Summary,
-				report.KV{Name: "valid queries reached by rules", Value: fmt.Sprintf("%.1f%% of %d", 100*cov.Reached, cov.Queries)},
-				report.KV{Name: "reached: rules / model", Value: fmt.Sprintf("%.1f%% / %.1f%% of %d", 100*cov.RulesSampled, 100*cov.ModelSampled, cov.Sampled)})
-		}
-	}
-	if interrupted {
-		rep.Notes = append(rep.Notes, "Training was interrupted (Ctrl-C): the rules are those of the weights at that moment.")
-	}
-	for i, r := range rules {
-		if i == 0 || r.Head != rules[i-1].Head {
-			rep.Heads = append(rep.Heads, report.HeadRules{Head: datalog.QuoteName(r.Head)})
-		}
-		h := &rep.Heads[len(rep.Heads)-1]
-		body := r.Rule
-		body.Comment = ""
-		body.Weight = 1
-		support := -1 // not counted
-		if r.Counted {
-			support = r.Support
-		}
-		h.Rules = append(h.Rules, report.RuleRow{Text: body.String(), Weight: r.Rule.Weight, Score: r.Score, Support: support})
-	}
-	if m != nil {
-		rep.Metrics = &report.Metrics{Split: "test", Queries: m.Queries, HeadQueries: m.HeadQueries, TailQueries: m.TailQueries,
-			Optimistic: policyMetrics(&m.Optimistic), Pessimistic: policyMetrics(&m.Pessimistic), Expected: policyMetrics(&m.Expected)}
-	}
-	return rep
-}
-
-func policyMetrics(m *linkpred.Metrics) report.PolicyMetrics {
-	conv := func(s linkpred.Summary) report.Scores {
-		return report.Scores{MRR: s.MRR, MR: s.MR, Hits1: s.Hits1, Hits3: s.Hits3, Hits10: s.Hits10}
-	}
-	return report.PolicyMetrics{All: conv(m.Summary), Head: conv(m.Head), Tail: conv(m.Tail)}
+// describeTuning is the line drumql mine prints about the aggregation it
+// chose.
+func describeTuning(t *linkpred.Tuning) string {
+	return fmt.Sprintf("aggregation %s chosen on %d valid queries (MRR %.3f; %d relations rank better their own way)",
+		t.Directives[0].Describe(), t.Queries, t.Chosen, len(t.Directives)-1)
 }

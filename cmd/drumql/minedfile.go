@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/atomicfile"
+	"github.com/drumql/drumql/miner"
 )
 
 // A mined file's first line ends with the SHA-256 of the file without that
@@ -151,4 +153,39 @@ func writeMined(path string, data []byte, force bool) error {
 		return fmt.Errorf("%w (it changed while mine ran); the rules were written to %s", err, alt)
 	}
 	return atomicfile.WriteFile(path, data)
+}
+
+// countHeads counts the distinct head predicates of rules.
+func countHeads(rules []miner.MinedRule) int {
+	n := 0
+	for i := range rules {
+		if i == 0 || rules[i].Head != rules[i-1].Head {
+			n++
+		}
+	}
+	return n
+}
+
+// writeRules writes the header comment, the @aggregate directives, the
+// @min directive (the threshold min, with a comment on what it is for) and
+// the rules, each with its comment (score, ranks, support), a blank line
+// between head relations.
+func writeRules(b *bytes.Buffer, header string, min float64, directives []datalog.Aggregate, rules []miner.MinedRule) {
+	b.WriteString(header + "\n")
+	if len(directives) > 0 {
+		b.WriteByte('\n')
+	}
+	for _, d := range directives {
+		b.WriteString(d.String() + "\n")
+	}
+	b.WriteString("\n% infer, query and explain drop derivations of these rules below @min (their --min overrides it):\n")
+	b.WriteString("% hundreds of weak rules per head, chained through each other, would derive nearly every pair.\n")
+	b.WriteString(datalog.Threshold{Min: min}.String() + "\n")
+	for i, r := range rules {
+		if i == 0 || r.Head != rules[i-1].Head {
+			fmt.Fprintf(b, "\n%% ---- %s ----\n", r.Head)
+		}
+		b.WriteString(r.Datalog().String())
+		b.WriteByte('\n')
+	}
 }

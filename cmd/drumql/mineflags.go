@@ -4,14 +4,28 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/alecthomas/kong"
 	"github.com/drumql/drumql/cluster"
 	"github.com/drumql/drumql/miner"
 )
 
-// defaultMinScore is the beam search's score threshold when --min-score is
-// not given (the bodies the path samples propose are then kept whatever
-// their score).
-const defaultMinScore = 1e-6
+// minerVars are the miner's defaults, which mine's flags left out take,
+// for their help (${miner_beam}, …): the library is the one source.
+func minerVars() kong.Vars {
+	x, k := miner.ExtractOptions{}.WithDefaults(), miner.ConstOptions{}.WithDefaults()
+	v := map[string]any{
+		"max_len": miner.MaxRuleLen, "len": miner.DefaultMaxLen, "rank": miner.DefaultRank, "epochs": miner.DefaultMaxEpochs,
+		"batch": miner.DefaultBatch, "seed": miner.DefaultSeed, "max_fan_out": miner.DefaultMaxFanOut, "max_queries": miner.DefaultMaxQueries,
+		"max_rules": x.MaxRules, "candidates": x.Candidates, "min_score": x.MinScore, "beam": x.Beam, "path_samples": x.PathSamples,
+		"budget": x.SupportBudget, "head_budget": x.HeadBudget, "min_support": x.MinSupport, "smoothing": x.Smoothing,
+		"const_len": k.Len, "constant_rules": k.PerHead, "per_constant": k.PerConstant, "const_min_support": k.MinSupport,
+	}
+	vars := kong.Vars{}
+	for name, val := range v {
+		vars["miner_"+name] = fmt.Sprint(val)
+	}
+	return vars
+}
 
 // deref is *p, or the zero value (the miner's default) when the flag was
 // not given.
@@ -44,9 +58,9 @@ func (c *mineCmd) validate() error {
 		{"per-constant", c.PerConstant, "a number of rules"},
 		{"budget", c.Budget, "a number of edge visits"},
 		{"head-budget", c.HeadBudget, "a number of edge visits"},
-		{"max-rules", &c.MaxRules, "a number of rules"},
-		{"candidates", &c.Candidates, "a number of bodies"},
-		{"beam", &c.Beam, "a number of partial bodies"},
+		{"max-rules", c.MaxRules, "a number of rules"},
+		{"candidates", c.Candidates, "a number of bodies"},
+		{"beam", c.Beam, "a number of partial bodies"},
 		{"head-groups", &c.HeadGroups, "a number of groups"},
 	} {
 		if f.v != nil && *f.v < 1 {
@@ -92,8 +106,8 @@ func (c *mineCmd) validate() error {
 			bad("--min-score %g: want a score in (0, %d]: a raw DRUM score is at most the rank L = %d, so no chain rule would be kept", x, L, L)
 		}
 	}
-	if c.ConstantLen != 1 && c.ConstantLen != 2 {
-		bad("--constant-len %d: want 1 (one body atom) or 2 (also h(X, c) :- b1(X, Y), b2(Y, d).)", c.ConstantLen)
+	if n := c.ConstantLen; n != nil && *n != 1 && *n != 2 {
+		bad("--constant-len %d: want 1 (one body atom) or 2 (also h(X, c) :- b1(X, Y), b2(Y, d).)", *n)
 	}
 	if !(c.Threshold > 0 && c.Threshold <= 1) {
 		bad("--threshold %g: the threshold written as @min must be in (0, 1]", c.Threshold)
@@ -110,4 +124,34 @@ func (c *mineCmd) validate() error {
 		return inputErr(fmt.Errorf("mine: %w", errors.Join(errs...)))
 	}
 	return nil
+}
+
+// options are the mining options of the flags (miner.Mine's), the training
+// configuration with its defaults applied; flags left out take the miner's
+// defaults. One --min-support and one --budget apply to both kinds of
+// rules.
+func (c *mineCmd) options() miner.Options {
+	cfg := miner.Config{MaxLen: deref(c.Len), Rank: deref(c.Rank), MaxEpochs: deref(c.Epochs), Batch: deref(c.Batch), Seed: deref(c.Seed),
+		Threads: c.Threads, Heads: c.Heads, MaxQueries: deref(c.MaxQueries), MaxFanOut: deref(c.MaxFanOut)}
+	if n := deref(c.Epochs); n > 0 && n < miner.DefaultMinEpochs {
+		cfg.MinEpochs = n
+	}
+	weight := miner.WeightConfidence
+	if c.Weight == "score" {
+		weight = miner.WeightScore
+	}
+	opt := miner.Options{
+		Config: cfg.WithDefaults(),
+		Extract: miner.ExtractOptions{Beam: deref(c.Beam), MaxRules: deref(c.MaxRules), Candidates: deref(c.Candidates),
+			MinSupport: deref(c.MinSupport), Weight: weight, SupportBudget: deref(c.Budget), PathSamples: deref(c.PathSamples),
+			HeadBudget: deref(c.HeadBudget)},
+		Constants: miner.ConstOptions{PerHead: deref(c.ConstantRules), PerConstant: deref(c.PerConstant),
+			ByConfidence: c.ConstantsBy == "confidence", Len: deref(c.ConstantLen), MinSupport: deref(c.MinSupport), Budget: deref(c.Budget)},
+		NoConstants: c.NoConstants,
+	}
+	if c.MinScore != nil {
+		// Set: every chain rule, the path samples' too.
+		opt.Extract.MinScore, opt.Extract.PathMinScore = *c.MinScore, *c.MinScore
+	}
+	return opt
 }

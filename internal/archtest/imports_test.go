@@ -23,8 +23,8 @@ var allowed = map[string][]string{
 	"store":    {},
 	"reasoner": {"datalog", "store"},
 	"miner":    {"datalog", "store"},
-	"linkpred": {"store"},
-	"cluster":  {"miner", "store", "datalog"},
+	"linkpred": {"store", "datalog", "miner", "reasoner"},
+	"cluster":  {"miner"},
 }
 
 // thirdParty lists the outside modules each package may use (prefixes).

@@ -211,7 +211,49 @@ const (
 
 // svg draws the loss chart.
 func (c *curve) svg() string {
-	// Domains.
+	f := c.frame()
+	var b strings.Builder
+	b.Grow(64 << 10)
+	b.WriteString(`<svg class="chart" viewBox="0 0 ` + strconv.Itoa(chartW) + " " + strconv.Itoa(chartH) +
+		`" role="img" aria-label="Training loss per batch">`)
+	f.grid(&b)
+	c.epochBoundaries(&b, f)
+	band := c.lossLine(&b, f)
+	means := c.epochMeans(&b, f)
+	validDrawn := c.validLine(&b, f)
+	c.axes(&b)
+	// Legend, in the top margin.
+	var items []legendItem
+	if len(c.buckets) > 0 {
+		if band {
+			items = append(items, legendItem{"ln", "batch loss (bucket mean)"}, legendItem{"band", "min–max per bucket"})
+		} else {
+			items = append(items, legendItem{"ln", "batch loss"})
+		}
+	}
+	if means {
+		items = append(items, legendItem{"em", "epoch mean"})
+	}
+	if validDrawn {
+		items = append(items, legendItem{"vl", "validation loss"})
+	}
+	legend(&b, items)
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// chartFrame is the data domain of a chart and its scale to the plot area.
+type chartFrame struct {
+	xlo, xhi, ylo, yhi, ystep float64
+}
+
+// sx and sy map data coordinates to the plot area.
+func (f *chartFrame) sx(x float64) float64 { return padL + (x-f.xlo)/(f.xhi-f.xlo)*plotW }
+func (f *chartFrame) sy(y float64) float64 { return padT + (f.yhi-y)/(f.yhi-f.ylo)*plotH }
+
+// frame returns the domain of every point drawn, the y range widened to
+// whole tick steps.
+func (c *curve) frame() *chartFrame {
 	xlo, xhi := math.Inf(1), math.Inf(-1)
 	ylo, yhi := math.Inf(1), math.Inf(-1)
 	for _, bk := range c.buckets {
@@ -237,35 +279,31 @@ func (c *curve) svg() string {
 	ystep := niceStep(yhi-ylo, 6)
 	ylo = math.Floor(ylo/ystep) * ystep
 	yhi = math.Ceil(yhi/ystep) * ystep
-	sx := func(x float64) float64 { return padL + (x-xlo)/(xhi-xlo)*plotW }
-	sy := func(y float64) float64 { return padT + (yhi-y)/(yhi-ylo)*plotH }
+	return &chartFrame{xlo: xlo, xhi: xhi, ylo: ylo, yhi: yhi, ystep: ystep}
+}
 
-	var b strings.Builder
-	b.Grow(64 << 10)
-	b.WriteString(`<svg class="chart" viewBox="0 0 ` + strconv.Itoa(chartW) + " " + strconv.Itoa(chartH) +
-		`" role="img" aria-label="Training loss per batch">`)
-
-	// Horizontal gridlines and y tick labels.
-	ydec := decimals(ystep)
+// grid writes the gridlines with the tick labels of both axes, and the
+// zero line when the y range holds 0.
+func (f *chartFrame) grid(b *strings.Builder) {
+	ydec := decimals(f.ystep)
 	var grid strings.Builder
 	zero := math.NaN()
 	for i := 0; ; i++ {
-		y := ylo + float64(i)*ystep
-		if y > yhi+ystep/2 {
+		y := f.ylo + float64(i)*f.ystep
+		if y > f.yhi+f.ystep/2 {
 			break
 		}
-		if math.Abs(y) < ystep/2 {
+		if math.Abs(y) < f.ystep/2 {
 			y = 0
-			zero = sy(0)
+			zero = f.sy(0)
 		}
-		py := sy(y)
+		py := f.sy(y)
 		grid.WriteString("M" + f1(padL) + " " + f1(py) + "H" + f1(padL+plotW))
 		b.WriteString(`<text x="` + f1(padL-8) + `" y="` + f1(py+4) + `" text-anchor="end">` + fmtFixed(y, ydec) + `</text>`)
 	}
-	// Vertical gridlines and x tick labels.
-	xstep := math.Max(niceStep(xhi-xlo, 8), 1)
-	for x := math.Ceil(xlo/xstep) * xstep; x <= xhi+1e-9; x += xstep {
-		px := sx(x)
+	xstep := math.Max(niceStep(f.xhi-f.xlo, 8), 1)
+	for x := math.Ceil(f.xlo/xstep) * xstep; x <= f.xhi+1e-9; x += xstep {
+		px := f.sx(x)
 		grid.WriteString("M" + f1(px) + " " + f1(padT) + "V" + f1(padT+plotH))
 		b.WriteString(`<text x="` + f1(px) + `" y="` + f1(padT+plotH+18) + `" text-anchor="middle">` + thousands(int(math.Round(x))) + `</text>`)
 	}
@@ -273,23 +311,29 @@ func (c *curve) svg() string {
 	if !math.IsNaN(zero) {
 		b.WriteString(`<path class="zero" d="M` + f1(padL) + " " + f1(zero) + "H" + f1(padL+plotW) + `"/>`)
 	}
+}
 
-	// Epoch boundaries, labelled sparsely.
-	if len(c.epochs) > 1 {
-		every := (len(c.epochs) + 11) / 12
-		var d strings.Builder
-		for i := 1; i < len(c.epochs); i++ {
-			px := sx((c.epochs[i-1].last + c.epochs[i].first) / 2)
-			d.WriteString("M" + f1(px) + " " + f1(padT) + "V" + f1(padT+plotH))
-			if i%every == 0 {
-				b.WriteString(`<text class="ep" x="` + f1(px+3) + `" y="` + f1(padT+11) + `">e` + strconv.Itoa(c.epochs[i].epoch) + `</text>`)
-			}
-		}
-		b.WriteString(`<path class="eb" d="` + d.String() + `"/>`)
+// epochBoundaries writes a line between epochs, labelled sparsely.
+func (c *curve) epochBoundaries(b *strings.Builder, f *chartFrame) {
+	if len(c.epochs) <= 1 {
+		return
 	}
+	every := (len(c.epochs) + 11) / 12
+	var d strings.Builder
+	for i := 1; i < len(c.epochs); i++ {
+		px := f.sx((c.epochs[i-1].last + c.epochs[i].first) / 2)
+		d.WriteString("M" + f1(px) + " " + f1(padT) + "V" + f1(padT+plotH))
+		if i%every == 0 {
+			b.WriteString(`<text class="ep" x="` + f1(px+3) + `" y="` + f1(padT+11) + `">e` + strconv.Itoa(c.epochs[i].epoch) + `</text>`)
+		}
+	}
+	b.WriteString(`<path class="eb" d="` + d.String() + `"/>`)
+}
 
-	// Min–max band, when buckets hold several points.
-	band := slices.ContainsFunc(c.buckets, func(bk Bucket) bool { return bk.N > 1 })
+// lossLine writes the batch loss line and, when buckets hold several
+// points, their min–max band (reported).
+func (c *curve) lossLine(b *strings.Builder, f *chartFrame) (band bool) {
+	band = slices.ContainsFunc(c.buckets, func(bk Bucket) bool { return bk.N > 1 })
 	if band {
 		var d strings.Builder
 		for i, bk := range c.buckets {
@@ -298,59 +342,72 @@ func (c *curve) svg() string {
 			} else {
 				d.WriteString("L")
 			}
-			d.WriteString(f1(sx(bk.X)) + " " + f1(sy(bk.Max)))
+			d.WriteString(f1(f.sx(bk.X)) + " " + f1(f.sy(bk.Max)))
 		}
 		for i := len(c.buckets) - 1; i >= 0; i-- {
-			d.WriteString("L" + f1(sx(c.buckets[i].X)) + " " + f1(sy(c.buckets[i].Min)))
+			d.WriteString("L" + f1(f.sx(c.buckets[i].X)) + " " + f1(f.sy(c.buckets[i].Min)))
 		}
 		b.WriteString(`<path class="band" d="` + d.String() + `Z"/>`)
 	}
-	// Batch loss line.
 	if len(c.buckets) > 0 {
 		b.WriteString(`<polyline class="ln" points="`)
 		for i, bk := range c.buckets {
 			if i > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(f1(sx(bk.X)) + "," + f1(sy(bk.Mean)))
+			b.WriteString(f1(f.sx(bk.X)) + "," + f1(f.sy(bk.Mean)))
 		}
 		b.WriteString(`"/>`)
 		if len(c.buckets) == 1 {
 			bk := c.buckets[0]
-			b.WriteString(`<circle class="lnp" cx="` + f1(sx(bk.X)) + `" cy="` + f1(sy(bk.Mean)) + `" r="3"/>`)
+			b.WriteString(`<circle class="lnp" cx="` + f1(f.sx(bk.X)) + `" cy="` + f1(f.sy(bk.Mean)) + `" r="3"/>`)
 		}
 	}
-	// Epoch means.
+	return band
+}
+
+// epochMeans writes a mark at each epoch's mean loss, and reports whether
+// it wrote any.
+func (c *curve) epochMeans(b *strings.Builder, f *chartFrame) bool {
 	means := false
 	for _, e := range c.epochs {
 		if m := e.mean(); finite(m) && len(c.epochs) > 1 {
 			means = true
-			b.WriteString(`<circle class="em" cx="` + f1(sx((e.first+e.last)/2)) + `" cy="` + f1(sy(m)) + `" r="4"><title>epoch ` +
+			b.WriteString(`<circle class="em" cx="` + f1(f.sx((e.first+e.last)/2)) + `" cy="` + f1(f.sy(m)) + `" r="4"><title>epoch ` +
 				strconv.Itoa(e.epoch) + ` mean ` + template.HTMLEscapeString(fmtG(m)) + `</title></circle>`)
 		}
 	}
-	// Validation loss.
-	validDrawn := false
-	if c.hasValid() {
-		var pts, marks strings.Builder
-		for i, v := range c.valid {
-			x, ok := c.validX(i)
-			if !ok || !finite(v) {
-				continue
-			}
-			validDrawn = true
-			p := f1(sx(x)) + "," + f1(sy(v))
-			if pts.Len() > 0 {
-				pts.WriteByte(' ')
-			}
-			pts.WriteString(p)
-			marks.WriteString(`<rect class="vl" x="` + f1(sx(x)-3.5) + `" y="` + f1(sy(v)-3.5) + `" width="7" height="7"><title>validation loss ` +
-				strconv.Itoa(i+1) + `: ` + template.HTMLEscapeString(fmtG(v)) + `</title></rect>`)
-		}
-		b.WriteString(`<polyline class="vln" points="` + pts.String() + `"/>` + marks.String())
-	}
+	return means
+}
 
-	// Axes and titles.
+// validLine writes the validation loss line with a mark per epoch, and
+// reports whether it drew a point.
+func (c *curve) validLine(b *strings.Builder, f *chartFrame) bool {
+	if !c.hasValid() {
+		return false
+	}
+	drawn := false
+	var pts, marks strings.Builder
+	for i, v := range c.valid {
+		x, ok := c.validX(i)
+		if !ok || !finite(v) {
+			continue
+		}
+		drawn = true
+		p := f1(f.sx(x)) + "," + f1(f.sy(v))
+		if pts.Len() > 0 {
+			pts.WriteByte(' ')
+		}
+		pts.WriteString(p)
+		marks.WriteString(`<rect class="vl" x="` + f1(f.sx(x)-3.5) + `" y="` + f1(f.sy(v)-3.5) + `" width="7" height="7"><title>validation loss ` +
+			strconv.Itoa(i+1) + `: ` + template.HTMLEscapeString(fmtG(v)) + `</title></rect>`)
+	}
+	b.WriteString(`<polyline class="vln" points="` + pts.String() + `"/>` + marks.String())
+	return drawn
+}
+
+// axes writes the axes and their titles.
+func (c *curve) axes(b *strings.Builder) {
 	b.WriteString(`<path class="axis" d="M` + f1(padL) + " " + f1(padT) + "V" + f1(padT+plotH) + "H" + f1(padL+plotW) + `"/>`)
 	xtitle := "batch (global step)"
 	if len(c.epochs) == 0 {
@@ -358,23 +415,14 @@ func (c *curve) svg() string {
 	}
 	b.WriteString(`<text class="at" x="` + f1(padL+plotW/2) + `" y="` + f1(chartH-8) + `" text-anchor="middle">` + xtitle + `</text>`)
 	b.WriteString(`<text class="at" transform="translate(16 ` + f1(padT+plotH/2) + `) rotate(-90)" text-anchor="middle">loss</text>`)
+}
 
-	// Legend, in the top margin.
-	type item struct{ class, label string }
-	var items []item
-	if len(c.buckets) > 0 {
-		if band {
-			items = append(items, item{"ln", "batch loss (bucket mean)"}, item{"band", "min–max per bucket"})
-		} else {
-			items = append(items, item{"ln", "batch loss"})
-		}
-	}
-	if means {
-		items = append(items, item{"em", "epoch mean"})
-	}
-	if validDrawn {
-		items = append(items, item{"vl", "validation loss"})
-	}
+// legendItem is one entry of a chart's legend: the class of its mark and
+// its label.
+type legendItem struct{ class, label string }
+
+// legend writes the legend's items in a row in the top margin.
+func legend(b *strings.Builder, items []legendItem) {
 	x := float64(padL)
 	const ly = 16
 	for _, it := range items {
@@ -391,8 +439,6 @@ func (c *curve) svg() string {
 		b.WriteString(`<text x="` + f1(x+26) + `" y="` + f1(ly+4) + `">` + template.HTMLEscapeString(it.label) + `</text>`)
 		x += 26 + 6.6*float64(len([]rune(it.label))) + 22
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
 }
 
 // niceStep returns a step of the form {1, 2, 5}×10^k that divides span into

@@ -1,10 +1,9 @@
-package cluster
+package miner
 
 import (
 	"cmp"
 	"slices"
 
-	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -65,13 +64,13 @@ func Partition(loads []HeadLoad, n int) []Group {
 }
 
 // TrainingQueries counts the training queries of each head relation as
-// miner.TrainGraph reads them: the triples of src's "train" split whose
+// TrainGraph reads them: the triples of src's "train" split whose
 // relation and entities are in g, or every fact of g when there is no train
 // split. heads restricts the count to these relations (empty: every
 // relation of g); a head that is not a relation of g is an error wrapping
-// miner.ErrUnknownRelation. The result is in the order of heads (of g's
+// ErrUnknownRelation. The result is in the order of heads (of g's
 // relations when heads is empty).
-func TrainingQueries(src miner.Source, g *miner.Graph, heads []string) ([]HeadLoad, error) {
+func TrainingQueries(src Source, g *Graph, heads []string) ([]HeadLoad, error) {
 	rels := g.Relations()
 	snap := g.Snapshot()
 	index := make(map[string]int, len(rels))
@@ -83,13 +82,13 @@ func TrainingQueries(src miner.Source, g *miner.Graph, heads []string) ([]HeadLo
 	}
 	for _, h := range heads {
 		if _, ok := index[h]; !ok {
-			return nil, errorf("cluster: head relation %q has no facts in the graph: %w", h, miner.ErrUnknownRelation)
+			return nil, errorf("miner: head relation %q has no facts in the graph: %w", h, ErrUnknownRelation)
 		}
 	}
 	counts := make([]int, len(rels))
 	splits, err := src.Splits()
 	if err != nil {
-		return nil, errorf("cluster: count training queries: %w", err)
+		return nil, errorf("miner: count training queries: %w", err)
 	}
 	if slices.Contains(splits, "train") {
 		relOf := make(map[store.ID]int, len(snap.Relations))
@@ -98,7 +97,7 @@ func TrainingQueries(src miner.Source, g *miner.Graph, heads []string) ([]HeadLo
 		}
 		for t, err := range src.Split("train") {
 			if err != nil {
-				return nil, errorf("cluster: count training queries: %w", err)
+				return nil, errorf("miner: count training queries: %w", err)
 			}
 			r, ok := relOf[t.R]
 			if !ok {
@@ -122,4 +121,16 @@ func TrainingQueries(src miner.Source, g *miner.Graph, heads []string) ([]HeadLo
 		out[i] = HeadLoad{Head: h, Queries: counts[index[h]]}
 	}
 	return out, nil
+}
+
+// HeadGroups splits the head relations heads (empty: every relation of g)
+// into at most n groups balanced by their training queries in src:
+// Partition of TrainingQueries. These are the groups Mine trains with
+// Options.HeadGroups n > 1.
+func HeadGroups(src Source, g *Graph, heads []string, n int) ([]Group, error) {
+	loads, err := TrainingQueries(src, g, heads)
+	if err != nil {
+		return nil, err
+	}
+	return Partition(loads, max(1, n)), nil
 }

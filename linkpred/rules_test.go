@@ -1,4 +1,4 @@
-package main
+package linkpred
 
 import (
 	"context"
@@ -8,15 +8,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/store"
 )
 
 // TestRuleRanksOneQueryAtATime checks that choosing the aggregation ranks
 // every query as before its memory was bounded: the rules applied one query
-// at a time (ruleBatch), with the filter of the queries only
-// (linkpred.NewFilterFor), give every variant the ranks of batches of 64
+// at a time (RuleBatch), with the filter of the queries only
+// (NewFilterFor), give every variant the ranks of batches of 64
 // with the whole filter, and reach the same answers.
 func TestRuleRanksOneQueryAtATime(t *testing.T) {
 	ctx := context.Background()
@@ -57,18 +56,17 @@ func TestRuleRanksOneQueryAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs, err := validQueries(st)
+	qs, err := ValidQueries(st)
 	if err != nil || len(qs) < 100 {
 		t.Fatalf("%d valid queries, err %v", len(qs), err)
 	}
-	e := &env{ctx: ctx}
 	type result struct {
-		ranks   [][]linkpred.Rank
-		reached map[linkpred.Query]bool
+		ranks   [][]Rank
+		reached map[Query]bool
 	}
-	rank := func(filter *linkpred.Filter, batch int) result {
+	rank := func(filter *Filter, batch int) result {
 		t.Helper()
-		rs, ents, err := newRuleScorer(e, st, nil, prog, aggChoice{}, qs, filter)
+		rs, ents, err := NewRuleScorer(ctx, st, nil, prog, AggOverride{}, qs, filter)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,9 +77,9 @@ func TestRuleRanksOneQueryAtATime(t *testing.T) {
 			}
 			rs.variants = append(rs.variants, v)
 		}
-		rs.reached = &reachSet{m: map[linkpred.Query]bool{}}
-		reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
-			linkpred.Options{Entities: ents, PerQuery: true, BatchSize: batch})
+		rs.reached = &reachSet{m: map[Query]bool{}}
+		reps, err := EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
+			Options{Entities: ents, PerQuery: true, BatchSize: batch})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,17 +90,17 @@ func TestRuleRanksOneQueryAtATime(t *testing.T) {
 		r.reached = rs.reached.m
 		return r
 	}
-	all, err := linkpred.NewFilter(st)
+	all, err := NewFilter(st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	some, err := linkpred.NewFilterFor(st, qs)
+	some, err := NewFilterFor(st, qs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := rank(all, 64)
-	got := rank(some, ruleBatch)
-	distinct := map[linkpred.Rank]bool{}
+	got := rank(some, RuleBatch)
+	distinct := map[Rank]bool{}
 	for v := range want.ranks {
 		for i := range qs {
 			if got.ranks[v][i] != want.ranks[v][i] {
@@ -118,7 +116,7 @@ func TestRuleRanksOneQueryAtATime(t *testing.T) {
 	if !maps.Equal(got.reached, want.reached) || len(want.reached) == 0 {
 		t.Errorf("reached %d queries one at a time, %d in batches", len(got.reached), len(want.reached))
 	}
-	if !slices.ContainsFunc(qs, func(q linkpred.Query) bool { return len(some.Answers(q)) > 20 }) {
+	if !slices.ContainsFunc(qs, func(q Query) bool { return len(some.Answers(q)) > 20 }) {
 		t.Error("no query with more than 20 true answers: the hub is missing")
 	}
 }

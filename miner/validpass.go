@@ -5,9 +5,9 @@ import (
 	"math"
 )
 
-// validate returns the mean loss and raw Hits@10 over the validation
+// validPass returns the mean loss and raw Hits@10 over the validation
 // queries (both directions), graph = every base fact, no mask.
-func (tr *trainer) validate(ctx context.Context, ds *dataset) (loss, hits float64, err error) {
+func (tr *trainer) validPass(ctx context.Context, ds *dataset) (loss, hits float64, err error) {
 	n := 0
 	for bi := range ds.valid {
 		if err := ctx.Err(); err != nil {

@@ -1,0 +1,290 @@
+package linkpred
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
+)
+
+// ruleVariant is one way of ranking a query's candidates from its rules'
+// confidences: an aggregator, and whether the slot prior ranks the
+// candidates no rule reaches.
+type ruleVariant struct {
+	agg   Aggregator
+	red   Reduction // agg as a reduction, or nil
+	prior bool
+	desc  datalog.Aggregate // what it is, for messages and directives
+}
+
+// RuleBatch is the number of queries per Score call when rules alone rank
+// them. A batch only shares the work of a model's attention: the rules
+// answer each query on its own, and every query of a batch holds its
+// candidate lists (one per variant, up to every entity each) until the
+// batch is ranked, so one query at a time keeps that memory to one query's
+// worth per worker. The ranks do not depend on it.
+const RuleBatch = 1
+
+// AggOverride overrides the @aggregate directives of a program: Method
+// ("max", "noisy_or" or "grouped"; empty: the directives'), and Prior (nil:
+// the directives').
+type AggOverride struct {
+	Method string
+	Prior  *bool
+}
+
+// NewRuleScorer prepares the program's rules, applied by the reasoner to
+// st's base facts, for the queries qs and returns the scorer with its
+// entity list (the graph's and filter's entities, for Options.Entities):
+// every query is answered goal-directed from its given entity, and each
+// candidate is scored by an aggregator over the confidences each rule
+// gives it. Each relation is ranked as the program's @aggregate directives
+// say, unless how overrides them; the slot prior, where it applies, ranks
+// the candidates no rule reaches. The grouped aggregator groups the rules
+// by their predictions on qs (never by the answers). snap is st's snapshot
+// when the caller holds one (nil: take it). Score one query per call
+// (Options.BatchSize RuleBatch) to keep the memory of the candidate lists
+// to one query's per worker.
+func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, prog *datalog.Program, how AggOverride, qs []Query, filter *Filter) (*RuleScorer, []store.ID, error) {
+	if snap == nil {
+		var err error
+		if snap, err = st.Snapshot(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	ents := UnionEntities(snap.Entities, filter.Entities())
+	rs := &RuleScorer{eng: nil, pos: newEntityPos(ents), names: map[store.ID]string{}, byRel: map[store.ID]ruleVariant{}}
+	for _, q := range qs {
+		for _, id := range []store.ID{q.Rel, q.Given} {
+			if _, ok := rs.names[id]; !ok {
+				name, err := st.Name(id)
+				if err != nil {
+					return nil, nil, err
+				}
+				rs.names[id] = name
+			}
+		}
+	}
+	rs.slot = NewSlotPrior(snap, ents)
+	var err error
+	rs.eng, err = reasoner.Prepare(ctx, st, prog, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, Snapshot: snap, LazyLoad: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	// Groups of redundant rules, per threshold, computed on demand.
+	groups := map[float64][]int32{}
+	group := func(threshold float64) ([]int32, error) {
+		if g, ok := groups[threshold]; ok {
+			return g, nil
+		}
+		preds := make([][]uint64, len(prog.Rules))
+		for qi, q := range qs {
+			err := rs.hits(ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
+				for _, h := range hits {
+					preds[h.Rule] = append(preds[h.Rule], PairKey(uint32(qi), id))
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		g := GroupRules(preds, threshold)
+		groups[threshold] = g
+		return g, nil
+	}
+	variantOf := func(a datalog.Aggregate) (ruleVariant, error) {
+		switch how.Method {
+		case "max":
+			a = datalog.Aggregate{Method: "max", Params: a.Params}
+		case "noisy_or":
+			a = datalog.Aggregate{Method: "noisy_or", Params: []datalog.Param{{Name: "prior", Value: a.Value("prior")}}}
+		case "grouped":
+			a = datalog.Aggregate{Method: "grouped", Params: []datalog.Param{{Name: "prior", Value: a.Value("prior")}}}
+		}
+		if how.Prior != nil {
+			p := 0.0
+			if *how.Prior {
+				p = 1
+			}
+			a.Params = append(slices.DeleteFunc(slices.Clone(a.Params), func(p datalog.Param) bool { return p.Name == "prior" }),
+				datalog.Param{Name: "prior", Value: p})
+		}
+		return aggregatorOf(a, group)
+	}
+	if rs.def, err = variantOf(prog.Aggregation("")); err != nil {
+		return nil, nil, err
+	}
+	for _, q := range qs {
+		if _, ok := rs.byRel[q.Rel]; ok {
+			continue
+		}
+		a := prog.Aggregation(rs.names[q.Rel])
+		if a.Pred == "" {
+			rs.byRel[q.Rel] = rs.def
+			continue
+		}
+		v, err := variantOf(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		rs.byRel[q.Rel] = v
+	}
+	return rs, ents, nil
+}
+
+// aggregatorOf turns an @aggregate directive into a ranking variant; group
+// returns the rule groups of the grouped method for a threshold.
+func aggregatorOf(a datalog.Aggregate, group func(threshold float64) ([]int32, error)) (ruleVariant, error) {
+	v := ruleVariant{prior: a.Value("prior") == 1, desc: a}
+	switch a.Method {
+	case "max":
+		v.agg, v.red = Max, MaxReduction
+	case "noisy_or":
+		v.agg, v.red = NoisyOr(int(a.Value("top"))), NoisyOrReduction(int(a.Value("top")))
+	case "grouped":
+		if group == nil {
+			return v, errorf("linkpred: grouped aggregation needs the queries to group rules on")
+		}
+		g, err := group(a.Value("threshold"))
+		if err != nil {
+			return v, err
+		}
+		v.agg = GroupedNoisyOr(g)
+	default:
+		return v, errorf("linkpred: unknown aggregation %q", a.Method)
+	}
+	return v, nil
+}
+
+// entityPos maps a symbol id to its position in an entity list, or -1. A
+// slice indexed by the id: the store's ids are dense (the symbols in order
+// of interning), and a map of a million entities cost more, looked up
+// once per candidate of every query, than applying the rules.
+type entityPos []int32
+
+func newEntityPos(ents []store.ID) entityPos {
+	n := 0
+	for _, id := range ents {
+		n = max(n, int(id)+1)
+	}
+	p := make(entityPos, n)
+	for i := range p {
+		p[i] = -1
+	}
+	for i, id := range ents {
+		p[id] = int32(i)
+	}
+	return p
+}
+
+// of returns id's position, or -1 when id is not in the list.
+func (p entityPos) of(id store.ID) int32 {
+	if int(id) >= len(p) {
+		return -1
+	}
+	return p[id]
+}
+
+// RuleScorer ranks candidates by the reasoner's per-rule scores: a Scorer
+// (each relation ranked by its variant, see NewRuleScorer) and a
+// VariantScorer (every query ranked by each of its variants, see
+// ChooseAggregation).
+type RuleScorer struct {
+	eng      *reasoner.Engine
+	pos      entityPos
+	names    map[store.ID]string
+	slot     *SlotPrior
+	def      ruleVariant
+	byRel    map[store.ID]ruleVariant
+	variants []ruleVariant // for ScoreVariants
+	hybrid   bool          // a HybridScorer applies the prior itself
+	reached  *reachSet     // if not nil, records the queries whose answer a rule reaches
+}
+
+// variant returns the ranking variant of relation rel.
+func (r *RuleScorer) variant(rel store.ID) ruleVariant {
+	if v, ok := r.byRel[rel]; ok {
+		return v
+	}
+	return r.def
+}
+
+func (r *RuleScorer) priorOf(rel store.ID) *SlotPrior {
+	if r.variant(rel).prior {
+		return r.slot
+	}
+	return nil
+}
+
+// hits calls fn with the rules' evidence for each candidate of q. linkpred's
+// Inverse is tail prediction (Given, Rel, ?): the given entity is the head's
+// first argument, which EachRuleHit calls inverse=false.
+func (r *RuleScorer) hits(ctx context.Context, q Query, fn func(id store.ID, hits []reasoner.RuleScore)) error {
+	return r.eng.EachRuleHit(ctx, r.names[q.Rel], r.names[q.Given], !q.Inverse, fn)
+}
+
+// Score implements Scorer.
+func (r *RuleScorer) Score(ctx context.Context, qs []Query, out []Scores) error {
+	return r.score(ctx, qs, [][]Scores{out}, func(_ int, q Query) ruleVariant { return r.variant(q.Rel) })
+}
+
+// ScoreVariants ranks every query under each of r.variants.
+func (r *RuleScorer) ScoreVariants(ctx context.Context, qs []Query, out [][]Scores) error {
+	return r.score(ctx, qs, out, func(v int, _ Query) ruleVariant { return r.variants[v] })
+}
+
+// bestScratch holds the scratch memory of RuleScorer.score's calls, which
+// run concurrently.
+var bestScratch = sync.Pool{New: func() any { return new(BestScratch) }}
+
+func (r *RuleScorer) score(ctx context.Context, qs []Query, outs [][]Scores, variant func(v int, q Query) ruleVariant) error {
+	var conf []RuleConf
+	var best []float32
+	bs := bestScratch.Get().(*BestScratch)
+	defer bestScratch.Put(bs)
+	vrs := make([]ruleVariant, len(outs))
+	for i, q := range qs {
+		reduce := true // every variant is a reduction: the best per rule once
+		for v := range outs {
+			vrs[v] = variant(v, q)
+			reduce = reduce && vrs[v].red != nil
+		}
+		reached := false
+		err := r.hits(ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
+			reached = reached || id == q.Answer
+			p := r.pos.of(id)
+			if p < 0 {
+				return
+			}
+			conf = conf[:0]
+			for _, h := range hits {
+				conf = append(conf, RuleConf{Rule: h.Rule, Conf: float32(h.Score)})
+			}
+			if reduce {
+				best = bs.BestPerRule(best[:0], conf)
+			}
+			for v, out := range outs {
+				if reduce {
+					out[i].AddBest(vrs[v].red, p, best)
+				} else {
+					out[i].AddRules(vrs[v].agg, p, conf)
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if reached && r.reached != nil {
+			r.reached.add(q)
+		}
+		for v, out := range outs {
+			if vrs[v].prior && !r.hybrid {
+				r.slot.Extend(q, &out[i])
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package linkpred
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/store"
+)
+
+// tuneMinQueries is the number of held-out queries a relation needs before
+// it may record an aggregation of its own: fewer would choose by noise.
+const tuneMinQueries = 20
+
+// tuneCandidates are the aggregations drumql mine chooses among, simplest
+// first (Choose prefers the lower index among equals).
+var tuneCandidates = []datalog.Aggregate{
+	{Method: "max"},
+	{Method: "max", Params: []datalog.Param{{Name: "prior", Value: 1}}},
+	{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 3}}},
+	{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 3}, {Name: "prior", Value: 1}}},
+	{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 10}}},
+	{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 10}, {Name: "prior", Value: 1}}},
+}
+
+// Tuning is what choosing the aggregation found.
+type Tuning struct {
+	// Directives are the @aggregate directives to record: one for every
+	// relation, then one per relation that ranks better its own way.
+	Directives []datalog.Aggregate
+	// Queries is the number of held-out queries ranked.
+	Queries int
+	// MRR is each candidate's MRR (expected ties), and Chosen the choice's.
+	MRR    []float64
+	Chosen float64
+	// Reached holds the queries whose answer some rule reaches.
+	Reached map[Query]bool
+}
+
+// reachSet records, safely from several goroutines, the queries whose answer
+// some rule reaches.
+type reachSet struct {
+	mu sync.Mutex
+	m  map[Query]bool
+}
+
+func (s *reachSet) add(q Query) {
+	s.mu.Lock()
+	s.m[q] = true
+	s.mu.Unlock()
+}
+
+// ChooseAggregation applies prog's rules once to the queries qs (a held-out
+// split, never test) and ranks them under every candidate aggregation
+// (EvaluateVariants): the best overall is recorded for every
+// relation, and a relation with at least tuneMinQueries queries whose own
+// best beats it records that one. It also counts the queries whose answer
+// some rule reaches (coverage). g is the graph mined from st.
+//
+// Its memory is kept off the graph's size where it can be: the filter holds
+// the answers of qs only, the rules read g's snapshot (no second copy, no
+// hash-indexed relations), and the queries are scored one at a time
+// (RuleBatch), keeping their ranks only.
+func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog *datalog.Program, qs []Query) (*Tuning, error) {
+	filter, err := NewFilterFor(st, qs)
+	if err != nil {
+		return nil, err
+	}
+	rs, ents, err := NewRuleScorer(ctx, st, g.Snapshot(), prog, AggOverride{}, qs, filter)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range tuneCandidates {
+		v, err := aggregatorOf(a, nil)
+		if err != nil {
+			return nil, err
+		}
+		rs.variants = append(rs.variants, v)
+	}
+	reached := &reachSet{m: map[Query]bool{}}
+	rs.reached = reached
+	reps, err := EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
+		Options{Entities: ents, PerQuery: true, BatchSize: RuleBatch})
+	if err != nil {
+		return nil, err
+	}
+	ranks := make([][]Rank, len(reps))
+	for v, r := range reps {
+		ranks[v] = r.Ranks
+	}
+	c := Choose(qs, ranks, tuneMinQueries)
+	t := &Tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: reached.m}
+	t.Directives = append(t.Directives, tuneCandidates[c.Default])
+	rels := make([]store.ID, 0, len(c.PerRelation))
+	for r := range c.PerRelation {
+		rels = append(rels, r)
+	}
+	// Directives sorted by relation name: the file is deterministic.
+	slices.SortFunc(rels, func(a, b store.ID) int {
+		return strings.Compare(rs.names[a], rs.names[b])
+	})
+	for _, r := range rels {
+		a := tuneCandidates[c.PerRelation[r]]
+		a.Pred = rs.names[r]
+		t.Directives = append(t.Directives, a)
+	}
+	return t, nil
+}
+
+// tuneMaxQueries bounds the valid queries the aggregation is chosen on: a
+// large valid split is thinned to every k-th triple (both directions), so
+// choosing stays a matter of seconds on large graphs.
+const tuneMaxQueries = 10000
+
+// ValidQueries returns the queries of the store's valid split, both
+// directions (at most tuneMaxQueries: every k-th triple of a larger split),
+// or none when it has no valid split.
+func ValidQueries(st store.Store) ([]Query, error) {
+	names, err := st.Splits()
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(names, "valid") {
+		return nil, nil
+	}
+	qs, err := Queries(st, "valid")
+	if err != nil || len(qs) <= tuneMaxQueries {
+		return qs, err
+	}
+	// Queries come in pairs (head, tail) of one triple: keep whole pairs.
+	k := (len(qs) + tuneMaxQueries - 1) / tuneMaxQueries
+	var out []Query
+	for i := 0; i+1 < len(qs); i += 2 * k {
+		out = append(out, qs[i], qs[i+1])
+	}
+	return out, nil
+}
