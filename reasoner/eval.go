@@ -118,7 +118,13 @@ func (e *evaluator) reportRound() {
 // reportBatch tells e.progress where a long round stands, at most about
 // once a second (a round of a mined program's fixpoint can take an hour).
 func (e *evaluator) reportBatch() {
-	if e.progress != nil && time.Since(e.lastReport) >= time.Second {
+	if e.progress == nil {
+		return
+	}
+	if e.lastReport.IsZero() {
+		e.lastReport = time.Now() // the first report is a second in
+	}
+	if time.Since(e.lastReport) >= time.Second {
 		e.reportRound()
 	}
 }
