@@ -17,8 +17,14 @@ type worker struct {
 	buf   *outBuf
 	ticks int
 	reads int // tuples tried (try)
-	stop  *atomic.Bool
-	cut   int64 // derivations dropped below the threshold
+	// demand is the confidence of the magic fact the current rule's guard
+	// matched (1 before the guard, and in rules without one): what a fact
+	// derived here can contribute to an answer is at most demand times its
+	// confidence, so the threshold applies to that product (see
+	// addMagicRule). The fact keeps its own confidence.
+	demand float64
+	stop   *atomic.Bool
+	cut    int64 // derivations dropped below the threshold
 }
 
 // prepare sizes the worker's bindings and provenance references for rule r.
@@ -31,6 +37,7 @@ func (w *worker) prepare(r *crule) {
 		w.refs = make([]uint32, 2*r.nprov)
 	}
 	w.refs = w.refs[:2*r.nprov]
+	w.demand = 1
 }
 
 func (w *worker) exec(p *plan, lo, hi int) {
@@ -75,14 +82,23 @@ func (w *worker) try(p *plan, k int, t int32, conf float64) {
 		}
 	}
 	c := conf
-	if !s.lit.guard {
-		c *= rel.confAt(t)
-		if s.lit.prov >= 0 {
-			w.refs[2*s.lit.prov] = uint32(s.relI)
-			w.refs[2*s.lit.prov+1] = uint32(t)
+	if s.lit.guard {
+		outer := w.demand
+		w.demand = rel.confAt(t)
+		if !p.rule.crisp && c*p.rule.weight*w.demand < w.e.min {
+			w.cut++
+		} else {
+			w.join(p, k+1, c)
 		}
+		w.demand = outer
+		return
 	}
-	if !p.rule.crisp && c*p.rule.weight < w.e.min {
+	c *= rel.confAt(t)
+	if s.lit.prov >= 0 {
+		w.refs[2*s.lit.prov] = uint32(s.relI)
+		w.refs[2*s.lit.prov+1] = uint32(t)
+	}
+	if !p.rule.crisp && c*p.rule.weight*w.demand < w.e.min {
 		w.cut++
 		return
 	}
@@ -143,7 +159,7 @@ func (w *worker) join(p *plan, k int, conf float64) {
 			}
 		}
 		conf *= 1 - c
-		if !p.rule.crisp && conf*p.rule.weight < w.e.min {
+		if !p.rule.crisp && conf*p.rule.weight*w.demand < w.e.min {
 			w.cut++
 			return
 		}
@@ -165,7 +181,7 @@ func (w *worker) join(p *plan, k int, conf float64) {
 			// A tuple too weak for try ends an ordered chain (order.go).
 			ordered := !s.lit.guard && !p.rule.crisp && s.ix.ordered > 0
 			for t := s.ix.first(rel, key); t >= 0; t = s.ix.next[t] {
-				if ordered && t < s.ix.ordered && conf*rel.confAt(t)*p.rule.weight < w.e.min {
+				if ordered && t < s.ix.ordered && conf*rel.confAt(t)*p.rule.weight*w.demand < w.e.min {
 					if n, ok := s.ix.weakRest(t, key); ok {
 						w.cut += int64(n)
 						break
@@ -287,7 +303,7 @@ func (w *worker) emit(p *plan, conf float64) {
 	if r.crisp {
 		c = 1
 	}
-	if c < w.e.min {
+	if c*w.demand < w.e.min {
 		w.cut++
 		return
 	}

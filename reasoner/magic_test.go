@@ -318,3 +318,40 @@ func TestRaceWork(t *testing.T) {
 		}
 	}
 }
+
+// TestDemandBoundsDerivations: a fact derived for a demand of magic
+// confidence m adds at most m times its confidence to an answer, so the
+// rewrite drops derivations below the threshold by that product. Here
+// h(a, Y)? demands g(z, _) through a rule of weight 0.3, and g's own rule
+// (weight 0.2) can then add at most 0.06 < 0.1: the rewrite must neither
+// enumerate g's body (f(z, M), then the fan-out of k from each of the 200
+// M) nor store the 200 facts g(z, yi) of confidence 0.2 it gives, which a
+// demand bound of 1 would. (Joins count the loaded tuples of k too, so the
+// bound is on the facts derived.)
+func TestDemandBoundsDerivations(t *testing.T) {
+	var tsv strings.Builder
+	tsv.WriteString("a\te\tz\nz\tg0\tb\n")
+	for m := range 200 {
+		fmt.Fprintf(&tsv, "z\tf\tm%d\n", m)
+		for y := range 200 {
+			fmt.Fprintf(&tsv, "m%d\tk\ty%d\n", m, y)
+		}
+	}
+	p := mustParse(t, `@min 0.1.
+0.3 :: h(X, Y) :- e(X, Z), g(Z, Y).
+g(X, Y) :- g0(X, Y).
+0.2 :: g(X, Y) :- f(X, M), k(M, Y).
+`)
+	st := newStore(t, tsv.String())
+	w := &workCounters{}
+	as, err := Query(context.Background(), st, p, mustQuery(t, "h(a, Y)?"), Options{Threads: 1, noRace: true, work: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := formatAnswers(as); got != "b 0.3\n" {
+		t.Fatalf("answers:\n%s", got)
+	}
+	if d := w.derived.Load(); d > 20 {
+		t.Errorf("the rewrite derived %d facts, want at most 20 (g's weak rule is useless to the query)", d)
+	}
+}
