@@ -11,8 +11,10 @@ import (
 // indexes, one per pattern of bound argument positions. Tuples are only
 // appended; a tuple's confidence may rise.
 //
-// The columns are stored in chunks of chunkLen tuples: appending never
-// copies what is stored and leaves no garbage behind. On a relation of
+// The columns are stored in chunks of chunkLen tuples: appending copies
+// only the first chunk, while it grows by doubling to full size (so that
+// small relations stay small); full chunks are never copied and leave no
+// garbage behind. On a relation of
 // millions of facts, growing flat slices by doubling copied them over and
 // over and left the old arrays for the collector, so that a process touched
 // twice the memory it kept; touching fresh memory (page faults) is what a

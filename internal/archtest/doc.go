@@ -1,3 +1,3 @@
 // Package archtest holds the architecture test: the import edges between
-// drumql's packages must follow the dependency graph of DESIGN.md section 1.
+// drumql's packages must follow the dependency graph of docs/ARCHITECTURE.md, "The dependency rule".
 package archtest

@@ -12,7 +12,7 @@ import (
 const module = "github.com/drumql/drumql"
 
 // allowed lists, per top-level package, the top-level project packages it may
-// import (DESIGN.md section 1). cmd, bench and examples may import anything.
+// import (docs/ARCHITECTURE.md, "The dependency rule"). cmd, bench and examples may import anything.
 // Every package under internal/ is a leaf: it imports the standard library
 // only, and every package may import it (the shared small pieces: a worker
 // pool, TSV reading, spelling suggestions).
@@ -85,7 +85,7 @@ func TestImportGraph(t *testing.T) {
 				if toTop == "internal" && top != "internal" {
 					continue // a leaf: importable by every package
 				}
-				t.Errorf("%s imports %s: not allowed by DESIGN.md section 1", rel, imp)
+				t.Errorf("%s imports %s: not allowed by the dependency rule of docs/ARCHITECTURE.md", rel, imp)
 				continue
 			}
 			if !strings.Contains(strings.Split(imp, "/")[0], ".") {

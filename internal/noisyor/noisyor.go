@@ -1,7 +1,7 @@
 // Package noisyor combines independent confidences by noisy-or.
 //
 // It is a leaf: it imports only the standard library, and every package of
-// the module may import it (DESIGN.md section 1). Link prediction's
+// the module may import it (docs/ARCHITECTURE.md, "The dependency rule"). Link prediction's
 // aggregators and the reasoner's noisy-or pass over a query's answers both
 // compute with [Of].
 package noisyor

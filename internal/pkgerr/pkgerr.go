@@ -5,7 +5,7 @@
 // "reasoner: query p(X): reasoner: too many facts".
 //
 // It is a leaf: it imports only the standard library, and every package of
-// the module may import it (DESIGN.md section 1).
+// the module may import it (docs/ARCHITECTURE.md, "The dependency rule").
 package pkgerr
 
 import (

@@ -2,7 +2,7 @@
 // mean" hints.
 //
 // It is a leaf: it imports only the standard library, and every package of
-// the module may import it (DESIGN.md section 1). The query checks of
+// the module may import it (docs/ARCHITECTURE.md, "The dependency rule"). The query checks of
 // package datalog and the CLI's warnings about unknown body predicates use
 // the same rule, [Nearest].
 package suggest

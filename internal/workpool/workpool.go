@@ -1,7 +1,7 @@
 // Package workpool runs indexed tasks on a bounded number of goroutines.
 //
 // It is a leaf: it imports only the standard library, and every package of
-// the module may import it (DESIGN.md section 1). The reasoner's parallel
+// the module may import it (docs/ARCHITECTURE.md, "The dependency rule"). The reasoner's parallel
 // rounds, the miner's propagation and linkpred's evaluation all hand their
 // tasks out through Run.
 package workpool
