@@ -42,8 +42,10 @@ type Options struct {
 	// it is checked after every round and, within a round, every few
 	// hundred thousand candidate facts, then every 4,096 facts written;
 	// beyond it Infer stops with an error wrapping ErrMemoryLimit and the
-	// store is unchanged. Memory outside the Go runtime (the store's files
-	// mapped into memory) is not counted. 0 means no cap.
+	// store is unchanged. A query's evaluations (both, when the rewrite
+	// races the bottom-up evaluation) are capped the same way and stop
+	// with the same error. Memory outside the Go runtime (the store's
+	// files mapped into memory) is not counted. 0 means no cap.
 	MaxMemory int64
 	// BaseOnly makes an Engine read only the store's base facts, ignoring
 	// the derived facts a previous Infer stored: link prediction scores

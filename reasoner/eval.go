@@ -169,7 +169,7 @@ func (e *evaluator) reportStats(st *EvalStats) {
 func newEvaluator(ctx context.Context, st store.Store, syms *symtab, opt Options) *evaluator {
 	opt = opt.withDefaults()
 	return &evaluator{
-		ctx: ctx, st: st, syms: syms, min: opt.Min, maxFact: opt.MaxFacts,
+		ctx: ctx, st: st, syms: syms, min: opt.Min, maxFact: opt.MaxFacts, maxMem: opt.MaxMemory,
 		threads: opt.Threads, relIdx: map[string]int32{}, baseOnly: opt.BaseOnly,
 	}
 }

@@ -29,20 +29,24 @@ type inferCmd struct {
 
 // memoryCap resolves --max-memory: the cap in bytes (0: none) and where it
 // comes from.
-func (c *inferCmd) memoryCap() (sysmem.Limit, error) {
-	switch c.MaxMemory {
+func (c *inferCmd) memoryCap() (sysmem.Limit, error) { return memoryCap(c.MaxMemory) }
+
+// memoryCap resolves the value of a --max-memory flag: a size, "off", or
+// "" for the available memory.
+func memoryCap(flag string) (sysmem.Limit, error) {
+	switch flag {
 	case "off":
 		return sysmem.Limit{}, nil
 	case "":
 		lim, _ := sysmem.Available()
 		return lim, nil
 	}
-	n, err := sysmem.ParseSize(c.MaxMemory)
+	n, err := sysmem.ParseSize(flag)
 	if err != nil {
-		return sysmem.Limit{}, inputErr(fmt.Errorf("--max-memory %s: %w", c.MaxMemory, err))
+		return sysmem.Limit{}, inputErr(fmt.Errorf("--max-memory %s: %w", flag, err))
 	}
 	if n <= 0 {
-		return sysmem.Limit{}, inputErr(fmt.Errorf("--max-memory %s: must be more than 0 (or off)", c.MaxMemory))
+		return sysmem.Limit{}, inputErr(fmt.Errorf("--max-memory %s: must be more than 0 (or off)", flag))
 	}
 	return sysmem.Limit{Bytes: n, Source: "--max-memory"}, nil
 }

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
@@ -30,6 +32,7 @@ type queryCmd struct {
 	Explain   bool     `help:"Print the best proof of the top answer (with --format json, every answer carries its proof)."`
 	Unordered bool     `help:"Print answers as the evaluator reads them out, unsorted, without holding them (table columns are not aligned); with --combine max only."`
 	Threads   int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
+	MaxMemory string   `placeholder:"SIZE" help:"Stop with an error when the Go runtime holds more than SIZE of memory while evaluating (e.g. 8G; default: the available memory; off: no cap). A goal-directed query over a large mined program can need as much as infer."`
 }
 
 // combination is how query scores answers: "max", or "noisy-or" over each
@@ -114,7 +117,15 @@ func (c *queryCmd) Run(e *env) error {
 	// (noisy-or's rescoring evaluates the same rules again, at the same
 	// threshold: it adds no answer).
 	var stats reasoner.EvalStats
-	opt := reasoner.Options{Min: th.min, Threads: c.Threads, Explain: c.Explain, Stats: &stats}
+	lim, err := memoryCap(c.MaxMemory)
+	if err != nil {
+		return err
+	}
+	if lim.Bytes > 0 {
+		// as infer: the collector works harder near the cap
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim.Bytes / 10 * 9))
+	}
+	opt := reasoner.Options{Min: th.min, Threads: c.Threads, Explain: c.Explain, Stats: &stats, MaxMemory: lim.Bytes}
 	if c.Count {
 		// noisy-or rescores answers, it neither adds nor removes one
 		n, err := reasoner.Count(e.ctx, st, prog, q.Atom, opt)
@@ -324,6 +335,10 @@ func queryErr(err error) error {
 		return programErr(err)
 	case errors.Is(err, reasoner.ErrUnknownPredicate):
 		return inputErr(err)
+	}
+	if m, ok := errors.AsType[*reasoner.MemoryLimitError](err); ok {
+		return fmt.Errorf("query: the evaluation held %s of memory with %d facts derived, more than the cap of %s (--max-memory; default: the available memory); raise --min, query with fewer rules, or pass --max-memory SIZE (or --max-memory off)",
+			sysmem.Format(m.InUse), m.Facts, sysmem.Format(m.Cap))
 	}
 	return err
 }

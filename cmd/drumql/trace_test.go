@@ -49,3 +49,28 @@ func TestInferTrace(t *testing.T) {
 		t.Errorf("infer without --trace traced:\n%s", stderr)
 	}
 }
+
+// TestQueryMaxMemory: a query's evaluation is capped like infer's: over
+// the cap it stops with an error naming the flag (exit 1); a bad size is a
+// usage error; without the flag it answers.
+func TestQueryMaxMemory(t *testing.T) {
+	tmp := t.TempDir()
+	db := loadTSV(t, tmp, "a\te\tb\nb\te\tc\n")
+	rules := filepath.Join(tmp, "p.dl")
+	if err := os.WriteFile(rules, []byte("p(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), e(Y, Z).\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "", "--db", db, "query", "--rules", rules, "p(a, X)?", "--format", "tsv")
+	if code != 0 || out != "X\tconfidence\nb\t1\nc\t1\n" {
+		t.Fatalf("query: exit %d, %q, %s", code, out, stderr)
+	}
+	// Any Go program holds more than 64 KiB.
+	_, stderr, code = runCLI(t, "", "--db", db, "query", "--rules", rules, "p(a, X)?", "--max-memory", "64K")
+	if code != 1 || !strings.Contains(stderr, "more than the cap of") || !strings.Contains(stderr, "--max-memory") {
+		t.Errorf("query --max-memory 64K: exit %d, stderr %q; want exit 1 naming the cap", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "", "--db", db, "query", "--rules", rules, "p(a, X)?", "--max-memory", "lots")
+	if code != 2 || !strings.Contains(stderr, "--max-memory lots") {
+		t.Errorf("query --max-memory lots: exit %d, stderr %q; want a usage error", code, stderr)
+	}
+}
