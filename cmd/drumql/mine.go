@@ -77,7 +77,9 @@ Examples:
   drumql mine --out family.dl
   drumql mine --len 3 --heads wife,husband --out spouses.dl --report mine.html
   drumql mine --save-model family.model --out family.dl
-  drumql mine --from-model family.model --max-rules 50 --out family50.dl`
+  drumql mine --from-model family.model --max-rules 50 --out family50.dl
+  drumql mine --epochs 5 --out family.dl --write-config family.json
+  drumql mine --config family.json --len 3 --out family3.dl`
 }
 
 func (c *mineCmd) Run(e *env) error {
