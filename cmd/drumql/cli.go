@@ -76,6 +76,18 @@ Examples:
   drumql stats --format json
   drumql version`
 
+// mineGroups are the sections of drumql mine --help, in order, after the
+// everyday flags (--out, --len, --epochs, --heads, --threshold, --config).
+var mineGroups = []kong.Group{
+	{Key: "training", Title: "Training (DRUM):"},
+	{Key: "extraction", Title: "Chain rules (reading the rules off the model):"},
+	{Key: "constants", Title: "Rules with constants:"},
+	{Key: "aggregation", Title: "Aggregation:"},
+	{Key: "output", Title: "Output:"},
+	{Key: "memory", Title: "Memory and scale:"},
+	{Key: "cluster", Title: "Head groups and cluster (NATS JetStream):"},
+}
+
 type exitPanic int
 
 // supervise, when set (by main, in a process that is not already
@@ -98,6 +110,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		kong.Exit(func(code int) { panic(exitPanic(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		minerVars(),
+		kong.ExplicitGroups(mineGroups),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "drumql: %v\n", err)

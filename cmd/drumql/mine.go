@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/internal/report"
@@ -18,46 +19,49 @@ import (
 
 // mineCmd is drumql mine.
 type mineCmd struct {
-	Out           string   `short:"o" placeholder:"FILE" help:"Write the rules to FILE (default: standard output)."`
-	Len           *int     `placeholder:"T" help:"Maximum rule length T, 1 to ${miner_max_len} (default ${miner_len})."`
-	Rank          *int     `placeholder:"L" help:"Rank L, the number of rule groups learnt per query, at least 1 (default ${miner_rank})."`
-	Epochs        *int     `placeholder:"N" help:"Maximum number of epochs, at least 1 (default ${miner_epochs}, with early stopping)."`
-	Batch         *int     `placeholder:"B" help:"Training triples per batch, at least 1 (default ${miner_batch})."`
-	Seed          *uint64  `placeholder:"S" help:"Random seed, at least 1 (default ${miner_seed})."`
-	Heads         []string `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
-	Threads       int      `placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
-	MaxFanOut     *int     `placeholder:"N" help:"Hub cap: an entity with more than N neighbours through one relation direction (a gender value, a country) passes no mass through it in training and in the model's scores (default ${miner_max_fan_out}; -1: no cap). Rules and their confidences are counted on the exact graph."`
-	MaxQueries    *int     `placeholder:"N" help:"Train each epoch on at most N triples of each relation (a seeded sample, drawn afresh every epoch) and validate on at most N of each (default ${miner_max_queries}; -1: no bound). Keeps an epoch's time in proportion to the graph on large graphs; relations with fewer triples are not sampled."`
-	MaxRules      *int     `placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default ${miner_max_rules})."`
-	Candidates    *int     `placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default ${miner_candidates})."`
-	MinScore      *float64 `placeholder:"X" help:"Drop the chain rules whose raw DRUM score is below X, in (0, L] (a score is at most the rank L): those the beam search proposes and those the path samples propose. Default: the beam search drops bodies below ${miner_min_score}, and the bodies the path samples propose are kept whatever their score."`
-	Beam          *int     `placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${miner_beam})."`
-	PathSamples   *int     `placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default ${miner_path_samples}; -1: bodies from DRUM's attention only)."`
-	NoConstants   bool     `help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
-	ConstantLen   *int     `placeholder:"N" help:"The most atoms in the body of a rule with constants: 1, or 2 for h(X, c) :- b1(X, Y), b2(Y, d). as well (default ${miner_const_len})."`
-	ConstantRules *int     `placeholder:"N" help:"Rules with constants kept per head relation (default ${miner_constant_rules}), chosen as --constants-by says."`
-	PerConstant   *int     `placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence: the pool the head's --constant-rules are chosen from (default ${miner_per_constant})."`
-	ConstantsBy   string   `enum:"coverage,confidence" default:"coverage" help:"How a head's --constant-rules rules with constants are chosen: coverage (greedily, the rules that most raise the confidence with which its facts are predicted, so they spread over its constants and facts) or confidence (the most confident)."`
-	Threshold     float64  `default:"0.1" placeholder:"X" help:"The threshold written into the rule file (@min X, in (0, 1]): infer, query and explain drop derivations of its rules below X (their --min overrides it). A mined file has hundreds of rules per head relation, and chaining their weak derivations through each other would derive nearly every pair (default ${default})."`
-	Aggregate     string   `enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
-	Budget        *int     `placeholder:"N" help:"Edge visits allowed to count one rule's support exactly (default ${miner_budget}); past it, the counts of a chain rule's starts done so far (a seeded random sample) are scaled to all of them, and the comment says sample=done/all; a two-step rule with constants is left out."`
-	HeadBudget    *int     `placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default ${miner_head_budget}); bodies left when it is spent are left out."`
-	MinSupport    *int     `placeholder:"N" help:"Drop rules, chain rules and rules with constants, that predict fewer than N facts of the graph correctly (-1 keeps all). Default: ${miner_min_support} for chain rules, ${miner_const_min_support} for rules with constants."`
-	Weight        string   `default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+${miner_smoothing}) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
-	SaveModel     string   `placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
-	FromModel     string   `placeholder:"FILE" help:"Do not train: read the rules off a model saved with --save-model (to try other extraction settings)."`
-	Report        string   `placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
-	Eval          bool     `help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
-	Force         bool     `help:"Replace the --out file even if drumql mine did not write it or it was edited since (mine checks a checksum in its first line)."`
+	Out           string         `short:"o" placeholder:"FILE" help:"Write the rules to FILE (default: standard output)."`
+	Len           *int           `placeholder:"T" help:"Maximum rule length T, 1 to ${miner_max_len} (default ${miner_len})."`
+	Rank          *int           `group:"training" placeholder:"L" help:"Rank L, the number of rule groups learnt per query, at least 1 (default ${miner_rank})."`
+	Epochs        *int           `placeholder:"N" help:"Maximum number of epochs, at least 1 (default ${miner_epochs}, with early stopping)."`
+	Batch         *int           `group:"training" placeholder:"B" help:"Training triples per batch, at least 1 (default ${miner_batch})."`
+	Seed          *uint64        `group:"training" placeholder:"S" help:"Random seed, at least 1 (default ${miner_seed})."`
+	Heads         []string       `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
+	Threads       int            `group:"training" placeholder:"N" help:"Worker goroutines (default: all cores). The result does not depend on it."`
+	MaxFanOut     *int           `group:"training" placeholder:"N" help:"Hub cap: an entity with more than N neighbours through one relation direction (a gender value, a country) passes no mass through it in training and in the model's scores (default ${miner_max_fan_out}; -1: no cap). Rules and their confidences are counted on the exact graph."`
+	MaxQueries    *int           `group:"training" placeholder:"N" help:"Train each epoch on at most N triples of each relation (a seeded sample, drawn afresh every epoch) and validate on at most N of each (default ${miner_max_queries}; -1: no bound). Keeps an epoch's time in proportion to the graph on large graphs; relations with fewer triples are not sampled."`
+	MaxRules      *int           `group:"extraction" placeholder:"N" help:"Chain rules kept per head relation, the best by confidence on the graph (default ${miner_max_rules})."`
+	Candidates    *int           `group:"extraction" placeholder:"N" help:"Chain-rule bodies per head relation, the best by DRUM score, whose support is counted on the graph before the --max-rules best by confidence are kept (default ${miner_candidates})."`
+	MinScore      *float64       `group:"extraction" placeholder:"X" help:"Drop the chain rules whose raw DRUM score is below X, in (0, L] (a score is at most the rank L): those the beam search proposes and those the path samples propose. Default: the beam search drops bodies below ${miner_min_score}, and the bodies the path samples propose are kept whatever their score."`
+	Beam          *int           `group:"extraction" placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${miner_beam})."`
+	PathSamples   *int           `group:"extraction" placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default ${miner_path_samples}; -1: bodies from DRUM's attention only)."`
+	NoConstants   bool           `group:"constants" help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
+	ConstantLen   *int           `group:"constants" placeholder:"N" help:"The most atoms in the body of a rule with constants: 1, or 2 for h(X, c) :- b1(X, Y), b2(Y, d). as well (default ${miner_const_len})."`
+	ConstantRules *int           `group:"constants" placeholder:"N" help:"Rules with constants kept per head relation (default ${miner_constant_rules}), chosen as --constants-by says."`
+	PerConstant   *int           `group:"constants" placeholder:"N" help:"Rules with constants kept per head relation and constant, the best by confidence: the pool the head's --constant-rules are chosen from (default ${miner_per_constant})."`
+	ConstantsBy   string         `group:"constants" enum:"coverage,confidence" default:"coverage" help:"How a head's --constant-rules rules with constants are chosen: coverage (greedily, the rules that most raise the confidence with which its facts are predicted, so they spread over its constants and facts) or confidence (the most confident)."`
+	Config        mineConfigFile `placeholder:"FILE" help:"Read flag values from FILE, a JSON object keyed by mine's flag names (as --write-config writes it); flags on the command line override it, and a key that is not a flag of mine is an error."`
+	WriteConfig   string         `placeholder:"FILE" help:"Write the run's configuration, every flag's value (the miner's defaults included), to FILE as JSON before mining: --config FILE runs the same mining again."`
+	Threshold     float64        `default:"0.1" placeholder:"X" help:"The threshold written into the rule file (@min X, in (0, 1]): infer, query and explain drop derivations of its rules below X (their --min overrides it). A mined file has hundreds of rules per head relation, and chaining their weak derivations through each other would derive nearly every pair (default ${default})."`
+	Aggregate     string         `group:"aggregation" enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
+	Budget        *int           `group:"extraction" placeholder:"N" help:"Edge visits allowed to count one rule's support exactly (default ${miner_budget}); past it, the counts of a chain rule's starts done so far (a seeded random sample) are scaled to all of them, and the comment says sample=done/all; a two-step rule with constants is left out."`
+	HeadBudget    *int           `group:"extraction" placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default ${miner_head_budget}); bodies left when it is spent are left out."`
+	MinSupport    *int           `group:"extraction" placeholder:"N" help:"Drop rules, chain rules and rules with constants, that predict fewer than N facts of the graph correctly (-1 keeps all). Default: ${miner_min_support} for chain rules, ${miner_const_min_support} for rules with constants."`
+	Weight        string         `group:"extraction" default:"confidence" enum:"confidence,score" help:"Rule weights: confidence (support/(body+${miner_smoothing}) on the graph; DRUM chooses the rules, the graph calibrates them) or score (DRUM's attention score over the head's best, as in the paper)."`
+	SaveModel     string         `group:"output" placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
+	FromModel     string         `group:"training" placeholder:"FILE" help:"Do not train: read the rules off a model saved with --save-model (to try other extraction settings)."`
+	Report        string         `group:"output" placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
+	Eval          bool           `group:"output" help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
+	Force         bool           `group:"output" help:"Replace the --out file even if drumql mine did not write it or it was edited since (mine checks a checksum in its first line)."`
 
 	// Scale (see snapshot.go).
-	Snapshot  string `placeholder:"FILE" help:"Train from a snapshot file written by drumql snapshot instead of the store."`
-	MaxMemory string `placeholder:"SIZE" help:"Refuse to train when the estimate of the memory mine needs (training, then the rule step) exceeds SIZE (e.g. 8G; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: never refuse)."`
+	Snapshot  string `group:"memory" placeholder:"FILE" help:"Train from a snapshot file written by drumql snapshot instead of the store."`
+	MaxMemory string `group:"memory" placeholder:"SIZE" help:"Refuse to train when the estimate of the memory mine needs (training, then the rule step) exceeds SIZE (e.g. 8G; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: never refuse)."`
 
 	// Head-relation groups (see groups.go).
-	groupFlags `embed:""`
+	groupFlags `embed:"" group:"cluster"`
 
-	fromSet *modelSet `kong:"-"` // the --from-model model(s), read before the graph
+	flags   []*kong.Flag `kong:"-"` // mine's flags, for --write-config
+	fromSet *modelSet    `kong:"-"` // the --from-model model(s), read before the graph
 }
 
 // Help is shown under the command's usage.
@@ -73,11 +77,16 @@ Examples:
   drumql mine --out family.dl
   drumql mine --len 3 --heads wife,husband --out spouses.dl --report mine.html
   drumql mine --save-model family.model --out family.dl
-  drumql mine --from-model family.model --max-rules 50 --out family50.dl`
+  drumql mine --from-model family.model --max-rules 50 --out family50.dl
+  drumql mine --epochs 5 --out family.dl --write-config family.json
+  drumql mine --config family.json --len 3 --out family3.dl`
 }
 
 func (c *mineCmd) Run(e *env) error {
 	if err := errors.Join(c.validate(), c.checkOutputs()); err != nil {
+		return err
+	}
+	if err := c.writeConfig(); err != nil {
 		return err
 	}
 	src, st, from, err := c.mineSource(e) // --snapshot FILE or the store

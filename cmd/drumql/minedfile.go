@@ -123,7 +123,7 @@ func checkOutput(flag, path string) error {
 // checkOutput and checkReplace).
 func (c *mineCmd) checkOutputs() error {
 	return errors.Join(checkOutput("--out", c.Out), checkOutput("--save-model", c.SaveModel),
-		checkOutput("--report", c.Report), checkReplaceFlag(c.Out, c.Force))
+		checkOutput("--report", c.Report), checkOutput("--write-config", c.WriteConfig), checkReplaceFlag(c.Out, c.Force))
 }
 
 // checkReplaceFlag is checkReplace for a set --out.

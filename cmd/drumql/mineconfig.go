@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/drumql/drumql/internal/atomicfile"
+)
+
+// mineConfigFile is mine's --config FILE: a JSON object whose keys are
+// mine's flag names (as on the command line, without the dashes) and whose
+// values are the flags' values. Its hook, run before kong resolves the flags
+// left out of the command line, adds the file as a resolver: a flag given on
+// the command line overrides the file, and a key that is not a flag of mine
+// is a usage error naming the file and the key.
+type mineConfigFile string
+
+// configFlags are mine's flags that a configuration file may not set.
+var configFlags = map[string]bool{"config": true, "write-config": true}
+
+// BeforeResolve reads the file and adds its values as a resolver.
+func (f mineConfigFile) BeforeResolve(ctx *kong.Context, trace *kong.Path) error {
+	path := string(ctx.FlagValue(trace.Flag).(mineConfigFile))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("mine --config: %w", err)
+	}
+	var values map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&values); err != nil {
+		return fmt.Errorf("mine --config %s: not a JSON object of flag values: %w", path, err)
+	}
+	flags := map[string]*kong.Flag{}
+	for _, fl := range ctx.Selected().Flags {
+		if !configFlags[fl.Name] {
+			flags[fl.Name] = fl
+		}
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if flags[k] == nil {
+			return fmt.Errorf("mine --config %s: unknown key %q: not a flag of drumql mine (keys are flag names without the dashes, as --write-config writes them)", path, k)
+		}
+	}
+	ctx.AddResolver(kong.ResolverFunc(func(_ *kong.Context, _ *kong.Path, fl *kong.Flag) (any, error) {
+		if flags[fl.Name] != fl {
+			return nil, nil // a global flag, or another command's
+		}
+		v, ok := values[fl.Name]
+		if !ok || v == nil {
+			return nil, nil // null: the flag's default
+		}
+		if want := configType(fl.Target.Type()); !jsonIs(v, want) {
+			return nil, fmt.Errorf("mine --config %s: key %q: want %s, not %s", path, fl.Name, want, jsonType(v))
+		}
+		return configValue(v), nil
+	}))
+	return nil
+}
+
+// configType is the JSON type a flag of type t takes in a configuration
+// file.
+func configType(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == reflect.TypeOf(time.Duration(0)):
+		return "a string (a duration such as \"30s\")"
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	case t.Kind() == reflect.String:
+		return "a string"
+	case t.Kind() == reflect.Slice:
+		return "an array of strings"
+	}
+	return "a number"
+}
+
+// jsonIs reports whether the JSON value v is of the type configType
+// described as want.
+func jsonIs(v any, want string) bool {
+	return jsonType(v) == want || strings.HasPrefix(want, jsonType(v)+" (")
+}
+
+// jsonType names the JSON type of v as configType does.
+func jsonType(v any) string {
+	switch v := v.(type) {
+	case bool:
+		return "true or false"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case nil:
+		return "null"
+	case []any:
+		for _, e := range v {
+			if _, ok := e.(string); !ok {
+				return "an array holding " + jsonType(e)
+			}
+		}
+		return "an array of strings"
+	}
+	return "an object"
+}
+
+// configValue is a JSON value as kong's mappers take it: numbers as the
+// text they were written as (so 64-bit integers and seeds stay exact),
+// an empty array as the flag's default.
+func configValue(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return v.String()
+	case []any:
+		if len(v) == 0 {
+			return nil // the flag's default: none
+		}
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = configValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// AfterApply keeps mine's flags, for --write-config.
+func (c *mineCmd) AfterApply(ctx *kong.Context) error {
+	c.flags = ctx.Selected().Flags
+	return nil
+}
+
+// writeConfig writes the run's configuration to --write-config: every flag
+// of mine (but --config and --write-config) with its value, keys sorted. A
+// flag left out that takes the miner's default is written with that default
+// (from the help's variables); --min-score and --min-support, whose default
+// is not one value, are written as null (the miner's defaults) when left
+// out. Read back with --config, the file runs the same mining.
+func (c *mineCmd) writeConfig() error {
+	if c.WriteConfig == "" {
+		return nil
+	}
+	vars := minerVars()
+	values := map[string]any{}
+	for _, fl := range c.flags {
+		if configFlags[fl.Name] {
+			continue
+		}
+		values[fl.Name] = flagConfigValue(fl, vars)
+	}
+	data, err := json.MarshalIndent(values, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(c.WriteConfig, append(data, '\n')); err != nil {
+		return fmt.Errorf("mine --write-config: %w", err)
+	}
+	return nil
+}
+
+// flagConfigValue is fl's value as --write-config writes it.
+func flagConfigValue(fl *kong.Flag, vars kong.Vars) any {
+	v := fl.Target
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			if def, ok := vars["miner_"+minerVarName(fl.Name)]; ok {
+				return json.Number(def)
+			}
+			return nil
+		}
+		v = v.Elem()
+	}
+	switch x := v.Interface().(type) {
+	case time.Duration:
+		return x.String()
+	case []string:
+		if x == nil {
+			return []string{}
+		}
+	}
+	return v.Interface()
+}
+
+// minerVarName is the name of the help variable (minerVars) of the miner's
+// default for a flag that takes it when left out; --min-score and
+// --min-support have none (their default is not one value).
+func minerVarName(flag string) string {
+	switch flag {
+	case "constant-len":
+		return "const_len"
+	case "min-score", "min-support":
+		return ""
+	}
+	b := []byte(flag)
+	for i := range b {
+		if b[i] == '-' {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
