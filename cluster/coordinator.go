@@ -394,7 +394,14 @@ func (t *tracker) queued(group int) {
 func (t *tracker) apply(s Status) error {
 	i := s.Group - 1
 	if t.state[i] == StateDone {
-		return nil // a job done twice (its worker died before the ack): the first result stands
+		// A job done twice (its worker died before the ack): the group
+		// stays done and its first status, with its checksums, is kept.
+		// The second worker's upload has replaced the stored objects; it
+		// wrote the same bytes, since every worker runs the same
+		// deterministic code on the same snapshot, and if it did not, the
+		// checksum check when the results are read reports it. A later
+		// failure or release does not undo the done.
+		return nil
 	}
 	switch s.State {
 	case StateRunning:

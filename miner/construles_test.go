@@ -32,84 +32,8 @@ func TestConstantRulesCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	holds := map[[3]string]bool{}
-	var ents []string
-	seen := map[string]bool{}
-	for _, f := range facts {
-		holds[f] = true
-		for _, e := range []string{f[0], f[2]} {
-			if !seen[e] {
-				seen[e] = true
-				ents = append(ents, e)
-			}
-		}
-	}
-	// brute counts the rule on the triples: for every entity X, does the
-	// body hold, and the head?
-	deg := map[string]int{}
-	for f := range holds {
-		deg[f[0]]++
-		deg[f[2]]++
-	}
-	// bruteSkip leaves X = skip out and, with fan > 0, the Y of two-step
-	// bodies with more than fan edges.
-	bruteSkip := func(r datalog.Rule, skip string, fan int) (sup, body int) {
-		sub := func(a datalog.Term, x string) string {
-			if a.Kind == datalog.Var && a.Value == "X" {
-				return x
-			}
-			return a.Value
-		}
-		for _, x := range ents {
-			if x == skip {
-				continue
-			}
-			b := r.Body[0].Atom
-			ok := false
-			if len(r.Body) == 2 {
-				// b1(X, Y), b2(Y, d): some Y joins them.
-				b2 := r.Body[1].Atom
-				for _, y := range ents {
-					if fan > 0 && deg[y] > fan {
-						continue
-					}
-					subY := func(a datalog.Term) string {
-						if a.Kind == datalog.Var && a.Value == "Y" {
-							return y
-						}
-						return sub(a, x)
-					}
-					if holds[[3]string{subY(b.Args[0]), b.Pred, subY(b.Args[1])}] && holds[[3]string{subY(b2.Args[0]), b2.Pred, subY(b2.Args[1])}] {
-						ok = true
-						break
-					}
-				}
-			} else if b.Args[0].Value == "_" || b.Args[1].Value == "_" {
-				for _, y := range ents {
-					s, o := sub(b.Args[0], x), sub(b.Args[1], x)
-					if b.Args[0].Value == "_" {
-						s = y
-					} else {
-						o = y
-					}
-					if holds[[3]string{s, b.Pred, o}] {
-						ok = true
-						break
-					}
-				}
-			} else {
-				ok = holds[[3]string{sub(b.Args[0], x), b.Pred, sub(b.Args[1], x)}]
-			}
-			if !ok {
-				continue
-			}
-			body++
-			if holds[[3]string{sub(r.Head.Args[0], x), r.Head.Pred, sub(r.Head.Args[1], x)}] {
-				sup++
-			}
-		}
-		return sup, body
-	}
+	cb := newConstBrute(facts)
+	ents, bruteSkip := cb.ents, cb.count
 	brute := func(r datalog.Rule) (int, int) { return bruteSkip(r, "", 0) }
 	opt := ConstOptions{MinConf: 0.05, PerConstant: 100000, PerHead: 100000, Sample: 1000, TwoStepCands: 100000}
 	rules, err := g.ConstantRules(context.Background(), opt)
@@ -216,6 +140,70 @@ func TestConstantRulesCounts(t *testing.T) {
 	}
 	if missing > 0 {
 		t.Errorf("%d rules above the thresholds not learned", missing)
+	}
+}
+
+// TestConstantRulesConfidence checks, on a small graph and for every
+// smoothing, each learned rule's recorded confidence against its support and
+// body counted by brute force on the triples: Confidence is support/body,
+// the weight support/(body+Smoothing) rounded to 4 digits, and both pass the
+// thresholds.
+func TestConstantRulesConfidence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var facts [][3]string
+	rels := []string{"born_in", "lives_in", "speaks", "knows"}
+	for range 160 {
+		tl := fmt.Sprint("c", rng.IntN(5)) // few tails: constants repeat
+		if rng.IntN(4) == 0 {
+			tl = fmt.Sprint("p", rng.IntN(30))
+		}
+		facts = append(facts, [3]string{fmt.Sprint("p", rng.IntN(30)), rels[rng.IntN(len(rels))], tl})
+	}
+	g, err := LoadGraph(context.Background(), memStore(t, map[string][][3]string{"facts": facts}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb := newConstBrute(facts)
+	for _, tc := range []struct{ smoothing, s int }{{-1, 0}, {2, 2}, {0, DefaultSmoothing}} {
+		opt := ConstOptions{MinSupport: 1, MinConf: 0.2, Smoothing: tc.smoothing, PerConstant: 100000, PerHead: 100000,
+			Sample: 1000, TwoStepCands: 100000}
+		rules, err := g.ConstantRules(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forms := map[string]int{}
+		below := 0 // rules whose confidence the smoothing lowers
+		for _, cr := range rules {
+			sup, body := cb.count(cr.Rule, "", 0)
+			if body == 0 || sup != cr.Support || body != cr.Body {
+				t.Fatalf("smoothing %d: %s: support %d body %d, brute force %d %d", tc.s, cr.Rule.String(), cr.Support, cr.Body, sup, body)
+			}
+			conf, smoothed := float64(sup)/float64(body), float64(sup)/float64(body+tc.s)
+			if cr.Confidence != conf {
+				t.Errorf("smoothing %d: %s: confidence %v, want %d/%d = %v", tc.s, cr.Rule.String(), cr.Confidence, sup, body, conf)
+			}
+			if want := roundSig(smoothed, 4); cr.Rule.Weight != want {
+				t.Errorf("smoothing %d: %s: weight %v, want %d/(%d+%d) = %v", tc.s, cr.Rule.String(), cr.Rule.Weight, sup, body, tc.s, want)
+			}
+			if sup < opt.MinSupport || smoothed < opt.MinConf || conf > 1 {
+				t.Errorf("smoothing %d: %s: support %d, body %d: below the thresholds", tc.s, cr.Rule.String(), sup, body)
+			}
+			if smoothed < conf {
+				below++
+			}
+			switch {
+			case len(cr.Rule.Body) == 2:
+				forms["two-step"]++
+			case slices.ContainsFunc(cr.Rule.Body[0].Atom.Args, func(a datalog.Term) bool { return a.Value == "_" }):
+				forms["any"]++
+			default:
+				forms["constant"]++
+			}
+		}
+		if forms["any"] == 0 || forms["constant"] == 0 || forms["two-step"] == 0 || (tc.s > 0) != (below > 0) {
+			t.Errorf("smoothing %d: %d rules, %v, %d lowered by the smoothing: a weak test", tc.s, len(rules), forms, below)
+		}
+		t.Logf("smoothing %d: %d rules, %v", tc.s, len(rules), forms)
 	}
 }
 
@@ -410,4 +398,93 @@ func TestConstantRulesCoverage(t *testing.T) {
 			t.Errorf("%s: not a candidate with the same counts (%v %+v)", r.Rule.String(), ok, a)
 		}
 	}
+}
+
+// constBrute counts rules with constants on a list of triples, with no
+// index: for every entity X, does the body hold, and the head?
+type constBrute struct {
+	holds map[[3]string]bool
+	ents  []string       // in order of first appearance
+	deg   map[string]int // edges of each entity
+}
+
+func newConstBrute(facts [][3]string) *constBrute {
+	cb := &constBrute{holds: map[[3]string]bool{}, deg: map[string]int{}}
+	seen := map[string]bool{}
+	for _, f := range facts {
+		cb.holds[f] = true
+		for _, e := range []string{f[0], f[2]} {
+			if !seen[e] {
+				seen[e] = true
+				cb.ents = append(cb.ents, e)
+			}
+		}
+	}
+	for f := range cb.holds {
+		cb.deg[f[0]]++
+		cb.deg[f[2]]++
+	}
+	return cb
+}
+
+// count returns the support and body of rule r (the forms of
+// [Graph.ConstantRules]), leaving X = skip out and, with fan > 0, the Y of
+// two-step bodies with more than fan edges.
+func (cb *constBrute) count(r datalog.Rule, skip string, fan int) (sup, body int) {
+	holds, ents, deg := cb.holds, cb.ents, cb.deg
+	sub := func(a datalog.Term, x string) string {
+		if a.Kind == datalog.Var && a.Value == "X" {
+			return x
+		}
+		return a.Value
+	}
+	for _, x := range ents {
+		if x == skip {
+			continue
+		}
+		b := r.Body[0].Atom
+		ok := false
+		if len(r.Body) == 2 {
+			// b1(X, Y), b2(Y, d): some Y joins them.
+			b2 := r.Body[1].Atom
+			for _, y := range ents {
+				if fan > 0 && deg[y] > fan {
+					continue
+				}
+				subY := func(a datalog.Term) string {
+					if a.Kind == datalog.Var && a.Value == "Y" {
+						return y
+					}
+					return sub(a, x)
+				}
+				if holds[[3]string{subY(b.Args[0]), b.Pred, subY(b.Args[1])}] && holds[[3]string{subY(b2.Args[0]), b2.Pred, subY(b2.Args[1])}] {
+					ok = true
+					break
+				}
+			}
+		} else if b.Args[0].Value == "_" || b.Args[1].Value == "_" {
+			for _, y := range ents {
+				s, o := sub(b.Args[0], x), sub(b.Args[1], x)
+				if b.Args[0].Value == "_" {
+					s = y
+				} else {
+					o = y
+				}
+				if holds[[3]string{s, b.Pred, o}] {
+					ok = true
+					break
+				}
+			}
+		} else {
+			ok = holds[[3]string{sub(b.Args[0], x), b.Pred, sub(b.Args[1], x)}]
+		}
+		if !ok {
+			continue
+		}
+		body++
+		if holds[[3]string{sub(r.Head.Args[0], x), r.Head.Pred, sub(r.Head.Args[1], x)}] {
+			sup++
+		}
+	}
+	return sup, body
 }

@@ -1,10 +1,13 @@
 package archtest
 
 import (
+	"errors"
+	"fmt"
 	"go/build"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,12 +42,32 @@ var thirdParty = map[string][]string{
 	"internal": {},
 }
 
-func TestImportGraph(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := 0
+// testOnly lists what a package's tests may import beyond what the package
+// may (docs/ARCHITECTURE.md, "The dependency rule", the paragraph on tests):
+// project packages by top-level name, outside modules by prefix. None of
+// these edges makes a cycle: the imported packages do not import the
+// importer.
+var testOnly = map[string][]string{
+	// the NATS server, run in process by the tests
+	"cluster": {"github.com/nats-io/nats-server/v2", "datalog"},
+	// rules and programs written in the dialect's text; txtar test cases
+	"reasoner": {"parser", "golang.org/x/tools/txtar"},
+	"linkpred": {"parser"},
+}
+
+// buildContext sees every file whatever its build constraints, so that the
+// imports of every platform's and every tag's files are checked.
+func buildContext() build.Context {
+	ctx := build.Default
+	ctx.UseAllFiles = true
+	return ctx
+}
+
+// check walks the module at root and returns every import that breaks the
+// rule and every package directory it cannot read, and how many packages it
+// checked.
+func check(root string) (problems []string, checked int, err error) {
+	ctx := buildContext()
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -62,56 +85,115 @@ func TestImportGraph(t *testing.T) {
 			}
 		}
 		rel, _ := filepath.Rel(root, path)
-		top := strings.Split(filepath.ToSlash(rel), "/")[0]
-		pkg, err := build.ImportDir(path, 0)
-		if err != nil {
-			if _, ok := err.(*build.NoGoError); ok {
-				return nil
-			}
-			return nil // a package mid-edit is the compiler's business
-		}
+		rel = filepath.ToSlash(rel)
+		top := strings.Split(rel, "/")[0]
 		ok, restricted := allowed[top]
 		if !restricted {
 			return nil
 		}
+		pkg, err := ctx.ImportDir(path, 0)
+		if err != nil {
+			var none *build.NoGoError
+			if errors.As(err, &none) {
+				return nil
+			}
+			problems = append(problems, fmt.Sprintf("%s: cannot read the package's imports: %v", rel, err))
+			return nil
+		}
 		checked++
-		for _, imp := range pkg.Imports {
-			if strings.HasPrefix(imp, module+"/") {
-				to := strings.TrimPrefix(imp, module+"/")
-				toTop := strings.Split(to, "/")[0]
-				if toTop == top && top != "internal" || contains(ok, toTop) {
-					continue
+		self := module + "/" + rel
+		for _, imports := range []struct {
+			list []string
+			test bool
+		}{{pkg.Imports, false}, {pkg.TestImports, true}, {pkg.XTestImports, true}} {
+			for _, imp := range imports.list {
+				if p := forbidden(top, self, imp, ok, imports.test); p != "" {
+					problems = append(problems, rel+p)
 				}
-				if toTop == "internal" && top != "internal" {
-					continue // a leaf: importable by every package
-				}
-				t.Errorf("%s imports %s: not allowed by the dependency rule of docs/ARCHITECTURE.md", rel, imp)
-				continue
-			}
-			if !strings.Contains(strings.Split(imp, "/")[0], ".") {
-				continue // standard library
-			}
-			if !hasPrefix(thirdParty[top], imp) {
-				t.Errorf("%s imports %s: no third-party module is allowed there but %v", rel, imp, thirdParty[top])
 			}
 		}
 		return nil
 	})
+	return problems, checked, err
+}
+
+// forbidden says why the package self, under top, may not import imp, or ""
+// if it may.
+func forbidden(top, self, imp string, ok []string, test bool) string {
+	what := ""
+	if test {
+		what = " (tests)"
+	}
+	extra := []string(nil)
+	if test {
+		extra = testOnly[top]
+	}
+	if strings.HasPrefix(imp, module+"/") {
+		to := strings.TrimPrefix(imp, module+"/")
+		toTop := strings.Split(to, "/")[0]
+		switch {
+		case imp == self: // an external test package imports its package
+		case toTop == top && top != "internal", slices.Contains(ok, toTop), slices.Contains(extra, toTop):
+		case toTop == "internal" && top != "internal": // a leaf: importable by every package
+		default:
+			return fmt.Sprintf("%s imports %s: not allowed by the dependency rule of docs/ARCHITECTURE.md", what, imp)
+		}
+		return ""
+	}
+	if !strings.Contains(strings.Split(imp, "/")[0], ".") {
+		return "" // standard library
+	}
+	if !hasPrefix(thirdParty[top], imp) && !hasPrefix(extra, imp) {
+		return fmt.Sprintf("%s imports %s: no third-party module is allowed there but %v", what, imp, append(slices.Clone(thirdParty[top]), extra...))
+	}
+	return ""
+}
+
+func TestImportGraph(t *testing.T) {
+	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
+	}
+	problems, checked, err := check(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
 	}
 	if checked == 0 {
 		t.Fatal("no package was checked")
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+// TestCheckCatches runs the check on a small module in testdata whose
+// packages break the rule in every way the check knows.
+func TestCheckCatches(t *testing.T) {
+	problems, checked, err := check(filepath.Join("testdata", "bad"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"cluster (tests) imports github.com/drumql/drumql/store: not allowed",
+		"datalog: cannot read the package's imports",
+		"internal/leaf (tests) imports github.com/drumql/drumql/internal/other: not allowed",
+		"miner (tests) imports github.com/nats-io/nats-server/v2/server: no third-party module",
+		"parser (tests) imports github.com/drumql/drumql/store: not allowed",
+		"reasoner imports github.com/drumql/drumql/miner: not allowed",
+		"store imports github.com/drumql/drumql/datalog: not allowed",
+	}
+	slices.Sort(problems)
+	if len(problems) != len(want) {
+		t.Errorf("%d problems, want %d:\n%s", len(problems), len(want), strings.Join(problems, "\n"))
+	}
+	for i := range min(len(problems), len(want)) {
+		if !strings.HasPrefix(problems[i], want[i]) {
+			t.Errorf("problem %d: %q, want it to start with %q", i, problems[i], want[i])
 		}
 	}
-	return false
+	if checked != 7 {
+		t.Errorf("checked %d packages, want 7", checked)
+	}
 }
 
 func hasPrefix(prefixes []string, s string) bool {

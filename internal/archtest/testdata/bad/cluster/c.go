@@ -1,0 +1,6 @@
+package cluster
+
+import (
+	_ "github.com/drumql/drumql/miner"
+	_ "github.com/nats-io/nats.go/jetstream"
+)

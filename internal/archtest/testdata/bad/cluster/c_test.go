@@ -1,0 +1,7 @@
+package cluster
+
+import (
+	_ "github.com/drumql/drumql/datalog"
+	_ "github.com/drumql/drumql/store"
+	_ "github.com/nats-io/nats-server/v2/server"
+)

@@ -1,0 +1,2 @@
+// A file of another package: the directory cannot be read.
+package other

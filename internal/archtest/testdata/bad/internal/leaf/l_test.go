@@ -1,0 +1,3 @@
+package leaf
+
+import _ "github.com/drumql/drumql/internal/other"

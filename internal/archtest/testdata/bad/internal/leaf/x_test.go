@@ -1,0 +1,3 @@
+package leaf_test
+
+import _ "github.com/drumql/drumql/internal/leaf"

@@ -1,0 +1,3 @@
+package miner
+
+import _ "gonum.org/v1/gonum/mat"

@@ -1,0 +1,3 @@
+package miner_test
+
+import _ "github.com/drumql/drumql/miner"

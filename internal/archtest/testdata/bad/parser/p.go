@@ -1,0 +1,3 @@
+package parser
+
+import _ "github.com/drumql/drumql/datalog"

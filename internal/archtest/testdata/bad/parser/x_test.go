@@ -1,0 +1,6 @@
+package parser_test
+
+import (
+	_ "github.com/drumql/drumql/parser"
+	_ "github.com/drumql/drumql/store"
+)

@@ -1,0 +1,3 @@
+package store
+
+import _ "github.com/dgraph-io/badger/v4"

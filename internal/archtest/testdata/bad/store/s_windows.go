@@ -1,0 +1,5 @@
+//go:build windows
+
+package store
+
+import _ "github.com/drumql/drumql/datalog"
