@@ -26,9 +26,11 @@ type plan struct {
 }
 
 // makePlan orders the body of r greedily: first the delta literal (if
-// deltaAt >= 0), then repeatedly the positive literal with the most bound
-// arguments, smaller relations first; negations and comparisons as soon as
-// their variables are bound.
+// deltaAt >= 0), then repeatedly the best remaining positive literal: one
+// whose arguments are all bound (a lookup) before any other, then one with
+// some bound argument before one with none, then a magic guard, then the
+// smaller relation, then the one with more bound arguments; negations and
+// comparisons as soon as their variables are bound.
 func (e *evaluator) makePlan(r *crule, ri int, deltaAt int, delta []int32) *plan {
 	p := &plan{rule: r, ri: ri}
 	bound := make([]bool, r.nvars)
