@@ -103,23 +103,7 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ackWait := c.AckWait
-	if ackWait <= 0 {
-		ackWait = 30 * time.Second
-	}
-	attempts := c.MaxAttempts
-	if attempts <= 0 {
-		attempts = 4
-	}
-	replicas := max(1, c.Replicas)
-	idleWarn := c.IdleWarn
-	if idleWarn <= 0 {
-		idleWarn = 10 * time.Second
-	}
-	expire := c.Expire
-	if expire <= 0 {
-		expire = DefaultExpire
-	}
+	ackWait, attempts, replicas, idleWarn, expire := c.settings()
 	js, err := jetstream.New(c.Conn)
 	if err != nil {
 		return nil, errorf("cluster: jetstream: %w", err)
@@ -129,40 +113,9 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 	if err != nil {
 		return nil, errorf("cluster: run %s: %w", c.Run, err)
 	}
-	obs, err := js.ObjectStore(ctx, names.Bucket())
-	created := errors.Is(err, jetstream.ErrBucketNotFound)
-	switch {
-	case created:
-		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: names.Bucket(), Replicas: replicas, TTL: expire,
-			Description: "drumql run " + c.Run + ": snapshot, plan and results"})
-		if err != nil {
-			return nil, errorf("cluster: run %s: create object store %s: %w", c.Run, names.Bucket(), err)
-		}
-	case err != nil:
-		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), jetStreamErr(err))
-	}
-	if obs, err = consistentReads(ctx, js, obs, names.Bucket()); err != nil {
-		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
-	}
-	if !created {
-		old, err := obs.GetBytes(ctx, runObject)
-		if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-			return nil, errorf("cluster: run %s: read %s: %w", c.Run, runObject, err)
-		}
-		if err == nil && !bytes.Equal(old, spec) {
-			return nil, errorf("cluster: run %s was started with other settings, head groups, graph or drumql version: %w", c.Run, ErrRunMismatch)
-		}
-		c.logf("run %s exists: resuming it", c.Run)
-	}
-	if _, err := obs.GetInfo(ctx, SnapshotObject(sum)); errors.Is(err, jetstream.ErrObjectNotFound) {
-		if _, err := obs.PutBytes(ctx, SnapshotObject(sum), plan.Snapshot); err != nil {
-			return nil, errorf("cluster: run %s: upload the snapshot: %w", c.Run, err)
-		}
-	} else if err != nil {
-		return nil, errorf("cluster: run %s: snapshot object: %w", c.Run, err)
-	}
-	if _, err := obs.PutBytes(ctx, runObject, spec); err != nil {
-		return nil, errorf("cluster: run %s: store %s: %w", c.Run, runObject, err)
+	obs, err := c.openRun(ctx, js, names, plan.Snapshot, sum, spec, replicas, expire)
+	if err != nil {
+		return nil, err
 	}
 	jobs, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: names.Jobs(), Subjects: []string{names.JobSubjects()},
 		Retention: jetstream.WorkQueuePolicy, Replicas: replicas, MaxAge: expire, Description: "drumql run " + c.Run + ": one job per head group"})
@@ -185,21 +138,9 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		return nil, errorf("cluster: run %s: stream info: %w", c.Run, err)
 	}
 	queued := info.State.Subjects
-	// Advisories: a job delivered MaxAttempts times without an ack.
-	exhausted := make(chan uint64, 16)
-	adv, err := c.Conn.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+names.Jobs()+"."+ConsumerName, func(m *nats.Msg) {
-		var a struct {
-			StreamSeq uint64 `json:"stream_seq"`
-		}
-		if json.Unmarshal(m.Data, &a) == nil {
-			select {
-			case exhausted <- a.StreamSeq:
-			default:
-			}
-		}
-	})
+	exhausted, adv, err := c.watchExhausted(names)
 	if err != nil {
-		return nil, errorf("cluster: run %s: subscribe to advisories: %w", c.Run, err)
+		return nil, err
 	}
 	defer adv.Unsubscribe()
 	sinfo, err := js.Stream(ctx, names.Status())
@@ -240,23 +181,8 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 			// The status stream has been read to its end: enqueue what is
 			// neither done nor queued.
 			enqueued = true
-			for k, g := range plan.Groups {
-				group := k + 1
-				tr.queued(group)
-				if tr.isDone(group) || queued[names.JobSubject(group)] > 0 {
-					continue
-				}
-				job, err := json.Marshal(Job{Run: c.Run, Group: group, Groups: len(plan.Groups), Heads: g.Heads,
-					Options: plan.Options, Snapshot: sum, Version: c.Version})
-				if err != nil {
-					return nil, err
-				}
-				if _, err := js.Publish(ctx, names.JobSubject(group), job, jetstream.WithMsgID(c.Run+"-"+fmt.Sprint(group))); err != nil {
-					return nil, errorf("cluster: run %s: enqueue group %d: %w", c.Run, group, err)
-				}
-			}
-			if err := c.Conn.Publish(AnnounceSubject, []byte(c.Run)); err != nil {
-				c.logf("announce the run: %v", err)
+			if err := c.enqueue(ctx, js, names, plan, sum, tr, queued); err != nil {
+				return nil, err
 			}
 		}
 		if enqueued && c.Progress != nil && tr.counts() != shown {
@@ -307,8 +233,87 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 			}
 		}
 	}
-	results := make([]Result, len(plan.Groups))
-	for k := range plan.Groups {
+	results, err := c.results(ctx, obs, len(plan.Groups), tr)
+	if err != nil {
+		return nil, err
+	}
+	if !c.Keep {
+		c.cleanup(ctx, js, names)
+	}
+	return results, nil
+}
+
+// openRun opens the run's object store (creating it, or checking that an
+// existing run has the same spec, which resumes it), and stores the
+// snapshot, once, and the run's spec.
+func (c *Coordinator) openRun(ctx context.Context, js jetstream.JetStream, names Names, snapshot []byte, sum string, spec []byte, replicas int, expire time.Duration) (jetstream.ObjectStore, error) {
+	obs, err := js.ObjectStore(ctx, names.Bucket())
+	created := errors.Is(err, jetstream.ErrBucketNotFound)
+	switch {
+	case created:
+		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: names.Bucket(), Replicas: replicas, TTL: expire,
+			Description: "drumql run " + c.Run + ": snapshot, plan and results"})
+		if err != nil {
+			return nil, errorf("cluster: run %s: create object store %s: %w", c.Run, names.Bucket(), err)
+		}
+	case err != nil:
+		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), jetStreamErr(err))
+	}
+	if obs, err = consistentReads(ctx, js, obs, names.Bucket()); err != nil {
+		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
+	}
+	if !created {
+		old, err := obs.GetBytes(ctx, runObject)
+		if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+			return nil, errorf("cluster: run %s: read %s: %w", c.Run, runObject, err)
+		}
+		if err == nil && !bytes.Equal(old, spec) {
+			return nil, errorf("cluster: run %s was started with other settings, head groups, graph or drumql version: %w", c.Run, ErrRunMismatch)
+		}
+		c.logf("run %s exists: resuming it", c.Run)
+	}
+	if _, err := obs.GetInfo(ctx, SnapshotObject(sum)); errors.Is(err, jetstream.ErrObjectNotFound) {
+		if _, err := obs.PutBytes(ctx, SnapshotObject(sum), snapshot); err != nil {
+			return nil, errorf("cluster: run %s: upload the snapshot: %w", c.Run, err)
+		}
+	} else if err != nil {
+		return nil, errorf("cluster: run %s: snapshot object: %w", c.Run, err)
+	}
+	if _, err := obs.PutBytes(ctx, runObject, spec); err != nil {
+		return nil, errorf("cluster: run %s: store %s: %w", c.Run, runObject, err)
+	}
+	return obs, nil
+}
+
+// enqueue publishes the job of every group that is neither done nor queued
+// (queued: the work queue's messages per subject) and announces the run.
+func (c *Coordinator) enqueue(ctx context.Context, js jetstream.JetStream, names Names, plan Plan, sum string, tr *tracker, queued map[string]uint64) error {
+	for k, g := range plan.Groups {
+		group := k + 1
+		tr.queued(group)
+		if tr.isDone(group) || queued[names.JobSubject(group)] > 0 {
+			continue
+		}
+		job, err := json.Marshal(Job{Run: c.Run, Group: group, Groups: len(plan.Groups), Heads: g.Heads,
+			Options: plan.Options, Snapshot: sum, Version: c.Version})
+		if err != nil {
+			return err
+		}
+		if _, err := js.Publish(ctx, names.JobSubject(group), job, jetstream.WithMsgID(c.Run+"-"+fmt.Sprint(group))); err != nil {
+			return errorf("cluster: run %s: enqueue group %d: %w", c.Run, group, err)
+		}
+	}
+	if err := c.Conn.Publish(AnnounceSubject, []byte(c.Run)); err != nil {
+		c.logf("announce the run: %v", err)
+	}
+	return nil
+}
+
+// results reads every group's model and rules from the object store and
+// checks them against the checksums its worker reported.
+func (c *Coordinator) results(ctx context.Context, obs jetstream.ObjectStore, groups int, tr *tracker) ([]Result, error) {
+	results := make([]Result, groups)
+	for k := range groups {
 		group := k + 1
 		s := tr.final[group-1]
 		model, err := obs.GetBytes(ctx, ModelObject(group))
@@ -328,10 +333,48 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		}
 		results[k] = Result{Group: group, Model: model, Rules: rules, Worker: s.Worker}
 	}
-	if !c.Keep {
-		c.cleanup(ctx, js, names)
-	}
 	return results, nil
+}
+
+// settings returns the coordinator's settings with their defaults for the
+// zero values.
+func (c *Coordinator) settings() (ackWait time.Duration, attempts, replicas int, idleWarn, expire time.Duration) {
+	ackWait, attempts, replicas = c.AckWait, c.MaxAttempts, max(1, c.Replicas)
+	idleWarn, expire = c.IdleWarn, c.Expire
+	if ackWait <= 0 {
+		ackWait = 30 * time.Second
+	}
+	if attempts <= 0 {
+		attempts = 4
+	}
+	if idleWarn <= 0 {
+		idleWarn = 10 * time.Second
+	}
+	if expire <= 0 {
+		expire = DefaultExpire
+	}
+	return
+}
+
+// watchExhausted subscribes to the advisories of jobs delivered
+// MaxAttempts times without an ack; it sends their stream sequences.
+func (c *Coordinator) watchExhausted(names Names) (chan uint64, *nats.Subscription, error) {
+	exhausted := make(chan uint64, 16)
+	adv, err := c.Conn.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+names.Jobs()+"."+ConsumerName, func(m *nats.Msg) {
+		var a struct {
+			StreamSeq uint64 `json:"stream_seq"`
+		}
+		if json.Unmarshal(m.Data, &a) == nil {
+			select {
+			case exhausted <- a.StreamSeq:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		return nil, nil, errorf("cluster: run %s: subscribe to advisories: %w", c.Run, err)
+	}
+	return exhausted, adv, nil
 }
 
 // lost returns ErrConnectionLost, wrapped, once the connection is closed.
