@@ -29,13 +29,10 @@
 // into ranking keys; [GroupRules] groups redundant rules for
 // [GroupedNoisyOr]; a [SlotPrior] ranks the candidates no rule reaches.
 //
-// The concrete scorers are here too: [ModelScorer] scores with DRUM models
-// (miner.Model, one or a model per head group), [RuleScorer] with the rules
-// of a Datalog program applied by the reasoner and aggregated as its
-// @aggregate directives say, and [HybridScorer] ranks by rules, then by
-// model. [ChooseAggregation] chooses those directives on held-out queries
-// (what drumql mine records), and [MeasureCoverage] measures what mined
-// rules cover. The ranking and the metrics themselves read a store only
-// through the small interfaces [Dataset] and [SplitReader], and can be used
-// with any Scorer.
+// The package imports only the store: the concrete scorers, which adapt
+// the DRUM model (miner) and the reasoner's rule application to [Scorer],
+// live with the CLI (cmd/drumql/internal/scoring), as the dependency rule
+// of docs/ARCHITECTURE.md says. The ranking and the metrics read a store
+// only through the small interfaces [Dataset] and [SplitReader], and can
+// be used with any Scorer.
 package linkpred

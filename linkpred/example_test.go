@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/drumql/drumql/linkpred"
-	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/store"
 )
 
@@ -43,45 +42,4 @@ func ExampleMax() {
 	b := linkpred.Max(nil, []linkpred.RuleConf{{Rule: 2, Conf: 0.9}, {Rule: 3, Conf: 0.6}})
 	fmt.Println(a, b)
 	// Output: [0.9 0.5] [0.9 0.6]
-}
-
-// Rules applied by the reasoner rank the candidates: wife(A, B) :-
-// husband(B, A) answers both test queries of wife(dana, carl) first.
-func ExampleNewRuleScorer() {
-	ctx := context.Background()
-	graph := []store.NamedTriple{{S: "alice", R: "husband", O: "bob"}, {S: "bob", R: "wife", O: "alice"},
-		{S: "carl", R: "husband", O: "dana"}, {S: "erin", R: "husband", O: "fred"}}
-	test := []store.NamedTriple{{S: "dana", R: "wife", O: "carl"}}
-	st := store.NewMemory()
-	if _, err := st.Load(ctx, &store.Batch{Graph: graph, Splits: map[string][]store.NamedTriple{"test": test}}, nil); err != nil {
-		fmt.Println(err)
-		return
-	}
-	prog, err := parser.ParseString("rules.dl", "0.9 :: wife(A, B) :- husband(B, A).")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	qs, err := linkpred.Queries(st, "test")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	filter, err := linkpred.NewFilterFor(st, qs)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	rules, ents, err := linkpred.NewRuleScorer(ctx, st, nil, prog, linkpred.AggOverride{}, qs, filter)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	rep, err := linkpred.Evaluate(ctx, qs, rules, filter, linkpred.Options{Entities: ents, BatchSize: linkpred.RuleBatch})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("%d queries, expected MRR %.2f\n", rep.Queries, rep.Expected.MRR)
-	// Output: 2 queries, expected MRR 1.00
 }

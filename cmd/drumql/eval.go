@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
 	"io"
 	"slices"
 	"strings"
@@ -46,7 +47,7 @@ func (c *evalCmd) Run(e *env) error {
 	if c.Prior != nil && len(c.Rules) == 0 {
 		return inputErr(fmt.Errorf("eval: --prior breaks the ties of --rules"))
 	}
-	how := linkpred.AggOverride{Method: strings.ReplaceAll(c.Combine, "-", "_"), Prior: c.Prior}
+	how := scoring.AggOverride{Method: strings.ReplaceAll(c.Combine, "-", "_"), Prior: c.Prior}
 	var st store.Store
 	if c.Data != "" {
 		b, err := store.ReadDataset(c.Data)
@@ -118,14 +119,14 @@ func splitQueries(st store.Store, split string, limit int) ([]linkpred.Query, er
 // per core would take more memory than training did (the scorer runs the L
 // ranks of a batch in parallel).
 func evalModel(e *env, st store.Store, g *miner.Graph, model *modelSet, split string) (*linkpred.Report, error) {
-	return evalModelLimit(e, st, g, model, nil, linkpred.AggOverride{}, split, 0, 1)
+	return evalModelLimit(e, st, g, model, nil, scoring.AggOverride{}, split, 0, 1)
 }
 
 // evalModelLimit evaluates a DRUM model on a split of st (the first limit
 // triples when limit > 0) with at most workers scorers (0: one per core);
 // with rule files, the rules rank the candidates and the model breaks their
 // ties (see hybridScorer).
-func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, ruleFiles []string, how linkpred.AggOverride, split string, limit, workers int) (*linkpred.Report, error) {
+func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, ruleFiles []string, how scoring.AggOverride, split string, limit, workers int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
@@ -136,13 +137,13 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, rul
 	}
 	snap := g.Snapshot()
 	ents := linkpred.UnionEntities(snap.Entities, filter.Entities())
-	scorer := linkpred.NewModelScorer(g, ents, model.models, model.heads)
+	scorer := scoring.NewModelScorer(g, ents, model.models, model.heads)
 	if len(ruleFiles) > 0 {
 		prog, err := loadRuleFlags(e, ruleFiles)
 		if err != nil {
 			return nil, err
 		}
-		rules, rents, err := linkpred.NewRuleScorer(e.ctx, st, snap, prog, how, qs, filter)
+		rules, rents, err := scoring.NewRuleScorer(e.ctx, st, snap, prog, how, qs, filter)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +151,7 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, rul
 			return nil, fmt.Errorf("eval: the rules and the model rank different entity lists (%d and %d entities)", len(rents), len(ents))
 		}
 		// The hybrid applies the prior itself, after the model's score.
-		h := linkpred.NewHybridScorer(rules, scorer, len(ents))
+		h := scoring.NewHybridScorer(rules, scorer, len(ents))
 		rep, err := linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents, Workers: workers})
 		if err == nil && scorer.Unseen() > 0 {
 			fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: the rules alone rank them\n",
@@ -189,7 +190,7 @@ func printMetrics(w io.Writer, r *linkpred.Report) {
 // evalRules evaluates rule files applied by the reasoner: every query is
 // answered goal-directed from its given entity, and each candidate is scored
 // by the aggregator over the confidences each rule gives it.
-func evalRules(e *env, st store.Store, files []string, split string, how linkpred.AggOverride, limit int) (*linkpred.Report, error) {
+func evalRules(e *env, st store.Store, files []string, split string, how scoring.AggOverride, limit int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
@@ -202,9 +203,9 @@ func evalRules(e *env, st store.Store, files []string, split string, how linkpre
 	if err != nil {
 		return nil, err
 	}
-	rs, ents, err := linkpred.NewRuleScorer(e.ctx, st, nil, prog, how, qs, filter)
+	rs, ents, err := scoring.NewRuleScorer(e.ctx, st, nil, prog, how, qs, filter)
 	if err != nil {
 		return nil, err
 	}
-	return linkpred.Evaluate(e.ctx, qs, rs, filter, linkpred.Options{Entities: ents, BatchSize: linkpred.RuleBatch})
+	return linkpred.Evaluate(e.ctx, qs, rs, filter, linkpred.Options{Entities: ents, BatchSize: scoring.RuleBatch})
 }

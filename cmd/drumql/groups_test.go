@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -127,7 +128,7 @@ func TestSetScorer(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := g.Snapshot()
-	sc := linkpred.NewModelScorer(g, snap.Entities, set.models, set.heads)
+	sc := scoring.NewModelScorer(g, snap.Entities, set.models, set.heads)
 	for i, id := range snap.Relations {
 		name := g.Relations()[i]
 		want := 0
@@ -140,7 +141,7 @@ func TestSetScorer(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := range 2 {
-			one := linkpred.NewModelScorer(g, snap.Entities, set.models[k:k+1], nil)
+			one := scoring.NewModelScorer(g, snap.Entities, set.models[k:k+1], nil)
 			exp := make([]linkpred.Scores, 1)
 			if err := one.Score(context.Background(), q, exp); err != nil {
 				t.Fatal(err)

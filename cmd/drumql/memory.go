@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
 
 	"github.com/drumql/drumql/internal/sysmem"
-	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
 )
 
@@ -56,7 +56,7 @@ func (c *mineCmd) ruleStep(e *env, valid int) miner.RuleStep {
 	if c.Aggregate == "auto" && valid > 0 {
 		rs.Apply = true
 		if !e.cli.Quiet {
-			rs.ScoreBatch = linkpred.CoverageBatch
+			rs.ScoreBatch = scoring.CoverageBatch
 		}
 	}
 	return rs

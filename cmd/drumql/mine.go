@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
 	"runtime"
 	"slices"
 	"time"
@@ -152,9 +153,9 @@ type mineRun struct {
 	// rulesStart is when the rule step began (the last training ended).
 	rulesStart   time.Time
 	ruleStepTook time.Duration
-	tuned        *linkpred.Tuning
+	tuned        *scoring.Tuning
 	directives   []datalog.Aggregate
-	cov          *linkpred.Coverage
+	cov          *scoring.Coverage
 	metrics      *linkpred.Report
 }
 
@@ -323,7 +324,7 @@ func (c *mineCmd) chooseAggregation(e *env, r *mineRun) error {
 		return nil
 	}
 	tuneStart := time.Now()
-	vq, err := linkpred.ValidQueries(r.st)
+	vq, err := scoring.ValidQueries(r.st)
 	if err != nil {
 		return err
 	}
@@ -331,7 +332,7 @@ func (c *mineCmd) chooseAggregation(e *env, r *mineRun) error {
 		return nil
 	}
 	prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
-	if r.tuned, err = linkpred.ChooseAggregation(e.ctx, r.st, r.g, prog, vq); err != nil {
+	if r.tuned, err = scoring.ChooseAggregation(e.ctx, r.st, r.g, prog, vq); err != nil {
 		return err
 	}
 	r.directives = r.tuned.Directives
@@ -395,7 +396,7 @@ func (c *mineCmd) assess(e *env, r *mineRun) error {
 		// now: collect them before the model's blocks are allocated.
 		runtime.GC()
 		ms := r.models()
-		if r.cov, err = linkpred.MeasureCoverage(e.ctx, r.st, r.g, ms.models, ms.heads, r.res.Rules, r.tuned); err != nil {
+		if r.cov, err = scoring.MeasureCoverage(e.ctx, r.st, r.g, ms.models, ms.heads, r.res.Rules, r.tuned); err != nil {
 			return err
 		}
 	}
@@ -450,7 +451,7 @@ var testHookMineProgress func(miner.Progress)
 
 // describeTuning is the line drumql mine prints about the aggregation it
 // chose.
-func describeTuning(t *linkpred.Tuning) string {
+func describeTuning(t *scoring.Tuning) string {
 	return fmt.Sprintf("aggregation %s chosen on %d valid queries (MRR %.3f; %d relations rank better their own way)",
 		t.Directives[0].Describe(), t.Queries, t.Chosen, len(t.Directives)-1)
 }

@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"store":    {},
 	"reasoner": {"datalog", "store"},
 	"miner":    {"datalog", "store"},
-	"linkpred": {"store", "datalog", "miner", "reasoner"},
+	"linkpred": {"store"},
 	"cluster":  {"miner"},
 }
 
@@ -52,7 +52,6 @@ var testOnly = map[string][]string{
 	"cluster": {"github.com/nats-io/nats-server/v2", "datalog"},
 	// rules and programs written in the dialect's text; txtar test cases
 	"reasoner": {"parser", "golang.org/x/tools/txtar"},
-	"linkpred": {"parser"},
 }
 
 // buildContext sees every file whatever its build constraints, so that the

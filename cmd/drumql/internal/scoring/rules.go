@@ -1,7 +1,9 @@
-package linkpred
+package scoring
 
 import (
 	"context"
+	"github.com/drumql/drumql/internal/pkgerr"
+	"github.com/drumql/drumql/linkpred"
 	"slices"
 	"sync"
 
@@ -14,8 +16,8 @@ import (
 // confidences: an aggregator, and whether the slot prior ranks the
 // candidates no rule reaches.
 type ruleVariant struct {
-	agg   Aggregator
-	red   Reduction // agg as a reduction, or nil
+	agg   linkpred.Aggregator
+	red   linkpred.Reduction // agg as a reduction, or nil
 	prior bool
 	desc  datalog.Aggregate // what it is, for messages and directives
 }
@@ -48,14 +50,14 @@ type AggOverride struct {
 // when the caller holds one (nil: take it). Score one query per call
 // (Options.BatchSize RuleBatch) to keep the memory of the candidate lists
 // to one query's per worker.
-func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, prog *datalog.Program, how AggOverride, qs []Query, filter *Filter) (*RuleScorer, []store.ID, error) {
+func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, prog *datalog.Program, how AggOverride, qs []linkpred.Query, filter *linkpred.Filter) (*RuleScorer, []store.ID, error) {
 	if snap == nil {
 		var err error
 		if snap, err = st.Snapshot(ctx); err != nil {
 			return nil, nil, err
 		}
 	}
-	ents := UnionEntities(snap.Entities, filter.Entities())
+	ents := linkpred.UnionEntities(snap.Entities, filter.Entities())
 	rs := &RuleScorer{eng: nil, pos: newEntityPos(ents), names: map[store.ID]string{}, byRel: map[store.ID]ruleVariant{}}
 	for _, q := range qs {
 		for _, id := range []store.ID{q.Rel, q.Given} {
@@ -68,7 +70,7 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 			}
 		}
 	}
-	rs.slot = NewSlotPrior(snap, ents)
+	rs.slot = linkpred.NewSlotPrior(snap, ents)
 	var err error
 	rs.eng, err = reasoner.Prepare(ctx, st, prog, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, Snapshot: snap, LazyLoad: true})
 	if err != nil {
@@ -84,14 +86,14 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 		for qi, q := range qs {
 			err := rs.hits(ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
 				for _, h := range hits {
-					preds[h.Rule] = append(preds[h.Rule], PairKey(uint32(qi), id))
+					preds[h.Rule] = append(preds[h.Rule], linkpred.PairKey(uint32(qi), id))
 				}
 			})
 			if err != nil {
 				return nil, err
 			}
 		}
-		g := GroupRules(preds, threshold)
+		g := linkpred.GroupRules(preds, threshold)
 		groups[threshold] = g
 		return g, nil
 	}
@@ -141,20 +143,20 @@ func aggregatorOf(a datalog.Aggregate, group func(threshold float64) ([]int32, e
 	v := ruleVariant{prior: a.Value("prior") == 1, desc: a}
 	switch a.Method {
 	case "max":
-		v.agg, v.red = Max, MaxReduction
+		v.agg, v.red = linkpred.Max, linkpred.MaxReduction
 	case "noisy_or":
-		v.agg, v.red = NoisyOr(int(a.Value("top"))), NoisyOrReduction(int(a.Value("top")))
+		v.agg, v.red = linkpred.NoisyOr(int(a.Value("top"))), linkpred.NoisyOrReduction(int(a.Value("top")))
 	case "grouped":
 		if group == nil {
-			return v, errorf("linkpred: grouped aggregation needs the queries to group rules on")
+			return v, pkgerr.Errorf("linkpred: ", "linkpred: grouped aggregation needs the queries to group rules on")
 		}
 		g, err := group(a.Value("threshold"))
 		if err != nil {
 			return v, err
 		}
-		v.agg = GroupedNoisyOr(g)
+		v.agg = linkpred.GroupedNoisyOr(g)
 	default:
-		return v, errorf("linkpred: unknown aggregation %q", a.Method)
+		return v, pkgerr.Errorf("linkpred: ", "linkpred: unknown aggregation %q", a.Method)
 	}
 	return v, nil
 }
@@ -196,7 +198,7 @@ type RuleScorer struct {
 	eng      *reasoner.Engine
 	pos      entityPos
 	names    map[store.ID]string
-	slot     *SlotPrior
+	slot     *linkpred.SlotPrior
 	def      ruleVariant
 	byRel    map[store.ID]ruleVariant
 	variants []ruleVariant // for ScoreVariants
@@ -212,7 +214,7 @@ func (r *RuleScorer) variant(rel store.ID) ruleVariant {
 	return r.def
 }
 
-func (r *RuleScorer) priorOf(rel store.ID) *SlotPrior {
+func (r *RuleScorer) priorOf(rel store.ID) *linkpred.SlotPrior {
 	if r.variant(rel).prior {
 		return r.slot
 	}
@@ -222,28 +224,28 @@ func (r *RuleScorer) priorOf(rel store.ID) *SlotPrior {
 // hits calls fn with the rules' evidence for each candidate of q. linkpred's
 // Inverse is tail prediction (Given, Rel, ?): the given entity is the head's
 // first argument, which EachRuleHit calls inverse=false.
-func (r *RuleScorer) hits(ctx context.Context, q Query, fn func(id store.ID, hits []reasoner.RuleScore)) error {
+func (r *RuleScorer) hits(ctx context.Context, q linkpred.Query, fn func(id store.ID, hits []reasoner.RuleScore)) error {
 	return r.eng.EachRuleHit(ctx, r.names[q.Rel], r.names[q.Given], !q.Inverse, fn)
 }
 
 // Score implements Scorer.
-func (r *RuleScorer) Score(ctx context.Context, qs []Query, out []Scores) error {
-	return r.score(ctx, qs, [][]Scores{out}, func(_ int, q Query) ruleVariant { return r.variant(q.Rel) })
+func (r *RuleScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
+	return r.score(ctx, qs, [][]linkpred.Scores{out}, func(_ int, q linkpred.Query) ruleVariant { return r.variant(q.Rel) })
 }
 
 // ScoreVariants ranks every query under each of r.variants.
-func (r *RuleScorer) ScoreVariants(ctx context.Context, qs []Query, out [][]Scores) error {
-	return r.score(ctx, qs, out, func(v int, _ Query) ruleVariant { return r.variants[v] })
+func (r *RuleScorer) ScoreVariants(ctx context.Context, qs []linkpred.Query, out [][]linkpred.Scores) error {
+	return r.score(ctx, qs, out, func(v int, _ linkpred.Query) ruleVariant { return r.variants[v] })
 }
 
 // bestScratch holds the scratch memory of RuleScorer.score's calls, which
 // run concurrently.
-var bestScratch = sync.Pool{New: func() any { return new(BestScratch) }}
+var bestScratch = sync.Pool{New: func() any { return new(linkpred.BestScratch) }}
 
-func (r *RuleScorer) score(ctx context.Context, qs []Query, outs [][]Scores, variant func(v int, q Query) ruleVariant) error {
-	var conf []RuleConf
+func (r *RuleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]linkpred.Scores, variant func(v int, q linkpred.Query) ruleVariant) error {
+	var conf []linkpred.RuleConf
 	var best []float32
-	bs := bestScratch.Get().(*BestScratch)
+	bs := bestScratch.Get().(*linkpred.BestScratch)
 	defer bestScratch.Put(bs)
 	vrs := make([]ruleVariant, len(outs))
 	for i, q := range qs {
@@ -261,7 +263,7 @@ func (r *RuleScorer) score(ctx context.Context, qs []Query, outs [][]Scores, var
 			}
 			conf = conf[:0]
 			for _, h := range hits {
-				conf = append(conf, RuleConf{Rule: h.Rule, Conf: float32(h.Score)})
+				conf = append(conf, linkpred.RuleConf{Rule: h.Rule, Conf: float32(h.Score)})
 			}
 			if reduce {
 				best = bs.BestPerRule(best[:0], conf)

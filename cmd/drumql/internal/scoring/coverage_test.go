@@ -1,6 +1,7 @@
-package linkpred
+package scoring
 
 import (
+	"github.com/drumql/drumql/linkpred"
 	"slices"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 // TestSpread: the coverage sample takes evenly spaced queries, the first
 // one first, and the whole list when it is short.
 func TestSpread(t *testing.T) {
-	qs := make([]Query, 10)
+	qs := make([]linkpred.Query, 10)
 	for i := range qs {
 		qs[i].Given = store.ID(i)
 	}

@@ -1,7 +1,8 @@
-package linkpred
+package scoring
 
 import (
 	"context"
+	"github.com/drumql/drumql/linkpred"
 	"slices"
 	"strings"
 	"sync"
@@ -37,17 +38,17 @@ type Tuning struct {
 	MRR    []float64
 	Chosen float64
 	// Reached holds the queries whose answer some rule reaches.
-	Reached map[Query]bool
+	Reached map[linkpred.Query]bool
 }
 
 // reachSet records, safely from several goroutines, the queries whose answer
 // some rule reaches.
 type reachSet struct {
 	mu sync.Mutex
-	m  map[Query]bool
+	m  map[linkpred.Query]bool
 }
 
-func (s *reachSet) add(q Query) {
+func (s *reachSet) add(q linkpred.Query) {
 	s.mu.Lock()
 	s.m[q] = true
 	s.mu.Unlock()
@@ -64,8 +65,8 @@ func (s *reachSet) add(q Query) {
 // the answers of qs only, the rules read g's snapshot (no second copy, no
 // hash-indexed relations), and the queries are scored one at a time
 // (RuleBatch), keeping their ranks only.
-func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog *datalog.Program, qs []Query) (*Tuning, error) {
-	filter, err := NewFilterFor(st, qs)
+func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog *datalog.Program, qs []linkpred.Query) (*Tuning, error) {
+	filter, err := linkpred.NewFilterFor(st, qs)
 	if err != nil {
 		return nil, err
 	}
@@ -80,18 +81,18 @@ func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog
 		}
 		rs.variants = append(rs.variants, v)
 	}
-	reached := &reachSet{m: map[Query]bool{}}
+	reached := &reachSet{m: map[linkpred.Query]bool{}}
 	rs.reached = reached
-	reps, err := EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
-		Options{Entities: ents, PerQuery: true, BatchSize: RuleBatch})
+	reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
+		linkpred.Options{Entities: ents, PerQuery: true, BatchSize: RuleBatch})
 	if err != nil {
 		return nil, err
 	}
-	ranks := make([][]Rank, len(reps))
+	ranks := make([][]linkpred.Rank, len(reps))
 	for v, r := range reps {
 		ranks[v] = r.Ranks
 	}
-	c := Choose(qs, ranks, tuneMinQueries)
+	c := linkpred.Choose(qs, ranks, tuneMinQueries)
 	t := &Tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: reached.m}
 	t.Directives = append(t.Directives, tuneCandidates[c.Default])
 	rels := make([]store.ID, 0, len(c.PerRelation))
@@ -118,7 +119,7 @@ const tuneMaxQueries = 10000
 // ValidQueries returns the queries of the store's valid split, both
 // directions (at most tuneMaxQueries: every k-th triple of a larger split),
 // or none when it has no valid split.
-func ValidQueries(st store.Store) ([]Query, error) {
+func ValidQueries(st store.Store) ([]linkpred.Query, error) {
 	names, err := st.Splits()
 	if err != nil {
 		return nil, err
@@ -126,13 +127,13 @@ func ValidQueries(st store.Store) ([]Query, error) {
 	if !slices.Contains(names, "valid") {
 		return nil, nil
 	}
-	qs, err := Queries(st, "valid")
+	qs, err := linkpred.Queries(st, "valid")
 	if err != nil || len(qs) <= tuneMaxQueries {
 		return qs, err
 	}
 	// Queries come in pairs (head, tail) of one triple: keep whole pairs.
 	k := (len(qs) + tuneMaxQueries - 1) / tuneMaxQueries
-	var out []Query
+	var out []linkpred.Query
 	for i := 0; i+1 < len(qs); i += 2 * k {
 		out = append(out, qs[i], qs[i+1])
 	}

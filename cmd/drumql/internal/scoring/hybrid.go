@@ -1,7 +1,8 @@
-package linkpred
+package scoring
 
 import (
 	"context"
+	"github.com/drumql/drumql/linkpred"
 
 	"github.com/drumql/drumql/store"
 )
@@ -11,31 +12,31 @@ import (
 // candidates no rule reaches, by the model's score; the slot prior, where
 // the rules' variant applies it, is the last tie-breaker.
 type HybridScorer struct {
-	rules sparseRules // sparse scores; its prior, where it applies, is the last tie-breaker
-	model Scorer      // dense scores over n entities
+	rules sparseRules     // sparse scores; its prior, where it applies, is the last tie-breaker
+	model linkpred.Scorer // dense scores over n entities
 	n     int
 }
 
 // sparseRules is what a HybridScorer needs of the rules: their sparse
 // scores, without the prior, and the prior of each relation.
 type sparseRules interface {
-	Scorer
+	linkpred.Scorer
 	// priorOf returns the slot prior that ranks relation rel's unreached
 	// candidates, or nil.
-	priorOf(rel store.ID) *SlotPrior
+	priorOf(rel store.ID) *linkpred.SlotPrior
 }
 
 // NewHybridScorer ranks by rules, then by model (dense scores over the n
 // entities of the evaluation, as rules ranks them). rules then leaves the
 // prior to the hybrid.
-func NewHybridScorer(rules *RuleScorer, model Scorer, n int) *HybridScorer {
+func NewHybridScorer(rules *RuleScorer, model linkpred.Scorer, n int) *HybridScorer {
 	rules.hybrid = true
 	return &HybridScorer{rules: rules, model: model, n: n}
 }
 
 // Score implements Scorer.
-func (h *HybridScorer) Score(ctx context.Context, qs []Query, out []Scores) error {
-	ms := make([]Scores, len(qs))
+func (h *HybridScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
+	ms := make([]linkpred.Scores, len(qs))
 	if err := h.model.Score(ctx, qs, ms); err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (h *HybridScorer) Score(ctx context.Context, qs []Query, out []Scores) erro
 		add := func(p int32) {
 			if !hit[p] {
 				hit[p] = true
-				s.Sparse = append(s.Sparse, Candidate{Entity: p, Ties: key(p)})
+				s.Sparse = append(s.Sparse, linkpred.Candidate{Entity: p, Ties: key(p)})
 			}
 		}
 		for p, m := range dense {

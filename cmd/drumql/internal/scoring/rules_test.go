@@ -1,8 +1,9 @@
-package linkpred
+package scoring
 
 import (
 	"context"
 	"fmt"
+	"github.com/drumql/drumql/linkpred"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -61,10 +62,10 @@ func TestRuleRanksOneQueryAtATime(t *testing.T) {
 		t.Fatalf("%d valid queries, err %v", len(qs), err)
 	}
 	type result struct {
-		ranks   [][]Rank
-		reached map[Query]bool
+		ranks   [][]linkpred.Rank
+		reached map[linkpred.Query]bool
 	}
-	rank := func(filter *Filter, batch int) result {
+	rank := func(filter *linkpred.Filter, batch int) result {
 		t.Helper()
 		rs, ents, err := NewRuleScorer(ctx, st, nil, prog, AggOverride{}, qs, filter)
 		if err != nil {
@@ -77,9 +78,9 @@ func TestRuleRanksOneQueryAtATime(t *testing.T) {
 			}
 			rs.variants = append(rs.variants, v)
 		}
-		rs.reached = &reachSet{m: map[Query]bool{}}
-		reps, err := EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
-			Options{Entities: ents, PerQuery: true, BatchSize: batch})
+		rs.reached = &reachSet{m: map[linkpred.Query]bool{}}
+		reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
+			linkpred.Options{Entities: ents, PerQuery: true, BatchSize: batch})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,17 +91,17 @@ func TestRuleRanksOneQueryAtATime(t *testing.T) {
 		r.reached = rs.reached.m
 		return r
 	}
-	all, err := NewFilter(st)
+	all, err := linkpred.NewFilter(st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	some, err := NewFilterFor(st, qs)
+	some, err := linkpred.NewFilterFor(st, qs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := rank(all, 64)
 	got := rank(some, RuleBatch)
-	distinct := map[Rank]bool{}
+	distinct := map[linkpred.Rank]bool{}
 	for v := range want.ranks {
 		for i := range qs {
 			if got.ranks[v][i] != want.ranks[v][i] {
@@ -116,7 +117,7 @@ func TestRuleRanksOneQueryAtATime(t *testing.T) {
 	if !maps.Equal(got.reached, want.reached) || len(want.reached) == 0 {
 		t.Errorf("reached %d queries one at a time, %d in batches", len(got.reached), len(want.reached))
 	}
-	if !slices.ContainsFunc(qs, func(q Query) bool { return len(some.Answers(q)) > 20 }) {
+	if !slices.ContainsFunc(qs, func(q linkpred.Query) bool { return len(some.Answers(q)) > 20 }) {
 		t.Error("no query with more than 20 true answers: the hub is missing")
 	}
 }

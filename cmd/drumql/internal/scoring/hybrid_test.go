@@ -1,8 +1,9 @@
-package linkpred
+package scoring
 
 import (
 	"context"
 	"fmt"
+	"github.com/drumql/drumql/linkpred"
 	"testing"
 
 	"github.com/drumql/drumql/store"
@@ -12,13 +13,13 @@ import (
 // score; model score, then the prior's count when asked), and candidates
 // that only the model or only the prior reaches are listed with score 0.
 func TestHybridScorerKeys(t *testing.T) {
-	rules := ScorerFunc(func(_ context.Context, qs []Query, out []Scores) error {
+	rules := linkpred.ScorerFunc(func(_ context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
 		for i := range qs {
-			out[i].AddRules(Max, 0, []RuleConf{{Rule: 0, Conf: .5}})
+			out[i].AddRules(linkpred.Max, 0, []linkpred.RuleConf{{Rule: 0, Conf: .5}})
 		}
 		return nil
 	})
-	model := ScorerFunc(func(_ context.Context, qs []Query, out []Scores) error {
+	model := linkpred.ScorerFunc(func(_ context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
 		for i := range qs {
 			copy(out[i].SetDense(4), []float32{.1, 0, 0, .2})
 		}
@@ -29,17 +30,17 @@ func TestHybridScorerKeys(t *testing.T) {
 	snap := &store.Snapshot{Entities: []store.ID{11, 12}, Relations: []store.ID{7},
 		In:  []store.CSR{{RowPtr: []int32{0, 1, 6}, Col: make([]int32, 6)}},
 		Out: []store.CSR{{RowPtr: []int32{0, 0, 0}}}}
-	prior := NewSlotPrior(snap, []store.ID{10, 11, 12, 13})
-	q := []Query{{Rel: 7, Given: 9, Inverse: true}}
+	prior := linkpred.NewSlotPrior(snap, []store.ID{10, 11, 12, 13})
+	q := []linkpred.Query{{Rel: 7, Given: 9, Inverse: true}}
 	for _, tc := range []struct {
-		prior *SlotPrior
+		prior *linkpred.SlotPrior
 		want  map[int32][]float32 // entity -> score, ties...
 	}{
 		{nil, map[int32][]float32{0: {.5, .1}, 3: {0, .2}}},
 		{prior, map[int32][]float32{0: {.5, .1, 0}, 3: {0, .2, 0}, 1: {0, 0, 1}, 2: {0, 0, 5}}},
 	} {
 		h := &HybridScorer{rules: fixedPrior{rules, tc.prior}, model: model, n: 4}
-		out := make([]Scores, 1)
+		out := make([]linkpred.Scores, 1)
 		if err := h.Score(context.Background(), q, out); err != nil {
 			t.Fatal(err)
 		}
@@ -58,8 +59,8 @@ func TestHybridScorerKeys(t *testing.T) {
 
 // fixedPrior gives a scorer one prior for every relation.
 type fixedPrior struct {
-	Scorer
-	prior *SlotPrior
+	linkpred.Scorer
+	prior *linkpred.SlotPrior
 }
 
-func (f fixedPrior) priorOf(store.ID) *SlotPrior { return f.prior }
+func (f fixedPrior) priorOf(store.ID) *linkpred.SlotPrior { return f.prior }

@@ -1,8 +1,9 @@
-package linkpred
+package scoring
 
 import (
 	"context"
 	"fmt"
+	"github.com/drumql/drumql/linkpred"
 	"slices"
 	"sync/atomic"
 
@@ -121,11 +122,11 @@ func MeasureCoverage(ctx context.Context, st store.Store, g *miner.Graph, models
 // spread returns at most n of the queries qs, evenly spaced over the list
 // (qs itself when it is short enough), so that a sample does not see only
 // the first relations of a split.
-func spread(qs []Query, n int) []Query {
+func spread(qs []linkpred.Query, n int) []linkpred.Query {
 	if len(qs) <= n {
 		return qs
 	}
-	out := make([]Query, n)
+	out := make([]linkpred.Query, n)
 	for i := range out {
 		out[i] = qs[i*len(qs)/n]
 	}
@@ -134,14 +135,14 @@ func spread(qs []Query, n int) []Query {
 
 // modelReach counts the queries of qs whose answer the model scores above
 // zero.
-func modelReach(ctx context.Context, g *miner.Graph, ms *ModelScorer, qs []Query) (int, error) {
+func modelReach(ctx context.Context, g *miner.Graph, ms *ModelScorer, qs []linkpred.Query) (int, error) {
 	snap := g.Snapshot()
 	pos := make(map[store.ID]int32, len(snap.Entities))
 	for i, id := range snap.Entities {
 		pos[id] = int32(i)
 	}
 	var n atomic.Int64
-	count := ScorerFunc(func(ctx context.Context, qs []Query, out []Scores) error {
+	count := linkpred.ScorerFunc(func(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
 		if err := ms.Score(ctx, qs, out); err != nil {
 			return err
 		}
@@ -156,8 +157,8 @@ func modelReach(ctx context.Context, g *miner.Graph, ms *ModelScorer, qs []Query
 	// narrow batches: a scorer holds L·(T+1) entity × batch blocks and
 	// each query a dense score vector, far more than a count over 1,000
 	// queries needs, and training's memory when the graph is large.
-	opt := Options{Entities: snap.Entities, Workers: 1, BatchSize: CoverageBatch}
-	if _, err := Evaluate(ctx, qs, count, nil, opt); err != nil {
+	opt := linkpred.Options{Entities: snap.Entities, Workers: 1, BatchSize: CoverageBatch}
+	if _, err := linkpred.Evaluate(ctx, qs, count, nil, opt); err != nil {
 		return 0, err
 	}
 	return int(n.Load()), nil

@@ -1,8 +1,9 @@
-package linkpred
+package scoring
 
 import (
 	"context"
 	"errors"
+	"github.com/drumql/drumql/linkpred"
 	"slices"
 	"sync/atomic"
 
@@ -81,7 +82,7 @@ func (s *ModelScorer) Unseen() int64 { return s.unseen.Load() }
 
 // Score implements Scorer: qs are queries of one relation, scored by the
 // model of its group.
-func (s *ModelScorer) Score(ctx context.Context, qs []Query, out []Scores) error {
+func (s *ModelScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
 	k := s.byRel[qs[0].Rel]
 	model, pool := s.models[k], s.pools[k]
 	var sc *miner.Scorer

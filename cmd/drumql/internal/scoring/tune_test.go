@@ -1,4 +1,4 @@
-package linkpred
+package scoring
 
 import (
 	"context"
