@@ -27,10 +27,6 @@ type inferCmd struct {
 	MaxMemory string `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the Go runtime holds more than SIZE of memory (e.g. 8G; checked as the fixpoint grows and as its result is stored; the store's files mapped into memory are not counted; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."`
 }
 
-// memoryCap resolves --max-memory: the cap in bytes (0: none) and where it
-// comes from.
-func (c *inferCmd) memoryCap() (sysmem.Limit, error) { return memoryCap(c.MaxMemory) }
-
 // memoryCap resolves the value of a --max-memory flag: a size, "off", or
 // "" for the available memory.
 func memoryCap(flag string) (sysmem.Limit, error) {
@@ -105,7 +101,7 @@ func (c *inferCmd) Run(e *env) error {
 	if c.MaxFacts <= 0 {
 		return inputErr(fmt.Errorf("--max-facts %d: must be more than 0", c.MaxFacts))
 	}
-	lim, err := c.memoryCap()
+	lim, err := memoryCap(c.MaxMemory)
 	if err != nil {
 		return err
 	}
