@@ -64,6 +64,9 @@ type evaluator struct {
 	// exceeded.
 	maxMem int64
 	memErr atomic.Pointer[error]
+	// touch, when set (an incremental update), records the state of every
+	// tuple apply changes before it changes it.
+	touch *touchLog
 	// writeMemory measures the memory in use for the write's checks
 	// (Options.writeMemory; nil: memoryInUse).
 	writeMemory func() int64
@@ -217,20 +220,13 @@ func (e *evaluator) load(u *unit) error {
 		}
 	}
 	for i := range u.prog.Facts {
-		f := &u.prog.Facts[i]
-		c := weightOf(f.Weight)
-		if f.Weight < 0 || c < e.min {
+		ri, t, c, err := e.programFact(&u.prog.Facts[i])
+		if err != nil {
+			return err
+		}
+		if t == nil {
 			continue
 		}
-		t := make([]uint32, len(f.Atom.Args))
-		for j, a := range f.Atom.Args {
-			id, err := e.syms.id(a.Value)
-			if err != nil {
-				return err
-			}
-			t[j] = id
-		}
-		ri := e.relation(f.Atom.Pred, len(t))
 		r := e.rels[ri]
 		if r.shared {
 			continue // an Engine loaded it once
@@ -256,6 +252,24 @@ func (e *evaluator) load(u *unit) error {
 		}
 	}
 	return nil
+}
+
+// programFact returns the relation, tuple and confidence of program fact f,
+// or a nil tuple when the threshold drops it.
+func (e *evaluator) programFact(f *datalog.Fact) (int32, []uint32, float64, error) {
+	c := weightOf(f.Weight)
+	if f.Weight < 0 || c < e.min {
+		return 0, nil, 0, nil
+	}
+	t := make([]uint32, len(f.Atom.Args))
+	for j, a := range f.Atom.Args {
+		id, err := e.syms.id(a.Value)
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		t[j] = id
+	}
+	return e.relation(f.Atom.Pred, len(t)), t, c, nil
 }
 
 // loadNumber fills the relation of a number constant (numPrefix) with
@@ -352,16 +366,24 @@ func (e *evaluator) run(u *unit) error {
 
 // stratum evaluates one stratum to its fixpoint, semi-naively.
 func (e *evaluator) stratum(s datalog.Stratum) error {
-	in := map[int32]bool{}
-	for _, ri := range s.Rules {
-		in[e.rules[ri].head.rel] = true
-	}
 	var ps []*plan
 	for _, ri := range s.Rules {
 		ps = append(ps, e.makePlan(e.rules[ri], ri, -1, nil))
 	}
+	return e.fixpoint(s, ps)
+}
+
+// fixpoint runs the plans ps as the first round of stratum s, then rounds
+// over the delta of the stratum's own relations until none is new (one
+// round when the stratum is not recursive). Incremental maintenance
+// (maintain.go) starts it with the plans that its change calls for.
+func (e *evaluator) fixpoint(s datalog.Stratum, ps []*plan) error {
+	in := map[int32]bool{}
+	for _, ri := range s.Rules {
+		in[e.rules[ri].head.rel] = true
+	}
 	delta := map[int32][]int32{}
-	for {
+	for len(ps) > 0 {
 		e.iterations++
 		for k := range delta {
 			delete(delta, k)
@@ -376,25 +398,32 @@ func (e *evaluator) stratum(s datalog.Stratum) error {
 		if !s.Recursive || len(delta) == 0 {
 			return nil
 		}
-		ps = ps[:0]
-		e.sortDelta(delta)
-		byConst := map[deltaKey]map[uint32][]int32{}
-		for _, ri := range s.Rules {
-			r := e.rules[ri]
-			for j := range r.body {
-				l := &r.body[j]
-				if l.kind != datalog.Positive || !in[l.atom.rel] {
-					continue
-				}
-				if d := e.strongEnough(r, l, e.deltaOf(l, delta, byConst)); len(d) > 0 {
-					ps = append(ps, e.makePlan(r, ri, j, d))
-				}
+		ps = e.deltaPlans(s.Rules, delta, in)
+	}
+	return nil
+}
+
+// deltaPlans returns the plans of a semi-naive round: for every positive
+// literal of the rules that reads a relation with tuples in delta (one of
+// those of in, when in is not nil), the rule with that literal iterating
+// them. delta is sorted (sortDelta) here.
+func (e *evaluator) deltaPlans(rules []int, delta map[int32][]int32, in map[int32]bool) []*plan {
+	var ps []*plan
+	e.sortDelta(delta)
+	byConst := map[deltaKey]map[uint32][]int32{}
+	for _, ri := range rules {
+		r := e.rules[ri]
+		for j := range r.body {
+			l := &r.body[j]
+			if l.kind != datalog.Positive || (in != nil && !in[l.atom.rel]) {
+				continue
+			}
+			if d := e.strongEnough(r, l, e.deltaOf(l, delta, byConst)); len(d) > 0 {
+				ps = append(ps, e.makePlan(r, ri, j, d))
 			}
 		}
-		if len(ps) == 0 {
-			return nil
-		}
 	}
+	return ps
 }
 
 // deltaKey names the delta of a relation split by the value at one

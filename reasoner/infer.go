@@ -180,10 +180,13 @@ type derivedWriter struct {
 	u      *unit
 	relIDs []uint32          // store id of each relation's name
 	remap  map[uint32]uint32 // local symbol -> store id (nil: identity)
-	rules  []string          // encoded rule reference by evaluator rule, "" until needed
-	facts0 []string          // encoded reference by program fact, "" until needed
-	n      int               // derived facts
-	size   int64             // store.DerivedSize summed over them
+	// interned marks the relations whose relIDs are set (WriteUpdate sets
+	// them as it needs them).
+	interned []bool
+	rules    []string // encoded rule reference by evaluator rule, "" until needed
+	facts0   []string // encoded reference by program fact, "" until needed
+	n        int      // derived facts
+	size     int64    // store.DerivedSize summed over them
 	// The fact being built.
 	cur  store.Derived
 	args []uint32
@@ -301,7 +304,7 @@ func (w *derivedWriter) each(fn func(*store.Derived) error, rel func(*relation))
 		}
 		for t := range int32(r.len()) {
 			p := r.provAt(t)
-			if p == provBase || p == provStored {
+			if p == provBase || p == provStored || p == provDeleted {
 				continue
 			}
 			if k%4096 == 0 {
@@ -316,33 +319,43 @@ func (w *derivedWriter) each(fn func(*store.Derived) error, rel func(*relation))
 			if rel != nil {
 				rel(r)
 			}
-			w.args = w.args[:0]
-			w.body = w.body[:0]
-			d := &w.cur
-			d.Fact = w.fact(int32(ri), t)
-			d.Confidence = float32(r.confAt(t))
-			d.Prov.Body = nil
-			if p <= provFact0 {
-				d.Prov.Rule = w.factRef(int(provFact0 - p))
-			} else {
-				ci := e.pool.rule(p)
-				rule := e.rules[ci]
-				d.Prov.Rule = w.ruleRef(int(ci))
-				_, refs := e.pool.record(p, rule.nprov)
-				for k := range rule.nprov {
-					if refs[2*k] == noMatch {
-						continue
-					}
-					w.body = append(w.body, w.fact(int32(refs[2*k]), int32(refs[2*k+1])))
-				}
-				d.Prov.Body = w.body
-			}
+			d := w.convert(int32(ri), t)
 			if err := fn(d); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// convert builds the store form of derived tuple t of relation ri in w.cur,
+// over buffers the next call reuses.
+func (w *derivedWriter) convert(ri, t int32) *store.Derived {
+	e := w.e
+	r := e.rels[ri]
+	p := r.provAt(t)
+	w.args = w.args[:0]
+	w.body = w.body[:0]
+	d := &w.cur
+	d.Fact = w.fact(ri, t)
+	d.Confidence = float32(r.confAt(t))
+	d.Prov.Body = nil
+	if p <= provFact0 {
+		d.Prov.Rule = w.factRef(int(provFact0 - p))
+		return d
+	}
+	ci := e.pool.rule(p)
+	rule := e.rules[ci]
+	d.Prov.Rule = w.ruleRef(int(ci))
+	_, refs := e.pool.record(p, rule.nprov)
+	for k := range rule.nprov {
+		if refs[2*k] == noMatch {
+			continue
+		}
+		w.body = append(w.body, w.fact(int32(refs[2*k]), int32(refs[2*k+1])))
+	}
+	d.Prov.Body = w.body
+	return d
 }
 
 // fact appends the arguments of tuple t of relation ri, in store ids, to

@@ -60,12 +60,18 @@ func (e *evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 				prov = e.pool.add(rule, refs)
 			}
 			if k >= 0 {
+				if e.touch != nil {
+					e.touch.before(rel, ri, k)
+				}
 				rel.set(k, c, prov)
 			} else {
 				if err := e.count(1); err != nil {
 					return err
 				}
 				k = rel.add(t, c, prov)
+				if e.touch != nil {
+					e.touch.added(ri, k)
+				}
 			}
 			delta[ri] = append(delta[ri], k)
 		}

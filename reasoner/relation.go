@@ -24,6 +24,7 @@ type relation struct {
 	display string // predicate to print (the user's predicate)
 	arity   int
 	n       int         // number of tuples
+	alive   int         // tuples of confidence above 0 (maintain.go removes a tuple by zeroing it)
 	tuples  [][]uint32  // chunk k holds tuples k*chunkLen.., arity words each
 	conf    [][]float64 // confidences, chunked like tuples
 	// prov holds, per tuple, the offset of its best derivation in the
@@ -58,6 +59,10 @@ const (
 	provStored  = -2 // a derived fact stored earlier (query mode)
 	provFact0   = -3 // provFact0 - k: fact k of the program
 	provUnknown = -1 << 30
+	// provDeleted marks a tuple that incremental maintenance removed (its
+	// confidence is 0): it stays in the relation and its indexes, matches
+	// nothing (every join multiplies by 0) and is never written.
+	provDeleted = -1<<30 + 1
 )
 
 func newRelation(name string, arity int) *relation {
@@ -81,9 +86,16 @@ func (r *relation) confAt(i int32) float64 { return r.conf[i>>chunkBits][i&chunk
 // provAt is the provenance reference of tuple i.
 func (r *relation) provAt(i int32) int32 { return r.prov[i>>chunkBits][i&chunkMask] }
 
-// set replaces the confidence and provenance of tuple i.
+// set replaces the confidence and provenance of tuple i. A confidence that
+// falls (incremental maintenance, maintain.go) marks the chains dirty as
+// one that rises does: an ordered chain is read whole until reordered.
 func (r *relation) set(i int32, c float64, prov int32) {
-	if c > r.confAt(i) {
+	if old := r.confAt(i); c != old {
+		if old == 0 {
+			r.alive++
+		} else if c == 0 {
+			r.alive--
+		}
 		for _, ix := range r.idx {
 			ix.raised(r, i)
 		}
@@ -122,6 +134,9 @@ func (r *relation) add(t []uint32, c float64, prov int32) int32 {
 	r.conf[k] = append(reserve(r.conf[k], 1), c)
 	r.prov[k] = append(reserve(r.prov[k], 1), prov)
 	r.n++
+	if c > 0 {
+		r.alive++
+	}
 	r.weighted = r.weighted || c < 1
 	if r.arity > 0 {
 		r.unique.insert(r, i)

@@ -69,7 +69,7 @@ func (s *symtab) numberSymbols(f float64) ([]uint32, error) {
 	defer s.mu.Unlock()
 	for k, n := range s.lnames {
 		if g, ok := numberValue(n); ok && g == f {
-			ids = append(ids, s.nStore+uint32(k))
+			ids = append(ids, localBase+uint32(k))
 		}
 	}
 	return ids, nil
@@ -98,7 +98,7 @@ func (s *symtab) id(name string) (uint32, error) {
 	if id, ok := s.local[name]; ok {
 		return id, nil
 	}
-	id = s.nStore + uint32(len(s.lnames))
+	id = localBase + uint32(len(s.lnames))
 	s.local[name] = id
 	s.lnames = append(s.lnames, name)
 	return id, nil
@@ -116,14 +116,53 @@ func (s *symtab) lookup(name string) (uint32, bool) {
 	return id, ok
 }
 
-func (s *symtab) isLocal(id uint32) bool { return id >= s.nStore }
+func (s *symtab) isLocal(id uint32) bool { return id >= localBase }
+
+// localBase is the first local id: local ids stay apart from the store's,
+// which grow when facts are loaded while a materialisation lives (grow). It
+// stays below 1<<31, as code that keeps ids in int32 reads negative ones as
+// none.
+const localBase = 1 << 30
+
+// grow takes in the symbols the store interned since the table was made
+// (n in all). It reports false when that cannot be done in place: a local
+// name is now a store symbol (tuples would hold both ids for it), or a new
+// symbol is a number while number constants are in use (their relations
+// list the symbols equal to them). Not safe for concurrent use.
+func (s *symtab) grow(n int, numbers bool) (bool, error) {
+	if uint32(n) == s.nStore {
+		return true, nil
+	}
+	for _, name := range s.lnames {
+		if _, ok, err := s.st.Lookup(name); err != nil {
+			return false, errorf("reasoner: symbols: %w", err)
+		} else if ok {
+			return false, nil
+		}
+	}
+	if numbers {
+		for id := s.nStore; id < uint32(n); id++ {
+			name, err := s.st.Name(id)
+			if err != nil {
+				return false, errorf("reasoner: symbols: %w", err)
+			}
+			if _, ok := numberValue(name); ok {
+				return false, nil
+			}
+		}
+	}
+	s.nStore = uint32(n)
+	s.kindsOnce, s.kinds, s.values = sync.Once{}, nil, nil
+	s.numbersOnce, s.numbers, s.numbersErr = sync.Once{}, nil, nil
+	return true, nil
+}
 
 // name returns the name of id.
 func (s *symtab) name(id uint32) (string, error) {
 	s.mu.Lock()
-	if id >= s.nStore {
+	if id >= localBase {
 		defer s.mu.Unlock()
-		k := int(id - s.nStore)
+		k := int(id - localBase)
 		if k >= len(s.lnames) {
 			return "", errorf("reasoner: name of %d: %w", id, store.ErrUnknownID)
 		}
@@ -171,6 +210,7 @@ func numberValue(s string) (float64, bool) {
 // number.
 func (s *symtab) number(id uint32) (float64, bool) {
 	if id >= s.nStore {
+		// a local symbol (or, past the table, none)
 		return numberValue(s.mustName(id))
 	}
 	s.kindsOnce.Do(func() {

@@ -1,0 +1,118 @@
+package reasoner
+
+// revIndex maps a tuple to the tuples whose best proofs use it as a positive
+// body fact: the over-deletion of an update follows it (maintain.go). It is
+// built once, on a materialisation's first update, as compressed rows over
+// the tuples then known; the proofs updates make later are added to a map.
+// Entries go stale as proofs change and are never removed: a reader checks
+// that the proof still uses the tuple (Materialisation.proofUses).
+type revIndex struct {
+	built bool
+	start [][]int32 // per relation, per tuple at build time: offsets into deps (n+1 of them)
+	deps  []uint64  // tkey of the dependent tuples
+	extra map[uint64][]uint64
+}
+
+// buildRev builds the reverse index of the materialisation's proofs, once.
+func (m *Materialisation) buildRev() {
+	x := &m.rev
+	if x.built {
+		return
+	}
+	e := m.e
+	x.built = true
+	x.extra = map[uint64][]uint64{}
+	x.start = make([][]int32, len(e.rels))
+	// each calls fn with every (body fact, dependent) pair.
+	each := func(fn func(src, dep uint64)) {
+		for ri, r := range e.rels {
+			if r.internal {
+				continue
+			}
+			for t := range int32(r.len()) {
+				p := r.provAt(t)
+				if p < 0 {
+					continue
+				}
+				rule := e.rules[e.pool.rule(p)]
+				_, refs := e.pool.record(p, rule.nprov)
+				for j := range rule.npos {
+					fn(tkey(int32(refs[2*j]), int32(refs[2*j+1])), tkey(int32(ri), t))
+				}
+			}
+		}
+	}
+	each(func(src, _ uint64) {
+		ri, t := untkey(src)
+		if x.start[ri] == nil {
+			x.start[ri] = make([]int32, e.rels[ri].len()+1)
+		}
+		x.start[ri][t+1]++
+	})
+	n := int32(0)
+	for _, s := range x.start {
+		for i := 1; i < len(s); i++ {
+			s[i] += s[i-1]
+		}
+		if len(s) > 0 {
+			n += s[len(s)-1]
+		}
+	}
+	// Offsets become absolute: each relation's rows follow the previous
+	// relation's.
+	base := int32(0)
+	for _, s := range x.start {
+		if len(s) == 0 {
+			continue
+		}
+		last := s[len(s)-1]
+		for i := range s {
+			s[i] += base
+		}
+		base += last
+	}
+	x.deps = make([]uint64, n)
+	fill := make([][]int32, len(x.start))
+	for ri, s := range x.start {
+		if len(s) > 0 {
+			fill[ri] = append([]int32(nil), s[:len(s)-1]...)
+		}
+	}
+	each(func(src, dep uint64) {
+		ri, t := untkey(src)
+		x.deps[fill[ri][t]] = dep
+		fill[ri][t]++
+	})
+}
+
+// each calls fn with the tuples whose proofs used tuple k (some may no
+// longer use it).
+func (x *revIndex) each(k uint64, fn func(dep uint64)) {
+	ri, t := untkey(k)
+	if int(ri) < len(x.start) {
+		if s := x.start[ri]; int(t)+1 < len(s) {
+			for _, d := range x.deps[s[t]:s[t+1]] {
+				fn(d)
+			}
+		}
+	}
+	for _, d := range x.extra[k] {
+		fn(d)
+	}
+}
+
+// addProof indexes the current proof of tuple dep.
+func (x *revIndex) addProof(m *Materialisation, dep uint64) {
+	e := m.e
+	ri, t := untkey(dep)
+	p := e.rels[ri].provAt(t)
+	if p < 0 {
+		return
+	}
+	rule := e.rules[e.pool.rule(p)]
+	_, refs := e.pool.record(p, rule.nprov)
+	for j := range rule.npos {
+		src := tkey(int32(refs[2*j]), int32(refs[2*j+1]))
+		x.extra[src] = append(x.extra[src], dep)
+	}
+}
