@@ -96,7 +96,7 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 	var ar arena
 	wb := d.bdb.NewWriteBatch()
 	defer wb.Cancel()
-	var chunk []byte
+	var chunk, kbuf []byte
 	seq := uint64(0)
 	flushChunk := func() error {
 		k := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64([]byte{tagUndo}, gen), seq)
@@ -107,15 +107,10 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 	}
 	for _, f := range p.facts {
 		if chunk == nil {
-			chunk = make([]byte, 0, 64<<10)
+			chunk = make([]byte, 0, undoChunk)
 		}
-		n := 13
-		if len(f.Args) != 2 {
-			n = 6 + 4*len(f.Args)
-		}
-		chunk = append(chunk, byte(n))
-		chunk = factKey(chunk, f)
-		if len(chunk) > 64<<10-1100 {
+		chunk = appendUndoDelete(chunk, factKey(kbuf[:0], f))
+		if len(chunk) > undoChunk-1100 {
 			if err := flushChunk(); err != nil {
 				return err
 			}

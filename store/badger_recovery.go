@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -78,20 +79,13 @@ func (d *DB) rollback(rec pendingRecord) error {
 	err := d.bdb.View(func(txn *badger.Txn) error {
 		_, err := scanPrefix(txn, undo, nil, true, func(k, v []byte) (bool, error) {
 			for len(v) > 0 {
-				n := int(v[0])
-				if len(v) < 1+n {
-					return false, errCorrupt
-				}
-				key := v[1 : 1+n]
-				v = v[1+n:]
-				if err := dl.del(key); err != nil {
+				op, key, val, rest, err := nextUndo(v)
+				if err != nil {
 					return false, err
 				}
-				if len(key) == 13 && key[0] == tagFwd {
-					rk := revKey(nil, getID(key[1:]), getID(key[9:]), getID(key[5:]))
-					if err := dl.del(rk); err != nil {
-						return false, err
-					}
+				v = rest
+				if err := dl.undo(op, key, val); err != nil {
+					return false, err
 				}
 			}
 			return true, dl.del(k)
@@ -137,4 +131,30 @@ func (d *DB) rollback(rec pendingRecord) error {
 		return err
 	}
 	return d.bdb.Sync()
+}
+
+// undo queues one undo log entry: the deletion of key, or setting it to
+// val; for an F key the R key of the same fact goes with it.
+func (dl *deleter) undo(op byte, key, val []byte) error {
+	var rk []byte
+	if len(key) == 13 && key[0] == tagFwd {
+		rk = revKey(nil, getID(key[1:]), getID(key[9:]), getID(key[5:]))
+	}
+	if op == undoSet {
+		dl.n++
+		if err := dl.wb.Set(slices.Clone(key), slices.Clone(val)); err != nil {
+			return err
+		}
+		if rk != nil {
+			return dl.wb.Set(rk, nil)
+		}
+		return nil
+	}
+	if err := dl.del(key); err != nil {
+		return err
+	}
+	if rk != nil {
+		return dl.del(rk)
+	}
+	return nil
 }

@@ -351,3 +351,79 @@ func getU64(b []byte) (uint64, error) {
 	}
 	return binary.BigEndian.Uint64(b), nil
 }
+
+// undoChunk is the size an undo log entry (a U key's value) grows to
+// before the next one starts.
+const undoChunk = 64 << 10
+
+// Undo log entries. The value of a U key is a sequence of entries, each
+// either a key to delete (and, for an F key, its R key too), written as
+// one length byte (1 to 255) and the key, or an escaped entry: a zero
+// byte, an operation (undoDelete or undoSet), the uvarint key length and
+// the key, and for undoSet the uvarint value length and the value. Keys
+// longer than 255 bytes (facts of arity 63 and up) are escaped deletions;
+// until format 3 they were written with their length cut to one byte and
+// did not roll back.
+const (
+	undoDelete = 0
+	undoSet    = 1
+)
+
+// appendUndoDelete appends the entry that deletes key.
+func appendUndoDelete(dst, key []byte) []byte {
+	if len(key) <= 255 {
+		dst = append(dst, byte(len(key)))
+		return append(dst, key...)
+	}
+	dst = append(dst, 0, undoDelete)
+	dst = binary.AppendUvarint(dst, uint64(len(key)))
+	return append(dst, key...)
+}
+
+// appendUndoSet appends the entry that sets key to val (and, for an F
+// key, its R key to the empty value).
+func appendUndoSet(dst, key, val []byte) []byte {
+	dst = append(dst, 0, undoSet)
+	dst = binary.AppendUvarint(dst, uint64(len(key)))
+	dst = append(dst, key...)
+	dst = binary.AppendUvarint(dst, uint64(len(val)))
+	return append(dst, val...)
+}
+
+// nextUndo decodes the first entry of an undo log value: its operation,
+// key and value, and the rest of the log value.
+func nextUndo(v []byte) (op byte, key, val, rest []byte, err error) {
+	bad := fmt.Errorf("undo log: %w", errCorrupt)
+	if len(v) == 0 {
+		return 0, nil, nil, nil, bad
+	}
+	if n := int(v[0]); n > 0 {
+		if len(v) < 1+n {
+			return 0, nil, nil, nil, bad
+		}
+		return undoDelete, v[1 : 1+n], nil, v[1+n:], nil
+	}
+	if len(v) < 2 || v[1] > undoSet {
+		return 0, nil, nil, nil, bad
+	}
+	op, v = v[1], v[2:]
+	field := func() ([]byte, bool) {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || n > uint64(len(v)-k) {
+			return nil, false
+		}
+		f := v[k : k+int(n)]
+		v = v[k+int(n):]
+		return f, true
+	}
+	key, ok := field()
+	if !ok || len(key) == 0 {
+		return 0, nil, nil, nil, bad
+	}
+	if op == undoSet {
+		if val, ok = field(); !ok {
+			return 0, nil, nil, nil, bad
+		}
+	}
+	return op, key, val, v, nil
+}
