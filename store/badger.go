@@ -26,13 +26,16 @@ type Options struct {
 }
 
 // DB is the Badger-backed Store. Its methods are safe for concurrent use;
-// writers (Load, Intern, ReplaceDerived, ClearDerived) are serialised.
+// writers (Load, Retract, Intern, ReplaceDerived and the other derived
+// writes) are serialised.
 type DB struct {
 	dir  string
 	opts Options
 	bdb  *badger.DB
 
-	wmu sync.Mutex // serialises writers
+	wmu    sync.Mutex // serialises writers
+	format uint32     // the store's format version; changed under wmu
+	logCap int        // the change log's cap; 0 means MaxChangeLog (tests lower it)
 
 	rmu   sync.Mutex // guards rules
 	rules struct {   // the rule table of a derived generation (ruleTable)
@@ -49,6 +52,7 @@ type DB struct {
 	gen     uint64 // last committed load generation
 	dgen    uint64 // visible derived generation
 	dnext   uint64 // last derived generation allocated
+	mat     matState
 	splits  map[string]splitPtr
 }
 
@@ -254,11 +258,12 @@ func (d *DB) init() error {
 			return ErrNotStore
 		}
 		if !d.opts.ReadOnly {
-			v := binary.BigEndian.AppendUint32(nil, formatVersion)
+			v := binary.BigEndian.AppendUint32(nil, formatCreate)
 			if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaFormat, v) }); err != nil {
 				return err
 			}
 		}
+		d.format = formatCreate
 	} else {
 		if len(format) != 4 {
 			return ErrNotStore
@@ -266,6 +271,7 @@ func (d *DB) init() error {
 		if v := binary.BigEndian.Uint32(format); v > formatVersion {
 			return fmt.Errorf("%w (format %d, this build reads %d)", ErrNewerFormat, v, formatVersion)
 		}
+		d.format = binary.BigEndian.Uint32(format)
 	}
 	pend, ok, err := d.getMeta(metaPending)
 	if err != nil {

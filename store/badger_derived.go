@@ -14,7 +14,7 @@ import (
 // generation; one small transaction then points the store at it, and the old
 // generation is deleted afterwards.
 func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
-	return d.replaceDerivedChecked(ctx, func(old int) error {
+	return d.replaceDerivedChecked(ctx, nil, func(old int) error {
 		return checkSpace(d.dir, derivedNeed(derivedBytes(ds), d.memTableSize(), old), fmt.Sprintf("storing %d derived facts", len(ds)))
 	}, func() (iter.Seq2[Derived, error], error) {
 		idx, err := dedupDerived(ctx, ds)
@@ -35,14 +35,15 @@ func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 // memory. Memory stays bounded: keys and values are handed to a Badger
 // WriteBatch, which commits them in transactions of bounded size.
 func (d *DB) ReplaceDerivedSeq(ctx context.Context, size int64, facts iter.Seq2[Derived, error]) error {
-	return d.replaceDerivedChecked(ctx, func(old int) error {
+	return d.replaceDerivedChecked(ctx, nil, func(old int) error {
 		return checkSpace(d.dir, derivedNeed(size, d.memTableSize(), old), "storing derived facts")
 	}, func() (iter.Seq2[Derived, error], error) { return facts, nil })
 }
 
 // replaceDerivedChecked runs check with the number of derived facts stored
-// now, then replaces them by those of the sequence that facts returns.
-func (d *DB) replaceDerivedChecked(ctx context.Context, check func(old int) error, facts func() (iter.Seq2[Derived, error], error)) error {
+// now, then replaces them by those of the sequence that facts returns,
+// with program as their record (none if nil).
+func (d *DB) replaceDerivedChecked(ctx context.Context, program []byte, check func(old int) error, facts func() (iter.Seq2[Derived, error], error)) error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if err := d.writable(); err != nil {
@@ -59,7 +60,7 @@ func (d *DB) replaceDerivedChecked(ctx context.Context, check func(old int) erro
 	}
 	seq, err := facts()
 	if err == nil {
-		err = d.replaceDerived(ctx, seq)
+		err = d.replaceDerived(ctx, seq, program)
 	}
 	if err != nil {
 		return wrapf("store: replace derived: %w", noSpace(d.dir, err))
@@ -68,14 +69,14 @@ func (d *DB) replaceDerivedChecked(ctx context.Context, check func(old int) erro
 }
 
 // replaceDerived writes the facts of seq, which must be distinct, under a
-// new derived generation and makes it the visible one.
-func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) error {
+// new derived generation and makes it the visible one, with program as
+// its record (none if nil) and an empty change log.
+func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error], program []byte) error {
 	gen := d.dnext + 1
 	if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaDNext, u64(gen)) }); err != nil {
 		return err
 	}
 	d.dnext = gen
-	genPrefix := binary.BigEndian.AppendUint64([]byte{tagDerived}, gen)
 	counts := make(map[relArity]int)
 	// The generation's rule table: each distinct rule reference is written
 	// once (a Q key) and values carry its id, so that a rule's text is not
@@ -88,7 +89,13 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) 
 	var ar arena
 	var vbuf []byte
 	wb := d.bdb.NewWriteBatch()
+	mat := d.newMat(program)
 	write := func() error {
+		if program != nil {
+			if err := writeRecord(wb, mat.ID, program); err != nil {
+				return err
+			}
+		}
 		n := 0
 		for x, err := range seq {
 			if err != nil {
@@ -145,7 +152,10 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) 
 			}
 			// Values refer to the rule table: a format 1 reader must not
 			// read them.
-			if err := txn.Set(metaFormat, binary.BigEndian.AppendUint32(nil, formatVersion)); err != nil {
+			if err := d.raiseFormat(txn, formatRuleTable); err != nil {
+				return err
+			}
+			if err := d.setMat(txn, mat); err != nil {
 				return err
 			}
 			return txn.Set(metaDerived, u64(gen))
@@ -154,22 +164,34 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) 
 	if err != nil {
 		wb.Cancel()
 		// The new generation is garbage; the next Open removes what this misses.
-		_ = d.dropPrefixes(genPrefix, binary.BigEndian.AppendUint64([]byte{tagDCount}, gen),
-			binary.BigEndian.AppendUint64([]byte{tagDRule}, gen))
+		_ = d.dropPrefixes(append(genPrefixes(gen), materialPrefixes(mat)...)...)
 		return err
 	}
+	d.commitFormat(formatRuleTable)
+	if mat.ID != 0 {
+		d.commitFormat(formatMaterial)
+	}
+	d.step("derived:flipped")
 	if err := d.bdb.Sync(); err != nil {
 		return err
 	}
 	d.mu.Lock()
-	old := d.dgen
-	d.dgen = gen
+	old, oldMat := d.dgen, d.mat
+	d.dgen, d.mat = gen, mat
 	d.derived = counts
 	d.mu.Unlock()
-	_ = d.dropPrefixes(binary.BigEndian.AppendUint64([]byte{tagDerived}, old),
-		binary.BigEndian.AppendUint64([]byte{tagDCount}, old),
-		binary.BigEndian.AppendUint64([]byte{tagDRule}, old))
+	_ = d.dropPrefixes(append(genPrefixes(old), materialPrefixes(oldMat)...)...)
 	return nil
+}
+
+// genPrefixes are the key prefixes of derived generation gen: its facts,
+// counts and rule table.
+func genPrefixes(gen uint64) [][]byte {
+	return [][]byte{
+		binary.BigEndian.AppendUint64([]byte{tagDerived}, gen),
+		binary.BigEndian.AppendUint64([]byte{tagDCount}, gen),
+		binary.BigEndian.AppendUint64([]byte{tagDRule}, gen),
+	}
 }
 
 // ClearDerived implements Store.
@@ -182,7 +204,7 @@ func (d *DB) ClearDerived() error {
 	if err := checkSpace(d.dir, 0, "clearing derived facts"); err != nil {
 		return err
 	}
-	if err := d.replaceDerived(context.Background(), func(func(Derived, error) bool) {}); err != nil {
+	if err := d.replaceDerived(context.Background(), func(func(Derived, error) bool) {}, nil); err != nil {
 		return wrapf("store: clear derived: %w", noSpace(d.dir, err))
 	}
 	return nil

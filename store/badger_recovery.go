@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -14,6 +15,7 @@ func (d *DB) loadState() error {
 	d.base = make(map[relArity]int)
 	d.derived = make(map[relArity]int)
 	d.splits = make(map[string]splitPtr)
+	d.mat = matState{}
 	return d.bdb.View(func(txn *badger.Txn) error {
 		var err error
 		if d.gen, err = getU64Meta(txn, metaGen); err != nil {
@@ -26,6 +28,15 @@ func (d *DB) loadState() error {
 			return err
 		}
 		d.dnext = max(d.dnext, d.dgen)
+		v, err := getValue(txn, metaMat)
+		switch {
+		case err == nil:
+			if d.mat, err = decodeMat(v); err != nil {
+				return err
+			}
+		case !errors.Is(err, badger.ErrKeyNotFound):
+			return err
+		}
 		_, err = scanPrefix(txn, []byte{tagSym}, nil, true, func(k, v []byte) (bool, error) {
 			if len(k) != 5 || getID(k[1:]) != ID(len(d.dict.names)) {
 				return false, fmt.Errorf("dictionary: id %x out of sequence: %w", k[1:], errCorrupt)

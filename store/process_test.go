@@ -398,6 +398,9 @@ func TestFormat1DerivedRead(t *testing.T) {
 	if got, ok, err := db.GetDerived(old.Fact); err != nil || !ok || !reflect.DeepEqual(got, old) {
 		t.Fatalf("format 1 GetDerived = %+v, %v, %v; want %+v", got, ok, err, old)
 	}
+	if ms, err := db.Materialised(); err != nil || !reflect.DeepEqual(ms, MaterialState{}) {
+		t.Fatalf("format 1 Materialised = %+v, %v; want no record", ms, err)
+	}
 	nw := []Derived{
 		{Fact: Fact{Rel: 2, Args: []ID{5, 6}}, Confidence: 0.5, Prov: Provenance{Rule: "b"}},
 		{Fact: Fact{Rel: 2, Args: []ID{6, 7}}, Confidence: 0.25, Prov: Provenance{Rule: "a", Body: []Fact{{Rel: 1, Args: []ID{6, 7}}}}},

@@ -30,6 +30,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DerivedDuplicatesKeepBest", testDerivedDuplicates},
 		{"DerivedSeqStreamsWithReusedBuffers", testDerivedSeq},
 		{"DerivedSeqFailureKeepsPrevious", testDerivedSeqFailure},
+		{"RecordWriteKinds", testRecordWriteKinds},
+		{"ChangeLogLoads", testChangeLogLoads},
 		{"Snapshot", testSnapshot},
 		{"EarlyBreak", testEarlyBreak},
 		{"Closed", testClosed},

@@ -1,0 +1,142 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"maps"
+	"reflect"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// formatOf reads the format version of the closed store in dir.
+func formatOf(t *testing.T, dir string) uint32 {
+	t.Helper()
+	v := rawDumpDir(t, dir)[string(metaFormat)]
+	if len(v) != 4 {
+		t.Fatalf("format value %x", v)
+	}
+	return binary.BigEndian.Uint32([]byte(v))
+}
+
+// The record and change log survive a reopen, and only a record raises
+// the format to 3: a store that never had one stays readable by builds
+// that read format 2.
+func TestRecordPersistsAndRaisesFormat(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db := mustOpen(t, dir)
+	if _, err := db.Load(ctx, syntheticBatch(200, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	ds := []Derived{{Fact: Fact{Rel: 2, Args: []ID{1, 2}}, Confidence: 0.5, Prov: Provenance{Rule: "r"}}}
+	if err := db.ReplaceDerived(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if f := formatOf(t, dir); f != 2 {
+		t.Fatalf("format %d after loads and a derived write, want 2", f)
+	}
+	if _, ok := rawDumpDir(t, dir)[string(metaMat)]; ok {
+		t.Error("a store without a record has a material state key")
+	}
+	db = mustOpen(t, dir)
+	if err := db.ReplaceDerivedRecord(ctx, 0, []byte("program"), func(yield func(Derived, error) bool) { yield(ds[0], nil) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Load(ctx, syntheticBatch(20, "b"), nil); err != nil {
+		t.Fatal(err)
+	}
+	want, err := db.Materialised()
+	if err != nil || len(want.Changes) == 0 {
+		t.Fatalf("Materialised = %+v, %v", want, err)
+	}
+	db.Close()
+	if f := formatOf(t, dir); f != 3 {
+		t.Fatalf("format %d after a record, want 3", f)
+	}
+	ro, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ro.Materialised()
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("after reopening, Materialised = %+v, %v; want %+v", got, err, want)
+	}
+	if err := ro.ReplaceDerivedRecord(ctx, 0, []byte("x"), func(func(Derived, error) bool) {}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("ReplaceDerivedRecord on a read-only store: %v, want ErrReadOnly", err)
+	}
+	ro.Close()
+	// Without a record again, the store keeps format 3.
+	db = mustOpen(t, dir)
+	if err := db.ClearDerived(); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := db.Materialised(); err != nil || ms.Program != nil || ms.Changes != nil {
+		t.Errorf("after ClearDerived, Materialised = %+v, %v", ms, err)
+	}
+	db.Close()
+	if f := formatOf(t, dir); f != 3 {
+		t.Fatalf("format %d, want 3 still", f)
+	}
+	for k := range rawDumpDir(t, dir) {
+		if k[0] == tagRecord || k[0] == tagLog {
+			t.Errorf("key %x of the dropped record or log survived", k)
+		}
+	}
+}
+
+// Records and logs other than the current ones, and the current log once
+// it overflowed, are garbage that Open removes.
+func TestMaterialGarbage(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db := mustOpen(t, dir)
+	if _, err := db.Load(ctx, syntheticBatch(100, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ReplaceDerivedRecord(ctx, 0, []byte("p"), func(func(Derived, error) bool) {}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Load(ctx, syntheticBatch(10, "b"), nil); err != nil {
+		t.Fatal(err)
+	}
+	id := db.mat.ID
+	want, _ := db.rawDump()
+	wantMat, _ := db.Materialised()
+	db.Close()
+	bdb := openRaw(t, dir)
+	bdb.Update(func(txn *badger.Txn) error {
+		txn.Set(recordKey(id+1, 0), []byte("leftover"))
+		txn.Set(recordKey(id-1, 3), []byte("leftover"))
+		txn.Set(logKey(nil, id+1, Fact{Rel: 1}), []byte{logAdded})
+		return txn.Set(logKey(nil, id-1, Fact{Rel: 1}), []byte{logAdded})
+	})
+	bdb.Close()
+	if got := rawDumpDir(t, dir); !maps.Equal(got, want) {
+		t.Errorf("garbage survived Open: %d keys, want %d", len(got), len(want))
+	}
+	db = mustOpen(t, dir)
+	if got, err := db.Materialised(); err != nil || !reflect.DeepEqual(got, wantMat) {
+		t.Errorf("Materialised = %+v, %v; want %+v", got, err, wantMat)
+	}
+	db.Close()
+	// An overflowed log whose entries were not dropped yet.
+	bdb = openRaw(t, dir)
+	bdb.Update(func(txn *badger.Txn) error {
+		return txn.Set(metaMat, matState{ID: id, Last: id, RecLen: 1, Overflow: true}.encode())
+	})
+	bdb.Close()
+	for k := range rawDumpDir(t, dir) {
+		if k[0] == tagLog {
+			t.Errorf("log key %x of an overflowed log survived Open", k)
+		}
+	}
+	db = mustOpen(t, dir)
+	defer db.Close()
+	if got, err := db.Materialised(); err != nil || string(got.Program) != "p" || !got.Overflow || got.Changes != nil {
+		t.Errorf("Materialised = %+v, %v; want the record, overflowed", got, err)
+	}
+}
