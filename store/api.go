@@ -58,6 +58,12 @@ type LoadStats struct {
 	Splits     map[string]int
 }
 
+// RetractStats reports what a retraction changed.
+type RetractStats struct {
+	Removed int // base facts removed
+	Missing int // facts named that were not present, or named unknown symbols
+}
+
 // RelationStats is the per-relation count of base and derived facts.
 type RelationStats struct {
 	Rel     ID
@@ -126,6 +132,15 @@ type Store interface {
 	// When the derived facts have a record, the facts it adds (not those
 	// already present) are logged as changes, atomically with the load.
 	Load(ctx context.Context, b *Batch, progress func(done, total int)) (LoadStats, error)
+
+	// Retract removes the base facts of b.Graph and b.Facts, atomically:
+	// either all of them go or the store is unchanged. Facts that are not
+	// present (or repeated in b), or that name a symbol the dictionary
+	// lacks, count as Missing. b.Symbols and b.Splits are ignored: the
+	// dictionary keeps its symbols, splits are unchanged, and so are the
+	// derived facts. When the derived facts have a record, each removed
+	// fact is logged as a change, atomically with the retraction.
+	Retract(ctx context.Context, b *Batch) (RetractStats, error)
 
 	// Lookup returns the id of a name.
 	Lookup(name string) (ID, bool, error)

@@ -323,7 +323,8 @@ func (d *DB) open() error {
 	return nil
 }
 
-// Generation returns the number of committed loads that changed the store.
+// Generation returns the number of committed loads and retractions that
+// changed the base facts, dictionary or splits of the store.
 func (d *DB) Generation() (uint64, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()

@@ -45,7 +45,8 @@
 // counts the facts as Skipped). It then commits, in order:
 //
 //  1. mpending = {generation g, dictionary size before, split names}, synced;
-//  2. the undo log U<g>: the keys of the new facts, flushed and synced;
+//  2. the undo log U<g>: the keys of the new facts (and the change log
+//     entries the load overwrites, see below), flushed and synced;
 //  3. the data: symbols, F/R/N keys and S<name><g> entries, written with a
 //     WriteBatch (many transactions), flushed and synced;
 //  4. one small transaction that sets mgen = g, the dictionary size, the
@@ -60,6 +61,12 @@
 // is exactly as before the load. A split in a batch replaces the split of the
 // same name; old split generations and undo logs are deleted after the
 // commit, or by the next Open.
+//
+// Retract takes the same steps under a generation of its own: its undo log
+// lists the keys to put back (the removed F and N keys, which have empty
+// values, and the change log entries it overwrites), step 3 deletes the F,
+// R and N keys, and step 4 sets the counters. The dictionary and the splits
+// are not touched, and rolling back puts every removed key back.
 //
 // # Derived facts
 //

@@ -95,6 +95,14 @@ func factKey(dst []byte, f Fact) []byte {
 	return naryKey(dst, f.Rel, f.Args)
 }
 
+// factKeyLen is the length of the factKey of f.
+func factKeyLen(f Fact) int {
+	if len(f.Args) == 2 {
+		return 13
+	}
+	return 6 + 4*len(f.Args)
+}
+
 // decodeFactKey decodes an F, R or N key into a fact (subject first).
 func decodeFactKey(k []byte) (Fact, error) {
 	if len(k) < 1 {

@@ -148,6 +148,7 @@ func RunChangeLogCap(t *testing.T, open func(t *testing.T, maxChangeLog int) sto
 	}{
 		{"Loads", testCapLoads},
 		{"OneLargeLoad", testCapOneLoad},
+		{"Retract", testCapRetract},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
