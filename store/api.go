@@ -120,6 +120,13 @@ type MaterialState struct {
 	Overflow bool
 }
 
+// DerivedUpdate is an incremental change of the derived facts.
+type DerivedUpdate struct {
+	Program []byte    // the new record (replaces the old one); nil: none
+	Put     []Derived // derived facts added, or replacing the stored fact with the same Fact
+	Delete  []Fact    // derived facts removed (absent ones are ignored)
+}
+
 // Store is the triple store: the Badger-backed database and its in-memory
 // twin implement it, and store/storetest checks that they agree.
 //
@@ -191,6 +198,14 @@ type Store interface {
 	// ClearDerived leave the derived facts without a record (and the store
 	// stops logging changes).
 	ReplaceDerivedRecord(ctx context.Context, size int64, program []byte, facts iter.Seq2[Derived, error]) error
+	// UpdateDerived applies u to the visible derived facts: the facts of
+	// u.Delete go, those of u.Put are added or replace the stored fact with
+	// the same Fact. A fact in both is put; a fact put twice gets the
+	// later derivation. u.Program becomes the record (none if nil) and the
+	// change log is cleared. All of it is atomic: on error or cancellation
+	// the store has the old derived facts, record and log. A small update
+	// costs in proportion to its size, not to the derived facts stored.
+	UpdateDerived(ctx context.Context, u DerivedUpdate) error
 	// ClearDerived drops all derived facts.
 	ClearDerived() error
 	// ScanDerived yields the derived facts of a relation.

@@ -36,6 +36,19 @@ type DB struct {
 	wmu    sync.Mutex // serialises writers
 	format uint32     // the store's format version; changed under wmu
 	logCap int        // the change log's cap; 0 means MaxChangeLog (tests lower it)
+	// txnCount and txnSize are the most entries and bytes UpdateDerived
+	// puts in one transaction (Badger's limits; tests raise them to make
+	// Badger refuse the transaction).
+	txnCount, txnSize int64
+
+	// wrules is the visible generation's rule table as writers need it
+	// (writerRules), under wmu.
+	wrules struct {
+		gen uint64
+		n   int               // entries
+		ids map[string]uint32 // the id of each rule
+		ok  bool
+	}
 
 	rmu   sync.Mutex // guards rules
 	rules struct {   // the rule table of a derived generation (ruleTable)
@@ -130,7 +143,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 		return nil, wrapf("store: open %s: %w", dir, noSpace(dir, err))
 	}
-	d := &DB{dir: dir, opts: opts, bdb: bdb}
+	d := &DB{dir: dir, opts: opts, bdb: bdb, txnCount: bdb.MaxBatchCount() * 9 / 10, txnSize: bdb.MaxBatchSize() * 9 / 10}
 	if err := d.initShielded(); err != nil {
 		bdb.Close()
 		if err := badgerCorrupt(dir, err); errors.Is(err, ErrCorrupt) {

@@ -81,6 +81,16 @@
 // go from its tables to Badger's write batches without a second copy in
 // memory); it expects each fact once.
 //
+// UpdateDerived changes the visible generation in place when the update
+// fits in one Badger transaction: the D keys it puts and deletes, the rule
+// table entries it appends (the Q keys only grow; readers that cached a
+// shorter table read it again when a value refers past it), the E counts
+// and mmat, committed together. A record larger than one part is written
+// first under its new id, garbage until the transaction points mmat at it.
+// An update that does not fit is merged with the visible facts into a new
+// generation, streamed in key order with the rule table copied and
+// extended, and flipped to like a replacement.
+//
 // # Record and change log
 //
 // ReplaceDerivedRecord stores an opaque record (the reasoner's description

@@ -603,6 +603,61 @@ func (m *Mem) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error],
 	return nil
 }
 
+// UpdateDerived implements Store.
+func (m *Mem) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	if err := m.open(); err != nil {
+		return wrapf("store: update derived: %w", err)
+	}
+	ops, err := prepareUpdate(ctx, &u)
+	if err != nil {
+		return wrapf("store: update derived: %w", err)
+	}
+	// Only writers, serialised by wmu, change derived: the touched sets are
+	// copied, changed and swapped in.
+	touched := make(map[relArity]*derivedSet)
+	for i, op := range ops {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return wrapf("store: update derived: %w", err)
+			}
+		}
+		ra := op.relArity()
+		s := touched[ra]
+		if s == nil {
+			s = &derivedSet{vals: make(map[string]Derived)}
+			if old := m.derived[ra]; old != nil {
+				maps.Copy(s.vals, old.vals)
+			}
+			touched[ra] = s
+		}
+		k := string(op.key[5:]) // the arguments, as argsKey encodes them
+		if op.put == nil {
+			delete(s.vals, k)
+		} else {
+			s.vals[k] = cloneDerived(*op.put)
+		}
+	}
+	for _, s := range touched {
+		s.sorted = slices.Sorted(maps.Keys(s.vals))
+	}
+	if err := ctx.Err(); err != nil {
+		return wrapf("store: update derived: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for ra, s := range touched {
+		if len(s.sorted) == 0 {
+			delete(m.derived, ra)
+		} else {
+			m.derived[ra] = s
+		}
+	}
+	m.setRecord(u.Program)
+	return nil
+}
+
 // ClearDerived implements Store.
 func (m *Mem) ClearDerived() error {
 	m.wmu.Lock()

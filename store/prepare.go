@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -303,6 +304,56 @@ func prepareRetract(ctx context.Context, b *Batch, lookup func(string) (ID, bool
 		}
 	}
 	return r, ctx.Err()
+}
+
+// updateOp is one change of a derived update: the fact, as the suffix of
+// its D key (so ops sort in key order), and its new derivation, or nil to
+// delete it.
+type updateOp struct {
+	key []byte
+	put *Derived
+}
+
+// relArity is the relation and arity of the op's fact.
+func (op *updateOp) relArity() relArity { return relArity{getID(op.key), int(op.key[4])} }
+
+// prepareUpdate checks u and returns its changes sorted by fact, one per
+// fact: deletions before puts, and later puts before earlier ones, are
+// dropped.
+func prepareUpdate(ctx context.Context, u *DerivedUpdate) ([]updateOp, error) {
+	ops := make([]updateOp, 0, len(u.Delete)+len(u.Put))
+	var ar arena
+	for i, f := range u.Delete {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if len(f.Args) <= maxArity { // longer facts cannot be stored
+			ops = append(ops, updateOp{key: appendFactSuffix(ar.alloc(5+4*len(f.Args)), f)})
+		}
+	}
+	for i := range u.Put {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		x := &u.Put[i]
+		if err := checkDerived(x); err != nil {
+			return nil, err
+		}
+		ops = append(ops, updateOp{key: appendFactSuffix(ar.alloc(5+4*len(x.Fact.Args)), x.Fact), put: x})
+	}
+	slices.SortStableFunc(ops, func(a, b updateOp) int { return bytes.Compare(a.key, b.key) })
+	out := ops[:0]
+	for i, op := range ops {
+		if i+1 < len(ops) && bytes.Equal(op.key, ops[i+1].key) {
+			continue // the last op of a fact wins
+		}
+		out = append(out, op)
+	}
+	return out, ctx.Err()
 }
 
 // relationsFrom merges base and derived counts into sorted RelationStats.

@@ -44,7 +44,7 @@ func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 	}
 	fwd, rev := make(map[relArity]int), 0
 	err = d.view(func(txn *badger.Txn) error {
-		rules, err := d.ruleTable(txn, dgen)
+		rules, err := d.ruleRefs(txn, dgen)
 		if err != nil {
 			return bad("the rule table of derived generation %d does not decode", dgen)
 		}
@@ -83,7 +83,7 @@ func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 					return false, bad("derived key %x does not decode", k)
 				}
 				if gen == dgen {
-					if _, _, err := decodeDerivedRule(v, rules); err != nil {
+					if _, _, err := rules.decode(v); err != nil {
 						return false, bad("the value of derived key %x does not decode", k)
 					}
 				}

@@ -323,6 +323,7 @@ func testClosed(t *testing.T, s store.Store) {
 	_, errs["Load"] = s.Load(ctx, &store.Batch{Graph: family}, nil)
 	_, errs["Retract"] = s.Retract(ctx, &store.Batch{Graph: family})
 	_, errs["Materialised"] = s.Materialised()
+	errs["UpdateDerived"] = s.UpdateDerived(ctx, store.DerivedUpdate{})
 	errs["ReplaceDerivedRecord"] = s.ReplaceDerivedRecord(ctx, 0, []byte("p"), func(func(store.Derived, error) bool) {})
 	_, _, errs["Lookup"] = s.Lookup("bob")
 	_, errs["Intern"] = s.Intern("new")
