@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"maps"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -181,5 +183,95 @@ func TestRetractPersists(t *testing.T) {
 	}
 	if _, err := ro.Retract(ctx, &Batch{Graph: b.Graph[100:200]}); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("Retract on a read-only store: %v, want ErrReadOnly", err)
+	}
+}
+
+// Verify reports the record and the change log, and finds them damaged.
+func TestVerifyMaterial(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db := mustOpen(t, dir)
+	b := syntheticBatch(300, "a")
+	if _, err := db.Load(ctx, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	ds := derivedFactsOf(3, 0, 50, "r")
+	program := make([]byte, recordPart+10)
+	if err := db.ReplaceDerivedRecord(ctx, 0, program, func(yield func(Derived, error) bool) {
+		for _, d := range ds {
+			if !yield(d, nil) {
+				return
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Load(ctx, syntheticBatch(20, "b"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Retract(ctx, &Batch{Graph: b.Graph[:5]}); err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := db.Materialised()
+	st, err := db.Verify(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.HasRecord || st.RecordBytes != len(program) || st.Changes != len(ms.Changes) || st.Changes == 0 || st.ChangeLogOverflow {
+		t.Errorf("VerifyStats %+v, want a record of %d bytes and %d changes", st, len(program), len(ms.Changes))
+	}
+	id := db.mat.ID
+	var added, removed Fact
+	for _, c := range ms.Changes {
+		if c.Added {
+			added = c.Fact
+		} else {
+			removed = c.Fact
+		}
+	}
+	db.Close()
+	for _, tc := range []struct {
+		name, want string
+		damage     func(txn *badger.Txn) error
+	}{
+		{"record part missing", "the record has", func(txn *badger.Txn) error { return txn.Delete(recordKey(id, 1)) }},
+		{"record part too long", "the record has", func(txn *badger.Txn) error { return txn.Set(recordKey(id, 1), make([]byte, 11)) }},
+		{"log entry of an absent fact logged as added", "was added, the base facts do not hold it", func(txn *badger.Txn) error { return txn.Delete(factKey(nil, added)) }},
+		{"log entry of a present fact logged as removed", "was removed, the base facts hold it", func(txn *badger.Txn) error {
+			v, err := getValue(txn, countKey(removed.Rel, 2))
+			if err != nil {
+				return err
+			}
+			n, _ := getU64(v)
+			txn.Set(revKey(nil, removed.Rel, removed.Args[1], removed.Args[0]), nil)
+			txn.Set(countKey(removed.Rel, 2), u64(n+1))
+			return txn.Set(factKey(nil, removed), nil)
+		}},
+		{"log entry missing", "the change log has", func(txn *badger.Txn) error { return txn.Delete(logKey(nil, id, added)) }},
+		{"log entry value", "has value 02", func(txn *badger.Txn) error { return txn.Set(logKey(nil, id, added), []byte{2}) }},
+		{"derived counter", "the derived counter says", func(txn *badger.Txn) error { return txn.Set(dcountKey(db.dgen, 3, 2), u64(49)) }},
+		{"derived fact without a counter", "derived facts without a counter", func(txn *badger.Txn) error {
+			return txn.Set(derivedKey(nil, db.dgen, Fact{Rel: 4, Args: []ID{1}}), encodeDerivedValue(nil, 1, Provenance{}))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cp := t.TempDir()
+			if err := os.CopyFS(cp, os.DirFS(dir)); err != nil {
+				t.Fatal(err)
+			}
+			bdb := openRaw(t, cp)
+			if err := bdb.Update(tc.damage); err != nil {
+				t.Fatal(err)
+			}
+			bdb.Close()
+			db, err := Open(cp, Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Verify(ctx); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Verify = %v, want ErrCorrupt saying %q", err, tc.want)
+			}
+		})
 	}
 }
