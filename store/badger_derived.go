@@ -144,6 +144,7 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error], 
 		d.dropUnflipped(gen, mat)
 		return err
 	}
+	d.step("derived:written")
 	return d.flipDerived(gen, counts, mat)
 }
 

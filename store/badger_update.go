@@ -401,6 +401,9 @@ func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, p
 			if err := put(&ops[i]); err != nil {
 				return nil, 0, nil, err
 			}
+			if err := tick(); err != nil {
+				return nil, 0, nil, err
+			}
 		}
 	}
 	if err := ctx.Err(); err != nil {

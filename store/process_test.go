@@ -52,6 +52,11 @@ func TestHelperProcess(t *testing.T) {
 			}
 		})
 		fmt.Println("DONE", err)
+	case "op":
+		if at := os.Getenv(helperCrashEnv); at != "" {
+			crashAt(at)
+		}
+		fmt.Println("DONE", runOp(db, os.Getenv(helperOpEnv)))
 	}
 	os.Exit(0)
 }
