@@ -33,9 +33,10 @@ type DB struct {
 	opts Options
 	bdb  *badger.DB
 
-	wmu    sync.Mutex // serialises writers
-	format uint32     // the store's format version; changed under wmu
-	logCap int        // the change log's cap; 0 means MaxChangeLog (tests lower it)
+	wmu     sync.Mutex // serialises writers
+	format  uint32     // the store's format version; changed under wmu
+	logCap  int        // the change log's cap; 0 means MaxChangeLog (tests lower it)
+	matLast uint64     // the last material id allocated (newMat); under wmu
 	// txnCount and txnSize are the most entries and bytes UpdateDerived
 	// puts in one transaction (Badger's limits; tests raise them to make
 	// Badger refuse the transaction).

@@ -109,13 +109,17 @@ func writeRecord(w setter, id uint64, program []byte) error {
 }
 
 // newMat is the material state after a derived write that stores program
-// as the record (none if nil), with an empty change log.
+// as the record (none if nil), with an empty change log. The record gets
+// an id never allocated before, in this process or (as far as committed
+// states tell) before it: leftovers of a write that failed and could not
+// clean up never mix with a later record (Open removes them).
 func (d *DB) newMat(program []byte) matState {
-	m := matState{Last: d.mat.Last}
+	m := matState{Last: max(d.mat.Last, d.matLast)}
 	if program != nil {
 		m.Last++
 		m.ID, m.RecLen = m.Last, uint64(len(program))
 	}
+	d.matLast = m.Last
 	return m
 }
 
