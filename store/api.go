@@ -58,6 +58,12 @@ type LoadStats struct {
 	Splits     map[string]int
 }
 
+// RetractStats reports what a retraction changed.
+type RetractStats struct {
+	Removed int // base facts removed
+	Missing int // facts named that were not present, or named unknown symbols
+}
+
 // RelationStats is the per-relation count of base and derived facts.
 type RelationStats struct {
 	Rel     ID
@@ -82,6 +88,45 @@ type Provenance struct {
 	Body []Fact
 }
 
+// MaxChangeLog is the most base facts the change log of a store holds (see
+// MaterialState): when more change, the log is dropped and Overflow set.
+const MaxChangeLog = 1 << 20
+
+// BaseChange is a base fact added or removed since the derived facts were
+// last written with a record (see Materialised).
+type BaseChange struct {
+	Fact  Fact
+	Added bool // false: removed
+}
+
+// MaterialState is what the store knows about its derived facts.
+type MaterialState struct {
+	// Program is the opaque record stored with the derived facts by
+	// ReplaceDerivedRecord or UpdateDerived (the reasoner's description of
+	// the program it materialised); nil when the derived facts were
+	// written without one (ReplaceDerived, ReplaceDerivedSeq,
+	// ClearDerived) or there are none. An empty record is an empty,
+	// non-nil slice.
+	Program []byte
+	// Changes are the base facts whose presence changed since that write,
+	// one entry per fact (its latest change), sorted by fact key order:
+	// relation, then arity, then arguments. A fact added and removed again
+	// is logged as removed, one removed and added again as added, whether
+	// or not the derived facts used it. Changes is empty when Program is
+	// nil: no log is kept then.
+	Changes []BaseChange
+	// Overflow is set when more than MaxChangeLog facts changed: Changes is
+	// then empty and the record cannot be brought up to date incrementally.
+	Overflow bool
+}
+
+// DerivedUpdate is an incremental change of the derived facts.
+type DerivedUpdate struct {
+	Program []byte    // the new record (replaces the old one); nil: none
+	Put     []Derived // derived facts added, or replacing the stored fact with the same Fact
+	Delete  []Fact    // derived facts removed (absent ones are ignored)
+}
+
 // Store is the triple store: the Badger-backed database and its in-memory
 // twin implement it, and store/storetest checks that they agree.
 //
@@ -91,7 +136,18 @@ type Store interface {
 	// Load interns the batch's symbols and writes its facts and splits,
 	// atomically: either all of it lands or the store is unchanged.
 	// progress, if not nil, is called with the number of items written so far.
+	// When the derived facts have a record, the facts it adds (not those
+	// already present) are logged as changes, atomically with the load.
 	Load(ctx context.Context, b *Batch, progress func(done, total int)) (LoadStats, error)
+
+	// Retract removes the base facts of b.Graph and b.Facts, atomically:
+	// either all of them go or the store is unchanged. Facts that are not
+	// present (or repeated in b), or that name a symbol the dictionary
+	// lacks, count as Missing. b.Symbols and b.Splits are ignored: the
+	// dictionary keeps its symbols, splits are unchanged, and so are the
+	// derived facts. When the derived facts have a record, each removed
+	// fact is logged as a change, atomically with the retraction.
+	Retract(ctx context.Context, b *Batch) (RetractStats, error)
 
 	// Lookup returns the id of a name.
 	Lookup(name string) (ID, bool, error)
@@ -133,12 +189,32 @@ type Store interface {
 	// (ReplaceDerived deduplicates; this does not). size is the sum of
 	// DerivedSize over the facts, for the free-space check (0 if unknown).
 	ReplaceDerivedSeq(ctx context.Context, size int64, facts iter.Seq2[Derived, error]) error
+	// ReplaceDerivedRecord is ReplaceDerivedSeq that stores program as the
+	// record of the new derived facts and clears the change log, in the
+	// same atomic step: afterwards Materialised reports Program equal to
+	// program, no Changes and no Overflow, and base facts loaded or
+	// retracted from then on are logged. A nil program stores no record,
+	// as ReplaceDerivedSeq does. ReplaceDerived, ReplaceDerivedSeq and
+	// ClearDerived leave the derived facts without a record (and the store
+	// stops logging changes).
+	ReplaceDerivedRecord(ctx context.Context, size int64, program []byte, facts iter.Seq2[Derived, error]) error
+	// UpdateDerived applies u to the visible derived facts: the facts of
+	// u.Delete go, those of u.Put are added or replace the stored fact with
+	// the same Fact. A fact in both is put; a fact put twice gets the
+	// later derivation. u.Program becomes the record (none if nil) and the
+	// change log is cleared. All of it is atomic: on error or cancellation
+	// the store has the old derived facts, record and log. A small update
+	// costs in proportion to its size, not to the derived facts stored.
+	UpdateDerived(ctx context.Context, u DerivedUpdate) error
 	// ClearDerived drops all derived facts.
 	ClearDerived() error
 	// ScanDerived yields the derived facts of a relation.
 	ScanDerived(rel ID) iter.Seq2[Derived, error]
 	// GetDerived returns the derived fact f, if present.
 	GetDerived(f Fact) (Derived, bool, error)
+	// Materialised returns the record of the derived facts and the base
+	// facts changed since it was written. It waits for a write in flight.
+	Materialised() (MaterialState, error)
 
 	// Snapshot copies the binary base facts into compact CSR arrays.
 	Snapshot(ctx context.Context) (*Snapshot, error)

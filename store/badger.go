@@ -26,13 +26,30 @@ type Options struct {
 }
 
 // DB is the Badger-backed Store. Its methods are safe for concurrent use;
-// writers (Load, Intern, ReplaceDerived, ClearDerived) are serialised.
+// writers (Load, Retract, Intern, ReplaceDerived and the other derived
+// writes) are serialised.
 type DB struct {
 	dir  string
 	opts Options
 	bdb  *badger.DB
 
-	wmu sync.Mutex // serialises writers
+	wmu     sync.Mutex // serialises writers
+	format  uint32     // the store's format version; changed under wmu
+	logCap  int        // the change log's cap; 0 means MaxChangeLog (tests lower it)
+	matLast uint64     // the last material id allocated (newMat); under wmu
+	// txnCount and txnSize are the most entries and bytes UpdateDerived
+	// puts in one transaction (Badger's limits; tests raise them to make
+	// Badger refuse the transaction).
+	txnCount, txnSize int64
+
+	// wrules is the visible generation's rule table as writers need it
+	// (writerRules), under wmu.
+	wrules struct {
+		gen uint64
+		n   int               // entries
+		ids map[string]uint32 // the id of each rule
+		ok  bool
+	}
 
 	rmu   sync.Mutex // guards rules
 	rules struct {   // the rule table of a derived generation (ruleTable)
@@ -49,6 +66,7 @@ type DB struct {
 	gen     uint64 // last committed load generation
 	dgen    uint64 // visible derived generation
 	dnext   uint64 // last derived generation allocated
+	mat     matState
 	splits  map[string]splitPtr
 }
 
@@ -126,7 +144,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 		return nil, wrapf("store: open %s: %w", dir, noSpace(dir, err))
 	}
-	d := &DB{dir: dir, opts: opts, bdb: bdb}
+	d := &DB{dir: dir, opts: opts, bdb: bdb, txnCount: bdb.MaxBatchCount() * 9 / 10, txnSize: bdb.MaxBatchSize() * 9 / 10}
 	if err := d.initShielded(); err != nil {
 		bdb.Close()
 		if err := badgerCorrupt(dir, err); errors.Is(err, ErrCorrupt) {
@@ -254,11 +272,12 @@ func (d *DB) init() error {
 			return ErrNotStore
 		}
 		if !d.opts.ReadOnly {
-			v := binary.BigEndian.AppendUint32(nil, formatVersion)
+			v := binary.BigEndian.AppendUint32(nil, formatCreate)
 			if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaFormat, v) }); err != nil {
 				return err
 			}
 		}
+		d.format = formatCreate
 	} else {
 		if len(format) != 4 {
 			return ErrNotStore
@@ -266,6 +285,7 @@ func (d *DB) init() error {
 		if v := binary.BigEndian.Uint32(format); v > formatVersion {
 			return fmt.Errorf("%w (format %d, this build reads %d)", ErrNewerFormat, v, formatVersion)
 		}
+		d.format = binary.BigEndian.Uint32(format)
 	}
 	pend, ok, err := d.getMeta(metaPending)
 	if err != nil {
@@ -317,7 +337,8 @@ func (d *DB) open() error {
 	return nil
 }
 
-// Generation returns the number of committed loads that changed the store.
+// Generation returns the number of committed loads and retractions that
+// changed the base facts, dictionary or splits of the store.
 func (d *DB) Generation() (uint64, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -14,7 +15,7 @@ import (
 // generation; one small transaction then points the store at it, and the old
 // generation is deleted afterwards.
 func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
-	return d.replaceDerivedChecked(ctx, func(old int) error {
+	return d.replaceDerivedChecked(ctx, nil, func(old int) error {
 		return checkSpace(d.dir, derivedNeed(derivedBytes(ds), d.memTableSize(), old), fmt.Sprintf("storing %d derived facts", len(ds)))
 	}, func() (iter.Seq2[Derived, error], error) {
 		idx, err := dedupDerived(ctx, ds)
@@ -35,14 +36,15 @@ func (d *DB) ReplaceDerived(ctx context.Context, ds []Derived) error {
 // memory. Memory stays bounded: keys and values are handed to a Badger
 // WriteBatch, which commits them in transactions of bounded size.
 func (d *DB) ReplaceDerivedSeq(ctx context.Context, size int64, facts iter.Seq2[Derived, error]) error {
-	return d.replaceDerivedChecked(ctx, func(old int) error {
+	return d.replaceDerivedChecked(ctx, nil, func(old int) error {
 		return checkSpace(d.dir, derivedNeed(size, d.memTableSize(), old), "storing derived facts")
 	}, func() (iter.Seq2[Derived, error], error) { return facts, nil })
 }
 
 // replaceDerivedChecked runs check with the number of derived facts stored
-// now, then replaces them by those of the sequence that facts returns.
-func (d *DB) replaceDerivedChecked(ctx context.Context, check func(old int) error, facts func() (iter.Seq2[Derived, error], error)) error {
+// now, then replaces them by those of the sequence that facts returns,
+// with program as their record (none if nil).
+func (d *DB) replaceDerivedChecked(ctx context.Context, program []byte, check func(old int) error, facts func() (iter.Seq2[Derived, error], error)) error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if err := d.writable(); err != nil {
@@ -59,7 +61,7 @@ func (d *DB) replaceDerivedChecked(ctx context.Context, check func(old int) erro
 	}
 	seq, err := facts()
 	if err == nil {
-		err = d.replaceDerived(ctx, seq)
+		err = d.replaceDerived(ctx, seq, program)
 	}
 	if err != nil {
 		return wrapf("store: replace derived: %w", noSpace(d.dir, err))
@@ -68,14 +70,13 @@ func (d *DB) replaceDerivedChecked(ctx context.Context, check func(old int) erro
 }
 
 // replaceDerived writes the facts of seq, which must be distinct, under a
-// new derived generation and makes it the visible one.
-func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) error {
-	gen := d.dnext + 1
-	if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaDNext, u64(gen)) }); err != nil {
+// new derived generation and makes it the visible one, with program as
+// its record (none if nil) and an empty change log.
+func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error], program []byte) error {
+	gen, err := d.newDerivedGen()
+	if err != nil {
 		return err
 	}
-	d.dnext = gen
-	genPrefix := binary.BigEndian.AppendUint64([]byte{tagDerived}, gen)
 	counts := make(map[relArity]int)
 	// The generation's rule table: each distinct rule reference is written
 	// once (a Q key) and values carry its id, so that a rule's text is not
@@ -88,7 +89,14 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) 
 	var ar arena
 	var vbuf []byte
 	wb := d.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	mat := d.newMat(program)
 	write := func() error {
+		if program != nil {
+			if err := writeRecord(wb, mat.ID, program); err != nil {
+				return err
+			}
+		}
 		n := 0
 		for x, err := range seq {
 			if err != nil {
@@ -100,11 +108,8 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) 
 				}
 			}
 			n++
-			if len(x.Fact.Args) > maxArity {
-				return fmt.Errorf("store: derived fact with arity %d above %d", len(x.Fact.Args), maxArity)
-			}
-			if !(x.Confidence >= 0) {
-				return fmt.Errorf("store: derived fact with confidence %g", x.Confidence)
+			if err := checkDerived(&x); err != nil {
+				return err
 			}
 			if !haveLast || x.Prov.Rule != lastRule {
 				id, ok := ruleIDs[x.Prov.Rule]
@@ -135,41 +140,93 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) 
 		}
 		return d.bdb.Sync()
 	}
-	err := write()
-	if err == nil {
-		err = d.bdb.Update(func(txn *badger.Txn) error {
-			for ra, n := range counts {
-				if err := txn.Set(dcountKey(gen, ra.Rel, ra.Arity), u64(uint64(n))); err != nil {
-					return err
-				}
-			}
-			// Values refer to the rule table: a format 1 reader must not
-			// read them.
-			if err := txn.Set(metaFormat, binary.BigEndian.AppendUint32(nil, formatVersion)); err != nil {
+	if err := write(); err != nil {
+		d.dropUnflipped(gen, mat)
+		return err
+	}
+	d.step("derived:written")
+	return d.flipDerived(gen, counts, mat)
+}
+
+// checkDerived reports a derived fact that cannot be stored.
+func checkDerived(x *Derived) error {
+	if len(x.Fact.Args) > maxArity {
+		return fmt.Errorf("store: derived fact with arity %d above %d", len(x.Fact.Args), maxArity)
+	}
+	if !(x.Confidence >= 0) {
+		return fmt.Errorf("store: derived fact with confidence %g", x.Confidence)
+	}
+	return nil
+}
+
+// newDerivedGen allocates a derived generation: no generation is used
+// twice, so the leftovers of a failed write never mix with a later one.
+func (d *DB) newDerivedGen() (uint64, error) {
+	gen := d.dnext + 1
+	if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaDNext, u64(gen)) }); err != nil {
+		return 0, err
+	}
+	d.dnext = gen
+	return gen, nil
+}
+
+// dropUnflipped removes what a derived write that failed before its flip
+// wrote: generation gen and the record of mat. The next Open removes what
+// this misses.
+func (d *DB) dropUnflipped(gen uint64, mat matState) {
+	_ = d.dropPrefixes(append(genPrefixes(gen), materialPrefixes(mat)...)...)
+}
+
+// flipDerived makes generation gen, written and synced, the visible derived
+// facts with the counts and the material state mat, in one transaction;
+// then it drops the previous generation and its record and log. If the
+// transaction fails, the new generation is dropped and the previous one
+// stays.
+func (d *DB) flipDerived(gen uint64, counts map[relArity]int, mat matState) error {
+	err := d.bdb.Update(func(txn *badger.Txn) error {
+		for ra, n := range counts {
+			if err := txn.Set(dcountKey(gen, ra.Rel, ra.Arity), u64(uint64(n))); err != nil {
 				return err
 			}
-			return txn.Set(metaDerived, u64(gen))
-		})
-	}
+		}
+		// Values refer to the rule table: a format 1 reader must not
+		// read them.
+		if err := d.raiseFormat(txn, formatRuleTable); err != nil {
+			return err
+		}
+		if err := d.setMat(txn, mat); err != nil {
+			return err
+		}
+		return txn.Set(metaDerived, u64(gen))
+	})
 	if err != nil {
-		wb.Cancel()
-		// The new generation is garbage; the next Open removes what this misses.
-		_ = d.dropPrefixes(genPrefix, binary.BigEndian.AppendUint64([]byte{tagDCount}, gen),
-			binary.BigEndian.AppendUint64([]byte{tagDRule}, gen))
+		d.dropUnflipped(gen, mat)
 		return err
 	}
-	if err := d.bdb.Sync(); err != nil {
-		return err
+	d.commitFormat(formatRuleTable)
+	if mat.ID != 0 {
+		d.commitFormat(formatMaterial)
 	}
 	d.mu.Lock()
-	old := d.dgen
-	d.dgen = gen
+	old, oldMat := d.dgen, d.mat
+	d.dgen, d.mat = gen, mat
 	d.derived = counts
 	d.mu.Unlock()
-	_ = d.dropPrefixes(binary.BigEndian.AppendUint64([]byte{tagDerived}, old),
-		binary.BigEndian.AppendUint64([]byte{tagDCount}, old),
-		binary.BigEndian.AppendUint64([]byte{tagDRule}, old))
-	return nil
+	d.wrules.ok, d.wrules.ids = false, nil
+	d.step("derived:flipped")
+	err = d.bdb.Sync()
+	_ = d.dropPrefixes(append(genPrefixes(old), materialPrefixes(oldMat)...)...)
+	return err
+}
+
+// genPrefixes are the key prefixes of derived generation gen: its facts,
+// counts and rule table.
+func genPrefixes(gen uint64) [][]byte {
+	return [][]byte{
+		binary.BigEndian.AppendUint64([]byte{tagDerived}, gen),
+		binary.BigEndian.AppendUint64([]byte{tagDCount}, gen),
+		binary.BigEndian.AppendUint64([]byte{tagDRule}, gen),
+	}
 }
 
 // ClearDerived implements Store.
@@ -182,7 +239,7 @@ func (d *DB) ClearDerived() error {
 	if err := checkSpace(d.dir, 0, "clearing derived facts"); err != nil {
 		return err
 	}
-	if err := d.replaceDerived(context.Background(), func(func(Derived, error) bool) {}); err != nil {
+	if err := d.replaceDerived(context.Background(), func(func(Derived, error) bool) {}, nil); err != nil {
 		return wrapf("store: clear derived: %w", noSpace(d.dir, err))
 	}
 	return nil
@@ -200,7 +257,7 @@ func (d *DB) ScanDerived(rel ID) iter.Seq2[Derived, error] {
 				if err != nil {
 					return err
 				}
-				rules, err := d.ruleTable(txn, gen)
+				rules, err := d.ruleRefs(txn, gen)
 				if err != nil {
 					return err
 				}
@@ -210,7 +267,7 @@ func (d *DB) ScanDerived(rel ID) iter.Seq2[Derived, error] {
 					if err != nil {
 						return false, err
 					}
-					conf, prov, err := decodeDerivedRule(v, rules)
+					conf, prov, err := rules.decode(v)
 					if err != nil {
 						return false, err
 					}
@@ -244,11 +301,11 @@ func (d *DB) GetDerived(f Fact) (Derived, bool, error) {
 		if err != nil {
 			return err
 		}
-		rules, err := d.ruleTable(txn, gen)
+		rules, err := d.ruleRefs(txn, gen)
 		if err != nil {
 			return err
 		}
-		conf, prov, err := decodeDerivedRule(v, rules)
+		conf, prov, err := rules.decode(v)
 		if err != nil {
 			return err
 		}
@@ -262,18 +319,21 @@ func (d *DB) GetDerived(f Fact) (Derived, bool, error) {
 }
 
 // ruleTable returns the rule table of derived generation gen (empty for a
-// format 1 generation, whose values hold their rules inline). Generations
-// are never rewritten once visible, so the table of the last generation
-// asked for is cached.
-func (d *DB) ruleTable(txn *badger.Txn, gen uint64) ([]string, error) {
+// format 1 generation, whose values hold their rules inline), as txn sees
+// it or longer. A table only grows (UpdateDerived appends to the visible
+// generation's), so the longest table read of the last generation asked
+// for is cached, and a value whose rule id lies past the table it was
+// given makes the reader read it again (ruleRefs.decode): a reader never
+// misses an entry its transaction sees. With reread the cache is not used.
+func (d *DB) ruleTable(txn *badger.Txn, gen uint64, reread bool) ([]string, error) {
 	d.rmu.Lock()
 	defer d.rmu.Unlock()
-	if d.rules.ok && d.rules.gen == gen {
+	cached := d.rules.ok && d.rules.gen == gen
+	if cached && !reread {
 		return d.rules.names, nil
 	}
 	var names []string
-	prefix := binary.BigEndian.AppendUint64([]byte{tagDRule}, gen)
-	_, err := scanPrefix(txn, prefix, nil, true, func(k, v []byte) (bool, error) {
+	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, gen), nil, true, func(k, v []byte) (bool, error) {
 		if len(k) != 13 || getID(k[9:]) != uint32(len(names)) {
 			return false, errCorrupt
 		}
@@ -283,22 +343,58 @@ func (d *DB) ruleTable(txn *badger.Txn, gen uint64) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.rules.gen, d.rules.names, d.rules.ok = gen, names, true
-	return names, nil
+	if cached && len(d.rules.names) >= len(names) {
+		return d.rules.names, nil
+	}
+	d.rules.gen, d.rules.names, d.rules.ok = gen, slices.Clip(names), true
+	return d.rules.names, nil
 }
 
-// decodeDerivedRule decodes a derived value and resolves its rule in the
-// generation's rule table.
-func decodeDerivedRule(v []byte, rules []string) (float32, Provenance, error) {
+// extendRuleTable adds to the cached table of gen the rules that a
+// committed transaction appended to it after its first n entries.
+func (d *DB) extendRuleTable(gen uint64, n int, added []string) {
+	d.rmu.Lock()
+	defer d.rmu.Unlock()
+	if d.rules.ok && d.rules.gen == gen && len(d.rules.names) == n {
+		// A new slice: readers keep the old one.
+		d.rules.names = slices.Concat(d.rules.names, added)
+	}
+}
+
+// ruleRefs resolves the rule ids of the values of one derived generation
+// that a transaction reads.
+type ruleRefs struct {
+	d     *DB
+	txn   *badger.Txn
+	gen   uint64
+	names []string
+}
+
+// ruleRefs returns the resolver of generation gen's values read in txn.
+func (d *DB) ruleRefs(txn *badger.Txn, gen uint64) (*ruleRefs, error) {
+	names, err := d.ruleTable(txn, gen, false)
+	if err != nil {
+		return nil, err
+	}
+	return &ruleRefs{d: d, txn: txn, gen: gen, names: names}, nil
+}
+
+// decode decodes a derived value and resolves its rule.
+func (r *ruleRefs) decode(v []byte) (float32, Provenance, error) {
 	conf, prov, ref, err := decodeDerivedValue(v)
 	if err != nil {
 		return 0, prov, err
 	}
 	if ref >= 0 {
-		if ref >= int64(len(rules)) {
-			return 0, prov, errCorrupt
+		if ref >= int64(len(r.names)) {
+			if r.names, err = r.d.ruleTable(r.txn, r.gen, true); err != nil {
+				return 0, prov, err
+			}
+			if ref >= int64(len(r.names)) {
+				return 0, prov, errCorrupt
+			}
 		}
-		prov.Rule = rules[ref]
+		prov.Rule = r.names[ref]
 	}
 	return conf, prov, nil
 }

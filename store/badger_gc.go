@@ -7,12 +7,18 @@ import (
 )
 
 // collectGarbage removes derived generations other than the visible one,
-// undo logs, and split generations other than the current ones.
+// records and change logs other than the current ones (and the current
+// log if it overflowed), undo logs, and split generations other than the
+// current ones.
 func (d *DB) collectGarbage() error {
 	var garbage [][]byte
+	keep := map[byte]uint64{tagDerived: d.dgen, tagDCount: d.dgen, tagDRule: d.dgen, tagRecord: d.mat.ID, tagLog: d.mat.ID}
+	if d.mat.Overflow {
+		keep[tagLog] = 0 // no log has id 0
+	}
 	err := d.bdb.View(func(txn *badger.Txn) error {
-		// Derived and derived-count namespaces: seek from generation to generation.
-		for _, tag := range []byte{tagDerived, tagDCount, tagDRule} {
+		// Namespaces of generations and material ids: seek from one to the next.
+		for _, tag := range []byte{tagDerived, tagDCount, tagDRule, tagRecord, tagLog} {
 			prefix := []byte{tag}
 			seek := prefix
 			for {
@@ -30,7 +36,7 @@ func (d *DB) collectGarbage() error {
 				if found { // iteration ended: no more keys
 					break
 				}
-				if gen != d.dgen {
+				if gen != keep[tag] {
 					garbage = append(garbage, binary.BigEndian.AppendUint64([]byte{tag}, gen))
 				}
 				if gen == ^uint64(0) {

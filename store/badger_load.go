@@ -40,14 +40,18 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 	if err != nil {
 		return LoadStats{}, wrapf("store: load: %w", err)
 	}
-	txn.Discard()
 	if p.empty() {
 		if progress != nil {
 			progress(0, 0)
 		}
 		return p.stats(), nil
 	}
-	if err := checkSpace(d.dir, loadAmplification*p.loadBytes(), fmt.Sprintf("a load of %d facts and %d symbols", len(p.facts), len(p.newNames))); err != nil {
+	lp, err := d.planLog(txn, p.facts, logAdded)
+	if err != nil {
+		return LoadStats{}, wrapf("store: load: %w", err)
+	}
+	txn.Discard()
+	if err := checkSpace(d.dir, loadAmplification*(p.loadBytes()+lp.bytes(p.facts)), fmt.Sprintf("a load of %d facts and %d symbols", len(p.facts), len(p.newNames))); err != nil {
 		return LoadStats{}, err
 	}
 	gen := d.gen + 1
@@ -59,9 +63,10 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 	if err != nil {
 		return LoadStats{}, wrapf("store: load: %w", err)
 	}
-	err = d.writeLoad(ctx, p, gen, progress)
+	d.step("load:pending")
+	err = d.writeLoad(ctx, p, gen, progress, &lp)
 	if err == nil {
-		err = d.commitLoad(p, gen)
+		err = d.commitLoad(p, gen, &lp)
 	}
 	if err != nil {
 		if rerr := d.rollback(rec); rerr != nil {
@@ -85,18 +90,25 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 		d.splits[name] = splitPtr{gen, len(ts)}
 	}
 	d.gen = gen
+	oldMat := d.mat
+	d.mat = lp.state(oldMat)
 	d.mu.Unlock()
+	d.step("load:committed")
 	// Cleanup failures leave garbage that the next Open removes.
 	_ = d.deletePrefixes(append(old, binary.BigEndian.AppendUint64([]byte{tagUndo}, gen))...)
+	if lp.overflow {
+		d.dropLog(oldMat)
+	}
 	return p.stats(), nil
 }
 
-// writeLoad writes the undo log, then the data of p under generation gen.
-func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress func(done, total int)) error {
+// writeLoad writes the undo log, then the data of p under generation gen
+// and the change log entries of lp.
+func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress func(done, total int), lp *logPlan) error {
 	var ar arena
 	wb := d.bdb.NewWriteBatch()
 	defer wb.Cancel()
-	var chunk []byte
+	var chunk, kbuf []byte
 	seq := uint64(0)
 	flushChunk := func() error {
 		k := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64([]byte{tagUndo}, gen), seq)
@@ -105,17 +117,15 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 		chunk = nil
 		return err
 	}
-	for _, f := range p.facts {
+	for i, f := range p.facts {
 		if chunk == nil {
-			chunk = make([]byte, 0, 64<<10)
+			chunk = make([]byte, 0, undoChunk)
 		}
-		n := 13
-		if len(f.Args) != 2 {
-			n = 6 + 4*len(f.Args)
+		chunk = appendUndoDelete(chunk, factKey(kbuf[:0], f))
+		if lp.writes() {
+			chunk = lp.appendUndo(chunk, i, logKey(kbuf[:0], lp.id, f))
 		}
-		chunk = append(chunk, byte(n))
-		chunk = factKey(chunk, f)
-		if len(chunk) > 64<<10-1100 {
+		if len(chunk) > undoChunk-1100 {
 			if err := flushChunk(); err != nil {
 				return err
 			}
@@ -132,6 +142,7 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 	if err := d.bdb.Sync(); err != nil {
 		return err
 	}
+	d.step("load:undo")
 
 	wb = d.bdb.NewWriteBatch()
 	defer wb.Cancel()
@@ -190,6 +201,9 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 			return err
 		}
 	}
+	if err := lp.writeEntries(wb, p.facts, &ar); err != nil {
+		return err
+	}
 	for _, name := range p.splitNames {
 		prefix := splitPrefix(name, gen)
 		ts := p.splits[name]
@@ -219,11 +233,16 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return d.bdb.Sync()
+	if err := d.bdb.Sync(); err != nil {
+		return err
+	}
+	d.step("load:written")
+	return nil
 }
 
-// commitLoad makes generation gen visible in one transaction.
-func (d *DB) commitLoad(p *prepared, gen uint64) error {
+// commitLoad makes generation gen visible in one transaction, with the
+// change log's new size.
+func (d *DB) commitLoad(p *prepared, gen uint64, lp *logPlan) error {
 	err := d.bdb.Update(func(txn *badger.Txn) error {
 		if err := txn.Set(metaGen, u64(gen)); err != nil {
 			return err
@@ -240,6 +259,11 @@ func (d *DB) commitLoad(p *prepared, gen uint64) error {
 		for name, ts := range p.splits {
 			v := binary.BigEndian.AppendUint64(u64(gen), uint64(len(ts)))
 			if err := txn.Set(append([]byte{tagSplitPt}, name...), v); err != nil {
+				return err
+			}
+		}
+		if m := lp.state(d.mat); m != d.mat {
+			if err := txn.Set(metaMat, m.encode()); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,9 @@ package store
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -13,6 +15,7 @@ func (d *DB) loadState() error {
 	d.base = make(map[relArity]int)
 	d.derived = make(map[relArity]int)
 	d.splits = make(map[string]splitPtr)
+	d.mat = matState{}
 	return d.bdb.View(func(txn *badger.Txn) error {
 		var err error
 		if d.gen, err = getU64Meta(txn, metaGen); err != nil {
@@ -25,6 +28,15 @@ func (d *DB) loadState() error {
 			return err
 		}
 		d.dnext = max(d.dnext, d.dgen)
+		v, err := getValue(txn, metaMat)
+		switch {
+		case err == nil:
+			if d.mat, err = decodeMat(v); err != nil {
+				return err
+			}
+		case !errors.Is(err, badger.ErrKeyNotFound):
+			return err
+		}
 		_, err = scanPrefix(txn, []byte{tagSym}, nil, true, func(k, v []byte) (bool, error) {
 			if len(k) != 5 || getID(k[1:]) != ID(len(d.dict.names)) {
 				return false, fmt.Errorf("dictionary: id %x out of sequence: %w", k[1:], errCorrupt)
@@ -78,20 +90,13 @@ func (d *DB) rollback(rec pendingRecord) error {
 	err := d.bdb.View(func(txn *badger.Txn) error {
 		_, err := scanPrefix(txn, undo, nil, true, func(k, v []byte) (bool, error) {
 			for len(v) > 0 {
-				n := int(v[0])
-				if len(v) < 1+n {
-					return false, errCorrupt
-				}
-				key := v[1 : 1+n]
-				v = v[1+n:]
-				if err := dl.del(key); err != nil {
+				op, key, val, rest, err := nextUndo(v)
+				if err != nil {
 					return false, err
 				}
-				if len(key) == 13 && key[0] == tagFwd {
-					rk := revKey(nil, getID(key[1:]), getID(key[9:]), getID(key[5:]))
-					if err := dl.del(rk); err != nil {
-						return false, err
-					}
+				v = rest
+				if err := dl.undo(op, key, val); err != nil {
+					return false, err
 				}
 			}
 			return true, dl.del(k)
@@ -137,4 +142,30 @@ func (d *DB) rollback(rec pendingRecord) error {
 		return err
 	}
 	return d.bdb.Sync()
+}
+
+// undo queues one undo log entry: the deletion of key, or setting it to
+// val; for an F key the R key of the same fact goes with it.
+func (dl *deleter) undo(op byte, key, val []byte) error {
+	var rk []byte
+	if len(key) == 13 && key[0] == tagFwd {
+		rk = revKey(nil, getID(key[1:]), getID(key[9:]), getID(key[5:]))
+	}
+	if op == undoSet {
+		dl.n++
+		if err := dl.wb.Set(slices.Clone(key), slices.Clone(val)); err != nil {
+			return err
+		}
+		if rk != nil {
+			return dl.wb.Set(rk, nil)
+		}
+		return nil
+	}
+	if err := dl.del(key); err != nil {
+		return err
+	}
+	if rk != nil {
+		return dl.del(rk)
+	}
+	return nil
 }

@@ -68,12 +68,37 @@ func FuzzKeyCodec(f *testing.F) {
 		if t2, err := decodeTriple(encodeTriple(tr)); err != nil || t2 != tr {
 			t.Fatalf("triple: %v %v", t2, err)
 		}
+		var undo []byte
+		undo = appendUndoDelete(undo, k)
+		undo = appendUndoSet(undo, dk, []byte(rule))
+		undo = appendUndoDelete(undo, dk)
+		want := []struct {
+			op       byte
+			key, val []byte
+		}{{undoDelete, k, nil}, {undoSet, dk, []byte(rule)}, {undoDelete, dk, nil}}
+		for i, w := range want {
+			op, key, val, rest, err := nextUndo(undo)
+			if err != nil || op != w.op || !bytes.Equal(key, w.key) || !bytes.Equal(val, w.val) {
+				t.Fatalf("undo entry %d: got %d %x %q %v; want %d %x %q", i, op, key, val, err, w.op, w.key, w.val)
+			}
+			undo = rest
+		}
+		if len(undo) != 0 {
+			t.Fatalf("undo log: %d bytes left", len(undo))
+		}
 		// Garbage must not panic.
 		decodeFactKey(raw)
 		decodeDerivedKey(raw)
 		decodeDerivedValue(raw)
 		decodeSplitKey(raw)
 		decodePending(raw)
+		for v := raw; len(v) > 0; {
+			_, _, _, rest, err := nextUndo(v)
+			if err != nil {
+				break
+			}
+			v = rest
+		}
 	})
 }
 

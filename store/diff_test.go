@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -25,6 +26,11 @@ func TestDifferential(t *testing.T) {
 			}
 			defer func() { db.Close() }()
 			mem := store.NewMemory()
+			if seed%2 == 1 {
+				// A cap the random loads reach: the overflow is compared too.
+				store.SetChangeLogCap(db, 150)
+				store.SetChangeLogCap(mem, 150)
+			}
 			name := func(kind string, n int) string { return fmt.Sprintf("%s%d", kind, rng.IntN(n)) }
 			randBatch := func() *store.Batch {
 				b := &store.Batch{}
@@ -71,8 +77,29 @@ func TestDifferential(t *testing.T) {
 				}
 				return ds
 			}
-			for step := range 60 {
-				op := rng.IntN(10)
+			randUpdate := func(s store.Store) store.DerivedUpdate {
+				u := store.DerivedUpdate{Put: randDerived(s)}
+				if rng.IntN(4) > 0 {
+					u.Program = []byte(name("program", 3))
+				}
+				rels, err := s.Relations()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range rels {
+					for d, err := range s.ScanDerived(r.Rel) {
+						if err != nil {
+							t.Fatal(err)
+						}
+						if rng.IntN(3) == 0 {
+							u.Delete = append(u.Delete, d.Fact)
+						}
+					}
+				}
+				return u
+			}
+			for step := range 90 {
+				op := rng.IntN(15)
 				var errDB, errMem error
 				switch {
 				case op < 4:
@@ -107,12 +134,32 @@ func TestDifferential(t *testing.T) {
 					errMem = mem.ReplaceDerived(context.Background(), ds)
 				case op == 8:
 					errDB, errMem = db.ClearDerived(), mem.ClearDerived()
+				case op == 9:
+					b := randBatch()
+					var st1, st2 store.RetractStats
+					st1, errDB = db.Retract(context.Background(), b)
+					st2, errMem = mem.Retract(context.Background(), b)
+					if st1 != st2 {
+						t.Fatalf("step %d: RetractStats differ: %+v vs %+v", step, st1, st2)
+					}
+				case op < 12:
+					u := randUpdate(mem)
+					errDB = db.UpdateDerived(context.Background(), u)
+					errMem = mem.UpdateDerived(context.Background(), u)
+				case op < 14:
+					ds := distinct(randDerived(mem)) // ReplaceDerivedRecord takes each fact once
+					p := []byte(name("program", 3))
+					errDB = db.ReplaceDerivedRecord(context.Background(), 0, p, seq(ds))
+					errMem = mem.ReplaceDerivedRecord(context.Background(), 0, p, seq(ds))
 				default:
 					if err := db.Close(); err != nil {
 						t.Fatal(err)
 					}
 					if db, err = store.Open(dir, store.Options{}); err != nil {
 						t.Fatal(err)
+					}
+					if seed%2 == 1 {
+						store.SetChangeLogCap(db, 150)
 					}
 				}
 				if errDB != nil || errMem != nil {
@@ -129,5 +176,30 @@ func TestDifferential(t *testing.T) {
 			}
 			storetest.CheckSnapshot(t, db, s1)
 		})
+	}
+}
+
+// distinct keeps the first derivation of each fact of ds.
+func distinct(ds []store.Derived) []store.Derived {
+	seen := map[string]bool{}
+	var out []store.Derived
+	for _, d := range ds {
+		k := fmt.Sprint(d.Fact)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// seq yields ds.
+func seq(ds []store.Derived) iter.Seq2[store.Derived, error] {
+	return func(yield func(store.Derived, error) bool) {
+		for _, d := range ds {
+			if !yield(d, nil) {
+				return
+			}
+		}
 	}
 }

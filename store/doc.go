@@ -12,7 +12,8 @@
 // generations and sequence numbers 8-byte big-endian:
 //
 //	m<name>                 meta: format, mgen (last load generation),
-//	                        mpending (load in flight), mnsym, mderived, mdnext
+//	                        mpending (load or retraction in flight), mnsym,
+//	                        mderived, mdnext, mmat (record and change log)
 //	n<name>      -> id      dictionary, name to id
 //	s<id>        -> name    dictionary, id to name (dense: 0..mnsym-1)
 //	F<rel><s><o>            binary base fact, subject order, empty value
@@ -25,7 +26,10 @@
 //	D<gen><rel><k><args>  -> conf prov   derived facts of a generation
 //	E<gen><rel><k> -> count           derived counts of a generation
 //	Q<gen><id>   -> rule    provenance rules of a generation, ids 0, 1, ...
-//	U<gen><seq>  -> keys    undo log of the load in flight
+//	U<gen><seq>  -> keys    undo log of the load or retraction in flight
+//	W<id><seq4>  -> bytes   record of the derived facts, in 64 KiB parts
+//	L<id><rel><k><args> -> 0|1        change log: base fact removed (0) or
+//	                        added (1) since the record was written
 //
 // Scans yield facts sorted by arity, then by arguments in index order.
 // Derived values are the float32 confidence followed by the provenance: the
@@ -41,7 +45,8 @@
 // counts the facts as Skipped). It then commits, in order:
 //
 //  1. mpending = {generation g, dictionary size before, split names}, synced;
-//  2. the undo log U<g>: the keys of the new facts, flushed and synced;
+//  2. the undo log U<g>: the keys of the new facts (and the change log
+//     entries the load overwrites, see below), flushed and synced;
 //  3. the data: symbols, F/R/N keys and S<name><g> entries, written with a
 //     WriteBatch (many transactions), flushed and synced;
 //  4. one small transaction that sets mgen = g, the dictionary size, the
@@ -57,6 +62,12 @@
 // same name; old split generations and undo logs are deleted after the
 // commit, or by the next Open.
 //
+// Retract takes the same steps under a generation of its own: its undo log
+// lists the keys to put back (the removed F and N keys, which have empty
+// values, and the change log entries it overwrites), step 3 deletes the F,
+// R and N keys, and step 4 sets the counters. The dictionary and the splits
+// are not touched, and rolling back puts every removed key back.
+//
 // # Derived facts
 //
 // ReplaceDerived writes the new facts under a fresh derived generation
@@ -70,12 +81,40 @@
 // go from its tables to Badger's write batches without a second copy in
 // memory); it expects each fact once.
 //
+// UpdateDerived changes the visible generation in place when the update
+// fits in one Badger transaction: the D keys it puts and deletes, the rule
+// table entries it appends (the Q keys only grow; readers that cached a
+// shorter table read it again when a value refers past it), the E counts
+// and mmat, committed together. A record larger than one part is written
+// first under its new id, garbage until the transaction points mmat at it.
+// An update that does not fit is merged with the visible facts into a new
+// generation, streamed in key order with the rule table copied and
+// extended, and flipped to like a replacement.
+//
+// # Record and change log
+//
+// ReplaceDerivedRecord stores an opaque record (the reasoner's description
+// of the program) with the derived facts. Its parts are written under a
+// new material id (allocated through mmat, which also holds the id, the
+// record's length, the log's size and its overflow flag) before the flip
+// to the new derived generation, and the flip points mmat at it: the
+// record, the facts and an empty change log become visible together. While
+// the derived facts have a record, Load and Retract log every base fact
+// they add or remove under L<id>, with undo log entries that restore the
+// previous entry, and count the facts in mmat in their commit transaction.
+// More than MaxChangeLog facts set the overflow flag instead, and the log
+// is dropped. Derived writes without a record set mmat's id to 0: no log
+// is kept. Records and logs of other ids are garbage removed by Open.
+//
 // # Processes and formats
 //
 // Badger holds an exclusive lock on the directory: a second Open of the same
 // directory, from this or another process, fails at once with ErrInUse. A
 // non-empty directory without a Badger manifest, or a Badger database without
 // the drumql format key, is ErrNotStore; a newer format is ErrNewerFormat.
+// A store is raised to the format of the first write that needs it (2: a
+// derived write's rule table; 3: a record or a retraction), so a store that
+// never used a feature stays readable by the builds before it.
 //
 // # Importers
 //

@@ -22,7 +22,9 @@ const (
 	tagDerived = 'D' // D<gen8><rel><arity><args>    -> confidence + provenance
 	tagDCount  = 'E' // E<gen8><rel><arity>          -> derived count (8)
 	tagDRule   = 'Q' // Q<gen8><id4>                 -> provenance rule of derived generation gen
-	tagUndo    = 'U' // U<gen8><seq8>                -> keys written by a pending load
+	tagUndo    = 'U' // U<gen8><seq8>                -> keys written by a pending load or retraction
+	tagRecord  = 'W' // W<id8><seq4>                 -> part of the record of material id
+	tagLog     = 'L' // L<id8><rel><arity><args>     -> change log entry of material id (logAdded, logRemoved)
 )
 
 // Meta keys.
@@ -33,12 +35,24 @@ var (
 	metaNSym    = []byte("mnsym")    // uint32 committed dictionary size
 	metaDerived = []byte("mderived") // uint64 visible derived generation
 	metaDNext   = []byte("mdnext")   // uint64 last derived generation allocated
+	metaMat     = []byte("mmat")     // the record and change log (see matState)
 )
 
-// formatVersion is the on-disk format written by this package. Format 2
-// added the per-generation rule table of derived facts (Q keys, and values
-// that refer to it); format 1 stores are read as they are.
-const formatVersion = 2
+// formatVersion is the newest on-disk format this package reads and
+// writes. Format 2 added the per-generation rule table of derived facts (Q
+// keys, and values that refer to it); format 3 the record of the derived
+// facts and the change log of base facts (W and L keys, mmat) and
+// retractions (undo logs that put keys back). A store is raised to the
+// format of the first write that needs it: formatCreate when created,
+// formatRuleTable at the first derived write, formatMaterial at the first
+// record or retraction, so a store that never used a later feature stays
+// readable by older builds. Stores of formats 1 and 2 are read as they are.
+const (
+	formatCreate    = 2
+	formatRuleTable = 2
+	formatMaterial  = 3
+	formatVersion   = formatMaterial
+)
 
 // maxArity is the largest arity a fact may have (the arity is one key byte).
 const maxArity = 255
@@ -81,6 +95,14 @@ func factKey(dst []byte, f Fact) []byte {
 	return naryKey(dst, f.Rel, f.Args)
 }
 
+// factKeyLen is the length of the factKey of f.
+func factKeyLen(f Fact) int {
+	if len(f.Args) == 2 {
+		return 13
+	}
+	return 6 + 4*len(f.Args)
+}
+
 // decodeFactKey decodes an F, R or N key into a fact (subject first).
 func decodeFactKey(k []byte) (Fact, error) {
 	if len(k) < 1 {
@@ -121,9 +143,22 @@ func decodeArgs(b []byte, n int) []ID {
 }
 
 // derivedKey is D<gen><rel><arity><args...>.
-func derivedKey(dst []byte, gen uint64, f Fact) []byte {
-	dst = append(dst, tagDerived)
+func derivedKey(dst []byte, gen uint64, f Fact) []byte { return genFactKey(dst, tagDerived, gen, f) }
+
+// logKey is L<id><rel><arity><args...>.
+func logKey(dst []byte, id uint64, f Fact) []byte { return genFactKey(dst, tagLog, id, f) }
+
+// genFactKey is <tag><gen><rel><arity><args...>: the keys of a fact under
+// a generation sort by relation, arity, then arguments.
+func genFactKey(dst []byte, tag byte, gen uint64, f Fact) []byte {
+	dst = append(dst, tag)
 	dst = binary.BigEndian.AppendUint64(dst, gen)
+	return appendFactSuffix(dst, f)
+}
+
+// appendFactSuffix appends <rel><arity><args...>, the part of a D or L
+// key after the generation.
+func appendFactSuffix(dst []byte, f Fact) []byte {
 	dst = putID(dst, f.Rel)
 	dst = append(dst, byte(len(f.Args)))
 	for _, a := range f.Args {
@@ -133,15 +168,86 @@ func derivedKey(dst []byte, gen uint64, f Fact) []byte {
 }
 
 // decodeDerivedKey returns the generation and the fact of a D key.
-func decodeDerivedKey(k []byte) (uint64, Fact, error) {
-	if len(k) < 14 || k[0] != tagDerived {
+func decodeDerivedKey(k []byte) (uint64, Fact, error) { return decodeGenFactKey(k, tagDerived) }
+
+// decodeLogKey returns the material id and the fact of an L key.
+func decodeLogKey(k []byte) (uint64, Fact, error) { return decodeGenFactKey(k, tagLog) }
+
+// decodeGenFactKey decodes a key made by genFactKey with tag.
+func decodeGenFactKey(k []byte, tag byte) (uint64, Fact, error) {
+	if len(k) < 9 || k[0] != tag {
 		return 0, Fact{}, errCorrupt
 	}
-	n := int(k[13])
-	if len(k) != 14+4*n {
-		return 0, Fact{}, errCorrupt
+	f, err := decodeFactSuffix(k[9:])
+	return binary.BigEndian.Uint64(k[1:]), f, err
+}
+
+// decodeFactSuffix decodes what appendFactSuffix appends.
+func decodeFactSuffix(b []byte) (Fact, error) {
+	if len(b) < 5 {
+		return Fact{}, errCorrupt
 	}
-	return binary.BigEndian.Uint64(k[1:]), Fact{Rel: getID(k[9:]), Args: decodeArgs(k[14:], n)}, nil
+	n := int(b[4])
+	if len(b) != 5+4*n {
+		return Fact{}, errCorrupt
+	}
+	return Fact{Rel: getID(b), Args: decodeArgs(b[5:], n)}, nil
+}
+
+// recordKey is W<id><seq>, the seq-th part of the record of material id.
+func recordKey(id uint64, seq uint32) []byte {
+	return putID(binary.BigEndian.AppendUint64([]byte{tagRecord}, id), seq)
+}
+
+// recordPart is the size of the parts a record is cut into: below
+// Badger's value threshold, so they live in the tables (which compactions
+// reclaim) rather than in the value log (which this store never collects).
+const recordPart = 64 << 10
+
+// Change log entry values.
+const (
+	logRemoved = 0
+	logAdded   = 1
+)
+
+// matState is the value of metaMat: what the store knows about the derived
+// facts it holds. ID names the record (W keys) and the change log (L keys)
+// of the visible derived facts; 0 means they have no record and no log is
+// kept. Last is the largest id allocated, so a new record never reuses the
+// id of leftovers. RecLen is the record's length, Count the number of
+// facts in the log; Overflow says the log outgrew its cap and was dropped.
+// An absent key reads as the zero state (stores written before format 3).
+type matState struct {
+	ID, Last, RecLen, Count uint64
+	Overflow                bool
+}
+
+func (s matState) encode() []byte {
+	b := binary.BigEndian.AppendUint64(nil, s.ID)
+	b = binary.BigEndian.AppendUint64(b, s.Last)
+	b = binary.BigEndian.AppendUint64(b, s.RecLen)
+	b = binary.BigEndian.AppendUint64(b, s.Count)
+	if s.Overflow {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func decodeMat(b []byte) (matState, error) {
+	if len(b) != 33 || b[32] > 1 {
+		return matState{}, fmt.Errorf("material state: %w", errCorrupt)
+	}
+	s := matState{
+		ID:       binary.BigEndian.Uint64(b),
+		Last:     binary.BigEndian.Uint64(b[8:]),
+		RecLen:   binary.BigEndian.Uint64(b[16:]),
+		Count:    binary.BigEndian.Uint64(b[24:]),
+		Overflow: b[32] == 1,
+	}
+	if s.ID > s.Last || s.ID == 0 && (s.RecLen != 0 || s.Count != 0 || s.Overflow) || s.Overflow && s.Count != 0 {
+		return matState{}, fmt.Errorf("material state: %w", errCorrupt)
+	}
+	return s, nil
 }
 
 // dRuleKey is Q<gen><id>.
@@ -350,4 +456,80 @@ func getU64(b []byte) (uint64, error) {
 		return 0, errCorrupt
 	}
 	return binary.BigEndian.Uint64(b), nil
+}
+
+// undoChunk is the size an undo log entry (a U key's value) grows to
+// before the next one starts.
+const undoChunk = 64 << 10
+
+// Undo log entries. The value of a U key is a sequence of entries, each
+// either a key to delete (and, for an F key, its R key too), written as
+// one length byte (1 to 255) and the key, or an escaped entry: a zero
+// byte, an operation (undoDelete or undoSet), the uvarint key length and
+// the key, and for undoSet the uvarint value length and the value. Keys
+// longer than 255 bytes (facts of arity 63 and up) are escaped deletions;
+// until format 3 they were written with their length cut to one byte and
+// did not roll back.
+const (
+	undoDelete = 0
+	undoSet    = 1
+)
+
+// appendUndoDelete appends the entry that deletes key.
+func appendUndoDelete(dst, key []byte) []byte {
+	if len(key) <= 255 {
+		dst = append(dst, byte(len(key)))
+		return append(dst, key...)
+	}
+	dst = append(dst, 0, undoDelete)
+	dst = binary.AppendUvarint(dst, uint64(len(key)))
+	return append(dst, key...)
+}
+
+// appendUndoSet appends the entry that sets key to val (and, for an F
+// key, its R key to the empty value).
+func appendUndoSet(dst, key, val []byte) []byte {
+	dst = append(dst, 0, undoSet)
+	dst = binary.AppendUvarint(dst, uint64(len(key)))
+	dst = append(dst, key...)
+	dst = binary.AppendUvarint(dst, uint64(len(val)))
+	return append(dst, val...)
+}
+
+// nextUndo decodes the first entry of an undo log value: its operation,
+// key and value, and the rest of the log value.
+func nextUndo(v []byte) (op byte, key, val, rest []byte, err error) {
+	bad := fmt.Errorf("undo log: %w", errCorrupt)
+	if len(v) == 0 {
+		return 0, nil, nil, nil, bad
+	}
+	if n := int(v[0]); n > 0 {
+		if len(v) < 1+n {
+			return 0, nil, nil, nil, bad
+		}
+		return undoDelete, v[1 : 1+n], nil, v[1+n:], nil
+	}
+	if len(v) < 2 || v[1] > undoSet {
+		return 0, nil, nil, nil, bad
+	}
+	op, v = v[1], v[2:]
+	field := func() ([]byte, bool) {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || n > uint64(len(v)-k) {
+			return nil, false
+		}
+		f := v[k : k+int(n)]
+		v = v[k+int(n):]
+		return f, true
+	}
+	key, ok := field()
+	if !ok || len(key) == 0 {
+		return 0, nil, nil, nil, bad
+	}
+	if op == undoSet {
+		if val, ok = field(); !ok {
+			return 0, nil, nil, nil, bad
+		}
+	}
+	return op, key, val, v, nil
 }

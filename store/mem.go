@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -22,6 +23,11 @@ type Mem struct {
 	base    map[relArity]*factSet
 	derived map[relArity]*derivedSet
 	splits  map[string][]Triple
+
+	record   []byte          // the derived facts' record; nil: none
+	changes  map[string]bool // the change log: appendFactSuffix key -> added
+	overflow bool            // the change log overflowed
+	logCap   int             // the change log's cap; 0 means MaxChangeLog (tests lower it)
 }
 
 // factSet holds the base facts of one relation and arity. Keys are the
@@ -150,6 +156,7 @@ func (m *Mem) Load(ctx context.Context, b *Batch, progress func(done, total int)
 	for ra, fs := range touched {
 		m.base[ra] = fs
 	}
+	m.logChanges(p.facts, true)
 	for name, ts := range p.splits {
 		m.splits[name] = ts
 	}
@@ -378,6 +385,135 @@ func (m *Mem) Split(name string) iter.Seq2[Triple, error] {
 	}
 }
 
+// Retract implements Store.
+func (m *Mem) Retract(ctx context.Context, b *Batch) (RetractStats, error) {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	if err := m.open(); err != nil {
+		return RetractStats{}, wrapf("store: retract: %w", err)
+	}
+	// Only writers, serialised by wmu, change dict and base.
+	has := func(f Fact) (bool, error) {
+		fs := m.base[relArity{f.Rel, len(f.Args)}]
+		if fs == nil {
+			return false, nil
+		}
+		_, ok := fs.keys[argsKey(f.Args)]
+		return ok, nil
+	}
+	r, err := prepareRetract(ctx, b, m.dict.lookup, has)
+	if err != nil {
+		return RetractStats{}, wrapf("store: retract: %w", err)
+	}
+	if len(r.facts) == 0 {
+		return r.stats(), nil
+	}
+	// The "write" phase honours ctx like DB's does.
+	for done := checkEvery; done <= len(r.facts); done += checkEvery {
+		if err := ctx.Err(); err != nil {
+			return RetractStats{}, wrapf("store: retract: %w", err)
+		}
+	}
+	gone := make(map[relArity]map[string]struct{})
+	for _, f := range r.facts {
+		ra := relArity{f.Rel, len(f.Args)}
+		if gone[ra] == nil {
+			gone[ra] = make(map[string]struct{})
+		}
+		gone[ra][argsKey(f.Args)] = struct{}{}
+	}
+	touched := make(map[relArity]*factSet, len(gone))
+	for ra, keys := range gone {
+		old := m.base[ra]
+		fs := &factSet{keys: make(map[string]struct{}, len(old.keys)-len(keys))}
+		for _, k := range old.sorted {
+			if _, ok := keys[k]; !ok {
+				fs.keys[k] = struct{}{}
+				fs.sorted = append(fs.sorted, k)
+			}
+		}
+		for _, k := range old.rev {
+			if _, ok := keys[k[4:]+k[:4]]; !ok {
+				fs.rev = append(fs.rev, k)
+			}
+		}
+		touched[ra] = fs
+	}
+	if err := ctx.Err(); err != nil {
+		return RetractStats{}, wrapf("store: retract: %w", err)
+	}
+	m.mu.Lock()
+	for ra, fs := range touched {
+		if len(fs.sorted) == 0 {
+			delete(m.base, ra)
+		} else {
+			m.base[ra] = fs
+		}
+	}
+	m.logChanges(r.facts, false)
+	m.mu.Unlock()
+	return r.stats(), nil
+}
+
+// logChanges logs the distinct base facts fs as added or removed, when
+// the derived facts have a record. The caller holds mu.
+func (m *Mem) logChanges(fs []Fact, added bool) {
+	if m.record == nil || m.overflow || len(fs) == 0 {
+		return
+	}
+	capacity := m.logCap
+	if capacity <= 0 {
+		capacity = MaxChangeLog
+	}
+	keys := make([]string, len(fs))
+	fresh := 0
+	for i, f := range fs {
+		keys[i] = string(appendFactSuffix(nil, f))
+		if _, ok := m.changes[keys[i]]; !ok {
+			fresh++
+		}
+	}
+	if len(m.changes)+fresh > capacity {
+		m.changes, m.overflow = nil, true
+		return
+	}
+	if m.changes == nil {
+		m.changes = make(map[string]bool)
+	}
+	for _, k := range keys {
+		m.changes[k] = added
+	}
+}
+
+// Materialised implements Store.
+func (m *Mem) Materialised() (MaterialState, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return MaterialState{}, wrapf("store: materialised: %w", ErrClosed)
+	}
+	if m.record == nil {
+		return MaterialState{}, nil
+	}
+	ms := MaterialState{Program: slices.Clone(m.record), Overflow: m.overflow}
+	if !m.overflow {
+		keys := slices.Sorted(maps.Keys(m.changes))
+		ms.Changes = make([]BaseChange, len(keys))
+		for i, k := range keys {
+			f, _ := decodeFactSuffix([]byte(k))
+			ms.Changes[i] = BaseChange{Fact: f, Added: m.changes[k]}
+		}
+	}
+	return ms, nil
+}
+
+// setRecord makes program the record of the derived facts just written
+// and clears the change log. The caller holds mu.
+func (m *Mem) setRecord(program []byte) {
+	m.record = slices.Clone(program)
+	m.changes, m.overflow = nil, false
+}
+
 // ReplaceDerived implements Store.
 func (m *Mem) ReplaceDerived(ctx context.Context, ds []Derived) error {
 	m.wmu.Lock()
@@ -395,7 +531,7 @@ func (m *Mem) ReplaceDerived(ctx context.Context, ds []Derived) error {
 				return
 			}
 		}
-	})
+	}, nil)
 }
 
 // ReplaceDerivedSeq implements Store. A fact yielded twice keeps its
@@ -407,11 +543,22 @@ func (m *Mem) ReplaceDerivedSeq(ctx context.Context, _ int64, facts iter.Seq2[De
 	if err := m.open(); err != nil {
 		return wrapf("store: replace derived: %w", err)
 	}
-	return m.replaceDerived(ctx, facts)
+	return m.replaceDerived(ctx, facts, nil)
 }
 
-// replaceDerived replaces the derived facts by those of seq.
-func (m *Mem) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error]) error {
+// ReplaceDerivedRecord implements Store.
+func (m *Mem) ReplaceDerivedRecord(ctx context.Context, _ int64, program []byte, facts iter.Seq2[Derived, error]) error {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	if err := m.open(); err != nil {
+		return wrapf("store: replace derived: %w", err)
+	}
+	return m.replaceDerived(ctx, facts, program)
+}
+
+// replaceDerived replaces the derived facts by those of seq, with program
+// as their record (none if nil).
+func (m *Mem) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error], program []byte) error {
 	sets := make(map[relArity]*derivedSet)
 	n := 0
 	for d, err := range seq {
@@ -451,7 +598,63 @@ func (m *Mem) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error])
 	}
 	m.mu.Lock()
 	m.derived = sets
+	m.setRecord(program)
 	m.mu.Unlock()
+	return nil
+}
+
+// UpdateDerived implements Store.
+func (m *Mem) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	if err := m.open(); err != nil {
+		return wrapf("store: update derived: %w", err)
+	}
+	ops, err := prepareUpdate(ctx, &u)
+	if err != nil {
+		return wrapf("store: update derived: %w", err)
+	}
+	// Only writers, serialised by wmu, change derived: the touched sets are
+	// copied, changed and swapped in.
+	touched := make(map[relArity]*derivedSet)
+	for i, op := range ops {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return wrapf("store: update derived: %w", err)
+			}
+		}
+		ra := op.relArity()
+		s := touched[ra]
+		if s == nil {
+			s = &derivedSet{vals: make(map[string]Derived)}
+			if old := m.derived[ra]; old != nil {
+				maps.Copy(s.vals, old.vals)
+			}
+			touched[ra] = s
+		}
+		k := string(op.key[5:]) // the arguments, as argsKey encodes them
+		if op.put == nil {
+			delete(s.vals, k)
+		} else {
+			s.vals[k] = cloneDerived(*op.put)
+		}
+	}
+	for _, s := range touched {
+		s.sorted = slices.Sorted(maps.Keys(s.vals))
+	}
+	if err := ctx.Err(); err != nil {
+		return wrapf("store: update derived: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for ra, s := range touched {
+		if len(s.sorted) == 0 {
+			delete(m.derived, ra)
+		} else {
+			m.derived[ra] = s
+		}
+	}
+	m.setRecord(u.Program)
 	return nil
 }
 
@@ -465,6 +668,7 @@ func (m *Mem) ClearDerived() error {
 		return wrapf("store: clear derived: %w", ErrClosed)
 	}
 	m.derived = make(map[relArity]*derivedSet)
+	m.setRecord(nil)
 	return nil
 }
 

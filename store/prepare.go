@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -209,6 +210,150 @@ func prepareBatch(ctx context.Context, b *Batch, nsym0 int, lookup func(string) 
 		}
 	}
 	return p, ctx.Err()
+}
+
+// retraction is a retraction resolved against the dictionary and the
+// facts: what it has to delete.
+type retraction struct {
+	facts   []Fact           // present base facts to remove, distinct, in batch order
+	missing int              // facts named that are absent, repeated or unknown
+	removed map[relArity]int // facts removed per relation and arity
+}
+
+func (r *retraction) stats() RetractStats {
+	return RetractStats{Removed: len(r.facts), Missing: r.missing}
+}
+
+// prepareRetract resolves the facts of b (Graph, then Facts) with lookup,
+// which resolves committed names, and has, which reports committed facts.
+func prepareRetract(ctx context.Context, b *Batch, lookup func(string) (ID, bool), has func(Fact) (bool, error)) (*retraction, error) {
+	r := &retraction{removed: make(map[relArity]int)}
+	if b == nil {
+		return r, nil
+	}
+	seen := make(map[string]struct{})
+	var kbuf []byte
+	args := make([]ID, 0, 2*len(b.Graph))
+	add := func(f Fact) error {
+		kbuf = factKey(kbuf[:0], f)
+		if _, dup := seen[string(kbuf)]; dup {
+			r.missing++
+			return nil
+		}
+		seen[string(kbuf)] = struct{}{}
+		ok, err := has(f)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			r.missing++
+			return nil
+		}
+		r.facts = append(r.facts, f)
+		r.removed[relArity{f.Rel, len(f.Args)}]++
+		return nil
+	}
+	n := 0
+	tick := func() error {
+		n++
+		if n%checkEvery == 1 {
+			return ctx.Err()
+		}
+		return nil
+	}
+	for _, t := range b.Graph {
+		if err := tick(); err != nil {
+			return nil, err
+		}
+		s, ok1 := lookup(t.S)
+		rel, ok2 := lookup(t.R)
+		o, ok3 := lookup(t.O)
+		if !ok1 || !ok2 || !ok3 {
+			r.missing++
+			continue
+		}
+		args = append(args, s, o)
+		if err := add(Fact{Rel: rel, Args: args[len(args)-2 : len(args) : len(args)]}); err != nil {
+			return nil, err
+		}
+	}
+	for _, nf := range b.Facts {
+		if err := tick(); err != nil {
+			return nil, err
+		}
+		rel, ok := lookup(nf.Rel)
+		if !ok || len(nf.Args) > maxArity {
+			r.missing++
+			continue
+		}
+		f := Fact{Rel: rel}
+		if len(nf.Args) > 0 {
+			f.Args = make([]ID, len(nf.Args))
+		}
+		for j, a := range nf.Args {
+			if f.Args[j], ok = lookup(a); !ok {
+				break
+			}
+		}
+		if !ok {
+			r.missing++
+			continue
+		}
+		if err := add(f); err != nil {
+			return nil, err
+		}
+	}
+	return r, ctx.Err()
+}
+
+// updateOp is one change of a derived update: the fact, as the suffix of
+// its D key (so ops sort in key order), and its new derivation, or nil to
+// delete it.
+type updateOp struct {
+	key []byte
+	put *Derived
+}
+
+// relArity is the relation and arity of the op's fact.
+func (op *updateOp) relArity() relArity { return relArity{getID(op.key), int(op.key[4])} }
+
+// prepareUpdate checks u and returns its changes sorted by fact, one per
+// fact: deletions before puts, and later puts before earlier ones, are
+// dropped.
+func prepareUpdate(ctx context.Context, u *DerivedUpdate) ([]updateOp, error) {
+	ops := make([]updateOp, 0, len(u.Delete)+len(u.Put))
+	var ar arena
+	for i, f := range u.Delete {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if len(f.Args) <= maxArity { // longer facts cannot be stored
+			ops = append(ops, updateOp{key: appendFactSuffix(ar.alloc(5+4*len(f.Args)), f)})
+		}
+	}
+	for i := range u.Put {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		x := &u.Put[i]
+		if err := checkDerived(x); err != nil {
+			return nil, err
+		}
+		ops = append(ops, updateOp{key: appendFactSuffix(ar.alloc(5+4*len(x.Fact.Args)), x.Fact), put: x})
+	}
+	slices.SortStableFunc(ops, func(a, b updateOp) int { return bytes.Compare(a.key, b.key) })
+	out := ops[:0]
+	for i, op := range ops {
+		if i+1 < len(ops) && bytes.Equal(op.key, ops[i+1].key) {
+			continue // the last op of a fact wins
+		}
+		out = append(out, op)
+	}
+	return out, ctx.Err()
 }
 
 // relationsFrom merges base and derived counts into sorted RelationStats.

@@ -52,6 +52,11 @@ func TestHelperProcess(t *testing.T) {
 			}
 		})
 		fmt.Println("DONE", err)
+	case "op":
+		if at := os.Getenv(helperCrashEnv); at != "" {
+			crashAt(at)
+		}
+		fmt.Println("DONE", runOp(db, os.Getenv(helperOpEnv)))
 	}
 	os.Exit(0)
 }
@@ -397,6 +402,9 @@ func TestFormat1DerivedRead(t *testing.T) {
 	db = mustOpen(t, dir)
 	if got, ok, err := db.GetDerived(old.Fact); err != nil || !ok || !reflect.DeepEqual(got, old) {
 		t.Fatalf("format 1 GetDerived = %+v, %v, %v; want %+v", got, ok, err, old)
+	}
+	if ms, err := db.Materialised(); err != nil || !reflect.DeepEqual(ms, MaterialState{}) {
+		t.Fatalf("format 1 Materialised = %+v, %v; want no record", ms, err)
 	}
 	nw := []Derived{
 		{Fact: Fact{Rel: 2, Args: []ID{5, 6}}, Confidence: 0.5, Prov: Provenance{Rule: "b"}},

@@ -83,6 +83,19 @@ func TestFullDisk(t *testing.T) {
 	if err := db.ReplaceDerived(ctx, big); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("replace derived on a full disk: got %v, want ErrNoSpace", err)
 	}
+	seq := func(yield func(Derived, error) bool) {
+		for _, d := range big {
+			if !yield(d, nil) {
+				return
+			}
+		}
+	}
+	if err := db.ReplaceDerivedRecord(ctx, 0, make([]byte, 8<<20), seq); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("replace derived with a large record on a full disk: got %v, want ErrNoSpace", err)
+	}
+	if err := db.UpdateDerived(ctx, DerivedUpdate{Program: []byte("p"), Put: big}); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("update derived on a full disk: got %v, want ErrNoSpace", err)
+	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}

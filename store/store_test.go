@@ -21,3 +21,19 @@ func TestConformanceDB(t *testing.T) { storetest.Run(t, openDB) }
 func TestConformanceMem(t *testing.T) {
 	storetest.Run(t, func(*testing.T) store.Store { return store.NewMemory() })
 }
+
+func TestChangeLogCapDB(t *testing.T) {
+	storetest.RunChangeLogCap(t, func(t *testing.T, n int) store.Store {
+		s := openDB(t)
+		store.SetChangeLogCap(s, n)
+		return s
+	})
+}
+
+func TestChangeLogCapMem(t *testing.T) {
+	storetest.RunChangeLogCap(t, func(_ *testing.T, n int) store.Store {
+		s := store.NewMemory()
+		store.SetChangeLogCap(s, n)
+		return s
+	})
+}

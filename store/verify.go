@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"maps"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -11,13 +13,23 @@ import (
 type VerifyStats struct {
 	Tables int // table files whose every block checksum was verified
 	Keys   int // keys read and decoded
+	// HasRecord says the derived facts have a record (see Materialised),
+	// of RecordBytes bytes. Changes is the number of base facts in the
+	// change log, unless it overflowed (ChangeLogOverflow).
+	HasRecord         bool
+	RecordBytes       int
+	Changes           int
+	ChangeLogOverflow bool
 }
 
 // Verify checks the whole store: the checksum of every block of every table
 // (Open has done it once; Verify reads them again), then every key and
 // value: each must decode, the reverse index must mirror the forward one,
-// and the per-relation counters must match the facts. The first problem
-// found is returned as a CorruptError.
+// the per-relation counters of base and derived facts must match the
+// facts, the record must be whole, and the change log must count its
+// entries right and agree with the base facts (a fact logged as added is
+// present, one logged as removed is not). The first problem found is
+// returned as a CorruptError.
 func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 	defer d.shield(&err)()
 	if err := d.open(); err != nil {
@@ -37,14 +49,18 @@ func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 	for k, v := range d.base {
 		base[k] = v
 	}
-	dgen := d.dgen
+	dgen, mat := d.dgen, d.mat
+	derived := maps.Clone(d.derived)
 	d.mu.RUnlock()
+	st.HasRecord, st.RecordBytes, st.ChangeLogOverflow = mat.ID != 0, int(mat.RecLen), mat.Overflow
+	dcount := make(map[relArity]int)
+	parts, recBytes := uint32(0), 0
 	bad := func(format string, args ...any) error {
 		return corrupt(d.dir, "", fmt.Sprintf(format, args...))
 	}
 	fwd, rev := make(map[relArity]int), 0
 	err = d.view(func(txn *badger.Txn) error {
-		rules, err := d.ruleTable(txn, dgen)
+		rules, err := d.ruleRefs(txn, dgen)
 		if err != nil {
 			return bad("the rule table of derived generation %d does not decode", dgen)
 		}
@@ -83,10 +99,47 @@ func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 					return false, bad("derived key %x does not decode", k)
 				}
 				if gen == dgen {
-					if _, _, err := decodeDerivedRule(v, rules); err != nil {
+					if _, _, err := rules.decode(v); err != nil {
 						return false, bad("the value of derived key %x does not decode", k)
 					}
+					dcount[relArity{getID(k[9:]), int(k[13])}]++
 				}
+			case tagRecord:
+				if len(k) != 13 {
+					return false, bad("record key %x has length %d", k, len(k))
+				}
+				if binary.BigEndian.Uint64(k[1:]) == mat.ID && mat.ID != 0 {
+					if getID(k[9:]) != parts || len(v) > recordPart {
+						return false, bad("record part %d (%d bytes) out of sequence: %d parts before it", getID(k[9:]), len(v), parts)
+					}
+					parts++
+					recBytes += len(v)
+				}
+			case tagLog:
+				id, f, err := decodeLogKey(k)
+				if err != nil {
+					return false, bad("change log key %x does not decode", k)
+				}
+				if id != mat.ID || mat.ID == 0 || mat.Overflow {
+					break // garbage that Open removes
+				}
+				if len(v) != 1 || v[0] > logAdded {
+					return false, bad("change log entry %x has value %x", k, v)
+				}
+				for _, a := range append(f.Args, f.Rel) {
+					if a >= nsym {
+						return false, bad("change log key %x names symbol %d, the dictionary has %d", k, a, nsym)
+					}
+				}
+				_, err = txn.Get(factKey(nil, f))
+				if present := err == nil; present != (v[0] == logAdded) {
+					what, base := "added", "do not hold"
+					if present {
+						what, base = "removed", "hold"
+					}
+					return false, bad("the change log says fact %d%v was %s, the base facts %s it", f.Rel, f.Args, what, base)
+				}
+				st.Changes++
 			case tagSym:
 				if len(k) != 5 || getID(k[1:]) >= nsym {
 					return false, bad("symbol key %x outside the dictionary", k)
@@ -120,6 +173,22 @@ func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 	}
 	if rev != 0 {
 		return st, bad("the reverse index has %d entries more than the forward one", rev)
+	}
+	for ra, n := range derived {
+		if dcount[ra] != n {
+			return st, bad("relation %d/%d: the derived counter says %d facts, generation %d holds %d", ra.Rel, ra.Arity, n, dgen, dcount[ra])
+		}
+	}
+	for ra, n := range dcount {
+		if derived[ra] == 0 {
+			return st, bad("relation %d/%d: %d derived facts without a counter", ra.Rel, ra.Arity, n)
+		}
+	}
+	if mat.ID != 0 && (parts == 0 || uint64(recBytes) != mat.RecLen) {
+		return st, bad("the record has %d bytes in %d parts, the store says %d", recBytes, parts, mat.RecLen)
+	}
+	if uint64(st.Changes) != mat.Count {
+		return st, bad("the change log has %d entries, the store says %d", st.Changes, mat.Count)
 	}
 	return st, nil
 }

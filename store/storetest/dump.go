@@ -9,11 +9,22 @@ import (
 )
 
 // Dump renders the whole visible state of s — dictionary, base facts,
-// counts, splits and derived facts — as text, for comparing stores.
+// counts, splits, derived facts, their record and the change log — as
+// text, for comparing stores.
 func Dump(t testing.TB, s store.Store) string {
 	t.Helper()
 	var sb strings.Builder
 	sb.WriteString(dumpBase(t, s))
+	ms, err := s.Materialised()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms.Program != nil {
+		fmt.Fprintf(&sb, "record %q overflow %v\n", ms.Program, ms.Overflow)
+	}
+	for _, c := range ms.Changes {
+		fmt.Fprintf(&sb, "change %v %v\n", c.Fact, c.Added)
+	}
 	rels, err := s.Relations()
 	if err != nil {
 		t.Fatal(err)

@@ -321,6 +321,10 @@ func testClosed(t *testing.T, s store.Store) {
 	errs := map[string]error{}
 	errs["Close"] = s.Close()
 	_, errs["Load"] = s.Load(ctx, &store.Batch{Graph: family}, nil)
+	_, errs["Retract"] = s.Retract(ctx, &store.Batch{Graph: family})
+	_, errs["Materialised"] = s.Materialised()
+	errs["UpdateDerived"] = s.UpdateDerived(ctx, store.DerivedUpdate{})
+	errs["ReplaceDerivedRecord"] = s.ReplaceDerivedRecord(ctx, 0, []byte("p"), func(func(store.Derived, error) bool) {})
 	_, _, errs["Lookup"] = s.Lookup("bob")
 	_, errs["Intern"] = s.Intern("new")
 	_, errs["Name"] = s.Name(0)

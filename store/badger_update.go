@@ -1,0 +1,423 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// UpdateDerived implements Store. An update that fits in one Badger
+// transaction is applied in place, in one transaction: the changed D keys,
+// the rule table entries it adds to the visible generation, the counters
+// and the material state (its record too, unless the record is larger
+// than one part: that is written first, under its new id, and only the
+// transaction makes it visible). A larger update is merged with the
+// visible facts into a new generation, streamed like ReplaceDerivedSeq,
+// and flipped to in one transaction.
+func (d *DB) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if err := d.writable(); err != nil {
+		return wrapf("store: update derived: %w", err)
+	}
+	ops, err := prepareUpdate(ctx, &u)
+	if err != nil {
+		return wrapf("store: update derived: %w", err)
+	}
+	size := updateBytes(ops) + recordBytes(u.Program)
+	if err := checkSpace(d.dir, loadAmplification*size, fmt.Sprintf("updating %d derived facts", len(ops))); err != nil {
+		return err
+	}
+	mat := d.newMat(u.Program)
+	if d.fitsTxn(ops, u.Program) {
+		done, err := d.updateInPlace(ctx, ops, u.Program, mat)
+		if err != nil {
+			return wrapf("store: update derived: %w", noSpace(d.dir, err))
+		}
+		if done {
+			return nil
+		}
+	}
+	d.mu.RLock()
+	old := 0
+	for _, n := range d.derived {
+		old += n
+	}
+	d.mu.RUnlock()
+	if err := checkSpace(d.dir, derivedNeed(d.derivedBytes(old)+size, d.memTableSize(), old), fmt.Sprintf("updating %d of %d derived facts", len(ops), old)); err != nil {
+		return err
+	}
+	if err := d.updateByCopy(ctx, ops, u.Program, mat); err != nil {
+		return wrapf("store: update derived: %w", noSpace(d.dir, err))
+	}
+	return nil
+}
+
+// updateBytes estimates the key and value bytes an update writes.
+func updateBytes(ops []updateOp) int64 {
+	var n int64
+	for _, op := range ops {
+		if op.put != nil {
+			n += DerivedSize(op.put) + int64(len(op.put.Prov.Rule))
+		} else {
+			n += int64(9+len(op.key)) + entryOverhead
+		}
+	}
+	return n
+}
+
+// derivedBytes estimates the bytes of the n visible derived facts, which
+// an update by copy writes again: Badger's estimate of the generation's
+// tables, or a lower bound per fact if that is less (the tables that also
+// hold other keys, and the memtables, are not counted by Badger).
+func (d *DB) derivedBytes(n int) int64 {
+	onDisk, _ := d.bdb.EstimateSize(binary.BigEndian.AppendUint64([]byte{tagDerived}, d.dgen))
+	return max(int64(onDisk), int64(n)*(22+entryOverhead))
+}
+
+// fitsTxn reports whether an update of ops with program seems to fit in
+// one Badger transaction (if it does not after all, Badger says so and the
+// update is made by copy).
+func (d *DB) fitsTxn(ops []updateOp, program []byte) bool {
+	const perEntry = 10 + 2 // Badger's version and meta bytes
+	count, size := int64(len(ops)+16), int64(0)
+	rules := make(map[string]bool)
+	for _, op := range ops {
+		size += int64(9+len(op.key)) + perEntry
+		if op.put != nil {
+			size += DerivedSize(op.put)
+			if r := op.put.Prov.Rule; !rules[r] {
+				rules[r] = true
+				count++
+				size += int64(13+len(r)) + perEntry
+			}
+		}
+	}
+	if len(program) <= recordPart {
+		size += int64(len(program))
+	}
+	return count < d.txnCount && size < d.txnSize
+}
+
+// writerRules is the rule table of generation gen as the writer sees it:
+// its size and the id of each rule. It is read from txn once per
+// generation, then kept up to date by the writes that append to it.
+func (d *DB) writerRules(txn *badger.Txn, gen uint64) error {
+	if d.wrules.ok && d.wrules.gen == gen {
+		return nil
+	}
+	ids := make(map[string]uint32)
+	n := 0
+	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, gen), nil, true, func(k, v []byte) (bool, error) {
+		if len(k) != 13 || getID(k[9:]) != uint32(n) {
+			return false, errCorrupt
+		}
+		if _, dup := ids[string(v)]; !dup {
+			ids[string(v)] = uint32(n)
+		}
+		n++
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	d.wrules.gen, d.wrules.n, d.wrules.ids, d.wrules.ok = gen, n, ids, true
+	return nil
+}
+
+// updateInPlace applies ops to the visible generation in one transaction.
+// done is false, and the store unchanged, when the transaction is too big.
+func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, mat matState) (done bool, err error) {
+	gen := d.dgen
+	bigRecord := len(program) > recordPart
+	if bigRecord {
+		// The record's parts go first, under its new id: until the
+		// transaction commits they are garbage (the next Open removes them).
+		wb := d.bdb.NewWriteBatch()
+		defer wb.Cancel()
+		err := writeRecord(wb, mat.ID, program)
+		if err == nil {
+			err = wb.Flush()
+		}
+		if err == nil {
+			err = d.bdb.Sync()
+		}
+		if err != nil {
+			_ = d.deletePrefixes(materialPrefixes(mat)...)
+			return false, err
+		}
+		d.step("update:record")
+	}
+	txn := d.bdb.NewTransaction(true)
+	defer txn.Discard()
+	if err := d.writerRules(txn, gen); err != nil {
+		return false, err
+	}
+	added := make(map[string]uint32)
+	var newRules []string
+	delta := make(map[relArity]int)
+	var ar arena
+	var vbuf []byte
+	apply := func() error {
+		for i := range ops {
+			op := &ops[i]
+			if i%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			k := binary.BigEndian.AppendUint64(append(ar.alloc(9+len(op.key)), tagDerived), gen)
+			k = append(k, op.key...)
+			_, err := txn.Get(k)
+			exists := err == nil
+			if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
+				return err
+			}
+			if op.put == nil {
+				if exists {
+					delta[op.relArity()]--
+					if err := txn.Delete(k); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			rule := op.put.Prov.Rule
+			id, ok := d.wrules.ids[rule]
+			if !ok {
+				if id, ok = added[rule]; !ok {
+					id = uint32(d.wrules.n + len(newRules))
+					added[rule] = id
+					newRules = append(newRules, rule)
+					if err := txn.Set(dRuleKey(gen, id), []byte(rule)); err != nil {
+						return err
+					}
+				}
+			}
+			vbuf = encodeDerivedRef(vbuf[:0], op.put.Confidence, id, op.put.Prov.Body)
+			if err := txn.Set(k, ar.copy(vbuf)); err != nil {
+				return err
+			}
+			if !exists {
+				delta[op.relArity()]++
+			}
+		}
+		for ra, n := range delta {
+			k := dcountKey(gen, ra.Rel, ra.Arity)
+			var err error
+			switch left := d.derived[ra] + n; {
+			case n == 0:
+			case left > 0:
+				err = txn.Set(k, u64(uint64(left)))
+			default:
+				err = txn.Delete(k)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if program != nil && !bigRecord {
+			if err := writeRecord(txn, mat.ID, program); err != nil {
+				return err
+			}
+		}
+		if err := d.raiseFormat(txn, formatRuleTable); err != nil {
+			return err
+		}
+		if err := d.setMat(txn, mat); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d.step("update:txn")
+		return txn.Commit()
+	}
+	if err := apply(); err != nil {
+		if bigRecord {
+			_ = d.deletePrefixes(materialPrefixes(mat)...)
+		}
+		if errors.Is(err, badger.ErrTxnTooBig) {
+			return false, nil
+		}
+		return false, err
+	}
+	d.commitFormat(formatRuleTable)
+	if mat.ID != 0 {
+		d.commitFormat(formatMaterial)
+	}
+	d.mu.Lock()
+	oldMat := d.mat
+	d.mat = mat
+	for ra, n := range delta {
+		if d.derived[ra] += n; d.derived[ra] == 0 {
+			delete(d.derived, ra)
+		}
+	}
+	d.mu.Unlock()
+	for _, r := range newRules {
+		d.wrules.ids[r] = uint32(d.wrules.n)
+		d.wrules.n++
+	}
+	d.extendRuleTable(gen, d.wrules.n-len(newRules), newRules)
+	d.step("update:committed")
+	err = d.bdb.Sync()
+	d.dropMaterial(oldMat)
+	return true, err
+}
+
+// dropMaterial deletes the record and change log of old, a material
+// state that a derived write replaced (the next Open does it if this
+// fails).
+func (d *DB) dropMaterial(old matState) {
+	if old.ID == 0 {
+		return
+	}
+	_ = d.deletePrefixes(binary.BigEndian.AppendUint64([]byte{tagRecord}, old.ID))
+	d.dropLog(old)
+}
+
+// updateByCopy writes a new generation that merges the visible derived
+// facts with ops, streaming both in key order, and flips to it.
+func (d *DB) updateByCopy(ctx context.Context, ops []updateOp, program []byte, mat matState) error {
+	old := d.dgen
+	gen, err := d.newDerivedGen()
+	if err != nil {
+		return err
+	}
+	ids, n, counts, err := d.writeMerged(ctx, old, gen, ops, program, mat)
+	if err != nil {
+		d.dropUnflipped(gen, mat)
+		return err
+	}
+	if err := d.flipDerived(gen, counts, mat); err != nil {
+		return err
+	}
+	d.wrules.gen, d.wrules.n, d.wrules.ids, d.wrules.ok = gen, n, ids, true
+	return nil
+}
+
+// writeMerged writes generation gen: the facts of generation old merged
+// with ops, the rule table of old followed by the rules ops add, and
+// program as the record of mat. It returns the rule table's ids and size,
+// and the counts of the new generation.
+func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, program []byte, mat matState) (map[string]uint32, int, map[relArity]int, error) {
+	wb := d.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	txn := d.bdb.NewTransaction(false)
+	defer txn.Discard()
+	ids := make(map[string]uint32)
+	n := 0
+	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, old), nil, true, func(k, v []byte) (bool, error) {
+		if len(k) != 13 || getID(k[9:]) != uint32(n) {
+			return false, errCorrupt
+		}
+		if _, dup := ids[string(v)]; !dup {
+			ids[string(v)] = uint32(n)
+		}
+		n++
+		return true, wb.Set(dRuleKey(gen, uint32(n-1)), v)
+	})
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if program != nil {
+		if err := writeRecord(wb, mat.ID, program); err != nil {
+			return nil, 0, nil, err
+		}
+	}
+	counts := make(map[relArity]int)
+	var ar arena
+	var vbuf []byte
+	genPrefix := binary.BigEndian.AppendUint64([]byte{tagDerived}, gen)
+	put := func(op *updateOp) error {
+		rule := op.put.Prov.Rule
+		id, ok := ids[rule]
+		if !ok {
+			id = uint32(n)
+			n++
+			ids[rule] = id
+			if err := wb.Set(dRuleKey(gen, id), []byte(rule)); err != nil {
+				return err
+			}
+		}
+		vbuf = encodeDerivedRef(vbuf[:0], op.put.Confidence, id, op.put.Prov.Body)
+		counts[op.relArity()]++
+		return wb.Set(append(append(ar.alloc(len(genPrefix)+len(op.key)), genPrefix...), op.key...), ar.copy(vbuf))
+	}
+	written := 0
+	tick := func() error {
+		if written++; written%checkEvery == 0 {
+			d.step("update:copying")
+			return ctx.Err()
+		}
+		return nil
+	}
+	i := 0
+	oldPrefix := binary.BigEndian.AppendUint64([]byte{tagDerived}, old)
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: oldPrefix})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		suffix := item.Key()[len(oldPrefix):]
+		if len(suffix) < 5 || len(suffix) != 5+4*int(suffix[4]) {
+			return nil, 0, nil, errCorrupt
+		}
+		for ; i < len(ops) && bytes.Compare(ops[i].key, suffix) <= 0; i++ {
+			same := bytes.Equal(ops[i].key, suffix)
+			if ops[i].put != nil {
+				if err := put(&ops[i]); err != nil {
+					return nil, 0, nil, err
+				}
+				if err := tick(); err != nil {
+					return nil, 0, nil, err
+				}
+			}
+			if same {
+				suffix = nil // replaced or deleted
+			}
+		}
+		if suffix == nil {
+			continue
+		}
+		v, err := item.ValueCopy(ar.alloc(int(item.ValueSize())))
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		counts[relArity{getID(suffix), int(suffix[4])}]++
+		if err := wb.Set(append(append(ar.alloc(len(genPrefix)+len(suffix)), genPrefix...), suffix...), v); err != nil {
+			return nil, 0, nil, err
+		}
+		if err := tick(); err != nil {
+			return nil, 0, nil, err
+		}
+	}
+	for ; i < len(ops); i++ {
+		if ops[i].put != nil {
+			if err := put(&ops[i]); err != nil {
+				return nil, 0, nil, err
+			}
+			if err := tick(); err != nil {
+				return nil, 0, nil, err
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, nil, err
+	}
+	if err := wb.Flush(); err != nil {
+		return nil, 0, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, nil, err
+	}
+	if err := d.bdb.Sync(); err != nil {
+		return nil, 0, nil, err
+	}
+	d.step("update:written")
+	return ids, n, counts, nil
+}
