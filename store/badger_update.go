@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -57,14 +58,20 @@ func (d *DB) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
 	return nil
 }
 
-// updateBytes estimates the key and value bytes an update writes.
+// updateBytes estimates the key and value bytes an update writes: its
+// facts, deletion markers and rule table entries (each rule once).
 func updateBytes(ops []updateOp) int64 {
 	var n int64
+	rules := make(map[string]bool)
 	for _, op := range ops {
-		if op.put != nil {
-			n += DerivedSize(op.put) + int64(len(op.put.Prov.Rule))
-		} else {
+		if op.put == nil {
 			n += int64(9+len(op.key)) + entryOverhead
+			continue
+		}
+		n += DerivedSize(op.put)
+		if r := op.put.Prov.Rule; !rules[r] {
+			rules[r] = true
+			n += int64(13+len(r)) + entryOverhead
 		}
 	}
 	return n
@@ -190,6 +197,8 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 			id, ok := d.wrules.ids[rule]
 			if !ok {
 				if id, ok = added[rule]; !ok {
+					// Kept by the rule tables: not the caller's memory.
+					rule = strings.Clone(rule)
 					id = uint32(d.wrules.n + len(newRules))
 					added[rule] = id
 					newRules = append(newRules, rule)
@@ -338,6 +347,7 @@ func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, p
 		rule := op.put.Prov.Rule
 		id, ok := ids[rule]
 		if !ok {
+			rule = strings.Clone(rule) // kept by the writer's table
 			id = uint32(n)
 			n++
 			ids[rule] = id

@@ -318,8 +318,8 @@ type updateOp struct {
 func (op *updateOp) relArity() relArity { return relArity{getID(op.key), int(op.key[4])} }
 
 // prepareUpdate checks u and returns its changes sorted by fact, one per
-// fact: deletions before puts, and later puts before earlier ones, are
-// dropped.
+// fact: a fact both deleted and put is put, and a fact put twice keeps the
+// later put.
 func prepareUpdate(ctx context.Context, u *DerivedUpdate) ([]updateOp, error) {
 	ops := make([]updateOp, 0, len(u.Delete)+len(u.Put))
 	var ar arena

@@ -184,3 +184,60 @@ func TestRuleTableStaleCache(t *testing.T) {
 		}
 	}
 }
+
+// Readers that run while updates add rules to the visible generation's
+// table resolve every rule (run with -race).
+func TestUpdateDerivedConcurrentReaders(t *testing.T) {
+	db := mustOpen(t, t.TempDir())
+	defer db.Close()
+	ctx := context.Background()
+	if err := db.ReplaceDerivedRecord(ctx, 0, []byte("p"), func(yield func(Derived, error) bool) {
+		for _, d := range derivedFactsOf(3, 0, 200, "r") {
+			if !yield(d, nil) {
+				return
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				for d, err := range db.ScanDerived(3) {
+					if err != nil {
+						errs <- err
+						return
+					}
+					if !strings.HasPrefix(d.Prov.Rule, "r") && !strings.HasPrefix(d.Prov.Rule, "u") {
+						errs <- fmt.Errorf("%v has rule %q", d.Fact, d.Prov.Rule)
+						return
+					}
+				}
+				if _, err := db.Materialised(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 40 {
+		u := DerivedUpdate{Program: []byte{byte(i)}, Put: derivedFactsOf(3, 10*i, 5, fmt.Sprintf("u%d-", i))}
+		if err := db.UpdateDerived(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
