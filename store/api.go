@@ -125,6 +125,12 @@ type DerivedUpdate struct {
 	Program []byte    // the new record (replaces the old one); nil: none
 	Put     []Derived // derived facts added, or replacing the stored fact with the same Fact
 	Delete  []Fact    // derived facts removed (absent ones are ignored)
+	// Renames maps provenance rule references to new ones: every stored
+	// fact whose Prov.Rule is a key gets the value instead (all at once, so
+	// that references can trade places), before Put and Delete apply. The
+	// reasoner renames the references of rules and facts that moved in
+	// their file, which leaves the facts they derived as they are.
+	Renames map[string]string
 }
 
 // Store is the triple store: the Badger-backed database and its in-memory

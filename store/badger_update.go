@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -34,8 +35,8 @@ func (d *DB) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
 		return err
 	}
 	mat := d.newMat(u.Program)
-	if d.fitsTxn(ops, u.Program) {
-		done, err := d.updateInPlace(ctx, ops, u.Program, mat)
+	if d.fitsTxn(ops, u.Program, len(u.Renames)) {
+		done, err := d.updateInPlace(ctx, ops, u.Program, u.Renames, mat)
 		if err != nil {
 			return wrapf("store: update derived: %w", noSpace(d.dir, err))
 		}
@@ -52,7 +53,7 @@ func (d *DB) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
 	if err := checkSpace(d.dir, derivedNeed(d.derivedBytes(old)+size, d.memTableSize(), old), fmt.Sprintf("updating %d of %d derived facts", len(ops), old)); err != nil {
 		return err
 	}
-	if err := d.updateByCopy(ctx, ops, u.Program, mat); err != nil {
+	if err := d.updateByCopy(ctx, ops, u.Program, u.Renames, mat); err != nil {
 		return wrapf("store: update derived: %w", noSpace(d.dir, err))
 	}
 	return nil
@@ -89,9 +90,9 @@ func (d *DB) derivedBytes(n int) int64 {
 // fitsTxn reports whether an update of ops with program seems to fit in
 // one Badger transaction (if it does not after all, Badger says so and the
 // update is made by copy).
-func (d *DB) fitsTxn(ops []updateOp, program []byte) bool {
+func (d *DB) fitsTxn(ops []updateOp, program []byte, renames int) bool {
 	const perEntry = 10 + 2 // Badger's version and meta bytes
-	count, size := int64(len(ops)+16), int64(0)
+	count, size := int64(len(ops)+16+renames), int64(0)
 	rules := make(map[string]bool)
 	for _, op := range ops {
 		size += int64(9+len(op.key)) + perEntry
@@ -138,7 +139,7 @@ func (d *DB) writerRules(txn *badger.Txn, gen uint64) error {
 
 // updateInPlace applies ops to the visible generation in one transaction.
 // done is false, and the store unchanged, when the transaction is too big.
-func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, mat matState) (done bool, err error) {
+func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, renames map[string]string, mat matState) (done bool, err error) {
 	gen := d.dgen
 	bigRecord := len(program) > recordPart
 	if bigRecord {
@@ -169,7 +170,25 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 	delta := make(map[relArity]int)
 	var ar arena
 	var vbuf []byte
+	ids := d.wrules.ids
 	apply := func() error {
+		renamed, err := renameRules(txn, gen, renames)
+		if err != nil {
+			return err
+		}
+		if len(renamed) > 0 {
+			ids = maps.Clone(ids)
+			for _, r := range renamed {
+				if ids[r.old] == r.id {
+					delete(ids, r.old)
+				}
+			}
+			for _, r := range renamed {
+				if x, ok := ids[r.new]; !ok || r.id < x {
+					ids[r.new] = r.id
+				}
+			}
+		}
 		for i := range ops {
 			op := &ops[i]
 			if i%checkEvery == 0 {
@@ -194,7 +213,7 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 				continue
 			}
 			rule := op.put.Prov.Rule
-			id, ok := d.wrules.ids[rule]
+			id, ok := ids[rule]
 			if !ok {
 				if id, ok = added[rule]; !ok {
 					// Kept by the rule tables: not the caller's memory.
@@ -273,6 +292,13 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 		d.wrules.n++
 	}
 	d.extendRuleTable(gen, d.wrules.n-len(newRules), newRules)
+	if len(renames) > 0 {
+		// Entries changed in place: both caches read the table again.
+		d.wrules.ok = false
+		d.rmu.Lock()
+		d.rules.ok = false
+		d.rmu.Unlock()
+	}
 	d.step("update:committed")
 	err = d.bdb.Sync()
 	d.dropMaterial(oldMat)
@@ -292,13 +318,13 @@ func (d *DB) dropMaterial(old matState) {
 
 // updateByCopy writes a new generation that merges the visible derived
 // facts with ops, streaming both in key order, and flips to it.
-func (d *DB) updateByCopy(ctx context.Context, ops []updateOp, program []byte, mat matState) error {
+func (d *DB) updateByCopy(ctx context.Context, ops []updateOp, program []byte, renames map[string]string, mat matState) error {
 	old := d.dgen
 	gen, err := d.newDerivedGen()
 	if err != nil {
 		return err
 	}
-	ids, n, counts, err := d.writeMerged(ctx, old, gen, ops, program, mat)
+	ids, n, counts, err := d.writeMerged(ctx, old, gen, ops, program, renames, mat)
 	if err != nil {
 		d.dropUnflipped(gen, mat)
 		return err
@@ -314,7 +340,7 @@ func (d *DB) updateByCopy(ctx context.Context, ops []updateOp, program []byte, m
 // with ops, the rule table of old followed by the rules ops add, and
 // program as the record of mat. It returns the rule table's ids and size,
 // and the counts of the new generation.
-func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, program []byte, mat matState) (map[string]uint32, int, map[relArity]int, error) {
+func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, program []byte, renames map[string]string, mat matState) (map[string]uint32, int, map[relArity]int, error) {
 	wb := d.bdb.NewWriteBatch()
 	defer wb.Cancel()
 	txn := d.bdb.NewTransaction(false)
@@ -324,6 +350,9 @@ func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, p
 	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, old), nil, true, func(k, v []byte) (bool, error) {
 		if len(k) != 13 || getID(k[9:]) != uint32(n) {
 			return false, errCorrupt
+		}
+		if r, ok := renames[string(v)]; ok {
+			v = []byte(r)
 		}
 		if _, dup := ids[string(v)]; !dup {
 			ids[string(v)] = uint32(n)
@@ -430,4 +459,34 @@ func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, p
 	}
 	d.step("update:written")
 	return ids, n, counts, nil
+}
+
+// renamedRule is a rule table entry that renameRules changed.
+type renamedRule struct {
+	id       uint32
+	old, new string
+}
+
+// renameRules gives the entries of generation gen's rule table that are
+// keys of renames their new value, in txn, and returns them.
+func renameRules(txn *badger.Txn, gen uint64, renames map[string]string) ([]renamedRule, error) {
+	if len(renames) == 0 {
+		return nil, nil
+	}
+	var out []renamedRule
+	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, gen), nil, true, func(k, v []byte) (bool, error) {
+		if r, ok := renames[string(v)]; ok && len(k) == 13 {
+			out = append(out, renamedRule{getID(k[9:]), string(v), r})
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range out {
+		if err := txn.Set(dRuleKey(gen, r.id), []byte(r.new)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

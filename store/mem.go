@@ -617,6 +617,23 @@ func (m *Mem) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
 	// Only writers, serialised by wmu, change derived: the touched sets are
 	// copied, changed and swapped in.
 	touched := make(map[relArity]*derivedSet)
+	if len(u.Renames) > 0 {
+		for ra, old := range m.derived {
+			var s *derivedSet
+			for k, d := range old.vals {
+				r, ok := u.Renames[d.Prov.Rule]
+				if !ok {
+					continue
+				}
+				if s == nil {
+					s = &derivedSet{vals: maps.Clone(old.vals)}
+					touched[ra] = s
+				}
+				d.Prov.Rule = r
+				s.vals[k] = d
+			}
+		}
+	}
 	for i, op := range ops {
 		if i%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {

@@ -43,6 +43,9 @@ func applyUpdate(t *testing.T, s store.Store, ds []store.Derived, u store.Derive
 	key := func(f store.Fact) string { return fmt.Sprint(f.Rel, len(f.Args), f.Args) }
 	m := map[string]store.Derived{}
 	for _, d := range ds {
+		if r, ok := u.Renames[d.Prov.Rule]; ok {
+			d.Prov.Rule = r
+		}
 		m[key(d.Fact)] = d
 	}
 	for _, f := range u.Delete {
@@ -263,6 +266,11 @@ func testUpdateDerivedRules(t *testing.T, s store.Store) {
 			Delete:  []store.Fact{cur[round].Fact},
 		}
 		u.Put = append(u.Put, store.Derived{Fact: ds[round].Fact, Confidence: 0.5, Prov: store.Provenance{Rule: ds[(round+1)%len(ds)].Prov.Rule}})
+		if round >= 2 {
+			// References that trade places, and one renamed to a
+			// reference the table has.
+			u.Renames = map[string]string{"r0-1": "r0-2", "r0-2": "r0-1", "r1-3": "r0-4"}
+		}
 		want := applyUpdate(t, s, cur, u)
 		for _, d := range u.Put[:3] {
 			if _, _, err := s.GetDerived(d.Fact); err != nil {
@@ -293,7 +301,8 @@ func testUpdateDerivedRules(t *testing.T, s store.Store) {
 // transaction holds) of the store of derivedSet.
 func largeUpdate(t *testing.T, s store.Store, ds []store.Derived) store.DerivedUpdate {
 	rel := ds[0].Fact.Rel
-	u := store.DerivedUpdate{Program: []byte("large"), Put: manyDerived(rel, 5, 30000, 50, "big")}
+	u := store.DerivedUpdate{Program: []byte("large"), Put: manyDerived(rel, 5, 30000, 50, "big"),
+		Renames: map[string]string{"old3": "moved3", "old4": "old5", "old5": "old4"}}
 	for i := range u.Put {
 		if i%3 == 0 {
 			u.Put[i].Prov.Rule = ds[i%len(ds)].Prov.Rule
