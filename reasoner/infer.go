@@ -82,8 +82,11 @@ func plural(n int) string {
 // error or cancellation nothing is written. Program symbols the store does
 // not know are interned before the write.
 //
+// The store records the program with them (see Materialisation.Record),
+// so that a later update can resume from them (Resume).
+//
 // The derived facts go from the evaluator's tables to the store one at a
-// time (store.Store.ReplaceDerivedSeq): the write holds no second copy of
+// time (store.Store.ReplaceDerivedRecord): the write holds no second copy of
 // them, and the join indexes are released before it.
 func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Options) (InferStats, error) {
 	start := time.Now()
@@ -135,7 +138,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	if err := ctx.Err(); err != nil {
 		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
-	if err := st.ReplaceDerivedSeq(ctx, w.size, w.facts(e.reportWrite(w.n))); err != nil {
+	if err := st.ReplaceDerivedRecord(ctx, w.size, recordOf(prog, e.min), w.facts(e.reportWrite(w.n))); err != nil {
 		return InferStats{}, errorf("reasoner: infer: %w", err)
 	}
 	stats.Facts = w.n

@@ -1,9 +1,11 @@
 package reasoner
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -168,6 +170,10 @@ type Materialisation struct {
 	facts   map[string]factSrc // the program facts by atom (the strongest)
 	rev     revIndex
 	touch   *touchLog
+	// renames maps the stored proof references of rules and facts that
+	// moved (a line inserted above them) to their new references, since
+	// the last Apply.
+	renames map[string]string
 	broken  error
 }
 
@@ -248,9 +254,12 @@ func newMaterialisation(ctx context.Context, st store.Store, syms *symtab, prog 
 	e.progress = opt.Progress
 	e.maxMem = opt.MaxMemory
 	e.start = time.Now()
+	u := &unit{prog: &datalog.Program{Facts: prog.Facts}, internal: map[string]string{}}
+	for i := range prog.Facts {
+		u.facts = append(u.facts, describeFact(&prog.Facts[i]))
+	}
 	return &Materialisation{
-		st: st, opt: opt, prog: prog, e: e,
-		u:      &unit{prog: &datalog.Program{Facts: prog.Facts}, internal: map[string]string{}},
+		st: st, opt: opt, prog: prog, e: e, u: u,
 		loaded: map[int32]bool{}, guards: map[int32]int32{},
 	}
 }
@@ -506,6 +515,7 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 	}
 	rounds := e.iterations
 	m.touch = newTouchLog()
+	m.renames = map[string]string{}
 	e.touch = m.touch
 	defer func() { e.touch = nil }()
 	m.buildRev()
@@ -672,10 +682,14 @@ func (m *Materialisation) setProgram(prog *datalog.Program) (kill, add []int, er
 			case w > cr.weight:
 				add = append(add, ci)
 			}
+			before := ruleRefOf(m.u, cr)
 			cr.weight = w
 			e.rules[m.twin[ci]].weight = w
 			m.u.prog.Rules[ci].Weight, m.u.prog.Rules[ci].Pos = r.Weight, r.Pos
 			m.u.descs[m.u.meta[ci].src] = describeRule(r)
+			if after := ruleRefOf(m.u, cr); after != before {
+				m.renames[before] = after
+			}
 			continue
 		}
 		ruleOf[i] = m.addRule(r)
@@ -708,8 +722,9 @@ func (m *Materialisation) setProgram(prog *datalog.Program) (kill, add []int, er
 func (m *Materialisation) setFacts(prog *datalog.Program) error {
 	e := m.e
 	oldFacts := m.facts
+	oldDescs := m.u.facts
 	m.u.prog.Facts = prog.Facts
-	m.u.facts = m.u.facts[:0]
+	m.u.facts = nil
 	for i := range prog.Facts {
 		m.u.facts = append(m.u.facts, describeFact(&prog.Facts[i]))
 	}
@@ -735,9 +750,13 @@ func (m *Materialisation) setFacts(prog *datalog.Program) error {
 		switch {
 		case !ok || nf.w < of.w:
 			m.remove(of.ri, t)
-		case nf.idx != of.idx:
-			m.touch.before(r, of.ri, t)
+		case nf.w == of.w:
+			// The same fact, perhaps elsewhere: the stored proofs are
+			// renamed, not rewritten.
 			r.set(t, nf.w, int32(provFact0-nf.idx))
+			if a, b := encodeRule(oldDescs[of.idx]), encodeRule(m.u.facts[nf.idx]); a != b {
+				m.renames[a] = b
+			}
 		}
 	}
 	keys = keys[:0]
@@ -1016,13 +1035,17 @@ func (m *Materialisation) clearGuard(gi int32) {
 	delete(m.guards, gi)
 }
 
-// report classifies the tuples the update touched.
+// report classifies the tuples the update touched, and lists the changed
+// facts that changed most first (then in relation and tuple order).
 func (m *Materialisation) report() (Change, error) {
 	e := m.e
 	var ch Change
-	order := slices.Clone(m.touch.order)
-	slices.Sort(order)
-	for _, k := range order {
+	type changedTuple struct {
+		k      uint64
+		oc, nc float64
+	}
+	var cs []changedTuple
+	for _, k := range m.touch.order {
 		ri, t := untkey(k)
 		r := e.rels[ri]
 		if r.internal {
@@ -1046,23 +1069,37 @@ func (m *Materialisation) report() (Change, error) {
 			ch.Added++
 		case !newD:
 			ch.Removed++
-		case oc != nc:
+		case !sameConfidence(oc, nc):
 			ch.Reweighted++
-		case op != np:
+		case op != np || oc != nc:
+			// The same proof worth the same, or another proof worth as
+			// much (to the last bits of float64, which multiplies in
+			// another order).
 			ch.Proofs++
 			continue
 		default:
 			continue
 		}
-		if len(ch.Facts) < MaxChangedFacts {
-			f, err := m.changed(r, t, oc, nc)
-			if err != nil {
-				return ch, err
-			}
-			ch.Facts = append(ch.Facts, f)
+		cs = append(cs, changedTuple{k, oc, nc})
+	}
+	slices.SortFunc(cs, func(a, b changedTuple) int {
+		return cmp.Or(cmp.Compare(math.Abs(b.nc-b.oc), math.Abs(a.nc-a.oc)), cmp.Compare(a.k, b.k))
+	})
+	for _, c := range cs[:min(len(cs), MaxChangedFacts)] {
+		ri, t := untkey(c.k)
+		f, err := m.changed(e.rels[ri], t, c.oc, c.nc)
+		if err != nil {
+			return ch, err
 		}
+		ch.Facts = append(ch.Facts, f)
 	}
 	return ch, nil
+}
+
+// sameConfidence reports whether two confidences are equal within 1e-12
+// relative: two computations of one proof that multiply in another order.
+func sameConfidence(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-12*max(math.Abs(a), math.Abs(b))
 }
 
 // changed describes tuple t of r for a Change.
@@ -1143,7 +1180,7 @@ func diffMaterialisations(a, b *Materialisation) (Change, error) {
 			case od && !nd:
 				ch.Removed++
 				err = note(b, rb, t, oc, 0)
-			case od && nd && oc != nc:
+			case od && nd && !sameConfidence(oc, nc):
 				ch.Reweighted++
 				err = note(b, rb, t, oc, nc)
 			}

@@ -1,0 +1,481 @@
+package reasoner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
+)
+
+// A materialisation between processes: the store keeps the derived facts
+// with their best proofs and a record of the program they are of (Record);
+// Resume rebuilds the in-memory materialisation from them, so that `drumql
+// infer` can update it instead of recomputing it.
+
+// ErrStaleRecord is returned by Resume when the store's derived facts do not
+// match the recorded program (a proof names a rule or a fact it lacks):
+// recompute.
+var ErrStaleRecord = errors.New("reasoner: the derived facts do not match their record")
+
+// record is the JSON form of Materialisation.Record.
+type record struct {
+	Version int `json:"version"`
+	// Min is the threshold the materialisation applied.
+	Min float64 `json:"min"`
+	// Program is the canonical text of the rules then the facts, one
+	// statement per line; Pos gives the position of each in its file.
+	Program string        `json:"program"`
+	Pos     []datalog.Pos `json:"pos"`
+}
+
+// Record describes the program the materialisation is of, for the store:
+// its rules and facts in canonical form with their positions (which the
+// stored proofs name) and the threshold. DecodeRecord reads it back.
+func (m *Materialisation) Record() []byte { return recordOf(m.prog, m.e.min) }
+
+// recordOf is the record of prog evaluated at threshold min.
+func recordOf(prog *datalog.Program, min float64) []byte {
+	var b strings.Builder
+	rec := record{Version: 1, Min: min}
+	for i := range prog.Rules {
+		r := prog.Rules[i]
+		r.Comment = ""
+		b.WriteString(r.String())
+		b.WriteByte('\n')
+		rec.Pos = append(rec.Pos, r.Pos)
+	}
+	for i := range prog.Facts {
+		f := &prog.Facts[i]
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+		rec.Pos = append(rec.Pos, f.Pos)
+	}
+	rec.Program = b.String()
+	out, err := json.Marshal(rec)
+	if err != nil {
+		panic(err) // strings, numbers and positions always marshal
+	}
+	return out
+}
+
+// DecodeRecord returns the program and threshold of a Record. parse parses
+// program text (the reasoner does not depend on the parser).
+func DecodeRecord(data []byte, parse func(src string) (*datalog.Program, error)) (*datalog.Program, float64, error) {
+	var rec record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, 0, errorf("reasoner: materialisation record: %w", err)
+	}
+	if rec.Version != 1 {
+		return nil, 0, errorf("reasoner: materialisation record version %d (this drumql reads 1)", rec.Version)
+	}
+	p, err := parse(rec.Program)
+	if err != nil {
+		return nil, 0, errorf("reasoner: materialisation record: %w", err)
+	}
+	if len(p.Rules)+len(p.Facts) != len(rec.Pos) {
+		return nil, 0, errorf("reasoner: materialisation record: %d positions for %d statements", len(rec.Pos), len(p.Rules)+len(p.Facts))
+	}
+	for i := range p.Rules {
+		p.Rules[i].Pos = rec.Pos[i]
+	}
+	for i := range p.Facts {
+		p.Facts[i].Pos = rec.Pos[len(p.Rules)+i]
+	}
+	if !(rec.Min > 0 && rec.Min <= 1) {
+		return nil, 0, errorf("reasoner: materialisation record: threshold %g", rec.Min)
+	}
+	return p, rec.Min, nil
+}
+
+// Resume rebuilds the materialisation of prog (a program DecodeRecord
+// returned, with its threshold min) from the derived facts and proofs
+// stored in st, as they were before the base changes base (which the store
+// already holds; Apply them next). Confidences are computed again from the
+// proofs, in float64 (the store keeps float32). It returns an error
+// wrapping ErrStaleRecord when the stored facts do not match prog.
+func Resume(ctx context.Context, st store.Store, prog *datalog.Program, min float64, base []FactChange, opt Options) (*Materialisation, error) {
+	if err := checkProgram(st, prog); err != nil {
+		return nil, err
+	}
+	syms, err := newSymtab(st)
+	if err != nil {
+		return nil, err
+	}
+	old := opt
+	old.Min = min
+	m := newMaterialisation(ctx, st, syms, prog, old)
+	m.opt = opt // what Apply evaluates the new program with
+	e := m.e
+	for i := range prog.Rules {
+		m.ruleOf = append(m.ruleOf, m.addRule(&prog.Rules[i]))
+	}
+	if err := e.load(m.u); err != nil {
+		return nil, errorf("reasoner: resume: %w", err)
+	}
+	for ri, r := range e.rels {
+		if !r.internal {
+			m.loaded[int32(ri)] = true
+		}
+	}
+	if err := m.indexFacts(); err != nil {
+		return nil, errorf("reasoner: resume: %w", err)
+	}
+	if err := m.undoBase(base); err != nil {
+		return nil, errorf("reasoner: resume: %w", err)
+	}
+	if err := m.loadDerived(); err != nil {
+		return nil, errorf("reasoner: resume: %w", err)
+	}
+	m.computeActive()
+	return m, nil
+}
+
+// undoBase takes the base changes back out of the loaded relations: facts
+// added since go, facts removed since come back.
+func (m *Materialisation) undoBase(cs []FactChange) error {
+	e := m.e
+	for _, c := range cs {
+		name, err := e.syms.name(c.Fact.Rel)
+		if err != nil {
+			return err
+		}
+		ri, ok := e.relIdx[relKey(name, len(c.Fact.Args))]
+		if !ok || !m.loaded[ri] {
+			continue
+		}
+		r := e.rels[ri]
+		t := r.find(c.Fact.Args)
+		switch {
+		case c.Added && t >= 0 && r.provAt(t) == provBase:
+			cv, p, ok := m.edbValue(ri, c.Fact.Args)
+			if !ok {
+				cv, p = 0, provDeleted
+			}
+			r.set(t, cv, p)
+		case !c.Added && t < 0:
+			r.add(c.Fact.Args, 1, provBase)
+		case !c.Added:
+			r.set(t, 1, provBase)
+		}
+	}
+	return nil
+}
+
+// storedProof is a derived fact read from the store, waiting for its proof
+// to be resolved.
+type storedProof struct {
+	ri   int32
+	t    int32
+	rule string
+	body []store.Fact
+}
+
+// loadDerived adds the store's derived facts to the relations, with their
+// proofs as provenance records, and computes their confidences again.
+func (m *Materialisation) loadDerived() error {
+	e := m.e
+	var facts []storedProof
+	rs, err := m.st.Relations()
+	if err != nil {
+		return err
+	}
+	for _, rs := range rs {
+		if rs.Derived == 0 {
+			continue
+		}
+		ri, ok := e.relIdx[relKey(rs.Name, rs.Arity)]
+		if !ok {
+			return fmt.Errorf("%w: derived facts of %s/%d, which the program does not have", ErrStaleRecord, rs.Name, rs.Arity)
+		}
+		r := e.rels[ri]
+		for d, err := range m.st.ScanDerived(rs.Rel) {
+			if err != nil {
+				return err
+			}
+			if len(d.Fact.Args) != rs.Arity {
+				continue
+			}
+			t := r.find(d.Fact.Args)
+			if t < 0 {
+				t = r.add(d.Fact.Args, float64(d.Confidence), provUnknown)
+			}
+			facts = append(facts, storedProof{ri: ri, t: t, rule: d.Prov.Rule, body: d.Prov.Body})
+		}
+		if err := e.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	// The references the current rules and facts would write.
+	refs := map[string]int32{}
+	for _, ci := range m.ruleOf {
+		refs[ruleRefOf(m.u, e.rules[ci])] = int32(ci)
+	}
+	for k := range m.u.facts {
+		refs[encodeRule(m.u.facts[k])] = int32(provFact0 - k)
+	}
+	for _, f := range facts {
+		if err := m.resolve(f, refs); err != nil {
+			return err
+		}
+	}
+	return m.reconfirm(facts)
+}
+
+// ruleRefOf is the reference derivedWriter.ruleRef writes for rule r.
+func ruleRefOf(u *unit, r *crule) string {
+	desc := u.descs[r.src]
+	if r.nprov > r.npos {
+		desc.npos = r.npos
+	}
+	return encodeRule(desc)
+}
+
+// resolve turns a stored proof into the tuple's provenance.
+func (m *Materialisation) resolve(f storedProof, refs map[string]int32) error {
+	e := m.e
+	r := e.rels[f.ri]
+	ci, ok := refs[f.rule]
+	if !ok {
+		return fmt.Errorf("%w: %s is derived by a rule the record lacks: %q", ErrStaleRecord, r.display, f.rule)
+	}
+	if ci < 0 {
+		r.set(f.t, r.confAt(f.t), ci)
+		return nil
+	}
+	rule := e.rules[ci]
+	ids := make([]uint32, 2*rule.nprov)
+	for j := range rule.nprov {
+		ids[2*j], ids[2*j+1] = noMatch, noMatch
+	}
+	next := rule.npos // the next negated literal to match
+	for j, b := range f.body {
+		name, err := e.syms.name(b.Rel)
+		if err != nil {
+			return err
+		}
+		bi, ok := e.relIdx[relKey(name, len(b.Args))]
+		t := int32(-1)
+		if ok {
+			t = e.rels[bi].find(b.Args)
+		}
+		if t < 0 {
+			return fmt.Errorf("%w: a proof of %s uses %s, which is not there", ErrStaleRecord, r.display, name)
+		}
+		k := j
+		if j >= rule.npos {
+			// Negated literals that matched nothing are left out of a
+			// stored proof: give the fact to the next one over its
+			// relation.
+			for next < rule.nprov && negRel(rule, next) != bi {
+				next++
+			}
+			if next == rule.nprov {
+				return fmt.Errorf("%w: a proof of %s has a negated fact no literal reads", ErrStaleRecord, r.display)
+			}
+			k = next
+			next++
+		}
+		ids[2*k], ids[2*k+1] = uint32(bi), uint32(t)
+	}
+	r.set(f.t, r.confAt(f.t), e.pool.add(uint32(ci), ids))
+	return nil
+}
+
+// negRel is the relation of the negated literal with provenance slot k.
+func negRel(r *crule, k int) int32 {
+	for j := range r.body {
+		if l := &r.body[j]; l.kind == datalog.Negated && l.prov == k {
+			return l.atom.rel
+		}
+	}
+	return -1
+}
+
+// reconfirm computes the confidence of every stored fact from its proof, in
+// float64, body facts first; a cycle of proofs is a stale record.
+func (m *Materialisation) reconfirm(facts []storedProof) error {
+	e := m.e
+	const (
+		visiting = 1
+		done     = 2
+	)
+	state := map[uint64]uint8{}
+	var value func(ri, t int32) (float64, error)
+	value = func(ri, t int32) (float64, error) {
+		r := e.rels[ri]
+		p := r.provAt(t)
+		switch {
+		case p == provBase:
+			return 1, nil
+		case p <= provFact0:
+			return weightOf(m.u.prog.Facts[provFact0-p].Weight), nil
+		case p < 0:
+			return 0, fmt.Errorf("%w: %s has no proof", ErrStaleRecord, r.display)
+		}
+		k := tkey(ri, t)
+		switch state[k] {
+		case done:
+			return r.confAt(t), nil
+		case visiting:
+			return 0, fmt.Errorf("%w: the proofs of %s form a cycle", ErrStaleRecord, r.display)
+		}
+		state[k] = visiting
+		rule := e.rules[e.pool.rule(p)]
+		_, refs := e.pool.record(p, rule.nprov)
+		c := rule.weight
+		for j := range rule.nprov {
+			if refs[2*j] == noMatch {
+				continue
+			}
+			v, err := value(int32(refs[2*j]), int32(refs[2*j+1]))
+			if err != nil {
+				return 0, err
+			}
+			if j < rule.npos {
+				c *= v
+			} else {
+				c *= 1 - v
+			}
+		}
+		r.conf[t>>chunkBits][t&chunkMask] = c
+		state[k] = done
+		return c, nil
+	}
+	for _, f := range facts {
+		if _, err := value(f.ri, f.t); err != nil {
+			return err
+		}
+	}
+	// The chains were ordered (if at all) by the float32 confidences.
+	for _, r := range e.rels {
+		for _, ix := range r.idx {
+			ix.orderChains(r, r.byConfidence())
+		}
+	}
+	return nil
+}
+
+// Write replaces the store's derived facts by the materialisation's, with
+// its Record, in one atomic write.
+func (m *Materialisation) Write(ctx context.Context) (int, error) {
+	e := m.e
+	e.ctx = ctx
+	w, err := e.prepareWrite(m.u, map[string]int{})
+	if err != nil {
+		return 0, errorf("reasoner: write: %w", err)
+	}
+	if err := m.st.ReplaceDerivedRecord(ctx, w.size, m.Record(), w.facts(e.reportWrite(w.n))); err != nil {
+		return 0, errorf("reasoner: write: %w", err)
+	}
+	return w.n, nil
+}
+
+// WriteUpdate stores what the last Apply changed (derived facts added,
+// changed and removed) with the new Record, in one atomic write; after a
+// recomputation (Change.Full) it writes everything, as Write.
+func (m *Materialisation) WriteUpdate(ctx context.Context, ch Change) error {
+	if ch.Full || m.touch == nil {
+		_, err := m.Write(ctx)
+		return err
+	}
+	e := m.e
+	e.ctx = ctx
+	w := &derivedWriter{e: e, u: m.u, relIDs: make([]uint32, len(e.rels)),
+		rules: make([]string, len(e.rules)), facts0: make([]string, len(m.u.facts)), remap: map[uint32]uint32{},
+		interned: make([]bool, len(e.rels))}
+	var up store.DerivedUpdate
+	up.Program = m.Record()
+	up.Renames = m.renames
+	for _, k := range m.touch.order {
+		ri, t := untkey(k)
+		r := e.rels[ri]
+		if r.internal {
+			continue
+		}
+		o := m.touch.old[k]
+		np := r.provAt(t)
+		oldD := o.conf > 0 && o.prov != provBase && o.prov != provDeleted
+		newD := r.confAt(t) > 0 && np != provBase && np != provDeleted
+		if !oldD && !newD || oldD && newD && o.conf == r.confAt(t) && o.prov == np {
+			continue
+		}
+		if err := w.prepareTuple(ri, t, newD); err != nil {
+			return errorf("reasoner: write: %w", err)
+		}
+		if !newD {
+			f := w.fact(ri, t)
+			f.Args = slices.Clone(f.Args)
+			up.Delete = append(up.Delete, f)
+			continue
+		}
+		d := *w.convert(ri, t)
+		d.Fact.Args = slices.Clone(d.Fact.Args)
+		body := make([]store.Fact, len(d.Prov.Body))
+		for i, b := range d.Prov.Body {
+			body[i] = store.Fact{Rel: b.Rel, Args: slices.Clone(b.Args)}
+		}
+		d.Prov.Body = body
+		up.Put = append(up.Put, d)
+	}
+	if err := m.st.UpdateDerived(ctx, up); err != nil {
+		return errorf("reasoner: write: %w", err)
+	}
+	return nil
+}
+
+// prepareTuple interns, in the store, what the store form of tuple t of
+// relation ri names: its relation and local symbols and, with proof, those
+// of its proof's body facts.
+func (w *derivedWriter) prepareTuple(ri, t int32, proof bool) error {
+	e := w.e
+	tuple := func(ri, t int32) error {
+		if !w.interned[ri] {
+			id, err := e.st.Intern(e.rels[ri].name)
+			if err != nil {
+				return err
+			}
+			w.relIDs[ri], w.interned[ri] = id, true
+		}
+		for _, a := range e.rels[ri].tuple(t) {
+			if !e.syms.isLocal(a) {
+				continue
+			}
+			if _, ok := w.remap[a]; ok {
+				continue
+			}
+			n, err := e.syms.name(a)
+			if err != nil {
+				return err
+			}
+			x, err := e.st.Intern(n)
+			if err != nil {
+				return err
+			}
+			w.remap[a] = x
+		}
+		return nil
+	}
+	if err := tuple(ri, t); err != nil || !proof {
+		return err
+	}
+	p := e.rels[ri].provAt(t)
+	if p < 0 {
+		return nil
+	}
+	rule := e.rules[e.pool.rule(p)]
+	_, refs := e.pool.record(p, rule.nprov)
+	for k := range rule.nprov {
+		if refs[2*k] == noMatch {
+			continue
+		}
+		if err := tuple(int32(refs[2*k]), int32(refs[2*k+1])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
