@@ -53,6 +53,7 @@ type cli struct {
 	AllowImportOutside bool   `name:"allow-import-outside" help:"Let @import read files outside the directory of the rule file given (absolute paths, .., symbolic links)."`
 
 	Load    loadCmd    `cmd:"" help:"Load triples into the store (DRUM dataset folder, TSV or N-Triples)."`
+	Retract retractCmd `cmd:"" help:"Remove base facts from the store (TSV or N-Triples files)."`
 	Mine    mineCmd    `cmd:"" help:"Learn weighted rules from the store with DRUM."`
 	Check   checkCmd   `cmd:"" help:"Parse and validate Datalog rule files."`
 	Infer   inferCmd   `cmd:"" help:"Derive and store every fact the rules imply (forward chaining)."`
@@ -97,7 +98,7 @@ type exitPanic int
 var supervise func(cmd string, args []string, db string) (code int, ok bool)
 
 // writers are the commands that open the store for writing.
-var writers = map[string]bool{"load": true, "infer": true}
+var writers = map[string]bool{"load": true, "infer": true, "retract": true}
 
 // run is the whole program: it parses args, runs the command and returns the
 // exit code. Only run prints errors.

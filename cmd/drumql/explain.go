@@ -53,6 +53,7 @@ func (c *explainCmd) Run(e *env) error {
 		check = &datalog.Program{}
 	}
 	hintCapitalised(e.stderr, st, q.Atom)
+	noteStale(e.stderr, st)
 	th := resolveMin(minX, prog)
 	if minX == 0 {
 		warnThresholds(e.stderr, prog)

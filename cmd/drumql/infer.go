@@ -25,6 +25,8 @@ type inferCmd struct {
 	// MaxMemory is a size ("8G"), "off", or "" for the available memory.
 	Trace     bool   `help:"Write a line on stderr about once a second while deriving, whether or not stderr is a terminal: the round, facts derived, joins, memory in use, elapsed time."`
 	MaxMemory string `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the Go runtime holds more than SIZE of memory (e.g. 8G; checked as the fixpoint grows and as its result is stored; the store's files mapped into memory are not counted; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."`
+	Full      bool   `help:"Recompute every derived fact from scratch instead of updating the stored ones with what changed since the last infer (rules, weights, threshold, base facts)."`
+	Changes   int    `default:"10" placeholder:"N" help:"After an update, list the first N derived facts it added, removed or re-weighted (0: none)."`
 }
 
 // memoryCap resolves the value of a --max-memory flag: a size, "off", or
@@ -80,6 +82,16 @@ counted). On a terminal,
 a progress line shows the rounds, the facts derived, the memory in use and
 the time, then the write.
 
+A second infer updates what the first stored instead of recomputing it: the
+store keeps the program its derived facts are of and the base facts loaded or
+retracted since, and only what the difference reaches is derived again (rules
+added, removed or re-weighted, facts, the threshold raised, base facts). It says
+what changed: "+N -M ~K derived facts" (added, removed, re-weighted) and the
+time, and lists the first changed facts (--changes). It recomputes from scratch
+when that is cheaper (most of the rules or facts gone) or needed (a lowered
+threshold, more than a million base facts changed), saying so; --full always
+does.
+
 The threshold belongs to the program: derivations whose confidence is below
 the rule files' @min directive (drumql mine writes @min 0.1; merged files with
 different ones use the smallest, and a file without one makes no claim) are
@@ -89,6 +101,7 @@ says how many (also with --quiet).
 
 Examples:
   drumql infer families.dl examples/families/expert.dl
+  drumql infer --full families.dl examples/families/expert.dl
   drumql infer --min 0.01 rules.dl
   drumql infer --max-memory 4G rules.dl`
 }
@@ -100,6 +113,9 @@ func (c *inferCmd) Run(e *env) error {
 	}
 	if c.MaxFacts <= 0 {
 		return inputErr(fmt.Errorf("--max-facts %d: must be more than 0", c.MaxFacts))
+	}
+	if err := checkCount("changes", c.Changes); err != nil {
+		return err
 	}
 	lim, err := memoryCap(c.MaxMemory)
 	if err != nil {
@@ -135,27 +151,20 @@ func (c *inferCmd) Run(e *env) error {
 					p.Rounds, p.Facts, p.Joins, sysmem.Format(p.Memory), p.Elapsed.Round(time.Millisecond))
 			}
 		}}
+	if !c.Full {
+		done, err := c.update(e, st, ps.Prog, opt, th, pb)
+		if done || err != nil {
+			pb.finish()
+			if err != nil {
+				return c.inferErr(e, err, lim)
+			}
+			return nil
+		}
+	}
 	stats, err := reasoner.Infer(e.ctx, st, ps.Prog, opt)
 	pb.finish()
 	if err != nil {
-		if e.ctx.Err() != nil {
-			return fmt.Errorf("infer interrupted: the store is unchanged (previous derived facts kept)")
-		}
-		if errors.Is(err, reasoner.ErrInvalidProgram) {
-			return programErr(err)
-		}
-		if m, ok := errors.AsType[*reasoner.MemoryLimitError](err); ok && m.Writing {
-			return fmt.Errorf("infer: storing the %d facts derived held %s of memory, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
-				m.Facts, sysmem.Format(m.InUse), lim.Source, sysmem.Format(lim.Bytes))
-		} else if ok {
-			return fmt.Errorf("infer: the evaluation held %s of memory in round %d with %d facts derived, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
-				sysmem.Format(m.InUse), m.Rounds, m.Facts, lim.Source, sysmem.Format(lim.Bytes))
-		}
-		if errors.Is(err, reasoner.ErrTooManyFacts) {
-			return fmt.Errorf("%w (--max-facts)\nthe store is unchanged (previous derived facts kept)", err)
-		}
-		// the reasoner's error names the operation (reasoner: infer: ...)
-		return fmt.Errorf("%w\nthe store is unchanged (previous derived facts kept)", err)
+		return c.inferErr(e, err, lim)
 	}
 	noteCommitted()
 	if err := st.Close(); err != nil {
@@ -176,6 +185,29 @@ func (c *inferCmd) Run(e *env) error {
 	}
 	thresholdNote(e.stderr, stats.Eval, th, "derived facts", "are not stored")
 	return nil
+}
+
+// inferErr is the message of a failed infer or update: the store is
+// unchanged.
+func (c *inferCmd) inferErr(e *env, err error, lim sysmem.Limit) error {
+	if e.ctx.Err() != nil {
+		return fmt.Errorf("infer interrupted: the store is unchanged (previous derived facts kept)")
+	}
+	if errors.Is(err, reasoner.ErrInvalidProgram) {
+		return programErr(err)
+	}
+	if m, ok := errors.AsType[*reasoner.MemoryLimitError](err); ok && m.Writing {
+		return fmt.Errorf("infer: storing the %d facts derived held %s of memory, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
+			m.Facts, sysmem.Format(m.InUse), lim.Source, sysmem.Format(lim.Bytes))
+	} else if ok {
+		return fmt.Errorf("infer: the evaluation held %s of memory in round %d with %d facts derived, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
+			sysmem.Format(m.InUse), m.Rounds, m.Facts, lim.Source, sysmem.Format(lim.Bytes))
+	}
+	if errors.Is(err, reasoner.ErrTooManyFacts) {
+		return fmt.Errorf("%w (--max-facts)\nthe store is unchanged (previous derived facts kept)", err)
+	}
+	// the reasoner's error names the operation (reasoner: infer: ...)
+	return fmt.Errorf("%w\nthe store is unchanged (previous derived facts kept)", err)
 }
 
 // inferProgress is the progress bar's description of p.

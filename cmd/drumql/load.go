@@ -30,24 +30,15 @@ func (c *loadCmd) Run(e *env) error {
 	if c.Inductive != nil && *c.Inductive < 1 {
 		return inputErr(fmt.Errorf("--inductive %d: want a number of test triples of at least 1 (or leave it out)", *c.Inductive))
 	}
-	var all store.Batch
-	var errs []error
-	for _, p := range c.Paths {
-		b, err := store.ReadPath(p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		mergeBatch(&all, b)
-	}
-	if len(errs) > 0 {
-		return inputErr(fmt.Errorf("nothing was loaded:\n%w", errors.Join(errs...)))
+	all, err := readPaths(c.Paths, "loaded")
+	if err != nil {
+		return err
 	}
 	if c.Inductive != nil {
 		if len(c.Paths) != 1 {
 			return inputErr(fmt.Errorf("--inductive takes exactly one dataset folder"))
 		}
-		ist, err := store.MakeInductive(&all, *c.Inductive, c.Seed)
+		ist, err := store.MakeInductive(all, *c.Inductive, c.Seed)
 		if errors.Is(err, store.ErrNoTestSplit) {
 			return inputErr(fmt.Errorf("--inductive needs a dataset folder with a test.txt"))
 		}
@@ -62,18 +53,19 @@ func (c *loadCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
-	replaced, err := replacedSplits(st, &all)
+	replaced, err := replacedSplits(st, all)
 	if err != nil {
 		return fmt.Errorf("load: %w (the store is unchanged)", err)
 	}
 	total := len(all.Graph) + len(all.Facts)
 	pb := e.newBar(total, "loading")
-	stats, err := st.Load(e.ctx, &all, func(done, _ int) { pb.set(done) })
+	stats, err := st.Load(e.ctx, all, func(done, _ int) { pb.set(done) })
 	pb.finish()
 	if err != nil {
 		return fmt.Errorf("load: %w (the store is unchanged)", err)
 	}
 	noteCommitted()
+	stale := staleNote(st)
 	if err := st.Close(); err != nil {
 		return err
 	}
@@ -82,7 +74,29 @@ func (c *loadCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "loaded %d new facts (%d already present), %d new symbols into %s\n",
 		stats.NewFacts, stats.Skipped, stats.NewSymbols, e.cli.DB)
+	if stale != "" {
+		fmt.Fprintln(e.stderr, stale)
+	}
 	return nil
+}
+
+// readPaths reads the triple files (or dataset folders) of paths into one
+// batch; on error, none is used ("nothing was <done>").
+func readPaths(paths []string, done string) (*store.Batch, error) {
+	var all store.Batch
+	var errs []error
+	for _, p := range paths {
+		b, err := store.ReadPath(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		mergeBatch(&all, b)
+	}
+	if len(errs) > 0 {
+		return nil, inputErr(fmt.Errorf("nothing was %s:\n%w", done, errors.Join(errs...)))
+	}
+	return &all, nil
 }
 
 // mergeBatch appends b to dst.

@@ -109,6 +109,7 @@ func (c *queryCmd) Run(e *env) error {
 		warnUnknownBody(e.stderr, st, prog)
 	}
 	hintCapitalised(e.stderr, st, q.Atom)
+	noteStale(e.stderr, st)
 	th := resolveMin(minX, prog)
 	if minX == 0 {
 		warnThresholds(e.stderr, prog)

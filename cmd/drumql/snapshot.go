@@ -238,6 +238,24 @@ func (s *snapStore) ReplaceDerivedSeq(context.Context, int64, iter.Seq2[store.De
 // ClearDerived implements store.Store: an error.
 func (s *snapStore) ClearDerived() error { return errSnapshotReadOnly }
 
+// ReplaceDerivedRecord implements store.Store: an error.
+func (s *snapStore) ReplaceDerivedRecord(context.Context, int64, []byte, iter.Seq2[store.Derived, error]) error {
+	return errSnapshotReadOnly
+}
+
+// UpdateDerived implements store.Store: an error.
+func (s *snapStore) UpdateDerived(context.Context, store.DerivedUpdate) error {
+	return errSnapshotReadOnly
+}
+
+// Retract implements store.Store: an error.
+func (s *snapStore) Retract(context.Context, *store.Batch) (store.RetractStats, error) {
+	return store.RetractStats{}, errSnapshotReadOnly
+}
+
+// Materialised implements store.Store: a snapshot has no derived facts.
+func (s *snapStore) Materialised() (store.MaterialState, error) { return store.MaterialState{}, nil }
+
 // ScanDerived implements store.Store: a snapshot has no derived facts.
 func (s *snapStore) ScanDerived(store.ID) iter.Seq2[store.Derived, error] {
 	return func(func(store.Derived, error) bool) {}

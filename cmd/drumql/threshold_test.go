@@ -203,7 +203,7 @@ func TestInferThreshold(t *testing.T) {
 		t.Errorf("exact: want 55 paths and nothing on stderr:\n%s[stderr]\n%s", out, stderr)
 	}
 	// 0.5 (10 paths), 0.25 (9) and 0.125 (8) are kept, 0.0625 is not.
-	out, stderr, code = runCLI(t, "", "--db", db, "-q", "infer", mined)
+	out, stderr, code = runCLI(t, "", "--db", db, "-q", "infer", "--full", mined)
 	if code != 0 || !containsCount(out, "path", 27) {
 		t.Errorf("@min 0.1: exit %d, want 27 paths:\n%s%s", code, out, stderr)
 	}
@@ -213,7 +213,7 @@ func TestInferThreshold(t *testing.T) {
 		t.Errorf("@min 0.1: stderr %q, want %q N %q", stderr, prefix, suffix)
 	}
 	// --min overrides: 0.5^4 = 0.0625 >= 0.05 > 0.5^5, so 10+9+8+7 paths.
-	out, _, code = runCLI(t, "", "--db", db, "-q", "infer", "--min", "0.05", mined)
+	out, _, code = runCLI(t, "", "--db", db, "-q", "infer", "--full", "--min", "0.05", mined)
 	if code != 0 || !containsCount(out, "path", 34) {
 		t.Errorf("--min 0.05: exit %d, want 34 paths:\n%s", code, out)
 	}

@@ -78,7 +78,9 @@ func TestTranscripts(t *testing.T) {
 				stdout, stderr, code := runCLI(t, "", words[1:]...)
 				fmt.Fprintf(&got, "$ %s\n", line)
 				// The size on disk depends on the file system.
-				got.WriteString(diskLine.ReplaceAllString(unrepl.Replace(stdout), "${1}SIZE"))
+				// So does the time an update took.
+				out := diskLine.ReplaceAllString(unrepl.Replace(stdout), "${1}SIZE")
+				got.WriteString(updateTime.ReplaceAllString(out, "${1}T ("))
 				if stderr != "" {
 					fmt.Fprintf(&got, "[stderr]\n%s", unrepl.Replace(stderr))
 				}
@@ -154,3 +156,7 @@ func splitWords(s string) []string {
 
 // diskLine is the size line of drumql stats, which transcripts do not pin.
 var diskLine = regexp.MustCompile(`(?m)^(on disk:\s+).*$`)
+
+// updateTime matches the time in the line of an incremental infer ("+1 −2
+// ~3 derived facts in 41 ms (incremental, ...").
+var updateTime = regexp.MustCompile(`(?m)^(\+\d+ −\d+ ~\d+ derived facts in )[0-9.]+ ?[mµn]?s \(`)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"io"
 
 	"github.com/drumql/drumql/store"
 )
@@ -36,5 +38,35 @@ func (c *verifyCmd) Run(e *env) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s: ok (%d tables, %d keys checked)\n", e.cli.DB, vs.Tables, vs.Keys)
+	return writeMaterialState(e.stdout, st)
+}
+
+// writeMaterialState says which materialisation the derived facts are: how
+// many, the digest of the program record an infer stored with them (the
+// same after an interrupted update as before it, or the new one), and how
+// many base facts changed since.
+func writeMaterialState(w io.Writer, st store.Store) error {
+	rs, err := st.Relations()
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, r := range rs {
+		n += r.Derived
+	}
+	ms, err := st.Materialised()
+	if err != nil {
+		return err
+	}
+	if ms.Program == nil {
+		fmt.Fprintf(w, "derived facts: %d, without a record of their program (the next infer recomputes them)\n", n)
+		return nil
+	}
+	sum := sha256.Sum256(ms.Program)
+	changed := fmt.Sprintf("%d base facts changed since", len(ms.Changes))
+	if ms.Overflow {
+		changed = fmt.Sprintf("more than %d base facts changed since", store.MaxChangeLog)
+	}
+	fmt.Fprintf(w, "derived facts: %d, of the program recorded as sha256:%x (%d bytes); %s\n", n, sum[:8], len(ms.Program), changed)
 	return nil
 }
