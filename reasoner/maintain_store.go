@@ -38,6 +38,13 @@ type record struct {
 // stored proofs name) and the threshold. DecodeRecord reads it back.
 func (m *Materialisation) Record() []byte { return recordOf(m.prog, m.e.min) }
 
+// RecordOf is the Record that an evaluation of prog with opt stores: when
+// it equals the store's record and no base fact changed since, the stored
+// derived facts are up to date.
+func RecordOf(prog *datalog.Program, opt Options) []byte {
+	return recordOf(prog, opt.withProgram(prog).withDefaults().Min)
+}
+
 // recordOf is the record of prog evaluated at threshold min.
 func recordOf(prog *datalog.Program, min float64) []byte {
 	var b strings.Builder
@@ -193,6 +200,9 @@ func (m *Materialisation) loadDerived() error {
 			return fmt.Errorf("%w: derived facts of %s/%d, which the program does not have", ErrStaleRecord, rs.Name, rs.Arity)
 		}
 		r := e.rels[ri]
+		// A derived fact is never one of the base or program facts
+		// loaded: look it up only when the relation has some.
+		had := r.len() > 0
 		for d, err := range m.st.ScanDerived(rs.Rel) {
 			if err != nil {
 				return err
@@ -200,7 +210,10 @@ func (m *Materialisation) loadDerived() error {
 			if len(d.Fact.Args) != rs.Arity {
 				continue
 			}
-			t := r.find(d.Fact.Args)
+			t := int32(-1)
+			if had {
+				t = r.find(d.Fact.Args)
+			}
 			if t < 0 {
 				t = r.add(d.Fact.Args, float64(d.Confidence), provUnknown)
 			}
@@ -304,7 +317,12 @@ func (m *Materialisation) reconfirm(facts []storedProof) error {
 		visiting = 1
 		done     = 2
 	)
-	state := map[uint64]uint8{}
+	state := make([][]uint8, len(e.rels))
+	for ri, r := range e.rels {
+		if !r.internal {
+			state[ri] = make([]uint8, r.len())
+		}
+	}
 	var value func(ri, t int32) (float64, error)
 	value = func(ri, t int32) (float64, error) {
 		r := e.rels[ri]
@@ -317,14 +335,13 @@ func (m *Materialisation) reconfirm(facts []storedProof) error {
 		case p < 0:
 			return 0, fmt.Errorf("%w: %s has no proof", ErrStaleRecord, r.display)
 		}
-		k := tkey(ri, t)
-		switch state[k] {
+		switch state[ri][t] {
 		case done:
 			return r.confAt(t), nil
 		case visiting:
 			return 0, fmt.Errorf("%w: the proofs of %s form a cycle", ErrStaleRecord, r.display)
 		}
-		state[k] = visiting
+		state[ri][t] = visiting
 		rule := e.rules[e.pool.rule(p)]
 		_, refs := e.pool.record(p, rule.nprov)
 		c := rule.weight
@@ -343,7 +360,7 @@ func (m *Materialisation) reconfirm(facts []storedProof) error {
 			}
 		}
 		r.conf[t>>chunkBits][t&chunkMask] = c
-		state[k] = done
+		state[ri][t] = done
 		return c, nil
 	}
 	for _, f := range facts {

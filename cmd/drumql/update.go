@@ -35,6 +35,15 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 	if ms.Overflow {
 		return recompute(fmt.Sprintf("more than %d base facts changed since the last infer", store.MaxChangeLog))
 	}
+	start := time.Now()
+	if len(ms.Changes) == 0 && bytes.Equal(reasoner.RecordOf(prog, opt), ms.Program) {
+		// The same program, no base fact changed: nothing to read.
+		if err := st.Close(); err != nil {
+			return true, err
+		}
+		fmt.Fprintf(e.stdout, "+0 −0 ~0 derived facts in %s (nothing to update); stored in %s\n", formatDuration(time.Since(start)), e.cli.DB)
+		return true, nil
+	}
 	old, min, err := reasoner.DecodeRecord(ms.Program, func(src string) (*datalog.Program, error) {
 		return parser.ParseString("record", src)
 	})
@@ -45,7 +54,6 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 	for i, ch := range ms.Changes {
 		changes[i] = reasoner.FactChange{Fact: ch.Fact, Added: ch.Added}
 	}
-	start := time.Now()
 	pb.describe("reading the stored derived facts")
 	m, err := reasoner.Resume(e.ctx, st, old, min, changes, opt)
 	switch {

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Incremental maintenance against recomputation, end to end through the
+# CLI, on FB15k-237 (facts + train, from $DRUMQL_DATASETS; skipped with a
+# message when absent).
+#
+# Case tc4m: the 4.0M-fact transitive closure of
+#   /award/award_nominee/award_nominations./award/award_nomination/award_nominee
+# (as bench/infer-memory.sh). On a store where `drumql infer --full` stored
+# it, each update is a retract or load followed by `drumql infer`, timed
+# with GNU time (wall and peak RSS of the infer alone):
+#   remove one edge, add it back, add 1,000 random edges (seeded), and an
+#   infer with nothing new.
+# Case mined: a mined FB15k-237 rule file (MINED, default
+# bench/out/maintain/fb.dl mined here with `drumql mine` when absent)
+# materialised at threshold MIN (default 0.5), then: remove a rule, add it
+# back, halve a rule's weight, add 1,000 random facts of the graph's
+# relations.
+# The full infer of each case is timed in the same run, REPEAT times
+# (median); the ratio update/full is printed.
+#
+#   bench/maintain.sh                 # both cases
+#   CASES=tc4m REPEAT=3 bench/maintain.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DS=${DRUMQL_DATASETS:-../shared/datasets}
+REPEAT=${REPEAT:-1}
+CASES=${CASES:-"tc4m mined"}
+MIN=${MIN:-0.5}
+if [ ! -d "$DS/fb15k-237" ]; then
+  echo "maintain: skipped: $DS/fb15k-237 not found (set DRUMQL_DATASETS)"
+  exit 0
+fi
+out=bench/out/maintain
+mkdir -p "$out"
+. bench/lib.sh
+build_builds "$out"
+bin="$out/drumql-head"
+machine_line
+median() { sort -n | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+rm -rf "$out/fb.db"
+"$bin" --db "$out/fb.db" -q load "$DS/fb15k-237" >/dev/null
+
+# timed NAME CMD...: runs CMD under GNU time, appends "wall rss_kb" to
+# $out/NAME.t and keeps its stdout in $out/NAME.out.
+timed() {
+  local name=$1
+  shift
+  /usr/bin/time -f "%e %M" -o "$out/t" "$@" > "$out/$name.out"
+  cat "$out/t" >> "$out/$name.t"
+}
+
+# row NAME FULL: prints the median wall and RSS of NAME and its ratio to FULL.
+row() {
+  local name=$1 full=$2 w kb
+  w=$(cut -d' ' -f1 "$out/$name.t" | median)
+  kb=$(cut -d' ' -f2 "$out/$name.t" | median)
+  printf '| %s | %s s | %s MB | %s | %s |\n' "$name" "$w" "$((kb / 1024))" \
+    "$(awk -v a="$w" -v b="$full" 'BEGIN{printf "%.1f%%", 100*a/b}')" "$(head -n1 "$out/$name.out")"
+}
+
+# random_facts REL N SEED: N random REL triples between entities of the graph.
+random_facts() {
+  cut -f1,3 "$DS/fb15k-237/facts.txt" "$DS/fb15k-237/train.txt" | tr '\t' '\n' | tr -d '\r' | sort -u |
+    awk -v rel="$1" -v n="$2" -v seed="$3" '
+      { ents[m++] = $0 }
+      END { srand(seed); for (i = 0; i < n; i++) printf "%s\t%s\t%s\n", ents[int(rand()*m)], rel, ents[int(rand()*m)] }'
+}
+
+run_case() { # NAME RULES: the updates of one case
+  local c=$1 rules=$2
+  : > "$out/$c-full.t"
+  for _ in $(seq "$REPEAT"); do
+    rm -rf "$out/$c.db"; cp -r "$out/fb.db" "$out/$c.db"
+    timed "$c-full" "$bin" --db "$out/$c.db" -q infer --full "$rules"
+  done
+  full=$(cut -d' ' -f1 "$out/$c-full.t" | median)
+  echo
+  echo "case $c: $(head -n1 "$out/$c-full.out")"
+  echo
+  echo "| update | infer wall | peak RSS | of the full infer | what it said |"
+  echo "|---|---|---|---|---|"
+  row "$c-full" "$full"
+}
+
+if [[ " $CASES " == *" tc4m "* ]]; then
+  N='/award/award_nominee/award_nominations./award/award_nomination/award_nominee'
+  printf 'reach(X, Y) :- "%s"(X, Y).\nreach(X, Z) :- reach(X, Y), "%s"(Y, Z).\n' "$N" "$N" > "$out/tc4m.dl"
+  run_case tc4m "$out/tc4m.dl"
+  grep -h -F "	$N	" "$DS/fb15k-237/facts.txt" "$DS/fb15k-237/train.txt" | tr -d '\r' | sort | sed -n '100p' > "$out/edge.tsv"
+  random_facts "$N" 1000 7 > "$out/random.tsv"
+  for u in remove-edge add-edge add-1000 nothing; do : > "$out/tc4m-$u.t"; done
+  for _ in $(seq "$REPEAT"); do
+    "$bin" --db "$out/tc4m.db" -q retract "$out/edge.tsv" > /dev/null
+    timed tc4m-remove-edge "$bin" --db "$out/tc4m.db" -q infer --changes 0 "$out/tc4m.dl"
+    "$bin" --db "$out/tc4m.db" -q load "$out/edge.tsv" > /dev/null
+    timed tc4m-add-edge "$bin" --db "$out/tc4m.db" -q infer --changes 0 "$out/tc4m.dl"
+    timed tc4m-nothing "$bin" --db "$out/tc4m.db" -q infer --changes 0 "$out/tc4m.dl"
+    "$bin" --db "$out/tc4m.db" -q load "$out/random.tsv" > /dev/null
+    timed tc4m-add-1000 "$bin" --db "$out/tc4m.db" -q infer --changes 0 "$out/tc4m.dl"
+    "$bin" --db "$out/tc4m.db" -q retract "$out/random.tsv" > /dev/null
+    "$bin" --db "$out/tc4m.db" -q infer --changes 0 "$out/tc4m.dl" > /dev/null
+  done
+  for u in remove-edge add-edge add-1000 nothing; do row "tc4m-$u" "$full"; done
+fi
+
+if [[ " $CASES " == *" mined "* ]]; then
+  MINED=${MINED:-$out/fb.dl}
+  if [ ! -f "$MINED" ]; then
+    "$bin" --db "$out/fb.db" -q mine --out "$MINED" > /dev/null
+  fi
+  # The file at threshold MIN, and three edits of it: the first rule of the
+  # 50th head relation removed, then its weight halved.
+  grep -v '^@min' "$MINED" | sed "1i @min $MIN." > "$out/mined.dl"
+  line=$(grep -n ' :- ' "$out/mined.dl" | awk -F: 'NR==1000{print $1}')
+  sed "${line}d" "$out/mined.dl" > "$out/mined-removed.dl"
+  awk -v l="$line" 'NR==l { split($0, a, " :: "); printf "%.6g :: %s\n", a[1]/2, a[2]; next } { print }' "$out/mined.dl" > "$out/mined-halved.dl"
+  cp "$out/mined.dl" "$out/cur.dl" # one path: the record names the file
+  run_case mined "$out/cur.dl"
+  rel=$(cut -f2 "$DS/fb15k-237/train.txt" | tr -d '\r' | sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
+  random_facts "$rel" 1000 11 > "$out/random-mined.tsv"
+  for u in remove-rule add-rule halve-weight add-1000; do : > "$out/mined-$u.t"; done
+  for _ in $(seq "$REPEAT"); do
+    cp "$out/mined-removed.dl" "$out/cur.dl"
+    timed mined-remove-rule "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl"
+    cp "$out/mined.dl" "$out/cur.dl"
+    timed mined-add-rule "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl"
+    cp "$out/mined-halved.dl" "$out/cur.dl"
+    timed mined-halve-weight "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl"
+    cp "$out/mined.dl" "$out/cur.dl"
+    "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl" > /dev/null
+    "$bin" --db "$out/mined.db" -q load "$out/random-mined.tsv" > /dev/null
+    timed mined-add-1000 "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl"
+    "$bin" --db "$out/mined.db" -q retract "$out/random-mined.tsv" > /dev/null
+    "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl" > /dev/null
+  done
+  for u in remove-rule add-rule halve-weight add-1000; do row "mined-$u" "$full"; done
+fi
