@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -552,8 +553,35 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 		added[ci] = true
 	}
 	defer e.releaseBufs()
+	// An update that reaches a large part of the materialisation costs
+	// more than recomputing it: past the limit, the tuples go back to
+	// what they were and the program is evaluated from scratch.
+	limit := 0
+	for _, r := range e.rels {
+		if !r.internal {
+			limit += r.alive
+		}
+	}
+	limit = max(limit/fallbackDivisor, 1024)
+	over := func() error {
+		if len(m.touch.order) > limit {
+			return errFallback
+		}
+		return nil
+	}
+	e.gate = func(int64) error { return over() }
+	defer func() { e.gate = nil }()
 	for _, s := range m.strata {
-		if err := m.maintain(s, added); err != nil {
+		err := over()
+		if err == nil {
+			err = m.maintain(s, added)
+		}
+		if errors.Is(err, errFallback) {
+			m.restore()
+			e.touch, m.touch = nil, nil
+			return m.recompute(ctx, prog, start)
+		}
+		if err != nil {
 			return Change{}, err
 		}
 	}
@@ -564,6 +592,29 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 	ch.Rounds = e.iterations - rounds
 	ch.Duration = time.Since(start)
 	return ch, nil
+}
+
+// fallbackDivisor sets the limit past which an update recomputes instead:
+// a quarter of the materialisation's tuples changed. (An update spends
+// about what an evaluation does per tuple it changes, plus the removal and
+// re-derivation; in drumql infer, it also reads the stored facts first.)
+const fallbackDivisor = 4
+
+// errFallback stops an update that reached more tuples than recomputing
+// costs.
+var errFallback = errors.New("reasoner: the update reaches too much: recompute")
+
+// restore puts every tuple the update touched back as it was.
+func (m *Materialisation) restore() {
+	e := m.e
+	for _, k := range m.touch.order {
+		ri, t := untkey(k)
+		o := m.touch.old[k]
+		if !o.existed {
+			o.conf, o.prov = 0, provDeleted
+		}
+		e.rels[ri].set(t, o.conf, o.prov)
+	}
 }
 
 // needsFull decides whether an update recomputes from scratch.
@@ -885,6 +936,11 @@ func (m *Materialisation) maintain(s datalog.Stratum, added map[int]bool) error 
 		}
 	}
 	removed := m.closeRemoval(seeds, heads)
+	if e.gate != nil {
+		if err := e.gate(0); err != nil {
+			return err
+		}
+	}
 	ps := m.rederivePlans(s, removed)
 	for _, ci := range s.Rules {
 		if whole[ci] {

@@ -450,3 +450,56 @@ func TestMaintainStoreDifferential(t *testing.T) {
 		}
 	}
 }
+
+// TestMaintainFallback: an update that reaches more than a quarter of the
+// materialisation recomputes it instead (Change.Full), with the same
+// result and the same count of changed facts as an update would report.
+func TestMaintainFallback(t *testing.T) {
+	ctx := context.Background()
+	var tsv strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&tsv, "v%d\te\tv%d\n", i, i+1)
+	}
+	st := newStore(t, tsv.String())
+	p := mustParse(t, "tc(X, Y) :- e(X, Y).\n0.99 :: tc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	m, _, err := Materialise(ctx, st, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := derivedOf(t, m)
+	cut := func(i int) store.Fact {
+		tr := store.NamedTriple{S: fmt.Sprint("v", i), R: "e", O: fmt.Sprint("v", i+1)}
+		f := namedFact(t, st, tr)
+		if _, err := st.Retract(ctx, &store.Batch{Graph: []store.NamedTriple{tr}}); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	// The last edge: 120 paths end with it, a small update.
+	ch, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: cut(119)}}})
+	if err != nil || ch.Full || ch.Removed != 120 {
+		t.Fatalf("removing the last edge: %+v, %v; want 120 facts removed by an update", ch, err)
+	}
+	// The middle edge: 60 × 60 paths go through it, more than a quarter.
+	ch, err = m.Apply(ctx, Delta{Base: []FactChange{{Fact: cut(59)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ch.Full || ch.Removed != 60*60 || ch.Added != 0 || ch.Reweighted != 0 {
+		t.Fatalf("removing the middle edge: %+v; want a recomputation that removed %d facts", ch, 60*60)
+	}
+	want := map[string]float64{}
+	for f, c := range before {
+		var a, b int
+		fmt.Sscanf(f, "tc(v%d,v%d)", &a, &b)
+		if b <= 59 || a >= 60 && b <= 119 {
+			want[f] = c
+		}
+	}
+	if err := sameDerived(derivedOf(t, m), want); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkProofs(m); err != nil {
+		t.Fatal(err)
+	}
+}
