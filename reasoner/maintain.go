@@ -160,11 +160,12 @@ type Materialisation struct {
 	// (rules of the program and their rederive twins, including rules the
 	// program no longer has), and the program's facts.
 	u       *unit
-	main    []int  // per compiled rule: the rule it derives for (itself, or the rule a twin copies)
-	twin    []int  // per compiled rule: its rederive twin, -1 for twins
-	current []bool // per compiled rule: a rule of the current program
-	active  []bool // per compiled rule: evaluated (current, strong enough, live)
-	ruleOf  []int  // per rule of the program: its compiled index
+	main    []int    // per compiled rule: the rule it derives for (itself, or the rule a twin copies)
+	keys    []string // per compiled rule: its ruleKey ("" for twins)
+	twin    []int    // per compiled rule: its rederive twin, -1 for twins
+	current []bool   // per compiled rule: a rule of the current program
+	active  []bool   // per compiled rule: evaluated (current, strong enough, live)
+	ruleOf  []int    // per rule of the program: its compiled index
 	strata  []datalog.Stratum
 	loaded  map[int32]bool // relations read from the store
 	guards  map[int32]int32
@@ -175,6 +176,7 @@ type Materialisation struct {
 	// moved (a line inserted above them) to their new references, since
 	// the last Apply.
 	renames map[string]string
+	record  []byte // Record, computed once per program and threshold
 	broken  error
 }
 
@@ -295,6 +297,7 @@ func (m *Materialisation) addRule(r *datalog.Rule) int {
 	u.prog.Rules = append(u.prog.Rules, tw)
 	u.meta = append(u.meta, ruleMeta{src: src, guard: g})
 	m.main = append(m.main, ci, ci)
+	m.keys = append(m.keys, ruleKey(r), "")
 	m.twin = append(m.twin, ci+1, -1)
 	m.current = append(m.current, true, false)
 	m.active = append(m.active, false, false)
@@ -507,7 +510,14 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 		prog = d.Program
 	}
 	min := m.opt.withProgram(prog).withDefaults().Min
-	full, err := m.needsFull(d, prog, min)
+	var keys []string // the new program's rule keys
+	if d.Program != nil {
+		keys = make([]string, len(prog.Rules))
+		for i := range prog.Rules {
+			keys[i] = ruleKey(&prog.Rules[i])
+		}
+	}
+	full, err := m.needsFull(d, keys, min)
 	if err != nil {
 		return Change{}, err
 	}
@@ -523,13 +533,14 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 	var kill, add []int
 	if min > e.min {
 		e.min = min
+		m.record = nil
 		m.removeBelow(min)
 	}
 	if err := m.baseChanges(d.Base); err != nil {
 		return Change{}, err
 	}
 	if d.Program != nil {
-		if kill, add, err = m.setProgram(d.Program); err != nil {
+		if kill, add, err = m.setProgram(d.Program, keys); err != nil {
 			return Change{}, err
 		}
 	}
@@ -618,7 +629,7 @@ func (m *Materialisation) restore() {
 }
 
 // needsFull decides whether an update recomputes from scratch.
-func (m *Materialisation) needsFull(d Delta, prog *datalog.Program, min float64) (bool, error) {
+func (m *Materialisation) needsFull(d Delta, keys []string, min float64) (bool, error) {
 	e := m.e
 	if min < e.min {
 		return true, nil // facts cut before may now be kept: no cheap way to find them
@@ -654,11 +665,11 @@ func (m *Materialisation) needsFull(d Delta, prog *datalog.Program, min float64)
 	if d.Program != nil && len(m.ruleOf) > 8 {
 		keep := map[string]int{}
 		for _, ci := range m.ruleOf {
-			keep[ruleKey(&m.u.prog.Rules[ci])]++
+			keep[m.keys[ci]]++
 		}
 		same := 0
-		for i := range prog.Rules {
-			if k := ruleKey(&prog.Rules[i]); keep[k] > 0 {
+		for _, k := range keys {
+			if keep[k] > 0 {
 				keep[k]--
 				same++
 			}
@@ -709,18 +720,19 @@ func ruleKey(r *datalog.Rule) string {
 // It returns the rules whose facts must be derived again (removed or
 // weakened) and the rules to evaluate whole (added or strengthened); the
 // program's facts are applied at once.
-func (m *Materialisation) setProgram(prog *datalog.Program) (kill, add []int, err error) {
+func (m *Materialisation) setProgram(prog *datalog.Program, keys []string) (kill, add []int, err error) {
 	e := m.e
+	m.record = nil
 	old := map[string][]int{}
 	for _, ci := range m.ruleOf {
-		k := ruleKey(&m.u.prog.Rules[ci])
+		k := m.keys[ci]
 		old[k] = append(old[k], ci)
 	}
 	ruleOf := make([]int, len(prog.Rules))
 	n0 := len(m.u.prog.Rules)
 	for i := range prog.Rules {
 		r := &prog.Rules[i]
-		k := ruleKey(r)
+		k := keys[i]
 		if cs := old[k]; len(cs) > 0 {
 			ci := cs[0]
 			old[k] = cs[1:]

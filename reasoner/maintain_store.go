@@ -36,7 +36,12 @@ type record struct {
 // Record describes the program the materialisation is of, for the store:
 // its rules and facts in canonical form with their positions (which the
 // stored proofs name) and the threshold. DecodeRecord reads it back.
-func (m *Materialisation) Record() []byte { return recordOf(m.prog, m.e.min) }
+func (m *Materialisation) Record() []byte {
+	if m.record == nil {
+		m.record = recordOf(m.prog, m.e.min)
+	}
+	return m.record
+}
 
 // RecordOf is the Record that an evaluation of prog with opt stores: when
 // it equals the store's record and no base fact changed since, the stored
@@ -106,9 +111,7 @@ func DecodeRecord(data []byte, parse func(src string) (*datalog.Program, error))
 // proofs, in float64 (the store keeps float32). It returns an error
 // wrapping ErrStaleRecord when the stored facts do not match prog.
 func Resume(ctx context.Context, st store.Store, prog *datalog.Program, min float64, base []FactChange, opt Options) (*Materialisation, error) {
-	if err := checkProgram(st, prog); err != nil {
-		return nil, err
-	}
+	// prog is a record's: it was checked when it was evaluated.
 	syms, err := newSymtab(st)
 	if err != nil {
 		return nil, err
