@@ -745,6 +745,9 @@ func (m *Materialisation) setProgram(prog *datalog.Program, keys []string) (kill
 			case w > cr.weight:
 				add = append(add, ci)
 			}
+			if cur := &m.u.prog.Rules[ci]; cur.Pos == r.Pos && cur.Weight == r.Weight {
+				continue // the same rule at the same place
+			}
 			before := ruleRefOf(m.u, cr)
 			cr.weight = w
 			e.rules[m.twin[ci]].weight = w

@@ -2,11 +2,16 @@ package reasoner
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/store"
 )
 
@@ -57,5 +62,62 @@ func BenchmarkMaintainClosure(b *testing.B) {
 	}
 	b.ReportMetric(float64(full.Milliseconds()), "full-ms")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "full-MB")
+	b.ReportMetric(float64(stats.Facts), "facts")
+}
+
+// BenchmarkMaintainMined measures incremental maintenance in memory of a
+// mined rule file over FB15k-237: DRUMQL_MINED_RULES names a file written
+// by drumql mine on it, DRUMQL_MINED_MIN the threshold (default 0.5). One
+// op removes the first rule of weight at least the threshold (the best of
+// its head relation), adds it back,
+// halves its weight and restores it: four updates through Apply, each
+// diffing the whole program as drumql infer does. Skipped without the
+// file.
+func BenchmarkMaintainMined(b *testing.B) {
+	rules := os.Getenv("DRUMQL_MINED_RULES")
+	if rules == "" {
+		b.Skip("set DRUMQL_MINED_RULES to a file drumql mine wrote on fb15k-237 (see bench/maintain.sh)")
+	}
+	minConf := 0.5
+	if s := os.Getenv("DRUMQL_MINED_MIN"); s != "" {
+		if _, err := fmt.Sscan(s, &minConf); err != nil {
+			b.Fatalf("DRUMQL_MINED_MIN: %v", err)
+		}
+	}
+	ctx := context.Background()
+	st := fb15k(b)
+	p, err := parser.ParseFile(rules)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.Thresholds = []datalog.Threshold{{Min: minConf}}
+	start := time.Now()
+	m, stats, err := Materialise(ctx, st, p, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	full := time.Since(start)
+	k := slices.IndexFunc(p.Rules, func(r datalog.Rule) bool { return weightOf(r.Weight) >= minConf })
+	if k < 0 {
+		b.Fatal("no rule reaches the threshold")
+	}
+	removed := *p
+	removed.Rules = slices.Delete(slices.Clone(p.Rules), k, k+1)
+	halved := *p
+	halved.Rules = slices.Clone(p.Rules)
+	halved.Rules[k].Weight /= 2
+	if _, err := m.Apply(ctx, Delta{}); err != nil { // builds the reverse index
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, q := range []*datalog.Program{&removed, p, &halved, p} {
+			if _, err := m.Apply(ctx, Delta{Program: q}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(full.Milliseconds()), "full-ms")
 	b.ReportMetric(float64(stats.Facts), "facts")
 }
