@@ -78,8 +78,8 @@ func (s *Server) check(w http.ResponseWriter, q datalog.Atom) bool {
 		return true
 	}
 	status := http.StatusBadRequest
-	if errors.Is(err, reasoner.ErrUnknownPredicate) {
-		status = http.StatusNotFound
+	if errors.Is(err, reasoner.ErrUnknownPredicate) && !s.defined(q.Pred) {
+		status = http.StatusNotFound // rather than a wrong arity
 	}
 	if ds, ok := errors.AsType[datalog.Diagnostics](err); ok {
 		var msgs []string
@@ -90,6 +90,25 @@ func (s *Server) check(w http.ResponseWriter, q datalog.Atom) bool {
 		return false
 	}
 	writeError(w, status, apiError{Error: err.Error()})
+	return false
+}
+
+// defined reports whether pred is a relation of the store or defined by
+// the program.
+func (s *Server) defined(pred string) bool {
+	if ok, err := stored(s.st, pred); ok || err != nil {
+		return ok
+	}
+	for _, r := range s.prog.Rules {
+		if r.Head.Pred == pred {
+			return true
+		}
+	}
+	for _, f := range s.prog.Facts {
+		if f.Atom.Pred == pred {
+			return true
+		}
+	}
 	return false
 }
 

@@ -165,8 +165,11 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // metrics.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
+	allow := map[string][]string{}
 	handle := func(pattern, endpoint string, h http.HandlerFunc) {
 		mux.Handle(pattern, s.instrument(endpoint, h))
+		method, _, _ := strings.Cut(pattern, " ")
+		allow[endpoint] = append(allow[endpoint], method)
 	}
 	handle("GET /v1/health", "/v1/health", s.health)
 	handle("GET /v1/openapi.json", "/v1/openapi.json", s.openapi)
@@ -176,7 +179,14 @@ func (s *Server) routes() http.Handler {
 	handle("POST /v1/rules", "/v1/rules", s.auth(s.editRules))
 	handle("POST /v1/facts", "/v1/facts", s.auth(s.editFacts))
 	handle("GET /v1/stats", "/v1/stats", s.stats)
-	mux.Handle("GET /metrics", s.instrument("/metrics", s.metrics.handler().ServeHTTP))
+	handle("GET /metrics", "/metrics", s.metrics.handler().ServeHTTP)
+	for path, methods := range allow {
+		// the other methods of a path: 405
+		mux.Handle(path, s.instrument(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", strings.Join(methods, ", "))
+			writeError(w, http.StatusMethodNotAllowed, apiError{Error: fmt.Sprintf("%s %s: use %s", r.Method, path, strings.Join(methods, " or "))})
+		}))
+	}
 	mux.Handle("/", s.instrument("other", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("no endpoint %s %s (the API is under /v1, see /v1/openapi.json)", r.Method, r.URL.Path)})
 	}))
