@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"sync"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/drumql/drumql/datalog"
@@ -69,6 +69,7 @@ type testEnv struct {
 	st    store.Store
 	srv   *Server
 	ts    *httptest.Server
+	how   string // how New brought the derived facts up to date
 }
 
 // newEnv loads graph into a new store, writes rules to rules.dl and starts
@@ -114,7 +115,7 @@ func (e *testEnv) start(edit func(*Config)) {
 	if edit != nil {
 		edit(&cfg)
 	}
-	srv, err := New(context.Background(), cfg, nil)
+	srv, err := New(context.Background(), cfg, func(how string) { e.how = how })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,8 +268,6 @@ func (a answers) keys() []string {
 	return ks
 }
 
-
-
 // syncBuffer is a bytes.Buffer safe for concurrent use.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -288,3 +287,12 @@ func (b *syncBuffer) String() string {
 }
 
 func newJSONLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }
+
+func tripleOf(t []string) store.NamedTriple { return store.NamedTriple{S: t[0], R: t[1], O: t[2]} }
+
+func slicesHas(g []store.NamedTriple, t []string) bool { return slices.Contains(g, tripleOf(t)) }
+
+func slicesDelete(g []store.NamedTriple, t []string) []store.NamedTriple {
+	x := tripleOf(t)
+	return slices.DeleteFunc(g, func(y store.NamedTriple) bool { return y == x })
+}
