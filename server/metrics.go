@@ -52,6 +52,8 @@ func newMetrics(s *Server) *metrics {
 			counts(func(s Stats) int { return s.DerivedFacts })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "drumql_rules", Help: "Rules of the loaded program."},
 			counts(func(s Stats) int { return s.Rules })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "drumql_http_requests_in_flight", Help: "HTTP requests being answered."},
+			func() float64 { return float64(s.inFlight.Load()) }),
 		collectors.NewGoCollector(),
 	)
 	return m

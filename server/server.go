@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
@@ -78,6 +79,8 @@ type Server struct {
 	started time.Time
 	metrics *metrics
 	handler http.Handler
+	// inFlight counts the requests being answered.
+	inFlight atomic.Int64
 }
 
 // New brings the store's derived facts up to date with cfg.Program, as
@@ -224,6 +227,8 @@ func (w *statusWriter) Flush() {
 func (s *Server) instrument(endpoint string, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		s.inFlight.Add(1)
+		defer s.inFlight.Add(-1)
 		sw := &statusWriter{ResponseWriter: w}
 		r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBody)
 		h(sw, r)
@@ -239,6 +244,9 @@ func (s *Server) instrument(endpoint string, h http.HandlerFunc) http.Handler {
 		}
 	})
 }
+
+// metricsInFlight is the number of requests being answered.
+func (s *Server) metricsInFlight() int64 { return s.inFlight.Load() }
 
 // auth requires the token, when there is one.
 func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
