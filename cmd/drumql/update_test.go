@@ -183,7 +183,10 @@ func TestKilledUpdate(t *testing.T) {
 		return strings.SplitN(out, "\n", 2)[1]
 	}
 	oldDump := dump(db)
-	if _, stderr, code := runBin(t, bin, "--db", db, "-q", "retract", writeFile(t, dir, "cut.tsv", "v80\te\tv81\n")); code != 0 {
+	// An edge near the end of the chain: the update reaches about a tenth
+	// of the closure (an update reaching more than a quarter of it
+	// recomputes instead, since 4c8fe5d).
+	if _, stderr, code := runBin(t, bin, "--db", db, "-q", "retract", writeFile(t, dir, "cut.tsv", "v150\te\tv151\n")); code != 0 {
 		t.Fatal(stderr)
 	}
 	oldVerify := verifyLine(db)
