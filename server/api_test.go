@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"regexp"
@@ -262,8 +263,46 @@ func TestLogLines(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("%d lines: %s", len(lines), buf.String())
 	}
-	re := regexp.MustCompile(`"method":"POST","path":"/v1/query","status":404,"ms":[0-9.]+`)
+	re := regexp.MustCompile(`"method":"POST","path":"/v1/query","status":404,"duration_ms":[0-9.]+`)
 	if !re.MatchString(lines[1]) {
 		t.Errorf("log line %s", lines[1])
+	}
+}
+
+// TestQueryMaxFacts: a query whose evaluation (noisy-or re-evaluates the
+// rules of the predicate) would derive more than MaxFacts facts is 413,
+// and the server answers the next query.
+func TestQueryMaxFacts(t *testing.T) {
+	var g strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&g, "h%d husband w%d\n", i, i)
+	}
+	e := newEnv(t, g.String(), "0.8 :: wife(A, B) :- husband(B, A).\n0.7 :: wife(A, B) :- husband(B, A), husband(B, A).\n", func(c *Config) { c.MaxFacts = 30 })
+	code, b := e.do("POST", "/v1/query", `{"query": "wife(X, Y)?", "combine": "noisy-or"}`)
+	if code != http.StatusRequestEntityTooLarge || !strings.Contains(errorBody(t, b).Error, "--max-facts") {
+		t.Fatalf("%d %s", code, b)
+	}
+	if got := e.ask("wife(X, Y)?"); len(got) != 20 {
+		t.Errorf("%d answers", len(got))
+	}
+}
+
+// TestFactEditMaxFacts: a fact edit whose update would derive more than
+// MaxFacts facts is 413 and leaves the store and the answers as they were;
+// the next edit works.
+func TestFactEditMaxFacts(t *testing.T) {
+	e := newEnv(t, testGraph, testRules, func(c *Config) { c.MaxFacts = 6 })
+	before := e.ask("wife(X, Y)?")
+	code, b := e.do("POST", "/v1/facts", `{"add": [["a", "husband", "b"], ["c", "husband", "d"], ["e", "husband", "f"]], "remove": [["hal", "father", "ida"]]}`)
+	if code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("%d %s", code, b)
+	}
+	sameAnswers(t, "wife after the refused edit", e.ask("wife(X, Y)?"), before)
+	sameAnswers(t, "husband after the refused edit", e.ask("husband(X, Y)?"), fresh(t, graphOf(t, testGraph), nil, "husband(X, Y)?"))
+	sameAnswers(t, "grand after the refused edit", e.ask("grand(X, Y)?"), answers{"hal jon": 0.9})
+	e.mustDo(200, "POST", "/v1/facts", `{"add": [["a", "husband", "b"]]}`)
+	g := append(graphOf(t, testGraph), graphOf(t, "a husband b")...)
+	for _, q := range []string{"wife(X, Y)?", "grand(X, Y)?"} {
+		sameAnswers(t, q, e.ask(q), fresh(t, g, []string{e.rules}, q))
 	}
 }

@@ -37,51 +37,46 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	add, err := triples(req.Add, "add")
+	var rm []store.NamedTriple
 	if err == nil {
-		var rm []store.NamedTriple
 		rm, err = triples(req.Remove, "remove")
-		req.Remove = nil
-		if err == nil && len(add)+len(rm) == 0 {
-			err = errors.New("nothing to do: give \"add\" or \"remove\", lists of [subject, relation, object]")
-		}
-		if err == nil {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			s.changeFacts(w, r, add, rm)
-			return
-		}
 	}
-	writeError(w, http.StatusBadRequest, apiError{Error: err.Error()})
-}
-
-func (s *Server) changeFacts(w http.ResponseWriter, r *http.Request, add, rm []store.NamedTriple) {
+	if err == nil && len(add)+len(rm) == 0 {
+		err = errors.New("nothing to do: give \"add\" or \"remove\", lists of [subject, relation, object]")
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, apiError{Error: err.Error()})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	start := time.Now()
 	ctx := r.Context()
-	var resp UpdateResponse
+	var removed, added int
 	if len(rm) > 0 {
 		rs, err := s.st.Retract(ctx, &store.Batch{Graph: rm})
 		if err != nil {
-			s.recover(err)
 			writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 			return
 		}
-		resp.BaseRemoved = rs.Removed
+		removed = rs.Removed
 	}
 	if len(add) > 0 {
 		ls, err := s.st.Load(ctx, &store.Batch{Graph: add}, nil)
 		if err != nil {
-			s.recover(err)
+			// the retraction is in: bring the derived facts along
+			s.rebuild()
 			writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 			return
 		}
-		resp.BaseAdded = ls.NewFacts
+		added = ls.NewFacts
 	}
 	ms, err := s.st.Materialised()
 	if err == nil && ms.Overflow {
 		err = fmt.Errorf("more than %d base facts changed", store.MaxChangeLog)
 	}
 	if err != nil {
-		s.recover(err)
+		s.rebuild()
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
@@ -89,15 +84,16 @@ func (s *Server) changeFacts(w http.ResponseWriter, r *http.Request, add, rm []s
 	for i, c := range ms.Changes {
 		changes[i] = reasoner.FactChange{Fact: c.Fact, Added: c.Added}
 	}
-	ch, err := s.apply(r, reasoner.Delta{Base: changes})
+	ch, err := s.apply(ctx, reasoner.Delta{Base: changes})
 	if err != nil {
 		// Put the base facts back as they were, then the materialisation.
 		s.undoBase(changes)
+		s.rebuild()
 		s.updateError(w, err)
 		return
 	}
 	out := updateResponse(ch, time.Since(start))
-	out.BaseAdded, out.BaseRemoved = resp.BaseAdded, resp.BaseRemoved
+	out.BaseAdded, out.BaseRemoved = added, removed
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -137,15 +133,13 @@ func (s *Server) undoBase(changes []reasoner.FactChange) {
 	if len(load) > 0 {
 		_, _ = s.st.Load(ctx, &store.Batch{Graph: load}, nil)
 	}
-	s.recover(nil)
 }
 
-// apply applies d to the materialisation and stores what changed; on
-// error the materialisation is rebuilt from the store (the previous state)
-// and the error returned. The caller holds the write lock.
-func (s *Server) apply(r *http.Request, d reasoner.Delta) (reasoner.Change, error) {
+// apply applies d to the materialisation and stores what changed. On
+// error the materialisation is discarded: the caller puts the store back
+// as it was, if needed, and rebuilds it. The caller holds the write lock.
+func (s *Server) apply(ctx context.Context, d reasoner.Delta) (reasoner.Change, error) {
 	start := time.Now()
-	ctx := r.Context()
 	if s.m == nil {
 		if _, err := s.materialise(ctx, s.prog); err != nil {
 			return reasoner.Change{}, fmt.Errorf("the materialisation could not be rebuilt after a failed update: %w", err)
@@ -156,9 +150,7 @@ func (s *Server) apply(r *http.Request, d reasoner.Delta) (reasoner.Change, erro
 		err = s.m.WriteUpdate(ctx, ch)
 	}
 	if err != nil {
-		if d.Base == nil {
-			s.recover(err)
-		}
+		s.m = nil
 		return ch, err
 	}
 	s.updated = time.Now()
@@ -166,10 +158,9 @@ func (s *Server) apply(r *http.Request, d reasoner.Delta) (reasoner.Change, erro
 	return ch, nil
 }
 
-// recover rebuilds the materialisation from the store after a failed
-// update (Apply's materialisation must then be discarded): the store holds
-// the state before the update.
-func (s *Server) recover(error) {
+// rebuild rebuilds the materialisation from the store after a failed
+// update (Apply's materialisation must then be discarded), as at start.
+func (s *Server) rebuild() {
 	if _, err := s.materialise(context.Background(), s.prog); err != nil {
 		s.m = nil // the next update tries again
 	}

@@ -397,8 +397,9 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 		a.Pos = plan.added[i]
 		next.Rules = append(next.Rules, a)
 	}
-	ch, err := s.apply(r, reasoner.Delta{Program: &next})
+	ch, err := s.apply(r.Context(), reasoner.Delta{Program: &next})
 	if err != nil {
+		s.rebuild() // the store has the state before the edit
 		s.updateError(w, err)
 		return
 	}

@@ -240,7 +240,7 @@ func (s *Server) instrument(endpoint string, h http.HandlerFunc) http.Handler {
 		if s.cfg.Logger != nil {
 			s.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", sw.status), slog.Float64("ms", float64(d.Microseconds())/1000))
+				slog.Int("status", sw.status), slog.Float64("duration_ms", float64(d.Microseconds())/1000))
 		}
 	})
 }

@@ -116,7 +116,7 @@ func TestServe(t *testing.T) {
 	if !strings.Contains(s.stdout.String(), "the store is closed") {
 		t.Errorf("stdout: %s", s.stdout)
 	}
-	if !regexp.MustCompile(`method=POST path=/v1/rules status=401 ms=`).MatchString(s.stderr.String()) {
+	if !regexp.MustCompile(`method=POST path=/v1/rules status=401 duration_ms=`).MatchString(s.stderr.String()) {
 		t.Errorf("no request log line: %s", s.stderr)
 	}
 	// the same objects as query --format json (the store is free again)
