@@ -306,3 +306,19 @@ func TestFactEditMaxFacts(t *testing.T) {
 		sameAnswers(t, q, e.ask(q), fresh(t, g, []string{e.rules}, q))
 	}
 }
+
+// TestRuleWarnings: an added rule over an unknown body predicate is
+// applied, with a warning and a did-you-mean.
+func TestRuleWarnings(t *testing.T) {
+	e := newEnv(t, testGraph, testRules, nil)
+	var up UpdateResponse
+	json.Unmarshal(e.mustDo(200, "POST", "/v1/rules", `{"add": ["0.5 :: spouse(X, Y) :- husbnd(Y, X)."]}`), &up)
+	if len(up.Warnings) != 1 || !strings.Contains(up.Warnings[0], "husbnd is not a relation") || !strings.Contains(up.Warnings[0], "did you mean husband?") {
+		t.Errorf("warnings: %q", up.Warnings)
+	}
+	up = UpdateResponse{}
+	json.Unmarshal(e.mustDo(200, "POST", "/v1/rules", `{"add": ["0.5 :: spouse(X, Y) :- husband(Y, X)."]}`), &up)
+	if len(up.Warnings) != 0 || up.Added != 2 {
+		t.Errorf("%+v", up)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/atomicfile"
+	"github.com/drumql/drumql/internal/suggest"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 )
@@ -66,6 +67,10 @@ type UpdateResponse struct {
 	RulesRemoved int `json:"rules_removed,omitempty"`
 	BaseAdded    int `json:"base_added,omitempty"`
 	BaseRemoved  int `json:"base_removed,omitempty"`
+	// Warnings are about the added rules: a body predicate that neither
+	// the store nor the program knows (the literal never holds), as infer
+	// warns.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func updateResponse(ch reasoner.Change, took time.Duration) UpdateResponse {
@@ -410,7 +415,49 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := updateResponse(ch, time.Since(start))
 	resp.RulesAdded, resp.RulesRemoved = len(adds), len(gone)
+	resp.Warnings = s.unknownBody(req.Add, adds)
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// unknownBody warns about the body predicates of the added rules that are
+// neither relations of the store nor defined by the program: most often a
+// typo. The caller holds the lock.
+func (s *Server) unknownBody(texts []string, adds []datalog.Rule) []string {
+	known := map[string]bool{}
+	var names []string
+	if rels, err := s.st.Relations(); err == nil {
+		for _, r := range rels {
+			known[r.Name] = true
+			names = append(names, r.Name)
+		}
+	}
+	for _, r := range s.prog.Rules {
+		if !known[r.Head.Pred] {
+			names = append(names, r.Head.Pred)
+		}
+		known[r.Head.Pred] = true
+	}
+	for _, f := range s.prog.Facts {
+		known[f.Atom.Pred] = true
+	}
+	var out []string
+	for i, r := range adds {
+		for _, l := range r.Body {
+			if l.Kind == datalog.Comparison || known[l.Atom.Pred] {
+				continue
+			}
+			msg := fmt.Sprintf("add[%d]: %s: %s is not a relation of the store and no rule or fact defines it: the literal never holds",
+				i, texts[i], datalog.QuoteName(l.Atom.Pred))
+			if near := suggest.Nearest(l.Atom.Pred, names, 3); len(near) > 0 {
+				for j := range near {
+					near[j] = datalog.QuoteName(near[j])
+				}
+				msg += "; did you mean " + strings.Join(near, ", ") + "?"
+			}
+			out = append(out, msg)
+		}
+	}
+	return out
 }
 
 // filePlan is the rewrite of the rule files an edit makes.

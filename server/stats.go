@@ -30,7 +30,7 @@ type Stats struct {
 	Started    time.Time `json:"started"`
 }
 
-// stats reads the counts; the caller holds the lock.
+// collect reads the counts; the caller holds the lock.
 func (s *Server) collect() (Stats, error) {
 	rels, err := s.st.Relations()
 	if err != nil {
