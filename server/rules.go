@@ -136,9 +136,11 @@ func ruleInfo(r datalog.Rule, src []byte) RuleInfo {
 
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 	head := r.URL.Query().Get("head")
+	// Read under the lock: an edit rewrites the files the comments are
+	// read from.
 	s.mu.RLock()
+	defer s.mu.RUnlock()
 	prog := s.prog
-	s.mu.RUnlock()
 	srcs := map[string][]byte{}
 	out := []RuleInfo{}
 	for _, rule := range prog.Rules {
