@@ -71,7 +71,8 @@ func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q da
 		return answers, nil
 	}
 	a := datalog.Atom{Pred: aux, Args: append([]datalog.Term{{Kind: datalog.Var, Value: "\x00R"}}, q.Args...), Pos: q.Pos}
-	as, err := Query(ctx, st, ext, a, Options{Min: opt.Min, Threads: opt.Threads, noMagic: opt.noMagic, noRace: opt.noRace, work: opt.work})
+	as, err := Query(ctx, st, ext, a, Options{Min: opt.Min, Threads: opt.Threads, MaxFacts: opt.MaxFacts, MaxMemory: opt.MaxMemory,
+		noMagic: opt.noMagic, noRace: opt.noRace, work: opt.work})
 	if err != nil {
 		return nil, err
 	}

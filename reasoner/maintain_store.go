@@ -333,6 +333,11 @@ func (m *Materialisation) reconfirm(facts []storedProof) error {
 		switch {
 		case p == provBase:
 			return 1, nil
+		case p == provDeleted || p == provUnknown:
+			// A base fact the change log calls added since the record
+			// was written, yet a stored proof uses it: it was retracted
+			// and loaded again, which the log does not tell apart.
+			return 0, fmt.Errorf("%w: a proof uses %s, which was not there (a base fact retracted and loaded again since?)", ErrStaleRecord, r.display)
 		case p <= provFact0:
 			return weightOf(m.u.prog.Facts[provFact0-p].Weight), nil
 		case p < 0:

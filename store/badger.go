@@ -134,9 +134,10 @@ func Open(dir string, opts Options) (*DB, error) {
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
 			return nil, wrapf("store: open %s: %w", dir, ErrInUse)
 		}
-		if opts.ReadOnly && strings.Contains(err.Error(), "truncate required") {
-			// The last writer died: its log needs a recovery that only a
-			// read-write Open performs.
+		if opts.ReadOnly && (strings.Contains(err.Error(), "truncate required") || strings.Contains(err.Error(), "error while truncation")) {
+			// The last writer died: its log (or a memtable file, which
+			// a read-only open cannot truncate to its size) needs a
+			// recovery that only a read-write Open performs.
 			return nil, wrapf("store: open %s: %w (the last writer did not close it; open it read-write once to recover)", dir, ErrIncomplete)
 		}
 		if err := badgerCorrupt(dir, err); errors.Is(err, ErrCorrupt) {

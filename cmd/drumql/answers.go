@@ -2,29 +2,21 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/server"
 )
 
-func queryVars(a datalog.Atom) []string {
-	var vs []string
-	for _, t := range a.Args {
-		if t.Kind == datalog.Var && t.Value != "_" && !slices.Contains(vs, t.Value) {
-			vs = append(vs, t.Value)
-		}
-	}
-	return vs
-}
+// queryVars returns the distinct named variables of a (server.QueryVars).
+func queryVars(a datalog.Atom) []string { return server.QueryVars(a) }
 
 // fmtConf formats a confidence for people: 4 significant digits.
 func fmtConf(c float64) string {
@@ -99,86 +91,11 @@ func printAnswers(ctx context.Context, w io.Writer, format string, vars []string
 	return bw.Flush()
 }
 
-// printAnswersJSON writes the answers as JSON: for a ground query an object
-// {"holds", "confidence"}, otherwise an array of rows (see jsonRow); with
-// explain, every answer carries "proof" (see jsonProof).
+// printAnswersJSON writes the answers as JSON (server.Answers): for a
+// ground query an object {"holds", "confidence"}, otherwise an array of
+// rows; with explain, every answer carries "proof".
 func printAnswersJSON(w io.Writer, vars []string, answers []reasoner.Answer, explain bool) error {
-	if len(vars) == 0 {
-		v := map[string]any{"holds": len(answers) > 0}
-		if len(answers) > 0 {
-			v["confidence"] = answers[0].Confidence
-			if explain && answers[0].Proof != nil {
-				v["proof"] = newJSONProof(answers[0].Proof)
-			}
-		}
-		return writeJSON(w, v)
-	}
-	rows := make([]jsonRow, len(answers))
-	for i, a := range answers {
-		rows[i] = jsonRow{vars: vars, vals: a.Values, conf: a.Confidence}
-		if explain && a.Proof != nil {
-			p := newJSONProof(a.Proof)
-			rows[i].proof = &p
-		}
-	}
-	return writeJSON(w, rows)
-}
-
-// jsonProof is a proof as JSON: snake_case keys, children always an array.
-type jsonProof struct {
-	Fact       string      `json:"fact"`
-	Confidence float64     `json:"confidence"`
-	Rule       string      `json:"rule,omitempty"`
-	File       string      `json:"file,omitempty"`
-	Line       int         `json:"line,omitempty"`
-	Col        int         `json:"col,omitempty"`
-	Weight     float64     `json:"weight"`
-	Base       bool        `json:"base"`
-	Negated    bool        `json:"negated"`
-	Children   []jsonProof `json:"children"`
-}
-
-func newJSONProof(p *reasoner.Proof) jsonProof {
-	j := jsonProof{Fact: p.Fact, Confidence: p.Confidence, Rule: p.Rule, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col,
-		Weight: p.Weight, Base: p.Base, Negated: p.Negated, Children: make([]jsonProof, 0, len(p.Children))}
-	for _, c := range p.Children {
-		j.Children = append(j.Children, newJSONProof(c))
-	}
-	return j
-}
-
-// jsonRow is an answer as a JSON object: the variables in order, then
-// "confidence", then "proof" when there is one.
-type jsonRow struct {
-	vars  []string
-	vals  []string
-	conf  float64
-	proof *jsonProof
-}
-
-func (r jsonRow) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, v := range r.vars {
-		k, _ := json.Marshal(v)
-		x, _ := json.Marshal(r.vals[i])
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(x)
-		b.WriteByte(',')
-	}
-	b.WriteString(`"confidence":`)
-	b.WriteString(strconv.FormatFloat(r.conf, 'g', -1, 64))
-	if r.proof != nil {
-		x, err := json.Marshal(r.proof)
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString(`,"proof":`)
-		b.Write(x)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return writeJSON(w, server.Answers(vars, answers, explain))
 }
 
 // writeJSON writes v as indented JSON.

@@ -62,6 +62,7 @@ type cli struct {
 	Eval    evalCmd    `cmd:"" help:"Link-prediction evaluation (filtered MRR, Hits@k) of a model or rule files."`
 	Stats   statsCmd   `cmd:"" help:"Show entities, relations and facts in the store."`
 	Verify  verifyCmd  `cmd:"" help:"Check the whole store for damage (checksums, keys, counts)."`
+	Serve   serveCmd   `cmd:"" help:"Serve queries, proofs, rules and edits over HTTP (JSON API under /v1, /metrics)."`
 	Version versionCmd `cmd:"" help:"Print version information."`
 
 	Snapshot snapshotCmd `cmd:"" help:"Write what mining reads (graph, symbols, splits) to one checksummed file."`

@@ -7,6 +7,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/server"
 )
 
 // explainCmd is drumql explain.
@@ -74,7 +75,7 @@ func (c *explainCmd) Run(e *env) error {
 		return err
 	}
 	if c.Format == "json" {
-		return writeJSON(e.stdout, newJSONProof(p))
+		return writeJSON(e.stdout, server.NewProofJSON(p))
 	}
 	printProof(e.stdout, p)
 	if a := check.Aggregation(q.Atom.Pred); a.Method != "max" {

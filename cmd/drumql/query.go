@@ -17,6 +17,7 @@ import (
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/server"
 	"github.com/drumql/drumql/store"
 )
 
@@ -251,7 +252,7 @@ func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom
 	row := func(a reasoner.Answer) {
 		switch format {
 		case "json":
-			x, err := json.Marshal(jsonRow{vars: vars, vals: a.Values, conf: a.Confidence})
+			x, err := json.Marshal(server.AnswerRow{Vars: vars, Values: a.Values, Confidence: a.Confidence})
 			if err != nil {
 				werr = err
 				return

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/server"
 	"github.com/drumql/drumql/store"
 )
 
@@ -21,78 +19,43 @@ import (
 // changes, or a record that does not match the stored facts (a note on
 // stderr says which, except for the first).
 func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt reasoner.Options, th threshold, pb *bar) (bool, error) {
-	ms, err := st.Materialised()
+	res, err := server.Catchup(e.ctx, st, prog, opt, server.CatchupOptions{Describe: pb.describe})
 	if err != nil {
 		return true, err
 	}
-	if ms.Program == nil {
+	if res.Recompute {
+		if res.Why != "" {
+			fmt.Fprintf(e.stderr, "note: %s: recomputing every derived fact\n", res.Why)
+		}
 		return false, nil
 	}
-	recompute := func(why string) (bool, error) {
-		fmt.Fprintf(e.stderr, "note: %s: recomputing every derived fact\n", why)
-		return false, nil
-	}
-	if ms.Overflow {
-		return recompute(fmt.Sprintf("more than %d base facts changed since the last infer", store.MaxChangeLog))
-	}
-	start := time.Now()
-	if len(ms.Changes) == 0 && bytes.Equal(reasoner.RecordOf(prog, opt), ms.Program) {
-		// The same program, no base fact changed: nothing to read.
+	if res.Current {
+		// The same program, no base fact changed: nothing was read.
 		if err := st.Close(); err != nil {
 			return true, err
 		}
-		fmt.Fprintf(e.stdout, "+0 −0 ~0 derived facts in %s (nothing to update); stored in %s\n", formatDuration(time.Since(start)), e.cli.DB)
+		fmt.Fprintf(e.stdout, "+0 −0 ~0 derived facts in %s (nothing to update); stored in %s\n", formatDuration(time.Since(res.Start)), e.cli.DB)
 		return true, nil
 	}
-	old, min, err := reasoner.DecodeRecord(ms.Program, func(src string) (*datalog.Program, error) {
-		return parser.ParseString("record", src)
-	})
-	if err != nil {
-		return recompute(fmt.Sprintf("the store's record of the last infer cannot be read (%v)", err))
-	}
-	changes := make([]reasoner.FactChange, len(ms.Changes))
-	for i, ch := range ms.Changes {
-		changes[i] = reasoner.FactChange{Fact: ch.Fact, Added: ch.Added}
-	}
-	pb.describe("reading the stored derived facts")
-	m, err := reasoner.Resume(e.ctx, st, old, min, changes, opt)
-	switch {
-	case errors.Is(err, reasoner.ErrStaleRecord), errors.Is(err, reasoner.ErrInvalidProgram):
-		return recompute(fmt.Sprintf("the stored derived facts cannot be updated (%v)", err))
-	case err != nil:
-		return true, err
-	}
-	resumed := time.Now()
-	pb.describe("updating")
-	ch, err := m.Apply(e.ctx, reasoner.Delta{Base: changes, Program: prog})
-	if err != nil {
-		return true, err
-	}
-	applied := time.Now()
-	changed := ch.Full || ch.Added+ch.Removed+ch.Reweighted+ch.Proofs > 0 || len(changes) > 0 ||
-		!bytes.Equal(m.Record(), ms.Program)
-	if changed {
-		pb.describe("storing the changes")
-		if err := m.WriteUpdate(e.ctx, ch); err != nil {
-			return true, err
-		}
+	if res.Changed {
 		noteCommitted()
 	}
 	if err := st.Close(); err != nil {
 		return true, err
 	}
+	ch := res.Change
 	how := fmt.Sprintf("incremental, %d rounds", ch.Rounds)
 	if ch.Full {
 		how = "recomputed, cheaper than an update"
 	}
-	if !changed {
+	if !res.Changed {
 		how = "nothing to update"
 	}
 	fmt.Fprintf(e.stdout, "%s derived facts in %s (%s); stored in %s\n", changeCounts(ch),
-		formatDuration(time.Since(start)), how, e.cli.DB)
+		formatDuration(time.Since(res.Start)), how, e.cli.DB)
 	if e.showProgress() {
 		fmt.Fprintf(e.stderr, "read the stored derived facts in %s, updated in %s, stored in %s\n",
-			formatDuration(resumed.Sub(start)), formatDuration(applied.Sub(resumed)), formatDuration(time.Since(applied)))
+			formatDuration(res.Resumed.Sub(res.Start)), formatDuration(res.Applied.Sub(res.Resumed)), formatDuration(time.Since(res.Applied)))
 	}
 	writeChanges(e.stdout, ch, c.Changes)
 	if th.min > 0 {

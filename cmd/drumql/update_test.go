@@ -240,3 +240,29 @@ func copyDir(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestInferRetractedAndLoadedAgain: a base fact that a stored proof uses,
+// retracted and loaded again, is logged as added; infer recomputes (the
+// record cannot be resumed) instead of panicking.
+func TestInferRetractedAndLoadedAgain(t *testing.T) {
+	db := loadedDB(t, "a\te\tb\nb\te\tc\n")
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "p.dl", "0.9 :: p(X, Y) :- e(X, Y).\n0.8 :: p(X, Z) :- p(X, Y), e(Y, Z).\n")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "infer", prog); code != 0 {
+		t.Fatal(stderr)
+	}
+	ab := writeFile(t, dir, "ab.tsv", "a\te\tb\n")
+	for _, cmd := range []string{"retract", "load"} {
+		if _, stderr, code := runCLI(t, "", "--db", db, "-q", cmd, ab); code != 0 {
+			t.Fatalf("%s: %s", cmd, stderr)
+		}
+	}
+	out, stderr, code := runCLI(t, "", "--db", db, "-q", "infer", prog)
+	if code != 0 || !strings.Contains(stderr, "recomputing") {
+		t.Fatalf("infer: exit %d: %s%s", code, out, stderr)
+	}
+	out, stderr, code = runCLI(t, "", "--db", db, "query", "--format", "tsv", "p(a, X)?")
+	if code != 0 || out != "X\tconfidence\nb\t0.8999999761581421\nc\t0.7200000286102295\n" {
+		t.Fatalf("query: %q %s", out, stderr)
+	}
+}

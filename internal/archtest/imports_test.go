@@ -28,6 +28,7 @@ var allowed = map[string][]string{
 	"miner":    {"datalog", "store"},
 	"linkpred": {"store"},
 	"cluster":  {"miner"},
+	"server":   {"reasoner", "store", "datalog", "parser", "linkpred"},
 }
 
 // thirdParty lists the outside modules each package may use (prefixes).
@@ -40,6 +41,7 @@ var thirdParty = map[string][]string{
 	"linkpred": {},
 	"cluster":  {"github.com/nats-io/nats.go"},
 	"internal": {},
+	"server":   {"github.com/prometheus/client_golang"},
 }
 
 // testOnly lists what a package's tests may import beyond what the package

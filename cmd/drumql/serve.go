@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/drumql/drumql/internal/sysmem"
+	"github.com/drumql/drumql/server"
+)
+
+// serveCmd is drumql serve.
+type serveCmd struct {
+	Files        []string      `arg:"" optional:"" name:"rules" help:"Datalog rule files (.dl), loaded as infer loads them."`
+	Addr         string        `default:"127.0.0.1:7474" placeholder:"HOST:PORT" help:"Address to listen on (loopback by default; another address serves the network)."`
+	Token        string        `placeholder:"SECRET" env:"DRUMQL_TOKEN" help:"Require 'Authorization: Bearer SECRET' on every request that changes something (POST /v1/rules, /v1/facts); the environment variable DRUMQL_TOKEN keeps it out of the process list."`
+	Edits        string        `placeholder:"FILE" help:"File that rules added through POST /v1/rules are appended to, and loaded with the rule files on start (default: edits.dl next to the store)."`
+	QueryTimeout time.Duration `default:"30s" placeholder:"DURATION" help:"Stop a query or explanation that takes longer (503)."`
+	MaxBody      string        `default:"1M" placeholder:"SIZE" help:"Largest request body (413 beyond it)."`
+	MaxFacts     int           `default:"5000000" placeholder:"N" help:"Refuse a query or an update that would derive more than N facts (413)."`
+	Min          *float64      `placeholder:"X" help:"Threshold of the derived facts, overriding the rule files' @min (as infer --min)."`
+	Threads      int           `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
+	LogFormat    string        `enum:"text,json" default:"text" help:"Request log on stderr: text or json (one line per request)."`
+}
+
+// Help is shown under the command's usage.
+func (serveCmd) Help() string {
+	return `Keeps the store open with the rule files loaded and their derived facts in
+memory, and answers a JSON API under /v1 (query, explain, rules, rule and fact
+edits, stats; GET /v1/openapi.json describes it) and Prometheus metrics at
+/metrics, until SIGINT or SIGTERM; in-flight requests finish and the store
+closes cleanly. On start the derived facts are brought up to date as infer
+does. Rule edits are applied incrementally and persisted: added rules are
+appended to the --edits file, a removed rule is deleted from its file (an
+atomic rewrite that keeps every other line). One line per request is logged
+on stderr.
+
+Examples:
+  drumql serve families.dl examples/families/expert.dl
+  drumql serve --addr 127.0.0.1:8080 --token s3cret rules.dl
+  curl -s localhost:7474/v1/query -d '{"query": "wife(X, marc_ueda)?", "top": 3}'`
+}
+
+// editsPath is the edits file: --edits, or edits.dl next to the store.
+func (c *serveCmd) editsPath(db string) string {
+	if c.Edits != "" {
+		return c.Edits
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(db)), "edits.dl")
+}
+
+func (c *serveCmd) Run(e *env) error {
+	minX, err := minFlag(c.Min)
+	if err := errors.Join(err, checkCount("threads", c.Threads)); err != nil {
+		return err
+	}
+	if c.MaxFacts <= 0 {
+		return inputErr(fmt.Errorf("--max-facts %d: must be more than 0", c.MaxFacts))
+	}
+	if c.QueryTimeout <= 0 {
+		return inputErr(fmt.Errorf("--query-timeout %s: must be more than 0", c.QueryTimeout))
+	}
+	maxBody, err := sysmem.ParseSize(c.MaxBody)
+	if err == nil && maxBody <= 0 {
+		err = errors.New("must be more than 0")
+	}
+	if err != nil {
+		return inputErr(fmt.Errorf("--max-body %s: %w", c.MaxBody, err))
+	}
+	edits := c.editsPath(e.cli.DB)
+	files := slices.Clone(c.Files)
+	if _, err := os.Stat(edits); err == nil && !slices.ContainsFunc(files, func(f string) bool { return sameFile(f, edits) }) {
+		files = append(files, edits)
+	}
+	var warn bytes.Buffer
+	ps, err := loadPrograms(e, &warn, files)
+	io.Copy(e.stderr, &warn)
+	if err != nil {
+		return err
+	}
+	th := resolveMin(minX, ps.Prog)
+	if minX == 0 {
+		warnThresholds(e.stderr, ps.Prog)
+	}
+	st, err := e.openStoreForWriting(true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	warnUnknownBody(e.stderr, st, ps.Prog)
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return inputErr(fmt.Errorf("--addr %s: %w", c.Addr, err))
+	}
+	defer ln.Close()
+	var h slog.Handler = slog.NewTextHandler(e.stderr, nil)
+	if c.LogFormat == "json" {
+		h = slog.NewJSONHandler(e.stderr, nil)
+	}
+	s, err := server.New(e.ctx, server.Config{
+		Store: st, Program: ps.Prog, Files: files, Edits: edits, Min: th.min, MaxFacts: c.MaxFacts,
+		Threads: c.Threads, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, Logger: slog.New(h),
+	}, func(what string) {
+		if !e.cli.Quiet {
+			fmt.Fprintln(e.stderr, what)
+		}
+	})
+	if err != nil {
+		if e.ctx.Err() != nil {
+			return fmt.Errorf("serve interrupted while bringing the derived facts up to date: the store is unchanged")
+		}
+		return (&inferCmd{}).inferErr(e, err, sysmem.Limit{})
+	}
+	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			fmt.Fprintf(e.stderr, "warning: serving on %s, reachable from other machines", ln.Addr())
+			if c.Token == "" {
+				fmt.Fprint(e.stderr, ", and without --token anyone who reaches it can change the rules and facts")
+			}
+			fmt.Fprintln(e.stderr)
+		}
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stdout, "serving http://%s (%d rules; store %s; rule edits go to %s)\n", ln.Addr(), len(ps.Prog.Rules), e.cli.DB, edits)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-e.ctx.Done():
+	}
+	// Graceful: stop accepting, let the requests in flight finish.
+	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("serve: shutting down: %w", err)
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "stopped; the store is closed")
+	return nil
+}
+
+// sameFile reports whether the paths name the same file.
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}

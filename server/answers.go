@@ -1,0 +1,124 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/reasoner"
+)
+
+// QueryVars returns the distinct named variables of a, in order of first
+// appearance: the keys of an answer object.
+func QueryVars(a datalog.Atom) []string {
+	var vs []string
+	for _, t := range a.Args {
+		if t.Kind == datalog.Var && t.Value != "_" && !slices.Contains(vs, t.Value) {
+			vs = append(vs, t.Value)
+		}
+	}
+	return vs
+}
+
+// ProofJSON is a proof as JSON (`drumql explain --format json`): snake_case
+// keys, children always an array.
+type ProofJSON struct {
+	Fact       string      `json:"fact"`
+	Confidence float64     `json:"confidence"`
+	Rule       string      `json:"rule,omitempty"`
+	File       string      `json:"file,omitempty"`
+	Line       int         `json:"line,omitempty"`
+	Col        int         `json:"col,omitempty"`
+	Weight     float64     `json:"weight"`
+	Base       bool        `json:"base"`
+	Negated    bool        `json:"negated"`
+	Children   []ProofJSON `json:"children"`
+}
+
+// NewProofJSON converts a proof tree.
+func NewProofJSON(p *reasoner.Proof) ProofJSON {
+	j := ProofJSON{Fact: p.Fact, Confidence: p.Confidence, Rule: p.Rule, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col,
+		Weight: p.Weight, Base: p.Base, Negated: p.Negated, Children: make([]ProofJSON, 0, len(p.Children))}
+	for _, c := range p.Children {
+		j.Children = append(j.Children, NewProofJSON(c))
+	}
+	return j
+}
+
+// AnswerRow is an answer as a JSON object (`drumql query --format json`):
+// the variables in order, then "confidence", then "proof" when there is
+// one.
+type AnswerRow struct {
+	Vars       []string
+	Values     []string
+	Confidence float64
+	Proof      *ProofJSON
+}
+
+// MarshalJSON writes the row's keys in order: the variables, confidence,
+// proof.
+func (r AnswerRow) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range r.Vars {
+		k, _ := json.Marshal(v)
+		x, _ := json.Marshal(r.Values[i])
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(x)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"confidence":`)
+	b.WriteString(strconv.FormatFloat(r.Confidence, 'g', -1, 64))
+	if r.Proof != nil {
+		x, err := json.Marshal(r.Proof)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`,"proof":`)
+		b.Write(x)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// NewAnswerRow is the row of answer a to a query with variables vars, with
+// its proof when explain is set and it has one.
+func NewAnswerRow(vars []string, a reasoner.Answer, explain bool) AnswerRow {
+	r := AnswerRow{Vars: vars, Values: a.Values, Confidence: a.Confidence}
+	if explain && a.Proof != nil {
+		p := NewProofJSON(a.Proof)
+		r.Proof = &p
+	}
+	return r
+}
+
+// Answers is the JSON value of the answers to a query with variables vars
+// (`drumql query --format json`): for a ground query (no variables) an
+// object {"holds", "confidence"} (and "proof" with explain), otherwise an
+// array of AnswerRow.
+func Answers(vars []string, answers []reasoner.Answer, explain bool) any {
+	if len(vars) == 0 {
+		return GroundAnswer(answers, explain)
+	}
+	rows := make([]AnswerRow, len(answers))
+	for i, a := range answers {
+		rows[i] = NewAnswerRow(vars, a, explain)
+	}
+	return rows
+}
+
+// GroundAnswer is the JSON object of the answer to a ground query:
+// {"holds": bool, "confidence": c, "proof": ...}.
+func GroundAnswer(answers []reasoner.Answer, explain bool) map[string]any {
+	v := map[string]any{"holds": len(answers) > 0}
+	if len(answers) > 0 {
+		v["confidence"] = answers[0].Confidence
+		if explain && answers[0].Proof != nil {
+			v["proof"] = NewProofJSON(answers[0].Proof)
+		}
+	}
+	return v
+}

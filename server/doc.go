@@ -1,0 +1,15 @@
+// Package server is `drumql serve`: one process that keeps the store open,
+// the program loaded and its materialisation in memory, and answers a JSON
+// API under /v1 (queries, proofs, the rules and their edits, base fact
+// edits, statistics) and Prometheus metrics at /metrics.
+//
+// Edits go through the reasoner's incremental maintenance
+// (reasoner.Materialisation.Apply) and are written to the store with
+// WriteUpdate before the answer is sent. Updates are serialised and readers
+// never see a half-applied update: one sync.RWMutex guards the store and
+// the materialisation, queries take it for reading and updates for
+// writing.
+//
+// Catchup brings a store's derived facts up to date with a program the way
+// `drumql infer` does; the infer command and the server both use it.
+package server

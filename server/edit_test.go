@@ -1,0 +1,147 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestRuleEditRoundTrip removes a rule, adds it back and re-weights one,
+// checking the answers against a fresh evaluation of the files after every
+// edit, and the files on disk: the removed rule's lines are gone, every
+// other line and comment is kept, added rules are in the edits file, and a
+// restart on the files finds the stored derived facts up to date.
+func TestRuleEditRoundTrip(t *testing.T) {
+	e := newEnv(t, testGraph, testRules, nil)
+	graph := graphOf(t, testGraph)
+	check := func(step string) {
+		t.Helper()
+		for _, q := range []string{"wife(X, Y)?", "grand(X, Y)?", "spouse(X, Y)?"} {
+			want := fresh(t, graph, []string{e.rules, e.edits}, q)
+			code, b := e.do("POST", "/v1/query", fmt.Sprintf(`{"query": %q}`, q))
+			got := answers{}
+			switch {
+			case code == 200:
+				got = rowsOf(t, q, b)
+			case code == 404 && len(want) == 0:
+			default:
+				t.Fatalf("%s: %s: %d %s", step, q, code, b)
+			}
+			sameAnswers(t, step+": "+q, got, want)
+		}
+	}
+	check("start")
+	const aunt = "wife(A, B) :- aunt(A, C), uncle(B, C), A != B."
+
+	// remove the rule written over two lines: erin's answer disappears
+	var up UpdateResponse
+	json.Unmarshal(e.mustDo(200, "POST", "/v1/rules", fmt.Sprintf(`{"remove": [%q]}`, "wife(X, Y) :- aunt(X, Z), uncle(Y, Z), X != Y.")), &up)
+	if up.Removed != 1 || up.Reweighted != 1 || up.RulesRemoved != 1 || len(up.Facts) != 2 {
+		t.Errorf("remove: %+v", up)
+	}
+	if _, ok := e.ask("wife(X, Y)?")["erin gus"]; ok {
+		t.Error("erin is still gus's wife")
+	}
+	src, _ := os.ReadFile(e.rules)
+	want := `% family rules, hand-written
+% score=0.9 ranks=1 support=2 body=3 conf=0.6667
+0.8 :: wife(A, B) :- husband(B, A).
+   % the aunt and uncle of a child are married
+0.9 :: grand(X, Z) :- father(X, Y), mother(Y, Z).
+% the end
+`
+	if string(src) != want {
+		t.Errorf("rules.dl after the removal:\n%s\nwant:\n%s", src, want)
+	}
+	check("removed")
+
+	// add it back: the answer is back, the rule in the edits file
+	json.Unmarshal(e.mustDo(200, "POST", "/v1/rules", fmt.Sprintf(`{"add": [%q, %q]}`, aunt, "0.5 :: spouse(X, Y) :- wife(X, Y).")), &up)
+	if up.Added != 4 || up.RulesAdded != 2 {
+		t.Errorf("add: %+v", up)
+	}
+	if c := e.ask("wife(X, Y)?")["erin gus"]; c != 1 {
+		t.Errorf("erin gus: %v", c)
+	}
+	edits, _ := os.ReadFile(e.edits)
+	if !strings.HasPrefix(string(edits), "%") || !strings.HasSuffix(string(edits), "\n"+aunt+"\n0.5 :: spouse(X, Y) :- wife(X, Y).\n") {
+		t.Errorf("edits.dl:\n%s", edits)
+	}
+	check("added back")
+
+	// re-weight the rule of the first line of rules.dl (the lines below
+	// move up) and remove a rule of the edits file
+	e.mustDo(200, "POST", "/v1/rules", `{"remove": ["wife(A, B) :- husband(B, A).", "0.5 :: spouse(X, Y) :- wife(X, Y)."],
+		"add": ["0.6 :: wife(A, B) :- husband(B, A)."]}`)
+	check("re-weighted")
+	var rules []RuleInfo
+	json.Unmarshal(e.mustDo(200, "GET", "/v1/rules", ""), &rules)
+	for _, r := range rules {
+		b, _ := os.ReadFile(r.File)
+		lines := strings.Split(string(b), "\n")
+		if r.Line < 1 || r.Line > len(lines) || !strings.HasPrefix(lines[r.Line-1], strings.TrimSuffix(r.Rule, ".")) {
+			t.Errorf("rule %s is not at %s:%d", r.Rule, r.File, r.Line)
+		}
+	}
+
+	// a restart on the files as they are finds nothing to update
+	e.ts.Close()
+	e.start(nil)
+	if !strings.Contains(e.how, "up to date") {
+		t.Errorf("the restart: derived facts %s", e.how)
+	}
+	b := e.mustDo(200, "GET", "/metrics", "")
+	if !strings.Contains(string(b), "drumql_rules 3") {
+		t.Errorf("after the restart: %s", b)
+	}
+	check("restarted")
+}
+
+// TestFactEdits adds and removes base facts and compares the answers with
+// a fresh evaluation.
+func TestFactEdits(t *testing.T) {
+	e := newEnv(t, testGraph, testRules, nil)
+	graph := graphOf(t, testGraph)
+	steps := []struct {
+		name     string
+		add, del string
+		base     [2]int // base facts added, removed
+	}{
+		{"add", "kim husband lee\nhal father kai\nkai mother lia", "", [2]int{3, 0}},
+		{"remove", "", "carol aunt dan\nhal father kai", [2]int{0, 2}},
+		{"both", "carol aunt dan", "marc_ueda husband alice_ortiz\nnobody husband at_all", [2]int{1, 1}},
+		{"again", "carol aunt dan", "", [2]int{0, 0}},
+	}
+	for _, s := range steps {
+		req := FactsRequest{Add: [][]string{}, Remove: [][]string{}}
+		for _, l := range strings.Split(s.add, "\n") {
+			if l != "" {
+				req.Add = append(req.Add, strings.Fields(l))
+			}
+		}
+		for _, l := range strings.Split(s.del, "\n") {
+			if l != "" {
+				req.Remove = append(req.Remove, strings.Fields(l))
+			}
+		}
+		body, _ := json.Marshal(req)
+		var up UpdateResponse
+		json.Unmarshal(e.mustDo(200, "POST", "/v1/facts", string(body)), &up)
+		if up.BaseAdded != s.base[0] || up.BaseRemoved != s.base[1] {
+			t.Errorf("%s: %+v", s.name, up)
+		}
+		for _, t3 := range req.Remove {
+			graph = slicesDelete(graph, t3)
+		}
+		for _, t3 := range req.Add {
+			if !slicesHas(graph, t3) {
+				graph = append(graph, tripleOf(t3))
+			}
+		}
+		for _, q := range []string{"wife(X, Y)?", "grand(X, Y)?", "husband(X, Y)?"} {
+			sameAnswers(t, s.name+": "+q, e.ask(q), fresh(t, graph, []string{e.rules}, q))
+		}
+	}
+}

@@ -1,0 +1,341 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
+)
+
+// QueryRequest is the body of POST /v1/query.
+type QueryRequest struct {
+	// Query is an atom, such as "wife(X, marc_ueda)?" ("?" optional).
+	Query string `json:"query"`
+	// Top keeps the N best answers (0: all).
+	Top int `json:"top,omitempty"`
+	// Min drops answers below this confidence (0: none dropped beyond the
+	// threshold the derived facts were stored at).
+	Min float64 `json:"min,omitempty"`
+	// Combine is "max" or "noisy-or" ("": what the program's @aggregate
+	// directive records for the predicate, as drumql query does).
+	Combine string `json:"combine,omitempty"`
+	// Explain attaches the best proof to every answer.
+	Explain bool `json:"explain,omitempty"`
+}
+
+// ExplainRequest is the body of POST /v1/explain.
+type ExplainRequest struct {
+	// Fact is a ground atom, such as "wife(alice_ortiz, marc_ueda)".
+	Fact string `json:"fact"`
+}
+
+// parseAtom parses a query or a fact as typed ("?" and a final "."
+// optional); a syntax error is written as a 400 and ok is false.
+func parseAtom(w http.ResponseWriter, text string) (datalog.Atom, bool) {
+	src := strings.TrimSuffix(strings.TrimSpace(text), ".")
+	q, err := parser.ParseQuery(src)
+	if err != nil {
+		if ds, ok := errors.AsType[datalog.Diagnostics](err); ok {
+			e := diagError(ds, "")
+			e.File = ""
+			writeError(w, http.StatusBadRequest, e)
+		} else {
+			writeError(w, http.StatusBadRequest, apiError{Error: err.Error()})
+		}
+		return datalog.Atom{}, false
+	}
+	return q.Atom, true
+}
+
+// stored reports whether the store has facts of pred (its derived facts
+// answer then; otherwise the program defines pred and nothing holds).
+func stored(st store.Store, pred string) (bool, error) {
+	rels, err := st.Relations()
+	if err != nil {
+		return false, err
+	}
+	for _, r := range rels {
+		if r.Name == pred {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// check rejects a query over a predicate neither the store nor the
+// program knows (404 with the did-you-mean) or with a wrong arity (400).
+func (s *Server) check(w http.ResponseWriter, q datalog.Atom) bool {
+	err := reasoner.CheckQuery(s.st, s.prog, q)
+	if err == nil {
+		return true
+	}
+	status := http.StatusBadRequest
+	if errors.Is(err, reasoner.ErrUnknownPredicate) && !s.defined(q.Pred) {
+		status = http.StatusNotFound // rather than a wrong arity
+	}
+	if ds, ok := errors.AsType[datalog.Diagnostics](err); ok {
+		var msgs []string
+		for _, d := range ds {
+			msgs = append(msgs, d.Msg)
+		}
+		writeError(w, status, apiError{Error: strings.Join(msgs, "\n")})
+		return false
+	}
+	writeError(w, status, apiError{Error: err.Error()})
+	return false
+}
+
+// defined reports whether pred is a relation of the store or defined by
+// the program.
+func (s *Server) defined(pred string) bool {
+	if ok, err := stored(s.st, pred); ok || err != nil {
+		return ok
+	}
+	for _, r := range s.prog.Rules {
+		if r.Head.Pred == pred {
+			return true
+		}
+	}
+	for _, f := range s.prog.Facts {
+		if f.Atom.Pred == pred {
+			return true
+		}
+	}
+	return false
+}
+
+// evalError writes the response of a failed query or explanation.
+func (s *Server) evalError(w http.ResponseWriter, ctx context.Context, err error) {
+	switch {
+	case ctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, apiError{Error: fmt.Sprintf("the query took longer than the limit of %s (--query-timeout) and was stopped", s.cfg.QueryTimeout)})
+	case errors.Is(err, reasoner.ErrTooManyFacts):
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("the evaluation would derive more than %d facts (--max-facts) and was stopped", s.cfg.MaxFacts)})
+	case errors.Is(err, reasoner.ErrMemoryLimit):
+		writeError(w, http.StatusServiceUnavailable, apiError{Error: err.Error()})
+	case errors.Is(err, reasoner.ErrUnknownPredicate):
+		writeError(w, http.StatusNotFound, apiError{Error: err.Error()})
+	case errors.Is(err, reasoner.ErrInvalidProgram), errors.Is(err, reasoner.ErrNotGround):
+		writeError(w, http.StatusBadRequest, apiError{Error: err.Error()})
+	case ctx.Err() != nil:
+		writeError(w, http.StatusServiceUnavailable, apiError{Error: "the request was cancelled"})
+	default:
+		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
+	}
+}
+
+// combination resolves how answers are combined: the request's choice, or
+// what the program's @aggregate directive records for pred (as drumql
+// query does): noisy-or over each answer's top rules (0: all), or max.
+func combination(asked string, prog *datalog.Program, pred string) (method string, top int) {
+	if asked != "" {
+		return asked, 0
+	}
+	switch a := prog.Aggregation(pred); a.Method {
+	case "noisy_or":
+		return "noisy-or", int(a.Value("top"))
+	case "grouped":
+		return "noisy-or", int(datalog.Aggregate{Method: "noisy_or"}.Value("top"))
+	}
+	return "max", 0
+}
+
+// answers evaluates q: a lookup of the stored facts (the materialisation
+// is up to date), rescored by noisy-or over the program's rules when the
+// combination says so.
+func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) ([]reasoner.Answer, error) {
+	ok, err := stored(s.st, q.Pred)
+	if err != nil || !ok {
+		return nil, err
+	}
+	opt := reasoner.Options{Min: req.Min, Explain: req.Explain, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
+	as, err := reasoner.Query(ctx, s.st, nil, q, opt)
+	if err != nil {
+		return nil, err
+	}
+	if method, top := combination(req.Combine, s.prog, q.Pred); method == "noisy-or" {
+		if opt.Min <= 0 {
+			opt.Min = s.m.Min()
+		}
+		as, err = reasoner.NoisyOrTop(ctx, s.st, s.prog, q, as, top, opt)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if req.Top > 0 && len(as) > req.Top {
+		as = as[:req.Top]
+	}
+	return as, nil
+}
+
+func (s *Server) query(w http.ResponseWriter, r *http.Request) {
+	var req QueryRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	switch {
+	case req.Top < 0:
+		writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("top %d: must be 0 or more", req.Top)})
+		return
+	case req.Min < 0 || req.Min > 1:
+		writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("min %g: must be in [0, 1]", req.Min)})
+		return
+	case req.Combine != "" && req.Combine != "max" && req.Combine != "noisy-or":
+		writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("combine %q: must be max or noisy-or", req.Combine)})
+		return
+	}
+	q, ok := parseAtom(w, req.Query)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.QueryTimeout)
+	defer cancel()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if !s.check(w, q) {
+		return
+	}
+	vars := QueryVars(q)
+	if strings.Contains(r.Header.Get("Accept"), "application/x-ndjson") {
+		s.stream(ctx, w, q, vars, req)
+		return
+	}
+	as, err := s.answers(ctx, q, req)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		s.evalError(w, ctx, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, Answers(vars, as, req.Explain))
+}
+
+// stream writes the answers one JSON object a line. A lookup with max is
+// written as the store is read, unsorted; otherwise the answers are
+// collected and sorted first. An error after the first line ends the
+// stream with a line {"error": ...}.
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q datalog.Atom, vars []string, req QueryRequest) {
+	method, _ := combination(req.Combine, s.prog, q.Pred)
+	flusher, _ := w.(http.Flusher)
+	enc := json.NewEncoder(w)
+	started := false
+	begin := func() {
+		if !started {
+			w.Header().Set("Content-Type", "application/x-ndjson")
+			w.WriteHeader(http.StatusOK)
+			started = true
+		}
+	}
+	fail := func(err error) {
+		if !started {
+			s.evalError(w, ctx, err)
+			return
+		}
+		_ = enc.Encode(apiError{Error: err.Error()})
+	}
+	if len(vars) == 0 || method != "max" || req.Explain {
+		as, err := s.answers(ctx, q, req)
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			fail(err)
+			return
+		}
+		begin()
+		if len(vars) == 0 {
+			_ = enc.Encode(GroundAnswer(as, req.Explain))
+			return
+		}
+		for _, a := range as {
+			_ = enc.Encode(NewAnswerRow(vars, a, req.Explain))
+		}
+		return
+	}
+	ok, err := stored(s.st, q.Pred)
+	if err != nil {
+		fail(err)
+		return
+	}
+	if !ok {
+		begin()
+		return
+	}
+	n := 0
+	var werr error
+	opt := reasoner.Options{Min: req.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
+	err = reasoner.QueryFunc(ctx, s.st, nil, q, opt, func(a reasoner.Answer) bool {
+		begin()
+		row := NewAnswerRow(vars, reasoner.Answer{Values: slices.Clone(a.Values), Confidence: a.Confidence}, false)
+		if werr = enc.Encode(row); werr != nil {
+			return false
+		}
+		n++
+		if n%256 == 0 && flusher != nil {
+			flusher.Flush()
+		}
+		return (req.Top <= 0 || n < req.Top) && ctx.Err() == nil
+	})
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil && werr == nil {
+		fail(err)
+		return
+	}
+	begin()
+}
+
+func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
+	var req ExplainRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	fact, ok := parseAtom(w, req.Fact)
+	if !ok {
+		return
+	}
+	for _, t := range fact.Args {
+		if t.Kind == datalog.Var {
+			writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("%s has variables: explain takes a fact (query with \"explain\": true for the proof of each answer)", fact)})
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.QueryTimeout)
+	defer cancel()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if !s.check(w, fact) {
+		return
+	}
+	has, err := stored(s.st, fact.Pred)
+	if err != nil {
+		s.evalError(w, ctx, err)
+		return
+	}
+	if !has {
+		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: no fact of %s is stored or derived", fact, datalog.QuoteName(fact.Pred))})
+		return
+	}
+	p, err := reasoner.Explain(ctx, s.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads})
+	if err == nil {
+		err = ctx.Err()
+	}
+	switch {
+	case errors.Is(err, reasoner.ErrNoProof):
+		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: it is neither a base fact nor derived", fact)})
+	case err != nil:
+		s.evalError(w, ctx, err)
+	default:
+		writeJSON(w, http.StatusOK, NewProofJSON(p))
+	}
+}

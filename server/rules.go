@@ -1,0 +1,558 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/atomicfile"
+	"github.com/drumql/drumql/internal/suggest"
+	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/reasoner"
+)
+
+// RuleInfo is a loaded rule as GET /v1/rules lists it. Support, Body and
+// Confidence are read from the comment above the rule in its file, which
+// drumql mine writes ("% score=... support=N body=M conf=C").
+type RuleInfo struct {
+	Rule       string   `json:"rule"`
+	Head       string   `json:"head"`
+	Weight     float64  `json:"weight"`
+	File       string   `json:"file,omitempty"`
+	Line       int      `json:"line,omitempty"`
+	Support    *int     `json:"support,omitempty"`
+	Body       *int     `json:"body,omitempty"`
+	Confidence *float64 `json:"confidence,omitempty"`
+}
+
+// RulesRequest is the body of POST /v1/rules: rules to add and rules to
+// remove, each one rule in the dialect (a removed rule is matched by its
+// canonical identity, whatever its weight and variable names).
+type RulesRequest struct {
+	Add    []string `json:"add"`
+	Remove []string `json:"remove"`
+}
+
+// ChangedFactJSON is a derived fact an update changed: Old is 0 for a
+// fact that appeared, New 0 for one that disappeared.
+type ChangedFactJSON struct {
+	Fact string  `json:"fact"`
+	Old  float64 `json:"old"`
+	New  float64 `json:"new"`
+}
+
+// UpdateResponse is the answer of POST /v1/rules and /v1/facts: the derived
+// facts added, removed and re-weighted, the first MaxListedFacts of them,
+// and the time the update took.
+type UpdateResponse struct {
+	Added      int               `json:"added"`
+	Removed    int               `json:"removed"`
+	Reweighted int               `json:"reweighted"`
+	Full       bool              `json:"recomputed"`
+	Facts      []ChangedFactJSON `json:"facts"`
+	MS         float64           `json:"ms"`
+	// RulesAdded and RulesRemoved count the rules of the program edit;
+	// BaseAdded and BaseRemoved the base facts of a fact edit.
+	RulesAdded   int `json:"rules_added,omitempty"`
+	RulesRemoved int `json:"rules_removed,omitempty"`
+	BaseAdded    int `json:"base_added,omitempty"`
+	BaseRemoved  int `json:"base_removed,omitempty"`
+	// Warnings are about the added rules: a body predicate that neither
+	// the store nor the program knows (the literal never holds), as infer
+	// warns.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+func updateResponse(ch reasoner.Change, took time.Duration) UpdateResponse {
+	out := UpdateResponse{Added: ch.Added, Removed: ch.Removed, Reweighted: ch.Reweighted, Full: ch.Full,
+		Facts: []ChangedFactJSON{}, MS: float64(took.Microseconds()) / 1000}
+	for i, f := range ch.Facts {
+		if i == MaxListedFacts {
+			break
+		}
+		a := datalog.Atom{Pred: f.Pred}
+		for _, x := range f.Args {
+			a.Args = append(a.Args, datalog.Term{Kind: datalog.Symbol, Value: x})
+		}
+		out.Facts = append(out.Facts, ChangedFactJSON{Fact: a.String(), Old: f.Old, New: f.New})
+	}
+	return out
+}
+
+var (
+	countRe = regexp.MustCompile(`\b(support|body)[=~](\d+)`)
+	confRe  = regexp.MustCompile(`\bconf=([0-9.eE+-]+)`)
+)
+
+// ruleInfo describes r, reading the comment above it in src (its file's
+// text, nil if unknown).
+func ruleInfo(r datalog.Rule, src []byte) RuleInfo {
+	c := r
+	c.Comment = ""
+	info := RuleInfo{Rule: c.String(), Head: r.Head.Pred, Weight: r.Weight, File: r.Pos.File, Line: r.Pos.Line}
+	if info.Weight == 0 {
+		info.Weight = 1
+	}
+	comment := r.Comment
+	if comment == "" && src != nil && r.Pos.Line > 1 {
+		lines := strings.Split(string(src), "\n")
+		// the comment lines directly above the rule
+		for i := r.Pos.Line - 2; i >= 0 && i < len(lines); i-- {
+			l := strings.TrimSpace(lines[i])
+			if !strings.HasPrefix(l, "%") {
+				break
+			}
+			comment = l + "\n" + comment
+		}
+	}
+	for _, m := range countRe.FindAllStringSubmatch(comment, -1) {
+		n, err := strconv.Atoi(m[2])
+		if err != nil {
+			continue
+		}
+		if m[1] == "support" {
+			info.Support = &n
+		} else {
+			info.Body = &n
+		}
+	}
+	if m := confRe.FindStringSubmatch(comment); m != nil {
+		if f, err := strconv.ParseFloat(m[1], 64); err == nil {
+			info.Confidence = &f
+		}
+	}
+	return info
+}
+
+func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
+	head := r.URL.Query().Get("head")
+	// Read under the lock: an edit rewrites the files the comments are
+	// read from.
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	prog := s.prog
+	srcs := map[string][]byte{}
+	out := []RuleInfo{}
+	for _, rule := range prog.Rules {
+		if head != "" && rule.Head.Pred != head {
+			continue
+		}
+		f := rule.Pos.File
+		src, ok := srcs[f]
+		if !ok && f != "" {
+			src, _ = os.ReadFile(f)
+			srcs[f] = src
+		}
+		out = append(out, ruleInfo(rule, src))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// parseRule parses the text of one rule; item names it in errors.
+func parseRule(text, item string) (datalog.Rule, *apiError) {
+	p, err := parser.ParseString(item, text)
+	if err != nil {
+		if ds, ok := errors.AsType[datalog.Diagnostics](err); ok {
+			e := diagError(ds, item)
+			return datalog.Rule{}, &e
+		}
+		return datalog.Rule{}, &apiError{Error: err.Error(), File: item}
+	}
+	if len(p.Rules) != 1 || len(p.Facts)+len(p.Queries) > 0 {
+		return datalog.Rule{}, &apiError{Error: fmt.Sprintf("%s: want one rule, got %d rules, %d facts and %d queries", item, len(p.Rules), len(p.Facts), len(p.Queries)), File: item}
+	}
+	return p.Rules[0], nil
+}
+
+// span is the byte range of a statement in a file.
+type span struct{ from, to int }
+
+// offsetOf is the byte offset of line and col (1-based, col in runes) in
+// src, or -1.
+func offsetOf(src []byte, line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+	}
+	for c := 1; c < col; c++ {
+		if off >= len(src) || src[off] == '\n' {
+			return -1
+		}
+		_, n := utf8.DecodeRune(src[off:])
+		off += n
+	}
+	return off
+}
+
+// statementEnd returns the offset just past the '.' that ends the
+// statement starting at off, skipping quoted names, comments and the
+// decimal points of numbers; -1 if there is none.
+func statementEnd(src []byte, off int) int {
+	for i := off; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '"':
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case c == '%' || (c == '/' && i+1 < len(src) && src[i+1] == '/'):
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			j := bytes.Index(src[i+2:], []byte("*/"))
+			if j < 0 {
+				return -1
+			}
+			i += j + 3
+		case c == '.':
+			if i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9' {
+				continue
+			}
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// ruleSpan is the text a removed rule takes in src: the statement, and its
+// lines when nothing else is on them (the line break after it included).
+func ruleSpan(src []byte, pos datalog.Pos) (span, error) {
+	from := offsetOf(src, pos.Line, pos.Col)
+	if from < 0 {
+		return span{}, fmt.Errorf("%s:%d:%d: the file changed since it was loaded (no such position)", pos.File, pos.Line, pos.Col)
+	}
+	to := statementEnd(src, from)
+	if to < 0 {
+		return span{}, fmt.Errorf("%s:%d:%d: the file changed since it was loaded (no statement end)", pos.File, pos.Line, pos.Col)
+	}
+	ls := bytes.LastIndexByte(src[:from], '\n') + 1
+	if len(bytes.TrimSpace(src[ls:from])) == 0 {
+		from = ls
+		rest := src[to:]
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 && len(bytes.TrimSpace(rest[:i])) == 0 {
+			to += i + 1
+		} else if i < 0 && len(bytes.TrimSpace(rest)) == 0 {
+			to = len(src)
+		}
+	}
+	return span{from, to}, nil
+}
+
+// cutSpans removes the spans from src and returns the new text and a
+// function that maps a position of the old text after no span to the new
+// text.
+func cutSpans(src []byte, spans []span) ([]byte, func(line, col int) (int, int)) {
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	var out []byte
+	at := 0
+	for _, sp := range spans {
+		out = append(out, src[at:sp.from]...)
+		at = sp.to
+	}
+	out = append(out, src[at:]...)
+	remap := func(line, col int) (int, int) {
+		off := offsetOf(src, line, col)
+		if off < 0 {
+			return line, col
+		}
+		n := off
+		for _, sp := range spans {
+			if sp.to <= off {
+				n -= sp.to - sp.from
+			}
+		}
+		before := out[:n]
+		l := bytes.Count(before, []byte("\n")) + 1
+		ls := bytes.LastIndexByte(before, '\n') + 1
+		return l, utf8.RuneCount(before[ls:]) + 1
+	}
+	return out, remap
+}
+
+// editRules is POST /v1/rules.
+func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
+	var req RulesRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if len(req.Add)+len(req.Remove) == 0 {
+		writeError(w, http.StatusBadRequest, apiError{Error: "nothing to do: give \"add\" or \"remove\", lists of rules"})
+		return
+	}
+	var adds, removes []datalog.Rule
+	for i, text := range req.Add {
+		rule, e := parseRule(text, fmt.Sprintf("add[%d]", i))
+		if e != nil {
+			writeError(w, http.StatusBadRequest, *e)
+			return
+		}
+		adds = append(adds, rule)
+	}
+	for i, text := range req.Remove {
+		rule, e := parseRule(text, fmt.Sprintf("remove[%d]", i))
+		if e != nil {
+			writeError(w, http.StatusBadRequest, *e)
+			return
+		}
+		removes = append(removes, rule)
+	}
+	if len(adds) > 0 && s.cfg.Edits == "" {
+		writeError(w, http.StatusBadRequest, apiError{Error: "rules cannot be added: the server has no edits file"})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := time.Now()
+	old := s.prog
+	// The loaded rules to remove, by index.
+	gone := map[int]bool{}
+	for i, rm := range removes {
+		k := rm.Key()
+		found := -1
+		for j := range old.Rules {
+			if !gone[j] && old.Rules[j].Key() == k {
+				found = j
+				break
+			}
+		}
+		if found < 0 {
+			writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("remove[%d]: %s is not a loaded rule (GET /v1/rules lists them)", i, req.Remove[i]), File: fmt.Sprintf("remove[%d]", i)})
+			return
+		}
+		for j := range old.Rules {
+			if j != found && old.Rules[j].Pos == old.Rules[found].Pos && old.Rules[j].Pos.File != "" {
+				writeError(w, http.StatusConflict, apiError{Error: fmt.Sprintf("remove[%d]: %s is one of several rules written as one statement at %s:%d: edit the file", i, req.Remove[i], old.Rules[found].Pos.File, old.Rules[found].Pos.Line)})
+				return
+			}
+		}
+		gone[found] = true
+	}
+	keys := map[string]bool{}
+	for j := range old.Rules {
+		if !gone[j] {
+			keys[old.Rules[j].Key()] = true
+		}
+	}
+	for i, a := range adds {
+		k := a.Key()
+		if keys[k] {
+			writeError(w, http.StatusConflict, apiError{Error: fmt.Sprintf("add[%d]: %s is loaded already (remove it in the same request to change its weight)", i, req.Add[i]), File: fmt.Sprintf("add[%d]", i)})
+			return
+		}
+		keys[k] = true
+	}
+	// The new program, checked with the added rules at their positions in
+	// the request, so that a problem is reported there.
+	next := *old
+	next.Rules = nil
+	for j := range old.Rules {
+		if !gone[j] {
+			next.Rules = append(next.Rules, old.Rules[j])
+		}
+	}
+	next.Rules = append(next.Rules, adds...)
+	if ds := datalog.Validate(&next); ds.HasErrors() {
+		item := ""
+		for _, d := range ds {
+			if d.Severity == datalog.Error && strings.HasPrefix(d.Pos.File, "add[") {
+				item = d.Pos.File
+				break
+			}
+		}
+		var errs datalog.Diagnostics
+		for _, d := range ds {
+			if d.Severity == datalog.Error && (item == "" || d.Pos.File == item) {
+				errs = append(errs, d)
+			}
+		}
+		writeError(w, http.StatusBadRequest, diagError(errs, ""))
+		return
+	}
+	// The files as they will be: spans cut, rules appended.
+	plan, err := s.planFiles(old, gone, adds)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
+		return
+	}
+	next.Rules = nil
+	for j := range old.Rules {
+		if !gone[j] {
+			next.Rules = append(next.Rules, plan.moved(old.Rules[j]))
+		}
+	}
+	next.Facts = slices.Clone(old.Facts)
+	for j := range next.Facts {
+		next.Facts[j].Pos = plan.movedPos(next.Facts[j].Pos)
+	}
+	for i, a := range adds {
+		a.Pos = plan.added[i]
+		next.Rules = append(next.Rules, a)
+	}
+	ch, err := s.apply(r.Context(), reasoner.Delta{Program: &next})
+	if err != nil {
+		s.rebuild() // the store has the state before the edit
+		s.updateError(w, err)
+		return
+	}
+	s.prog = &next
+	if err := plan.write(); err != nil {
+		writeError(w, http.StatusInternalServerError, apiError{Error: fmt.Sprintf("the update is applied and stored, but the rule files could not be written (%v): the next start loads the files as they are", err)})
+		return
+	}
+	resp := updateResponse(ch, time.Since(start))
+	resp.RulesAdded, resp.RulesRemoved = len(adds), len(gone)
+	resp.Warnings = s.unknownBody(req.Add, adds)
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// unknownBody warns about the body predicates of the added rules that are
+// neither relations of the store nor defined by the program: most often a
+// typo. The caller holds the lock.
+func (s *Server) unknownBody(texts []string, adds []datalog.Rule) []string {
+	known := map[string]bool{}
+	var names []string
+	if rels, err := s.st.Relations(); err == nil {
+		for _, r := range rels {
+			known[r.Name] = true
+			names = append(names, r.Name)
+		}
+	}
+	for _, r := range s.prog.Rules {
+		if !known[r.Head.Pred] {
+			names = append(names, r.Head.Pred)
+		}
+		known[r.Head.Pred] = true
+	}
+	for _, f := range s.prog.Facts {
+		known[f.Atom.Pred] = true
+	}
+	var out []string
+	for i, r := range adds {
+		for _, l := range r.Body {
+			if l.Kind == datalog.Comparison || known[l.Atom.Pred] {
+				continue
+			}
+			msg := fmt.Sprintf("add[%d]: %s: %s is not a relation of the store and no rule or fact defines it: the literal never holds",
+				i, texts[i], datalog.QuoteName(l.Atom.Pred))
+			if near := suggest.Nearest(l.Atom.Pred, names, 3); len(near) > 0 {
+				for j := range near {
+					near[j] = datalog.QuoteName(near[j])
+				}
+				msg += "; did you mean " + strings.Join(near, ", ") + "?"
+			}
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+// filePlan is the rewrite of the rule files an edit makes.
+type filePlan struct {
+	texts  map[string][]byte // file -> new text
+	remaps map[string]func(line, col int) (int, int)
+	added  []datalog.Pos // positions of the added rules in the edits file
+	create bool          // the edits file is new
+}
+
+// movedPos is where a position is after the edit.
+func (p *filePlan) movedPos(pos datalog.Pos) datalog.Pos {
+	if f := p.remaps[pos.File]; f != nil {
+		pos.Line, pos.Col = f(pos.Line, pos.Col)
+	}
+	return pos
+}
+
+func (p *filePlan) moved(r datalog.Rule) datalog.Rule {
+	r.Pos = p.movedPos(r.Pos)
+	return r
+}
+
+// editsHeader starts an edits file drumql serve creates.
+const editsHeader = "% Rules added through drumql serve (POST /v1/rules): loaded with the rule files on the next start.\n"
+
+// planFiles computes the new texts of the files the edit changes.
+func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []datalog.Rule) (*filePlan, error) {
+	p := &filePlan{texts: map[string][]byte{}, remaps: map[string]func(int, int) (int, int){}}
+	spans := map[string][]span{}
+	for j := range prog.Rules {
+		if !gone[j] {
+			continue
+		}
+		pos := prog.Rules[j].Pos
+		if pos.File == "" {
+			continue
+		}
+		src, ok := p.texts[pos.File]
+		if !ok {
+			b, err := os.ReadFile(pos.File)
+			if err != nil {
+				return nil, fmt.Errorf("reading the rule's file: %w", err)
+			}
+			src = b
+			p.texts[pos.File] = src
+		}
+		sp, err := ruleSpan(src, pos)
+		if err != nil {
+			return nil, err
+		}
+		spans[pos.File] = append(spans[pos.File], sp)
+	}
+	for f, sps := range spans {
+		p.texts[f], p.remaps[f] = cutSpans(p.texts[f], sps)
+	}
+	if len(adds) > 0 {
+		e := s.cfg.Edits
+		src, ok := p.texts[e]
+		if !ok {
+			b, err := os.ReadFile(e)
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				b, p.create = []byte(editsHeader), true
+			case err != nil:
+				return nil, fmt.Errorf("reading the edits file: %w", err)
+			}
+			src = b
+		}
+		if len(src) > 0 && src[len(src)-1] != '\n' {
+			src = append(src, '\n')
+		}
+		line := bytes.Count(src, []byte("\n")) + 1
+		for _, a := range adds {
+			a.Comment = ""
+			text := a.String()
+			p.added = append(p.added, datalog.Pos{File: e, Line: line, Col: 1})
+			src = append(src, text...)
+			src = append(src, '\n')
+			line += strings.Count(text, "\n") + 1
+		}
+		p.texts[e] = src
+	}
+	return p, nil
+}
+
+// write writes the changed files, each atomically.
+func (p *filePlan) write() error {
+	var errs []error
+	for _, f := range slices.Sorted(maps.Keys(p.texts)) {
+		if err := atomicfile.WriteFile(f, p.texts[f]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,336 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
+)
+
+// Defaults of Config.
+const (
+	DefaultQueryTimeout = 30 * time.Second
+	DefaultMaxBody      = 1 << 20
+	DefaultMaxFacts     = 5_000_000
+	// MaxListedFacts is the number of changed facts an update lists.
+	MaxListedFacts = 100
+)
+
+// Config is what a Server serves. The zero value of each optional field
+// means its default.
+type Config struct {
+	// Store is the store, open for writing; the Server never closes it.
+	Store store.Store
+	// Program is the loaded program (the rule files merged); nil means no
+	// rules.
+	Program *datalog.Program
+	// Files are the rule files the program was loaded from, for /v1/stats.
+	Files []string
+	// Edits is the file that rules added through POST /v1/rules are
+	// appended to (created when needed). Empty: rules cannot be added.
+	Edits string
+	// Min overrides the program's threshold (0: the program's @min, or an
+	// exact evaluation).
+	Min float64
+	// MaxFacts caps the facts an evaluation may derive: a query or an
+	// update beyond it is refused (413). 0 means DefaultMaxFacts.
+	MaxFacts int
+	// Threads is the number of goroutines an evaluation may use (0: all
+	// cores).
+	Threads int
+	// QueryTimeout limits a query or an explanation (503 beyond it); 0
+	// means DefaultQueryTimeout.
+	QueryTimeout time.Duration
+	// MaxBody is the largest request body, in bytes (413 beyond it); 0
+	// means DefaultMaxBody.
+	MaxBody int64
+	// Token, when not empty, is required as "Authorization: Bearer TOKEN"
+	// by every request that changes something (POST /v1/rules and
+	// /v1/facts).
+	Token string
+	// Logger receives one line per request; nil logs nothing.
+	Logger *slog.Logger
+}
+
+// Server answers the JSON API over one store, one program and its
+// materialisation. Its handler is safe for concurrent use: updates are
+// serialised, and a query sees the state before or after an update, never
+// a part of it (one RWMutex: queries read-lock it, updates lock it).
+type Server struct {
+	cfg     Config
+	st      store.Store
+	mu      sync.RWMutex
+	prog    *datalog.Program
+	m       *reasoner.Materialisation
+	updated time.Time
+	started time.Time
+	metrics *metrics
+	handler http.Handler
+	// inFlight counts the requests being answered.
+	inFlight atomic.Int64
+}
+
+// New brings the store's derived facts up to date with cfg.Program, as
+// `drumql infer` does (Catchup, or an evaluation from scratch when the
+// store has no usable record), keeps the materialisation in memory and
+// returns the Server. what, if not nil, is told how the derived facts were
+// brought up to date.
+func New(ctx context.Context, cfg Config, what func(string)) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: no store")
+	}
+	if cfg.Program == nil {
+		cfg.Program = &datalog.Program{}
+	}
+	if cfg.MaxFacts <= 0 {
+		cfg.MaxFacts = DefaultMaxFacts
+	}
+	if cfg.QueryTimeout <= 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.Threads <= 0 {
+		cfg.Threads = runtime.GOMAXPROCS(0)
+	}
+	s := &Server{cfg: cfg, st: cfg.Store, prog: cfg.Program, started: time.Now()}
+	start := time.Now()
+	how, err := s.materialise(ctx, s.prog)
+	if err != nil {
+		return nil, err
+	}
+	s.updated = time.Now()
+	if what != nil {
+		what(fmt.Sprintf("derived facts %s in %s", how, time.Since(start).Round(time.Millisecond)))
+	}
+	s.metrics = newMetrics(s)
+	s.metrics.updates.Observe(time.Since(start).Seconds())
+	s.handler = s.routes()
+	return s, nil
+}
+
+// options are the evaluation options of updates.
+func (s *Server) options() reasoner.Options {
+	return reasoner.Options{Min: s.cfg.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
+}
+
+// materialise sets s.m to the materialisation of prog, brought up to date
+// in the store, and says how.
+func (s *Server) materialise(ctx context.Context, prog *datalog.Program) (string, error) {
+	res, err := Catchup(ctx, s.st, prog, s.options(), CatchupOptions{Keep: true})
+	if err != nil {
+		return "", err
+	}
+	if !res.Recompute {
+		s.m = res.M
+		switch {
+		case !res.Changed:
+			return "up to date", nil
+		case res.Change.Full:
+			return "recomputed", nil
+		}
+		return fmt.Sprintf("updated (+%d −%d ~%d)", res.Change.Added, res.Change.Removed, res.Change.Reweighted), nil
+	}
+	m, _, err := reasoner.Materialise(ctx, s.st, prog, s.options())
+	if err != nil {
+		return "", err
+	}
+	n, err := m.Write(ctx)
+	if err != nil {
+		return "", err
+	}
+	s.m = m
+	how := fmt.Sprintf("computed (%d facts)", n)
+	if res.Why != "" {
+		how += ": " + res.Why
+	}
+	return how, nil
+}
+
+// Handler returns the HTTP handler of the API.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// routes builds the handler: every route behind the request log and the
+// metrics.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	allow := map[string][]string{}
+	handle := func(pattern, endpoint string, h http.HandlerFunc) {
+		mux.Handle(pattern, s.instrument(endpoint, h))
+		method, _, _ := strings.Cut(pattern, " ")
+		allow[endpoint] = append(allow[endpoint], method)
+	}
+	handle("GET /v1/health", "/v1/health", s.health)
+	handle("GET /v1/openapi.json", "/v1/openapi.json", s.openapi)
+	handle("POST /v1/query", "/v1/query", s.query)
+	handle("POST /v1/explain", "/v1/explain", s.explain)
+	handle("GET /v1/rules", "/v1/rules", s.listRules)
+	handle("POST /v1/rules", "/v1/rules", s.auth(s.editRules))
+	handle("POST /v1/facts", "/v1/facts", s.auth(s.editFacts))
+	handle("GET /v1/stats", "/v1/stats", s.stats)
+	handle("GET /metrics", "/metrics", s.metrics.handler().ServeHTTP)
+	for path, methods := range allow {
+		// the other methods of a path: 405
+		mux.Handle(path, s.instrument(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", strings.Join(methods, ", "))
+			writeError(w, http.StatusMethodNotAllowed, apiError{Error: fmt.Sprintf("%s %s: use %s", r.Method, path, strings.Join(methods, " or "))})
+		}))
+	}
+	mux.Handle("/", s.instrument("other", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("no endpoint %s %s (the API is under /v1, see /v1/openapi.json)", r.Method, r.URL.Path)})
+	}))
+	return mux
+}
+
+// statusWriter records the status of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets streamed answers through.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// instrument logs one line per request and counts it in the metrics.
+func (s *Server) instrument(endpoint string, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		s.inFlight.Add(1)
+		defer s.inFlight.Add(-1)
+		sw := &statusWriter{ResponseWriter: w}
+		r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBody)
+		h(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		d := time.Since(start)
+		s.metrics.observe(endpoint, r.Method, sw.status, d)
+		if s.cfg.Logger != nil {
+			s.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.status), slog.Float64("duration_ms", float64(d.Microseconds())/1000))
+		}
+	})
+}
+
+// metricsInFlight is the number of requests being answered.
+func (s *Server) metricsInFlight() int64 { return s.inFlight.Load() }
+
+// auth requires the token, when there is one.
+func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.Token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="drumql"`)
+				writeError(w, http.StatusUnauthorized, apiError{Error: "this request changes the store: it needs the header Authorization: Bearer TOKEN (the --token of drumql serve)"})
+				return
+			}
+		}
+		h(w, r)
+	}
+}
+
+// apiError is the body of an error response.
+type apiError struct {
+	Error string `json:"error"`
+	// File, Line and Col locate a problem in the text sent (File names
+	// the item of a list, such as "add[0]") or in a rule file.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
+}
+
+// writeJSON writes v with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, e apiError) { writeJSON(w, status, e) }
+
+// decode reads the JSON body into v; on error it writes the response
+// (400, or 413 for a body too large) and returns false.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value")
+	}
+	if err == nil {
+		return true
+	}
+	if mb, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("request body larger than %d bytes (--max-body)", mb.Limit)})
+		return false
+	}
+	e := apiError{Error: "bad JSON: " + err.Error()}
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		e.Error = "bad JSON: " + se.Error()
+	}
+	writeError(w, http.StatusBadRequest, e)
+	return false
+}
+
+// diagError is the response of Datalog diagnostics: the first error, with
+// its position; item names the list item the text came from.
+func diagError(ds datalog.Diagnostics, item string) apiError {
+	for _, d := range ds {
+		if d.Severity == datalog.Error {
+			f := d.Pos.File
+			if item != "" {
+				f = item
+			}
+			return apiError{Error: d.Msg, File: f, Line: d.Pos.Line, Col: d.Pos.Col}
+		}
+	}
+	return apiError{Error: ds.Error()}
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+//go:embed openapi.json
+var openapiJSON []byte
+
+func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(openapiJSON)
+}

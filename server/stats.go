@@ -1,0 +1,68 @@
+package server
+
+import (
+	"net/http"
+	"time"
+)
+
+// RelationStats is a relation of the store in /v1/stats.
+type RelationStats struct {
+	Name    string `json:"name"`
+	Arity   int    `json:"arity"`
+	Base    int    `json:"base"`
+	Derived int    `json:"derived"`
+}
+
+// Stats is the answer of GET /v1/stats.
+type Stats struct {
+	Symbols      int             `json:"symbols"`
+	Relations    int             `json:"relations"`
+	BaseFacts    int             `json:"base_facts"`
+	DerivedFacts int             `json:"derived_facts"`
+	PerRelation  []RelationStats `json:"per_relation"`
+	Rules        int             `json:"rules"`
+	ProgramFacts int             `json:"program_facts"`
+	Files        []string        `json:"files"`
+	Edits        string          `json:"edits,omitempty"`
+	// Min is the threshold of the materialisation.
+	Min        float64   `json:"min"`
+	LastUpdate time.Time `json:"last_update"`
+	Started    time.Time `json:"started"`
+}
+
+// collect reads the counts; the caller holds the lock.
+func (s *Server) collect() (Stats, error) {
+	rels, err := s.st.Relations()
+	if err != nil {
+		return Stats{}, err
+	}
+	n, err := s.st.NumSymbols()
+	if err != nil {
+		return Stats{}, err
+	}
+	out := Stats{Symbols: n, Relations: len(rels), PerRelation: []RelationStats{}, Rules: len(s.prog.Rules),
+		ProgramFacts: len(s.prog.Facts), Files: s.cfg.Files, Edits: s.cfg.Edits, LastUpdate: s.updated, Started: s.started}
+	if out.Files == nil {
+		out.Files = []string{}
+	}
+	if s.m != nil {
+		out.Min = s.m.Min()
+	}
+	for _, r := range rels {
+		out.BaseFacts += r.Base
+		out.DerivedFacts += r.Derived
+		out.PerRelation = append(out.PerRelation, RelationStats{Name: r.Name, Arity: r.Arity, Base: r.Base, Derived: r.Derived})
+	}
+	return out, nil
+}
+
+func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
+	s.mu.RLock()
+	st, err := s.collect()
+	s.mu.RUnlock()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
