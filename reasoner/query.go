@@ -79,29 +79,57 @@ func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 
 // checkQuery reports an unknown predicate or a wrong arity.
 func checkQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
+	c, err := NewQueryChecker(st, prog)
+	if err != nil {
+		return err
+	}
+	return c.Check(q)
+}
+
+// QueryChecker checks queries as CheckQuery does, against the relations
+// of a store and the predicates of a program as they were when it was
+// made: a server checks every query against the same program, of up to a
+// hundred thousand rules, and makes a new one when either changes.
+type QueryChecker struct {
+	arities map[string][]int
+	names   []string
+}
+
+// NewQueryChecker returns the checker of queries over st and prog (which
+// may be nil).
+func NewQueryChecker(st store.Store, prog *datalog.Program) (*QueryChecker, error) {
 	rs, err := st.Relations()
 	if err != nil {
-		return errorf("reasoner: relations: %w", err)
+		return nil, errorf("reasoner: relations: %w", err)
 	}
 	arities := map[string][]int{}
 	for _, r := range rs {
 		arities[r.Name] = append(arities[r.Name], r.Arity)
 	}
-	for i := range prog.Rules {
-		h := &prog.Rules[i].Head
-		arities[h.Pred] = append(arities[h.Pred], len(h.Args))
-	}
-	for i := range prog.Facts {
-		a := &prog.Facts[i].Atom
-		arities[a.Pred] = append(arities[a.Pred], len(a.Args))
+	if prog != nil {
+		for i := range prog.Rules {
+			h := &prog.Rules[i].Head
+			arities[h.Pred] = append(arities[h.Pred], len(h.Args))
+		}
+		for i := range prog.Facts {
+			a := &prog.Facts[i].Atom
+			arities[a.Pred] = append(arities[a.Pred], len(a.Args))
+		}
 	}
 	names := make([]string, 0, len(arities))
 	for n := range arities {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	return &QueryChecker{arities: arities, names: names}, nil
+}
+
+// Check returns nil when q can be asked, and otherwise an error wrapping
+// ErrUnknownPredicate and a [datalog.Diagnostics] at q (see CheckQuery).
+// Safe for concurrent use.
+func (c *QueryChecker) Check(q datalog.Atom) error {
 	known := func(pred string) (int, bool) {
-		as, ok := arities[pred]
+		as, ok := c.arities[pred]
 		if !ok {
 			return 0, false
 		}
@@ -110,7 +138,7 @@ func checkQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
 		}
 		return as[0], true
 	}
-	if err := datalog.CheckQuery(datalog.Query{Atom: q, Pos: q.Pos}, known, names...); err != nil {
+	if err := datalog.CheckQuery(datalog.Query{Atom: q, Pos: q.Pos}, known, c.names...); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnknownPredicate, err)
 	}
 	return nil

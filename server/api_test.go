@@ -322,3 +322,16 @@ func TestRuleWarnings(t *testing.T) {
 		t.Errorf("%+v", up)
 	}
 }
+
+// TestQueryCheckerFollowsEdits: queries are checked against the predicates
+// known at the last update (one checker per state, not one per query): a
+// predicate that an added rule defines can be asked at once, and one whose
+// only rule is removed is unknown again.
+func TestQueryCheckerFollowsEdits(t *testing.T) {
+	e := newEnv(t, testGraph, testRules, nil)
+	e.mustDo(http.StatusNotFound, "POST", "/v1/query", `{"query": "brand_new(X, Y)?"}`)
+	e.mustDo(http.StatusOK, "POST", "/v1/rules", `{"add": ["brand_new(X, Y) :- husband(X, Y)."]}`)
+	e.mustDo(http.StatusOK, "POST", "/v1/query", `{"query": "brand_new(X, Y)?"}`)
+	e.mustDo(http.StatusOK, "POST", "/v1/rules", `{"remove": ["brand_new(X, Y) :- husband(X, Y)."]}`)
+	e.mustDo(http.StatusNotFound, "POST", "/v1/query", `{"query": "brand_new(X, Y)?"}`)
+}

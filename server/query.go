@@ -73,7 +73,20 @@ func stored(st store.Store, pred string) (bool, error) {
 // check rejects a query over a predicate neither the store nor the
 // program knows (404 with the did-you-mean) or with a wrong arity (400).
 func (s *Server) check(w http.ResponseWriter, q datalog.Atom) bool {
-	err := reasoner.CheckQuery(s.st, s.prog, q)
+	c := s.checker.Load()
+	if c == nil {
+		// Made once per state of the store and the program (an update
+		// drops it), not once per query: a mined program has a hundred
+		// thousand rules.
+		nc, err := reasoner.NewQueryChecker(s.st, s.prog)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
+			return false
+		}
+		s.checker.CompareAndSwap(nil, nc)
+		c = nc
+	}
+	err := c.Check(q)
 	if err == nil {
 		return true
 	}

@@ -411,6 +411,7 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.prog = &next
+	s.checker.Store(nil)
 	if err := plan.write(); err != nil {
 		writeError(w, http.StatusInternalServerError, apiError{Error: fmt.Sprintf("the update is applied and stored, but the rule files could not be written (%v): the next start loads the files as they are", err)})
 		return

@@ -70,10 +70,13 @@ type Config struct {
 // serialised, and a query sees the state before or after an update, never
 // a part of it (one RWMutex: queries read-lock it, updates lock it).
 type Server struct {
-	cfg     Config
-	st      store.Store
-	mu      sync.RWMutex
-	prog    *datalog.Program
+	cfg  Config
+	st   store.Store
+	mu   sync.RWMutex
+	prog *datalog.Program
+	// checker checks queries against the store's relations and prog; an
+	// update drops it (nil), the next query makes it again.
+	checker atomic.Pointer[reasoner.QueryChecker]
 	m       *reasoner.Materialisation
 	updated time.Time
 	started time.Time

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Load test of drumql serve: 8 concurrent clients (CLIENTS) send
+# goal-directed queries with one constant for 20 s (FOR) through the JSON
+# API (bench/serveload), combined as the rule files say and then with
+# combine max (a lookup of the stored materialisation), then the same kind
+# of query is asked through one `drumql query` process each, for the cost
+# beside it.
+#
+# Case families: the quick start's store and rules (examples/families, its
+# rules mined here, merged with examples/families/expert.dl); the queries
+# are rel(X, tail)? for every test triple of examples/families.
+# Case fb: FB15k-237 (facts + train, from $DRUMQL_DATASETS) with a mined
+# rule file (MINED, a file drumql mine wrote on it; the case is skipped
+# without it) at threshold MIN (default 0.5), materialised by serve on
+# start; the queries are rel(X, tail)? for the first 500 test triples.
+#
+#   bench/serve-load.sh
+#   MINED=fb.dl CASES="families fb" bench/serve-load.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DS=${DRUMQL_DATASETS:-../shared/datasets}
+CASES=${CASES:-"families fb"}
+CLIENTS=${CLIENTS:-8}
+FOR=${FOR:-20s}
+MIN=${MIN:-0.5}
+PORT=${PORT:-7491}
+out=bench/out/serve-load
+rm -rf "$out"; mkdir -p "$out"
+REPEAT=1
+. bench/lib.sh
+build_builds "$out"
+bin="$out/drumql-head"
+go build -o "$out/serveload" ./bench/serveload
+machine_line
+
+# queries FILE: rel(X, tail)? for the test triples of FILE (CRLF tolerated).
+queries() {
+  tr -d '\r' < "$1" | awk -F'\t' '{ printf "\"%s\"(X, \"%s\")?\n", $2, $3 }'
+}
+
+# run_case NAME DB RULES...: serve, load test, stop; then CLI queries.
+run_case() {
+  local name=$1 db=$2
+  shift 2
+  if curl -sf "127.0.0.1:$PORT/v1/health" > /dev/null; then
+    echo "serve-load: port $PORT is in use; set PORT" >&2
+    exit 1
+  fi
+  "$bin" --db "$db" -q serve --addr "127.0.0.1:$PORT" --log-format json "$@" > "$out/$name.serve.out" 2> "$out/$name.serve.log" &
+  local pid=$!
+  trap 'kill -TERM '"$pid"' 2> /dev/null || true' EXIT
+  for _ in $(seq 600); do
+    curl -sf "127.0.0.1:$PORT/v1/health" > /dev/null && break
+    sleep 0.5
+  done
+  echo
+  echo "case $name ($(wc -l < "$out/$name.q") distinct queries):"
+  # As the files say (a mined file's noisy-or evaluates the head's rules
+  # per query), then as a lookup of the materialisation (max).
+  "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" || true
+  "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine max || true
+  kill -TERM "$pid"
+  wait "$pid" || true
+  trap - EXIT
+  local n=50 start end rules=()
+  for f in "$@"; do rules+=(--rules "$f"); done
+  start=$(date +%s.%N)
+  head -n "$n" "$out/$name.q" | while read -r q; do
+    "$bin" --db "$db" -q query --top 10 "${rules[@]}" "$q" > /dev/null 2>&1
+  done
+  end=$(date +%s.%N)
+  echo "the same kind of query through drumql query --rules (one process each, $n in a row): $(awk -v a="$start" -v b="$end" -v n="$n" 'BEGIN{printf "%.0f ms per query", 1000*(b-a)/n}')"
+}
+
+if [[ " $CASES " == *" families "* ]]; then
+  "$bin" --db "$out/fam.db" -q load examples/families > /dev/null
+  "$bin" --db "$out/fam.db" -q mine --out "$out/families.dl" > /dev/null
+  queries examples/families/test.txt > "$out/families.q"
+  run_case families "$out/fam.db" "$out/families.dl" examples/families/expert.dl
+fi
+
+if [[ " $CASES " == *" fb "* ]]; then
+  if [ -z "${MINED:-}" ] || [ ! -d "$DS/fb15k-237" ]; then
+    echo "case fb: skipped (set MINED to a file drumql mine wrote on FB15k-237, and DRUMQL_DATASETS)"
+  else
+    "$bin" --db "$out/fb.db" -q load "$DS/fb15k-237" > /dev/null
+    grep -v '^@min' "$MINED" | sed "1i @min $MIN." > "$out/fb.dl"
+    head -n 500 "$DS/fb15k-237/test.txt" | queries /dev/stdin > "$out/fb.q"
+    run_case fb "$out/fb.db" "$out/fb.dl"
+  fi
+fi

@@ -1,0 +1,115 @@
+// Command serveload is the load generator of bench/serve-load.sh: it sends
+// goal-directed queries to a running drumql serve from C concurrent
+// clients for a while and prints the latency percentiles and the
+// throughput.
+//
+//	go run ./bench/serveload -url http://127.0.0.1:7474 -queries q.txt -clients 8 -for 20s
+//
+// q.txt holds one query per line ("wife(X, marc_ueda)?"); each client walks
+// the list from its own offset. Every answer must be 200: any other status
+// is counted and printed.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+func main() {
+	url := flag.String("url", "http://127.0.0.1:7474", "the server")
+	file := flag.String("queries", "", "file of queries, one per line")
+	clients := flag.Int("clients", 8, "concurrent clients")
+	dur := flag.Duration("for", 20*time.Second, "how long to send queries")
+	top := flag.Int("top", 10, "answers per query")
+	combine := flag.String("combine", "", "the query's combine (max, noisy-or, ...; empty: the rule files' @aggregate)")
+	flag.Parse()
+	qs, err := readLines(*file)
+	if err != nil || len(qs) == 0 {
+		fmt.Fprintln(os.Stderr, "serveload: -queries:", err, len(qs), "queries")
+		os.Exit(2)
+	}
+	tr := &http.Transport{MaxIdleConnsPerHost: *clients}
+	client := &http.Client{Transport: tr, Timeout: time.Minute}
+	var mu sync.Mutex
+	var lat []time.Duration
+	bad := map[int]int{}
+	deadline := time.Now().Add(*dur)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := range *clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for i := c * len(qs) / *clients; time.Now().Before(deadline); i++ {
+				req := map[string]any{"query": qs[i%len(qs)], "top": *top}
+				if *combine != "" {
+					req["combine"] = *combine
+				}
+				body, _ := json.Marshal(req)
+				t := time.Now()
+				resp, err := client.Post(*url+"/v1/query", "application/json", bytes.NewReader(body))
+				if err != nil {
+					mu.Lock()
+					bad[-1]++
+					mu.Unlock()
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				mine = append(mine, time.Since(t))
+				if resp.StatusCode != http.StatusOK {
+					mu.Lock()
+					bad[resp.StatusCode]++
+					mu.Unlock()
+				}
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	how := "combine " + *combine
+	if *combine == "" {
+		how = "the files' @aggregate"
+	}
+	fmt.Printf("%s: %d queries from %d clients in %.1f s: %.0f queries/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+		how, len(lat), *clients, el.Seconds(), float64(len(lat))/el.Seconds(),
+		ms(pct(0.5)), ms(pct(0.99)), ms(lat[len(lat)-1]))
+	if len(bad) > 0 {
+		fmt.Printf("not 200: %v (status -1: transport errors)\n", bad)
+		os.Exit(1)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out, sc.Err()
+}
