@@ -503,3 +503,65 @@ func TestMaintainFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLookupAsStored: a materialisation written to its store answers
+// queries from memory (Lookup) exactly as Query answers them from the
+// store alone, on random programs, graphs and queries, after updates too.
+func TestLookupAsStored(t *testing.T) {
+	ctx := context.Background()
+	looked := 0
+	for seed := range 60 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 17))
+		base, _, src := randomCase(rng, seed%2 == 1)
+		p := mustParse(t, src)
+		if datalog.Validate(p).HasErrors() {
+			continue
+		}
+		st := newStore(t, tripleTSV(base))
+		m, _, err := Materialise(ctx, st, p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := range 3 {
+			if step > 0 {
+				np := mustParse(t, mutateProgram(rng, src, seed%2 == 1))
+				if datalog.Validate(np).HasErrors() {
+					continue
+				}
+				ch, err := m.Apply(ctx, Delta{Program: np})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := m.WriteUpdate(ctx, ch); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, err := m.Write(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, qs := range randomQueries(rng, 9) {
+				q := mustQuery(t, qs)
+				got, ok, err := m.Lookup(ctx, q, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					continue
+				}
+				looked++
+				want, err := Query(ctx, st, nil, q, Options{})
+				if err != nil {
+					continue // a predicate the store does not know
+				}
+				if err := sameAnswers(got, want); err != nil {
+					t.Fatalf("seed %d step %d: Lookup %s: %v", seed, step, qs, err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("seed %d step %d: Lookup %s:\n%v\nwant\n%v", seed, step, qs, got, want)
+				}
+			}
+		}
+	}
+	if looked < 200 {
+		t.Errorf("only %d queries answered by Lookup", looked)
+	}
+}

@@ -170,9 +170,20 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 		return nil, err
 	}
 	opt := reasoner.Options{Min: req.Min, Explain: req.Explain, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
-	as, err := reasoner.Query(ctx, s.st, nil, q, opt)
-	if err != nil {
-		return nil, err
+	var as []reasoner.Answer
+	held := false
+	if !req.Explain && s.m != nil {
+		// From the materialisation in memory, through the relation's
+		// index: the same answers as the store's (TestLookupAsStored),
+		// without scanning its derived facts.
+		if as, held, err = s.m.Lookup(ctx, q, req.Min); err != nil {
+			return nil, err
+		}
+	}
+	if !held {
+		if as, err = reasoner.Query(ctx, s.st, nil, q, opt); err != nil {
+			return nil, err
+		}
 	}
 	if method, top := combination(req.Combine, s.prog, q.Pred); method == "noisy-or" {
 		if opt.Min <= 0 {

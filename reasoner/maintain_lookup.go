@@ -1,0 +1,135 @@
+package reasoner
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/drumql/drumql/datalog"
+)
+
+// Lookup answers q from the materialisation held in memory, as Query over
+// the store it was written to answers it without a program (the stored
+// base and derived facts, confidences as the store keeps them, in float32;
+// sorted the same way), through the relation's hash index on the query's
+// constants. ok is false when it cannot: q's relation is not one the
+// materialisation holds whole (no rule reads it), or q has a number
+// constant (which matches every symbol equal to it). Safe for concurrent
+// use with other Lookups, not with Apply.
+func (m *Materialisation) Lookup(ctx context.Context, q datalog.Atom, min float64) (as []Answer, ok bool, err error) {
+	e := m.e
+	ri, held := e.relIdx[relKey(q.Pred, len(q.Args))]
+	if !held || !m.loaded[ri] {
+		return nil, false, nil
+	}
+	r := e.rels[ri]
+	key := make([]uint32, len(q.Args))
+	var mask uint32
+	vars := map[string]int{} // variable -> first position
+	for i, t := range q.Args {
+		switch {
+		case t.Kind == datalog.Number:
+			return nil, false, nil
+		case t.Kind == datalog.Var:
+			continue
+		}
+		id, known := e.syms.lookup(t.Value)
+		if !known {
+			return nil, true, nil // a name no fact has
+		}
+		key[i] = id
+		mask |= 1 << uint(i)
+	}
+	mk := newAnswerMaker(e.syms, q, false)
+	var ids [][]uint32 // the arguments of each answer's fact
+	try := func(t int32) error {
+		c := r.confAt(t)
+		if c == 0 {
+			return nil // removed by an update
+		}
+		c = float64(float32(c)) // what the store holds
+		if c < min {
+			return nil
+		}
+		tup := r.tuple(t)
+		if mask != 0 && !sameKey(mask, tup, key) {
+			return nil
+		}
+		clear(vars)
+		for i, a := range q.Args {
+			if a.Kind != datalog.Var || a.Value == "_" {
+				continue
+			}
+			if j, seen := vars[a.Value]; seen && tup[j] != tup[i] {
+				return nil
+			} else if !seen {
+				vars[a.Value] = i
+			}
+		}
+		ans, err := mk.answer(tup, c)
+		if err != nil {
+			return err
+		}
+		as = append(as, ans)
+		ids = append(ids, tup)
+		return nil
+	}
+	full := uint32(1)<<uint(r.arity) - 1
+	switch {
+	case mask == 0:
+		for t := range int32(r.len()) {
+			if t&0xfff == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, true, err
+				}
+			}
+			if err := try(t); err != nil {
+				return nil, true, err
+			}
+		}
+	case mask == full:
+		if t := r.find(key); t >= 0 {
+			if err := try(t); err != nil {
+				return nil, true, err
+			}
+		}
+	default:
+		ix := r.index(mask)
+		for t := ix.first(r, key); t >= 0; t = ix.next[t] {
+			if err := try(t); err != nil {
+				return nil, true, err
+			}
+		}
+	}
+	if slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Var && t.Value == "_" }) {
+		as = bestPerValues(as, ids)
+	}
+	if err := sortAnswersCtx(ctx, as); err != nil {
+		return nil, true, err
+	}
+	return as, true, nil
+}
+
+// bestPerValues keeps one answer per binding of the query's variables, the
+// most confident, and of equals the one whose fact's arguments come first
+// (as the store's scan in argument order keeps them): facts that differ
+// only where the query has _ are one answer. ids holds each answer's
+// fact's arguments.
+func bestPerValues(as []Answer, ids [][]uint32) []Answer {
+	at := map[string]int{}
+	out := as[:0]
+	var outIDs [][]uint32
+	for i, a := range as {
+		k := strings.Join(a.Values, "\x00")
+		if j, ok := at[k]; ok {
+			if a.Confidence > out[j].Confidence || a.Confidence == out[j].Confidence && slices.Compare(ids[i], outIDs[j]) < 0 {
+				out[j], outIDs[j] = a, ids[i]
+			}
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, a)
+		outIDs = append(outIDs, ids[i])
+	}
+	return out
+}
