@@ -171,7 +171,7 @@ func (p *page) ask(q string) {
 // TestWebPage uses the page as a person would: a query and its answer, a
 // proof with its rule, a rule removed (an answer lost), a rule with a
 // syntax error (the error at its line and column), a rule added (the
-// answer back).
+// answer back), a rule edited in place (its fact re-weighted).
 func TestWebPage(t *testing.T) {
 	e := newEnv(t, testGraph, testRules, nil)
 	p := openPage(t, e)
@@ -261,6 +261,21 @@ func TestWebPage(t *testing.T) {
 		t.Errorf("the error of the bad rule is still shown: %q", s)
 	}
 	p.waitText("#rules tbody", "husband(B, A)", "edits.dl")
+
+	// edit a rule in place: a new weight, its fact re-weighted
+	p.typeInto("#head", "")
+	p.do(chromedp.Click(chromedp.CSS(`#rules-form button[type=submit]`)))
+	p.waitText("#rules tbody", "grand(X, Z)")
+	p.do(chromedp.Click(chromedp.Search(`//tr[contains(., "grand(X, Z)")]//button[contains(@class, "edit")]`)))
+	if v, err := chromedp.Run(p.ctx, chromedp.Value(chromedp.ID("rule-text"))); err != nil || !strings.Contains(v, "0.9 :: grand(X, Z)") {
+		t.Fatalf("Edit put %q (%v) in the text box, want the grand rule", v, err)
+	}
+	p.typeInto("#rule-text", "0.5 :: grand(X, Z) :- father(X, Y), mother(Y, Z).")
+	p.do(chromedp.Click(chromedp.ID("save-rule")))
+	p.waitText("#changed-facts", "re-weighted\tgrand(hal, jon)\t0.9\t0.5")
+	p.waitFor("#rules tbody", "list the grand rule with its new weight only", func(s string) bool {
+		return strings.Contains(s, "0.5 :: grand(X, Z)") && !strings.Contains(s, "0.9 :: grand(X, Z)")
+	})
 	p.noErrors()
 }
 
