@@ -134,9 +134,13 @@ function factOf(query, row) {
 }
 
 let lastQuery = "";
+// querySeq numbers the queries asked, so that a slow answer to an older
+// query does not replace the answer to a newer one.
+let querySeq = 0;
 
 async function runQuery(query) {
   lastQuery = query;
+  const seq = ++querySeq;
   show("query-error", "");
   const table = $("answers");
   const top = parseInt($("top").value, 10);
@@ -148,11 +152,13 @@ async function runQuery(query) {
   try {
     data = await api("POST", "/v1/query", req);
   } catch (e) {
+    if (seq !== querySeq) return;
     $("query-status").textContent = "";
     table.hidden = true;
     show("query-error", where(e.body || {}) + e.message);
     return;
   }
+  if (seq !== querySeq) return;
   const ms = Math.round(performance.now() - started);
   let rows, vars;
   if (Array.isArray(data)) {
