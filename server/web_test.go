@@ -181,6 +181,20 @@ func TestWebPage(t *testing.T) {
 		t.Fatalf("no title on the page: %q", p.text("body"))
 	}
 
+	// the fact of an answer: the query's variables replaced by the answer's
+	// names, quoted as the printer quotes them
+	for _, c := range []struct{ query, row, want string }{
+		{"wife(X, marc_ueda)?", `{"X": "alice_ortiz"}`, "wife(alice_ortiz, marc_ueda)"},
+		{`"/people/place"(X, "a, b(c")?`, `{"X": "/m/0 \"x\""}`, `"/people/place"("/m/0 \"x\"", "a, b(c")`},
+		{"r(X, Y, X)?", `{"X": "Bob", "Y": "not"}`, `r("Bob", "not", "Bob")`},
+	} {
+		js := fmt.Sprintf("factOf(%q, %s)", c.query, c.row)
+		got, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](js))
+		if err != nil || got != c.want {
+			t.Errorf("%s = %q (%v), want %q", js, got, err, c.want)
+		}
+	}
+
 	// a query and its answer
 	p.ask("wife(X, marc_ueda)?")
 	p.waitText("#answers", "alice_ortiz", "0.8")
