@@ -265,6 +265,10 @@ func TestWebPage(t *testing.T) {
 	p.typeInto("#rule-text", bad)
 	p.do(chromedp.Click(chromedp.ID("save-rule")))
 	p.waitText("#edit-error", fmt.Sprintf("line %d, column %d: %s", want.Line, want.Col, want.Error))
+	caret, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](`document.getElementById("rule-text").selectionStart`))
+	if wantCaret := strings.Index(bad, "\n") + 1 + want.Col - 1; err != nil || caret != wantCaret {
+		t.Errorf("the caret is at %d (%v), want %d: line %d column %d", caret, err, wantCaret, want.Line, want.Col)
+	}
 
 	// a rule added: the answer is back, listed as gained
 	p.typeInto("#rule-text", "0.7 :: wife(A, B) :- husband(B, A).")

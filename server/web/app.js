@@ -303,12 +303,25 @@ async function saveRules(req, what) {
     res = await api("POST", "/v1/rules", req);
   } catch (e) {
     show("edit-error", where(e.body || {}) + e.message);
+    if (e.body && e.body.line && req.add && e.body.file === "add[0]") placeCaret(e.body.line, e.body.col || 1);
     return false;
   }
   if (res.warnings && res.warnings.length) show("edit-warnings", res.warnings.join("; "));
   renderChanges(res, what);
   await Promise.all([loadRules(), lastQuery ? runQuery(lastQuery) : null, loadStats()]);
   return true;
+}
+
+// placeCaret puts the text box's caret at a line and column (from 1) of
+// its text, where the server found an error.
+function placeCaret(line, col) {
+  const box = $("rule-text");
+  const lines = box.value.split("\n");
+  let off = 0;
+  for (let i = 0; i < line - 1 && i < lines.length; i++) off += lines[i].length + 1;
+  off = Math.min(off + col - 1, box.value.length);
+  box.focus();
+  box.setSelectionRange(off, off);
 }
 
 function renderChanges(res, what) {
