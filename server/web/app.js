@@ -222,6 +222,9 @@ function setAllOpen(open) {
 // ---- rules
 
 let rules = [];
+// maxRuleRows bounds the rows of the rule table: a mined file has
+// thousands of rules, the head and the filter narrow them.
+const maxRuleRows = 500;
 let sortKey = null, sortDir = 1;
 
 async function loadRules() {
@@ -262,6 +265,8 @@ function renderRules() {
   for (const b of document.querySelectorAll("#rules th button")) {
     b.dataset.dir = b.dataset.sort === sortKey ? (sortDir > 0 ? "asc" : "desc") : "";
   }
+  const total = shown.length;
+  shown = shown.slice(0, maxRuleRows);
   $("rules").tBodies[0].replaceChildren(...shown.map((r) => el("tr", { class: "rule-row" },
     el("td", null, el("code", null, r.rule)),
     el("td", { class: "num" }, fmt(r.weight)),
@@ -271,7 +276,8 @@ function renderRules() {
     el("td", { class: "actions" },
       el("button", { type: "button", class: "small edit", onclick: () => startEdit(r) }, "Edit"),
       el("button", { type: "button", class: "small remove", onclick: () => saveRules({ remove: [r.rule] }, "removed " + r.rule) }, "Remove")))));
-  $("rules-status").textContent = `${shown.length} of ${rules.length} rule${rules.length === 1 ? "" : "s"}`;
+  $("rules-status").textContent = `${total} of ${rules.length} rule${rules.length === 1 ? "" : "s"}` +
+    (total > shown.length ? ` (the first ${shown.length} shown: pick a head relation or filter)` : "");
 }
 
 // editing is the rule being changed in the editor, or null for a new one.
