@@ -90,8 +90,10 @@ async function loadStats() {
     $("stats").textContent = `${s.base_facts} base facts · ${s.derived_facts} derived · ${s.rules} rules`;
     const list = $("relations");
     list.replaceChildren(...(s.per_relation || []).map((r) => el("option", { value: r.name })));
+    return s;
   } catch (e) {
     $("stats").textContent = "stats: " + e.message;
+    return null;
   }
 }
 
@@ -341,9 +343,9 @@ function renderChanges(res, what) {
   const more = res.added + res.removed + res.reweighted - facts.length;
   box.replaceChildren(summary);
   if (rows.length) {
-    box.append(el("table", { class: "data", id: "changed-facts" },
+    box.append(el("div", { class: "scroll" }, el("table", { class: "data", id: "changed-facts" },
       el("thead", null, el("tr", null, el("th", null, "change"), el("th", null, "fact"), el("th", { class: "num" }, "old"), el("th", { class: "num" }, "new"))),
-      el("tbody", null, ...rows)));
+      el("tbody", null, ...rows))));
   }
   if (more > 0) box.append(el("p", { class: "muted" }, `and ${more} more`));
   box.hidden = false;
@@ -376,6 +378,10 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   });
   $("cancel-edit").addEventListener("click", () => { $("rule-text").value = ""; stopEdit(); show("edit-error", ""); });
-  loadStats();
-  loadRules();
+  // the rules of a small program are listed at once; a mined file's are
+  // listed by head relation, or all on Show
+  loadStats().then((st) => {
+    if (!st || st.rules <= maxRuleRows) loadRules();
+    else $("rules-status").textContent = `${st.rules} rules: pick a head relation, or Show for all`;
+  });
 });
