@@ -318,8 +318,9 @@ func TestWebPageToken(t *testing.T) {
 	p.noErrors()
 }
 
-// TestWebScreenshot writes a screenshot of the page to the file named by
-// DRUMQL_SCREENSHOT (docs/serve.png in the README); it skips otherwise.
+// TestWebScreenshot writes a screenshot of the page on the tests' graph to
+// the file named by DRUMQL_SCREENSHOT, to look at the page after a change
+// of its layout; it skips otherwise.
 func TestWebScreenshot(t *testing.T) {
 	out := os.Getenv("DRUMQL_SCREENSHOT")
 	if out == "" {
