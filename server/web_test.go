@@ -40,9 +40,11 @@ type page struct {
 	errors []string // uncaught exceptions and console errors of the page
 }
 
-// openPage starts headless Chromium, opens the page of e's server in it
-// and stops the browser when the test ends.
-func openPage(t *testing.T, e *testEnv) *page {
+// openPage starts headless Chromium, opens the page of e's server in it,
+// waits until the text of the element loaded[0] has loaded[1:] (by default
+// until the rules of testRules are listed) and stops the browser when the
+// test ends.
+func openPage(t *testing.T, e *testEnv, loaded ...string) *page {
 	t.Helper()
 	bin := chromiumPath()
 	if bin == "" {
@@ -79,7 +81,10 @@ func openPage(t *testing.T, e *testEnv) *page {
 		}
 	}()
 	p.do(chromedp.Navigate(e.ts.URL + "/"))
-	p.waitText("#rules tbody", "husband(B, A)") // the rule list has loaded
+	if len(loaded) == 0 {
+		loaded = []string{"#rules tbody", "husband(B, A)"} // the rule list of testRules
+	}
+	p.waitText(loaded[0], loaded[1:]...)
 	return p
 }
 
@@ -314,6 +319,32 @@ func TestWebPageToken(t *testing.T) {
 	}
 	if stored != "s3cret "+e.ts.URL+"/" {
 		t.Errorf("token kept and address: %q, want the token in sessionStorage and not in the address", stored)
+	}
+	p.noErrors()
+}
+
+// TestWebPageManyRules: a program of more than 500 rules is not listed
+// at once; a head relation lists its rules, Show all the first 500.
+func TestWebPageManyRules(t *testing.T) {
+	var rules strings.Builder
+	for i := range 501 {
+		fmt.Fprintf(&rules, "0.5 :: r%d(X, Y) :- husband(X, Y).\n", i)
+	}
+	e := newEnv(t, testGraph, rules.String(), nil)
+	p := openPage(t, e, "#rules-status", "501 rules: pick a head relation")
+	if s := p.text("#rules tbody"); s != "" {
+		t.Errorf("the rules were listed at once: %.200s", s)
+	}
+	p.typeInto("#head", "r7")
+	p.do(chromedp.Click(chromedp.CSS(`#rules-form button[type=submit]`)))
+	p.waitText("#rules-status", "1 of 1 rule")
+	p.waitText("#rules tbody", "r7(X, Y) :- husband(X, Y).")
+	p.typeInto("#head", "")
+	p.do(chromedp.Click(chromedp.CSS(`#rules-form button[type=submit]`)))
+	p.waitText("#rules-status", "501 of 501 rules (the first 500 shown")
+	n, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#rules tbody tr").length`))
+	if err != nil || n != 500 {
+		t.Errorf("%d rows (%v), want 500", n, err)
 	}
 	p.noErrors()
 }
