@@ -205,6 +205,12 @@ func TestWebPage(t *testing.T) {
 	p.waitText("#answers", "alice_ortiz", "0.8")
 	p.waitText("#query-status", "1 answer")
 
+	// a ground query: whether it holds, and its proof
+	p.ask("grand(hal, jon)?")
+	p.waitText("#answers", "holds", "yes", "0.9")
+	p.do(chromedp.Click(chromedp.CSS("#answers tbody tr")))
+	p.waitText("#proof", "grand(hal, jon)", "father(X, Y), mother(Y, Z)", "father(hal, ida)", "mother(ida, jon)")
+
 	// an unknown predicate: the did-you-mean
 	p.ask("wief(X, marc_ueda)?")
 	p.waitText("#query-error", "did you mean wife?")
