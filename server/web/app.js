@@ -74,9 +74,11 @@ async function api(method, path, body) {
   }
 }
 
-// where is the position of a diagnostic: "line L, column C".
+// where is the position of a diagnostic: "line L, column C", after the
+// file's name when it is not an item of the request (such as add[0]).
 function where(body) {
   const parts = [];
+  if (body.file && !/^(add|remove)\[\d+\]$/.test(body.file)) parts.push(body.file);
   if (body.line) parts.push("line " + body.line);
   if (body.col) parts.push("column " + body.col);
   return parts.length ? parts.join(", ") + ": " : "";
