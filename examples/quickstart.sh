@@ -38,3 +38,4 @@ echo "== drumql infer families.dl examples/families/expert.dl" >&2
 bin/drumql infer families.dl examples/families/expert.dl
 echo "== drumql query \"wife(X, marc_ueda)?\" --top 3 --explain" >&2
 bin/drumql query "wife(X, marc_ueda)?" --top 3 --explain
+echo "== to explore the rules and proofs in a browser: bin/drumql serve families.dl examples/families/expert.dl, then open http://127.0.0.1:7474/" >&2

@@ -1,7 +1,12 @@
 // Package server is `drumql serve`: one process that keeps the store open,
 // the program loaded and its materialisation in memory, and answers a JSON
 // API under /v1 (queries, proofs, the rules and their edits, base fact
-// edits, statistics) and Prometheus metrics at /metrics.
+// edits, statistics), Prometheus metrics at /metrics and a web page at /.
+//
+// The web page (server/web: plain HTML, CSS and JavaScript embedded in the
+// binary, assets under /static/) is a client of the API like any other: a
+// query box and its answers, proof trees, the rules by head relation, and
+// rule edits with their errors and the facts they changed.
 //
 // Edits go through the reasoner's incremental maintenance
 // (reasoner.Materialisation.Apply) and are written to the store with

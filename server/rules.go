@@ -94,9 +94,9 @@ var (
 	confRe  = regexp.MustCompile(`\bconf=([0-9.eE+-]+)`)
 )
 
-// ruleInfo describes r, reading the comment above it in src (its file's
-// text, nil if unknown).
-func ruleInfo(r datalog.Rule, src []byte) RuleInfo {
+// ruleInfo describes r, reading the comment above it in lines (its file's
+// lines, nil if unknown).
+func ruleInfo(r datalog.Rule, lines []string) RuleInfo {
 	c := r
 	c.Comment = ""
 	info := RuleInfo{Rule: c.String(), Head: r.Head.Pred, Weight: r.Weight, File: r.Pos.File, Line: r.Pos.Line}
@@ -104,8 +104,7 @@ func ruleInfo(r datalog.Rule, src []byte) RuleInfo {
 		info.Weight = 1
 	}
 	comment := r.Comment
-	if comment == "" && src != nil && r.Pos.Line > 1 {
-		lines := strings.Split(string(src), "\n")
+	if comment == "" && lines != nil && r.Pos.Line > 1 {
 		// the comment lines directly above the rule
 		for i := r.Pos.Line - 2; i >= 0 && i < len(lines); i-- {
 			l := strings.TrimSpace(lines[i])
@@ -141,19 +140,23 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	prog := s.prog
-	srcs := map[string][]byte{}
+	// each file is read and split once (a mined file has thousands of
+	// rules)
+	files := map[string][]string{}
 	out := []RuleInfo{}
 	for _, rule := range prog.Rules {
 		if head != "" && rule.Head.Pred != head {
 			continue
 		}
 		f := rule.Pos.File
-		src, ok := srcs[f]
+		lines, ok := files[f]
 		if !ok && f != "" {
-			src, _ = os.ReadFile(f)
-			srcs[f] = src
+			if src, err := os.ReadFile(f); err == nil {
+				lines = strings.Split(string(src), "\n")
+			}
+			files[f] = lines
 		}
-		out = append(out, ruleInfo(rule, src))
+		out = append(out, ruleInfo(rule, lines))
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -193,8 +193,11 @@ func (s *Server) routes() http.Handler {
 			writeError(w, http.StatusMethodNotAllowed, apiError{Error: fmt.Sprintf("%s %s: use %s", r.Method, path, strings.Join(methods, " or "))})
 		}))
 	}
+	// the web page and its assets (GET and HEAD)
+	mux.Handle("GET /{$}", s.instrument("/", s.page))
+	mux.Handle("GET /static/", s.instrument("/static/", s.static()))
 	mux.Handle("/", s.instrument("other", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("no endpoint %s %s (the API is under /v1, see /v1/openapi.json)", r.Method, r.URL.Path)})
+		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("no endpoint %s %s (the page is at /, the API under /v1: see /v1/openapi.json)", r.Method, r.URL.Path)})
 	}))
 	return mux
 }

@@ -36,9 +36,10 @@ type serveCmd struct {
 func (serveCmd) Help() string {
 	return `Keeps the store open with the rule files loaded and their derived facts in
 memory, and answers a JSON API under /v1 (query, explain, rules, rule and fact
-edits, stats; GET /v1/openapi.json describes it) and Prometheus metrics at
-/metrics, until SIGINT or SIGTERM; in-flight requests finish and the store
-closes cleanly. On start the derived facts are brought up to date as infer
+edits, stats; GET /v1/openapi.json describes it), Prometheus metrics at
+/metrics and a web page at / (queries, proofs, the rules to browse and edit)
+until SIGINT or SIGTERM; in-flight requests finish and the store closes
+cleanly. On start the derived facts are brought up to date as infer
 does. Rule edits are applied incrementally and persisted: added rules are
 appended to the --edits file, a removed rule is deleted from its file (an
 atomic rewrite that keeps every other line). One line per request is logged
@@ -130,7 +131,7 @@ func (c *serveCmd) Run(e *env) error {
 		}
 	}
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.stdout, "serving http://%s (%d rules; store %s; rule edits go to %s)\n", ln.Addr(), len(ps.Prog.Rules), e.cli.DB, edits)
+	fmt.Fprintf(e.stdout, "serving http://%s (%d rules; store %s; rule edits go to %s); open http://%s/ in a browser for the page\n", ln.Addr(), len(ps.Prog.Rules), e.cli.DB, edits, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
