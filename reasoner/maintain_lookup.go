@@ -1,6 +1,7 @@
 package reasoner
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -14,9 +15,10 @@ import (
 // sorted the same way), through the relation's hash index on the query's
 // constants. ok is false when it cannot: q's relation is not one the
 // materialisation holds whole (no rule reads it), or q has a number
-// constant (which matches every symbol equal to it). Safe for concurrent
-// use with other Lookups, not with Apply.
-func (m *Materialisation) Lookup(ctx context.Context, q datalog.Atom, min float64) (as []Answer, ok bool, err error) {
+// constant (which matches every symbol equal to it). With top > 0 only the
+// first top answers are returned (built only for the facts that can be
+// among them). Safe for concurrent use with other Lookups, not with Apply.
+func (m *Materialisation) Lookup(ctx context.Context, q datalog.Atom, min float64, top int) (as []Answer, ok bool, err error) {
 	e := m.e
 	ri, held := e.relIdx[relKey(q.Pred, len(q.Args))]
 	if !held || !m.loaded[ri] {
@@ -40,20 +42,23 @@ func (m *Materialisation) Lookup(ctx context.Context, q datalog.Atom, min float6
 		key[i] = id
 		mask |= 1 << uint(i)
 	}
-	mk := newAnswerMaker(e.syms, q, false)
-	var ids [][]uint32 // the arguments of each answer's fact
-	try := func(t int32) error {
+	type cand struct {
+		t int32
+		c float64
+	}
+	var cands []cand
+	try := func(t int32) {
 		c := r.confAt(t)
 		if c == 0 {
-			return nil // removed by an update
+			return // removed by an update
 		}
 		c = float64(float32(c)) // what the store holds
 		if c < min {
-			return nil
+			return
 		}
 		tup := r.tuple(t)
 		if mask != 0 && !sameKey(mask, tup, key) {
-			return nil
+			return
 		}
 		clear(vars)
 		for i, a := range q.Args {
@@ -61,18 +66,12 @@ func (m *Materialisation) Lookup(ctx context.Context, q datalog.Atom, min float6
 				continue
 			}
 			if j, seen := vars[a.Value]; seen && tup[j] != tup[i] {
-				return nil
+				return
 			} else if !seen {
 				vars[a.Value] = i
 			}
 		}
-		ans, err := mk.answer(tup, c)
-		if err != nil {
-			return err
-		}
-		as = append(as, ans)
-		ids = append(ids, tup)
-		return nil
+		cands = append(cands, cand{t, c})
 	}
 	full := uint32(1)<<uint(r.arity) - 1
 	switch {
@@ -83,29 +82,48 @@ func (m *Materialisation) Lookup(ctx context.Context, q datalog.Atom, min float6
 					return nil, true, err
 				}
 			}
-			if err := try(t); err != nil {
-				return nil, true, err
-			}
+			try(t)
 		}
 	case mask == full:
 		if t := r.find(key); t >= 0 {
-			if err := try(t); err != nil {
-				return nil, true, err
-			}
+			try(t)
 		}
 	default:
 		ix := r.index(mask)
 		for t := ix.first(r, key); t >= 0; t = ix.next[t] {
-			if err := try(t); err != nil {
-				return nil, true, err
-			}
+			try(t)
 		}
 	}
-	if slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Var && t.Value == "_" }) {
+	wild := slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Var && t.Value == "_" })
+	if top > 0 && !wild && len(cands) > top {
+		// Only the facts at least as confident as the top-th can be among
+		// the first top answers (ties are ordered by name below).
+		slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(b.c, a.c) })
+		k := top
+		for k < len(cands) && cands[k].c == cands[top-1].c {
+			k++
+		}
+		cands = cands[:k]
+	}
+	mk := newAnswerMaker(e.syms, q, false)
+	var ids [][]uint32 // the arguments of each answer's fact
+	for _, c := range cands {
+		tup := r.tuple(c.t)
+		ans, err := mk.answer(tup, c.c)
+		if err != nil {
+			return nil, true, err
+		}
+		as = append(as, ans)
+		ids = append(ids, tup)
+	}
+	if wild {
 		as = bestPerValues(as, ids)
 	}
 	if err := sortAnswersCtx(ctx, as); err != nil {
 		return nil, true, err
+	}
+	if top > 0 && len(as) > top {
+		as = as[:top]
 	}
 	return as, true, nil
 }

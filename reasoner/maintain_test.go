@@ -540,7 +540,7 @@ func TestLookupAsStored(t *testing.T) {
 			}
 			for _, qs := range randomQueries(rng, 9) {
 				q := mustQuery(t, qs)
-				got, ok, err := m.Lookup(ctx, q, 0)
+				got, ok, err := m.Lookup(ctx, q, 0, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -557,6 +557,13 @@ func TestLookupAsStored(t *testing.T) {
 				}
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Fatalf("seed %d step %d: Lookup %s:\n%v\nwant\n%v", seed, step, qs, got, want)
+				}
+				top, _, err := m.Lookup(ctx, q, 0, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(top) != fmt.Sprint(want[:min(2, len(want))]) {
+					t.Fatalf("seed %d step %d: Lookup %s, top 2:\n%v\nwant\n%v", seed, step, qs, top, want[:min(2, len(want))])
 				}
 			}
 		}

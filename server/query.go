@@ -172,11 +172,16 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 	opt := reasoner.Options{Min: req.Min, Explain: req.Explain, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
 	var as []reasoner.Answer
 	held := false
+	method, top := combination(req.Combine, s.prog, q.Pred)
 	if !req.Explain && s.m != nil {
+		lookTop := req.Top
+		if method == "noisy-or" {
+			lookTop = 0 // noisy-or rescores every answer
+		}
 		// From the materialisation in memory, through the relation's
 		// index: the same answers as the store's (TestLookupAsStored),
 		// without scanning its derived facts.
-		if as, held, err = s.m.Lookup(ctx, q, req.Min); err != nil {
+		if as, held, err = s.m.Lookup(ctx, q, req.Min, lookTop); err != nil {
 			return nil, err
 		}
 	}
@@ -185,7 +190,7 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 			return nil, err
 		}
 	}
-	if method, top := combination(req.Combine, s.prog, q.Pred); method == "noisy-or" {
+	if method == "noisy-or" {
 		if opt.Min <= 0 {
 			opt.Min = s.m.Min()
 		}
