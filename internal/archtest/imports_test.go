@@ -54,6 +54,8 @@ var testOnly = map[string][]string{
 	"cluster": {"github.com/nats-io/nats-server/v2", "datalog"},
 	// rules and programs written in the dialect's text; txtar test cases
 	"reasoner": {"parser", "golang.org/x/tools/txtar"},
+	// the web page driven in headless Chromium
+	"server": {"github.com/chromedp/chromedp", "github.com/chromedp/cdproto"},
 }
 
 // buildContext sees every file whatever its build constraints, so that the
