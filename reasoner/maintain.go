@@ -856,29 +856,33 @@ func (m *Materialisation) removeBelow(min float64) {
 	}
 }
 
-// baseChanges applies added and removed base facts to the relations the
-// materialisation holds (facts of other relations are read by no rule).
-func (m *Materialisation) baseChanges(cs []FactChange) error {
+// eachHeld calls fn with every change of cs to a relation the
+// materialisation holds whole (read from the store): facts of other
+// relations are read by no rule.
+func (m *Materialisation) eachHeld(cs []FactChange, fn func(ri int32, r *relation, c FactChange)) error {
 	e := m.e
 	for _, c := range cs {
 		name, err := e.syms.name(c.Fact.Rel)
 		if err != nil {
 			return err
 		}
-		ri, ok := e.relIdx[relKey(name, len(c.Fact.Args))]
-		if !ok || !m.loaded[ri] {
-			continue
-		}
-		r := e.rels[ri]
-		if c.Added {
-			m.raise(ri, c.Fact.Args, 1, provBase)
-			continue
-		}
-		if t := r.find(c.Fact.Args); t >= 0 && r.provAt(t) == provBase {
-			m.remove(ri, t)
+		if ri, ok := e.relIdx[relKey(name, len(c.Fact.Args))]; ok && m.loaded[ri] {
+			fn(ri, e.rels[ri], c)
 		}
 	}
 	return nil
+}
+
+// baseChanges applies added and removed base facts to the relations the
+// materialisation holds.
+func (m *Materialisation) baseChanges(cs []FactChange) error {
+	return m.eachHeld(cs, func(ri int32, r *relation, c FactChange) {
+		if c.Added {
+			m.raise(ri, c.Fact.Args, 1, provBase)
+		} else if t := r.find(c.Fact.Args); t >= 0 && r.provAt(t) == provBase {
+			m.remove(ri, t)
+		}
+	})
 }
 
 // removeByRule removes the facts whose best proof is by rule ci (or its

@@ -148,17 +148,7 @@ func Resume(ctx context.Context, st store.Store, prog *datalog.Program, min floa
 // undoBase takes the base changes back out of the loaded relations: facts
 // added since go, facts removed since come back.
 func (m *Materialisation) undoBase(cs []FactChange) error {
-	e := m.e
-	for _, c := range cs {
-		name, err := e.syms.name(c.Fact.Rel)
-		if err != nil {
-			return err
-		}
-		ri, ok := e.relIdx[relKey(name, len(c.Fact.Args))]
-		if !ok || !m.loaded[ri] {
-			continue
-		}
-		r := e.rels[ri]
+	return m.eachHeld(cs, func(ri int32, r *relation, c FactChange) {
 		t := r.find(c.Fact.Args)
 		switch {
 		case c.Added && t >= 0 && r.provAt(t) == provBase:
@@ -172,8 +162,7 @@ func (m *Materialisation) undoBase(cs []FactChange) error {
 		case !c.Added:
 			r.set(t, 1, provBase)
 		}
-	}
-	return nil
+	})
 }
 
 // storedProof is a derived fact read from the store, waiting for its proof

@@ -63,14 +63,18 @@ func oracleDerived(t testing.TB, base []store.NamedTriple, p *datalog.Program, m
 
 // sameDerived compares two sets of derived facts, confidences within 1e-12
 // relative.
-func sameDerived(got, want map[string]float64) error {
+func sameDerived(got, want map[string]float64) error { return sameWithin(got, want, 1e-12) }
+
+// sameWithin compares two sets of derived facts, confidences within tol
+// relative.
+func sameWithin(got, want map[string]float64, tol float64) error {
 	var diffs []string
 	for f, w := range want {
 		g, ok := got[f]
 		switch {
 		case !ok:
 			diffs = append(diffs, fmt.Sprintf("missing %s (%g)", f, w))
-		case math.Abs(g-w) > 1e-12*math.Max(math.Abs(w), math.Abs(g)):
+		case math.Abs(g-w) > tol*math.Max(math.Abs(w), math.Abs(g)):
 			diffs = append(diffs, fmt.Sprintf("%s: %g, want %g", f, g, w))
 		}
 	}
@@ -314,26 +318,7 @@ func storedDerived(t testing.TB, st store.Store) map[string]float64 {
 
 // sameStored compares two stores' derived facts, confidences (float32 in
 // the store) within 1e-6 relative.
-func sameStored(got, want map[string]float64) error {
-	var diffs []string
-	for f, w := range want {
-		if g, ok := got[f]; !ok {
-			diffs = append(diffs, fmt.Sprintf("missing %s (%g)", f, w))
-		} else if math.Abs(g-w) > 1e-6*w {
-			diffs = append(diffs, fmt.Sprintf("%s: %g, want %g", f, g, w))
-		}
-	}
-	for f, g := range got {
-		if _, ok := want[f]; !ok {
-			diffs = append(diffs, fmt.Sprintf("extra %s (%g)", f, g))
-		}
-	}
-	if len(diffs) == 0 {
-		return nil
-	}
-	slices.Sort(diffs)
-	return fmt.Errorf("%s", strings.Join(diffs, "\n"))
-}
+func sameStored(got, want map[string]float64) error { return sameWithin(got, want, 1e-6) }
 
 // updateStore brings st's derived facts up to date with prog the way drumql
 // infer does: resume from the stored facts and record, apply the logged
