@@ -1,0 +1,196 @@
+package reasoner
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// report classifies the tuples the update touched, and lists the changed
+// facts that changed most first (then in relation and tuple order).
+func (m *Materialisation) report() (Change, error) {
+	e := m.e
+	var ch Change
+	type changedTuple struct {
+		k      uint64
+		oc, nc float64
+	}
+	var cs []changedTuple
+	for _, k := range m.touch.order {
+		ri, t := untkey(k)
+		r := e.rels[ri]
+		if r.internal {
+			continue
+		}
+		o := m.touch.old[k]
+		oc, op := o.conf, o.prov
+		nc, np := r.confAt(t), r.provAt(t)
+		oldD := oc > 0 && op != provBase && op != provDeleted
+		newD := nc > 0 && np != provBase && np != provDeleted
+		if !oldD {
+			oc = 0
+		}
+		if !newD {
+			nc = 0
+		}
+		switch {
+		case !oldD && !newD:
+			continue
+		case !oldD:
+			ch.Added++
+		case !newD:
+			ch.Removed++
+		case !sameConfidence(oc, nc):
+			ch.Reweighted++
+		case op != np || oc != nc:
+			// The same proof worth the same, or another proof worth as
+			// much (to the last bits of float64, which multiplies in
+			// another order).
+			ch.Proofs++
+			continue
+		default:
+			continue
+		}
+		cs = append(cs, changedTuple{k, oc, nc})
+	}
+	slices.SortFunc(cs, func(a, b changedTuple) int {
+		return cmp.Or(cmp.Compare(math.Abs(b.nc-b.oc), math.Abs(a.nc-a.oc)), cmp.Compare(a.k, b.k))
+	})
+	for _, c := range cs[:min(len(cs), MaxChangedFacts)] {
+		ri, t := untkey(c.k)
+		f, err := m.changed(e.rels[ri], t, c.oc, c.nc)
+		if err != nil {
+			return ch, err
+		}
+		ch.Facts = append(ch.Facts, f)
+	}
+	return ch, nil
+}
+
+// sameConfidence reports whether two confidences are equal within 1e-12
+// relative: two computations of one proof that multiply in another order.
+func sameConfidence(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-12*max(math.Abs(a), math.Abs(b))
+}
+
+// changed describes tuple t of r for a Change.
+func (m *Materialisation) changed(r *relation, t int32, oc, nc float64) (ChangedFact, error) {
+	f := ChangedFact{Pred: r.display, Old: oc, New: nc}
+	for _, a := range r.tuple(t) {
+		n, err := m.e.syms.name(a)
+		if err != nil {
+			return f, err
+		}
+		f.Args = append(f.Args, n)
+	}
+	return f, nil
+}
+
+// diffMaterialisations reports the derived facts that differ between a and
+// b (over the same store; their symbol tables may differ).
+func diffMaterialisations(a, b *Materialisation) (Change, error) {
+	var ch Change
+	derived := func(r *relation, t int32) (float64, bool) {
+		p := r.provAt(t)
+		c := r.confAt(t)
+		return c, c > 0 && p != provBase && p != provDeleted && p != provStored
+	}
+	note := func(m *Materialisation, r *relation, t int32, oc, nc float64) error {
+		if len(ch.Facts) >= MaxChangedFacts {
+			return nil
+		}
+		f, err := m.changed(r, t, oc, nc)
+		ch.Facts = append(ch.Facts, f)
+		return err
+	}
+	// find returns the tuple of relation pred/arity in to equal to tuple t
+	// of from, or nil, -1.
+	var buf []uint32
+	find := func(from, to *Materialisation, r *relation, t int32) (*relation, int32, error) {
+		i, ok := to.e.relIdx[relKey(r.name, r.arity)]
+		if !ok {
+			return nil, -1, nil
+		}
+		tup := r.tuple(t)
+		if from.e.syms != to.e.syms {
+			buf = buf[:0]
+			for _, a := range tup {
+				n, err := from.e.syms.name(a)
+				if err != nil {
+					return nil, -1, err
+				}
+				x, ok := to.e.syms.lookup(n)
+				if !ok {
+					return nil, -1, nil
+				}
+				buf = append(buf, x)
+			}
+			tup = buf
+		}
+		rt := to.e.rels[i]
+		return rt, rt.find(tup), nil
+	}
+	for _, rb := range b.e.rels {
+		if rb.internal {
+			continue
+		}
+		for t := range int32(rb.len()) {
+			nc, nd := derived(rb, t)
+			oc, od := 0.0, false
+			ra, k, err := find(b, a, rb, t)
+			if err != nil {
+				return ch, err
+			}
+			if k >= 0 {
+				oc, od = derived(ra, k)
+			}
+			switch {
+			case nd && !od:
+				ch.Added++
+				err = note(b, rb, t, 0, nc)
+			case od && !nd:
+				ch.Removed++
+				err = note(b, rb, t, oc, 0)
+			case od && nd && !sameConfidence(oc, nc):
+				ch.Reweighted++
+				err = note(b, rb, t, oc, nc)
+			}
+			if err != nil {
+				return ch, err
+			}
+		}
+	}
+	for _, ra := range a.e.rels {
+		if ra.internal {
+			continue
+		}
+		for t := range int32(ra.len()) {
+			oc, od := derived(ra, t)
+			if !od {
+				continue
+			}
+			_, k, err := find(a, b, ra, t)
+			if err != nil {
+				return ch, err
+			}
+			if k >= 0 {
+				continue // counted above
+			}
+			ch.Removed++
+			if err := note(a, ra, t, oc, 0); err != nil {
+				return ch, err
+			}
+		}
+	}
+	return ch, nil
+}
+
+// String summarises the change: "+3 −1 ~2 facts".
+func (c Change) String() string {
+	s := fmt.Sprintf("+%d −%d ~%d facts", c.Added, c.Removed, c.Reweighted)
+	if c.Full {
+		s += " (recomputed)"
+	}
+	return s
+}
