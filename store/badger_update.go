@@ -140,132 +140,26 @@ func (d *DB) writerRules(txn *badger.Txn, gen uint64) error {
 // updateInPlace applies ops to the visible generation in one transaction.
 // done is false, and the store unchanged, when the transaction is too big.
 func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, renames map[string]string, mat matState) (done bool, err error) {
-	gen := d.dgen
 	bigRecord := len(program) > recordPart
 	if bigRecord {
-		// The record's parts go first, under its new id: until the
-		// transaction commits they are garbage (the next Open removes them).
-		wb := d.bdb.NewWriteBatch()
-		defer wb.Cancel()
-		err := writeRecord(wb, mat.ID, program)
-		if err == nil {
-			err = wb.Flush()
-		}
-		if err == nil {
-			err = d.bdb.Sync()
-		}
-		if err != nil {
-			_ = d.deletePrefixes(materialPrefixes(mat)...)
+		if err := d.writeRecordFirst(mat, program); err != nil {
 			return false, err
 		}
-		d.step("update:record")
 	}
 	txn := d.bdb.NewTransaction(true)
 	defer txn.Discard()
-	if err := d.writerRules(txn, gen); err != nil {
+	if err := d.writerRules(txn, d.dgen); err != nil {
 		return false, err
 	}
-	added := make(map[string]uint32)
-	var newRules []string
-	delta := make(map[relArity]int)
-	var ar arena
-	var vbuf []byte
-	ids := d.wrules.ids
-	apply := func() error {
-		renamed, err := renameRules(txn, gen, renames)
-		if err != nil {
-			return err
-		}
-		if len(renamed) > 0 {
-			ids = maps.Clone(ids)
-			for _, r := range renamed {
-				if ids[r.old] == r.id {
-					delete(ids, r.old)
-				}
-			}
-			for _, r := range renamed {
-				if x, ok := ids[r.new]; !ok || r.id < x {
-					ids[r.new] = r.id
-				}
-			}
-		}
-		for i := range ops {
-			op := &ops[i]
-			if i%checkEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			k := binary.BigEndian.AppendUint64(append(ar.alloc(9+len(op.key)), tagDerived), gen)
-			k = append(k, op.key...)
-			_, err := txn.Get(k)
-			exists := err == nil
-			if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
-				return err
-			}
-			if op.put == nil {
-				if exists {
-					delta[op.relArity()]--
-					if err := txn.Delete(k); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			rule := op.put.Prov.Rule
-			id, ok := ids[rule]
-			if !ok {
-				if id, ok = added[rule]; !ok {
-					// Kept by the rule tables: not the caller's memory.
-					rule = strings.Clone(rule)
-					id = uint32(d.wrules.n + len(newRules))
-					added[rule] = id
-					newRules = append(newRules, rule)
-					if err := txn.Set(dRuleKey(gen, id), []byte(rule)); err != nil {
-						return err
-					}
-				}
-			}
-			vbuf = encodeDerivedRef(vbuf[:0], op.put.Confidence, id, op.put.Prov.Body)
-			if err := txn.Set(k, ar.copy(vbuf)); err != nil {
-				return err
-			}
-			if !exists {
-				delta[op.relArity()]++
-			}
-		}
-		for ra, n := range delta {
-			k := dcountKey(gen, ra.Rel, ra.Arity)
-			var err error
-			switch left := d.derived[ra] + n; {
-			case n == 0:
-			case left > 0:
-				err = txn.Set(k, u64(uint64(left)))
-			default:
-				err = txn.Delete(k)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if program != nil && !bigRecord {
-			if err := writeRecord(txn, mat.ID, program); err != nil {
-				return err
-			}
-		}
-		if err := d.raiseFormat(txn, formatRuleTable); err != nil {
-			return err
-		}
-		if err := d.setMat(txn, mat); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		d.step("update:txn")
-		return txn.Commit()
+	u := &inPlace{d: d, txn: txn, gen: d.dgen, ids: d.wrules.ids, added: map[string]uint32{}, delta: map[relArity]int{}}
+	err = u.apply(ctx, ops, renames)
+	if err == nil && program != nil && !bigRecord {
+		err = writeRecord(txn, mat.ID, program)
 	}
-	if err := apply(); err != nil {
+	if err == nil {
+		err = d.commitInPlace(ctx, txn, mat)
+	}
+	if err != nil {
 		if bigRecord {
 			_ = d.deletePrefixes(materialPrefixes(mat)...)
 		}
@@ -274,35 +168,191 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 		}
 		return false, err
 	}
+	oldMat := d.afterInPlace(u, mat, len(renames) > 0)
+	d.step("update:committed")
+	err = d.bdb.Sync()
+	d.dropMaterial(oldMat)
+	return true, err
+}
+
+// writeRecordFirst writes the parts of a record too large for the update's
+// transaction, under its new id: until the transaction commits they are
+// garbage (the next Open removes them).
+func (d *DB) writeRecordFirst(mat matState, program []byte) error {
+	wb := d.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	err := writeRecord(wb, mat.ID, program)
+	if err == nil {
+		err = wb.Flush()
+	}
+	if err == nil {
+		err = d.bdb.Sync()
+	}
+	if err != nil {
+		_ = d.deletePrefixes(materialPrefixes(mat)...)
+		return err
+	}
+	d.step("update:record")
+	return nil
+}
+
+// inPlace is an update in one transaction of generation gen: the rule ids
+// it sees (ids, after renames), the rules it adds to the table, and the
+// change of each relation's count.
+type inPlace struct {
+	d        *DB
+	txn      *badger.Txn
+	gen      uint64
+	ids      map[string]uint32
+	added    map[string]uint32
+	newRules []string
+	delta    map[relArity]int
+	ar       arena
+	vbuf     []byte
+}
+
+// apply renames rule table entries, writes the ops and the new counts.
+func (u *inPlace) apply(ctx context.Context, ops []updateOp, renames map[string]string) error {
+	renamed, err := renameRules(u.txn, u.gen, renames)
+	if err != nil {
+		return err
+	}
+	if len(renamed) > 0 {
+		u.ids = maps.Clone(u.ids)
+		for _, r := range renamed {
+			if u.ids[r.old] == r.id {
+				delete(u.ids, r.old)
+			}
+		}
+		for _, r := range renamed {
+			if x, ok := u.ids[r.new]; !ok || r.id < x {
+				u.ids[r.new] = r.id
+			}
+		}
+	}
+	for i := range ops {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := u.op(&ops[i]); err != nil {
+			return err
+		}
+	}
+	return u.counts()
+}
+
+// op writes one put or delete.
+func (u *inPlace) op(op *updateOp) error {
+	txn := u.txn
+	k := binary.BigEndian.AppendUint64(append(u.ar.alloc(9+len(op.key)), tagDerived), u.gen)
+	k = append(k, op.key...)
+	_, err := txn.Get(k)
+	exists := err == nil
+	if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
+		return err
+	}
+	if op.put == nil {
+		if !exists {
+			return nil
+		}
+		u.delta[op.relArity()]--
+		return txn.Delete(k)
+	}
+	id, err := u.ruleID(op.put.Prov.Rule)
+	if err != nil {
+		return err
+	}
+	u.vbuf = encodeDerivedRef(u.vbuf[:0], op.put.Confidence, id, op.put.Prov.Body)
+	if err := txn.Set(k, u.ar.copy(u.vbuf)); err != nil {
+		return err
+	}
+	if !exists {
+		u.delta[op.relArity()]++
+	}
+	return nil
+}
+
+// ruleID is the table id of rule, appending it to the table when new.
+func (u *inPlace) ruleID(rule string) (uint32, error) {
+	if id, ok := u.ids[rule]; ok {
+		return id, nil
+	}
+	if id, ok := u.added[rule]; ok {
+		return id, nil
+	}
+	rule = strings.Clone(rule) // kept by the rule tables: not the caller's memory
+	id := uint32(u.d.wrules.n + len(u.newRules))
+	u.added[rule] = id
+	u.newRules = append(u.newRules, rule)
+	return id, u.txn.Set(dRuleKey(u.gen, id), []byte(rule))
+}
+
+// counts writes the relations' new derived counts.
+func (u *inPlace) counts() error {
+	for ra, n := range u.delta {
+		k := dcountKey(u.gen, ra.Rel, ra.Arity)
+		var err error
+		switch left := u.d.derived[ra] + n; {
+		case n == 0:
+		case left > 0:
+			err = u.txn.Set(k, u64(uint64(left)))
+		default:
+			err = u.txn.Delete(k)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitInPlace raises the format, sets the material state and commits.
+func (d *DB) commitInPlace(ctx context.Context, txn *badger.Txn, mat matState) error {
+	if err := d.raiseFormat(txn, formatRuleTable); err != nil {
+		return err
+	}
+	if err := d.setMat(txn, mat); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.step("update:txn")
+	return txn.Commit()
+}
+
+// afterInPlace brings the in-memory state up to a committed update: the
+// formats, the material state and the counts (together, for readers), the
+// rule tables' caches (read again when entries were renamed). It returns
+// the material state replaced.
+func (d *DB) afterInPlace(u *inPlace, mat matState, renamed bool) (old matState) {
 	d.commitFormat(formatRuleTable)
 	if mat.ID != 0 {
 		d.commitFormat(formatMaterial)
 	}
 	d.mu.Lock()
-	oldMat := d.mat
-	d.mat = mat
-	for ra, n := range delta {
+	old, d.mat = d.mat, mat
+	for ra, n := range u.delta {
 		if d.derived[ra] += n; d.derived[ra] == 0 {
 			delete(d.derived, ra)
 		}
 	}
 	d.mu.Unlock()
-	for _, r := range newRules {
+	for _, r := range u.newRules {
 		d.wrules.ids[r] = uint32(d.wrules.n)
 		d.wrules.n++
 	}
-	d.extendRuleTable(gen, d.wrules.n-len(newRules), newRules)
-	if len(renames) > 0 {
+	d.extendRuleTable(u.gen, d.wrules.n-len(u.newRules), u.newRules)
+	if renamed {
 		// Entries changed in place: both caches read the table again.
 		d.wrules.ok = false
 		d.rmu.Lock()
 		d.rules.ok = false
 		d.rmu.Unlock()
 	}
-	d.step("update:committed")
-	err = d.bdb.Sync()
-	d.dropMaterial(oldMat)
-	return true, err
+	return old
 }
 
 // dropMaterial deletes the record and change log of old, a material
