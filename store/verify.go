@@ -44,151 +44,185 @@ func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 		return st, badgerCorrupt(d.dir, err)
 	}
 	d.mu.RLock()
-	nsym := ID(len(d.dict.names))
-	base := make(map[relArity]int, len(d.base))
-	for k, v := range d.base {
-		base[k] = v
-	}
-	dgen, mat := d.dgen, d.mat
-	derived := maps.Clone(d.derived)
+	v := &verifier{d: d, st: &st, nsym: ID(len(d.dict.names)), base: maps.Clone(d.base), dgen: d.dgen, mat: d.mat,
+		derived: maps.Clone(d.derived), dcount: map[relArity]int{}, fwd: map[relArity]int{}}
 	d.mu.RUnlock()
-	st.HasRecord, st.RecordBytes, st.ChangeLogOverflow = mat.ID != 0, int(mat.RecLen), mat.Overflow
-	dcount := make(map[relArity]int)
-	parts, recBytes := uint32(0), 0
-	bad := func(format string, args ...any) error {
-		return corrupt(d.dir, "", fmt.Sprintf(format, args...))
-	}
-	fwd, rev := make(map[relArity]int), 0
+	st.HasRecord, st.RecordBytes, st.ChangeLogOverflow = v.mat.ID != 0, int(v.mat.RecLen), v.mat.Overflow
 	err = d.view(func(txn *badger.Txn) error {
-		rules, err := d.ruleRefs(txn, dgen)
+		v.txn = txn
+		rules, err := d.ruleRefs(txn, v.dgen)
 		if err != nil {
-			return bad("the rule table of derived generation %d does not decode", dgen)
+			return v.bad("the rule table of derived generation %d does not decode", v.dgen)
 		}
-		_, err = scanPrefix(txn, nil, nil, true, func(k, v []byte) (bool, error) {
+		v.rules = rules
+		_, err = scanPrefix(txn, nil, nil, true, func(k, val []byte) (bool, error) {
 			st.Keys++
 			if st.Keys%checkEvery == 0 {
 				if err := ctx.Err(); err != nil {
 					return false, err
 				}
 			}
-			switch k[0] {
-			case tagFwd, tagNary:
-				f, err := decodeFactKey(k)
-				if err != nil {
-					return false, bad("fact key %x does not decode", k)
-				}
-				for _, a := range append(f.Args, f.Rel) {
-					if a >= nsym {
-						return false, bad("fact key %x names symbol %d, the dictionary has %d", k, a, nsym)
-					}
-				}
-				fwd[relArity{f.Rel, len(f.Args)}]++
-				if k[0] == tagFwd {
-					if _, err := txn.Get(revKey(nil, f.Rel, f.Args[1], f.Args[0])); err != nil {
-						return false, bad("fact %d(%d, %d) is missing from the reverse index", f.Rel, f.Args[0], f.Args[1])
-					}
-				}
-			case tagRev:
-				if len(k) != 13 {
-					return false, bad("reverse key %x has length %d", k, len(k))
-				}
-				rev++
-			case tagDerived:
-				gen, _, err := decodeDerivedKey(k)
-				if err != nil {
-					return false, bad("derived key %x does not decode", k)
-				}
-				if gen == dgen {
-					if _, _, err := rules.decode(v); err != nil {
-						return false, bad("the value of derived key %x does not decode", k)
-					}
-					dcount[relArity{getID(k[9:]), int(k[13])}]++
-				}
-			case tagRecord:
-				if len(k) != 13 {
-					return false, bad("record key %x has length %d", k, len(k))
-				}
-				if binary.BigEndian.Uint64(k[1:]) == mat.ID && mat.ID != 0 {
-					if getID(k[9:]) != parts || len(v) > recordPart {
-						return false, bad("record part %d (%d bytes) out of sequence: %d parts before it", getID(k[9:]), len(v), parts)
-					}
-					parts++
-					recBytes += len(v)
-				}
-			case tagLog:
-				id, f, err := decodeLogKey(k)
-				if err != nil {
-					return false, bad("change log key %x does not decode", k)
-				}
-				if id != mat.ID || mat.ID == 0 || mat.Overflow {
-					break // garbage that Open removes
-				}
-				if len(v) != 1 || v[0] > logAdded {
-					return false, bad("change log entry %x has value %x", k, v)
-				}
-				for _, a := range append(f.Args, f.Rel) {
-					if a >= nsym {
-						return false, bad("change log key %x names symbol %d, the dictionary has %d", k, a, nsym)
-					}
-				}
-				_, err = txn.Get(factKey(nil, f))
-				if present := err == nil; present != (v[0] == logAdded) {
-					what, base := "added", "do not hold"
-					if present {
-						what, base = "removed", "hold"
-					}
-					return false, bad("the change log says fact %d%v was %s, the base facts %s it", f.Rel, f.Args, what, base)
-				}
-				st.Changes++
-			case tagSym:
-				if len(k) != 5 || getID(k[1:]) >= nsym {
-					return false, bad("symbol key %x outside the dictionary", k)
-				}
-				id, ok := d.dict.lookup(string(v))
-				if !ok || id != getID(k[1:]) {
-					return false, bad("symbol %d (%q) is not in the name index", getID(k[1:]), v)
-				}
-			}
-			return true, nil
+			return true, v.key(k, val)
 		})
 		return err
 	})
 	if err != nil {
 		return st, err
 	}
-	total := 0
-	for ra, n := range base {
-		if fwd[ra] != n {
-			return st, bad("relation %d/%d: the counter says %d facts, the index holds %d", ra.Rel, ra.Arity, n, fwd[ra])
+	return st, v.counts()
+}
+
+// verifier is what Verify has read so far, and what the store's counters
+// say it should find.
+type verifier struct {
+	d             *DB
+	st            *VerifyStats
+	txn           *badger.Txn
+	nsym          ID
+	base, derived map[relArity]int // the counters
+	dgen          uint64
+	mat           matState
+	rules         *ruleRefs
+	fwd, dcount   map[relArity]int // the facts found
+	rev           int
+	parts         uint32 // record parts found
+	recBytes      int
+}
+
+// bad is the CorruptError of a problem found.
+func (v *verifier) bad(format string, args ...any) error {
+	return corrupt(v.d.dir, "", fmt.Sprintf(format, args...))
+}
+
+// key checks one key and its value.
+func (v *verifier) key(k, val []byte) error {
+	switch k[0] {
+	case tagFwd, tagNary:
+		return v.fact(k)
+	case tagRev:
+		if len(k) != 13 {
+			return v.bad("reverse key %x has length %d", k, len(k))
 		}
-		total += n
+		v.rev++
+	case tagDerived:
+		gen, _, err := decodeDerivedKey(k)
+		if err != nil {
+			return v.bad("derived key %x does not decode", k)
+		}
+		if gen == v.dgen {
+			if _, _, err := v.rules.decode(val); err != nil {
+				return v.bad("the value of derived key %x does not decode", k)
+			}
+			v.dcount[relArity{getID(k[9:]), int(k[13])}]++
+		}
+	case tagRecord:
+		if len(k) != 13 {
+			return v.bad("record key %x has length %d", k, len(k))
+		}
+		if binary.BigEndian.Uint64(k[1:]) == v.mat.ID && v.mat.ID != 0 {
+			if getID(k[9:]) != v.parts || len(val) > recordPart {
+				return v.bad("record part %d (%d bytes) out of sequence: %d parts before it", getID(k[9:]), len(val), v.parts)
+			}
+			v.parts++
+			v.recBytes += len(val)
+		}
+	case tagLog:
+		return v.logEntry(k, val)
+	case tagSym:
+		if len(k) != 5 || getID(k[1:]) >= v.nsym {
+			return v.bad("symbol key %x outside the dictionary", k)
+		}
+		id, ok := v.d.dict.lookup(string(val))
+		if !ok || id != getID(k[1:]) {
+			return v.bad("symbol %d (%q) is not in the name index", getID(k[1:]), val)
+		}
 	}
-	for ra, n := range fwd {
-		if n > 0 && base[ra] == 0 {
-			return st, bad("relation %d/%d: %d facts without a counter", ra.Rel, ra.Arity, n)
+	return nil
+}
+
+// fact checks a base fact's key, and its reverse index entry.
+func (v *verifier) fact(k []byte) error {
+	f, err := decodeFactKey(k)
+	if err != nil {
+		return v.bad("fact key %x does not decode", k)
+	}
+	for _, a := range append(f.Args, f.Rel) {
+		if a >= v.nsym {
+			return v.bad("fact key %x names symbol %d, the dictionary has %d", k, a, v.nsym)
+		}
+	}
+	v.fwd[relArity{f.Rel, len(f.Args)}]++
+	if k[0] == tagFwd {
+		if _, err := v.txn.Get(revKey(nil, f.Rel, f.Args[1], f.Args[0])); err != nil {
+			return v.bad("fact %d(%d, %d) is missing from the reverse index", f.Rel, f.Args[0], f.Args[1])
+		}
+	}
+	return nil
+}
+
+// logEntry checks an entry of the change log against the base facts.
+func (v *verifier) logEntry(k, val []byte) error {
+	id, f, err := decodeLogKey(k)
+	if err != nil {
+		return v.bad("change log key %x does not decode", k)
+	}
+	if id != v.mat.ID || v.mat.ID == 0 || v.mat.Overflow {
+		return nil // garbage that Open removes
+	}
+	if len(val) != 1 || val[0] > logAdded {
+		return v.bad("change log entry %x has value %x", k, val)
+	}
+	for _, a := range append(f.Args, f.Rel) {
+		if a >= v.nsym {
+			return v.bad("change log key %x names symbol %d, the dictionary has %d", k, a, v.nsym)
+		}
+	}
+	_, err = v.txn.Get(factKey(nil, f))
+	if present := err == nil; present != (val[0] == logAdded) {
+		what, base := "added", "do not hold"
+		if present {
+			what, base = "removed", "hold"
+		}
+		return v.bad("the change log says fact %d%v was %s, the base facts %s it", f.Rel, f.Args, what, base)
+	}
+	v.st.Changes++
+	return nil
+}
+
+// counts compares what was found with the counters.
+func (v *verifier) counts() error {
+	for ra, n := range v.base {
+		if v.fwd[ra] != n {
+			return v.bad("relation %d/%d: the counter says %d facts, the index holds %d", ra.Rel, ra.Arity, n, v.fwd[ra])
+		}
+	}
+	rev := v.rev
+	for ra, n := range v.fwd {
+		if n > 0 && v.base[ra] == 0 {
+			return v.bad("relation %d/%d: %d facts without a counter", ra.Rel, ra.Arity, n)
 		}
 		if ra.Arity == 2 {
 			rev -= n
 		}
 	}
 	if rev != 0 {
-		return st, bad("the reverse index has %d entries more than the forward one", rev)
+		return v.bad("the reverse index has %d entries more than the forward one", rev)
 	}
-	for ra, n := range derived {
-		if dcount[ra] != n {
-			return st, bad("relation %d/%d: the derived counter says %d facts, generation %d holds %d", ra.Rel, ra.Arity, n, dgen, dcount[ra])
+	for ra, n := range v.derived {
+		if v.dcount[ra] != n {
+			return v.bad("relation %d/%d: the derived counter says %d facts, generation %d holds %d", ra.Rel, ra.Arity, n, v.dgen, v.dcount[ra])
 		}
 	}
-	for ra, n := range dcount {
-		if derived[ra] == 0 {
-			return st, bad("relation %d/%d: %d derived facts without a counter", ra.Rel, ra.Arity, n)
+	for ra, n := range v.dcount {
+		if v.derived[ra] == 0 {
+			return v.bad("relation %d/%d: %d derived facts without a counter", ra.Rel, ra.Arity, n)
 		}
 	}
-	if mat.ID != 0 && (parts == 0 || uint64(recBytes) != mat.RecLen) {
-		return st, bad("the record has %d bytes in %d parts, the store says %d", recBytes, parts, mat.RecLen)
+	if v.mat.ID != 0 && (v.parts == 0 || uint64(v.recBytes) != v.mat.RecLen) {
+		return v.bad("the record has %d bytes in %d parts, the store says %d", v.recBytes, v.parts, v.mat.RecLen)
 	}
-	if uint64(st.Changes) != mat.Count {
-		return st, bad("the change log has %d entries, the store says %d", st.Changes, mat.Count)
+	if uint64(v.st.Changes) != v.mat.Count {
+		return v.bad("the change log has %d entries, the store says %d", v.st.Changes, v.mat.Count)
 	}
-	return st, nil
+	return nil
 }
