@@ -121,22 +121,11 @@ func (c *inferCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	var warn bytes.Buffer
-	ps, err := loadPrograms(e, &warn, c.Files)
-	io.Copy(e.stderr, &warn)
-	if err != nil {
-		return err
-	}
-	th := resolveMin(minX, ps.Prog)
-	if minX == 0 {
-		warnThresholds(e.stderr, ps.Prog)
-	}
-	st, err := e.openStoreForWriting(true)
+	ps, th, st, err := programAndStore(e, c.Files, minX)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	warnUnknownBody(e.stderr, st, ps.Prog)
 	if lim.Bytes > 0 {
 		// The collector works harder as the heap nears the cap, so that
 		// the cap stops live data, not uncollected garbage.
@@ -185,6 +174,28 @@ func (c *inferCmd) Run(e *env) error {
 	}
 	thresholdNote(e.stderr, stats.Eval, th, "derived facts", "are not stored")
 	return nil
+}
+
+// programAndStore loads the rule files (their warnings on stderr), resolves
+// the threshold with --min minX, and opens the store for writing, warning
+// about body predicates nothing defines: what infer and serve do first.
+func programAndStore(e *env, files []string, minX float64) (*programSet, threshold, store.Store, error) {
+	var warn bytes.Buffer
+	ps, err := loadPrograms(e, &warn, files)
+	io.Copy(e.stderr, &warn)
+	if err != nil {
+		return nil, threshold{}, nil, err
+	}
+	th := resolveMin(minX, ps.Prog)
+	if minX == 0 {
+		warnThresholds(e.stderr, ps.Prog)
+	}
+	st, err := e.openStoreForWriting(true)
+	if err != nil {
+		return nil, threshold{}, nil, err
+	}
+	warnUnknownBody(e.stderr, st, ps.Prog)
+	return ps, th, st, nil
 }
 
 // inferErr is the message of a failed infer or update: the store is

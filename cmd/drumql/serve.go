@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -82,22 +80,11 @@ func (c *serveCmd) Run(e *env) error {
 	if _, err := os.Stat(edits); err == nil && !slices.ContainsFunc(files, func(f string) bool { return sameFile(f, edits) }) {
 		files = append(files, edits)
 	}
-	var warn bytes.Buffer
-	ps, err := loadPrograms(e, &warn, files)
-	io.Copy(e.stderr, &warn)
-	if err != nil {
-		return err
-	}
-	th := resolveMin(minX, ps.Prog)
-	if minX == 0 {
-		warnThresholds(e.stderr, ps.Prog)
-	}
-	st, err := e.openStoreForWriting(true)
+	ps, th, st, err := programAndStore(e, files, minX)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	warnUnknownBody(e.stderr, st, ps.Prog)
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return inputErr(fmt.Errorf("--addr %s: %w", c.Addr, err))
