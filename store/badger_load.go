@@ -102,10 +102,11 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 	return p.stats(), nil
 }
 
-// writeLoad writes the undo log, then the data of p under generation gen
-// and the change log entries of lp.
-func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress func(done, total int), lp *logPlan) error {
-	var ar arena
+// writeUndo writes, under generation gen, the undo log of a write of
+// facts, in chunks, and syncs it: for each fact, what entry appends for
+// its key (what undoes the write) and what undoes lp's change log entry.
+// A chunk is written out when less than margin bytes of room are left.
+func (d *DB) writeUndo(gen uint64, facts []Fact, lp *logPlan, margin int, entry func(dst, key []byte) []byte) error {
 	wb := d.bdb.NewWriteBatch()
 	defer wb.Cancel()
 	var chunk, kbuf []byte
@@ -117,15 +118,15 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 		chunk = nil
 		return err
 	}
-	for i, f := range p.facts {
+	for i, f := range facts {
 		if chunk == nil {
 			chunk = make([]byte, 0, undoChunk)
 		}
-		chunk = appendUndoDelete(chunk, factKey(kbuf[:0], f))
+		chunk = entry(chunk, factKey(kbuf[:0], f))
 		if lp.writes() {
 			chunk = lp.appendUndo(chunk, i, logKey(kbuf[:0], lp.id, f))
 		}
-		if len(chunk) > undoChunk-1100 {
+		if len(chunk) > undoChunk-margin {
 			if err := flushChunk(); err != nil {
 				return err
 			}
@@ -139,12 +140,19 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 	if err := wb.Flush(); err != nil {
 		return err
 	}
-	if err := d.bdb.Sync(); err != nil {
+	return d.bdb.Sync()
+}
+
+// writeLoad writes the undo log, then the data of p under generation gen
+// and the change log entries of lp.
+func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress func(done, total int), lp *logPlan) error {
+	var ar arena
+	if err := d.writeUndo(gen, p.facts, lp, 1100, appendUndoDelete); err != nil {
 		return err
 	}
 	d.step("load:undo")
 
-	wb = d.bdb.NewWriteBatch()
+	wb := d.bdb.NewWriteBatch()
 	defer wb.Cancel()
 	total, done := p.items(), 0
 	tick := func() error {

@@ -114,40 +114,7 @@ func retractBytes(facts []Fact) int64 {
 // writeRetract writes the undo log of r, then deletes its facts and writes
 // the change log entries of lp.
 func (d *DB) writeRetract(ctx context.Context, r *retraction, gen uint64, lp *logPlan) error {
-	wb := d.bdb.NewWriteBatch()
-	defer wb.Cancel()
-	var chunk, kbuf []byte
-	seq := uint64(0)
-	flushChunk := func() error {
-		k := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64([]byte{tagUndo}, gen), seq)
-		seq++
-		err := wb.Set(k, chunk)
-		chunk = nil
-		return err
-	}
-	for i, f := range r.facts {
-		if chunk == nil {
-			chunk = make([]byte, 0, undoChunk)
-		}
-		chunk = appendUndoSet(chunk, factKey(kbuf[:0], f), nil)
-		if lp.writes() {
-			chunk = lp.appendUndo(chunk, i, logKey(kbuf[:0], lp.id, f))
-		}
-		if len(chunk) > undoChunk-2200 {
-			if err := flushChunk(); err != nil {
-				return err
-			}
-		}
-	}
-	if len(chunk) > 0 {
-		if err := flushChunk(); err != nil {
-			return err
-		}
-	}
-	if err := wb.Flush(); err != nil {
-		return err
-	}
-	if err := d.bdb.Sync(); err != nil {
+	if err := d.writeUndo(gen, r.facts, lp, 2200, func(dst, key []byte) []byte { return appendUndoSet(dst, key, nil) }); err != nil {
 		return err
 	}
 	d.step("retract:undo")
@@ -164,7 +131,7 @@ func (d *DB) writeRetract(ctx context.Context, r *retraction, gen uint64, lp *lo
 	}
 	slices.SortFunc(keys, bytes.Compare)
 	slices.SortFunc(rev, bytes.Compare)
-	wb = d.bdb.NewWriteBatch()
+	wb := d.bdb.NewWriteBatch()
 	defer wb.Cancel()
 	for i, k := range append(keys, rev...) {
 		if i%checkEvery == 0 {
