@@ -82,15 +82,7 @@ func (m *Mem) Load(ctx context.Context, b *Batch, progress func(done, total int)
 	}
 	// Only writers, serialised by wmu, change dict and base: reading them
 	// here without mu is safe.
-	has := func(f Fact) (bool, error) {
-		fs := m.base[relArity{f.Rel, len(f.Args)}]
-		if fs == nil {
-			return false, nil
-		}
-		_, ok := fs.keys[argsKey(f.Args)]
-		return ok, nil
-	}
-	p, err := prepareBatch(ctx, b, len(m.dict.names), m.dict.lookup, has)
+	p, err := prepareBatch(ctx, b, len(m.dict.names), m.dict.lookup, m.hasBase)
 	if err != nil {
 		return LoadStats{}, wrapf("store: load: %w", err)
 	}
@@ -160,6 +152,17 @@ func (m *Mem) Load(ctx context.Context, b *Batch, progress func(done, total int)
 	}
 	m.mu.Unlock()
 	return p.stats(), nil
+}
+
+// hasBase reports whether base fact f is present; for writers, which
+// wmu serialises (only they change base), without mu.
+func (m *Mem) hasBase(f Fact) (bool, error) {
+	fs := m.base[relArity{f.Rel, len(f.Args)}]
+	if fs == nil {
+		return false, nil
+	}
+	_, ok := fs.keys[argsKey(f.Args)]
+	return ok, nil
 }
 
 // Lookup implements Store.

@@ -14,15 +14,7 @@ func (m *Mem) Retract(ctx context.Context, b *Batch) (RetractStats, error) {
 		return RetractStats{}, wrapf("store: retract: %w", err)
 	}
 	// Only writers, serialised by wmu, change dict and base.
-	has := func(f Fact) (bool, error) {
-		fs := m.base[relArity{f.Rel, len(f.Args)}]
-		if fs == nil {
-			return false, nil
-		}
-		_, ok := fs.keys[argsKey(f.Args)]
-		return ok, nil
-	}
-	r, err := prepareRetract(ctx, b, m.dict.lookup, has)
+	r, err := prepareRetract(ctx, b, m.dict.lookup, m.hasBase)
 	if err != nil {
 		return RetractStats{}, wrapf("store: retract: %w", err)
 	}
