@@ -12,16 +12,19 @@ type TermKind uint8
 
 // The kinds of terms.
 const (
-	Var    TermKind = iota // a variable; Value is its name ("_" is anonymous)
-	Symbol                 // a symbolic constant; Value is the unquoted text
-	Number                 // a numeric constant; Value is its canonical text
+	Var      TermKind = iota // a variable; Value is its name ("_" is anonymous)
+	Symbol                   // a symbolic constant; Value is the unquoted text
+	Number                   // a numeric constant; Value is its canonical text
+	Compound                 // an expression; X holds it and Value is empty
 )
 
-// Term is a variable or a constant.
+// Term is a variable, a constant or (Kind Compound) an expression:
+// arithmetic, a built-in function or an aggregate (see Expr).
 type Term struct {
 	Kind  TermKind
 	Value string
 	Pos   Pos
+	X     *Expr // the expression of a Compound term
 }
 
 // Atom is a predicate applied to terms.
@@ -52,14 +55,15 @@ const (
 	Positive   LiteralKind = iota // an atom
 	Negated                       // not atom
 	Comparison                    // Left Op Right
+	Builtin                       // a built-in test: Atom is contains(Sub, S) or match(Re, S)
 )
 
 // Literal is one element of a rule body.
 type Literal struct {
 	Kind  LiteralKind
-	Atom  Atom // Positive and Negated
+	Atom  Atom // Positive, Negated and Builtin
 	Op    CmpOp
-	Left  Term // Comparison
+	Left  Term // Comparison (an expression when Kind is Compound)
 	Right Term // Comparison
 	Pos   Pos
 }

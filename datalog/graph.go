@@ -68,21 +68,18 @@ func (g *depGraph) removeLastEdge(u, v int32, neg bool) {
 }
 
 // addRule adds the rule's head and the edges of its body atoms, calling
-// added for each new edge.
+// added for each new edge. An atom inside an aggregate is a negative edge:
+// like a negated atom, it must be computed before the rule.
 func (g *depGraph) addRule(r *Rule, added func(u, v int32, neg bool)) {
 	h := g.node(r.Head.Pred)
 	g.head[h] = true
-	for i := range r.Body {
-		l := &r.Body[i]
-		if l.Kind == Comparison {
-			continue
-		}
+	r.BodyAtoms(func(l *Literal, inAgg bool) {
 		b := g.node(l.Atom.Pred)
-		neg := l.Kind == Negated
+		neg := l.Kind == Negated || inAgg
 		if g.addEdge(b, h, neg) && added != nil {
 			added(b, h, neg)
 		}
-	}
+	})
 }
 
 // sccs returns the strongly connected component of every node (Tarjan's

@@ -231,6 +231,8 @@ func (t Term) String() string { return string(t.appendTo(nil)) }
 
 func (t Term) appendTo(b []byte) []byte {
 	switch t.Kind {
+	case Compound:
+		return appendExpr(b, t, plainLeaf)
 	case Symbol:
 		return appendName(b, t.Value)
 	default:
@@ -261,21 +263,7 @@ func (a Atom) appendTo(b []byte) []byte {
 // `left op right`.
 func (l Literal) String() string { return string(l.appendTo(nil)) }
 
-func (l Literal) appendTo(b []byte) []byte {
-	switch l.Kind {
-	case Negated:
-		b = append(b, "not "...)
-		return l.Atom.appendTo(b)
-	case Comparison:
-		b = l.Left.appendTo(b)
-		b = append(b, ' ')
-		b = append(b, l.Op.String()...)
-		b = append(b, ' ')
-		return l.Right.appendTo(b)
-	default:
-		return l.Atom.appendTo(b)
-	}
-}
+func (l Literal) appendTo(b []byte) []byte { return appendLiteral(b, &l, plainLeaf) }
 
 func appendWeight(b []byte, w float64) []byte {
 	if w == 1 {
@@ -311,13 +299,7 @@ func appendBody(b []byte, body []Literal) []byte {
 		return b
 	}
 	b = append(b, " :- "...)
-	for i, l := range body {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = l.appendTo(b)
-	}
-	return b
+	return appendLiterals(b, body, plainLeaf)
 }
 
 // String returns the fact as written, `[w ::] atom.`.
@@ -471,41 +453,33 @@ func (r Rule) Key() string {
 		b = append(b, 'V')
 		b = strconv.AppendInt(b, int64(n), 10)
 	}
-	atom := func(a *Atom) {
-		b = appendName(b, a.Pred)
-		if len(a.Args) == 0 {
-			return
-		}
+	leaf := func(bb []byte, t Term) []byte {
+		b = bb
+		term(t)
+		return b
+	}
+	b = appendName(b, r.Head.Pred)
+	if len(r.Head.Args) > 0 {
 		b = append(b, '(')
-		for i, t := range a.Args {
+		for i, t := range r.Head.Args {
 			if i > 0 {
 				b = append(b, ", "...)
 			}
-			term(t)
+			if t.Kind == Compound {
+				b = appendExpr(b, t, leaf)
+			} else {
+				term(t)
+			}
 		}
 		b = append(b, ')')
 	}
-	atom(&r.Head)
 	for i := range r.Body {
-		l := &r.Body[i]
 		if i == 0 {
 			b = append(b, " :- "...)
 		} else {
 			b = append(b, ", "...)
 		}
-		switch l.Kind {
-		case Negated:
-			b = append(b, "not "...)
-			atom(&l.Atom)
-		case Comparison:
-			term(l.Left)
-			b = append(b, ' ')
-			b = append(b, l.Op.String()...)
-			b = append(b, ' ')
-			term(l.Right)
-		default:
-			atom(&l.Atom)
-		}
+		b = appendLiteral(b, &r.Body[i], leaf)
 	}
 	b = append(b, '.')
 	return string(b)

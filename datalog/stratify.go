@@ -2,6 +2,7 @@ package datalog
 
 import (
 	"container/heap"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -189,6 +190,29 @@ func negativeCycles(p *Program, g *depGraph, comp []int32) Diagnostics {
 		}
 		sb.WriteString(")")
 		ds = append(ds, Diagnostic{Pos: fl.Pos, Severity: Error, Msg: sb.String()})
+	}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		h := g.ids[r.Head.Pred]
+		r.Aggregates(func(t Term) {
+			for j := range t.X.Body {
+				l := &t.X.Body[j]
+				if !l.IsAtom() || comp[g.ids[l.Atom.Pred]] != comp[h] {
+					continue
+				}
+				b := g.ids[l.Atom.Pred]
+				cycle := QuoteName(g.names[h]) + " -> " + QuoteName(g.names[b])
+				if b != h {
+					c := comp[h]
+					path, negs, _ := g.dependsPath(b, h, func(v int32) bool { return comp[v] == c })
+					cycle = formatCycle(g.names, h, append([]int32{b}, path...), append([]bool{false}, negs...))
+				}
+				ds = append(ds, Diagnostic{Pos: t.Pos, Severity: Error, Msg: fmt.Sprintf(
+					"cycle through an aggregate: %s (%s aggregates %s, which depends on the rule's own head; an aggregate's body must be computed before the rule)",
+					cycle, t.X.Op, l.Atom.String())})
+				return
+			}
+		})
 	}
 	return ds
 }

@@ -88,11 +88,7 @@ func (it item) atoms(p *Program, f func(*Atom)) {
 	case 1:
 		r := &p.Rules[it.index]
 		f(&r.Head)
-		for j := range r.Body {
-			if r.Body[j].Kind != Comparison {
-				f(&r.Body[j].Atom)
-			}
-		}
+		r.BodyAtoms(func(l *Literal, _ bool) { f(&l.Atom) })
 	case 2:
 		f(&p.Queries[it.index].Atom)
 	}
@@ -164,7 +160,11 @@ func Validate(p *Program) Diagnostics {
 			r := &p.Rules[it.index]
 			checkWeight(r.Weight, r.Pos)
 			it.atoms(p, checkArity)
-			ds = checkSafety(r, ds, &scratch)
+			if needsExprSafety(r) {
+				ds = checkSafetyExpr(r, ds)
+			} else {
+				ds = checkSafety(r, ds, &scratch)
+			}
 			k := r.Key()
 			if first, ok := keys[k]; ok {
 				ds = append(ds, Diagnostic{r.Pos, Warning, "duplicate rule: same as the rule at " + first.String()})

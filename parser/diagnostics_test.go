@@ -23,7 +23,7 @@ func TestDiagnostics(t *testing.T) {
 		want: "f.dl:1:5: error: unexpected \":-\", expected \")\"\n" +
 			"p(X :- q(X).\n" +
 			"    ^\n" +
-			"f.dl:2:9: error: unexpected \".\", expected a literal\n" +
+			"f.dl:2:9: error: unexpected \".\", expected a literal or an expression\n" +
 			"q(a) :- .\n" +
 			"        ^\n" +
 			"f.dl:4:14: error: unexpected \"t\", expected \".\" or \"?\"\n" +

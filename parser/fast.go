@@ -191,6 +191,9 @@ func (f *fastParser) literal() (datalog.Literal, bool) {
 	switch {
 	case t.Type == tokIdent && t.Value == "not":
 		f.i++
+		if n := f.peek(); n.Type == tokIdent && datalog.Builtins[n.Value] > 0 {
+			return lit, false // the participle path reports it
+		}
 		lit.Kind = datalog.Negated
 		lit.Atom, ok = f.atom()
 		return lit, ok
@@ -204,6 +207,8 @@ func (f *fastParser) literal() (datalog.Literal, bool) {
 		}
 		lit.Right, ok = f.term()
 		return lit, ok
+	case t.Type == tokIdent && datalog.Builtins[t.Value] > 0:
+		return lit, false // a built-in test: the participle path parses it
 	case t.Type == tokIdent || t.Type == tokString:
 		if f.i+1 < len(f.ts) && f.ts[f.i+1].Type == tokPunct {
 			if _, isOp := cmpOps[f.ts[f.i+1].Value]; isOp {

@@ -39,6 +39,10 @@ func FuzzParseRoundTrip(f *testing.F) {
 		"p(\"unterminated\nq(a).",
 		"likes(zoë, café)? städte(東京, \"Zürich\"). ältere(Émile, X) :- geboren(Émile, X٣), X٣ > 1.",
 		"p(e\u0301t\u00e9, ǅx, \u0301a, a\u00a0b, 12é).",
+		"p(X + 1) :- q(X), Y = X*2 - -3 % 2 ^ -X, Y >= abs(X).",
+		`d(X, N) :- n(X), N = count : { e(X, _) }, S = sum V : w(X, V), contains("a", X), match("a.*", X).`,
+		"a(X), b(X) :- c(X) ; (d(X) ; e(X)), not f(X).",
+		"x(X) :- y(X) % c\n, X = (3 % 2) - 1. p(- 2). q(-X) :- r(X).",
 	} {
 		f.Add(s)
 	}

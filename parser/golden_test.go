@@ -70,29 +70,53 @@ func equalModuloPos(a, b *datalog.Program) bool {
 	return reflect.DeepEqual(stripPos(a), stripPos(b))
 }
 
+// stripTerm returns t without positions, also inside expressions.
+func stripTerm(t datalog.Term) datalog.Term {
+	t.Pos = datalog.Pos{}
+	if t.Kind == datalog.Compound {
+		x := *t.X
+		x.Args = nil
+		for _, a := range t.X.Args {
+			x.Args = append(x.Args, stripTerm(a))
+		}
+		x.Body = nil
+		for _, l := range t.X.Body {
+			x.Body = append(x.Body, stripLit(l))
+		}
+		t.X = &x
+	}
+	return t
+}
+
+func stripAtom(a datalog.Atom) datalog.Atom {
+	a.Pos = datalog.Pos{}
+	var args []datalog.Term
+	for _, t := range a.Args {
+		args = append(args, stripTerm(t))
+	}
+	a.Args = args
+	return a
+}
+
+func stripLit(l datalog.Literal) datalog.Literal {
+	l.Pos = datalog.Pos{}
+	l.Left, l.Right = stripTerm(l.Left), stripTerm(l.Right)
+	if l.Kind != datalog.Comparison {
+		l.Atom = stripAtom(l.Atom)
+	}
+	return l
+}
+
 func stripPos(p *datalog.Program) *datalog.Program {
 	q := &datalog.Program{}
-	at := func(a datalog.Atom) datalog.Atom {
-		a.Pos = datalog.Pos{}
-		var args []datalog.Term
-		for _, t := range a.Args {
-			t.Pos = datalog.Pos{}
-			args = append(args, t)
-		}
-		a.Args = args
-		return a
-	}
+	at := stripAtom
 	for _, f := range p.Facts {
 		q.Facts = append(q.Facts, datalog.Fact{Weight: f.Weight, Atom: at(f.Atom)})
 	}
 	for _, r := range p.Rules {
 		var body []datalog.Literal
 		for _, l := range r.Body {
-			l.Pos, l.Left.Pos, l.Right.Pos = datalog.Pos{}, datalog.Pos{}, datalog.Pos{}
-			if l.Kind != datalog.Comparison {
-				l.Atom = at(l.Atom)
-			}
-			body = append(body, l)
+			body = append(body, stripLit(l))
 		}
 		q.Rules = append(q.Rules, datalog.Rule{Weight: r.Weight, Head: at(r.Head), Body: body})
 	}

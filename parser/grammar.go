@@ -18,14 +18,24 @@ import (
 //	aggregate  = "@aggregate" Ident [ "(" [ param { "," param } ] ")" ] [ "for" name ] "."
 //	param      = Ident "=" Number
 //	threshold  = "@min" term "."        (a Number in (0, 1], checked when lowered)
-//	clause     = [ Number "::" ] atom [ ":-" literal { "," literal } ] ( "." | "?" )
-//	atom       = name [ "(" [ term { "," term } ] ")" ]
-//	literal    = "not" atom
-//	           | ( Var | Number ) op term
-//	           | name [ "(" [ term { "," term } ] ")" | op term ]
+//	clause     = [ Number "::" ] atom { "," atom } [ ":-" body ] ( "." | "?" )
+//	atom       = name [ "(" [ expr { "," expr } ] ")" ]
+//	body       = conj { ";" conj }
+//	conj       = literal { "," literal }
+//	literal    = "not" atom | expr [ op expr ]
+//	expr       = product { ( "+" | "-" ) product }
+//	product    = unary { ( "*" | "/" | "%" ) unary }
+//	unary      = [ "-" ] primary [ "^" unary ]
+//	primary    = Var | Number | "(" body ")"
+//	           | name [ "(" [ expr { "," expr } ] ")" | [ expr ] ":" ( "{" conj "}" | atom ) ]
 //	name       = Ident | String
-//	term       = Var | Ident | String | Number
 //	op         = "=" | "!=" | "<=" | ">=" | "<" | ">"
+//
+// The grammar is more permissive than the dialect, and lowering (parse.go)
+// checks the rest: a literal without an operator is an atom (a name with
+// or without arguments) or a parenthesised body; a parenthesised body in
+// an expression is a single expression; a function is a plain name; an
+// aggregate is count, sum, min, max or mean; several heads need a body.
 //
 // `not` is therefore a keyword: a predicate or constant named "not" is
 // written quoted.
@@ -72,46 +82,98 @@ type gImport struct {
 
 type gClause struct {
 	Pos    lexer.Position
-	Weight string      `parser:"( @Number '::' )?"`
-	Head   *gAtom      `parser:"@@"`
-	Body   []*gLiteral `parser:"( ':-' @@ ( ',' @@ )* )?"`
-	End    string      `parser:"@( '.' | '?' )"`
+	Weight string     `parser:"( @Number '::' )?"`
+	Head   *gAtom     `parser:"@@"`
+	Heads  []*gAtom   `parser:"( ',' @@ )*"`
+	Body   *gDisjunct `parser:"( ':-' @@ )?"`
+	End    string     `parser:"@( '.' | '?' )"`
 }
 
 type gAtom struct {
 	Pos    lexer.Position
 	Pred   string   `parser:"@( Ident | String )"`
 	Parens bool     `parser:"( @'('"`
-	Args   []*gTerm `parser:"  ( @@ ( ',' @@ )* )? ')' )?"`
+	Args   []*gExpr `parser:"  ( @@ ( ',' @@ )* )? ')' )?"`
 }
 
+// gDisjunct is a body: conjunctions separated by ";" (expanded into one
+// rule each when lowered).
+type gDisjunct struct {
+	Pos   lexer.Position
+	Conjs []*gConjunct `parser:"@@ ( ';' @@ )*"`
+}
+
+type gConjunct struct {
+	Lits []*gLiteral `parser:"@@ ( ',' @@ )*"`
+}
+
+// gLiteral is `not atom`, or an expression optionally compared with
+// another. An expression alone must be an atom (a name with or without
+// arguments: a predicate, or a built-in test), or a parenthesised body.
 type gLiteral struct {
 	Pos   lexer.Position
-	Neg   *gAtom       `parser:"  'not' @@"`
-	Cmp   *gComparison `parser:"| @@"`
-	Named *gNamed      `parser:"| @@"`
+	Neg   *gAtom `parser:"  'not' @@"`
+	Left  *gExpr `parser:"| @@"`
+	Op    string `parser:"  ( @( '=' | '!=' | '<=' | '>=' | '<' | '>' )"`
+	Right *gExpr `parser:"    @@ )?"`
 }
 
-// gComparison is a comparison whose left operand is a variable or number.
-type gComparison struct {
-	Left  *gOperand `parser:"@@"`
-	Op    string    `parser:"@( '=' | '!=' | '<=' | '>=' | '<' | '>' )"`
-	Right *gTerm    `parser:"@@"`
-}
-
-type gOperand struct {
+// gExpr is a sum: terms joined by + and -, left associative.
+type gExpr struct {
 	Pos   lexer.Position
-	Value string `parser:"@( Var | Number )"`
+	Left  *gProduct  `parser:"@@"`
+	Right []*gAddend `parser:"@@*"`
 }
 
-// gNamed is an atom, or a comparison whose left operand is a symbol.
-type gNamed struct {
+type gAddend struct {
+	Pos   lexer.Position
+	Op    string    `parser:"@( '+' | '-' )"`
+	Right *gProduct `parser:"@@"`
+}
+
+// gProduct is factors joined by *, / and %, left associative.
+type gProduct struct {
+	Pos   lexer.Position
+	Left  *gUnary    `parser:"@@"`
+	Right []*gFactor `parser:"@@*"`
+}
+
+type gFactor struct {
+	Pos   lexer.Position
+	Op    string  `parser:"@( '*' | '/' | '%' )"`
+	Right *gUnary `parser:"@@"`
+}
+
+// gUnary is an optionally negated power; ^ binds tighter than unary minus
+// (-2^2 is -(2^2)) and is right associative.
+type gUnary struct {
+	Pos  lexer.Position
+	Neg  bool      `parser:"@'-'?"`
+	Base *gPrimary `parser:"@@"`
+	Exp  *gUnary   `parser:"( '^' @@ )?"`
+}
+
+// gPrimary is a variable, a number, a name (a constant, a function call,
+// an atom or an aggregate), or a parenthesised expression or body.
+type gPrimary struct {
+	Pos   lexer.Position
+	Var   string     `parser:"  @Var"`
+	Num   string     `parser:"| @Number"`
+	Name  *gName     `parser:"| @@"`
+	Paren *gDisjunct `parser:"| '(' @@ ')'"`
+}
+
+// gName is a name, then arguments (a function call or an atom), or an
+// aggregate: `count : { body }`, `sum V : { body }` (the body may be a
+// single atom without braces).
+type gName struct {
 	Pos    lexer.Position
-	Name   string   `parser:"@( Ident | String )"`
-	Parens bool     `parser:"( @'('"`
-	Args   []*gTerm `parser:"  ( @@ ( ',' @@ )* )? ')'"`
-	Op     string   `parser:"| @( '=' | '!=' | '<=' | '>=' | '<' | '>' )"`
-	Right  *gTerm   `parser:"  @@ )?"`
+	Name   string     `parser:"@( Ident | String )"`
+	Parens bool       `parser:"( @'('"`
+	Args   []*gExpr   `parser:"  ( @@ ( ',' @@ )* )? ')'"`
+	Target *gExpr     `parser:"| ( @@ )? ':'"`
+	Braced *gConjunct `parser:"  ( '{' @@ '}'"`
+	Single *gAtom     `parser:"  | @@ ) )?"`
 }
 
 type gTerm struct {

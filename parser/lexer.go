@@ -16,7 +16,7 @@ const (
 	tokVar                                     // a variable: see datalog.IsVarStart and IsNamePart
 	tokString                                  // "..." with escapes, raw (quotes included)
 	tokNumber                                  // -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?
-	tokPunct                                   // :- :: != <= >= = < > ( ) , . ?
+	tokPunct                                   // :- :: : != <= >= = < > ( ) { } , ; . ? + - * / % ^
 	tokDirective                               // @[a-z]+
 	tokError                                   // a lexical error; Value is the message
 )
@@ -85,6 +85,14 @@ type scanner struct {
 	colAt     int
 	file      string
 	toks      []lexer.Token
+
+	// The previous token, and the state that tells a minus sign from a
+	// negative number and the remainder operator from a comment (see
+	// operandBefore and remainder).
+	prevType  lexer.TokenType
+	prevValue string
+	depth     int  // open parentheses and braces
+	opSeen    bool // an operator since the last , ; :- . or brace at depth 0
 }
 
 func newScanner(filename, src string) *scanner {
@@ -176,6 +184,61 @@ func (s *scanner) errorAt(off int, format string, args ...any) lexer.Token {
 
 // next returns the next token; ok is false at the end (the EOF token).
 func (s *scanner) next() (lexer.Token, bool) {
+	t, ok := s.scanToken()
+	s.prevType, s.prevValue = t.Type, t.Value
+	if t.Type == tokPunct {
+		switch t.Value {
+		case "(", "{":
+			s.depth++
+			if t.Value == "{" {
+				s.opSeen = false
+			}
+		case ")", "}":
+			if s.depth > 0 {
+				s.depth--
+			}
+		case ",", ";", ":-", ".", "?":
+			if s.depth == 0 {
+				s.opSeen = false
+			}
+		case "=", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "^":
+			s.opSeen = true
+		}
+	}
+	return t, ok
+}
+
+// operandBefore reports whether the previous token ends an operand (a
+// variable, a constant, a closing parenthesis or brace): then "-" is the
+// minus operator (X-1 is X - 1), otherwise a "-" before a digit starts a
+// negative number (p(-1), X = -1).
+func (s *scanner) operandBefore() bool {
+	switch s.prevType {
+	case tokVar, tokNumber, tokIdent, tokString:
+		return true
+	case tokPunct:
+		return s.prevValue == ")" || s.prevValue == "}"
+	}
+	return false
+}
+
+// remainder reports whether a "%" at the current position is the remainder
+// operator rather than the start of a comment: it follows an operand
+// (a variable, a number or a closing parenthesis) inside parentheses, or in
+// an expression at the top level of a body (after a comparison or
+// arithmetic operator since the last comma). Elsewhere, and always after a
+// name, a "." or a ",", it starts a comment; "//" always does.
+func (s *scanner) remainder() bool {
+	switch {
+	case s.prevType == tokVar, s.prevType == tokNumber:
+	case s.prevType == tokPunct && s.prevValue == ")":
+	default:
+		return false
+	}
+	return s.depth > 0 || s.opSeen
+}
+
+func (s *scanner) scanToken() (lexer.Token, bool) {
 	src := s.src
 	// Skip white space and comments.
 	for s.pos < len(src) {
@@ -186,7 +249,7 @@ func (s *scanner) next() (lexer.Token, bool) {
 			s.pos++
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
 			s.pos++
-		case c == '%' || c == '/' && s.pos+1 < len(src) && src[s.pos+1] == '/':
+		case c == '%' && !s.remainder() || c == '/' && s.pos+1 < len(src) && src[s.pos+1] == '/':
 			for s.pos < len(src) && src[s.pos] != '\n' {
 				s.pos++
 			}
@@ -226,7 +289,7 @@ token:
 		s.pos += s.identRuneLen()
 		s.identRest()
 		return lexer.Token{Type: typ, Value: src[start:s.pos], Pos: s.position(start)}, true
-	case isDigit(c), c == '-' && s.pos+1 < len(src) && isDigit(src[s.pos+1]):
+	case isDigit(c), c == '-' && s.pos+1 < len(src) && isDigit(src[s.pos+1]) && !s.operandBefore():
 		s.pos++
 		s.digits()
 		if s.pos+1 < len(src) && src[s.pos] == '.' && isDigit(src[s.pos+1]) {
@@ -262,8 +325,6 @@ token:
 	case ':':
 		if s.pos+1 < len(src) && (src[s.pos+1] == '-' || src[s.pos+1] == ':') {
 			n = 2
-		} else {
-			n = 0
 		}
 	case '!':
 		if s.pos+1 < len(src) && src[s.pos+1] == '=' {
@@ -275,7 +336,7 @@ token:
 		if s.pos+1 < len(src) && src[s.pos+1] == '=' {
 			n = 2
 		}
-	case '=', '(', ')', ',', '.', '?':
+	case '=', '(', ')', ',', '.', '?', '{', '}', ';', '+', '-', '*', '/', '%', '^':
 	default:
 		n = 0
 	}

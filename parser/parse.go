@@ -195,7 +195,15 @@ func syntaxError(err error, stmt []lexer.Token) datalog.Diagnostic {
 // nodeNames replaces participle's names of grammar nodes in "expected"
 // lists with words.
 var nodeNames = strings.NewReplacer(
+	`GPrimary ("^" GUnary)?`, "a literal or an expression",
 	`GLiteral ("," GLiteral)*`, "a literal",
+	`GConjunct (";" GConjunct)*`, "a body",
+	`GExpr ("," GExpr)*`, "a term",
+	"GPrimary", "an expression",
+	"GExpr", "an expression",
+	"GConjunct", "a body",
+	"GDisjunct", "a body",
+	"GName", "a name",
 	`GTerm ("," GTerm)*`, "a term",
 	"GLiteral", "a literal",
 	"GAtom", "an atom",
@@ -275,52 +283,58 @@ func (l *lowerer) statement(st *gStatement) {
 		return
 	}
 	if c.End == "?" {
-		if c.Weight != "" {
+		switch {
+		case c.Weight != "":
 			l.errorf(c.Pos, "a query cannot have a weight")
-			return
+		case c.Body != nil:
+			l.errorf(c.Body.Pos, "a query is a single atom; it cannot have a body")
+		case len(c.Heads) > 0:
+			l.errorf(c.Heads[0].Pos, "a query is a single atom")
+		case l.constantArgs(head, "a query"):
+			l.prog.Queries = append(l.prog.Queries, datalog.Query{Atom: head, Pos: pos(c.Pos)})
 		}
-		if c.Body != nil {
-			l.errorf(c.Body[0].Pos, "a query is a single atom; it cannot have a body")
-			return
-		}
-		l.prog.Queries = append(l.prog.Queries, datalog.Query{Atom: head, Pos: pos(c.Pos)})
 		return
 	}
 	if c.Body == nil {
-		l.prog.Facts = append(l.prog.Facts, datalog.Fact{Weight: weight, Atom: head, Pos: pos(c.Pos)})
+		if len(c.Heads) > 0 {
+			l.errorf(c.Heads[0].Pos, "several heads need a body: a(X), b(X) :- c(X).")
+			return
+		}
+		if l.constantArgs(head, "a fact") {
+			l.prog.Facts = append(l.prog.Facts, datalog.Fact{Weight: weight, Atom: head, Pos: pos(c.Pos)})
+		}
 		return
 	}
-	body := make([]datalog.Literal, 0, len(c.Body))
-	for _, gl := range c.Body {
-		lit := datalog.Literal{Pos: pos(gl.Pos)}
-		switch {
-		case gl.Neg != nil:
-			lit.Kind = datalog.Negated
-			lit.Atom, ok = l.atom(gl.Neg)
-		case gl.Cmp != nil:
-			lit.Kind = datalog.Comparison
-			lit.Op = cmpOps[gl.Cmp.Op]
-			var ok2 bool
-			lit.Left, ok = l.term(&gTerm{Pos: gl.Cmp.Left.Pos, Value: gl.Cmp.Left.Value})
-			lit.Right, ok2 = l.term(gl.Cmp.Right)
-			ok = ok && ok2
-		case gl.Named.Op != "":
-			lit.Kind = datalog.Comparison
-			lit.Op = cmpOps[gl.Named.Op]
-			var ok2 bool
-			lit.Left, ok = l.term(&gTerm{Pos: gl.Named.Pos, Value: gl.Named.Name})
-			lit.Right, ok2 = l.term(gl.Named.Right)
-			ok = ok && ok2
-		default:
-			lit.Kind = datalog.Positive
-			lit.Atom, ok = l.atom(&gAtom{Pos: gl.Named.Pos, Pred: gl.Named.Name, Args: gl.Named.Args})
-		}
+	heads := []datalog.Atom{head}
+	for _, g := range c.Heads {
+		h, ok := l.atom(g)
 		if !ok {
 			return
 		}
-		body = append(body, lit)
+		heads = append(heads, h)
 	}
-	l.prog.Rules = append(l.prog.Rules, datalog.Rule{Weight: weight, Head: head, Body: body, Pos: pos(c.Pos)})
+	bodies, ok := l.disjunct(c.Body)
+	if !ok {
+		return
+	}
+	for _, h := range heads {
+		for _, body := range bodies {
+			l.prog.Rules = append(l.prog.Rules, datalog.Rule{Weight: weight, Head: h, Body: body, Pos: pos(c.Pos)})
+		}
+	}
+}
+
+// constantArgs reports whether the arguments of a (of a fact or a query,
+// what) are constants or variables, and says so when they are not.
+func (l *lowerer) constantArgs(a datalog.Atom, what string) bool {
+	for _, t := range a.Args {
+		if t.Kind == datalog.Compound {
+			l.ds = append(l.ds, datalog.Diagnostic{Pos: t.Pos, Severity: datalog.Error,
+				Msg: what + "'s arguments are constants or variables, not expressions: compute " + t.String() + " in a rule"})
+			return false
+		}
+	}
+	return true
 }
 
 // threshold lowers `@min X.`: X must be a number in (0, 1], and a file
@@ -356,8 +370,8 @@ func (l *lowerer) atom(g *gAtom) (datalog.Atom, bool) {
 	}
 	if len(g.Args) > 0 {
 		a.Args = make([]datalog.Term, len(g.Args))
-		for i, gt := range g.Args {
-			t, ok := l.term(gt)
+		for i, gx := range g.Args {
+			t, ok := l.expr(gx)
 			if !ok {
 				return a, false
 			}
