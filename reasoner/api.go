@@ -286,9 +286,15 @@ type Proof struct {
 	// that fact. A negated literal that matched nothing (factor 1) has no
 	// node.
 	Negated bool
+	// Aggregate marks the value of an aggregate of the rule: Fact is the
+	// aggregate with its grouping variables' values and its value
+	// (`count : { e(a, _) } = 2`), Confidence the lowest confidence of the
+	// solutions it aggregated (1 when none); it has no children.
+	Aggregate bool
 	// Children are the proofs of the rule's positive body facts, in body
 	// order, then the factors of its negated literals that matched a fact
-	// (Negated nodes), in body order; for a Negated node, the proof of the
+	// (Negated nodes), in body order, then the rule's aggregates
+	// (Aggregate nodes), in body order; for a Negated node, the proof of the
 	// fact it negates.
 	Children []*Proof
 }

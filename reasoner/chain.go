@@ -71,7 +71,7 @@ type pathStep struct {
 // A -> C -> D -> B, with it A != D and C != B (oi: object identity, which
 // the miner writes on rules of length three).
 func chainPath(r *datalog.Rule) (path []pathStep, neq, oi bool, ok bool) {
-	if len(r.Head.Args) != 2 || len(r.Body) == 0 {
+	if len(r.Head.Args) != 2 || len(r.Body) == 0 || r.HasCompound() {
 		return nil, false, false, false
 	}
 	a, b := r.Head.Args[0], r.Head.Args[1]

@@ -1,6 +1,7 @@
 package reasoner
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/drumql/drumql/datalog"
@@ -34,6 +35,27 @@ type clit struct {
 	l, r  term
 	guard bool // a magic literal: filters, contributes confidence 1, no provenance
 	prov  int  // position among the provenance body refs, -1 if none
+	// lx and rx are the sides of a comparison that are expressions (nil:
+	// the term l or r). filter marks an equality that must not bind (the
+	// stand-in for an expression argument of a positive atom, see
+	// compileRule).
+	lx, rx *cexpr
+	filter bool
+	// builtin and bargs are a built-in test (contains, match) and its
+	// arguments.
+	builtin string
+	bargs   []*cexpr
+	// aggs are the aggregates of the literal's expressions, with the
+	// first of their provenance words (see crule.naggw).
+	aggs []aggRef
+}
+
+// aggRef is an aggregate of a literal and where the provenance record keeps
+// its value: words at, at+1 (the value's symbol, 1 when it has one), at+2,
+// at+3 (its confidence's bits), then its grouping variables' values.
+type aggRef struct {
+	x  *cexpr
+	at int
 }
 
 // noMatch is the provenance reference of a negated literal that matched no
@@ -51,7 +73,18 @@ type crule struct {
 	src    int  // index into the rule descriptions, -1 when none
 	crisp  bool // magic rules: confidence 1
 	copy   bool // bridging rules: the head inherits the body fact's provenance
+	// naggw is the number of provenance words, after the 2*nprov of the
+	// body facts, that record the rule's aggregates (aggRef); even.
+	naggw int
+	// pos and slots (variable name -> slot) name the rule in evaluation
+	// errors; agg marks an aggregate's body (its plans fold solutions).
+	pos   datalog.Pos
+	slots map[string]int32
+	agg   bool
 }
+
+// refWords is the length of the rule's provenance references.
+func (r *crule) refWords() int { return 2*r.nprov + r.naggw }
 
 // ruleMeta describes how a rule of an evaluation unit is evaluated.
 type ruleMeta struct {
@@ -123,78 +156,43 @@ func plainUnit(p *datalog.Program) *unit {
 func relKey(pred string, arity int) string { return pred + "/" + strconv.Itoa(arity) }
 
 // compileRule compiles rule i of the unit.
+//
+// Expressions are compiled into the literals that evaluate them: an
+// expression in the head becomes a fresh variable assigned at the end of
+// the body; an expression argument of a body atom becomes a fresh variable
+// and an equality with it (a filter after a positive atom: like a number
+// constant, it matches every symbol equal to it as a number; an assignment
+// before a negated one). Aggregates are compiled into rules of their own
+// (cagg), over the same variable slots.
 func (e *evaluator) compileRule(u *unit, i int) (*crule, error) {
 	r := &u.prog.Rules[i]
 	m := u.meta[i]
-	vars := map[string]int32{}
-	cr := &crule{weight: weightOf(r.Weight), src: m.src, crisp: m.crisp, copy: m.copy}
-	termOf := func(t datalog.Term) (term, error) {
-		switch {
-		case t.Kind == datalog.Var && t.Value == "_":
-			return term{v: slotWildcard}, nil
-		case t.Kind == datalog.Var:
-			v, ok := vars[t.Value]
-			if !ok {
-				v = int32(len(vars))
-				vars[t.Value] = v
-			}
-			return term{v: v}, nil
-		case t.Kind == datalog.Number:
-			id, err := e.syms.id(t.Value)
-			if err != nil {
-				return term{}, err
-			}
-			f, ok := numberValue(t.Value)
-			if !ok {
-				return term{}, errorf("reasoner: %s: malformed number %s", t.Pos, t.Value)
-			}
-			return term{v: slotNumber, c: id, f: f}, nil
-		default:
-			id, err := e.syms.id(t.Value)
-			if err != nil {
-				return term{}, err
-			}
-			return term{v: slotConst, c: id}, nil
+	cr := &crule{weight: weightOf(r.Weight), src: m.src, crisp: m.crisp, copy: m.copy, pos: r.Pos}
+	c := &ruleCompiler{e: e, vars: map[string]int32{}, rule: r}
+	if r.HasCompound() {
+		c.counts = map[string]int{}
+		for _, t := range r.Head.Args {
+			t.Vars(c.countVar)
 		}
-	}
-	atomOf := func(a datalog.Atom) (catom, error) {
-		ca := catom{rel: e.relation(a.Pred, len(a.Args)), args: make([]term, len(a.Args))}
-		for j, t := range a.Args {
-			x, err := termOf(t)
-			if err != nil {
-				return ca, err
-			}
-			ca.args[j] = x
+		for j := range r.Body {
+			r.Body[j].Vars(c.countVar)
 		}
-		return ca, nil
 	}
 	var err error
 	for j, l := range r.Body {
-		cl := clit{kind: l.Kind, op: l.Op, prov: -1}
-		if m.guard != nil {
-			cl.guard = m.guard[j]
+		guard := m.guard != nil && m.guard[j]
+		if cr.body, err = c.literal(l, guard, cr.body); err != nil {
+			return nil, err
 		}
-		switch l.Kind {
-		case datalog.Comparison:
-			if cl.l, err = termOf(l.Left); err != nil {
-				return nil, err
-			}
-			if cl.r, err = termOf(l.Right); err != nil {
-				return nil, err
-			}
-		default:
-			if cl.atom, err = atomOf(l.Atom); err != nil {
-				return nil, err
-			}
-			if l.Kind == datalog.Positive && !cl.guard {
-				cl.prov = cr.nprov
-				cr.nprov++
-			}
-		}
-		cr.body = append(cr.body, cl)
 	}
-	// Negated literals record the fact they matched (see join.go) after
-	// the positive body facts.
+	// Provenance: the positive body facts, then the negated literals (see
+	// join.go), then the aggregates' words.
+	for j := range cr.body {
+		if cl := &cr.body[j]; cl.kind == datalog.Positive && !cl.guard {
+			cl.prov = cr.nprov
+			cr.nprov++
+		}
+	}
 	cr.npos = cr.nprov
 	for j := range cr.body {
 		if cl := &cr.body[j]; cl.kind == datalog.Negated {
@@ -202,17 +200,198 @@ func (e *evaluator) compileRule(u *unit, i int) (*crule, error) {
 			cr.nprov++
 		}
 	}
-	if cr.head, err = atomOf(r.Head); err != nil {
-		return nil, err
-	}
-	for _, t := range cr.head.args {
-		if t.v == slotWildcard {
+	// The head: an expression argument is a fresh variable assigned last.
+	cr.head = catom{rel: e.relation(r.Head.Pred, len(r.Head.Args)), args: make([]term, len(r.Head.Args))}
+	for j, t := range r.Head.Args {
+		if t.Kind == datalog.Compound {
+			x, err := c.expr(t)
+			if err != nil {
+				return nil, err
+			}
+			v := c.fresh()
+			cr.head.args[j] = term{v: v}
+			cr.body = append(cr.body, clit{kind: datalog.Comparison, op: datalog.OpEq, l: term{v: v}, rx: x, prov: -1})
+			continue
+		}
+		if cr.head.args[j], err = c.termOf(t); err != nil {
+			return nil, err
+		}
+		if cr.head.args[j].v == slotWildcard {
 			return nil, errorf("reasoner: %s: anonymous variable in the head of %s", r.Pos, r.Head)
 		}
 	}
-	cr.nvars = len(vars)
+	words := 0
+	for j := range cr.body {
+		cl := &cr.body[j]
+		for _, x := range append([]*cexpr{cl.lx, cl.rx}, cl.bargs...) {
+			x.aggregates(func(a *cagg) {
+				cl.aggs = append(cl.aggs, aggRef{x: a.expr, at: 2*cr.nprov + words})
+				words += 4 + len(a.group)
+			})
+		}
+	}
+	cr.naggw = words + words%2
+	cr.nvars = int(c.nslots)
+	cr.slots = c.vars
+	for _, a := range c.aggs {
+		a.rule.nvars = cr.nvars
+		a.rule.slots = c.vars
+		a.rule.pos = r.Pos
+	}
 	if cr.copy && (cr.nprov != 1 || cr.npos != 1) {
 		panic("reasoner: a copy rule needs exactly one provenance literal")
 	}
 	return cr, nil
+}
+
+// ruleCompiler compiles one rule: its variables' slots and its aggregates.
+type ruleCompiler struct {
+	e      *evaluator
+	rule   *datalog.Rule
+	vars   map[string]int32
+	nslots int32
+	counts map[string]int // occurrences of each variable in the rule
+	aggs   []*cagg
+}
+
+func (c *ruleCompiler) countVar(t datalog.Term) { c.counts[t.Value]++ }
+
+// fresh returns a new variable slot that no name uses.
+func (c *ruleCompiler) fresh() int32 {
+	c.nslots++
+	return c.nslots - 1
+}
+
+func (c *ruleCompiler) slot(name string) int32 {
+	v, ok := c.vars[name]
+	if !ok {
+		v = c.fresh()
+		c.vars[name] = v
+	}
+	return v
+}
+
+// termOf compiles a variable or a constant.
+func (c *ruleCompiler) termOf(t datalog.Term) (term, error) {
+	switch {
+	case t.Kind == datalog.Var && t.Value == "_":
+		return term{v: slotWildcard}, nil
+	case t.Kind == datalog.Var:
+		return term{v: c.slot(t.Value)}, nil
+	case t.Kind == datalog.Number:
+		id, err := c.e.syms.id(t.Value)
+		if err != nil {
+			return term{}, err
+		}
+		f, ok := numberValue(t.Value)
+		if !ok {
+			return term{}, errorf("reasoner: %s: malformed number %s", t.Pos, t.Value)
+		}
+		return term{v: slotNumber, c: id, f: f}, nil
+	case t.Kind == datalog.Compound:
+		return term{}, errorf("reasoner: %s: unexpected expression %s", t.Pos, t)
+	default:
+		id, err := c.e.syms.id(t.Value)
+		if err != nil {
+			return term{}, err
+		}
+		return term{v: slotConst, c: id}, nil
+	}
+}
+
+func (c *ruleCompiler) expr(t datalog.Term) (*cexpr, error) {
+	return compileExpr(t, c.termOf, c.aggregate)
+}
+
+// aggregate compiles aggregate term t: its grouping variables are those
+// that occur in the rule outside it.
+func (c *ruleCompiler) aggregate(t datalog.Term) (*cagg, error) {
+	inside := map[string]int{}
+	t.Vars(func(v datalog.Term) { inside[v.Value]++ })
+	a := &cagg{op: t.X.Op, rule: &crule{weight: 1, src: -1, agg: true}}
+	var names []string
+	for n, k := range inside {
+		if n != "_" && c.counts[n] > k {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		a.group = append(a.group, c.slot(n))
+	}
+	var err error
+	for _, l := range t.X.Body {
+		if a.rule.body, err = c.literal(l, false, a.rule.body); err != nil {
+			return nil, err
+		}
+	}
+	if len(t.X.Args) > 0 {
+		if a.target, err = c.expr(t.X.Args[0]); err != nil {
+			return nil, err
+		}
+	}
+	c.aggs = append(c.aggs, a)
+	return a, nil
+}
+
+// literal compiles body literal l, appending it (and the equalities of its
+// expression arguments) to body.
+func (c *ruleCompiler) literal(l datalog.Literal, guard bool, body []clit) ([]clit, error) {
+	cl := clit{kind: l.Kind, op: l.Op, prov: -1, guard: guard}
+	var err error
+	switch l.Kind {
+	case datalog.Comparison:
+		if l.Left.Kind == datalog.Compound {
+			cl.lx, err = c.expr(l.Left)
+		} else {
+			cl.l, err = c.termOf(l.Left)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if l.Right.Kind == datalog.Compound {
+			cl.rx, err = c.expr(l.Right)
+		} else {
+			cl.r, err = c.termOf(l.Right)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return append(body, cl), nil
+	case datalog.Builtin:
+		cl.builtin = l.Atom.Pred
+		for _, t := range l.Atom.Args {
+			x, err := c.expr(t)
+			if err != nil {
+				return nil, err
+			}
+			cl.bargs = append(cl.bargs, x)
+		}
+		return append(body, cl), nil
+	}
+	a := l.Atom
+	cl.atom = catom{rel: c.e.relation(a.Pred, len(a.Args)), args: make([]term, len(a.Args))}
+	var extra []clit
+	for j, t := range a.Args {
+		if t.Kind != datalog.Compound {
+			if cl.atom.args[j], err = c.termOf(t); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		x, err := c.expr(t)
+		if err != nil {
+			return nil, err
+		}
+		v := c.fresh()
+		cl.atom.args[j] = term{v: v}
+		extra = append(extra, clit{kind: datalog.Comparison, op: datalog.OpEq, l: term{v: v}, rx: x, prov: -1,
+			filter: l.Kind == datalog.Positive})
+	}
+	if l.Kind == datalog.Negated {
+		body = append(body, extra...) // assigned before the negation
+		return append(body, cl), nil
+	}
+	body = append(body, cl)
+	return append(body, extra...), nil
 }

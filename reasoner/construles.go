@@ -44,7 +44,7 @@ type constRule struct {
 // the body atom's other argument is a symbol or, in one-atom bodies, the
 // anonymous variable).
 func constRuleOf(r *datalog.Rule) (constRule, bool) {
-	if len(r.Head.Args) != 2 || len(r.Body) < 1 || len(r.Body) > 2 {
+	if len(r.Head.Args) != 2 || len(r.Body) < 1 || len(r.Body) > 2 || r.HasCompound() {
 		return constRule{}, false
 	}
 	for _, l := range r.Body {

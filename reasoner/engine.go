@@ -34,8 +34,12 @@ type Engine struct {
 
 	chainOnce sync.Once
 	chain     *chainData
-	chainErr  error
-	scratch   sync.Pool
+	// exprRule is the first rule with expressions, built-in tests or
+	// aggregates (-1: none): the chain fast path and rule scores do not
+	// take them.
+	exprRule int
+	chainErr error
+	scratch  sync.Pool
 
 	// aux holds, once materialised, the facts the program derives for
 	// its auxiliary predicates (see auxRelations).
@@ -86,6 +90,14 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt Opt
 		en.names = append(en.names, n)
 	}
 	slices.Sort(en.names)
+	en.exprRule = -1
+	for i := range prog.Rules {
+		if prog.Rules[i].HasCompound() {
+			en.exprRule = i
+			en.opt.noChain = true
+			break
+		}
+	}
 	dead, n, err := deadRules(st, prog, !opt.BaseOnly)
 	if err != nil {
 		return nil, err
@@ -98,12 +110,14 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt Opt
 		if en.dead[i] {
 			continue
 		}
-		for _, l := range prog.Rules[i].Body {
-			if l.Kind != datalog.Comparison {
-				if _, err := en.relation(ctx, l.Atom.Pred, len(l.Atom.Args)); err != nil {
-					return nil, err
-				}
+		var err error
+		prog.Rules[i].BodyAtoms(func(l *datalog.Literal, _ bool) {
+			if err == nil {
+				_, err = en.relation(ctx, l.Atom.Pred, len(l.Atom.Args))
 			}
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return en, nil

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"regexp"
 	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -70,6 +72,9 @@ type evaluator struct {
 	// writeMemory measures the memory in use for the write's checks
 	// (Options.writeMemory; nil: memoryInUse).
 	writeMemory func() int64
+	// res caches the regular expressions of match (expr.go).
+	reMu sync.Mutex
+	res  map[string]*regexp.Regexp
 }
 
 // memoryInUse is the memory the Go runtime holds for the process: what it

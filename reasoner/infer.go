@@ -53,11 +53,7 @@ func checkProgram(st store.Store, p *datalog.Program) error {
 	for i := range p.Rules {
 		r := &p.Rules[i]
 		check(&r.Head)
-		for j := range r.Body {
-			if r.Body[j].Kind != datalog.Comparison {
-				check(&r.Body[j].Atom)
-			}
-		}
+		r.BodyAtoms(func(l *datalog.Literal, _ bool) { check(&l.Atom) })
 	}
 	if ds.HasErrors() {
 		ds.Sort()

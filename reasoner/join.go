@@ -1,6 +1,7 @@
 package reasoner
 
 import (
+	"math"
 	"math/bits"
 	"sync/atomic"
 
@@ -25,6 +26,12 @@ type worker struct {
 	demand float64
 	stop   *atomic.Bool
 	cut    int64 // derivations dropped below the threshold
+	// rule is the rule being evaluated (for evaluation errors); err is the
+	// first evaluation error of the task (see expr.go); acc is the
+	// aggregate whose body is being evaluated, if any.
+	rule *crule
+	err  *evalError
+	acc  *aggAcc
 }
 
 // prepare sizes the worker's bindings and provenance references for rule r.
@@ -33,11 +40,12 @@ func (w *worker) prepare(r *crule) {
 		w.vals = make([]uint32, r.nvars)
 	}
 	w.vals = w.vals[:r.nvars]
-	if cap(w.refs) < 2*r.nprov {
-		w.refs = make([]uint32, 2*r.nprov)
+	if cap(w.refs) < r.refWords() {
+		w.refs = make([]uint32, r.refWords())
 	}
-	w.refs = w.refs[:2*r.nprov]
+	w.refs = w.refs[:r.refWords()]
 	w.demand = 1
+	w.rule = r
 }
 
 func (w *worker) exec(p *plan, lo, hi int) {
@@ -124,7 +132,7 @@ func (w *worker) key(s *step) []uint32 {
 }
 
 func (w *worker) join(p *plan, k int, conf float64) {
-	if w.stop.Load() {
+	if w.stop.Load() || w.err != nil {
 		return
 	}
 	w.ticks++
@@ -133,16 +141,36 @@ func (w *worker) join(p *plan, k int, conf float64) {
 		return
 	}
 	if k == len(p.steps) {
-		w.emit(p, conf)
+		if p.agg {
+			w.fold(conf)
+		} else {
+			w.emit(p, conf)
+		}
 		return
 	}
 	s := &p.steps[k]
 	l := s.lit
 	switch l.kind {
 	case datalog.Comparison:
-		if w.compare(l) {
-			w.join(p, k+1, conf)
+		c, ok := 1.0, true
+		switch {
+		case s.assign >= 0:
+			c, ok = w.assign(s)
+		case l.lx != nil || l.rx != nil:
+			c, ok = w.compareExpr(l)
+		default:
+			ok = w.compare(l)
 		}
+		if !ok {
+			return
+		}
+		w.continueAfter(p, k, conf*c)
+	case datalog.Builtin:
+		c, ok := w.builtin(l)
+		if !ok {
+			return
+		}
+		w.continueAfter(p, k, conf*c)
 	case datalog.Negated:
 		// not p holds to degree 1 - c, c the confidence of the best
 		// matching fact of p (see doc.go, "Semantics").
@@ -329,4 +357,42 @@ func (w *worker) emit(p *plan, conf float64) {
 		refs = w.refs
 	}
 	w.buf.put(w.e, uint32(r.head.rel), ri, h, refs, c)
+}
+
+// continueAfter goes on with the join after step k, an expression step
+// (comparison, assignment, built-in test) that brought the confidence to
+// conf: it records the step's aggregates in the provenance and applies the
+// threshold when they lowered it.
+func (w *worker) continueAfter(p *plan, k int, conf float64) {
+	l := p.steps[k].lit
+	if len(l.aggs) > 0 {
+		if w.e.prov {
+			w.recordAggregates(l)
+		}
+		if !p.rule.crisp && conf*p.rule.weight*w.demand < w.e.min {
+			w.cut++
+			return
+		}
+	}
+	w.join(p, k+1, conf)
+}
+
+// recordAggregates writes the value, the confidence and the grouping
+// values of l's aggregates into the provenance words (see aggRef).
+func (w *worker) recordAggregates(l *clit) {
+	for _, ar := range l.aggs {
+		r := w.aggregate(ar.x)
+		words := w.refs[ar.at : ar.at+4+len(ar.x.agg.group)]
+		words[0], words[1] = 0, 0
+		if r.ok {
+			if id, ok := w.intern(&r.v); ok {
+				words[0], words[1] = id, 1
+			}
+		}
+		bits := math.Float64bits(r.conf)
+		words[2], words[3] = uint32(bits), uint32(bits>>32)
+		for i, g := range ar.x.agg.group {
+			words[4+i] = w.vals[g]
+		}
+	}
 }

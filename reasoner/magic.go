@@ -39,11 +39,11 @@ func closure(p *datalog.Program, defs map[string][]int, roots ...string) map[str
 		}
 		seen[x] = true
 		for _, ri := range defs[x] {
-			for _, l := range p.Rules[ri].Body {
-				if l.Kind != datalog.Comparison && !seen[l.Atom.Pred] {
+			p.Rules[ri].BodyAtoms(func(l *datalog.Literal, _ bool) {
+				if !seen[l.Atom.Pred] {
 					stack = append(stack, l.Atom.Pred)
 				}
-			}
+			})
 		}
 	}
 	return seen
@@ -274,19 +274,20 @@ func (b *magicBuilder) plainQuery() *unit {
 }
 
 // addNegationClosure adds, with their original rules, the predicates that
-// the relevant rules use under negation and everything those depend on:
-// they are evaluated in full, which keeps the rewritten program stratified.
+// the relevant rules use under negation or in aggregates and everything
+// those depend on: they are evaluated in full, which keeps the rewritten
+// program stratified (and an aggregate sees all of its body).
 func (b *magicBuilder) addNegationClosure() {
 	var negRoots []string
 	for i := range b.p.Rules {
 		if !b.rel[b.p.Rules[i].Head.Pred] {
 			continue
 		}
-		for _, l := range b.p.Rules[i].Body {
-			if l.Kind == datalog.Negated && len(b.defs[l.Atom.Pred]) > 0 {
+		b.p.Rules[i].BodyAtoms(func(l *datalog.Literal, inAgg bool) {
+			if (l.Kind == datalog.Negated || inAgg) && len(b.defs[l.Atom.Pred]) > 0 {
 				negRoots = append(negRoots, l.Atom.Pred)
 			}
-		}
+		})
 	}
 	b.full = closure(b.p, b.defs, negRoots...)
 	for i := range b.p.Rules {
@@ -305,7 +306,17 @@ func (b *magicBuilder) adorned(pred string) bool {
 // isBound reports whether t is bound given the bound variables: a
 // constant (a symbol or a number) or a bound variable.
 func isBound(t datalog.Term, bound map[string]bool) bool {
-	return t.Kind != datalog.Var || t.Value != "_" && bound[t.Value]
+	switch t.Kind {
+	case datalog.Var:
+		return t.Value != "_" && bound[t.Value]
+	case datalog.Compound:
+		// an expression is bound when its variables are (an aggregate's
+		// local variables aside: it is never an atom's argument here)
+		ok := !t.X.Agg
+		t.Vars(func(v datalog.Term) { ok = ok && isBound(v, bound) })
+		return ok
+	}
+	return true
 }
 
 // numPrefix starts the names of the internal unary relations that hold, for

@@ -3,6 +3,7 @@ package reasoner
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -434,6 +435,13 @@ func (m *Materialisation) needsFull(d Delta, keys []string, min float64) (bool, 
 	if min < e.min {
 		return true, nil // facts cut before may now be kept: no cheap way to find them
 	}
+	// Expressions, built-in tests and aggregates are recomputed: an
+	// aggregate is not monotone (a new fact can lower a count's
+	// confidence or change its value), which over-deletion and
+	// re-derivation do not cover.
+	if hasExpressions(m.prog) || d.Program != nil && hasExpressions(d.Program) {
+		return true, nil
+	}
 	n, err := m.st.NumSymbols()
 	if err != nil {
 		return false, err
@@ -505,4 +513,10 @@ func (m *Materialisation) recompute(ctx context.Context, prog *datalog.Program, 
 	ch.Rounds = nm.e.iterations
 	ch.Duration = time.Since(start)
 	return ch, nil
+}
+
+// hasExpressions reports whether a rule of p has expressions, built-in
+// tests or aggregates.
+func hasExpressions(p *datalog.Program) bool {
+	return slices.ContainsFunc(p.Rules, func(r datalog.Rule) bool { return r.HasCompound() })
 }

@@ -253,7 +253,9 @@ func (m *Materialisation) resolve(f storedProof, refs map[string]int32) error {
 		return nil
 	}
 	rule := e.rules[ci]
-	ids := make([]uint32, 2*rule.nprov)
+	// The aggregates' words (stored proofs do not keep them) are zero: no
+	// value recorded.
+	ids := make([]uint32, rule.refWords())
 	for j := range rule.nprov {
 		ids[2*j], ids[2*j+1] = noMatch, noMatch
 	}

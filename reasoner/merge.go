@@ -19,7 +19,7 @@ func (e *evaluator) refLen(rule uint32) int {
 	case rule == ^uint32(0):
 		return 2
 	case e.prov:
-		return 2 * e.rules[rule].nprov
+		return e.rules[rule].refWords()
 	}
 	return 0
 }

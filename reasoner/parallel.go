@@ -65,10 +65,16 @@ func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
 	for i := range workers {
 		workers[i] = &worker{e: e, stop: &stop}
 	}
+	// An evaluation error ends its task; the first by task order is
+	// returned, so the error does not depend on the number of threads.
+	errs := make([]*evalError, len(ts))
 	workpool.Run(e.threads, len(ts), func(wi, i int) bool {
 		w := workers[wi]
 		w.buf = &bufs[i]
 		w.exec(ts[i].p, ts[i].lo, ts[i].hi)
+		if w.err != nil {
+			errs[i], w.err = w.err, nil
+		}
 		return !stop.Load()
 	})
 	for _, w := range workers {
@@ -81,6 +87,11 @@ func (e *evaluator) runTasks(ts []task) ([]outBuf, error) {
 	}
 	if p := e.memErr.Load(); p != nil {
 		return nil, *p
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, errorf("reasoner: %w", err)
+		}
 	}
 	return bufs, nil
 }

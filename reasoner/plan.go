@@ -15,6 +15,10 @@ type step struct {
 	// numbers is set when the atom has a number constant, which each
 	// tuple is checked against (it is not part of mask).
 	numbers bool
+	// assign is, for an equality that binds a variable, its slot (-1 for
+	// other steps); assignRight: the variable is the right side.
+	assign      int32
+	assignRight bool
 }
 
 // plan is a rule's body in evaluation order; the first step may iterate a
@@ -23,6 +27,7 @@ type plan struct {
 	rule  *crule
 	ri    int
 	steps []step
+	agg   bool // an aggregate's body: solutions are folded, not emitted
 }
 
 // makePlan orders the body of r greedily: first the delta literal (if
@@ -32,8 +37,25 @@ type plan struct {
 // smaller relation, then the one with more bound arguments; negations and
 // comparisons as soon as their variables are bound.
 func (e *evaluator) makePlan(r *crule, ri int, deltaAt int, delta []int32) *plan {
-	p := &plan{rule: r, ri: ri}
+	return e.makePlanBound(r, ri, deltaAt, delta, nil)
+}
+
+// makePlanBound is makePlan with the variables pre bound before the body
+// (an aggregate's grouping variables). It also plans the bodies of the
+// rule's aggregates, once per stratum: the relations they read are in lower
+// strata, complete by now.
+func (e *evaluator) makePlanBound(r *crule, ri int, deltaAt int, delta []int32, pre []int32) *plan {
+	p := &plan{rule: r, ri: ri, agg: r.agg}
 	bound := make([]bool, r.nvars)
+	for _, v := range pre {
+		bound[v] = true
+	}
+	for j := range r.body {
+		l := &r.body[j]
+		for _, x := range append([]*cexpr{l.lx, l.rx}, l.bargs...) {
+			e.planAggregates(x)
+		}
+	}
 	used := make([]bool, len(r.body))
 	// A number constant binds a comparison side, but in an atom it is a
 	// filter (it matches every symbol written as that number), not an
@@ -44,7 +66,7 @@ func (e *evaluator) makePlan(r *crule, ri int, deltaAt int, delta []int32) *plan
 		l := &r.body[j]
 		used[j] = true
 		rel := e.rels[l.atom.rel]
-		s := step{lit: l, rel: rel, relI: l.atom.rel, delta: d}
+		s := step{lit: l, rel: rel, relI: l.atom.rel, delta: d, assign: -1}
 		s.bind = make([]int32, len(l.atom.args))
 		s.check = make([]int32, len(l.atom.args))
 		local := map[int32]bool{}
@@ -76,29 +98,84 @@ func (e *evaluator) makePlan(r *crule, ri int, deltaAt int, delta []int32) *plan
 		}
 		p.steps = append(p.steps, s)
 	}
-	placeFilters := func() {
-		for j := range r.body {
-			l := &r.body[j]
-			if used[j] || l.kind == datalog.Positive {
-				continue
-			}
-			ok := true
-			if l.kind == datalog.Comparison {
-				ok = isSet(l.l) && isSet(l.r)
-			} else {
-				for _, t := range l.atom.args {
-					if t.v >= 0 && !bound[t.v] {
-						ok = false
-					}
+	ready := func(x *cexpr, t term) bool {
+		if x == nil {
+			return isSet(t)
+		}
+		ok := true
+		x.vars(func(v int32) { ok = ok && bound[v] })
+		return ok
+	}
+	// A variable that a positive atom binds is never assigned: an
+	// equality with it is a filter, which compares numbers by value (P =
+	// 1.5 keeps price(a, 1.50)), where a binding would match by symbol.
+	atomVar := make([]bool, r.nvars)
+	for j := range r.body {
+		if l := &r.body[j]; l.kind == datalog.Positive {
+			for _, t := range l.atom.args {
+				if t.v >= 0 {
+					atomVar[t.v] = true
 				}
 			}
-			if ok {
-				if l.kind == datalog.Comparison {
+		}
+	}
+	// assignable reports whether side (x, t) is a variable not bound yet
+	// that an equality can bind.
+	assignable := func(l *clit, x *cexpr, t term) bool {
+		return l.op == datalog.OpEq && !l.filter && x == nil && t.v >= 0 && !bound[t.v] && !atomVar[t.v]
+	}
+	// placeFilters places every literal other than a positive atom whose
+	// variables are bound, and every equality that can bind one, until
+	// none is left to place.
+	placeFilters := func() {
+		for changed := true; changed; {
+			changed = false
+			for j := range r.body {
+				l := &r.body[j]
+				if used[j] || l.kind == datalog.Positive {
+					continue
+				}
+				switch l.kind {
+				case datalog.Comparison:
+					lr, rr := ready(l.lx, l.l), ready(l.rx, l.r)
+					st := step{lit: l, assign: -1}
+					switch {
+					case lr && rr:
+					case rr && assignable(l, l.lx, l.l):
+						st.assign = l.l.v
+					case lr && assignable(l, l.rx, l.r):
+						st.assign, st.assignRight = l.r.v, true
+					default:
+						continue
+					}
+					if st.assign >= 0 {
+						bound[st.assign] = true
+					}
 					used[j] = true
-					p.steps = append(p.steps, step{lit: l})
-				} else {
+					p.steps = append(p.steps, st)
+				case datalog.Builtin:
+					ok := true
+					for _, x := range l.bargs {
+						ok = ok && ready(x, term{})
+					}
+					if !ok {
+						continue
+					}
+					used[j] = true
+					p.steps = append(p.steps, step{lit: l, assign: -1})
+				default:
+					ok := true
+					for _, t := range l.atom.args {
+						if t.v >= 0 && !bound[t.v] {
+							ok = false
+						}
+					}
+					if !ok {
+						continue
+					}
 					addAtom(j, nil)
 				}
+				changed = true
 			}
 		}
 	}
@@ -147,4 +224,23 @@ func (e *evaluator) makePlan(r *crule, ri int, deltaAt int, delta []int32) *plan
 	}
 	placeFilters()
 	return p
+}
+
+// planAggregates plans the bodies of the aggregates of x (and of those
+// nested in them), once per stratum; a new plan starts with an empty cache
+// of results.
+func (e *evaluator) planAggregates(x *cexpr) {
+	x.aggregates(func(a *cagg) {
+		if a.plan != nil && a.planned == e.strata {
+			return
+		}
+		a.plan = e.makePlanBound(a.rule, -1, -1, nil, a.group)
+		a.planned = e.strata
+		a.mu.Lock()
+		a.cache = nil
+		a.mu.Unlock()
+		if a.target != nil {
+			e.planAggregates(a.target)
+		}
+	})
 }

@@ -34,6 +34,13 @@ func (p *provPool) record(pos int32, nprov int) (uint32, []uint32) {
 	return c[off], c[off+1 : off+1+2*nprov]
 }
 
+// words returns the n provenance words of the record at pos.
+func (p *provPool) words(pos int32, n int) []uint32 {
+	c := p.chunks[pos>>provChunkBits]
+	off := int(pos & (1<<provChunkBits - 1))
+	return c[off+1 : off+1+n]
+}
+
 // rule returns the rule index of the record at pos.
 func (p *provPool) rule(pos int32) uint32 {
 	return p.chunks[pos>>provChunkBits][pos&(1<<provChunkBits-1)]

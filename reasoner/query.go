@@ -455,6 +455,9 @@ func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, 
 			}
 			p.Children = append(p.Children, c)
 		}
+		if rule.naggw > 0 {
+			p.Children = append(p.Children, e.aggregateProofs(rule, e.pool.words(prov, rule.refWords()))...)
+		}
 	default:
 		p.Rule = "?"
 	}

@@ -73,6 +73,10 @@ func (en *Engine) EachRuleHit(ctx context.Context, head, given string, inverse b
 // entries live in the scratch memory returned (nil without a CSR
 // snapshot), which the caller puts back when done with them.
 func (en *Engine) collectHits(ctx context.Context, head, given string, inverse bool) (*chainData, []hitEntry, *chainScratch, error) {
+	if en.exprRule >= 0 {
+		r := &en.prog.Rules[en.exprRule]
+		return nil, nil, nil, errorf("reasoner: rule scores: %s: rules with expressions, built-in tests or aggregates cannot score candidates (%s)", r.Pos, r.Head.Pred)
+	}
 	cd, err := en.chainInfo(ctx)
 	if err != nil {
 		return nil, nil, nil, err

@@ -25,6 +25,7 @@ type symtab struct {
 	local  map[string]uint32
 	lnames []string
 	names  map[uint32]string // cache of store names
+	cache  map[string]uint32 // ids of computed names (computed)
 
 	// kinds caches, in 2 bits per store symbol, whether its name is
 	// written as a number (bit 0: known, bit 1: a number): every
@@ -101,6 +102,31 @@ func (s *symtab) id(name string) (uint32, error) {
 	id = localBase + uint32(len(s.lnames))
 	s.local[name] = id
 	s.lnames = append(s.lnames, name)
+	return id, nil
+}
+
+// computed returns the id of a name an expression computed, assigning a
+// local id when the store does not know it; the names are cached (an
+// expression computes the same few values many times).
+func (s *symtab) computed(name string) (uint32, error) {
+	s.mu.Lock()
+	id, ok := s.cache[name]
+	s.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	id, err := s.id(name)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	if s.cache == nil {
+		s.cache = map[string]uint32{}
+	}
+	if len(s.cache) < 1<<20 {
+		s.cache[name] = id
+	}
+	s.mu.Unlock()
 	return id, nil
 }
 

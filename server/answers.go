@@ -34,13 +34,14 @@ type ProofJSON struct {
 	Weight     float64     `json:"weight"`
 	Base       bool        `json:"base"`
 	Negated    bool        `json:"negated"`
+	Aggregate  bool        `json:"aggregate,omitempty"`
 	Children   []ProofJSON `json:"children"`
 }
 
 // NewProofJSON converts a proof tree.
 func NewProofJSON(p *reasoner.Proof) ProofJSON {
 	j := ProofJSON{Fact: p.Fact, Confidence: p.Confidence, Rule: p.Rule, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col,
-		Weight: p.Weight, Base: p.Base, Negated: p.Negated, Children: make([]ProofJSON, 0, len(p.Children))}
+		Weight: p.Weight, Base: p.Base, Negated: p.Negated, Aggregate: p.Aggregate, Children: make([]ProofJSON, 0, len(p.Children))}
 	for _, c := range p.Children {
 		j.Children = append(j.Children, NewProofJSON(c))
 	}

@@ -448,8 +448,10 @@ func (s *Server) unknownBody(texts []string, adds []datalog.Rule) []string {
 	}
 	var out []string
 	for i, r := range adds {
-		for _, l := range r.Body {
-			if l.Kind == datalog.Comparison || known[l.Atom.Pred] {
+		var lits []*datalog.Literal
+		r.BodyAtoms(func(l *datalog.Literal, _ bool) { lits = append(lits, l) })
+		for _, l := range lits {
+			if known[l.Atom.Pred] {
 				continue
 			}
 			msg := fmt.Sprintf("add[%d]: %s: %s is not a relation of the store and no rule or fact defines it: the literal never holds",

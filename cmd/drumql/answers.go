@@ -118,6 +118,9 @@ func proofLines(b *strings.Builder, p *reasoner.Proof, first, rest string) {
 	case p.Base:
 		b.WriteString("  base fact\n")
 		return
+	case p.Aggregate:
+		b.WriteString("  aggregate\n")
+		return
 	case p.Negated && len(p.Children) == 1:
 		fmt.Fprintf(b, "  = 1 - %s\n", fmtConf(p.Children[0].Confidence))
 		proofLines(b, p.Children[0], rest+"  └─ ", rest+"     ")

@@ -253,8 +253,10 @@ func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
 	var ds datalog.Diagnostics
 	seen := map[string]bool{}
 	for _, r := range p.Rules {
-		for _, l := range r.Body {
-			if l.Kind == datalog.Comparison || known[l.Atom.Pred] || seen[l.Atom.Pred] {
+		var lits []*datalog.Literal
+		r.BodyAtoms(func(l *datalog.Literal, _ bool) { lits = append(lits, l) })
+		for _, l := range lits {
+			if known[l.Atom.Pred] || seen[l.Atom.Pred] {
 				continue
 			}
 			seen[l.Atom.Pred] = true
