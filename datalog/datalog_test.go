@@ -245,7 +245,7 @@ func TestCheckQuery(t *testing.T) {
 		{q("wife", v("X"), s("alice")), ""},
 		{q("wief", v("X"), s("alice")), "query:1:1: error: unknown predicate wief; did you mean wife?"},
 		{q("/people/person/spouse", v("X"), v("Y")), `query:1:1: error: unknown predicate "/people/person/spouse"; did you mean "/people/person/spouse_s"?`},
-		{q("zzz", v("X")), "query:1:1: error: unknown predicate zzz"},
+		{q("zzz", v("X")), "query:1:1: warning: nothing defines zzz (no fact of the store or of the program, no rule): the answer is empty"},
 		{q("wife", v("X")), "query:1:1: error: predicate wife has 2 arguments, but the query gives 1 argument"},
 	} {
 		err := CheckQuery(tc.q, lookup, names...)

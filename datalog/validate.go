@@ -314,10 +314,12 @@ func checkSafety(r *Rule, ds Diagnostics, scratch *[]varInfo) Diagnostics {
 
 // CheckQuery checks a query against the predicates known to a store:
 // known returns a predicate's arity. It returns a [Diagnostics] error at the
-// query's atom for an unknown predicate, suggesting up to three of the
-// candidates (the names the store knows, optional) nearest by edit
-// distance (within a third of the name's length, at least 2 edits), or for
-// a wrong number of arguments; and nil when the query is fine.
+// query's atom for an unknown predicate that is a likely typo, suggesting up
+// to three of the candidates (the names the store knows, optional) nearest
+// by edit distance (within a third of the name's length, at least 2
+// edits), or for a wrong number of arguments; a [Diagnostics] holding only
+// a warning for an unknown predicate that is not near any candidate (its
+// answer is empty); and nil when the query is fine.
 func CheckQuery(q Query, known func(pred string) (arity int, ok bool), candidates ...string) error {
 	a := &q.Atom
 	pos := a.Pos
@@ -326,14 +328,17 @@ func CheckQuery(q Query, known func(pred string) (arity int, ok bool), candidate
 	}
 	n, ok := known(a.Pred)
 	if !ok {
-		msg := "unknown predicate " + QuoteName(a.Pred)
-		if s := suggest.Nearest(a.Pred, candidates, 3); len(s) > 0 {
-			for i := range s {
-				s[i] = QuoteName(s[i])
-			}
-			msg += "; did you mean " + strings.Join(s, ", ") + "?"
+		s := suggest.Nearest(a.Pred, candidates, 3)
+		if len(s) == 0 {
+			// Not a likely typo: a predicate nothing defines (yet) holds
+			// nowhere, so the answer is empty.
+			return Diagnostics{{pos, Warning, "nothing defines " + QuoteName(a.Pred) +
+				" (no fact of the store or of the program, no rule): the answer is empty"}}
 		}
-		return Diagnostics{{pos, Error, msg}}
+		for i := range s {
+			s[i] = QuoteName(s[i])
+		}
+		return Diagnostics{{pos, Error, "unknown predicate " + QuoteName(a.Pred) + "; did you mean " + strings.Join(s, ", ") + "?"}}
 	}
 	if n != len(a.Args) {
 		return Diagnostics{{pos, Error, fmt.Sprintf("predicate %s has %s, but the query gives %s",

@@ -161,6 +161,12 @@ var (
 	// ErrUnknownPredicate is returned for a query or an explanation over a
 	// predicate that neither the store nor the program knows.
 	ErrUnknownPredicate = errors.New("reasoner: unknown predicate")
+	// ErrUndefinedPredicate is what CheckQuery returns, with a warning
+	// diagnostic, for a query over a predicate that nothing defines and
+	// that is not a likely typo of one that something does: Query, Count,
+	// QueryFunc and Engine.Query answer it with nothing (and Explain with
+	// ErrNoProof).
+	ErrUndefinedPredicate = errors.New("reasoner: undefined predicate")
 	// ErrNotGround is returned by Explain for an atom with variables.
 	ErrNotGround = errors.New("reasoner: atom is not ground")
 	// ErrNoProof is returned by Explain for a fact that does not hold.

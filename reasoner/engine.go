@@ -176,7 +176,9 @@ func (en *Engine) relation(ctx context.Context, pred string, arity int) (*relati
 // the store's CSR snapshot, max over the rules), unless Options.Explain asks
 // for proofs.
 func (en *Engine) Query(ctx context.Context, q datalog.Atom) ([]Answer, error) {
-	if err := en.checkQuery(q); err != nil {
+	if err := en.checkQuery(q); undefined(err) {
+		return nil, nil
+	} else if err != nil {
 		return nil, err
 	}
 	if len(en.prog.Rules) == 0 && len(en.prog.Facts) == 0 {
@@ -226,6 +228,9 @@ func (en *Engine) checkQuery(q datalog.Atom) error {
 		return as[0], true
 	}
 	if err := datalog.CheckQuery(datalog.Query{Atom: q, Pos: q.Pos}, known, en.names...); err != nil {
+		if ds, ok := err.(datalog.Diagnostics); ok && !ds.HasErrors() {
+			return fmt.Errorf("%w: %w", ErrUndefinedPredicate, err)
+		}
 		return fmt.Errorf("%w: %w", ErrUnknownPredicate, err)
 	}
 	return nil

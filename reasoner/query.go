@@ -2,6 +2,7 @@ package reasoner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,7 +40,9 @@ func Query(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 	if err != nil {
 		return nil, err
 	}
-	if err := checkQuery(st, prog, q); err != nil {
+	if err := checkQuery(st, prog, q); undefined(err) {
+		return nil, nil
+	} else if err != nil {
 		return nil, err
 	}
 	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
@@ -63,7 +66,9 @@ func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 	if err != nil {
 		return 0, err
 	}
-	if err := checkQuery(st, prog, q); err != nil {
+	if err := checkQuery(st, prog, q); undefined(err) {
+		return 0, nil
+	} else if err != nil {
 		return 0, err
 	}
 	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
@@ -139,10 +144,17 @@ func (c *QueryChecker) Check(q datalog.Atom) error {
 		return as[0], true
 	}
 	if err := datalog.CheckQuery(datalog.Query{Atom: q, Pos: q.Pos}, known, c.names...); err != nil {
+		if ds, ok := err.(datalog.Diagnostics); ok && !ds.HasErrors() {
+			return fmt.Errorf("%w: %w", ErrUndefinedPredicate, err)
+		}
 		return fmt.Errorf("%w: %w", ErrUnknownPredicate, err)
 	}
 	return nil
 }
+
+// undefined reports whether err says that the query's predicate is
+// undefined: its answer is empty.
+func undefined(err error) bool { return errors.Is(err, ErrUndefinedPredicate) }
 
 // answerMaker builds the answers of a query from the symbol ids of their
 // facts' arguments: fresh Values and Fact.Args for every answer, or, with
@@ -332,7 +344,9 @@ func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q dat
 	if err != nil {
 		return err
 	}
-	if err := checkQuery(st, prog, q); err != nil {
+	if err := checkQuery(st, prog, q); undefined(err) {
+		return nil
+	} else if err != nil {
 		return err
 	}
 	opt.Explain = false

@@ -90,6 +90,14 @@ func (s *Server) check(w http.ResponseWriter, q datalog.Atom) bool {
 	if err == nil {
 		return true
 	}
+	if errors.Is(err, reasoner.ErrUndefinedPredicate) {
+		// Nothing defines the predicate and it is no likely typo: the
+		// answer is empty, with the warning in a header.
+		if ds, ok := errors.AsType[datalog.Diagnostics](err); ok && len(ds) > 0 {
+			w.Header().Set("Warning", `199 drumql "`+strings.ReplaceAll(ds[0].Msg, `"`, `'`)+`"`)
+		}
+		return true
+	}
 	status := http.StatusBadRequest
 	if errors.Is(err, reasoner.ErrUnknownPredicate) && !s.defined(q.Pred) {
 		status = http.StatusNotFound // rather than a wrong arity

@@ -394,7 +394,12 @@ func openQuery(e *env, text string, rules []string) (datalog.Query, *datalog.Pro
 	if check == nil {
 		check = &datalog.Program{}
 	}
-	if err := checkQuery(st, check, q); err != nil {
+	if err := checkQuery(st, check, q); errors.Is(err, reasoner.ErrUndefinedPredicate) {
+		var ds datalog.Diagnostics
+		if errors.As(err, &ds) && len(ds) > 0 {
+			fmt.Fprintf(e.stderr, "drumql: warning: %s\n", ds[0].Msg)
+		}
+	} else if err != nil {
 		st.Close()
 		return q, nil, nil, err
 	}
@@ -434,8 +439,8 @@ func parseAtom(s string) (datalog.Query, error) {
 // predicate is unknown.
 func checkQuery(st store.Store, prog *datalog.Program, q datalog.Query) error {
 	err := reasoner.CheckQuery(st, prog, q.Atom)
-	if err == nil {
-		return nil
+	if err == nil || errors.Is(err, reasoner.ErrUndefinedPredicate) {
+		return err
 	}
 	var ds datalog.Diagnostics
 	if !errors.Is(err, reasoner.ErrUnknownPredicate) || !errors.As(err, &ds) {
