@@ -76,4 +76,3 @@ initial(P, I) :- children(P, _), I = cat(substr(P, 0, 1), ".").
 		t.Errorf("division by zero: exit %d: %s", code, stderr)
 	}
 }
-
