@@ -18,6 +18,19 @@
 //	@aggregate max.                               % how link prediction ranks
 //	@min 0.1.                                     % the threshold (mined files)
 //	wife(X, alice)?                               % a query
+//	next(X, Y) :- num(X), Y = X + 1.              % arithmetic, assignment
+//	kids(P, N) :- person(P), N = count : { parent(P, _) }.  % an aggregate
+//	label(X, L) :- person(X), L = cat("Dr ", X), match("Dr .*", L).
+//	a(X), b(X) :- c(X) ; d(X).                    % several heads, disjunction
+//
+// Expressions ([Expr], in [Term]s of kind [Compound]) are arithmetic
+// (+ - * / % ^, unary minus), the built-in functions of [Functions] and the
+// aggregates of [Aggregators]; [Builtins] are tests written as body
+// literals. Several heads and `;` are expanded by the parser into one rule
+// each. The README's dialect section gives their semantics: integers are
+// exact (64 bits), other numbers float64; an aggregate counts the distinct
+// matches of its body per group (the variables it shares with the rest of
+// the rule), its confidence the lowest of theirs.
 //
 // Variables start with an uppercase (or titlecase) letter or an
 // underscore. A lone `_` is the anonymous variable: every occurrence is a

@@ -31,10 +31,11 @@ const (
 )
 
 // Functions lists the built-in functions usable in expressions with their
-// number of arguments.
+// number of arguments; -2 means two or more (min, max and cat, as in
+// Soufflé).
 var Functions = map[string]int{
-	"min": 2, "max": 2, "abs": 1, "fdiv": 2,
-	"cat": 2, "strlen": 1, "substr": 3, "to_number": 1, "to_string": 1,
+	"min": -2, "max": -2, "abs": 1, "fdiv": 2,
+	"cat": -2, "strlen": 1, "substr": 3, "to_number": 1, "to_string": 1,
 }
 
 // Aggregators lists the aggregate functions; all but count take a target.

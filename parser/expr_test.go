@@ -26,6 +26,7 @@ func TestExpressions(t *testing.T) {
 		{"p(Y) :- q(X), Y = max(abs(X), min(X, 3)).", "p(Y) :- q(X), Y = max(abs(X), min(X, 3))."},
 		{`p(C) :- q(X), C = cat(X, "_x"), strlen(C) > 2, contains("a", C), match("a.*", C).`,
 			`p(C) :- q(X), C = cat(X, "_x"), strlen(C) > 2, contains(a, C), match("a.*", C).`},
+		{"p(Y) :- q(X), Y = max(X, 2, -X), Z = cat(X, a, \"-\", 1), Z != Y.", `p(Y) :- q(X), Y = max(X, 2, -X), Z = cat(X, a, "-", 1), Z != Y.`},
 		{"d(X, N) :- n(X), N = count : { e(X, _) }.", "d(X, N) :- n(X), N = count : { e(X, _) }."},
 		{"d(X, N) :- n(X), N = count:e(X, _).", "d(X, N) :- n(X), N = count : { e(X, _) }."},
 		{"s(X, S) :- n(X), S = sum V * 2 : { w(X, V), V > 0 }.", "s(X, S) :- n(X), S = sum V * 2 : { w(X, V), V > 0 }."},
@@ -58,6 +59,7 @@ func TestExpressionErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"p(Y) :- q(X), Y = f(X).", "f.dl:1:19: error: unknown function f (the functions are abs, cat, fdiv, max, min, strlen, substr, to_number, to_string)"},
 		{"p(Y) :- q(X), Y = abs(X, 1).", "f.dl:1:19: error: abs takes 1 argument, not 2"},
+		{"p(Y) :- q(X), Y = cat(X).", "f.dl:1:19: error: cat takes 2 or more arguments, not 1"},
 		{"p(Y) :- q(X), Y = total : { q(X) }.", "f.dl:1:19: error: unknown aggregate total (count, sum, min, max or mean: N = count : { p(X) })"},
 		{"p(Y) :- q(X), Y = count X : { q(X) }.", "f.dl:1:25: error: count takes no target: N = count : { p(X) }"},
 		{"p(Y) :- q(X), Y = sum : { q(X) }.", "f.dl:1:19: error: sum needs a target: N = sum V : { p(X, V) }"},

@@ -208,7 +208,10 @@ func (l *lowerer) primary(g *gPrimary) (datalog.Term, bool) {
 	case !known:
 		l.errorf(n.Pos, "unknown function %s (%s)", cut(n.Name, maxTokenExcerpt), functionList())
 		return datalog.Term{}, false
-	case arity != len(n.Args):
+	case arity < 0 && len(n.Args) < -arity:
+		l.errorf(n.Pos, "%s takes %d or more arguments, not %d", n.Name, -arity, len(n.Args))
+		return datalog.Term{}, false
+	case arity >= 0 && arity != len(n.Args):
 		l.errorf(n.Pos, "%s takes %d argument%s, not %d", n.Name, arity, plural(arity), len(n.Args))
 		return datalog.Term{}, false
 	}

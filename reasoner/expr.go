@@ -349,7 +349,14 @@ func (w *worker) apply(x *cexpr, a []value) (value, bool) {
 		if !w.numbers(x, a) {
 			return value{}, false
 		}
-		return w.arith(x, a[0], a[1])
+		v, ok := w.arith(x, a[0], a[1])
+		for _, b := range a[2:] { // min and max of more than two
+			if !ok {
+				break
+			}
+			v, ok = w.arith(x, v, b)
+		}
+		return v, ok
 	case datalog.OpNeg, "abs":
 		if !w.numbers(x, a) {
 			return value{}, false
@@ -367,7 +374,11 @@ func (w *worker) apply(x *cexpr, a []value) (value, bool) {
 		}
 		return floatValue(-v.f), true
 	case "cat":
-		return nameValue(w.nameOf(&a[0]) + w.nameOf(&a[1])), true
+		var b strings.Builder
+		for i := range a {
+			b.WriteString(w.nameOf(&a[i]))
+		}
+		return nameValue(b.String()), true
 	case "strlen":
 		return intValue(int64(utf8.RuneCountInString(w.nameOf(&a[0])))), true
 	case "substr":
