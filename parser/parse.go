@@ -2,6 +2,7 @@ package parser
 
 import (
 	"context"
+	"slices"
 	"errors"
 	"fmt"
 	"strconv"
@@ -300,9 +301,12 @@ func (l *lowerer) statement(st *gStatement) {
 			l.errorf(c.Heads[0].Pos, "several heads need a body: a(X), b(X) :- c(X).")
 			return
 		}
-		if l.constantArgs(head, "a fact") {
-			l.prog.Facts = append(l.prog.Facts, datalog.Fact{Weight: weight, Atom: head, Pos: pos(c.Pos)})
+		if slices.ContainsFunc(head.Args, func(t datalog.Term) bool { return t.Kind == datalog.Compound }) {
+			// p(1 + 2). is computed: a rule with no body.
+			l.prog.Rules = append(l.prog.Rules, datalog.Rule{Weight: weight, Head: head, Pos: pos(c.Pos)})
+			return
 		}
+		l.prog.Facts = append(l.prog.Facts, datalog.Fact{Weight: weight, Atom: head, Pos: pos(c.Pos)})
 		return
 	}
 	heads := []datalog.Atom{head}

@@ -345,7 +345,14 @@ func (w *worker) finite(x *cexpr, f float64) (value, bool) {
 
 func (w *worker) apply(x *cexpr, a []value) (value, bool) {
 	switch x.op {
-	case datalog.OpAdd, datalog.OpSub, datalog.OpMul, datalog.OpDiv, datalog.OpMod, datalog.OpPow, "fdiv", "min", "max":
+	case datalog.OpAdd:
+		if !w.numberOf(&a[0]) || !w.numberOf(&a[1]) {
+			// + of a name that is not a number concatenates (as
+			// Soufflé's + of symbols)
+			return nameValue(w.nameOf(&a[0]) + w.nameOf(&a[1])), true
+		}
+		return w.arith(x, a[0], a[1])
+	case datalog.OpSub, datalog.OpMul, datalog.OpDiv, datalog.OpMod, datalog.OpPow, "fdiv", "min", "max":
 		if !w.numbers(x, a) {
 			return value{}, false
 		}
@@ -631,9 +638,11 @@ func (w *worker) builtin(l *clit) (float64, bool) {
 	case "contains":
 		return conf, strings.Contains(names[1], names[0])
 	default: // match
+		// A pattern from the data that is not a regular expression
+		// matches nothing (as in Soufflé); a constant one is an error of
+		// the program (datalog.Validate).
 		re, err := w.e.regexp(names[0])
 		if err != nil {
-			w.errorIn(l.bargs[0], "match: bad regular expression: %v", err)
 			return 0, false
 		}
 		return conf, re.MatchString(names[1])
