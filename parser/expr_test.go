@@ -33,6 +33,7 @@ func TestExpressions(t *testing.T) {
 		{"m(M) :- M = min V : { w(_, V) } + 1.", "m(M) :- M = min V : { w(_, V) } + 1."},
 		{"a(X), b(X) :- c(X).", "a(X) :- c(X).\nb(X) :- c(X)."},
 		{"a(X) :- c(X) ; d(X), not e(X).", "a(X) :- c(X).\na(X) :- d(X), not e(X)."},
+		{"a(X) :- d(X), !e(X), X != 1.", "a(X) :- d(X), not e(X), X != 1."},
 		{"f(X) :- g(X), (h(X) ; i(X)), j(X).", "f(X) :- g(X), h(X), j(X).\nf(X) :- g(X), i(X), j(X)."},
 		{"x(X) :- y(X) % a comment\n  , X = 3 % 2.", "x(X) :- y(X), X = 3 % 2."},
 		{`k(X) :- "contains"(X, Y), "match"(Y, X).`, `k(X) :- "contains"(X, Y), "match"(Y, X).`},

@@ -22,7 +22,7 @@ import (
 //	atom       = name [ "(" [ expr { "," expr } ] ")" ]
 //	body       = conj { ";" conj }
 //	conj       = literal { "," literal }
-//	literal    = "not" atom | expr [ op expr ]
+//	literal    = ( "not" | "!" ) atom | expr [ op expr ]
 //	expr       = product { ( "+" | "-" ) product }
 //	product    = unary { ( "*" | "/" | "%" ) unary }
 //	unary      = [ "-" ] primary [ "^" unary ]
@@ -112,7 +112,7 @@ type gConjunct struct {
 // arguments: a predicate, or a built-in test), or a parenthesised body.
 type gLiteral struct {
 	Pos   lexer.Position
-	Neg   *gAtom `parser:"  'not' @@"`
+	Neg   *gAtom `parser:"  ( 'not' | '!' ) @@"`
 	Left  *gExpr `parser:"| @@"`
 	Op    string `parser:"  ( @( '=' | '!=' | '<=' | '>=' | '<' | '>' )"`
 	Right *gExpr `parser:"    @@ )?"`

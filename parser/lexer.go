@@ -16,7 +16,7 @@ const (
 	tokVar                                     // a variable: see datalog.IsVarStart and IsNamePart
 	tokString                                  // "..." with escapes, raw (quotes included)
 	tokNumber                                  // -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?
-	tokPunct                                   // :- :: : != <= >= = < > ( ) { } , ; . ? + - * / % ^
+	tokPunct                                   // :- :: : != <= >= = < > ( ) { } , ; . ? + - * / % ^ !
 	tokDirective                               // @[a-z]+
 	tokError                                   // a lexical error; Value is the message
 )
@@ -329,8 +329,6 @@ token:
 	case '!':
 		if s.pos+1 < len(src) && src[s.pos+1] == '=' {
 			n = 2
-		} else {
-			n = 0
 		}
 	case '<', '>':
 		if s.pos+1 < len(src) && src[s.pos+1] == '=' {
