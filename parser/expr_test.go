@@ -36,6 +36,8 @@ func TestExpressions(t *testing.T) {
 		{"a(X) :- d(X), !e(X), X != 1.", "a(X) :- d(X), not e(X), X != 1."},
 		{"f(X) :- g(X), (h(X) ; i(X)), j(X).", "f(X) :- g(X), h(X), j(X).\nf(X) :- g(X), i(X), j(X)."},
 		{"x(X) :- y(X) % a comment\n  , X = 3 % 2.", "x(X) :- y(X), X = 3 % 2."},
+		{"x(X) :- y(X), X % 7 = 3, (X + 1) % X > 0. % a comment", "x(X) :- y(X), X % 7 = 3, (X + 1) % X > 0."},
+		{"x(X) :- y(X), z(X) % Z is not a remainder\n.", "x(X) :- y(X), z(X)."},
 		{`k(X) :- "contains"(X, Y), "match"(Y, X).`, `k(X) :- "contains"(X, Y), "match"(Y, X).`},
 		{"0.5 :: p(X, count) :- q(X), X != sum.", "0.5 :: p(X, count) :- q(X), X != sum."},
 		// a fact with expressions is computed: a rule without a body

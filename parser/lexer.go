@@ -93,6 +93,10 @@ type scanner struct {
 	prevValue string
 	depth     int  // open parentheses and braces
 	opSeen    bool // an operator since the last , ; :- . or brace at depth 0
+	// parens says, per open parenthesis, whether it groups an expression
+	// (it follows no name); closedExpr: the last ")" closed such a group.
+	parens     []bool
+	closedExpr bool
 }
 
 func newScanner(filename, src string) *scanner {
@@ -185,6 +189,7 @@ func (s *scanner) errorAt(off int, format string, args ...any) lexer.Token {
 // next returns the next token; ok is false at the end (the EOF token).
 func (s *scanner) next() (lexer.Token, bool) {
 	t, ok := s.scanToken()
+	afterName := s.prevType == tokIdent || s.prevType == tokString
 	s.prevType, s.prevValue = t.Type, t.Value
 	if t.Type == tokPunct {
 		switch t.Value {
@@ -193,9 +198,15 @@ func (s *scanner) next() (lexer.Token, bool) {
 			if t.Value == "{" {
 				s.opSeen = false
 			}
+			s.parens = append(s.parens, t.Value == "(" && !afterName)
 		case ")", "}":
 			if s.depth > 0 {
 				s.depth--
+			}
+			s.closedExpr = false
+			if n := len(s.parens); n > 0 {
+				s.closedExpr = s.parens[n-1]
+				s.parens = s.parens[:n-1]
 			}
 		case ",", ";", ":-", ".", "?":
 			if s.depth == 0 {
@@ -223,10 +234,12 @@ func (s *scanner) operandBefore() bool {
 }
 
 // remainder reports whether a "%" at the current position is the remainder
-// operator rather than the start of a comment: it follows an operand
-// (a variable, a number or a closing parenthesis) inside parentheses, or in
-// an expression at the top level of a body (after a comparison or
-// arithmetic operator since the last comma). Elsewhere, and always after a
+// operator rather than the start of a comment. It must follow an operand (a
+// variable, a number or a closing parenthesis); then it is the operator
+// inside parentheses or braces, in an expression (after a comparison or
+// arithmetic operator since the last comma), and at the start of a
+// literal when an operand follows it on the line (`X % 2 = 0`, `(X + 1) %
+// N > 0`; not after an atom: `p(X) % note`). Elsewhere, and always after a
 // name, a "." or a ",", it starts a comment; "//" always does.
 func (s *scanner) remainder() bool {
 	switch {
@@ -235,7 +248,26 @@ func (s *scanner) remainder() bool {
 	default:
 		return false
 	}
-	return s.depth > 0 || s.opSeen
+	if s.depth > 0 || s.opSeen {
+		return true
+	}
+	if s.prevType == tokPunct && !s.closedExpr {
+		return false // after an atom
+	}
+	// An operand must follow on the same line.
+	i := s.pos + 1
+	for i < len(s.src) && (s.src[i] == ' ' || s.src[i] == '\t') {
+		i++
+	}
+	if i >= len(s.src) {
+		return false
+	}
+	c := s.src[i]
+	if isDigit(c) || c == '(' || c == '-' {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s.src[i:])
+	return datalog.IsVarStart(r)
 }
 
 func (s *scanner) scanToken() (lexer.Token, bool) {

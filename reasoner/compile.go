@@ -112,7 +112,11 @@ type unit struct {
 	prog     *datalog.Program
 	meta     []ruleMeta        // parallel to prog.Rules
 	descs    []ruleDesc        // rule descriptions, indexed by ruleMeta.src
-	facts    []ruleDesc        // descriptions of prog.Facts
+	// factSrc holds the program's facts as written (prog.Facts may hold
+	// placeholders for those a query does not need), described on
+	// demand (fact): a program of a million facts would spend more on
+	// their descriptions than on its evaluation.
+	factSrc []datalog.Fact
 	internal map[string]string // internal predicate -> displayed predicate ("" hidden)
 	// answer is the predicate whose relation holds the query's answers:
 	// ansPred, or the query's own predicate when its arguments are distinct
@@ -147,11 +151,12 @@ func plainUnit(p *datalog.Program) *unit {
 		u.meta = append(u.meta, ruleMeta{src: i})
 		u.descs = append(u.descs, describeRule(&p.Rules[i]))
 	}
-	for i := range p.Facts {
-		u.facts = append(u.facts, describeFact(&p.Facts[i]))
-	}
+	u.factSrc = p.Facts
 	return u
 }
+
+// fact describes program fact k.
+func (u *unit) fact(k int) ruleDesc { return describeFact(&u.factSrc[k]) }
 
 func relKey(pred string, arity int) string { return pred + "/" + strconv.Itoa(arity) }
 

@@ -310,7 +310,12 @@ func (w *worker) eval(x *cexpr) (value, float64, bool) {
 		return r.v, r.conf, r.ok && w.err == nil
 	}
 	conf := 1.0
-	args := make([]value, len(x.args))
+	var buf [3]value
+	args := buf[:0]
+	if len(x.args) > len(buf) {
+		args = make([]value, 0, len(x.args))
+	}
+	args = args[:len(x.args)]
 	for i, a := range x.args {
 		v, c, ok := w.eval(a)
 		if !ok {

@@ -197,7 +197,7 @@ type derivedWriter struct {
 // they use, so that the write itself never changes the dictionary.
 func (e *evaluator) prepareWrite(u *unit, counts map[string]int) (*derivedWriter, error) {
 	w := &derivedWriter{e: e, u: u, relIDs: make([]uint32, len(e.rels)),
-		rules: make([]string, len(e.rules)), facts0: make([]string, len(u.facts))}
+		rules: make([]string, len(e.rules)), facts0: make([]string, len(u.factSrc))}
 	// The local symbols the facts use, in order of first use.
 	used := map[uint32]bool{}
 	var locals []uint32
@@ -387,7 +387,7 @@ func (w *derivedWriter) ruleRef(ci int) string {
 // factRef is the encoded reference of program fact k, computed once.
 func (w *derivedWriter) factRef(k int) string {
 	if w.facts0[k] == "" {
-		w.facts0[k] = encodeRule(w.u.facts[k])
+		w.facts0[k] = encodeRule(w.u.fact(k))
 	}
 	return w.facts0[k]
 }

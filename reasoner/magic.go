@@ -228,9 +228,9 @@ func newMagicBuilder(p *datalog.Program, q datalog.Atom) *magicBuilder {
 	for i := range p.Rules {
 		b.u.descs = append(b.u.descs, describeRule(&p.Rules[i]))
 	}
+	b.u.factSrc = p.Facts
 	for i := range p.Facts {
 		f := &p.Facts[i]
-		b.u.facts = append(b.u.facts, describeFact(f))
 		if b.rel[f.Atom.Pred] {
 			out.Facts = append(out.Facts, *f)
 		} else {

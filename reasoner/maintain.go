@@ -253,10 +253,7 @@ func newMaterialisation(ctx context.Context, st store.Store, syms *symtab, prog 
 	e.progress = opt.Progress
 	e.maxMem = opt.MaxMemory
 	e.start = time.Now()
-	u := &unit{prog: &datalog.Program{Facts: prog.Facts}, internal: map[string]string{}}
-	for i := range prog.Facts {
-		u.facts = append(u.facts, describeFact(&prog.Facts[i]))
-	}
+	u := &unit{prog: &datalog.Program{Facts: prog.Facts}, internal: map[string]string{}, factSrc: prog.Facts}
 	return &Materialisation{
 		st: st, opt: opt, prog: prog, e: e, u: u,
 		loaded: map[int32]bool{}, guards: map[int32]int32{},

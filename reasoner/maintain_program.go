@@ -241,12 +241,9 @@ func (m *Materialisation) setProgram(prog *datalog.Program, keys []string) (kill
 func (m *Materialisation) setFacts(prog *datalog.Program) error {
 	e := m.e
 	oldFacts := m.facts
-	oldDescs := m.u.facts
+	oldSrc := m.u.factSrc
 	m.u.prog.Facts = prog.Facts
-	m.u.facts = nil
-	for i := range prog.Facts {
-		m.u.facts = append(m.u.facts, describeFact(&prog.Facts[i]))
-	}
+	m.u.factSrc = prog.Facts
 	if err := m.indexFacts(); err != nil {
 		return err
 	}
@@ -273,7 +270,7 @@ func (m *Materialisation) setFacts(prog *datalog.Program) error {
 			// The same fact, perhaps elsewhere: the stored proofs are
 			// renamed, not rewritten.
 			r.set(t, nf.w, int32(provFact0-nf.idx))
-			if a, b := encodeRule(oldDescs[of.idx]), encodeRule(m.u.facts[nf.idx]); a != b {
+			if a, b := encodeRule(describeFact(&oldSrc[of.idx])), encodeRule(m.u.fact(nf.idx)); a != b {
 				m.renames[a] = b
 			}
 		}

@@ -220,8 +220,8 @@ func (m *Materialisation) loadDerived() error {
 	for _, ci := range m.ruleOf {
 		refs[ruleRefOf(m.u, e.rules[ci])] = int32(ci)
 	}
-	for k := range m.u.facts {
-		refs[encodeRule(m.u.facts[k])] = int32(provFact0 - k)
+	for k := range m.u.factSrc {
+		refs[encodeRule(m.u.fact(k))] = int32(provFact0 - k)
 	}
 	for _, f := range facts {
 		if err := m.resolve(f, refs); err != nil {
@@ -402,7 +402,7 @@ func (m *Materialisation) WriteUpdate(ctx context.Context, ch Change) error {
 	e := m.e
 	e.ctx = ctx
 	w := &derivedWriter{e: e, u: m.u, relIDs: make([]uint32, len(e.rels)),
-		rules: make([]string, len(e.rules)), facts0: make([]string, len(m.u.facts)), remap: map[uint32]uint32{},
+		rules: make([]string, len(e.rules)), facts0: make([]string, len(m.u.factSrc)), remap: map[uint32]uint32{},
 		interned: make([]bool, len(e.rels))}
 	var up store.DerivedUpdate
 	up.Program = m.Record()

@@ -445,7 +445,7 @@ func (e *evaluator) proof(u *unit, prov int32, fact datalog.Atom, conf float64, 
 		}
 		return storeProof(e.st, e.syms, f, depth+1)
 	case prov <= provFact0:
-		d := u.facts[provFact0-prov]
+		d := u.fact(int(provFact0 - prov))
 		p.Rule, p.Pos, p.Weight = d.text, d.pos, d.weight
 	case prov >= 0:
 		rule := e.rules[e.pool.rule(prov)]

@@ -106,27 +106,41 @@ func (s *symtab) id(name string) (uint32, error) {
 }
 
 // computed returns the id of a name an expression computed, assigning a
-// local id when the store does not know it; the names are cached (an
-// expression computes the same few values many times).
+// local id when the store does not know it; the store's ids are cached (an
+// expression computes the same few values many times, and new values are
+// local ids, found in one map).
 func (s *symtab) computed(name string) (uint32, error) {
 	s.mu.Lock()
-	id, ok := s.cache[name]
-	s.mu.Unlock()
-	if ok {
+	if id, ok := s.cache[name]; ok {
+		s.mu.Unlock()
 		return id, nil
 	}
-	id, err := s.id(name)
-	if err != nil {
-		return 0, err
-	}
-	s.mu.Lock()
-	if s.cache == nil {
-		s.cache = map[string]uint32{}
-	}
-	if len(s.cache) < 1<<20 {
-		s.cache[name] = id
+	if id, ok := s.local[name]; ok {
+		s.mu.Unlock()
+		return id, nil
 	}
 	s.mu.Unlock()
+	id, ok, err := s.st.Lookup(name)
+	if err != nil {
+		return 0, errorf("reasoner: lookup %q: %w", name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ok && id < s.nStore {
+		if s.cache == nil {
+			s.cache = map[string]uint32{}
+		}
+		if len(s.cache) < 1<<20 {
+			s.cache[name] = id
+		}
+		return id, nil
+	}
+	if id, ok := s.local[name]; ok {
+		return id, nil
+	}
+	id = localBase + uint32(len(s.lnames))
+	s.local[name] = id
+	s.lnames = append(s.lnames, name)
 	return id, nil
 }
 
