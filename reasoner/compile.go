@@ -109,14 +109,14 @@ type ruleDesc struct {
 // their metadata, the program's facts, and the predicates that are internal
 // (never loaded from the store) with the name each displays as.
 type unit struct {
-	prog     *datalog.Program
-	meta     []ruleMeta        // parallel to prog.Rules
-	descs    []ruleDesc        // rule descriptions, indexed by ruleMeta.src
+	prog  *datalog.Program
+	meta  []ruleMeta // parallel to prog.Rules
+	descs []ruleDesc // rule descriptions, indexed by ruleMeta.src
 	// factSrc holds the program's facts as written (prog.Facts may hold
 	// placeholders for those a query does not need), described on
 	// demand (fact): a program of a million facts would spend more on
 	// their descriptions than on its evaluation.
-	factSrc []datalog.Fact
+	factSrc  []datalog.Fact
 	internal map[string]string // internal predicate -> displayed predicate ("" hidden)
 	// answer is the predicate whose relation holds the query's answers:
 	// ansPred, or the query's own predicate when its arguments are distinct
