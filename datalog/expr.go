@@ -263,17 +263,7 @@ func appendLiteral(b []byte, l *Literal, leaf func([]byte, Term) []byte) []byte 
 		} else {
 			b = appendName(b, a.Pred)
 		}
-		if len(a.Args) == 0 {
-			return b
-		}
-		b = append(b, '(')
-		for i, t := range a.Args {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = term(b, t)
-		}
-		return append(b, ')')
+		return appendArgs(b, a.Args, func(t Term, b []byte) []byte { return term(b, t) })
 	}
 	switch l.Kind {
 	case Negated:

@@ -245,16 +245,21 @@ func (t Term) appendTo(b []byte) []byte {
 func (a Atom) String() string { return string(a.appendTo(nil)) }
 
 func (a Atom) appendTo(b []byte) []byte {
-	b = appendName(b, a.Pred)
-	if len(a.Args) == 0 {
+	return appendArgs(appendName(b, a.Pred), a.Args, Term.appendTo)
+}
+
+// appendArgs appends `(arg, ...)`, nothing when there are no arguments,
+// writing each with term.
+func appendArgs(b []byte, args []Term, term func(Term, []byte) []byte) []byte {
+	if len(args) == 0 {
 		return b
 	}
 	b = append(b, '(')
-	for i, t := range a.Args {
+	for i, t := range args {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = t.appendTo(b)
+		b = term(t, b)
 	}
 	return append(b, ')')
 }

@@ -1,6 +1,7 @@
 package reasoner
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -541,33 +542,14 @@ func (w *worker) compareValues(a, b *value) int {
 	}
 	if w.numberOf(a) && w.numberOf(b) {
 		if a.isInt && b.isInt {
-			return cmpInt(a.i, b.i)
+			return cmp.Compare(a.i, b.i)
 		}
-		return cmpFloat(a.f, b.f)
+		return cmp.Compare(a.f, b.f)
 	}
 	return strings.Compare(w.nameOf(a), w.nameOf(b))
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
+// opHolds reports whether op holds of two operands that compare as c.
 func opHolds(op datalog.CmpOp, c int) bool {
 	switch op {
 	case datalog.OpEq:

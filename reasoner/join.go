@@ -309,20 +309,7 @@ func (w *worker) compare(l *clit) bool {
 		}
 		c = w.e.syms.compare(a, fa, na, b, fb, nb)
 	}
-	switch l.op {
-	case datalog.OpEq:
-		return c == 0
-	case datalog.OpNe:
-		return c != 0
-	case datalog.OpLt:
-		return c < 0
-	case datalog.OpLe:
-		return c <= 0
-	case datalog.OpGt:
-		return c > 0
-	default:
-		return c >= 0
-	}
+	return opHolds(l.op, c)
 }
 
 func (w *worker) emit(p *plan, conf float64) {
