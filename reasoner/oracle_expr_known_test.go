@@ -350,3 +350,33 @@ func TestOracleExprKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestOracleExprDemand checks when the oracle lets a goal-directed
+// evaluation fail: only where a failing rule's head may be bound by the
+// demand of a query constant or of a rule's body.
+func TestOracleExprDemand(t *testing.T) {
+	src := `n(7). n(-7). m(abc).
+d(X, Y) :- n(X), Y = X / 2.
+h(X, Y) :- n(X), Y = to_string(X).
+e(X) :- m(X), d(X, _).
+f(X) :- n(X), g(X, _).
+g(X, Y) :- n(X), Y = abs(X).`
+	p := mustParse(t, src)
+	res := oracleExpr(t, nil, p, Exact)
+	if res.err != nil || res.possible {
+		t.Fatalf("error %v, possible %v", res.err, res.possible)
+	}
+	for q, want := range map[string]bool{
+		"d(X, Y)?": false, // nothing binds d's arguments
+		"d(7, Y)?": true,  // X = 7 before n(X): X / 2 of any constant
+		"d(X, 3)?": true,  // Y is bound by the demand too
+		"h(x, Y)?": false, // to_string cannot fail
+		"e(X)?":    true,  // m's values demand d with X bound
+		"f(X)?":    true,
+		"g(X, Y)?": false, // f's body would demand g with X bound, but f is not evaluated
+	} {
+		if got := oracleDemandErr(p, res, mustQuery(t, q)); got != want {
+			t.Errorf("%s: may fail under demand %v, want %v", q, got, want)
+		}
+	}
+}

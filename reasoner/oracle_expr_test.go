@@ -58,8 +58,11 @@ type oracleExprResult struct {
 	// is set when err is).
 	possible bool
 	// demand is set when a goal-directed evaluation may meet an error (it
-	// is set when possible is).
+	// is set when possible is); risky holds the head predicates of the
+	// rules that may fail under demand (see oxDemandRisky and
+	// oracleDemandErr).
 	demand bool
+	risky  map[string]bool
 }
 
 // oracleNeedsExpr reports whether p needs the expression oracle: a rule
@@ -156,12 +159,80 @@ func oracleExpr(t testing.TB, base []store.NamedTriple, p *datalog.Program, minC
 		})
 	}
 	res.demand = res.possible
+	res.risky = map[string]bool{}
 	for i := range p.Rules {
-		if oxDemandRisky(&p.Rules[i]) {
+		if oxDemandRisky(&p.Rules[i], o.groups) {
 			res.demand = true
+			res.risky[p.Rules[i].Head.Pred] = true
 		}
 	}
 	return res
+}
+
+// oracleDemandErr reports whether a goal-directed evaluation of query q
+// may fail: a bottom-up one may, or a rule that may fail under demand
+// (res.risky) defines a predicate q depends on that may be demanded with
+// an argument bound: q's own predicate when q has a constant, or one that
+// the body (or an aggregate's) of a rule q depends on calls with an
+// argument that is a constant, an expression or a variable occurring
+// elsewhere in the rule.
+func oracleDemandErr(p *datalog.Program, res *oracleExprResult, q datalog.Atom) bool {
+	if res.possible {
+		return true
+	}
+	bindable := map[string]bool{}
+	if slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind != datalog.Var }) {
+		bindable[q.Pred] = true
+	}
+	cone := map[string]bool{q.Pred: true}
+	for changed := true; changed; {
+		changed = false
+		for i := range p.Rules {
+			r := &p.Rules[i]
+			if cone[r.Head.Pred] {
+				r.BodyAtoms(func(l *datalog.Literal, _ bool) {
+					if !cone[l.Atom.Pred] {
+						cone[l.Atom.Pred] = true
+						changed = true
+					}
+				})
+			}
+		}
+	}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		if !cone[r.Head.Pred] {
+			continue // not evaluated for q
+		}
+		uses := map[string]int{}
+		count := func(t datalog.Term) {
+			if t.Value != "_" {
+				uses[t.Value]++
+			}
+		}
+		for _, t := range r.Head.Args {
+			t.Vars(count)
+		}
+		for j := range r.Body {
+			r.Body[j].Vars(count)
+		}
+		r.BodyAtoms(func(l *datalog.Literal, _ bool) {
+			for _, t := range l.Atom.Args {
+				if t.Kind == datalog.Var && t.Value == "_" {
+					continue
+				}
+				if t.Kind != datalog.Var || uses[t.Value] > 1 {
+					bindable[l.Atom.Pred] = true
+				}
+			}
+		})
+	}
+	for pred := range cone {
+		if res.risky[pred] && bindable[pred] {
+			return true
+		}
+	}
+	return false
 }
 
 // # Values
@@ -1129,45 +1200,73 @@ func (o *oxEval) possibleUngrouped(t datalog.Term) bool {
 
 // oxDemandRisky reports whether a goal-directed evaluation of r, which
 // may bind its head variables to any value before its body, may fail on
-// that value: a head variable, or a variable assigned from one, occurs in
-// an expression, an aggregate or a match test.
-func oxDemandRisky(r *datalog.Rule) bool {
+// such a value: an operation that can fail (arithmetic, a function other
+// than cat, strlen and to_string, a match test's pattern) has an operand that
+// depends on a head variable (through assignments, or an aggregate grouped
+// by one), in the rule or in the body of one of its aggregates.
+func oxDemandRisky(r *datalog.Rule, groups map[*datalog.Expr][]string) bool {
 	tainted := map[string]bool{}
 	for _, a := range r.Head.Args {
 		if a.Kind == datalog.Var && a.Value != "_" {
 			tainted[a.Value] = true
 		}
 	}
-	mentions := func(t datalog.Term) bool {
-		found := false
-		t.Vars(func(v datalog.Term) { found = found || tainted[v.Value] })
-		return found
+	return oxRiskyScope(r.Body, r.Head.Args, tainted, groups)
+}
+
+func oxRiskyScope(body []datalog.Literal, needs []datalog.Term, tainted map[string]bool, groups map[*datalog.Expr][]string) bool {
+	// taintedTerm: t's value may depend on a tainted variable.
+	var taintedTerm func(t datalog.Term) bool
+	taintedTerm = func(t datalog.Term) bool {
+		switch {
+		case t.Kind == datalog.Var:
+			return tainted[t.Value]
+		case t.Kind == datalog.Compound && t.X.Agg:
+			// count, sum and mean are numbers; min and max any value
+			return (t.X.Op == "min" || t.X.Op == "max") && slices.ContainsFunc(groups[t.X], func(g string) bool { return tainted[g] })
+		case t.Kind == datalog.Compound:
+			return slices.ContainsFunc(t.X.Args, taintedTerm)
+		}
+		return false
+	}
+	var riskyTerm func(t datalog.Term) bool
+	riskyTerm = func(t datalog.Term) bool {
+		switch {
+		case t.Kind != datalog.Compound:
+			return false
+		case t.X.Agg:
+			inner := map[string]bool{}
+			for _, g := range groups[t.X] {
+				inner[g] = tainted[g]
+			}
+			return oxRiskyScope(t.X.Body, t.X.Args, inner, groups)
+		case slices.ContainsFunc(t.X.Args, riskyTerm):
+			return true
+		}
+		safe := t.X.Op == "cat" || t.X.Op == "strlen" || t.X.Op == "to_string"
+		return !safe && slices.ContainsFunc(t.X.Args, taintedTerm)
 	}
 	for changed := true; changed; {
 		changed = false
-		for _, l := range r.Body {
+		for _, l := range body {
 			if l.Kind != datalog.Comparison || l.Op != datalog.OpEq {
 				continue
 			}
 			for _, side := range [2][2]datalog.Term{{l.Left, l.Right}, {l.Right, l.Left}} {
-				if v := side[0]; v.Kind == datalog.Var && v.Value != "_" && !tainted[v.Value] && mentions(side[1]) {
+				if v := side[0]; v.Kind == datalog.Var && v.Value != "_" && !tainted[v.Value] && taintedTerm(side[1]) {
 					tainted[v.Value] = true
 					changed = true
 				}
 			}
 		}
 	}
-	for _, l := range r.Body {
-		for _, t := range oxLitTerms(&l) {
-			if t.Kind == datalog.Compound && mentions(t) || l.Kind == datalog.Builtin && l.Atom.Pred == "match" && mentions(t) {
-				return true
-			}
+	for _, l := range body {
+		if l.Kind == datalog.Builtin && l.Atom.Pred == "match" && taintedTerm(l.Atom.Args[0]) { // the pattern
+			return true
 		}
-	}
-	for _, t := range r.Head.Args {
-		if t.Kind == datalog.Compound && mentions(t) {
+		if slices.ContainsFunc(oxLitTerms(&l), riskyTerm) {
 			return true
 		}
 	}
-	return false
+	return slices.ContainsFunc(needs, riskyTerm)
 }
