@@ -54,6 +54,19 @@ j(Z) :- one(_), Z = 7 / 2.5.`,
 			"i(Z)?": {"3 1"}, // 2.0 is the integer 2
 			"j(Z)?": {"2.8 1"},
 		}},
+	{name: "float results are named by FormatFloat 'g'",
+		// Taken literally: a whole float of a million or more is written
+		// with an exponent (a symbol other than the integer's, equal to it
+		// under =), a negative zero as -0.
+		src: `one(1).
+f(Y, Z) :- one(_), Y = 2.5 * 800000, Z = Y / 3.
+z(Y) :- one(_), Y = -0.5 * 0.
+s(Y) :- one(_), Y = fdiv(1, 100000).`,
+		want: map[string][]string{
+			"f(Y, Z)?": {"2e+06 666666 1"}, // Y is read back as the integer 2000000
+			"z(Y)?":    {"-0 1"},
+			"s(Y)?":    {"1e-05 1"},
+		}},
 	{name: "fdiv divides as floats",
 		src:  "n(7). n(6).\nq(X, Y) :- n(X), Y = fdiv(X, 2).",
 		want: map[string][]string{"q(X, Y)?": {"7 3.5 1", "6 3 1"}}},
@@ -95,6 +108,15 @@ big(A) :- one(_), A = 2 ^ 62.`,
 	{name: "comparisons of expressions are numeric",
 		src:  "n(7). n(6). n(-7).\nbig(X) :- n(X), X + 0.5 > 7.\neq(X) :- n(X), X * 2 = 14.0.",
 		want: map[string][]string{"big(X)?": {"7 1"}, "eq(X)?": {"7 1"}}},
+	{name: "a quoted numeral is a number in arithmetic, a symbol in comparisons",
+		// Choice: an operand is read by its name (every constant is a
+		// symbol, a number when its name is written as one), while a
+		// comparison keeps treating a quoted constant as a symbol.
+		src: `n(7).
+a(Y) :- n(_), Y = "7" + 1.
+b(X) :- n(X), X = "007".
+c(X) :- n(X), X = 007.`,
+		want: map[string][]string{"a(Y)?": {"8 1"}, "b(X)?": {}, "c(X)?": {"7 1"}}},
 	{name: "assignments in any order",
 		src:  "n(7). n(-7).\na(X, Z) :- Z = Y * 2, Y = X + 1, n(X).",
 		want: map[string][]string{"a(X, Z)?": {"7 16 1", "-7 -12 1"}}},
