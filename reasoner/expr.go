@@ -411,7 +411,10 @@ func (w *worker) apply(x *cexpr, a []value) (value, bool) {
 			w.errorIn(x, "%s is not a number", valueTerm(w.nameOf(&a[0])))
 			return value{}, false
 		}
-		return a[0], true
+		// the number, named canonically ("007" is 7)
+		v := a[0]
+		v.hasID, v.named = false, false
+		return v, true
 	case "to_string":
 		return a[0], true
 	}
@@ -499,15 +502,9 @@ func (w *worker) arith(x *cexpr, a, b value) (value, bool) {
 	case datalog.OpPow:
 		return w.finite(x, math.Pow(f, g))
 	case "min":
-		if f <= g {
-			return a, true
-		}
-		return b, true
+		return floatValue(min(f, g)), true
 	default: // max
-		if f >= g {
-			return a, true
-		}
-		return b, true
+		return floatValue(max(f, g)), true
 	}
 }
 

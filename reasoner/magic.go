@@ -2,6 +2,7 @@ package reasoner
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
@@ -435,7 +436,7 @@ func (b *magicBuilder) addBridge(g goalKey) {
 // information-passing order, gets a magic rule demanding it from what the
 // literals before it bind.
 func (b *magicBuilder) addAdornedRule(g goalKey, ri int) {
-	r := &b.p.Rules[ri]
+	r := headVariables(&b.p.Rules[ri])
 	mn := magicName(g.pred, g.ad)
 	bound := map[string]bool{}
 	var guardArgs []datalog.Term
@@ -528,4 +529,28 @@ func (b *magicBuilder) addMagicRule(l datalog.Literal, bound map[string]bool, pr
 		ruleMeta{src: -1})
 	l.Atom = datalog.Atom{Pred: adornedName(l.Atom.Pred, ad), Args: l.Atom.Args, Pos: l.Atom.Pos}
 	return l
+}
+
+// headVariables returns r with every expression of its head replaced by a
+// fresh variable that an equality at the end of the body assigns (r itself
+// when its head has none): `a(X, sum V : {w(X, V)}) :- r(X)` is `a(X, H) :-
+// r(X), H = sum V : {w(X, V)}`. The magic-set rewrite then passes the
+// demanded value as a variable: an expression copied into a magic rule
+// would lose the variables that give it its meaning (an aggregate's group).
+func headVariables(r *datalog.Rule) *datalog.Rule {
+	if !slices.ContainsFunc(r.Head.Args, func(t datalog.Term) bool { return t.Kind == datalog.Compound }) {
+		return r
+	}
+	nr := *r
+	nr.Head.Args = slices.Clone(r.Head.Args)
+	nr.Body = slices.Clone(r.Body)
+	for i, t := range nr.Head.Args {
+		if t.Kind != datalog.Compound {
+			continue
+		}
+		v := datalog.Term{Kind: datalog.Var, Value: "\x00H" + strconv.Itoa(i), Pos: t.Pos}
+		nr.Head.Args[i] = v
+		nr.Body = append(nr.Body, datalog.Literal{Kind: datalog.Comparison, Op: datalog.OpEq, Left: v, Right: t, Pos: t.Pos})
+	}
+	return &nr
 }

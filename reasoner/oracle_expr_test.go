@@ -294,10 +294,15 @@ func oxCmpNum(a, b oxNum) int {
 	return cmp.Compare(a.float(), b.float())
 }
 
-// oxFloat names a float result; NaN and infinities are errors.
+// oxFloat names a float result: a whole number of magnitude below 2^53
+// (where every integer is a float64) as that integer, negative zero as 0,
+// any other as its shortest 'g' form; NaN and infinities are errors.
 func oxFloat(f float64) (string, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "", fmt.Errorf("the result %v is not a finite number", f)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10), nil
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64), nil
 }
@@ -316,7 +321,7 @@ func oxInt(b *big.Int) (string, error) {
 func oxApply(op string, args []string) (string, error) {
 	switch op {
 	case "cat":
-		return args[0] + args[1], nil
+		return strings.Join(args, ""), nil
 	case "strlen":
 		return strconv.Itoa(utf8.RuneCountInString(args[0])), nil
 	case "to_string":
@@ -346,6 +351,22 @@ func oxApply(op string, args []string) (string, error) {
 			end = i + n
 		}
 		return string(rs[i:end]), nil
+	}
+	if op == datalog.OpAdd {
+		// + of a name that is not a number concatenates the names
+		for _, a := range args {
+			if _, ok := oxReadNum(a); !ok {
+				return strings.Join(args, ""), nil
+			}
+		}
+	}
+	if (op == "min" || op == "max") && len(args) > 2 {
+		// min and max of more than two: pairwise, left to right
+		r, err := oxApply(op, args[:2])
+		if err != nil {
+			return "", err
+		}
+		return oxApply(op, append([]string{r}, args[2:]...))
 	}
 	nums := make([]oxNum, len(args))
 	ints := true
@@ -967,9 +988,11 @@ func oxBuiltin(pred, a, b string) (bool, error) {
 	case "contains":
 		return strings.Contains(b, a), nil
 	case "match":
+		// A pattern of the data that is not a regular expression
+		// matches nothing.
 		re, err := regexp.Compile("^(?:" + a + ")$")
 		if err != nil {
-			return false, fmt.Errorf("match: bad regular expression %q: %v", a, err)
+			return false, nil
 		}
 		return re.MatchString(b), nil
 	}
