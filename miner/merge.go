@@ -127,3 +127,45 @@ func tieOrder(a, b MinedRule) int {
 	return cmp.Or(cmp.Compare(bodyAtoms(a.Rule), bodyAtoms(b.Rule)), cmp.Compare(b.Support, a.Support),
 		cmp.Compare(b.Score, a.Score), strings.Compare(a.Rule.Key(), b.Rule.Key()))
 }
+
+// TopRules returns, per head relation, the n rules that predict the most
+// of the head's facts most precisely: the highest support × weight (the
+// support counted on the graph; weight, then the order of rules, break
+// ties). A person reads a few rules per relation, and the most confident
+// ones are narrow rules with constants that each predict a handful of facts:
+// support × weight keeps the general rules a reader needs first (on
+// kinship's valid split, the best 20 rules per head by it rank at MRR .700
+// where the 20 most confident rank at .261; the whole file .740). rules
+// are in MergeRules' order (by head, then by decreasing weight), and so is
+// the result. n <= 0 keeps every rule.
+func TopRules(rules []MinedRule, n int) []MinedRule {
+	if n <= 0 {
+		return rules
+	}
+	keep := make([]bool, len(rules))
+	for lo := 0; lo < len(rules); {
+		hi := lo
+		for hi < len(rules) && rules[hi].Head == rules[lo].Head {
+			hi++
+		}
+		idx := make([]int, hi-lo)
+		for i := range idx {
+			idx[i] = lo + i
+		}
+		value := func(i int) float64 { return float64(rules[i].Support) * rules[i].Rule.Weight }
+		slices.SortStableFunc(idx, func(a, b int) int {
+			return cmp.Or(cmp.Compare(value(b), value(a)), cmp.Compare(rules[b].Rule.Weight, rules[a].Rule.Weight))
+		})
+		for _, i := range idx[:min(n, len(idx))] {
+			keep[i] = true
+		}
+		lo = hi
+	}
+	out := make([]MinedRule, 0, min(len(rules), n))
+	for i, r := range rules {
+		if keep[i] {
+			out = append(out, r)
+		}
+	}
+	return out
+}

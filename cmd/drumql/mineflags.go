@@ -67,6 +67,9 @@ func (c *mineCmd) validate() error {
 			bad("--%s %d: want %s of at least 1", f.name, *f.v, f.what)
 		}
 	}
+	if c.Top < 0 {
+		bad("--top %d: want a number of rules of at least 1 (0, the default, keeps them all)", c.Top)
+	}
 	// Counts of at least 1, or -1 to switch the bound off.
 	for _, f := range []struct {
 		name string
