@@ -117,3 +117,45 @@ func TestTieGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestTopRules checks the rules TopRules keeps per head against choices
+// worked out by hand: support × weight first, then weight, then the order;
+// the kept rules keep their order, and n <= 0 keeps everything.
+func TestTopRules(t *testing.T) {
+	rule := func(head string, w float64, sup int, body string) MinedRule {
+		v := func(s string) datalog.Term { return datalog.Term{Kind: datalog.Var, Value: s} }
+		return MinedRule{Head: head, Support: sup, Counted: true, Rule: datalog.Rule{Weight: w,
+			Head: datalog.Atom{Pred: head, Args: []datalog.Term{v("A"), v("B")}},
+			Body: []datalog.Literal{{Kind: datalog.Positive, Atom: datalog.Atom{Pred: body, Args: []datalog.Term{v("A"), v("B")}}}}}}
+	}
+	rules := MergeRules([]MinedRule{
+		rule("h", 0.95, 2, "c1"), // 1.9: narrow and confident
+		rule("h", 0.9, 3, "c2"),  // 2.7
+		rule("h", 0.6, 100, "p"), // 60: general
+		rule("h", 0.5, 120, "q"), // 60: general, same value, lighter
+		rule("h", 0.2, 40, "r"),  // 8
+		rule("k", 0.8, 1, "p"),   // 0.8
+		rule("k", 0.3, 10, "q"),  // 3
+	})
+	show := func(rs []MinedRule) string {
+		var s []string
+		for _, r := range rs {
+			s = append(s, r.Head+" "+r.Rule.Body[0].Atom.Pred)
+		}
+		return strings.Join(s, ", ")
+	}
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{1, "h p, k q"},
+		{2, "h p, h q, k p, k q"},
+		{3, "h p, h q, h r, k p, k q"},
+		{4, "h c2, h p, h q, h r, k p, k q"},
+		{0, show(rules)},
+	} {
+		if got := show(TopRules(rules, c.n)); got != c.want {
+			t.Errorf("n=%d: %s, want %s", c.n, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/drumql/drumql/parser"
+)
+
+// TestMineTop: mine --top N writes at most N rules per head, says in its
+// header and on stderr what they score on valid against the whole file, and
+// a negative N is a usage error.
+func TestMineTop(t *testing.T) {
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "load", filepath.Join(repoRoot(t), "examples", "families")); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	out, stderr, code := runCLI(t, "", "--db", db, "mine", "--heads", "wife,husband,son", "--epochs", "3", "--top", "2")
+	if code != 0 {
+		t.Fatalf("mine --top 2: exit %d: %s", code, stderr)
+	}
+	line := regexp.MustCompile(`the best 2 rules per head \((\d+) of (\d+), by support × confidence\): valid MRR [0-9.]+, the whole file's [0-9.]+ \([0-9.]+%\)`)
+	if !line.MatchString(out) || !line.MatchString(stderr) {
+		t.Errorf("no line on what --top costs:\n%s\n%s", out, stderr)
+	}
+	p, err := parser.ParseString("mined.dl", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, r := range p.Rules {
+		per[r.Head.Pred]++
+	}
+	if len(per) != 3 {
+		t.Errorf("heads %v, want wife, husband and son", per)
+	}
+	for h, n := range per {
+		if n > 2 {
+			t.Errorf("%s: %d rules, want at most 2", h, n)
+		}
+	}
+	if m := line.FindStringSubmatch(stderr); m != nil && m[1] != itoa(len(p.Rules)) {
+		t.Errorf("the line says %s rules kept, the file has %d", m[1], len(p.Rules))
+	}
+	if _, stderr, code := runCLI(t, "", "--db", db, "mine", "--top=-1"); code != 2 || !strings.Contains(stderr, "--top -1") {
+		t.Errorf("--top -1: exit %d: %s", code, stderr)
+	}
+}
