@@ -173,6 +173,22 @@ func TestMineFromModel(t *testing.T) {
 	if m == nil || !strings.Contains(string(html), m[1]+" of "+m[2]) {
 		t.Errorf("the report does not show the valid queries reached that mine printed (%v)", m)
 	}
+	// The best rules come with an example from the graph, whose facts
+	// all hold in the store.
+	ex := regexp.MustCompile(`<td>([^<]*) ⇐ ([^<]*)</td>`).FindAllStringSubmatch(string(html), -1)
+	if len(ex) == 0 {
+		t.Fatal("no example in the report")
+	}
+	for _, e := range ex[:min(len(ex), 5)] {
+		facts := append([]string{e[1]}, regexp.MustCompile(`[a-z_]+\([^)]*\)`).FindAllString(e[2], -1)...)
+		for _, f := range facts {
+			f = strings.ReplaceAll(f, "&#34;", `"`)
+			out, stderr, code := runCLI(t, "", "--db", db, "query", f+"?")
+			if code != 0 || !strings.Contains(out, "true") {
+				t.Errorf("example fact %s of %q does not hold: %s%s", f, e[0], out, stderr)
+			}
+		}
+	}
 }
 
 // TestStoreInUse: a second user of the store gets a clear error and a hint,

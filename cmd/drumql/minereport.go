@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/report"
 	"github.com/drumql/drumql/linkpred"
+	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
 )
 
 // buildReport assembles the HTML report of a mining run.
@@ -47,19 +53,35 @@ func buildReport(e *env, r *mineRun, took time.Duration) *report.Report {
 	if r.stopped != nil {
 		rep.Notes = append(rep.Notes, "Training was interrupted (Ctrl-C): the rules are those of the weights at that moment.")
 	}
-	for i, r := range rules {
-		if i == 0 || r.Head != rules[i-1].Head {
-			rep.Heads = append(rep.Heads, report.HeadRules{Head: datalog.QuoteName(r.Head)})
+	ex := newExampler(e, r.st)
+	for lo := 0; lo < len(rules); {
+		hi := lo
+		for hi < len(rules) && rules[hi].Head == rules[lo].Head {
+			hi++
 		}
-		h := &rep.Heads[len(rep.Heads)-1]
-		body := r.Rule
-		body.Comment = ""
-		body.Weight = 1
-		support := -1 // not counted
-		if r.Counted {
-			support = r.Support
+		h := report.HeadRules{Head: datalog.QuoteName(rules[lo].Head)}
+		// The rules a reader sees first (those of mine --top) get an
+		// example from the graph.
+		shown := map[string]bool{}
+		for _, t := range miner.TopRules(rules[lo:hi], reportExamples) {
+			shown[t.Rule.Key()] = true
 		}
-		h.Rules = append(h.Rules, report.RuleRow{Text: body.String(), Weight: r.Rule.Weight, Score: r.Score, Support: support})
+		for i := lo; i < hi; i++ {
+			mr := &rules[i]
+			body := mr.Rule
+			body.Comment = ""
+			body.Weight = 1
+			row := report.RuleRow{Text: body.String(), Weight: mr.Rule.Weight, Score: mr.Score, Support: -1, Confidence: -1}
+			if mr.Counted {
+				row.Support, row.Confidence = mr.Support, mr.Confidence
+			}
+			if ex != nil && mr.Counted && mr.Support > 0 && shown[mr.Rule.Key()] {
+				row.Example = ex.example(&mr.Rule)
+			}
+			h.Rules = append(h.Rules, row)
+		}
+		rep.Heads = append(rep.Heads, h)
+		lo = hi
 	}
 	if m != nil {
 		rep.Metrics = &report.Metrics{Split: "test", Queries: m.Queries, HeadQueries: m.HeadQueries, TailQueries: m.TailQueries,
@@ -73,4 +95,89 @@ func policyMetrics(m *linkpred.Metrics) report.PolicyMetrics {
 		return report.Scores{MRR: s.MRR, MR: s.MR, Hits1: s.Hits1, Hits3: s.Hits3, Hits10: s.Hits10}
 	}
 	return report.PolicyMetrics{All: conv(m.Summary), Head: conv(m.Head), Tail: conv(m.Tail)}
+}
+
+// reportExamples is how many rules per head, the best by support ×
+// confidence, the report shows an example of.
+const reportExamples = 10
+
+// exampler finds, for the report, a grounding of a rule in the store whose
+// head holds, within a time budget for the whole report.
+type exampler struct {
+	ctx      context.Context
+	st       store.Store
+	deadline time.Time
+}
+
+// exampleBudget bounds the time the report spends looking for examples,
+// and exampleEach the time of one rule.
+const (
+	exampleBudget = 20 * time.Second
+	exampleEach   = 200 * time.Millisecond
+)
+
+func newExampler(e *env, st store.Store) *exampler {
+	if st == nil {
+		return nil
+	}
+	return &exampler{ctx: e.ctx, st: st, deadline: time.Now().Add(exampleBudget)}
+}
+
+// example returns "head ⇐ body" for the first grounding of r (in the
+// evaluator's order) whose head fact holds, or "" when there is none or
+// the budget is spent.
+func (x *exampler) example(r *datalog.Rule) string {
+	if time.Now().After(x.deadline) {
+		return ""
+	}
+	// ex(V1, ..., Vk) :- body, head: every variable of the rule is an
+	// argument, so one answer is one grounding.
+	var vars []datalog.Term
+	seen := map[string]bool{}
+	add := func(t datalog.Term) {
+		if t.Kind == datalog.Var && t.Value != "_" && !seen[t.Value] {
+			seen[t.Value] = true
+			vars = append(vars, datalog.Term{Kind: datalog.Var, Value: t.Value})
+		}
+	}
+	for _, t := range r.Head.Args {
+		add(t)
+	}
+	for i := range r.Body {
+		r.Body[i].Vars(add)
+	}
+	q := datalog.Atom{Pred: "\x00example", Args: vars}
+	body := append(append([]datalog.Literal(nil), r.Body...), datalog.Literal{Kind: datalog.Positive, Atom: r.Head})
+	prog := &datalog.Program{Rules: []datalog.Rule{{Weight: 1, Head: q, Body: body}}}
+	ctx, cancel := context.WithTimeout(x.ctx, exampleEach)
+	defer cancel()
+	var values []string
+	err := reasoner.QueryFunc(ctx, x.st, prog, q, reasoner.Options{Min: 1e-9, Threads: 1}, func(a reasoner.Answer) bool {
+		values = slices.Clone(a.Values)
+		return false
+	})
+	if err != nil || values == nil {
+		return ""
+	}
+	sub := map[string]string{}
+	for i, v := range vars {
+		sub[v.Value] = values[i]
+	}
+	ground := func(a datalog.Atom) string {
+		g := datalog.Atom{Pred: a.Pred}
+		for _, t := range a.Args {
+			if t.Kind == datalog.Var && sub[t.Value] != "" {
+				t = datalog.Term{Kind: datalog.Symbol, Value: sub[t.Value]}
+			}
+			g.Args = append(g.Args, t)
+		}
+		return g.String()
+	}
+	var parts []string
+	for _, l := range r.Body {
+		if l.Kind == datalog.Positive {
+			parts = append(parts, ground(l.Atom))
+		}
+	}
+	return ground(r.Head) + " ⇐ " + strings.Join(parts, ", ")
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"html/template"
 	"io"
@@ -62,7 +63,7 @@ type LossPoint struct {
 // HeadRules holds the rules mined for one head relation.
 type HeadRules struct {
 	Head  string    // the head relation, as printed in Datalog
-	Rules []RuleRow // shown sorted by decreasing Weight (stable)
+	Rules []RuleRow // shown best first: by decreasing Support × Weight when counted, then Weight (stable)
 }
 
 // RuleRow is one mined rule.
@@ -71,6 +72,11 @@ type RuleRow struct {
 	Weight  float64 // normalised weight in (0, 1]; drawn as a bar
 	Score   float64 // the raw score before normalisation
 	Support int     // number of supporting facts; negative means unknown
+	// Confidence is the support over the body's groundings (negative:
+	// unknown); Example a grounding of the rule in the graph whose head
+	// holds, as text ("" when none was looked for).
+	Confidence float64
+	Example    string
 }
 
 // Scores holds the link-prediction metrics of a set of queries under one
@@ -148,13 +154,14 @@ type metricRow struct {
 type headView struct {
 	ID, Head   string
 	HasSupport bool
+	HasExample bool
 	Rules      []ruleView
 }
 
 type ruleView struct {
-	N, Pct                 int
-	Weight, Score, Support string
-	Text                   string
+	N, Pct                             int
+	Weight, Score, Support, Confidence string
+	Text, Example                      string
 }
 
 func buildView(r *Report) *view {
@@ -191,8 +198,11 @@ func buildView(r *Report) *view {
 
 func buildHead(i int, h HeadRules) headView {
 	rules := slices.Clone(h.Rules)
+	// Best first: the rules that predict the most facts most precisely
+	// (support × weight), then the most confident.
+	value := func(r RuleRow) float64 { return float64(max(r.Support, 0)) * r.Weight }
 	slices.SortStableFunc(rules, func(a, b RuleRow) int {
-		return cmpDesc(a.Weight, b.Weight)
+		return cmp.Or(cmpDesc(value(a), value(b)), cmpDesc(a.Weight, b.Weight))
 	})
 	hv := headView{ID: "h" + strconv.Itoa(i+1), Head: h.Head, Rules: make([]ruleView, len(rules))}
 	for j, rr := range rules {
@@ -201,11 +211,15 @@ func buildHead(i int, h HeadRules) headView {
 		if w > 0 && !math.IsNaN(w) {
 			pct = int(math.Round(math.Min(w, 1) * 100))
 		}
-		rv := ruleView{N: j + 1, Pct: pct, Weight: fmtFixed(w, 3), Score: fmtG(rr.Score), Text: rr.Text}
+		rv := ruleView{N: j + 1, Pct: pct, Weight: fmtFixed(w, 3), Score: fmtG(rr.Score), Text: rr.Text, Example: rr.Example}
 		if rr.Support >= 0 {
 			hv.HasSupport = true
 			rv.Support = strconv.Itoa(rr.Support)
 		}
+		if rr.Confidence >= 0 && rr.Support >= 0 {
+			rv.Confidence = fmtFixed(rr.Confidence, 3)
+		}
+		hv.HasExample = hv.HasExample || rr.Example != ""
 		hv.Rules[j] = rv
 	}
 	return hv

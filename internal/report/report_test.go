@@ -128,7 +128,7 @@ func scan(t *testing.T, page string) (elems []element, ruleTexts []string) {
 	inRuleTable := 0
 	var cell strings.Builder
 	var lastCell string
-	inTD, sawTD := false, false
+	inTD, sawTD, ruleTD := false, false, false
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -148,7 +148,9 @@ func scan(t *testing.T, page string) (elems []element, ruleTexts []string) {
 				sawTD = false
 			}
 			if tok.Name.Local == "td" {
-				inTD, sawTD = true, true
+				inTD = true
+				ruleTD = slices.Contains(tok.Attr, xml.Attr{Name: xml.Name{Local: "class"}, Value: "rule"})
+				sawTD = sawTD || ruleTD
 				cell.Reset()
 			}
 		case xml.CharData:
@@ -159,7 +161,9 @@ func scan(t *testing.T, page string) (elems []element, ruleTexts []string) {
 			switch tok.Name.Local {
 			case "td":
 				inTD = false
-				lastCell = cell.String()
+				if ruleTD {
+					lastCell = cell.String()
+				}
 			case "tr":
 				if inRuleTable > 0 && sawTD {
 					ruleTexts = append(ruleTexts, lastCell)
@@ -243,12 +247,15 @@ func TestEscapesRuleText(t *testing.T) {
 	}
 }
 
-func TestRulesSortedByWeight(t *testing.T) {
+// TestRulesBestFirst: a head's rules are shown best first, by support ×
+// weight (4, 3.5, 0.6, then the uncounted one), with their confidence and
+// example.
+func TestRulesBestFirst(t *testing.T) {
 	r := &report.Report{Heads: []report.HeadRules{{Head: "p", Rules: []report.RuleRow{
-		{Text: "p(X,Y) :- a(X,Y).", Weight: 0.2, Support: 3},
-		{Text: "p(X,Y) :- b(X,Y).", Weight: 1, Support: 4},
-		{Text: "p(X,Y) :- c(X,Y).", Weight: 0.5, Support: -1},
-		{Text: "p(X,Y) :- d(X,Y).", Weight: 0.5, Support: 7},
+		{Text: "p(X,Y) :- a(X,Y).", Weight: 0.2, Support: 3, Confidence: 0.25},
+		{Text: "p(X,Y) :- b(X,Y).", Weight: 1, Support: 4, Confidence: 1, Example: "p(u, v) ⇐ b(u, v)"},
+		{Text: "p(X,Y) :- c(X,Y).", Weight: 0.5, Support: -1, Confidence: -1},
+		{Text: "p(X,Y) :- d(X,Y).", Weight: 0.5, Support: 7, Confidence: 0.5},
 	}}}}
 	before := slices.Clone(r.Heads[0].Rules)
 	page := render(t, r)
@@ -256,11 +263,12 @@ func TestRulesSortedByWeight(t *testing.T) {
 		t.Error("Write reordered the caller's rules")
 	}
 	_, texts := scan(t, page)
-	want := []string{"p(X,Y) :- b(X,Y).", "p(X,Y) :- c(X,Y).", "p(X,Y) :- d(X,Y).", "p(X,Y) :- a(X,Y)."}
+	want := []string{"p(X,Y) :- b(X,Y).", "p(X,Y) :- d(X,Y).", "p(X,Y) :- a(X,Y).", "p(X,Y) :- c(X,Y)."}
 	if !slices.Equal(texts, want) {
 		t.Errorf("rule order %q, want %q", texts, want)
 	}
-	for _, s := range []string{"<th>support</th>", `style="width:100%"`, `style="width:20%"`, "</i>1.000</td>", "<td>7</td>"} {
+	for _, s := range []string{"<th>support</th>", `style="width:100%"`, `style="width:20%"`, "</i>1.000</td>", "<td>7</td>",
+		"<th>confidence</th>", "<td>0.250</td>", "<th>example from the graph</th>", "<td>p(u, v) ⇐ b(u, v)</td>"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("page lacks %q", s)
 		}
