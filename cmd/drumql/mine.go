@@ -164,8 +164,8 @@ type mineRun struct {
 	top        int // --top
 	fullRules  int
 	directives []datalog.Aggregate
-	cov          *scoring.Coverage
-	metrics      *linkpred.Report
+	cov        *scoring.Coverage
+	metrics    *linkpred.Report
 }
 
 // grouped reports whether the run was mined in head groups: the header and
