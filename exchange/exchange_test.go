@@ -216,13 +216,21 @@ func parseDL(t *testing.T, name string) *datalog.Program {
 	return p
 }
 
-func TestWriteAnyBURL(t *testing.T) {
-	p := parseDL(t, "drumql-mixed.dl")
+// writeDL writes the rules of a drumql rule file of testdata in AnyBURL's
+// format.
+func writeDL(t *testing.T, name string) (*datalog.Program, *bytes.Buffer, WriteReport) {
+	t.Helper()
+	p := parseDL(t, name)
 	var out bytes.Buffer
 	rep, err := WriteAnyBURL(&out, p.Rules, WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, &out, rep
+}
+
+func TestWriteAnyBURL(t *testing.T) {
+	_, out, rep := writeDL(t, "drumql-mixed.dl")
 	if want := string(readFile(t, "drumql-mixed.txt")); out.String() != want {
 		t.Errorf("written:\n%s\nwant:\n%s", out.String(), want)
 	}
@@ -277,16 +285,11 @@ func ruleSet(rules []datalog.Rule) map[string]float64 {
 // atoms with their comparisons, rules with constants) written in AnyBURL's
 // format and read back gives the same rules with the same weights.
 func TestRoundTripMined(t *testing.T) {
-	p := parseDL(t, "families-mined.dl")
-	var out bytes.Buffer
-	rep, err := WriteAnyBURL(&out, p.Rules, WriteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, out, rep := writeDL(t, "families-mined.dl")
 	if rep.Written != len(p.Rules) || rep.MadeUp != 0 || rep.OtherWeight != 0 {
 		t.Fatalf("report %+v for %d rules", rep, len(p.Rules))
 	}
-	res, err := ReadAnyBURL("back.txt", &out, ReadOptions{})
+	res, err := ReadAnyBURL("back.txt", out, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ const (
 	SkipComparison = "comparisons other than != between terms of the rule"
 	SkipGround     = "a head without variables"
 	SkipShape      = "a body that is not a path from the head's variable (AnyBURL's rule shapes)"
-	SkipName       = "names AnyBURL cannot write (with whitespace, commas or parentheses, a single capital letter, or me_myself_i)"
+	SkipName       = "names AnyBURL cannot write (whitespace, commas or parentheses in them, a single capital letter, me_myself_i)"
 )
 
 var skipOrder = []string{SkipNegation, SkipExpression, SkipBuiltin, SkipArity, SkipComparison, SkipGround, SkipShape, SkipName}
