@@ -65,6 +65,7 @@ func (c *collector) add(r datalog.Rule) {
 		c.res.Report.NoWeight++
 		return
 	}
+	anonymize(&r)
 	k := r.Key()
 	if c.seen[k] {
 		c.res.Report.Duplicates++
@@ -106,6 +107,36 @@ func (c *collector) finish() (*Result, error) {
 		}
 	}
 	return &c.res, nil
+}
+
+// anonymize writes `_` for the variables of r's body atoms that occur
+// once in the rule (AnyBURL's dangling variable, `r(X,c) <= b(X,A)`), as
+// the dialect wants them.
+func anonymize(r *datalog.Rule) {
+	n := map[string]int{}
+	count := func(t datalog.Term) {
+		if t.Kind == datalog.Var {
+			n[t.Value]++
+		}
+	}
+	for _, t := range r.Head.Args {
+		count(t)
+	}
+	for _, l := range r.Body {
+		for _, t := range l.Atom.Args {
+			count(t)
+		}
+		count(l.Left)
+		count(l.Right)
+	}
+	for i := range r.Body {
+		args := r.Body[i].Atom.Args
+		for j, t := range args {
+			if t.Kind == datalog.Var && n[t.Value] == 1 {
+				args[j] = variable("_")
+			}
+		}
+	}
 }
 
 // checkSafe reports the first head variable that no body atom binds.

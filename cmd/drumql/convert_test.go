@@ -46,7 +46,7 @@ func TestConvertAnyBURLApplied(t *testing.T) {
 			t.Errorf("converted file lacks %q:\n%s", want, text)
 		}
 	}
-	if stdout, stderr, code := runCLI(t, "", "check", out); code != 0 || !strings.HasPrefix(stdout, "ok: 0 facts, 11 rules") {
+	if stdout, stderr, code := runCLI(t, "", "check", out); code != 0 || !strings.HasPrefix(stdout, "ok: 0 facts, 11 rules") || stderr != "" {
 		t.Fatalf("check: exit %d: %s%s", code, stdout, stderr)
 	}
 	families := filepath.Join(repoRoot(t), "examples", "families")
@@ -81,7 +81,7 @@ func TestConvertRoundTrip(t *testing.T) {
 	if _, stderr, code := runCLI(t, "", "convert", "--from", "anyburl", txt, "-o", back); code != 0 {
 		t.Fatalf("to drumql: exit %d: %s", code, stderr)
 	}
-	if _, stderr, code := runCLI(t, "", "check", back); code != 0 {
+	if _, stderr, code := runCLI(t, "", "check", back); code != 0 || stderr != "" {
 		t.Fatalf("check: exit %d: %s", code, stderr)
 	}
 	rules := func(path string) map[string]float64 {
