@@ -138,8 +138,12 @@ func ReadAMIE(file string, r io.Reader, opt ReadOptions) (*Result, error) {
 			rl.Body = append(rl.Body, atomLit(a))
 		}
 		rl.Body = append(rl.Body, cmps...)
-		if v, ok := checkSafe(&rl); !ok {
-			c.errorf(n, offs[ri], fmt.Sprintf("the head variable %s does not occur in the body", strings.ToLower("?"+v)))
+		if v, where, ok := checkSafe(&rl); !ok {
+			what := "the head variable %s does not occur in the body"
+			if where != "head" {
+				what = "the variable %s of an inequality does not occur in a body atom"
+			}
+			c.errorf(n, offs[ri], fmt.Sprintf(what, strings.ToLower("?"+v)))
 			return nil
 		}
 		if opt.Column {

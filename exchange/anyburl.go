@@ -55,7 +55,7 @@ func ReadAnyBURL(file string, r io.Reader, opt ReadOptions) (*Result, error) {
 			rl.Body = append(rl.Body, atomLit(a))
 		}
 		rl.Body = append(rl.Body, chainIdentity(head, body)...)
-		if v, ok := checkSafe(&rl); !ok {
+		if v, _, ok := checkSafe(&rl); !ok {
 			c.errorf(n, col, fmt.Sprintf("the head variable %s does not occur in the body", v))
 			return nil
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/drumql/drumql/parser"
 )
 
-func readFile(t *testing.T, name string) []byte {
+func readFile(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -195,6 +195,7 @@ func TestReadAMIEErrors(t *testing.T) {
 		{header + "?a  r   => ?a  h  ?b\t0.1\t0.2\t0.3\t4\t20\t10\t?a\n", "e.tsv:2:1: an atom needs three terms (subject relation object), found 2"},
 		{header + "?a  r  ?b   => ?a  h\t0.1\t0.2\t0.3\t4\t20\t10\t?a\n", `e.tsv:2:16: expected one head atom after "=>": subject relation object`},
 		{header + "?a  r  ?c   => ?a  h  ?b\t0.1\t0.2\t0.3\t4\t20\t10\t?a\n", "e.tsv:2:1: the head variable ?b does not occur in the body"},
+		{header + "?a  r  ?b  ?a!=?c   => ?a  h  ?b\t0.1\t0.2\t0.3\t4\t20\t10\t?a\n", "e.tsv:2:1: the variable ?c of an inequality does not occur in a body atom"},
 		{header + "?a  r  ?-   => ?a  h  ?b\t0.1\t0.2\t0.3\t4\t20\t10\t?a\n", `e.tsv:2:8: "?-" is not a variable AMIE writes (?a, ?b, ?a1, ...)`},
 	} {
 		_, err := ReadAMIE("e.tsv", strings.NewReader(tc.src), ReadOptions{})

@@ -139,8 +139,9 @@ func anonymize(r *datalog.Rule) {
 	}
 }
 
-// checkSafe reports the first head variable that no body atom binds.
-func checkSafe(r *datalog.Rule) (string, bool) {
+// checkSafe reports the first variable of the head, then of a comparison,
+// that no body atom binds, and says where it is ("head" or "inequality").
+func checkSafe(r *datalog.Rule) (v, where string, ok bool) {
 	bound := map[string]bool{}
 	for _, l := range r.Body {
 		if l.Kind == datalog.Positive {
@@ -153,10 +154,17 @@ func checkSafe(r *datalog.Rule) (string, bool) {
 	}
 	for _, t := range r.Head.Args {
 		if t.Kind == datalog.Var && !bound[t.Value] {
-			return t.Value, false
+			return t.Value, "head", false
 		}
 	}
-	return "", true
+	for _, l := range r.Body {
+		for _, t := range []datalog.Term{l.Left, l.Right} {
+			if l.Kind == datalog.Comparison && t.Kind == datalog.Var && !bound[t.Value] {
+				return t.Value, "inequality", false
+			}
+		}
+	}
+	return "", "", true
 }
 
 // eachLine calls fn with every line of r (1-based number, without its line

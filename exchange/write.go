@@ -20,7 +20,7 @@ const (
 	SkipComparison = "comparisons other than != between terms of the rule"
 	SkipGround     = "a head without variables"
 	SkipShape      = "a body that is not a path from the head's variable (AnyBURL's rule shapes)"
-	SkipName       = "names AnyBURL cannot write (whitespace, commas or parentheses in them, a single capital letter, me_myself_i)"
+	SkipName       = "names AnyBURL cannot write (whitespace, commas, parentheses or <= in them, a single capital letter, me_myself_i)"
 )
 
 var skipOrder = []string{SkipNegation, SkipExpression, SkipBuiltin, SkipArity, SkipComparison, SkipGround, SkipShape, SkipName}
@@ -260,7 +260,7 @@ func anyBURLRule(r *datalog.Rule) (text string, dropped int, reason string) {
 }
 
 // writableName reports whether AnyBURL's syntax delimits s: not empty, no
-// whitespace, no comma, no parenthesis.
+// whitespace, comma, parenthesis or "<=".
 func writableName(s string) bool {
-	return s != "" && !strings.ContainsAny(s, " \t\n\r\f\v,()") && !strings.Contains(s, "\u00a0")
+	return s != "" && !strings.ContainsAny(s, " \t\n\r\f\v,()") && !strings.Contains(s, "\u00a0") && !strings.Contains(s, "<=")
 }
