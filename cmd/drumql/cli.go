@@ -56,6 +56,7 @@ type cli struct {
 	Retract retractCmd `cmd:"" help:"Remove base facts from the store (TSV or N-Triples files)."`
 	Mine    mineCmd    `cmd:"" help:"Learn weighted rules from the store with DRUM."`
 	Check   checkCmd   `cmd:"" help:"Parse and validate Datalog rule files."`
+	Convert convertCmd `cmd:"" help:"Convert rule files: AnyBURL's and AMIE 3's to drumql's Datalog, drumql's to AnyBURL's."`
 	Infer   inferCmd   `cmd:"" help:"Derive and store every fact the rules imply (forward chaining)."`
 	Query   queryCmd   `cmd:"" help:"Answer a query with confidences (and a proof with --explain)."`
 	Explain explainCmd `cmd:"" help:"Print the best proof of a fact as a tree."`

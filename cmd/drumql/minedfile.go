@@ -171,6 +171,14 @@ func countHeads(rules []miner.MinedRule) int {
 // the rules, each with its comment (score, ranks, support), a blank line
 // between head relations.
 func writeRules(b *bytes.Buffer, header string, min float64, directives []datalog.Aggregate, rules []miner.MinedRule) {
+	writeRuleFile(b, header, min, directives, miner.DatalogRules(rules))
+}
+
+// writeRuleFile writes a rule file as drumql mine writes it (see
+// writeRules): the header comment, the directives, the threshold and the
+// rules with their comments, a "% ---- head ----" line before each run of
+// rules with the same head relation.
+func writeRuleFile(b *bytes.Buffer, header string, min float64, directives []datalog.Aggregate, rules []datalog.Rule) {
 	b.WriteString(header + "\n")
 	if len(directives) > 0 {
 		b.WriteByte('\n')
@@ -182,10 +190,10 @@ func writeRules(b *bytes.Buffer, header string, min float64, directives []datalo
 	b.WriteString("% hundreds of weak rules per head, chained through each other, would derive nearly every pair.\n")
 	b.WriteString(datalog.Threshold{Min: min}.String() + "\n")
 	for i, r := range rules {
-		if i == 0 || r.Head != rules[i-1].Head {
-			fmt.Fprintf(b, "\n%% ---- %s ----\n", r.Head)
+		if i == 0 || r.Head.Pred != rules[i-1].Head.Pred {
+			fmt.Fprintf(b, "\n%% ---- %s ----\n", r.Head.Pred)
 		}
-		b.WriteString(r.Datalog().String())
+		b.WriteString(r.String())
 		b.WriteByte('\n')
 	}
 }

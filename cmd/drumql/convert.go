@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/exchange"
+	"github.com/drumql/drumql/internal/atomicfile"
+	"github.com/drumql/drumql/parser"
+)
+
+// convertCmd is drumql convert.
+type convertCmd struct {
+	File           string  `arg:"" name:"file" help:"The rule file to convert."`
+	From           string  `required:"" enum:"anyburl,amie,drumql" placeholder:"FORMAT" help:"Format of FILE: anyburl (AnyBURL's rule files, which SAFRAN and PyClause read too), amie (AMIE 3's TSV output) or drumql (a Datalog rule file)."`
+	To             string  `enum:",drumql,anyburl" default:"" placeholder:"FORMAT" help:"Format to write: drumql or anyburl (default: drumql, or anyburl --from drumql)."`
+	Out            string  `short:"o" placeholder:"FILE" help:"Write to FILE (default: standard output)."`
+	Weights        string  `enum:"counts,column" default:"counts" help:"Reading anyburl or amie, a rule's weight: counts (correct/(predicted + --smoothing), from the file's counts) or column (the file's confidence column as written)."`
+	Smoothing      int     `default:"5" placeholder:"N" help:"Unseen negative examples added to a rule's predictions (SAFRAN's and PyClause's default, and drumql mine's: 5; 0 for the plain confidence). Writing anyburl: what counts made up for a rule without counts assume."`
+	AMIEConfidence string  `name:"amie-confidence" enum:"pca,std" default:"pca" help:"Reading amie: the PCA confidence (PCA Body size, PCA Confidence) or the standard one (Body size, Std Confidence)."`
+	Threshold      float64 `default:"0.1" placeholder:"X" help:"Writing drumql: the threshold written into the file (@min X, in (0, 1]), as drumql mine writes it."`
+}
+
+// Help is shown under the command's usage.
+func (convertCmd) Help() string {
+	return `Reads AnyBURL's rule files (predicted, correct, confidence, rule: the format
+SAFRAN and PyClause read) and AMIE 3's TSV output into drumql's Datalog, and
+writes drumql's rules in AnyBURL's format. A rule's weight is its smoothed
+confidence correct/(predicted + 5), as drumql mine weights its own rules.
+AnyBURL's zero-body rules (r(X,c) <=) have no Datalog form: their relations
+rank by the slot prior instead (@aggregate max(prior = 1)). Rules AnyBURL
+cannot express (negation, expressions, aggregates, atoms that are not binary,
+bodies that are not a path) are skipped; stderr counts whatever was left out.
+
+Examples:
+  drumql convert --from anyburl rules-100 --out anyburl.dl
+  drumql eval --rules anyburl.dl --combine noisy-or
+  drumql convert --from amie amie-output.tsv --out amie.dl
+  drumql convert --from drumql --to anyburl families.dl --out families.txt`
+}
+
+func (c *convertCmd) Run(e *env) error {
+	if c.To == "" {
+		c.To = "drumql"
+		if c.From == "drumql" {
+			c.To = "anyburl"
+		}
+	}
+	var bad []error
+	if c.From == c.To {
+		bad = append(bad, fmt.Errorf("--from %s --to %s: nothing to convert", c.From, c.To))
+	}
+	if c.Smoothing < 0 {
+		bad = append(bad, fmt.Errorf("--smoothing %d: want a number of examples, at least 0", c.Smoothing))
+	}
+	if !(c.Threshold > 0 && c.Threshold <= 1) {
+		bad = append(bad, fmt.Errorf("--threshold %g: the threshold written as @min must be in (0, 1]", c.Threshold))
+	}
+	if len(bad) > 0 {
+		return inputErr(fmt.Errorf("convert: %w", errors.Join(bad...)))
+	}
+	if err := checkOutput("--out", c.Out); err != nil {
+		return err
+	}
+	opts, err := e.fileOptions()
+	if err != nil {
+		return err
+	}
+	src, err := parser.ReadSource(e.ctx, c.File, opts.MaxFileSize)
+	if err != nil {
+		return convertReadError(e.ctx, c.File, err, opts.TooLargeHint)
+	}
+	var buf bytes.Buffer
+	if c.From == "drumql" {
+		err = c.fromDrumql(e, src, &buf)
+	} else {
+		err = c.fromLearner(e, src, &buf)
+	}
+	if err != nil {
+		return err
+	}
+	if c.Out == "" {
+		_, err = e.stdout.Write(buf.Bytes())
+		return err
+	}
+	return atomicfile.WriteFile(c.Out, buf.Bytes())
+}
+
+// convertReadError reports a rule file that could not be read.
+func convertReadError(ctx context.Context, file string, err error, tooLarge string) error {
+	var tl *parser.TooLargeError
+	var pe *fs.PathError
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("convert: interrupted while reading %s", file)
+	case errors.As(err, &tl):
+		return inputErr(fmt.Errorf("convert: %s: %w; %s", file, err, tooLarge))
+	case errors.Is(err, parser.ErrNotRegular):
+		return inputErr(fmt.Errorf("convert: %s: not a regular file", file))
+	case errors.As(err, &pe):
+		return inputErr(fmt.Errorf("convert: %s: %w", file, pe.Err))
+	}
+	return inputErr(fmt.Errorf("convert: %s: %w", file, err))
+}
+
+// smoothing is --smoothing as the exchange package takes it (negative:
+// none).
+func (c *convertCmd) smoothing() int {
+	if c.Smoothing == 0 {
+		return -1
+	}
+	return c.Smoothing
+}
+
+// fromLearner converts an AnyBURL or AMIE file.
+func (c *convertCmd) fromLearner(e *env, src []byte, out *bytes.Buffer) error {
+	opt := exchange.ReadOptions{Column: c.Weights == "column", Smoothing: c.smoothing(), Std: c.AMIEConfidence == "std"}
+	read := exchange.ReadAnyBURL
+	if c.From == "amie" {
+		read = exchange.ReadAMIE
+	}
+	res, err := read(c.File, bytes.NewReader(src), opt)
+	if err != nil {
+		return inputErr(fmt.Errorf("convert: nothing was converted:\n%w%s", err, formatHint(c.From, src)))
+	}
+	c.reportRead(e.stderr, res, e.cli.Quiet)
+	rules := res.Program.Rules
+	if c.To == "anyburl" {
+		rep, err := exchange.WriteAnyBURL(out, rules, exchange.WriteOptions{Smoothing: c.smoothing()})
+		if err != nil {
+			return err
+		}
+		c.reportWrite(e.stderr, &rep, nil, e.cli.Quiet)
+		return nil
+	}
+	prog := &datalog.Program{Rules: rules, Aggregates: res.Program.Aggregates}
+	if ds := datalog.Validate(prog); ds.HasErrors() {
+		return inputErr(fmt.Errorf("convert: the rules of %s do not make a valid program:\n%w", c.File, ds))
+	}
+	slices.SortStableFunc(rules, func(a, b datalog.Rule) int { return strings.Compare(a.Head.Pred, b.Head.Pred) })
+	writeRuleFile(out, c.header(res, rules), c.Threshold, res.Program.Aggregates, rules)
+	return nil
+}
+
+// formatHint says which --from a file that failed to read as from looks
+// like, or "".
+func formatHint(from string, src []byte) string {
+	amie := bytes.Contains(src, []byte("=>"))
+	anyburl := bytes.Contains(src, []byte(" <= "))
+	dl := bytes.Contains(src, []byte(":-"))
+	switch {
+	case from != "amie" && amie && !anyburl:
+		return "\nhint: this looks like AMIE's output: --from amie"
+	case from != "anyburl" && anyburl && !amie:
+		return "\nhint: this looks like AnyBURL's rules: --from anyburl"
+	case dl && !amie && !anyburl:
+		return "\nhint: this looks like a Datalog file: --from drumql"
+	}
+	return ""
+}
+
+// header is the comment that starts a converted file: what it was
+// converted from and how the weights were read.
+func (c *convertCmd) header(res *exchange.Result, rules []datalog.Rule) string {
+	heads := 0
+	for i, r := range rules {
+		if i == 0 || r.Head.Pred != rules[i-1].Head.Pred {
+			heads++
+		}
+	}
+	name := map[string]string{"anyburl": "AnyBURL", "amie": "AMIE"}[c.From]
+	h := fmt.Sprintf("%% drumql convert: %d rules for %d head relations from %s (%s)\n%% weights: ", len(rules), heads, c.File, name)
+	conf, counts := "the confidence column", "correct/(predicted"
+	if c.From == "amie" {
+		conf, counts = "PCA Confidence", "Positive Examples/(PCA Body size"
+		if c.AMIEConfidence == "std" {
+			conf, counts = "Std Confidence", "Positive Examples/(Body size"
+		}
+	}
+	switch {
+	case c.Weights == "column":
+		h += conf + " as written"
+	case c.Smoothing == 0:
+		h += strings.Replace(counts, "/(", "/", 1) + ", to 4 significant digits"
+	default:
+		h += fmt.Sprintf("%s + %d), to 4 significant digits", counts, c.Smoothing)
+	}
+	if n := len(res.Report.PriorRelations); n > 0 {
+		h += fmt.Sprintf("\n%% %d zero-body rules: the slot prior ranks %s (prior = 1)", res.Report.ZeroBody, plural(n, "their relation", "their %d relations"))
+	}
+	return h
+}
+
+// reportRead says on stderr what a read left out or changed, and (unless
+// quiet) how many rules it read.
+func (c *convertCmd) reportRead(w io.Writer, res *exchange.Result, quiet bool) {
+	r := &res.Report
+	if r.ZeroBody > 0 {
+		fmt.Fprintf(w, "convert: %s (r(X,c) <=) have no Datalog form: %s by the slot prior instead (prior = 1 in @aggregate, counted on the graph), not by their confidences\n",
+			plural(r.ZeroBody, "1 zero-body rule", "%d zero-body rules"), plural(len(r.PriorRelations), "their relation ranks", "their %d relations rank"))
+	}
+	if r.NoWeight > 0 {
+		fmt.Fprintf(w, "convert: %s with no correct prediction (weight 0) left out\n", plural(r.NoWeight, "1 rule", "%d rules"))
+	}
+	if r.Duplicates > 0 {
+		fmt.Fprintf(w, "convert: %s listed twice: the first kept\n", plural(r.Duplicates, "1 rule", "%d rules"))
+	}
+	if !quiet {
+		fmt.Fprintf(w, "convert: %d rules of %d lines read from %s\n", r.Rules, r.Lines, c.File)
+	}
+}
+
+// fromDrumql converts a Datalog rule file to AnyBURL's format.
+func (c *convertCmd) fromDrumql(e *env, src []byte, out *bytes.Buffer) error {
+	prog, err := parser.ParseString(c.File, string(src))
+	ds, _ := err.(datalog.Diagnostics)
+	if err != nil && ds == nil {
+		return inputErr(fmt.Errorf("convert: %w", err))
+	}
+	ds = append(ds, datalog.Validate(prog)...)
+	if ds.HasErrors() {
+		ds.Sort()
+		var errs datalog.Diagnostics
+		for _, d := range ds {
+			if d.Severity == datalog.Error {
+				errs = append(errs, d)
+			}
+		}
+		return inputErr(diagError{ds: errs})
+	}
+	exchange.AttachComments(prog, c.File, src)
+	rep, err := exchange.WriteAnyBURL(out, prog.Rules, exchange.WriteOptions{Smoothing: c.smoothing()})
+	if err != nil {
+		return err
+	}
+	c.reportWrite(e.stderr, &rep, prog, e.cli.Quiet)
+	return nil
+}
+
+// reportWrite says on stderr what writing AnyBURL's format left out or
+// changed, and (unless quiet) how many rules it wrote; prog, when given,
+// is the program read (its facts, queries, imports and directives are not
+// written).
+func (c *convertCmd) reportWrite(w io.Writer, rep *exchange.WriteReport, prog *datalog.Program, quiet bool) {
+	if n := rep.SkippedRules(); n > 0 {
+		fmt.Fprintf(w, "convert: %s AnyBURL cannot express skipped:\n", plural(n, "1 rule", "%d rules"))
+		for _, s := range rep.Skipped {
+			fmt.Fprintf(w, "  %d with %s, the first at %s\n", s.Count, s.Reason, s.First)
+		}
+	}
+	if rep.Comparisons > 0 {
+		fmt.Fprintf(w, "convert: %s dropped: AnyBURL reads every rule under object identity (its variables and constants name different entities)\n",
+			plural(rep.Comparisons, "1 != comparison", "%d != comparisons"))
+	}
+	if rep.MadeUp > 0 {
+		fmt.Fprintf(w, "convert: %s no counts in their comment (support=N body=M): written with counts whose correct/(predicted + %d) is their weight, and the weight as the confidence\n",
+			plural(rep.MadeUp, "1 rule has", "%d rules have"), max(c.Smoothing, 0))
+	}
+	if rep.OtherWeight > 0 {
+		fmt.Fprintf(w, "convert: %s counts whose correct/(predicted + %d) is not their weight (edited, or not a confidence): the counts were written, and tools that read AnyBURL's format weight the rules by them\n",
+			plural(rep.OtherWeight, "1 rule has", "%d rules have"), max(c.Smoothing, 0))
+	}
+	if prog != nil {
+		var not []string
+		if n := len(prog.Facts); n > 0 {
+			not = append(not, plural(n, "1 fact", "%d facts"))
+		}
+		if n := len(prog.Queries); n > 0 {
+			not = append(not, plural(n, "1 query", "%d queries"))
+		}
+		if n := len(prog.Imports); n > 0 {
+			not = append(not, plural(n, "1 @import (not followed)", "%d @imports (not followed)"))
+		}
+		if n := len(prog.Aggregates); n > 0 {
+			d := plural(n, "1 @aggregate directive", "%d @aggregate directives") + " (the tool that applies the rules aggregates them its own way"
+			for _, a := range prog.Aggregates {
+				if a.Value("prior") == 1 {
+					d += "; the slot prior, prior = 1, would need AnyBURL's zero-body rules counted on the graph"
+					break
+				}
+			}
+			not = append(not, d+")")
+		}
+		if len(prog.Thresholds) > 0 {
+			not = append(not, "@min")
+		}
+		if len(not) > 0 {
+			fmt.Fprintf(w, "convert: not in AnyBURL's format, not written: %s\n", strings.Join(not, ", "))
+		}
+	}
+	if !quiet {
+		fmt.Fprintf(w, "convert: %d rules written in AnyBURL's format\n", rep.Written)
+	}
+}
+
+// plural returns one when n is 1, else many with n formatted into it.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	if strings.Contains(many, "%d") {
+		return fmt.Sprintf(many, n)
+	}
+	return many
+}
