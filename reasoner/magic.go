@@ -226,8 +226,13 @@ func newMagicBuilder(p *datalog.Program, q datalog.Atom) *magicBuilder {
 	b := &magicBuilder{p: p, q: q, defs: defs, rel: closure(p, defs, q.Pred), done: map[goalKey]bool{}}
 	out := &datalog.Program{}
 	b.u = &unit{prog: out, internal: map[string]string{ansPred: ""}, answer: ansPred}
+	// Only the rules q depends on can be in the unit: the others are not
+	// described (a query over a file of 100,000 rules described them all).
+	b.u.descs = make([]ruleDesc, len(p.Rules))
 	for i := range p.Rules {
-		b.u.descs = append(b.u.descs, describeRule(&p.Rules[i]))
+		if b.rel[p.Rules[i].Head.Pred] {
+			b.u.descs[i] = describeRule(&p.Rules[i])
+		}
 	}
 	b.u.factSrc = p.Facts
 	for i := range p.Facts {
