@@ -214,6 +214,7 @@ func TestKilledUpdate(t *testing.T) {
 		time.Sleep(after)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
+		waitReleased(t, bin, x)
 		got, v := dump(x), verifyLine(x)
 		switch {
 		case got == oldDump && v == oldVerify:
@@ -231,6 +232,23 @@ func TestKilledUpdate(t *testing.T) {
 		}
 	}
 	t.Logf("an update takes %s; %d kills left the old state, %d the new", took, sawOld, sawNew)
+}
+
+// waitReleased waits until no process holds the store at db: a drumql
+// killed with SIGKILL is a supervisor whose child, which has the store
+// open, dies with it a moment later (Pdeathsig), not at once. It asks with
+// a query, what the test does next anyway.
+func waitReleased(t *testing.T, bin, db string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, stderr, _ := runBin(t, bin, "--db", db, "-q", "query", "--format", "tsv", "tc(X, Y)?")
+		if !strings.Contains(stderr, "in use by another process") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the store is still in use 30 s after the kill: %s", stderr)
+		}
+	}
 }
 
 // copyDir copies the files of directory src to dst.
