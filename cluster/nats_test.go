@@ -162,3 +162,26 @@ func TestIdleRunListedAndCancelled(t *testing.T) {
 }
 
 func fmtS(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// A stream that takes a run's job subjects but is not named DRUMQL_<run>_JOBS
+// is not a run.
+func TestListRunsSkipsForeignStreams(t *testing.T) {
+	url := natsServer(t, true)
+	nc, err := Connect(ConnOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "OTHER_x_JOBS", Subjects: []string{"drumql.x.job.*"}}); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := ListRuns(ctx, nc); err != nil || len(runs) != 0 {
+		t.Errorf("ListRuns = %+v, %v; want no run", runs, err)
+	}
+}

@@ -41,6 +41,9 @@ func ListRuns(ctx context.Context, nc *nats.Conn) ([]RunInfo, error) {
 	var runs []RunInfo
 	for si := range l.Info() {
 		id, ok := strings.CutPrefix(si.Config.Name, "DRUMQL_")
+		if !ok {
+			continue
+		}
 		if id, ok = strings.CutSuffix(id, "_JOBS"); !ok || !runIDPattern.MatchString(id) {
 			continue
 		}

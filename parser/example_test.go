@@ -75,3 +75,18 @@ func ExampleParseFile() {
 	// wife(X, Y) :- husband(Y, X).
 	// <nil>
 }
+
+// ParseTriples reads what `drumql load` reads; a malformed line is reported
+// at its position and the good lines are kept.
+func ExampleParseTriples() {
+	data := []byte("\ufeffalice\tmother\tbob\r\n\nbob\tfather\ncarol\tsister\talice\n")
+	facts, err := parser.ParseTriples("kg.tsv", data)
+	for _, f := range facts {
+		fmt.Println(f.Pos, f)
+	}
+	fmt.Println(err)
+	// Output:
+	// kg.tsv:1:1 mother(alice, bob).
+	// kg.tsv:4:1 sister(carol, alice).
+	// kg.tsv:3:1: error: want 3 tab-separated fields (head, relation, tail), got 2
+}

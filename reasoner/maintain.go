@@ -271,9 +271,6 @@ func (m *Materialisation) recordWork() {
 	}
 }
 
-// Program returns the program the materialisation is of.
-func (m *Materialisation) Program() *datalog.Program { return m.prog }
-
 // Min returns the threshold the materialisation applies.
 func (m *Materialisation) Min() float64 { return m.e.min }
 

@@ -217,3 +217,6 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatalf("after the restart: %v %v", as, err)
 	}
 }
+
+// metricsInFlight is the number of requests being answered.
+func (s *Server) metricsInFlight() int64 { return s.inFlight.Load() }

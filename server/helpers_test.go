@@ -258,16 +258,6 @@ func errorBody(t *testing.T, b []byte) apiError {
 	return e
 }
 
-// keys returns the sorted keys of a.
-func (a answers) keys() []string {
-	var ks []string
-	for k := range a {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 // syncBuffer is a bytes.Buffer safe for concurrent use.
 type syncBuffer struct {
 	mu sync.Mutex

@@ -251,9 +251,6 @@ func (s *Server) instrument(endpoint string, h http.HandlerFunc) http.Handler {
 	})
 }
 
-// metricsInFlight is the number of requests being answered.
-func (s *Server) metricsInFlight() int64 { return s.inFlight.Load() }
-
 // auth requires the token, when there is one.
 func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

@@ -377,19 +377,6 @@ func (d *DB) Close() error {
 	return nil
 }
 
-// rawDump returns every live key and value, for tests.
-func (d *DB) rawDump() (map[string]string, error) {
-	m := make(map[string]string)
-	err := d.view(func(txn *badger.Txn) error {
-		_, err := scanPrefix(txn, nil, nil, true, func(k, v []byte) (bool, error) {
-			m[string(k)] = string(v)
-			return true, nil
-		})
-		return err
-	})
-	return m, err
-}
-
 // baseTableSize is the size of the store's tables (Badger's base table
 // size, kept on every level).
 const baseTableSize = 4 << 20

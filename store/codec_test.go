@@ -116,3 +116,29 @@ func TestKeyOrder(t *testing.T) {
 		t.Error("n-ary keys not ordered by arity first")
 	}
 }
+
+// splitNamePrefix is S<len><name>, the prefix of every generation of a split.
+func splitNamePrefix(name string) []byte {
+	k := []byte{tagSplit}
+	k = binary.BigEndian.AppendUint16(k, uint16(len(name)))
+	return append(k, name...)
+}
+
+// encodeTriple is decodeTriple's inverse.
+func encodeTriple(t Triple) []byte {
+	b := make([]byte, 0, 12)
+	return putID(putID(putID(b, t.S), t.R), t.O)
+}
+
+// encodeDerivedValue encodes the confidence (float32 bits, big-endian) and
+// the provenance: uvarint rule length, rule bytes, uvarint body length, and
+// for each body fact uvarint rel, uvarint arity and uvarint arguments. This
+// is the format 1 layout, with the rule inline, which the store no longer
+// writes (encodeDerivedRef) but still reads: the tests write it to check
+// that.
+func encodeDerivedValue(dst []byte, conf float32, p Provenance) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(conf))
+	dst = binary.AppendUvarint(dst, uint64(len(p.Rule)))
+	dst = append(dst, p.Rule...)
+	return appendBody(dst, p.Body)
+}

@@ -96,15 +96,6 @@ func readFileLines(path string, fn func(line int, text string)) error {
 	return nil
 }
 
-// parseTSV reads head<TAB>relation<TAB>tail lines.
-func parseTSV(r io.Reader, name string, c *collector) ([]NamedTriple, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	return parseTSVString(string(data), name, c), nil
-}
-
 // parseTSVString parses head<TAB>relation<TAB>tail lines with tsv.Parse;
 // the names are substrings of s.
 func parseTSVString(s, name string, c *collector) []NamedTriple {

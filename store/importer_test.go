@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -281,4 +282,13 @@ func FuzzReadTSV(f *testing.F) {
 			t.Fatalf("round trip: %q -> %q (%v)", ts, ts2, c2.errs)
 		}
 	})
+}
+
+// parseTSV reads head<TAB>relation<TAB>tail lines.
+func parseTSV(r io.Reader, name string, c *collector) ([]NamedTriple, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return parseTSVString(string(data), name, c), nil
 }

@@ -273,13 +273,6 @@ func splitPrefix(name string, gen uint64) []byte {
 	return binary.BigEndian.AppendUint64(k, gen)
 }
 
-// splitNamePrefix is S<len><name>, the prefix of every generation of a split.
-func splitNamePrefix(name string) []byte {
-	k := []byte{tagSplit}
-	k = binary.BigEndian.AppendUint16(k, uint16(len(name)))
-	return append(k, name...)
-}
-
 // decodeSplitKey returns the name, generation and sequence number of an S key.
 func decodeSplitKey(k []byte) (string, uint64, uint64, error) {
 	if len(k) < 3 || k[0] != tagSplit {
@@ -292,27 +285,11 @@ func decodeSplitKey(k []byte) (string, uint64, uint64, error) {
 	return string(k[3 : 3+n]), binary.BigEndian.Uint64(k[3+n:]), binary.BigEndian.Uint64(k[3+n+8:]), nil
 }
 
-func encodeTriple(t Triple) []byte {
-	b := make([]byte, 0, 12)
-	return putID(putID(putID(b, t.S), t.R), t.O)
-}
-
 func decodeTriple(b []byte) (Triple, error) {
 	if len(b) != 12 {
 		return Triple{}, errCorrupt
 	}
 	return Triple{S: getID(b), R: getID(b[4:]), O: getID(b[8:])}, nil
-}
-
-// encodeDerivedValue encodes the confidence (float32 bits, big-endian) and
-// the provenance: uvarint rule length, rule bytes, uvarint body length, and
-// for each body fact uvarint rel, uvarint arity and uvarint arguments. This
-// is the format 1 layout, with the rule inline.
-func encodeDerivedValue(dst []byte, conf float32, p Provenance) []byte {
-	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(conf))
-	dst = binary.AppendUvarint(dst, uint64(len(p.Rule)))
-	dst = append(dst, p.Rule...)
-	return appendBody(dst, p.Body)
 }
 
 // refFlag marks, in the confidence word of a derived value, the format 2

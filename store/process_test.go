@@ -445,3 +445,16 @@ func TestFormat1DerivedRead(t *testing.T) {
 		t.Errorf("rule table %v, want %v (each rule once, ids in order of first use)", rules, want)
 	}
 }
+
+// rawDump returns every live key and value, for tests.
+func (d *DB) rawDump() (map[string]string, error) {
+	m := make(map[string]string)
+	err := d.view(func(txn *badger.Txn) error {
+		_, err := scanPrefix(txn, nil, nil, true, func(k, v []byte) (bool, error) {
+			m[string(k)] = string(v)
+			return true, nil
+		})
+		return err
+	})
+	return m, err
+}

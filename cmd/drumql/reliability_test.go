@@ -234,7 +234,7 @@ func TestMineFlagsReachEveryRule(t *testing.T) {
 		t.Fatalf("comment %q has no %s", c, name)
 		return 0
 	}
-	chain, constant := mine("--min-score", "0.01")
+	chain, _ := mine("--min-score", "0.01")
 	if len(chain) == 0 {
 		t.Fatal("--min-score 0.01 kept no chain rule")
 	}
@@ -243,7 +243,7 @@ func TestMineFlagsReachEveryRule(t *testing.T) {
 			t.Errorf("--min-score 0.01 kept %q", c)
 		}
 	}
-	chain, constant = mine("--min-support", "4")
+	chain, constant := mine("--min-support", "4")
 	if len(chain) == 0 || len(constant) == 0 {
 		t.Fatalf("--min-support 4: %d chain rules, %d with constants", len(chain), len(constant))
 	}

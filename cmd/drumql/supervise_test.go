@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,9 +24,9 @@ import (
 // after the check (store/nospacecheck.go).
 func buildDrumql(t *testing.T) string {
 	t.Helper()
-	gobin, err := exec.LookPath("go")
+	gobin, err := exec.LookPath("go") // go test puts its GOROOT/bin first on PATH
 	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "drumql")
 	out, err := exec.Command(gobin, "build", "-tags", "drumql_nospacecheck", "-o", bin, ".").CombinedOutput()

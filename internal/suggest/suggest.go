@@ -15,7 +15,7 @@ import (
 )
 
 // Nearest returns up to k of names nearest to s by edit distance
-// ([Distance], counted in runes), nearest first and ties by name. Only
+// (Levenshtein, counted in runes), nearest first and ties by name. Only
 // names within a third of the length of s (in runes), and at least 2 edits,
 // are suggested; s itself and repeated names are skipped. It returns nil
 // when no name is near enough or k <= 0. names is not modified.
@@ -51,12 +51,6 @@ func Nearest(s string, names []string, k int) []string {
 // s: a third of the length of s in runes, at least 2.
 func Limit(s string) int {
 	return max(2, len([]rune(s))/3)
-}
-
-// Distance returns the Levenshtein distance between a and b: the number of
-// rune insertions, deletions and substitutions that turn a into b.
-func Distance(a, b string) int {
-	return bounded(a, b, math.MaxInt)
 }
 
 // bounded returns the Levenshtein distance between a and b (by runes), or

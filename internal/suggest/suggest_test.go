@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -22,11 +23,11 @@ func TestDistance(t *testing.T) {
 		{"abc", "xyz", 3},
 	}
 	for _, c := range cases {
-		if got := Distance(c.a, c.b); got != c.want {
-			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		if got := distance(c.a, c.b); got != c.want {
+			t.Errorf("distance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
 		}
-		if got := Distance(c.b, c.a); got != c.want {
-			t.Errorf("Distance(%q, %q) = %d, want %d (symmetry)", c.b, c.a, got, c.want)
+		if got := distance(c.b, c.a); got != c.want {
+			t.Errorf("distance(%q, %q) = %d, want %d (symmetry)", c.b, c.a, got, c.want)
 		}
 	}
 }
@@ -86,4 +87,11 @@ func TestNearest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// distance returns the Levenshtein distance between a and b: the number of
+// rune insertions, deletions and substitutions that turn a into b (bounded
+// without a bound).
+func distance(a, b string) int {
+	return bounded(a, b, math.MaxInt)
 }

@@ -44,60 +44,6 @@ func (m *CSR) Compact() *CSR {
 	return &CSR{Rows: m.Rows, Cols: m.Cols, Matrix: m.Matrix.Compact()}
 }
 
-// FromEdges builds the rows×cols CSR matrix with one entry (src[e], dst[e])
-// per edge e: src gives the row and dst the column. Edge[p] is the index e
-// of the edge stored at position p. Within a row, entries are sorted by
-// column, and duplicate pairs keep increasing edge-id order, so the result
-// is deterministic. It panics if len(src) != len(dst), if an index is out of
-// range, or if there are more than 2^31-1 edges.
-func FromEdges(rows, cols int, src, dst []int32) *CSR {
-	if len(src) != len(dst) {
-		panic("sparse.FromEdges: len(src) != len(dst)")
-	}
-	n := len(src)
-	if n > 1<<31-1 {
-		panic("sparse.FromEdges: too many edges")
-	}
-	for e := 0; e < n; e++ {
-		if src[e] < 0 || int(src[e]) >= rows || dst[e] < 0 || int(dst[e]) >= cols {
-			panic(fmt.Sprintf("sparse.FromEdges: edge %d (%d,%d) out of range %dx%d", e, src[e], dst[e], rows, cols))
-		}
-	}
-	// Pass 1: stable counting sort of edge ids by column.
-	cnt := make([]int32, cols+1)
-	for _, d := range dst {
-		cnt[d+1]++
-	}
-	for c := 0; c < cols; c++ {
-		cnt[c+1] += cnt[c]
-	}
-	byCol := make([]int32, n)
-	for e := 0; e < n; e++ {
-		d := dst[e]
-		byCol[cnt[d]] = int32(e)
-		cnt[d]++
-	}
-	// Pass 2: stable counting sort by row; the result is ordered by
-	// (row, column, edge id).
-	m := &CSR{Rows: rows, Cols: cols, Matrix: csr.Matrix{RowPtr: make([]int32, rows+1), Col: make([]int32, n), Edge: make([]int32, n)}}
-	for _, s := range src {
-		m.RowPtr[s+1]++
-	}
-	for r := 0; r < rows; r++ {
-		m.RowPtr[r+1] += m.RowPtr[r]
-	}
-	next := make([]int32, rows)
-	copy(next, m.RowPtr[:rows])
-	for _, e := range byCol {
-		s := src[e]
-		p := next[s]
-		next[s]++
-		m.Col[p] = dst[e]
-		m.Edge[p] = e
-	}
-	return m
-}
-
 // Transpose returns mᵀ as a new CSR. Edge ids are kept (entry (i,j) with
 // id e becomes entry (j,i) with id e; if m.Edge is nil the ids are m's entry
 // positions), so one Mask masks the same edges in m and mᵀ. Within a row of

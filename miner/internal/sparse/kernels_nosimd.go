@@ -5,7 +5,3 @@ package sparse
 // selectKernels returns the pure-Go reference kernels: this build has no
 // SIMD support (it needs GOEXPERIMENT=simd on amd64).
 func selectKernels() kernels { return genericKernels }
-
-// simdKernels returns the SIMD kernel sets usable on this CPU (for tests):
-// none in this build.
-func simdKernels() []kernels { return nil }

@@ -4,38 +4,19 @@ package sparse
 // (at step 1 of DRUM x is one-hot per column), iterate the transpose from the
 // active source rows instead of scanning every row of M.
 
-// NonzeroRows appends to buf[:0] the indices of the rows of the n×B block x
-// that have at least one nonzero element, in increasing order, and returns
-// it.
-func NonzeroRows(x []float32, B int, buf []int32) []int32 {
-	buf = buf[:0]
-	if B <= 0 {
-		return buf
-	}
-	n := len(x) / B
-	for i := 0; i < n; i++ {
-		for _, v := range x[i*B : i*B+B] {
-			if v != 0 {
-				buf = append(buf, int32(i))
-				break
-			}
-		}
-	}
-	return buf
-}
-
-// MulAddRows computes dst += alpha * M x, like MulAdd, for an x whose only
-// nonzero rows are listed in rows (rows of x not listed are ignored). It
-// takes t = Mᵀ (for example m.Transpose(), which keeps the edge ids, so the
-// same mask applies) and scatters from the active rows:
+// MulAddRows computes dst += alpha * M x for an x whose only nonzero rows
+// are listed in rows (rows of x not listed are ignored). It takes t = Mᵀ
+// (for example m.Transpose(), which keeps the edge ids, so the same mask
+// applies) and scatters from the active rows:
 //
 //	for y in rows, for each entry (y, i) of t not masked: dst[i,:] += alpha*x[y,:]
 //
 // dst is t.Cols×B and x is t.Rows×B. The cost is proportional to the entries
 // of the listed rows only. The summation order (rows order, then t's entry
-// order) differs from MulAdd, so results agree with MulAdd up to rounding;
-// they are deterministic for a given rows order. rows must not repeat an
-// index unless the repeated contribution is intended. It runs serially.
+// order) differs from a row-by-row product (MulAdd in the tests), so results
+// agree with it up to rounding; they are deterministic for a given rows
+// order. rows must not repeat an index unless the repeated contribution is
+// intended. It runs serially.
 func MulAddRows(dst []float32, t *CSR, x []float32, B int, alpha float32, mask *Mask, rows []int32) {
 	if B < 0 || len(dst) < t.Cols*B || len(x) < t.Rows*B {
 		panic("sparse.MulAddRows: short operand")
@@ -59,8 +40,10 @@ func MulAddRows(dst []float32, t *CSR, x []float32, B int, alpha float32, mask *
 	}
 }
 
-// EdgeDotRows returns ⟨G, M X⟩ like EdgeDot, for an x whose only nonzero rows
-// are listed in rows, given t = Mᵀ:
+// EdgeDotRows returns ⟨G, M X⟩ (the gradient of a loss with respect to the
+// scalar weight of operator M when G is the gradient with respect to the
+// operator output) for an x whose only nonzero rows are listed in rows,
+// given t = Mᵀ:
 //
 //	Σ_{y in rows} Σ_{entries (y, i) of t not masked} dot(g[i,:], x[y,:])
 //
