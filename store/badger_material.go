@@ -173,12 +173,15 @@ func (d *DB) changeLogCap() int {
 
 // logPlan is what a write of base facts does to the change log: nothing
 // (no record, or the log overflowed before), drop it (the write makes it
-// overflow), or log each fact with val.
+// overflow), or log each fact with val, except that a fact logged the other
+// way loses its entry: the log holds each fact's net change since the
+// record.
 type logPlan struct {
 	id       uint64 // the log's material id; 0: nothing to do
 	val      byte   // logAdded or logRemoved, for every fact
 	prev     []byte // per fact: 0 when not logged, else 1 + its logged value
 	fresh    int    // facts not logged before
+	undone   int    // facts logged the other way, whose entries go (net change)
 	overflow bool
 }
 
@@ -209,6 +212,9 @@ func (d *DB) planLog(txn *badger.Txn, facts []Fact, val byte) (logPlan, error) {
 			return lp, errCorrupt
 		default:
 			lp.prev[i] = 1 + v[0]
+			if v[0] != val {
+				lp.undone++
+			}
 		}
 	}
 	if mat.Count+uint64(lp.fresh) > uint64(capacity) {
@@ -222,6 +228,11 @@ func (lp *logPlan) writes() bool { return lp.id != 0 && !lp.overflow }
 
 // changed reports whether fact i's entry changes.
 func (lp *logPlan) changed(i int) bool { return lp.prev[i] != 1+lp.val }
+
+// undoes reports whether fact i was logged the other way: the write takes
+// it back to the state the record was made in, and its entry goes (the log
+// holds net changes: a fact retracted and loaded again is not a change).
+func (lp *logPlan) undoes(i int) bool { return lp.prev[i] != 0 && lp.prev[i] != 1+lp.val }
 
 // appendUndo appends to an undo log value what restores the entry of fact
 // i, whose log key is key.
@@ -242,8 +253,12 @@ func (lp *logPlan) writeEntries(wb *badger.WriteBatch, facts []Fact, ar *arena) 
 		return nil
 	}
 	keys := make([][]byte, 0, len(facts))
+	var drop [][]byte
 	for i, f := range facts {
-		if lp.changed(i) {
+		switch {
+		case lp.undoes(i):
+			drop = append(drop, logKey(ar.alloc(14+4*len(f.Args)), lp.id, f))
+		case lp.changed(i):
 			keys = append(keys, logKey(ar.alloc(14+4*len(f.Args)), lp.id, f))
 		}
 	}
@@ -251,6 +266,12 @@ func (lp *logPlan) writeEntries(wb *badger.WriteBatch, facts []Fact, ar *arena) 
 	val := []byte{lp.val}
 	for _, k := range keys {
 		if err := wb.Set(k, val); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(drop, bytes.Compare)
+	for _, k := range drop {
+		if err := wb.Delete(k); err != nil {
 			return err
 		}
 	}
@@ -277,7 +298,7 @@ func (lp *logPlan) state(cur matState) matState {
 	case lp.overflow:
 		cur.Count, cur.Overflow = 0, true
 	default:
-		cur.Count += uint64(lp.fresh)
+		cur.Count = cur.Count + uint64(lp.fresh) - uint64(lp.undone)
 	}
 	return cur
 }

@@ -100,8 +100,10 @@
 // to the new derived generation, and the flip points mmat at it: the
 // record, the facts and an empty change log become visible together. While
 // the derived facts have a record, Load and Retract log every base fact
-// they add or remove under L<id>, with undo log entries that restore the
-// previous entry, and count the facts in mmat in their commit transaction.
+// they add or remove under L<id> — its net change since the record: a fact
+// logged the other way loses its entry (retracted, then loaded again, it is
+// as the record saw it) — with undo log entries that restore the previous
+// entry, and count the entries in mmat in their commit transaction.
 // More than MaxChangeLog facts set the overflow flag instead, and the log
 // is dropped. Derived writes without a record set mmat's id to 0: no log
 // is kept. Records and logs of other ids are garbage removed by Open.

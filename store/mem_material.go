@@ -69,7 +69,8 @@ func (m *Mem) Retract(ctx context.Context, b *Batch) (RetractStats, error) {
 }
 
 // logChanges logs the distinct base facts fs as added or removed, when
-// the derived facts have a record. The caller holds mu.
+// the derived facts have a record: their net change since the record (a
+// fact logged the other way loses its entry). The caller holds mu.
 func (m *Mem) logChanges(fs []Fact, added bool) {
 	if m.record == nil || m.overflow || len(fs) == 0 {
 		return
@@ -94,6 +95,11 @@ func (m *Mem) logChanges(fs []Fact, added bool) {
 		m.changes = make(map[string]bool)
 	}
 	for _, k := range keys {
+		if was, ok := m.changes[k]; ok && was != added {
+			// back as it was when the record was made: no net change
+			delete(m.changes, k)
+			continue
+		}
 		m.changes[k] = added
 	}
 }
