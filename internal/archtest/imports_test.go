@@ -27,7 +27,6 @@ var allowed = map[string][]string{
 	"reasoner": {"datalog", "store"},
 	"miner":    {"datalog", "store"},
 	"linkpred": {"store"},
-	"exchange": {"datalog"},
 	"cluster":  {"miner"},
 	"server":   {"reasoner", "store", "datalog", "parser", "linkpred"},
 }
@@ -40,7 +39,6 @@ var thirdParty = map[string][]string{
 	"reasoner": {},
 	"miner":    {"gonum.org/v1/gonum"},
 	"linkpred": {},
-	"exchange": {},
 	"cluster":  {"github.com/nats-io/nats.go"},
 	"internal": {},
 	"server":   {"github.com/prometheus/client_golang"},
@@ -56,8 +54,6 @@ var testOnly = map[string][]string{
 	"cluster": {"github.com/nats-io/nats-server/v2", "datalog", "store"},
 	// rules and programs written in the dialect's text; txtar test cases
 	"reasoner": {"parser", "golang.org/x/tools/txtar"},
-	// converted rules parsed back and validated
-	"exchange": {"parser"},
 	// the web page driven in headless Chromium
 	"server": {"github.com/chromedp/chromedp", "github.com/chromedp/cdproto"},
 }
