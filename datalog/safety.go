@@ -58,161 +58,197 @@ func (s *safety) errorf(p Pos, format string, args ...any) {
 	s.ds = append(s.ds, Diagnostic{p, Error, fmt.Sprintf(format, args...)})
 }
 
-// scope checks one scope: a rule's body with its head's terms (what
-// "head"), or an aggregate's body with its target. inherited holds the
-// variables bound outside the scope (an aggregate's grouping variables).
+// scope is one scope of a rule being checked: a rule's body with its
+// head's terms (what "head"), or an aggregate's body with its target;
+// inherited holds the variables bound outside it (an aggregate's grouping
+// variables), bound those bound so far.
+type scope struct {
+	s         *safety
+	body      []Literal
+	needs     []Term
+	inherited map[string]bool
+	what      string
+	bound     map[string]bool
+}
+
+// scope checks one scope (see the type scope), then the aggregates in it.
 func (s *safety) scope(body []Literal, needs []Term, inherited map[string]bool, what string) {
-	bound := map[string]bool{}
-	for v := range inherited {
-		bound[v] = true
-	}
-	// Variables bound by positive atoms.
+	sc := &scope{s: s, body: body, needs: needs, inherited: inherited, what: what, bound: map[string]bool{}}
+	sc.bindAtoms()
+	sc.bindEqualities()
+	sc.checkNeeds()
+	sc.checkLiterals()
+	// Each aggregate is a scope: its grouping variables bound here.
 	for i := range body {
-		l := &body[i]
+		for _, t := range litTerms(&body[i]) {
+			s.aggregates(t, sc.occurs)
+		}
+	}
+	for _, t := range needs {
+		s.aggregates(t, sc.occurs)
+	}
+}
+
+// bindAtoms binds the inherited variables and those of positive atoms.
+func (sc *scope) bindAtoms() {
+	for v := range sc.inherited {
+		sc.bound[v] = true
+	}
+	for i := range sc.body {
+		l := &sc.body[i]
 		if l.Kind != Positive {
 			continue
 		}
 		for _, t := range l.Atom.Args {
 			if t.Kind == Var && t.Value != "_" {
-				bound[t.Value] = true
+				sc.bound[t.Value] = true
 			}
 		}
 	}
-	// Occurrences outside each aggregate of this scope, to tell its
-	// grouping variables from its local ones.
-	occurs := func(skip *Expr) map[string]bool {
-		m := map[string]bool{}
-		for v := range inherited {
-			m[v] = true
-		}
-		var walk func(Term)
-		walk = func(t Term) {
-			switch {
-			case t.Kind == Var:
-				m[t.Value] = true
-			case t.Kind == Compound && t.X != skip:
-				for _, a := range t.X.Args {
-					walk(a)
-				}
-				for i := range t.X.Body {
-					for _, a := range litTerms(&t.X.Body[i]) {
-						walk(a)
-					}
-				}
-			}
-		}
-		for _, t := range needs {
-			walk(t)
-		}
-		for i := range body {
-			for _, a := range litTerms(&body[i]) {
-				walk(a)
-			}
-		}
-		return m
+}
+
+// occurs returns the variables that occur in the scope outside aggregate
+// skip (and those inherited): they tell skip's grouping variables from its
+// local ones.
+func (sc *scope) occurs(skip *Expr) map[string]bool {
+	m := map[string]bool{}
+	for v := range sc.inherited {
+		m[v] = true
 	}
-	// The variables a term needs bound: its own, and the grouping
-	// variables of the aggregates in it.
-	var needed func(t Term, f func(Term))
-	needed = func(t Term, f func(Term)) {
+	var walk func(Term)
+	walk = func(t Term) {
 		switch {
 		case t.Kind == Var:
-			f(t)
-		case t.Kind == Compound && t.X.Agg:
-			outside := occurs(t.X)
-			t.Vars(func(v Term) {
-				if v.Value != "_" && outside[v.Value] {
-					f(v)
-				}
-			})
-		case t.Kind == Compound:
+			m[t.Value] = true
+		case t.Kind == Compound && t.X != skip:
 			for _, a := range t.X.Args {
-				needed(a, f)
+				walk(a)
+			}
+			for i := range t.X.Body {
+				for _, a := range litTerms(&t.X.Body[i]) {
+					walk(a)
+				}
 			}
 		}
 	}
-	ready := func(t Term) bool {
-		ok := true
-		needed(t, func(v Term) {
-			if v.Value == "_" || !bound[v.Value] {
-				ok = false
+	for _, t := range sc.needs {
+		walk(t)
+	}
+	for i := range sc.body {
+		for _, a := range litTerms(&sc.body[i]) {
+			walk(a)
+		}
+	}
+	return m
+}
+
+// needed calls f for the variables term t needs bound: its own, and the
+// grouping variables of the aggregates in it.
+func (sc *scope) needed(t Term, f func(Term)) {
+	switch {
+	case t.Kind == Var:
+		f(t)
+	case t.Kind == Compound && t.X.Agg:
+		outside := sc.occurs(t.X)
+		t.Vars(func(v Term) {
+			if v.Value != "_" && outside[v.Value] {
+				f(v)
 			}
 		})
-		return ok
+	case t.Kind == Compound:
+		for _, a := range t.X.Args {
+			sc.needed(a, f)
+		}
 	}
-	// Equalities bind, in any order.
+}
+
+// ready reports whether every variable t needs is bound.
+func (sc *scope) ready(t Term) bool {
+	ok := true
+	sc.needed(t, func(v Term) {
+		if v.Value == "_" || !sc.bound[v.Value] {
+			ok = false
+		}
+	})
+	return ok
+}
+
+// bindEqualities binds, in any order, the variable side of an equality
+// whose other side is ready.
+func (sc *scope) bindEqualities() {
 	for changed := true; changed; {
 		changed = false
-		for i := range body {
-			l := &body[i]
+		for i := range sc.body {
+			l := &sc.body[i]
 			if l.Kind != Comparison || l.Op != OpEq {
 				continue
 			}
 			for _, side := range [2][2]Term{{l.Left, l.Right}, {l.Right, l.Left}} {
 				v, other := side[0], side[1]
-				if v.Kind == Var && v.Value != "_" && !bound[v.Value] && ready(other) {
-					bound[v.Value] = true
+				if v.Kind == Var && v.Value != "_" && !sc.bound[v.Value] && sc.ready(other) {
+					sc.bound[v.Value] = true
 					changed = true
 				}
 			}
 		}
 	}
-	report := func(t Term, where string) {
-		needed(t, func(v Term) {
-			switch {
-			case v.Value == "_":
-				s.errorf(v.Pos, "anonymous variable _ in %s", where)
-			case !bound[v.Value]:
-				s.errorf(v.Pos, "variable %s is not bound: it must occur in a positive atom of the %s (not inside an expression) or be assigned (%s = ...)",
-					v.Value, bodyName(what), v.Value)
-				bound[v.Value] = true // report it once
-			}
-		})
-	}
-	for _, t := range needs {
-		if what == "head" && t.Kind == Var {
-			if t.Value != "_" && !bound[t.Value] {
-				s.errorf(t.Pos, "unsafe head variable %s: it occurs in no positive body atom and is not assigned", t.Value)
-				bound[t.Value] = true
+}
+
+// report reports each variable t needs that is anonymous or unbound (once).
+func (sc *scope) report(t Term, where string) {
+	sc.needed(t, func(v Term) {
+		switch {
+		case v.Value == "_":
+			sc.s.errorf(v.Pos, "anonymous variable _ in %s", where)
+		case !sc.bound[v.Value]:
+			sc.s.errorf(v.Pos, "variable %s is not bound: it must occur in a positive atom of the %s (not inside an expression) or be assigned (%s = ...)",
+				v.Value, bodyName(sc.what), v.Value)
+			sc.bound[v.Value] = true // report it once
+		}
+	})
+}
+
+// checkNeeds checks the head's (or the target's) terms.
+func (sc *scope) checkNeeds() {
+	for _, t := range sc.needs {
+		if sc.what == "head" && t.Kind == Var {
+			if t.Value != "_" && !sc.bound[t.Value] {
+				sc.s.errorf(t.Pos, "unsafe head variable %s: it occurs in no positive body atom and is not assigned", t.Value)
+				sc.bound[t.Value] = true
 			}
 			continue
 		}
-		report(t, "the "+what)
+		sc.report(t, "the "+sc.what)
 	}
-	for i := range body {
-		l := &body[i]
+}
+
+// checkLiterals checks what each literal needs bound.
+func (sc *scope) checkLiterals() {
+	for i := range sc.body {
+		l := &sc.body[i]
 		switch l.Kind {
 		case Comparison:
-			report(l.Left, "a comparison")
-			report(l.Right, "a comparison")
+			sc.report(l.Left, "a comparison")
+			sc.report(l.Right, "a comparison")
 		case Builtin:
-			s.builtin(l)
+			sc.s.builtin(l)
 			for _, t := range l.Atom.Args {
-				report(t, "a built-in test")
+				sc.report(t, "a built-in test")
 			}
 		case Negated:
 			for _, t := range l.Atom.Args {
 				if t.Kind == Var && t.Value == "_" {
 					continue
 				}
-				report(t, "a negated atom")
+				sc.report(t, "a negated atom")
 			}
 		default:
 			for _, t := range l.Atom.Args {
 				if t.Kind == Compound {
-					report(t, "an expression")
+					sc.report(t, "an expression")
 				}
 			}
 		}
-	}
-	// Each aggregate is a scope: its grouping variables bound here.
-	for i := range body {
-		for _, t := range litTerms(&body[i]) {
-			s.aggregates(t, occurs)
-		}
-	}
-	for _, t := range needs {
-		s.aggregates(t, occurs)
 	}
 }
 
