@@ -45,185 +45,218 @@ func (e *evaluator) makePlan(r *crule, ri int, deltaAt int, delta []int32) *plan
 // rule's aggregates, once per stratum: the relations they read are in lower
 // strata, complete by now.
 func (e *evaluator) makePlanBound(r *crule, ri int, deltaAt int, delta []int32, pre []int32) *plan {
-	p := &plan{rule: r, ri: ri, agg: r.agg}
-	bound := make([]bool, r.nvars)
-	for _, v := range pre {
-		bound[v] = true
-	}
 	for j := range r.body {
 		l := &r.body[j]
 		for _, x := range append([]*cexpr{l.lx, l.rx}, l.bargs...) {
 			e.planAggregates(x)
 		}
 	}
-	used := make([]bool, len(r.body))
-	// A number constant binds a comparison side, but in an atom it is a
-	// filter (it matches every symbol written as that number), not an
-	// index key.
-	isBound := func(t term) bool { return t.v == slotConst || (t.v >= 0 && bound[t.v]) }
-	isSet := func(t term) bool { return isBound(t) || t.v == slotNumber }
-	addAtom := func(j int, d []int32) {
-		l := &r.body[j]
-		used[j] = true
-		rel := e.rels[l.atom.rel]
-		s := step{lit: l, rel: rel, relI: l.atom.rel, delta: d, assign: -1}
-		s.bind = make([]int32, len(l.atom.args))
-		s.check = make([]int32, len(l.atom.args))
-		local := map[int32]bool{}
-		for k, t := range l.atom.args {
-			s.bind[k], s.check[k] = -1, -1
-			switch {
-			case t.v == slotConst:
-				s.mask |= 1 << uint(k)
-			case t.v == slotWildcard:
-			case t.v == slotNumber:
-				s.numbers = true
-			case bound[t.v]:
-				s.mask |= 1 << uint(k)
-			case local[t.v]:
-				s.check[k] = t.v
-			default:
-				local[t.v] = true
-				s.bind[k] = t.v
-			}
-		}
-		for v := range local {
-			bound[v] = true
-		}
-		if l.kind == datalog.Positive || l.kind == datalog.Negated {
-			full := uint32(1)<<uint(rel.arity) - 1
-			if d == nil && s.mask != 0 && s.mask != full {
-				s.ix = rel.index(s.mask)
-			}
-		}
-		p.steps = append(p.steps, s)
+	pl := newPlanner(e, r, ri, pre)
+	if deltaAt >= 0 {
+		pl.addAtom(deltaAt, delta)
 	}
-	ready := func(x *cexpr, t term) bool {
-		if x == nil {
-			return isSet(t)
+	for {
+		pl.placeFilters()
+		best := pl.nextAtom()
+		if best < 0 {
+			break
 		}
-		ok := true
-		x.vars(func(v int32) { ok = ok && bound[v] })
-		return ok
+		pl.addAtom(best, nil)
 	}
-	// A variable that a positive atom binds is never assigned: an
-	// equality with it is a filter, which compares numbers by value (P =
-	// 1.5 keeps price(a, 1.50)), where a binding would match by symbol.
-	atomVar := make([]bool, r.nvars)
+	pl.placeFilters()
+	return pl.p
+}
+
+// planner orders one rule's body (makePlanBound).
+type planner struct {
+	e     *evaluator
+	r     *crule
+	p     *plan
+	bound []bool // variables bound by the steps so far
+	used  []bool // body literals placed
+	// atomVar marks the variables a positive atom binds: such a variable
+	// is never assigned, an equality with it is a filter, which compares
+	// numbers by value (P = 1.5 keeps price(a, 1.50)), where a binding
+	// would match by symbol.
+	atomVar []bool
+}
+
+func newPlanner(e *evaluator, r *crule, ri int, pre []int32) *planner {
+	pl := &planner{e: e, r: r, p: &plan{rule: r, ri: ri, agg: r.agg},
+		bound: make([]bool, r.nvars), used: make([]bool, len(r.body)), atomVar: make([]bool, r.nvars)}
+	for _, v := range pre {
+		pl.bound[v] = true
+	}
 	for j := range r.body {
 		if l := &r.body[j]; l.kind == datalog.Positive {
 			for _, t := range l.atom.args {
 				if t.v >= 0 {
-					atomVar[t.v] = true
+					pl.atomVar[t.v] = true
 				}
 			}
 		}
 	}
-	// assignable reports whether side (x, t) is a variable not bound yet
-	// that an equality can bind.
-	assignable := func(l *clit, x *cexpr, t term) bool {
-		return l.op == datalog.OpEq && !l.filter && x == nil && t.v >= 0 && !bound[t.v] && !atomVar[t.v]
+	return pl
+}
+
+// isBound reports whether t is bound: a symbol constant or a bound
+// variable. A number constant binds a comparison side (isSet), but in an
+// atom it is a filter (it matches every symbol written as that number),
+// not an index key.
+func (pl *planner) isBound(t term) bool { return t.v == slotConst || (t.v >= 0 && pl.bound[t.v]) }
+
+func (pl *planner) isSet(t term) bool { return pl.isBound(t) || t.v == slotNumber }
+
+// ready reports whether a comparison side (x, or the term t) can be
+// evaluated.
+func (pl *planner) ready(x *cexpr, t term) bool {
+	if x == nil {
+		return pl.isSet(t)
 	}
-	// placeFilters places every literal other than a positive atom whose
-	// variables are bound, and every equality that can bind one, until
-	// none is left to place.
-	placeFilters := func() {
-		for changed := true; changed; {
-			changed = false
-			for j := range r.body {
-				l := &r.body[j]
-				if used[j] || l.kind == datalog.Positive {
-					continue
-				}
-				switch l.kind {
-				case datalog.Comparison:
-					lr, rr := ready(l.lx, l.l), ready(l.rx, l.r)
-					st := step{lit: l, assign: -1}
-					switch {
-					case lr && rr:
-					case rr && assignable(l, l.lx, l.l):
-						st.assign = l.l.v
-					case lr && assignable(l, l.rx, l.r):
-						st.assign, st.assignRight = l.r.v, true
-					default:
-						continue
-					}
-					if st.assign >= 0 {
-						bound[st.assign] = true
-					}
-					used[j] = true
-					p.steps = append(p.steps, st)
-				case datalog.Builtin:
-					ok := true
-					for _, x := range l.bargs {
-						ok = ok && ready(x, term{})
-					}
-					if !ok {
-						continue
-					}
-					used[j] = true
-					p.steps = append(p.steps, step{lit: l, assign: -1})
-				default:
-					ok := true
-					for _, t := range l.atom.args {
-						if t.v >= 0 && !bound[t.v] {
-							ok = false
-						}
-					}
-					if !ok {
-						continue
-					}
-					addAtom(j, nil)
-				}
+	ok := true
+	x.vars(func(v int32) { ok = ok && pl.bound[v] })
+	return ok
+}
+
+// assignable reports whether side (x, t) of l is a variable not bound yet
+// that an equality can bind.
+func (pl *planner) assignable(l *clit, x *cexpr, t term) bool {
+	return l.op == datalog.OpEq && !l.filter && x == nil && t.v >= 0 && !pl.bound[t.v] && !pl.atomVar[t.v]
+}
+
+// addAtom places atom literal j, iterating the delta d when not nil.
+func (pl *planner) addAtom(j int, d []int32) {
+	l := &pl.r.body[j]
+	pl.used[j] = true
+	rel := pl.e.rels[l.atom.rel]
+	s := step{lit: l, rel: rel, relI: l.atom.rel, delta: d, assign: -1}
+	s.bind = make([]int32, len(l.atom.args))
+	s.check = make([]int32, len(l.atom.args))
+	local := map[int32]bool{}
+	for k, t := range l.atom.args {
+		s.bind[k], s.check[k] = -1, -1
+		switch {
+		case t.v == slotConst:
+			s.mask |= 1 << uint(k)
+		case t.v == slotWildcard:
+		case t.v == slotNumber:
+			s.numbers = true
+		case pl.bound[t.v]:
+			s.mask |= 1 << uint(k)
+		case local[t.v]:
+			s.check[k] = t.v
+		default:
+			local[t.v] = true
+			s.bind[k] = t.v
+		}
+	}
+	for v := range local {
+		pl.bound[v] = true
+	}
+	if l.kind == datalog.Positive || l.kind == datalog.Negated {
+		full := uint32(1)<<uint(rel.arity) - 1
+		if d == nil && s.mask != 0 && s.mask != full {
+			s.ix = rel.index(s.mask)
+		}
+	}
+	pl.p.steps = append(pl.p.steps, s)
+}
+
+// placeFilters places every literal other than a positive atom whose
+// variables are bound, and every equality that can bind one, until none is
+// left to place.
+func (pl *planner) placeFilters() {
+	for changed := true; changed; {
+		changed = false
+		for j := range pl.r.body {
+			if !pl.used[j] && pl.r.body[j].kind != datalog.Positive && pl.placeFilter(j) {
 				changed = true
 			}
 		}
 	}
-	if deltaAt >= 0 {
-		addAtom(deltaAt, delta)
-	}
-	for {
-		placeFilters()
-		best, bestFull, bestN, bestSize := -1, false, 0, 0
-		for j := range r.body {
-			l := &r.body[j]
-			if used[j] || l.kind != datalog.Positive {
-				continue
-			}
-			n := 0
-			for _, t := range l.atom.args {
-				if isBound(t) {
-					n++
-				}
-			}
-			full := n == len(l.atom.args)
-			size := e.rels[l.atom.rel].len()
-			better := best < 0
-			if !better {
-				switch {
-				case full != bestFull:
-					better = full
-				case (n > 0) != (bestN > 0):
-					better = n > 0
-				case l.guard != r.body[best].guard:
-					better = l.guard
-				case size != bestSize:
-					better = size < bestSize
-				default:
-					better = n > bestN
-				}
-			}
-			if better {
-				best, bestFull, bestN, bestSize = j, full, n, size
+}
+
+// placeFilter places literal j (not a positive atom) when it can be, and
+// reports whether it did.
+func (pl *planner) placeFilter(j int) bool {
+	l := &pl.r.body[j]
+	switch l.kind {
+	case datalog.Comparison:
+		lr, rr := pl.ready(l.lx, l.l), pl.ready(l.rx, l.r)
+		st := step{lit: l, assign: -1}
+		switch {
+		case lr && rr:
+		case rr && pl.assignable(l, l.lx, l.l):
+			st.assign = l.l.v
+		case lr && pl.assignable(l, l.rx, l.r):
+			st.assign, st.assignRight = l.r.v, true
+		default:
+			return false
+		}
+		if st.assign >= 0 {
+			pl.bound[st.assign] = true
+		}
+		pl.used[j] = true
+		pl.p.steps = append(pl.p.steps, st)
+	case datalog.Builtin:
+		for _, x := range l.bargs {
+			if !pl.ready(x, term{}) {
+				return false
 			}
 		}
-		if best < 0 {
-			break
+		pl.used[j] = true
+		pl.p.steps = append(pl.p.steps, step{lit: l, assign: -1})
+	default:
+		for _, t := range l.atom.args {
+			if t.v >= 0 && !pl.bound[t.v] {
+				return false
+			}
 		}
-		addAtom(best, nil)
+		pl.addAtom(j, nil)
 	}
-	placeFilters()
-	return p
+	return true
+}
+
+// nextAtom returns the best positive literal to place next: one whose
+// arguments are all bound (a lookup) before any other, then one with some
+// bound argument before one with none, then a magic guard, then the smaller
+// relation, then the one with more bound arguments; -1 when none is left.
+func (pl *planner) nextAtom() int {
+	r := pl.r
+	best, bestFull, bestN, bestSize := -1, false, 0, 0
+	for j := range r.body {
+		l := &r.body[j]
+		if pl.used[j] || l.kind != datalog.Positive {
+			continue
+		}
+		n := 0
+		for _, t := range l.atom.args {
+			if pl.isBound(t) {
+				n++
+			}
+		}
+		full := n == len(l.atom.args)
+		size := pl.e.rels[l.atom.rel].len()
+		better := best < 0
+		if !better {
+			switch {
+			case full != bestFull:
+				better = full
+			case (n > 0) != (bestN > 0):
+				better = n > 0
+			case l.guard != r.body[best].guard:
+				better = l.guard
+			case size != bestSize:
+				better = size < bestSize
+			default:
+				better = n > bestN
+			}
+		}
+		if better {
+			best, bestFull, bestN, bestSize = j, full, n, size
+		}
+	}
+	return best
 }
 
 // planAggregates plans the bodies of the aggregates of x (and of those
