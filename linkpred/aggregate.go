@@ -157,7 +157,7 @@ func withScore(dst []float32, start, n int, score float32) []float32 {
 
 // GroupedNoisyOr returns an aggregator for redundant rules (SAFRAN's idea):
 // rules are partitioned into groups, group[rule] giving the group of each
-// rule index (see [GroupRules]); a candidate's score is the noisy-or, across
+// rule index (see [RuleSketches.Groups]); a candidate's score is the noisy-or, across
 // groups, of the highest confidence inside each group. A rule index outside
 // group is a group of its own. Confidences are clamped to [0, 1]. Ties are
 // broken by the groups' confidences, highest first.
@@ -191,33 +191,118 @@ func GroupedNoisyOr(group []int32) Aggregator {
 }
 
 // PairKey packs a (query, entity) pair into one prediction key for
-// [GroupRules].
+// [RuleSketches.Add].
 func PairKey(query, entity uint32) uint64 {
 	return uint64(query)<<32 | uint64(entity)
 }
 
-// GroupRules groups redundant rules: preds[i] is the set of predictions of
-// rule i (for example [PairKey] of each training query and entity the rule
-// predicts, in any order, duplicates allowed), and two rules are linked when
-// the Jaccard overlap of their prediction sets is at least minJaccard. Groups
-// are the connected components of that graph (single linkage). A rule with no
-// predictions is a group of its own. It returns group[i] for every rule,
-// numbered 0, 1, ... in order of each group's first rule. preds is not
-// modified.
-func GroupRules(preds [][]uint64, minJaccard float64) []int32 {
-	n := len(preds)
+// SketchSize is the number of hashes a [RuleSketches] keeps per rule.
+const SketchSize = 64
+
+// RuleSketches summarises each rule's set of predictions in bounded memory
+// for [RuleSketches.Groups]: the SketchSize smallest hashes of its keys (a
+// bottom-k sketch), whatever the number of predictions. A rule through a hub
+// predicts most entities for every query; a list of its predictions, kept
+// for each rule of a large mined file, outgrew the machine.
+type RuleSketches struct {
+	s [][]uint64 // per rule: a max-heap of its smallest hashes, distinct
+}
+
+// NewRuleSketches returns empty sketches for rules 0..n-1.
+func NewRuleSketches(n int) *RuleSketches {
+	return &RuleSketches{s: make([][]uint64, n)}
+}
+
+// hashKey mixes a prediction key (splitmix64's finaliser), so the smallest
+// hashes are a uniform sample of the keys.
+func hashKey(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// Add records that rule predicts key (for example the [PairKey] of a query
+// and an entity); a key added twice counts once.
+func (r *RuleSketches) Add(rule int, key uint64) {
+	h := hashKey(key)
+	s := r.s[rule]
+	if len(s) == SketchSize && h >= s[0] || slices.Contains(s, h) {
+		return
+	}
+	if len(s) < SketchSize {
+		s = append(s, h)
+		for i := len(s) - 1; i > 0 && s[(i-1)/2] < s[i]; i = (i - 1) / 2 {
+			s[(i-1)/2], s[i] = s[i], s[(i-1)/2]
+		}
+		r.s[rule] = s
+		return
+	}
+	s[0] = h
+	for i := 0; ; {
+		l, rt, m := 2*i+1, 2*i+2, i
+		if l < len(s) && s[l] > s[m] {
+			m = l
+		}
+		if rt < len(s) && s[rt] > s[m] {
+			m = rt
+		}
+		if m == i {
+			return
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+}
+
+// jaccard estimates the Jaccard overlap of two sets from their sorted
+// sketches: exactly when both sets have fewer than SketchSize keys (the
+// sketches are the sets), else as the share of the SketchSize smallest
+// hashes of the union that both sets hold.
+func jaccard(x, y []uint64) float64 {
+	limit := SketchSize
+	if len(x) < SketchSize && len(y) < SketchSize {
+		limit = len(x) + len(y)
+	}
+	i, j, n, both := 0, 0, 0, 0
+	for n < limit && (i < len(x) || j < len(y)) {
+		switch {
+		case j >= len(y) || i < len(x) && x[i] < y[j]:
+			i++
+		case i >= len(x) || y[j] < x[i]:
+			j++
+		default:
+			i, j, both = i+1, j+1, both+1
+		}
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(both) / float64(n)
+}
+
+// Groups groups redundant rules: two rules are linked when the Jaccard
+// overlap of their predictions, estimated from the sketches (exact while
+// both rules have fewer than SketchSize predictions), is at least
+// minJaccard and positive. Groups are the connected components of that
+// graph (single linkage); a rule with no predictions is a group of its
+// own. It returns group[i] for every rule, numbered 0, 1, ... in order of
+// each group's first rule. It is deterministic.
+func (r *RuleSketches) Groups(minJaccard float64) []int32 {
+	n := len(r.s)
 	sets := make([][]uint64, n)
 	postings := make(map[uint64][]int32)
-	for i, p := range preds {
-		s := slices.Clone(p)
+	for i, s := range r.s {
+		s = slices.Clone(s)
 		slices.Sort(s)
-		s = slices.Compact(s)
 		sets[i] = s
 		for _, k := range s {
 			postings[k] = append(postings[k], int32(i))
 		}
 	}
-
 	parent := make([]int32, n)
 	for i := range parent {
 		parent[i] = int32(i)
@@ -229,51 +314,31 @@ func GroupRules(preds [][]uint64, minJaccard float64) []int32 {
 		}
 		return x
 	}
-	union := func(a, b int32) {
-		ra, rb := find(a), find(b)
-		if ra == rb {
-			return
-		}
-		if ra < rb { // the smaller index is the root
-			parent[rb] = ra
-		} else {
-			parent[ra] = rb
-		}
-	}
-
-	overlap := make([]int32, n)
-	var touched []int32
+	seen := make([]int32, n) // seen[j] == i+1: pair (i, j) done
 	for i, s := range sets {
-		touched = touched[:0]
 		for _, k := range s {
 			for _, j := range postings[k] {
-				if int(j) <= i {
+				if int(j) <= i || seen[j] == int32(i+1) {
 					continue
 				}
-				if overlap[j] == 0 {
-					touched = append(touched, j)
+				seen[j] = int32(i + 1)
+				if jac := jaccard(s, sets[j]); jac > 0 && jac >= minJaccard {
+					ri, rj := find(int32(i)), find(j)
+					if ri != rj { // the smaller index is the root
+						parent[max(ri, rj)] = min(ri, rj)
+					}
 				}
-				overlap[j]++
 			}
-		}
-		for _, j := range touched {
-			inter := float64(overlap[j])
-			jac := inter / (float64(len(s)+len(sets[j])) - inter)
-			if jac >= minJaccard {
-				union(int32(i), j)
-			}
-			overlap[j] = 0
 		}
 	}
-
 	group := make([]int32, n)
 	ids := make(map[int32]int32)
 	for i := range n {
-		r := find(int32(i))
-		g, ok := ids[r]
+		root := find(int32(i))
+		g, ok := ids[root]
 		if !ok {
 			g = int32(len(ids))
-			ids[r] = g
+			ids[root] = g
 		}
 		group[i] = g
 	}

@@ -26,7 +26,7 @@
 // vector propagation) or sparsely (a list of scored candidates with optional
 // tie-breaking vectors, as rule application yields). The aggregators [Max],
 // [NoisyOr] and [GroupedNoisyOr] turn per-candidate lists of rule confidences
-// into ranking keys; [GroupRules] groups redundant rules for
+// into ranking keys; [RuleSketches] groups redundant rules for
 // [GroupedNoisyOr]; a [SlotPrior] ranks the candidates no rule reaches.
 //
 // The package imports only the store: the concrete scorers, which adapt

@@ -76,24 +76,32 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 	if err != nil {
 		return nil, nil, err
 	}
-	// Groups of redundant rules, per threshold, computed on demand.
+	// Groups of redundant rules, per threshold, computed on demand from
+	// sketches of the rules' predictions on qs (made once).
 	groups := map[float64][]int32{}
+	var sk *linkpred.RuleSketches
 	group := func(threshold float64) ([]int32, error) {
 		if g, ok := groups[threshold]; ok {
 			return g, nil
 		}
-		preds := make([][]uint64, len(prog.Rules))
+		if sk != nil {
+			g := sk.Groups(threshold)
+			groups[threshold] = g
+			return g, nil
+		}
+		s := linkpred.NewRuleSketches(len(prog.Rules))
 		for qi, q := range qs {
 			err := rs.hits(ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
 				for _, h := range hits {
-					preds[h.Rule] = append(preds[h.Rule], linkpred.PairKey(uint32(qi), id))
+					s.Add(int(h.Rule), linkpred.PairKey(uint32(qi), id))
 				}
 			})
 			if err != nil {
 				return nil, err
 			}
 		}
-		g := linkpred.GroupRules(preds, threshold)
+		sk = s
+		g := sk.Groups(threshold)
 		groups[threshold] = g
 		return g, nil
 	}
