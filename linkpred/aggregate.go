@@ -70,12 +70,23 @@ type BestScratch struct {
 // marking each rule index once instead of sorting the hits by rule; it
 // leaves hits as they are. Rule indices must be non-negative.
 func (s *BestScratch) BestPerRule(dst []float32, hits []RuleConf) []float32 {
+	start := len(dst)
+	dst = s.Distinct(dst, hits)
+	slices.Sort(dst[start:])
+	slices.Reverse(dst[start:])
+	return dst
+}
+
+// Distinct appends the highest confidence of each distinct rule in hits to
+// dst, in no particular order: [BestScratch.BestPerRule] without the sort,
+// for a [LazyReduction]. It leaves hits as they are. Rule indices must be
+// non-negative.
+func (s *BestScratch) Distinct(dst []float32, hits []RuleConf) []float32 {
 	s.epoch++
 	if s.epoch == 0 {
 		clear(s.stamp)
 		s.epoch = 1
 	}
-	start := len(dst)
 	for _, h := range hits {
 		r := int(h.Rule)
 		if r >= len(s.pos) {
@@ -90,9 +101,58 @@ func (s *BestScratch) BestPerRule(dst []float32, hits []RuleConf) []float32 {
 			dst[i] = h.Conf
 		}
 	}
-	slices.Sort(dst[start:])
-	slices.Reverse(dst[start:])
 	return dst
+}
+
+// LazyReduction is a [Reduction] computed from a candidate's distinct rule
+// confidences in any order (confs, never empty; it may reorder them): it
+// returns the candidate's score and the tie-breakers of its key, unsorted,
+// as a sub-slice of confs. The key is the one the reduction gives the same
+// confidences sorted (see [Scores.AddLazy]): sorting each candidate's
+// confidences, hundreds through a hub, cost more than applying the rules,
+// and only a candidate whose score equals the answer's needs them sorted.
+type LazyReduction func(confs []float32) (score float32, ties []float32)
+
+// MaxLazy is [MaxReduction] as a LazyReduction.
+func MaxLazy(confs []float32) (float32, []float32) {
+	m := 0
+	for i, c := range confs {
+		if c > confs[m] {
+			m = i
+		}
+	}
+	confs[0], confs[m] = confs[m], confs[0]
+	return confs[0], confs[1:]
+}
+
+// lazyTopMax is the largest top of [NoisyOrLazy]: its top confidences are
+// kept sorted by insertion.
+const lazyTopMax = 16
+
+// NoisyOrLazy is [NoisyOrReduction](topK) as a LazyReduction, for topK in
+// [1, 16]; nil otherwise (noisy-or over all the confidences takes them
+// sorted, which is what the lazy form avoids).
+func NoisyOrLazy(topK int) LazyReduction {
+	if topK < 1 || topK > lazyTopMax {
+		return nil
+	}
+	return func(confs []float32) (float32, []float32) {
+		var buf [lazyTopMax]float32
+		n := 0
+		for _, c := range confs {
+			if n == topK && c <= buf[n-1] {
+				continue
+			}
+			i := min(n, topK-1)
+			for i > 0 && buf[i-1] < c {
+				buf[i] = buf[i-1]
+				i--
+			}
+			buf[i] = c
+			n = min(n+1, topK)
+		}
+		return float32(noisyor.Of(buf[:n])), confs
+	}
 }
 
 // Reduction is an aggregator that depends only on a candidate's distinct

@@ -1,9 +1,12 @@
 package linkpred
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/drumql/drumql/store"
 )
 
 // TestReductions checks that ranking by a reduction of the best confidence
@@ -15,10 +18,11 @@ func TestReductions(t *testing.T) {
 	type pair struct {
 		agg Aggregator
 		red Reduction
-		top int // 0: Max; else noisy-or over the top (-1: all)
+		lazy LazyReduction
+		top  int // 0: Max; else noisy-or over the top (-1: all)
 	}
-	pairs := []pair{{Max, MaxReduction, 0}, {NoisyOr(3), NoisyOrReduction(3), 3},
-		{NoisyOr(10), NoisyOrReduction(10), 10}, {NoisyOr(0), NoisyOrReduction(0), -1}}
+	pairs := []pair{{Max, MaxReduction, MaxLazy, 0}, {NoisyOr(3), NoisyOrReduction(3), NoisyOrLazy(3), 3},
+		{NoisyOr(10), NoisyOrReduction(10), NoisyOrLazy(10), 10}, {NoisyOr(0), NoisyOrReduction(0), nil, -1}}
 	levels := []float32{0.1, 0.25, 0.5, 0.9, 1}
 	var bs BestScratch
 	for trial := range 500 {
@@ -71,6 +75,89 @@ func TestReductions(t *testing.T) {
 			if !slices.Equal(kb, wantKey) {
 				t.Fatalf("trial %d, top %d: key %v, want %v", trial, p.top, kb, wantKey)
 			}
+			// The lazy form: the same key once its ties are sorted.
+			if p.lazy == nil || len(hits) == 0 {
+				continue
+			}
+			var c Scores
+			distinct := bs.Distinct(nil, hits)
+			rng.Shuffle(len(distinct), func(i, j int) { distinct[i], distinct[j] = distinct[j], distinct[i] })
+			score, ties := p.lazy(distinct)
+			c.AddLazy(7, score, ties)
+			c.Sparse[0].sortTies()
+			if kc := append([]float32{c.Sparse[0].Score}, c.Sparse[0].Ties...); !slices.Equal(kc, kb) {
+				t.Fatalf("trial %d, top %d: lazy key %v, want %v", trial, p.top, kc, kb)
+			}
+		}
+	}
+}
+
+// TestLazyRanksAsSorted checks that candidates added lazily (tie-breakers
+// sorted only when the ranking compares them) rank every answer as the
+// same candidates with sorted keys do: random queries whose candidates
+// share scores and differ only in later confidences.
+func TestLazyRanksAsSorted(t *testing.T) {
+	const n = 40
+	levels := []float32{0.25, 0.5, 0.75}
+	hitsOf := func(q Query, e int) []RuleConf {
+		rng := rand.New(rand.NewPCG(uint64(q.Given), uint64(e)))
+		hits := make([]RuleConf, rng.IntN(6))
+		for i := range hits {
+			hits[i] = RuleConf{Rule: int32(rng.IntN(8)), Conf: levels[rng.IntN(len(levels))]}
+		}
+		return hits
+	}
+	var qs []Query
+	for g := range 60 {
+		qs = append(qs, Query{Rel: 1, Given: ent(g % n), Answer: ent((g * 7) % n), Inverse: g%2 == 0})
+	}
+	var ids []store.ID
+	for e := range n {
+		ids = append(ids, ent(e))
+	}
+	for _, c := range []struct {
+		red  Reduction
+		lazy LazyReduction
+	}{{MaxReduction, MaxLazy}, {NoisyOrReduction(3), NoisyOrLazy(3)}, {NoisyOrReduction(1), NoisyOrLazy(1)}} {
+		scorer := func(lazy bool) Scorer {
+			return ScorerFunc(func(_ context.Context, qs []Query, out []Scores) error {
+				var bs BestScratch
+				for i, q := range qs {
+					for e := range n {
+						hits := hitsOf(q, e)
+						if len(hits) == 0 {
+							continue
+						}
+						if lazy {
+							score, ties := c.lazy(bs.Distinct(nil, hits))
+							out[i].AddLazy(int32(e), score, ties)
+						} else {
+							out[i].AddBest(c.red, int32(e), bs.BestPerRule(nil, hits))
+						}
+					}
+				}
+				return nil
+			})
+		}
+		var ranks [2][]Rank
+		for k, lazy := range []bool{false, true} {
+			rep, err := Evaluate(context.Background(), qs, scorer(lazy), nil, Options{Entities: ids, PerQuery: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ranks[k] = rep.Ranks
+		}
+		if !slices.Equal(ranks[0], ranks[1]) {
+			t.Errorf("lazy ranks %v, sorted %v", ranks[1], ranks[0])
+		}
+		ties := 0
+		for _, r := range ranks[0] {
+			if r.H > r.L {
+				ties++
+			}
+		}
+		if ties == len(ranks[0]) {
+			t.Errorf("every answer ties: the tie-breakers decide nothing")
 		}
 	}
 }

@@ -449,6 +449,7 @@ func (w *worker) rankSparse(a int32, eligible int, cs []Candidate, prior *priorS
 			nan++
 		}
 		if c.Entity == a {
+			c.sortTies()
 			as, at = c.Score, c.Ties
 		}
 	}
@@ -505,6 +506,9 @@ func (w *worker) rankSparse(a int32, eligible int, cs []Candidate, prior *priorS
 			continue
 		}
 		listed++
+		if c.lazy && cmpFloat(c.Score, as) == 0 {
+			c.sortTies()
+		}
 		switch compareKeys(c.Score, c.Ties, as, at) {
 		case 1:
 			gt++

@@ -78,18 +78,18 @@ func TestSlotPriorExtend(t *testing.T) {
 		name   string
 		q      Query
 		listed []Candidate
-		want   string // entity:score:ties of every candidate, in order
+		want   string // entity:score:ties:lazy of every candidate, in order
 	}{
 		// Tail query on 100: 30 (position 1) is listed by a rule, so only
 		// 20 (position 2, count 1) is added.
 		{"tail, one listed", Query{Rel: 100, Inverse: true}, []Candidate{{Entity: 1, Score: 0.5}},
-			"[{1 0.5 []} {2 0 [1]}]"},
+			"[{1 0.5 [] false} {2 0 [1] false}]"},
 		// Head query on 100: 10 (count 2) then 20 (count 1).
-		{"head, none listed", Query{Rel: 100}, nil, "[{2 0 [1]} {3 0 [2]}]"},
+		{"head, none listed", Query{Rel: 100}, nil, "[{2 0 [1] false} {3 0 [2] false}]"},
 		{"all listed", Query{Rel: 100}, []Candidate{{Entity: 2, Score: 0.1}, {Entity: 3, Score: 0.2}},
-			"[{2 0.1 []} {3 0.2 []}]"},
+			"[{2 0.1 [] false} {3 0.2 [] false}]"},
 		{"unknown relation", Query{Rel: 300, Inverse: true}, []Candidate{{Entity: 4, Score: 0.3}},
-			"[{4 0.3 []}]"},
+			"[{4 0.3 [] false}]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package linkpred
 import (
 	"context"
 	"math"
+	"slices"
 )
 
 // Scorer scores link-prediction queries.
@@ -40,6 +41,8 @@ type Candidate struct {
 	Entity int32
 	Score  float32
 	Ties   []float32
+
+	lazy bool // Ties are unsorted: sort them (descending) before comparing
 }
 
 // Scores holds the scores of every candidate for one query, in one of two
@@ -106,6 +109,25 @@ func (s *Scores) AddBest(red Reduction, entity int32, best []float32) {
 	start := len(s.keys)
 	s.keys = red(append(s.keys, best...), start)
 	s.addKey(entity, start)
+}
+
+// AddLazy appends a sparse candidate from a [LazyReduction]'s result: its
+// score and its tie-breakers in any order, which the ranking sorts
+// (descending) only if it compares them. The ties are copied.
+func (s *Scores) AddLazy(entity int32, score float32, ties []float32) {
+	start := len(s.keys)
+	s.keys = append(s.keys, ties...)
+	s.Sparse = append(s.Sparse, Candidate{Entity: entity, Score: score,
+		Ties: s.keys[start:len(s.keys):len(s.keys)], lazy: len(ties) > 1})
+}
+
+// sortTies sorts a lazy candidate's tie-breakers, highest first.
+func (c *Candidate) sortTies() {
+	if c.lazy {
+		slices.Sort(c.Ties)
+		slices.Reverse(c.Ties)
+		c.lazy = false
+	}
 }
 
 // reset clears the scores for the next query, keeping memory.

@@ -17,7 +17,8 @@ import (
 // candidates no rule reaches.
 type ruleVariant struct {
 	agg   linkpred.Aggregator
-	red   linkpred.Reduction // agg as a reduction, or nil
+	red   linkpred.Reduction     // agg as a reduction, or nil
+	lazy  linkpred.LazyReduction // red from unsorted confidences, or nil
 	prior bool
 	desc  datalog.Aggregate // what it is, for messages and directives
 }
@@ -151,9 +152,10 @@ func aggregatorOf(a datalog.Aggregate, group func(threshold float64) ([]int32, e
 	v := ruleVariant{prior: a.Value("prior") == 1, desc: a}
 	switch a.Method {
 	case "max":
-		v.agg, v.red = linkpred.Max, linkpred.MaxReduction
+		v.agg, v.red, v.lazy = linkpred.Max, linkpred.MaxReduction, linkpred.MaxLazy
 	case "noisy_or":
-		v.agg, v.red = linkpred.NoisyOr(int(a.Value("top"))), linkpred.NoisyOrReduction(int(a.Value("top")))
+		top := int(a.Value("top"))
+		v.agg, v.red, v.lazy = linkpred.NoisyOr(top), linkpred.NoisyOrReduction(top), linkpred.NoisyOrLazy(top)
 	case "grouped":
 		if group == nil {
 			return v, pkgerr.Errorf("linkpred: ", "linkpred: grouped aggregation needs the queries to group rules on")
@@ -258,9 +260,14 @@ func (r *RuleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 	vrs := make([]ruleVariant, len(outs))
 	for i, q := range qs {
 		reduce := true // every variant is a reduction: the best per rule once
+		// Every variant is lazy: its candidates' confidences are sorted only
+		// if the ranking compares them. Not for a HybridScorer, which
+		// replaces the tie-breakers.
+		lazy := !r.hybrid
 		for v := range outs {
 			vrs[v] = variant(v, q)
 			reduce = reduce && vrs[v].red != nil
+			lazy = lazy && vrs[v].lazy != nil
 		}
 		reached := false
 		err := r.hits(ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
@@ -273,7 +280,15 @@ func (r *RuleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 			for _, h := range hits {
 				conf = append(conf, linkpred.RuleConf{Rule: h.Rule, Conf: float32(h.Score)})
 			}
-			if reduce {
+			switch {
+			case lazy:
+				best = bs.Distinct(best[:0], conf)
+				for v, out := range outs {
+					score, ties := vrs[v].lazy(best)
+					out[i].AddLazy(p, score, ties)
+				}
+				return
+			case reduce:
 				best = bs.BestPerRule(best[:0], conf)
 			}
 			for v, out := range outs {
