@@ -16,8 +16,8 @@ import (
 func TestReductions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2))
 	type pair struct {
-		agg Aggregator
-		red Reduction
+		agg  Aggregator
+		red  Reduction
 		lazy LazyReduction
 		top  int // 0: Max; else noisy-or over the top (-1: all)
 	}

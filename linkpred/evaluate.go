@@ -71,6 +71,10 @@ type Report struct {
 	Unindexed int `json:"unindexed_answers"`
 	// Ranks holds every query's rank, in query order, with Options.PerQuery.
 	Ranks []Rank `json:"ranks,omitempty"`
+	// Scored tells, per query in query order with Options.PerQuery, whether
+	// the scorer gave the answer a score above 0 (for rules: whether some
+	// rule reaches it).
+	Scored []bool `json:"-"`
 }
 
 // Metrics returns the metrics of a tie policy.
@@ -92,8 +96,11 @@ func (r *Report) Metrics(p Policy) *Metrics {
 // policies, per direction and over all queries.
 //
 // Queries are grouped by (Rel, Inverse), in order of first appearance, into
-// batches of at most opt.BatchSize, which a pool of opt.Workers goroutines
-// scores. The report is summed in query order, so it does not depend on the
+// batches of at most opt.BatchSize distinct queries, which a pool of
+// opt.Workers goroutines scores. Queries that differ only in their answer
+// (the same relation, direction and given entity: a relation's many
+// answers for one entity) are scored once, in the same batch, and each
+// answer ranked on those scores. The report is summed in query order, so it does not depend on the
 // number of workers. On a scorer error or cancellation Evaluate returns the
 // error of the earliest failing batch.
 func Evaluate(ctx context.Context, qs []Query, scorer Scorer, filter *Filter, opt Options) (*Report, error) {
@@ -144,8 +151,10 @@ func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k i
 	workers := min(cmpOr(opt.Workers, runtime.GOMAXPROCS(0)), max(len(batches), 1))
 
 	ranks := make([][]Rank, k)
+	scored := make([][]bool, k)
 	for v := range ranks {
 		ranks[v] = make([]Rank, len(qs))
+		scored[v] = make([]bool, len(qs))
 	}
 	nans := make([][]int, len(batches))
 	errs := make([]error, len(batches))
@@ -163,7 +172,7 @@ func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k i
 			ws[w] = newWorker(len(ents), index, filter, scorer, k)
 		}
 		nans[b] = make([]int, k)
-		if err := ws[w].run(ctx, qs, batches[b], ranks, nans[b]); err != nil {
+		if err := ws[w].run(ctx, qs, batches[b], ranks, scored, nans[b]); err != nil {
 			errs[b] = err
 			cancel()
 			return false
@@ -188,7 +197,7 @@ func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k i
 		}
 		rep.summarise(qs, ranks[v])
 		if opt.PerQuery {
-			rep.Ranks = ranks[v]
+			rep.Ranks, rep.Scored = ranks[v], scored[v]
 		}
 		reps[v] = rep
 	}
@@ -226,27 +235,47 @@ func cmpOr(v, def int) int {
 }
 
 // makeBatches groups query indices by (Rel, Inverse) in order of first
-// appearance and cuts each group into batches of at most size.
-func makeBatches(qs []Query, size int) [][]int {
+// appearance and cuts each group into batches of at most size units: a unit
+// holds the queries that share their Given (they differ only in the
+// answer), the first one's index first.
+func makeBatches(qs []Query, size int) [][][]int {
 	type key struct {
 		rel store.ID
 		inv bool
 	}
+	type unitKey struct {
+		key
+		given store.ID
+	}
 	var order []key
-	groups := make(map[key][]int)
+	groups := make(map[key][]int) // unit indices, in order
+	unitOf := make(map[unitKey]int)
+	var units [][]int
 	for i, q := range qs {
 		k := key{q.Rel, q.Inverse}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
+		uk := unitKey{k, q.Given}
+		u, ok := unitOf[uk]
+		if !ok {
+			if _, seen := groups[k]; !seen {
+				order = append(order, k)
+			}
+			u = len(units)
+			unitOf[uk] = u
+			units = append(units, nil)
+			groups[k] = append(groups[k], u)
 		}
-		groups[k] = append(groups[k], i)
+		units[u] = append(units[u], i)
 	}
-	var batches [][]int
+	var batches [][][]int
 	for _, k := range order {
 		g := groups[k]
 		for len(g) > 0 {
 			n := min(size, len(g))
-			batches = append(batches, g[:n:n])
+			b := make([][]int, n)
+			for j, u := range g[:n] {
+				b[j] = units[u]
+			}
+			batches = append(batches, b)
 			g = g[n:]
 		}
 	}
@@ -307,18 +336,21 @@ type worker struct {
 	excl []uint32 // excl[i] == gen: candidate i is filtered out
 	seen []uint32 // seen[i] == gen: sparse candidate i already listed
 	ex   []int32  // filtered candidate positions of the current query
+
+	scored bool // the last query ranked gave its answer a score above 0
 }
 
 func newWorker(n int, index map[store.ID]int32, filter *Filter, scorer VariantScorer, k int) *worker {
 	return &worker{n: n, index: index, filter: filter, scorer: scorer, k: k, out: make([][]Scores, k)}
 }
 
-// run scores one batch under every variant, stores the ranks, and adds the
+// run scores one batch under every variant (each unit's first query, see
+// makeBatches), stores the ranks of every query of its units, and adds the
 // number of NaN scores seen to nans[variant].
-func (w *worker) run(ctx context.Context, qs []Query, batch []int, ranks [][]Rank, nans []int) error {
+func (w *worker) run(ctx context.Context, qs []Query, batch [][]int, ranks [][]Rank, scored [][]bool, nans []int) error {
 	w.qs = w.qs[:0]
-	for _, i := range batch {
-		w.qs = append(w.qs, qs[i])
+	for _, u := range batch {
+		w.qs = append(w.qs, qs[u[0]])
 	}
 	outs := make([][]Scores, w.k)
 	for v := range w.out {
@@ -336,14 +368,16 @@ func (w *worker) run(ctx context.Context, qs []Query, batch []int, ranks [][]Ran
 			len(batch), first.Rel, first.Inverse, err)
 	}
 	for v, out := range outs {
-		for j, i := range batch {
-			rk, n, err := w.rank(qs[i], &out[j])
-			if err != nil {
-				return errorf("linkpred: query %d (relation %d, given %d, inverse %t): %w",
-					i, qs[i].Rel, qs[i].Given, qs[i].Inverse, err)
+		for j, u := range batch {
+			for _, i := range u {
+				rk, n, err := w.rank(qs[i], &out[j])
+				if err != nil {
+					return errorf("linkpred: query %d (relation %d, given %d, inverse %t): %w",
+						i, qs[i].Rel, qs[i].Given, qs[i].Inverse, err)
+				}
+				ranks[v][i], scored[v][i] = rk, w.scored
+				nans[v] += n
 			}
-			ranks[v][i] = rk
-			nans[v] += n
 		}
 	}
 	return nil
@@ -396,6 +430,7 @@ func (w *worker) rankDense(a int32, d []float32) (Rank, int, error) {
 	if a >= 0 {
 		sa = fixNaN(d[a])
 	}
+	w.scored = sa > 0
 	// Count over every entity, then take back the answer and the filtered.
 	gt, eq, nan := 0, 0, 0
 	for _, v := range d {
@@ -454,7 +489,8 @@ func (w *worker) rankSparse(a int32, eligible int, cs []Candidate, prior *priorS
 		}
 	}
 	gt, eq, listed := 0, 0, 0
-	if a >= 0 && w.seen[a] == w.gen && cmpFloat(0, as) < 0 {
+	w.scored = a >= 0 && w.seen[a] == w.gen && cmpFloat(0, as) < 0
+	if w.scored {
 		// The answer scores above 0: the prior's candidates (score 0) and
 		// the unlisted rest rank below it, however many there are.
 		prior = nil

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/drumql/drumql/store"
@@ -737,4 +738,59 @@ type variantFunc func(ctx context.Context, qs []Query, out [][]Scores) error
 
 func (f variantFunc) ScoreVariants(ctx context.Context, qs []Query, out [][]Scores) error {
 	return f(ctx, qs, out)
+}
+
+// TestQueriesSharingGiven checks that queries differing only in their
+// answer are scored once and each ranked as when it is evaluated alone.
+func TestQueriesSharingGiven(t *testing.T) {
+	const n = 30
+	var calls atomic.Int64
+	sc := ScorerFunc(func(_ context.Context, qs []Query, out []Scores) error {
+		for i, q := range qs {
+			calls.Add(1)
+			for e := range n {
+				if l := (int(q.Given)*7 + e*e) % 5; l > 0 {
+					out[i].AddRules(Max, int32(e), []RuleConf{{0, float32(l) / 5}, {int32(e % 3), float32(e%4+1) / 5}})
+				}
+			}
+		}
+		return nil
+	})
+	var qs []Query
+	var known []store.Triple
+	for g := range 6 {
+		for a := range 1 + g { // given g has 1+g answers
+			q := Query{Rel: 1, Given: ent(g), Answer: ent((g*5 + a*11) % n), Inverse: g%2 == 1}
+			qs = append(qs, q)
+			if q.Inverse {
+				known = append(known, store.Triple{S: q.Given, R: 1, O: q.Answer})
+			} else {
+				known = append(known, store.Triple{S: q.Answer, R: 1, O: q.Given})
+			}
+		}
+	}
+	f := FilterOf(known)
+	var ids []store.ID
+	for e := range n {
+		ids = append(ids, ent(e))
+	}
+	for _, batch := range []int{1, 4} {
+		calls.Store(0)
+		rep, err := Evaluate(context.Background(), qs, sc, f, Options{Entities: ids, PerQuery: true, BatchSize: batch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := calls.Load(); c != 6 {
+			t.Errorf("batch %d: %d queries scored, want 6 (one per given entity)", batch, c)
+		}
+		for i, q := range qs {
+			alone, err := Evaluate(context.Background(), []Query{q}, sc, f, Options{Entities: ids, PerQuery: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Ranks[i] != alone.Ranks[0] || rep.Scored[i] != alone.Scored[0] {
+				t.Errorf("batch %d, query %d: rank %+v scored %t, alone %+v %t", batch, i, rep.Ranks[i], rep.Scored[i], alone.Ranks[0], alone.Scored[0])
+			}
+		}
+	}
 }

@@ -15,6 +15,8 @@ import (
 // either densely or sparsely (see [Scores]); candidates are identified by
 // their position in the evaluation's entity list ([Options.Entities]), which
 // the scorer is built with. Score must not keep out or qs after it returns.
+// The scores of a query must not depend on its Answer: queries that differ
+// only in the answer are scored once (see [Evaluate]).
 // With more than one worker, Score is called from several goroutines at once
 // and must be safe for concurrent use.
 type Scorer interface {

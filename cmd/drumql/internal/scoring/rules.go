@@ -213,7 +213,6 @@ type RuleScorer struct {
 	byRel    map[store.ID]ruleVariant
 	variants []ruleVariant // for ScoreVariants
 	hybrid   bool          // a HybridScorer applies the prior itself
-	reached  *reachSet     // if not nil, records the queries whose answer a rule reaches
 }
 
 // variant returns the ranking variant of relation rel.
@@ -269,9 +268,7 @@ func (r *RuleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 			reduce = reduce && vrs[v].red != nil
 			lazy = lazy && vrs[v].lazy != nil
 		}
-		reached := false
 		err := r.hits(ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
-			reached = reached || id == q.Answer
 			p := r.pos.of(id)
 			if p < 0 {
 				return
@@ -301,9 +298,6 @@ func (r *RuleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 		})
 		if err != nil {
 			return err
-		}
-		if reached && r.reached != nil {
-			r.reached.add(q)
 		}
 		for v, out := range outs {
 			if vrs[v].prior && !r.hybrid {

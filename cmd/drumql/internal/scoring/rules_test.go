@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -78,17 +79,30 @@ func TestRuleRanksOneQueryAtATime(t *testing.T) {
 			}
 			rs.variants = append(rs.variants, v)
 		}
-		rs.reached = &reachSet{m: map[linkpred.Query]bool{}}
 		reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
 			linkpred.Options{Entities: ents, PerQuery: true, BatchSize: batch})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r result
+		r := result{reached: map[linkpred.Query]bool{}}
 		for _, rep := range reps {
 			r.ranks = append(r.ranks, rep.Ranks)
 		}
-		r.reached = rs.reached.m
+		for i, ok := range reps[0].Scored {
+			if ok {
+				r.reached[qs[i]] = true
+			}
+		}
+		// Checked against the rules' hits themselves.
+		for _, q := range qs {
+			hit := false
+			if err := rs.hits(ctx, q, func(id store.ID, _ []reasoner.RuleScore) { hit = hit || id == q.Answer }); err != nil {
+				t.Fatal(err)
+			}
+			if hit != r.reached[q] {
+				t.Fatalf("query %+v: a rule reaches the answer: %t, reported %t", q, hit, r.reached[q])
+			}
+		}
 		return r
 	}
 	all, err := linkpred.NewFilter(st)

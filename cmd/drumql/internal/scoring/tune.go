@@ -5,7 +5,6 @@ import (
 	"github.com/drumql/drumql/linkpred"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/miner"
@@ -41,19 +40,6 @@ type Tuning struct {
 	Reached map[linkpred.Query]bool
 }
 
-// reachSet records, safely from several goroutines, the queries whose answer
-// some rule reaches.
-type reachSet struct {
-	mu sync.Mutex
-	m  map[linkpred.Query]bool
-}
-
-func (s *reachSet) add(q linkpred.Query) {
-	s.mu.Lock()
-	s.m[q] = true
-	s.mu.Unlock()
-}
-
 // ChooseAggregation applies prog's rules once to the queries qs (a held-out
 // split, never test) and ranks them under every candidate aggregation
 // (EvaluateVariants): the best overall is recorded for every
@@ -81,8 +67,6 @@ func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog
 		}
 		rs.variants = append(rs.variants, v)
 	}
-	reached := &reachSet{m: map[linkpred.Query]bool{}}
-	rs.reached = reached
 	reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
 		linkpred.Options{Entities: ents, PerQuery: true, BatchSize: RuleBatch})
 	if err != nil {
@@ -93,7 +77,13 @@ func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog
 		ranks[v] = r.Ranks
 	}
 	c := linkpred.Choose(qs, ranks, tuneMinQueries)
-	t := &Tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: reached.m}
+	reached := map[linkpred.Query]bool{}
+	for i, ok := range reps[0].Scored { // every variant: the same rules' hits
+		if ok {
+			reached[qs[i]] = true
+		}
+	}
+	t := &Tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: reached}
 	t.Directives = append(t.Directives, tuneCandidates[c.Default])
 	rels := make([]store.ID, 0, len(c.PerRelation))
 	for r := range c.PerRelation {
