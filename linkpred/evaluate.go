@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/drumql/drumql/internal/workpool"
 	"github.com/drumql/drumql/store"
@@ -338,6 +339,16 @@ type worker struct {
 	ex   []int32  // filtered candidate positions of the current query
 
 	scored bool // the last query ranked gave its answer a score above 0
+
+	at     []int32  // at[e]: e's position in the unit's candidates (atGen[e] == gen)
+	atGen  []uint32 // see at
+	sorted []scoreAt
+}
+
+// scoreAt is a listed candidate's score and its position, for rankUnit.
+type scoreAt struct {
+	score float32
+	k     int32
 }
 
 func newWorker(n int, index map[store.ID]int32, filter *Filter, scorer VariantScorer, k int) *worker {
@@ -369,6 +380,12 @@ func (w *worker) run(ctx context.Context, qs []Query, batch [][]int, ranks [][]R
 	}
 	for v, out := range outs {
 		for j, u := range batch {
+			if len(u) > 1 && out[j].Dense == nil {
+				if err := w.rankUnit(qs, u, &out[j], ranks[v], scored[v], &nans[v]); err != nil {
+					return err
+				}
+				continue
+			}
 			for _, i := range u {
 				rk, n, err := w.rank(qs[i], &out[j])
 				if err != nil {
@@ -420,6 +437,102 @@ func (w *worker) rank(q Query, s *Scores) (Rank, int, error) {
 		return w.rankDense(a, s.Dense)
 	}
 	return w.rankSparse(a, eligible, s.Sparse, s.prior)
+}
+
+// rankUnit ranks the answers of the queries u, which share their scores s
+// (sparse): they differ only in the answer, so they share the filtered
+// entities too. Each answer some candidate key places above 0 (reached) is
+// ranked by a binary search over the unit's eligible candidates sorted by
+// score once, and a comparison of full keys among those with its score;
+// the others are ranked by rank, one by one. Ranking every answer of a hub query
+// (thousands) against every candidate (thousands) grew with the square
+// of the graph. The ranks are rank's.
+func (w *worker) rankUnit(qs []Query, u []int, s *Scores, ranks []Rank, scored []bool, nans *int) error {
+	w.nextGen()
+	if w.at == nil {
+		w.at = make([]int32, w.n)
+		w.atGen = make([]uint32, w.n)
+	}
+	q0 := qs[u[0]]
+	for _, e := range w.filter.Answers(q0) {
+		if i, ok := w.index[e]; ok {
+			w.excl[i] = w.gen
+		}
+	}
+	cs := s.Sparse
+	w.sorted = w.sorted[:0]
+	nan := 0
+	for k := range cs {
+		c := &cs[k]
+		if c.Entity < 0 || int(c.Entity) >= w.n {
+			return w.unitError(q0, fmt.Errorf("%w: candidate %d out of range [0, %d)", ErrBadScores, c.Entity, w.n))
+		}
+		if w.atGen[c.Entity] == w.gen {
+			return w.unitError(q0, fmt.Errorf("%w: candidate %d listed twice", ErrBadScores, c.Entity))
+		}
+		w.atGen[c.Entity], w.at[c.Entity] = w.gen, int32(k)
+		if c.hasNaN() {
+			nan++
+		}
+		if w.excl[c.Entity] != w.gen {
+			w.sorted = append(w.sorted, scoreAt{fixNaN(c.Score), int32(k)})
+		}
+	}
+	slices.SortFunc(w.sorted, func(x, y scoreAt) int { return cmpFloat(y.score, x.score) })
+	var later []int
+	for _, i := range u {
+		q := qs[i]
+		a, ok := w.index[q.Answer]
+		if !ok || w.atGen[a] != w.gen || cmpFloat(0, cs[w.at[a]].Score) >= 0 {
+			later = append(later, i) // not reached: the prior and the rest decide
+			continue
+		}
+		ac := &cs[w.at[a]]
+		ac.sortTies()
+		as, at := fixNaN(ac.Score), ac.Ties
+		// Eligible candidates scoring strictly more, then those with as.
+		gt, _ := slices.BinarySearchFunc(w.sorted, as, func(x scoreAt, t float32) int { return cmpFloat(t, x.score) })
+		eq := 0
+		for j := gt; j < len(w.sorted) && w.sorted[j].score == as; j++ {
+			k := w.sorted[j].k
+			if cs[k].Entity == a {
+				continue // the answer, when the filter does not hold it
+			}
+			tally(&cs[k], as, at, &gt, &eq)
+		}
+		ranks[i], scored[i] = Rank{L: 1 + gt, H: 1 + gt + eq}, true
+		*nans += nan
+	}
+	for _, i := range later {
+		q := qs[i]
+		rk, n, err := w.rank(q, s)
+		if err != nil {
+			return errorf("linkpred: query %d (relation %d, given %d, inverse %t): %w", i, q.Rel, q.Given, q.Inverse, err)
+		}
+		ranks[i], scored[i] = rk, w.scored
+		*nans += n
+	}
+	return nil
+}
+
+// tally counts candidate c in gt when its key ranks above the answer's
+// (as, at), in eq when it ties; it sorts c's lazy tie-breakers when the
+// scores are equal.
+func tally(c *Candidate, as float32, at []float32, gt, eq *int) {
+	if c.lazy && cmpFloat(c.Score, as) == 0 {
+		c.sortTies()
+	}
+	switch compareKeys(c.Score, c.Ties, as, at) {
+	case 1:
+		*gt++
+	case 0:
+		*eq++
+	}
+}
+
+// unitError wraps a malformed-scores error of a unit as run does.
+func (w *worker) unitError(q Query, err error) error {
+	return errorf("linkpred: query (relation %d, given %d, inverse %t): %w", q.Rel, q.Given, q.Inverse, err)
 }
 
 func (w *worker) rankDense(a int32, d []float32) (Rank, int, error) {
@@ -542,15 +655,7 @@ func (w *worker) rankSparse(a int32, eligible int, cs []Candidate, prior *priorS
 			continue
 		}
 		listed++
-		if c.lazy && cmpFloat(c.Score, as) == 0 {
-			c.sortTies()
-		}
-		switch compareKeys(c.Score, c.Ties, as, at) {
-		case 1:
-			gt++
-		case 0:
-			eq++
-		}
+		tally(c, as, at, &gt, &eq)
 	}
 	// Unlisted eligible candidates all have the key (0, no ties).
 	if rest := eligible - listed; rest > 0 {

@@ -794,3 +794,97 @@ func TestQueriesSharingGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitRanksAsAlone checks the ranking of queries sharing their scores
+// (rankUnit) against each query evaluated alone, on random units of many
+// answers: scores with many ties broken by later confidences (sorted and
+// lazy keys), filtered answers, unreached answers ranked by the slot prior
+// or tied with the rest, NaN scores.
+func TestUnitRanksAsAlone(t *testing.T) {
+	var ids []store.ID
+	for e := 1; e <= 40; e++ {
+		ids = append(ids, store.ID(10*e)) // 10, 20, 30, 40 are the prior's
+	}
+	prior := NewSlotPrior(priorSnapshot(), ids)
+	levels := []float32{0.25, 0.5, 0.75}
+	for trial := range 40 {
+		rng := rand.New(rand.NewPCG(uint64(trial), 9))
+		usePrior := trial%2 == 0
+		sc := ScorerFunc(func(_ context.Context, qs []Query, out []Scores) error {
+			for i, q := range qs {
+				r := rand.New(rand.NewPCG(uint64(q.Given), uint64(trial)*2+b2u(q.Inverse)))
+				var bs BestScratch
+				for e := range len(ids) {
+					if r.IntN(10) < 4 {
+						continue
+					}
+					hits := make([]RuleConf, 1+r.IntN(4))
+					for h := range hits {
+						hits[h] = RuleConf{Rule: int32(r.IntN(5)), Conf: levels[r.IntN(len(levels))]}
+					}
+					switch r.IntN(20) {
+					case 0:
+						out[i].AddBest(func(dst []float32, start int) []float32 {
+							return append(dst[:start], float32(math.NaN()))
+						}, int32(e), nil)
+					case 1, 2, 3, 4, 5, 6, 7, 8, 9:
+						score, ties := MaxLazy(bs.Distinct(nil, hits))
+						out[i].AddLazy(int32(e), score, ties)
+					default:
+						out[i].AddRules(NoisyOr(2), int32(e), hits)
+					}
+				}
+				if usePrior {
+					prior.Extend(q, &out[i])
+				}
+			}
+			return nil
+		})
+		var qs []Query
+		var known []store.Triple
+		for u := range 6 {
+			given := ids[rng.IntN(len(ids))]
+			inv := rng.IntN(2) == 0
+			for range 1 + rng.IntN(12) {
+				q := Query{Rel: 100, Given: given, Inverse: inv, Answer: ids[rng.IntN(len(ids))]}
+				if u == 5 {
+					q.Answer = 99999 // not in the entity list
+				}
+				qs = append(qs, q)
+				tr := store.Triple{S: q.Answer, R: 100, O: q.Given}
+				if inv {
+					tr = store.Triple{S: q.Given, R: 100, O: q.Answer}
+				}
+				if rng.IntN(4) > 0 {
+					known = append(known, tr)
+				}
+			}
+		}
+		f := FilterOf(known)
+		all, err := Evaluate(context.Background(), qs, sc, f, Options{Entities: ids, PerQuery: true, BatchSize: 1 + trial%3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nan := 0
+		for i, q := range qs {
+			alone, err := Evaluate(context.Background(), []Query{q}, sc, f, Options{Entities: ids, PerQuery: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			nan += alone.NaN
+			if all.Ranks[i] != alone.Ranks[0] || all.Scored[i] != alone.Scored[0] {
+				t.Fatalf("trial %d, query %d %+v: rank %+v scored %t, alone %+v %t", trial, i, q, all.Ranks[i], all.Scored[i], alone.Ranks[0], alone.Scored[0])
+			}
+		}
+		if nan != all.NaN {
+			t.Errorf("trial %d: %d NaN scores, %d alone", trial, all.NaN, nan)
+		}
+	}
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
