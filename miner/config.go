@@ -5,8 +5,8 @@ import (
 )
 
 // Config holds the DRUM hyper-parameters. The zero value means the defaults
-// of the paper and the original code (docs/drum-protocol.md §7); a zero or
-// negative field takes its default.
+// of the paper and the original code (the flag defaults of its
+// src/main.py); a zero or negative field takes its default.
 type Config struct {
 	// MaxLen is T, the maximum rule body length (the original num_step − 1).
 	// Default 2.

@@ -1,7 +1,8 @@
 // Package miner learns weighted Datalog rules from a knowledge graph with
 // DRUM (Sadeghian et al., "DRUM: End-To-End Differentiable Rule Mining On
-// Knowledge Graphs", NeurIPS 2019), following the original code as described
-// in docs/drum-protocol.md.
+// Knowledge Graphs", NeurIPS 2019), following the original code
+// (github.com/alisadeghian/DRUM: src/model.py for the model and the loss,
+// src/main.py for the defaults).
 //
 // # Pipeline
 //

@@ -16,7 +16,8 @@ import (
 
 // refLoss is a dense float64 reference of the batch loss: it builds every
 // operator as a dense matrix with M_r[head][tail] = 1 and the batch's own
-// edges removed, and follows drum-protocol §4-5 literally.
+// edges removed, and follows the original code's forward computation and
+// loss (src/model.py of github.com/alisadeghian/DRUM) literally.
 func refLoss(m *Model, g *Graph, b *batch) float64 { return refLossCap(m, g, b, 0) }
 
 // refLossCap is refLoss with hubs capped at maxFanOut (when > 0): operator

@@ -63,15 +63,18 @@
 // slots, constants to symbol ids (constants the store does not know get
 // local ids beyond the store's range, so they match nothing of the store
 // and are never written to it, except by Infer for the facts it derives),
-// body literals ordered greedily (a fully bound literal first, then one
-// with a bound argument, a magic guard, the smaller relation, more bound
-// arguments; negations and comparisons as soon as their variables are
-// bound: see makePlan), and an index per atom: an exact lookup, a hash
-// index over the bound argument positions built lazily (its chains ordered
-// by confidence when the relation is weighted), or a full scan. Relations
-// live in memory as packed uint32 tuples in chunks (full chunks are never
-// copied) with open-addressing hash indexes. Each
-// stratum is evaluated semi-naively: every round joins the delta of the
+// body literals ordered greedily (in a semi-naive round the delta literal
+// first; then, at each step, the positive literal with all arguments bound,
+// else one with some bound argument, ties going to a magic guard, then to
+// the relation with fewer tuples, then to more bound arguments, then to
+// body order; negations, comparisons and built-in tests as soon as what
+// they read is bound, and equalities that assign a variable as soon as
+// their other side is: see makePlan), and an index per atom: an exact
+// lookup, a hash index over the bound argument positions built lazily (its
+// chains ordered by confidence when the relation is weighted), or a full
+// scan. Relations live in memory as packed uint32 tuples in chunks (full
+// chunks are never copied) with open-addressing hash indexes. Each stratum
+// is evaluated semi-naively: every round joins the delta of the
 // previous round (the new facts and those whose confidence strictly rose)
 // with the full relations, in parallel over slices of the delta, and merges
 // the candidate facts in a fixed order, so results never depend on

@@ -11,10 +11,10 @@ import (
 
 // Expressions, built-in tests and aggregates (datalog.Expr): their
 // compiled form and their evaluation by a worker. The semantics is the
-// README's (dialect section, "Arithmetic, strings and aggregates") and
-// doc.go's: every value is a symbol; a symbol whose name is written as a
-// number is a number, an integer when its value is whole (and below 2^63
-// in magnitude), otherwise a float.
+// README's (the dialect section's items Arithmetic, Strings and
+// Aggregates) and doc.go's: every value is a symbol; a symbol whose name
+// is written as a number is a number, an integer when its value is whole
+// (and below 2^63 in magnitude), otherwise a float.
 
 // cexpr is a compiled expression: a leaf term, an operator, a function or
 // an aggregate.

@@ -20,8 +20,8 @@ import (
 
 // The expression oracle: the naive oracle (see oracle) extended with
 // expressions, built-in functions and tests, and aggregates, written from
-// the semantics of issue 34 (/work/notes/34-semantics.md) and not from the
-// engine's code. Like the naive oracle it applies every rule to every
+// the documented semantics (the README's dialect section: Arithmetic,
+// Strings, Aggregates; doc.go's values) and not from the engine's code. Like the naive oracle it applies every rule to every
 // combination of facts, by brute force, until nothing changes, with
 // max-product confidences.
 //

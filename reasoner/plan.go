@@ -30,12 +30,20 @@ type plan struct {
 	agg   bool // an aggregate's body: solutions are folded, not emitted
 }
 
-// makePlan orders the body of r greedily: first the delta literal (if
-// deltaAt >= 0), then repeatedly the best remaining positive literal: one
-// whose arguments are all bound (a lookup) before any other, then one with
-// some bound argument before one with none, then a magic guard, then the
-// smaller relation, then the one with more bound arguments; negations and
-// comparisons as soon as their variables are bound.
+// makePlan orders the body of r greedily. The delta literal (if deltaAt >=
+// 0) comes first, whatever its bound arguments. Then, before each positive
+// literal and after the last, every other literal that can be placed is:
+// a negation once all its variables are bound, a comparison or built-in
+// test once both sides (all arguments) can be computed, and an equality
+// that can assign a variable not bound by any atom once its other side
+// can (the variable it binds counts as bound from then on). The positive
+// literal placed next is chosen by nextAtom: one whose arguments are all
+// bound (a lookup) before any other, then one with some bound argument
+// before one with none, then a magic guard, then the relation with fewer
+// tuples, then the one with more bound arguments, then the earlier in the
+// body. A bound argument is a symbol constant or a variable bound by an
+// earlier step (or pre bound); a number constant and _ are not (a number
+// constant is checked on each tuple, not used as an index key).
 func (e *evaluator) makePlan(r *crule, ri int, deltaAt int, delta []int32) *plan {
 	return e.makePlanBound(r, ri, deltaAt, delta, nil)
 }
@@ -219,8 +227,9 @@ func (pl *planner) placeFilter(j int) bool {
 
 // nextAtom returns the best positive literal to place next: one whose
 // arguments are all bound (a lookup) before any other, then one with some
-// bound argument before one with none, then a magic guard, then the smaller
-// relation, then the one with more bound arguments; -1 when none is left.
+// bound argument before one with none, then a magic guard, then the
+// relation with fewer tuples, then the one with more bound arguments, then
+// the earlier in the body (see isBound); -1 when none is left.
 func (pl *planner) nextAtom() int {
 	r := pl.r
 	best, bestFull, bestN, bestSize := -1, false, 0, 0

@@ -11,11 +11,15 @@
 // training batch can hide its own edges from both M_r and M_rᵀ (Transpose
 // keeps edge ids) without rebuilding the graph.
 //
-// Two kernel sets exist: a pure-Go reference that is always built and is the
-// oracle in tests, and an AVX2/AVX-512 variant built with GOEXPERIMENT=simd on
-// amd64 (package simd/archsimd), chosen at run time from the CPU features.
-// Kernel reports which one is in use. SIMD results differ from the reference
-// only by floating-point rounding (fused multiply-add, different partial-sum
+// The kernels come in three sets, chosen once at start-up: "generic", the
+// pure-Go reference, always built and the oracle in tests; and, in a build
+// with GOEXPERIMENT=simd on amd64 (package simd/archsimd), "avx512" on a CPU
+// with AVX-512 (every kernel vectorised: the row kernels Axpy and Dot and
+// what uses them, the column kernels, GatherAdd and Adam), else "avx2" on a
+// CPU with AVX2 and FMA (only the row kernels vectorised; the column
+// kernels, GatherAdd and Adam are the reference's), else "generic". Kernel
+// reports which one is in use. SIMD results differ from the reference only
+// by floating-point rounding (fused multiply-add, different partial-sum
 // order); within one kernel set results are deterministic.
 //
 // The kernels run on the calling goroutine: the miner parallelises across
