@@ -454,9 +454,11 @@ func (w *worker) rankUnit(qs []Query, u []int, s *Scores, ranks []Rank, scored [
 		w.atGen = make([]uint32, w.n)
 	}
 	q0 := qs[u[0]]
+	w.ex = w.ex[:0] // every known answer, each query's own included
 	for _, e := range w.filter.Answers(q0) {
 		if i, ok := w.index[e]; ok {
 			w.excl[i] = w.gen
+			w.ex = append(w.ex, i)
 		}
 	}
 	cs := s.Sparse
@@ -503,6 +505,13 @@ func (w *worker) rankUnit(qs []Query, u []int, s *Scores, ranks []Rank, scored [
 		ranks[i], scored[i] = Rank{L: 1 + gt, H: 1 + gt + eq}, true
 		*nans += nan
 	}
+	if len(later) == 0 {
+		return nil
+	}
+	later, err := w.rankUnreached(qs, later, s, ranks, scored, nans, nan)
+	if err != nil {
+		return err
+	}
 	for _, i := range later {
 		q := qs[i]
 		rk, n, err := w.rank(q, s)
@@ -513,6 +522,107 @@ func (w *worker) rankUnit(qs []Query, u []int, s *Scores, ranks []Rank, scored [
 		*nans += n
 	}
 	return nil
+}
+
+// rankUnreached ranks, within rankUnit (its marks still set: w.excl and
+// w.ex for the unit's known answers, w.at for the listed candidates), the
+// queries of u whose answer is an indexed entity that no candidate lists:
+// as rankSparse would, from counts made once for the unit (the listed
+// candidates above 0, and the slot prior's counts of the entities rankSparse
+// takes back) and binary searches. It returns the queries it left to rank:
+// answers listed with a score of 0 or below, or not indexed.
+func (w *worker) rankUnreached(qs []Query, u []int, s *Scores, ranks []Rank, scored []bool, nans *int, nan int) ([]int, error) {
+	cs, prior := s.Sparse, s.prior
+	var taken []float32 // prior counts of the listed and the known answers in the slot
+	if prior != nil {
+		if last := prior.ents[len(prior.ents)-1]; prior.ents[0] < 0 || int(last) >= w.n {
+			return nil, w.unitError(qs[u[0]], fmt.Errorf("%w: prior candidates out of range [0, %d)", ErrBadScores, w.n))
+		}
+		for k := range cs {
+			if c, ok := prior.count(cs[k].Entity); ok {
+				taken = append(taken, c)
+			}
+		}
+		for _, e := range w.ex {
+			if w.atGen[e] != w.gen {
+				if c, ok := prior.count(e); ok {
+					taken = append(taken, c)
+				}
+			}
+		}
+		slices.Sort(taken)
+	}
+	// The listed eligible candidates: above an unlisted answer's key when
+	// they score above 0, compared in full when they score 0.
+	listedElig, above := 0, 0
+	var zero []int32
+	for k := range cs {
+		if w.excl[cs[k].Entity] == w.gen {
+			continue
+		}
+		listedElig++
+		switch cmpFloat(cs[k].Score, 0) {
+		case 1:
+			above++
+		case 0:
+			zero = append(zero, int32(k))
+		}
+	}
+	var left []int
+	for _, i := range u {
+		a, ok := w.index[qs[i].Answer]
+		if !ok || w.atGen[a] == w.gen {
+			left = append(left, i)
+			continue
+		}
+		var at []float32 // the answer's key is (0, at)
+		gt, eq, listed := 0, 0, 0
+		if prior != nil {
+			c, inSlot := prior.count(a)
+			if inSlot {
+				at = []float32{c}
+			}
+			gt, eq = prior.compareAll(0, at)
+			listed = len(prior.ents) - len(taken)
+			// Take back the listed and the known answers: (0, [t]) against
+			// (0, at).
+			if at == nil {
+				gt -= len(taken)
+			} else {
+				lo, _ := slices.BinarySearch(taken, c)
+				hi := lo
+				for hi < len(taken) && taken[hi] == c {
+					hi++
+				}
+				gt -= len(taken) - hi
+				eq -= hi - lo
+			}
+			if inSlot && w.excl[a] != w.gen { // the answer itself, not taken yet
+				listed--
+				eq--
+			}
+		}
+		listed += listedElig
+		gt += above
+		for _, k := range zero {
+			tally(&cs[k], 0, at, &gt, &eq)
+		}
+		ex := len(w.ex)
+		if w.excl[a] == w.gen {
+			ex-- // a query's own answer is not filtered out
+		}
+		if rest := w.n - ex - 1 - listed; rest > 0 {
+			switch compareKeys(0, nil, 0, at) {
+			case 1:
+				gt += rest
+			case 0:
+				eq += rest
+			}
+		}
+		ranks[i], scored[i] = Rank{L: 1 + gt, H: 1 + gt + eq}, false
+		*nans += nan
+	}
+	return left, nil
 }
 
 // tally counts candidate c in gt when its key ranks above the answer's

@@ -847,6 +847,9 @@ func TestUnitRanksAsAlone(t *testing.T) {
 			inv := rng.IntN(2) == 0
 			for range 1 + rng.IntN(12) {
 				q := Query{Rel: 100, Given: given, Inverse: inv, Answer: ids[rng.IntN(len(ids))]}
+				if rng.IntN(3) == 0 {
+					q.Answer = ids[rng.IntN(4)] // one of the prior's slot entities
+				}
 				if u == 5 {
 					q.Answer = 99999 // not in the entity list
 				}
