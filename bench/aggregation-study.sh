@@ -15,7 +15,7 @@
 # and rule file an earlier run left in $OUT and only runs the study.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DATA=${DRUMQL_DATASETS:-../shared/datasets}
+source bench/lib.sh
 OUT=${OUT:-bench/out/aggregation-study}
 mkdir -p "$OUT" bin
 go build -o bin/drumql-study ./cmd/drumql
@@ -42,15 +42,4 @@ run() { # NAME DIR
       printf "| %s | %.1f%% | %.4f | %+.4f | %+.4f |\n", name, 100*m["reached"], m["base-mrr"], m["weighted-gain"], m["grouped-gain"]
     }' "$dir/study.txt"
 }
-case "${1:-small}" in
-  small) sets="family kinship umls" ;;
-  large) sets="wn18rr fb15k-237" ;;
-  all) sets="family kinship umls wn18rr fb15k-237" ;;
-  *) echo "usage: $0 [small|large|all]" >&2; exit 2 ;;
-esac
-for s in $sets; do
-  case $s in
-    family|kinship|umls) run "$s" "examples/$s" ;;
-    *) run "$s" "$DATA/$s" ;;
-  esac
-done
+each_dataset "${1:-small}" run

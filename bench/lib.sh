@@ -21,3 +21,22 @@ machine_line() {
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(awk '/MemTotal/{printf "%.0f GB", $2/1048576}' /proc/meminfo), shared with other work (load average $(cut -d' ' -f1-3 /proc/loadavg))"
   echo "head: $(git rev-parse --short HEAD)${BASE:+, base: $BASE}; median of $REPEAT run(s)"
 }
+
+# each_dataset WHICH FN: calls FN NAME DIR for each dataset of WHICH (small:
+# family, kinship, umls from examples/; large: wn18rr, fb15k-237 from
+# $DRUMQL_DATASETS, default ../shared/datasets; all: both), or exits 2.
+each_dataset() {
+  local sets s data=${DRUMQL_DATASETS:-../shared/datasets}
+  case "$1" in
+    small) sets="family kinship umls" ;;
+    large) sets="wn18rr fb15k-237" ;;
+    all) sets="family kinship umls wn18rr fb15k-237" ;;
+    *) echo "usage: $0 [small|large|all]" >&2; exit 2 ;;
+  esac
+  for s in $sets; do
+    case $s in
+      family|kinship|umls) "$2" "$s" "examples/$s" ;;
+      *) "$2" "$s" "$data/$s" ;;
+    esac
+  done
+}

@@ -14,7 +14,7 @@
 # about 15 and 30 minutes on 2 cores); a missing dataset is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DATA=${DRUMQL_DATASETS:-../shared/datasets}
+source bench/lib.sh
 OUT=${OUT:-bench/out/top-rules}
 mkdir -p "$OUT" bin
 go build -o bin/drumql-top ./cmd/drumql
@@ -48,15 +48,4 @@ run() { # NAME DIR
     echo "| $name | $n | $k | $v | $t | $(awk -v a="$t" -v b="$full" 'BEGIN{printf "%.1f%%", 100*a/b}') |"
   done
 }
-case "${1:-small}" in
-  small) sets="family kinship umls" ;;
-  large) sets="wn18rr fb15k-237" ;;
-  all) sets="family kinship umls wn18rr fb15k-237" ;;
-  *) echo "usage: $0 [small|large|all]" >&2; exit 2 ;;
-esac
-for s in $sets; do
-  case $s in
-    family|kinship|umls) run "$s" "examples/$s" ;;
-    *) run "$s" "$DATA/$s" ;;
-  esac
-done
+each_dataset "${1:-small}" run
