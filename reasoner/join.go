@@ -32,6 +32,9 @@ type worker struct {
 	rule *crule
 	err  *evalError
 	acc  *aggAcc
+	// sink, when set, takes each derived head tuple and its confidence
+	// instead of buf (rule scores keep only the best per candidate).
+	sink func(h []uint32, c float64)
 }
 
 // prepare sizes the worker's bindings and provenance references for rule r.
@@ -334,6 +337,10 @@ func (w *worker) emit(p *plan, conf float64) {
 		if t := hrel.find(h); t >= 0 && hrel.confAt(t) >= c {
 			return
 		}
+	}
+	if w.sink != nil {
+		w.sink(h, c)
+		return
 	}
 	ri := uint32(p.ri)
 	if r.copy {

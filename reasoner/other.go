@@ -31,7 +31,40 @@ type otherSet struct {
 	head    [2][]int64 // per plan: the head's constant that must equal given, or -1
 	patches [2][]patch
 	buf     outBuf
-	best    map[uint32]float64
+	// The best confidence of each candidate of the rule being applied:
+	// best[cand] when mark[cand] == epoch; touched lists them.
+	best    []float64
+	mark    []uint32
+	epoch   uint32
+	touched []uint32
+	other   int // the head argument that is the candidate, for sink
+}
+
+// sink keeps the best confidence of each candidate a rule derives.
+func (o *otherSet) sink(h []uint32, c float64) {
+	cand := h[o.other]
+	if int(cand) >= len(o.mark) {
+		n := max(2*len(o.mark), int(cand)+1)
+		o.best = append(o.best, make([]float64, n-len(o.best))...)
+		o.mark = append(o.mark, make([]uint32, n-len(o.mark))...)
+	}
+	switch {
+	case o.mark[cand] != o.epoch:
+		o.mark[cand], o.best[cand] = o.epoch, c
+		o.touched = append(o.touched, cand)
+	case c > o.best[cand]:
+		o.best[cand] = c
+	}
+}
+
+// nextRule starts the candidates of the next rule.
+func (o *otherSet) nextRule() {
+	o.touched = o.touched[:0]
+	o.epoch++
+	if o.epoch == 0 {
+		clear(o.mark)
+		o.epoch = 1
+	}
 }
 
 // patch is a term that stands for the given entity: in an atom it is a
@@ -61,7 +94,7 @@ func (en *Engine) newOtherSet(ctx context.Context, rs []int, aux map[string]*rel
 	if err != nil {
 		return nil, err
 	}
-	o := &otherSet{e: e, rules: rs, best: map[uint32]float64{}}
+	o := &otherSet{e: e, rules: rs}
 	prog := &datalog.Program{Facts: en.prog.Facts}
 	u := &unit{prog: prog, internal: map[string]string{}}
 	const pred = "\x00other"
@@ -163,25 +196,19 @@ func (o *otherSet) hits(ents []hitEntry, id store.ID, inverse bool) []hitEntry {
 		}
 	}
 	w := o.w
+	o.other = other
+	w.sink = o.sink
+	defer func() { w.sink = nil }()
 	for k, p := range o.plans[dir] {
 		if hc := o.head[dir][k]; hc >= 0 && hc != int64(id) {
 			continue
 		}
-		o.buf.reset()
 		w.buf = &o.buf
-		r := p.rule
-		w.prepare(r)
+		w.prepare(p.rule)
+		o.nextRule()
 		w.join(p, 0, 1)
-		clear(o.best)
-		rec := 2 + len(r.head.args)
-		for i, c := range o.buf.conf {
-			cand := o.buf.words[i*rec+2+other]
-			if c > o.best[cand] {
-				o.best[cand] = c
-			}
-		}
-		for cand, c := range o.best {
-			ents = append(ents, hitEntry{int32(cand), int32(o.rules[k]), c})
+		for _, cand := range o.touched {
+			ents = append(ents, hitEntry{int32(cand), int32(o.rules[k]), o.best[cand]})
 		}
 	}
 	return ents

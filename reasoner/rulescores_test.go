@@ -310,3 +310,41 @@ func TestChainPathForms(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleScoresAuxConfidences: rules over a predicate the program derives
+// (an auxiliary relation, evaluated by the evaluator, not the chain path)
+// reach a candidate by derivations of different confidences; each rule's
+// score is its best, as the rule alone with the auxiliary rules answers.
+func TestRuleScoresAuxConfidences(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 11))
+	var b strings.Builder
+	for range 120 {
+		fmt.Fprintf(&b, "v%d\tr%d\tv%d\n", rng.IntN(12), rng.IntN(3), rng.IntN(12))
+	}
+	const src = `0.9 :: h(X, Y) :- aux(X, Z), r2(Z, Y).
+0.7 :: h(X, Y) :- r0(X, Z), aux(Z, Y).
+0.5 :: aux(X, Y) :- r0(X, Y).
+0.8 :: aux(X, Y) :- r1(X, Y).
+0.6 :: aux(X, Y) :- r1(X, Z), r2(Z, Y).
+`
+	prog := mustParse(t, src)
+	st := newStore(t, b.String())
+	en, err := Prepare(ctx, st, prog, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd, err := en.chainInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := cd.heads["h"]; !slices.Equal(h.lpOther, []int{0, 1}) {
+		t.Fatalf("other rules %v, want both", h.lpOther)
+	}
+	checked := checkRuleScores(t, en, st, 12, func(ri int) *datalog.Program {
+		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[2:]...)}
+	}, 2)
+	if checked < 50 {
+		t.Errorf("only %d candidates checked", checked)
+	}
+}
