@@ -115,37 +115,63 @@ func WriteAnyBURL(w io.Writer, rules []datalog.Rule, opt WriteOptions) (WriteRep
 }
 
 // anyBURLRule returns r in AnyBURL's syntax and how many comparisons it
-// dropped, or why AnyBURL cannot express it.
+// dropped, or why AnyBURL cannot express it: a path from the head's
+// variable through binary atoms (pathParts, pathOrder), its variables
+// renamed X, Y, A, B, ... (pathNames), its comparisons only inequalities
+// that object identity implies (checkComparisons).
 func anyBURLRule(r *datalog.Rule) (text string, dropped int, reason string) {
-	if len(r.Head.Args) != 2 {
-		return "", 0, SkipArity
+	atoms, cmps, reason := pathParts(r)
+	if reason != "" {
+		return "", 0, reason
 	}
-	var atoms []datalog.Atom
-	var cmps []datalog.Literal
+	order, terms, reason := pathOrder(r, atoms)
+	if reason != "" {
+		return "", 0, reason
+	}
+	names, reason := pathNames(r, terms)
+	if reason != "" {
+		return "", 0, reason
+	}
+	if reason := checkComparisons(r, atoms, cmps, names); reason != "" {
+		return "", 0, reason
+	}
+	text, ok := writePath(r, atoms, order, names)
+	if !ok {
+		return "", 0, SkipName
+	}
+	return text, len(cmps), ""
+}
+
+// pathParts splits r's body into its atoms and comparisons, or says why r
+// is not a rule of binary atoms AnyBURL can read.
+func pathParts(r *datalog.Rule) (atoms []datalog.Atom, cmps []datalog.Literal, reason string) {
+	if len(r.Head.Args) != 2 {
+		return nil, nil, SkipArity
+	}
 	for _, t := range r.Head.Args {
 		if t.Kind == datalog.Compound {
-			return "", 0, SkipExpression
+			return nil, nil, SkipExpression
 		}
 	}
 	for _, l := range r.Body {
 		switch l.Kind {
 		case datalog.Negated:
-			return "", 0, SkipNegation
+			return nil, nil, SkipNegation
 		case datalog.Builtin:
-			return "", 0, SkipBuiltin
+			return nil, nil, SkipBuiltin
 		case datalog.Comparison:
 			if l.Left.Kind == datalog.Compound || l.Right.Kind == datalog.Compound {
-				return "", 0, SkipExpression
+				return nil, nil, SkipExpression
 			}
 			cmps = append(cmps, l)
 			continue
 		}
 		if len(l.Atom.Args) != 2 {
-			return "", 0, SkipArity
+			return nil, nil, SkipArity
 		}
 		for _, t := range l.Atom.Args {
 			if t.Kind == datalog.Compound {
-				return "", 0, SkipExpression
+				return nil, nil, SkipExpression
 			}
 		}
 		atoms = append(atoms, l.Atom)
@@ -153,10 +179,17 @@ func anyBURLRule(r *datalog.Rule) (text string, dropped int, reason string) {
 	for _, a := range append([]datalog.Atom{r.Head}, atoms...) {
 		for _, t := range a.Args {
 			if t.Kind != datalog.Var && t.Value == ReflexiveToken {
-				return "", 0, SkipName // it would read back as the entity itself
+				return nil, nil, SkipName // it would read back as the entity itself
 			}
 		}
 	}
+	return atoms, cmps, ""
+}
+
+// pathOrder orders the atoms as a path from the head's first variable and
+// returns the order and the path's terms, or says why they are not one of
+// AnyBURL's rule shapes.
+func pathOrder(r *datalog.Rule, atoms []datalog.Atom) (order []int, terms []datalog.Term, reason string) {
 	h0, h1 := r.Head.Args[0], r.Head.Args[1]
 	var start string
 	switch {
@@ -165,28 +198,33 @@ func anyBURLRule(r *datalog.Rule) (text string, dropped int, reason string) {
 	case h1.Kind == datalog.Var:
 		start = h1.Value
 	default:
-		return "", 0, SkipGround
+		return nil, nil, SkipGround
 	}
 	order, terms, ok := walkPath(start, atoms)
 	if !ok || len(atoms) == 0 {
-		return "", 0, SkipShape
+		return nil, nil, SkipShape
 	}
 	last := terms[len(terms)-1]
 	cyclic := h0.Kind == datalog.Var && h1.Kind == datalog.Var && h0.Value != h1.Value
 	switch {
 	case cyclic:
 		if !isVar(last, h1.Value) {
-			return "", 0, SkipShape
+			return nil, nil, SkipShape
 		}
 	case h0.Kind == datalog.Var && h1.Kind == datalog.Var: // r(X,X): one atom
 		if len(atoms) != 1 {
-			return "", 0, SkipShape
+			return nil, nil, SkipShape
 		}
 	}
 	if !cyclic && last.Kind == datalog.Var && (last.Value == h0.Value || last.Value == h1.Value) {
-		return "", 0, SkipShape
+		return nil, nil, SkipShape
 	}
-	// Names: the head's variables X and Y, the path's A, B, ...
+	return order, terms, ""
+}
+
+// pathNames names the head's variables X and Y and the path's A, B, ...
+func pathNames(r *datalog.Rule, terms []datalog.Term) (map[string]string, string) {
+	h0, h1 := r.Head.Args[0], r.Head.Args[1]
 	names := map[string]string{}
 	if h0.Kind == datalog.Var {
 		names[h0.Value] = "X"
@@ -200,13 +238,17 @@ func anyBURLRule(r *datalog.Rule) (text string, dropped int, reason string) {
 			continue
 		}
 		if next > 'W' {
-			return "", 0, SkipName
+			return nil, SkipName
 		}
 		names[t.Value] = string(next)
 		next++
 	}
-	// Comparisons: a != between two terms of the rule is implied by
-	// object identity; any other is not expressible.
+	return names, ""
+}
+
+// checkComparisons accepts only a != between two terms of the rule, which
+// object identity implies; any other comparison is not expressible.
+func checkComparisons(r *datalog.Rule, atoms []datalog.Atom, cmps []datalog.Literal, names map[string]string) string {
 	consts := map[string]bool{}
 	for _, a := range append([]datalog.Atom{r.Head}, atoms...) {
 		for _, t := range a.Args {
@@ -224,9 +266,15 @@ func anyBURLRule(r *datalog.Rule) (text string, dropped int, reason string) {
 	for _, l := range cmps {
 		if l.Op != datalog.OpNe || !known(l.Left) || !known(l.Right) ||
 			l.Left.Kind == l.Right.Kind && l.Left.Value == l.Right.Value {
-			return "", 0, SkipComparison
+			return SkipComparison
 		}
 	}
+	return ""
+}
+
+// writePath writes the rule in AnyBURL's syntax, the body atoms in path
+// order; false when a name cannot be written.
+func writePath(r *datalog.Rule, atoms []datalog.Atom, order []int, names map[string]string) (string, bool) {
 	term := func(t datalog.Term) (string, bool) {
 		if t.Kind == datalog.Var {
 			return names[t.Value], true
@@ -253,10 +301,7 @@ func anyBURLRule(r *datalog.Rule) (text string, dropped int, reason string) {
 		}
 		b.WriteString(s)
 	}
-	if !ok {
-		return "", 0, SkipName
-	}
-	return b.String(), len(cmps), ""
+	return b.String(), ok
 }
 
 // writableName reports whether AnyBURL's syntax delimits s: not empty, no
