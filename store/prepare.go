@@ -90,126 +90,176 @@ func prepareBatch(ctx context.Context, b *Batch, nsym0 int, lookup func(string) 
 	if b == nil {
 		b = &Batch{}
 	}
-	p = &prepared{nsym0: nsym0, added: make(map[relArity]int)}
-	local := make(map[string]ID)
-	var long error // the first name over MaxNameLen
-	intern := func(name string) ID {
-		if id, ok := lookup(name); ok {
-			return id
-		}
-		if id, ok := local[name]; ok {
-			return id
-		}
-		if len(name) > MaxNameLen && long == nil {
-			long = fmt.Errorf("%w (a name of %d bytes starting %q)", ErrNameTooLong, len(name), name[:40])
-		}
-		id := ID(nsym0 + len(p.newNames))
-		local[name] = id
-		p.newNames = append(p.newNames, name)
-		return id
+	bp := &batchPrep{
+		p:      &prepared{nsym0: nsym0, added: make(map[relArity]int)},
+		nsym0:  nsym0,
+		lookup: lookup,
+		has:    has,
+		local:  make(map[string]ID),
+		seen2:  make(map[[3]ID]struct{}, len(b.Graph)),
+		seenN:  make(map[string]struct{}),
 	}
-	isNew := func(id ID) bool { return int(id) >= nsym0 }
 	defer func() {
-		if long != nil {
-			p, err = nil, long
+		if bp.long != nil {
+			p, err = nil, bp.long
 		}
 	}()
-
 	for _, s := range b.Symbols {
-		intern(s)
+		bp.intern(s)
 	}
-	seen2 := make(map[[3]ID]struct{}, len(b.Graph))
-	seenN := make(map[string]struct{})
-	var kbuf []byte
-	addFact := func(f Fact) error {
-		fresh := isNew(f.Rel)
-		for _, a := range f.Args {
-			fresh = fresh || isNew(a)
-		}
-		if len(f.Args) == 2 {
-			k := [3]ID{f.Rel, f.Args[0], f.Args[1]}
-			if _, dup := seen2[k]; dup {
-				p.skipped++
-				return nil
-			}
-			seen2[k] = struct{}{}
-		} else {
-			kbuf = naryKey(kbuf[:0], f.Rel, f.Args)
-			if _, dup := seenN[string(kbuf)]; dup {
-				p.skipped++
-				return nil
-			}
-			seenN[string(kbuf)] = struct{}{}
-		}
-		if !fresh {
-			ok, err := has(f)
-			if err != nil {
-				return err
-			}
-			if ok {
-				p.skipped++
-				return nil
-			}
-		}
-		p.facts = append(p.facts, f)
-		p.added[relArity{f.Rel, len(f.Args)}]++
-		return nil
+	bp.p.facts = make([]Fact, 0, len(b.Graph)+len(b.Facts))
+	if err := bp.addGraph(ctx, b.Graph); err != nil {
+		return nil, err
 	}
-	p.facts = make([]Fact, 0, len(b.Graph)+len(b.Facts))
+	if err := bp.addFacts(ctx, b.Facts); err != nil {
+		return nil, err
+	}
+	if err := bp.addSplits(b.Splits); err != nil {
+		return nil, err
+	}
+	return bp.p, ctx.Err()
+}
+
+// batchPrep is prepareBatch's state: the names interned so far and the
+// facts seen.
+type batchPrep struct {
+	p      *prepared
+	nsym0  int
+	lookup func(string) (ID, bool)
+	has    func(Fact) (bool, error)
+	local  map[string]ID // new names, by name
+	long   error         // the first name over MaxNameLen
+	seen2  map[[3]ID]struct{}
+	seenN  map[string]struct{}
+	kbuf   []byte
+}
+
+// intern returns name's id: committed, interned earlier in the batch, or
+// the next new one.
+func (bp *batchPrep) intern(name string) ID {
+	if id, ok := bp.lookup(name); ok {
+		return id
+	}
+	if id, ok := bp.local[name]; ok {
+		return id
+	}
+	if len(name) > MaxNameLen && bp.long == nil {
+		bp.long = fmt.Errorf("%w (a name of %d bytes starting %q)", ErrNameTooLong, len(name), name[:40])
+	}
+	id := ID(bp.nsym0 + len(bp.p.newNames))
+	bp.local[name] = id
+	bp.p.newNames = append(bp.p.newNames, name)
+	return id
+}
+
+// isNew reports whether id was interned by this batch.
+func (bp *batchPrep) isNew(id ID) bool { return int(id) >= bp.nsym0 }
+
+// addFact keeps f unless the batch already has it or the store holds it.
+func (bp *batchPrep) addFact(f Fact) error {
+	p := bp.p
+	fresh := bp.isNew(f.Rel)
+	for _, a := range f.Args {
+		fresh = fresh || bp.isNew(a)
+	}
+	if len(f.Args) == 2 {
+		k := [3]ID{f.Rel, f.Args[0], f.Args[1]}
+		if _, dup := bp.seen2[k]; dup {
+			p.skipped++
+			return nil
+		}
+		bp.seen2[k] = struct{}{}
+	} else {
+		bp.kbuf = naryKey(bp.kbuf[:0], f.Rel, f.Args)
+		if _, dup := bp.seenN[string(bp.kbuf)]; dup {
+			p.skipped++
+			return nil
+		}
+		bp.seenN[string(bp.kbuf)] = struct{}{}
+	}
+	if !fresh {
+		ok, err := bp.has(f)
+		if err != nil {
+			return err
+		}
+		if ok {
+			p.skipped++
+			return nil
+		}
+	}
+	p.facts = append(p.facts, f)
+	p.added[relArity{f.Rel, len(f.Args)}]++
+	return nil
+}
+
+// addGraph adds the binary facts of the graph's triples.
+func (bp *batchPrep) addGraph(ctx context.Context, graph []NamedTriple) error {
 	// The arguments of the binary facts share one array: an allocation per
 	// fact was a third of a large load's allocations.
-	args := make([]ID, 0, 2*len(b.Graph))
-	for i, t := range b.Graph {
+	args := make([]ID, 0, 2*len(graph))
+	for i, t := range graph {
 		if i%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		s, r, o := intern(t.S), intern(t.R), intern(t.O)
+		s, r, o := bp.intern(t.S), bp.intern(t.R), bp.intern(t.O)
 		args = append(args, s, o)
-		if err := addFact(Fact{Rel: r, Args: args[len(args)-2 : len(args) : len(args)]}); err != nil {
-			return nil, err
+		if err := bp.addFact(Fact{Rel: r, Args: args[len(args)-2 : len(args) : len(args)]}); err != nil {
+			return err
 		}
 	}
-	for i, nf := range b.Facts {
+	return nil
+}
+
+// addFacts adds the facts of any arity.
+func (bp *batchPrep) addFacts(ctx context.Context, facts []NamedFact) error {
+	for i, nf := range facts {
 		if i%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if len(nf.Args) > maxArity {
-			return nil, fmt.Errorf("store: load: fact %s/%d: arity above %d", nf.Rel, len(nf.Args), maxArity)
+			return fmt.Errorf("store: load: fact %s/%d: arity above %d", nf.Rel, len(nf.Args), maxArity)
 		}
-		f := Fact{Rel: intern(nf.Rel)}
+		f := Fact{Rel: bp.intern(nf.Rel)}
 		if len(nf.Args) > 0 {
 			f.Args = make([]ID, len(nf.Args))
 		}
 		for j, a := range nf.Args {
-			f.Args[j] = intern(a)
+			f.Args[j] = bp.intern(a)
 		}
-		if err := addFact(f); err != nil {
-			return nil, err
-		}
-	}
-	if len(b.Splits) > 0 {
-		p.splits = make(map[string][]Triple, len(b.Splits))
-		for name := range b.Splits {
-			if len(name) > 1<<15 {
-				return nil, fmt.Errorf("store: load: split name too long")
-			}
-			p.splitNames = append(p.splitNames, name)
-		}
-		sort.Strings(p.splitNames)
-		for _, name := range p.splitNames {
-			src := b.Splits[name]
-			ts := make([]Triple, len(src))
-			for i, t := range src {
-				ts[i] = Triple{S: intern(t.S), R: intern(t.R), O: intern(t.O)}
-			}
-			p.splits[name] = ts
+		if err := bp.addFact(f); err != nil {
+			return err
 		}
 	}
-	return p, ctx.Err()
+	return nil
+}
+
+// addSplits interns the splits' triples, by sorted split name.
+func (bp *batchPrep) addSplits(splits map[string][]NamedTriple) error {
+	if len(splits) == 0 {
+		return nil
+	}
+	p := bp.p
+	p.splits = make(map[string][]Triple, len(splits))
+	for name := range splits {
+		if len(name) > 1<<15 {
+			return fmt.Errorf("store: load: split name too long")
+		}
+		p.splitNames = append(p.splitNames, name)
+	}
+	sort.Strings(p.splitNames)
+	for _, name := range p.splitNames {
+		src := splits[name]
+		ts := make([]Triple, len(src))
+		for i, t := range src {
+			ts[i] = Triple{S: bp.intern(t.S), R: bp.intern(t.R), O: bp.intern(t.O)}
+		}
+		p.splits[name] = ts
+	}
+	return nil
 }
 
 // retraction is a retraction resolved against the dictionary and the
