@@ -56,130 +56,177 @@ func normColumn(s string) string {
 // default (`?a  r  ?b   => ?a  h  ?b`) and the Datalog-like one (`r(?a,?b)
 // => h(?a,?b)`).
 func ReadAMIE(file string, r io.Reader, opt ReadOptions) (*Result, error) {
-	c := newCollector(file)
-	s := smoothing(opt.Smoothing)
-	confCol, bodyCol, mode := amiePCA, amiePCABody, "PCA"
+	ar := &amieReader{c: newCollector(file), file: file, opt: opt, s: smoothing(opt.Smoothing),
+		confCol: amiePCA, bodyCol: amiePCABody, mode: "PCA"}
 	if opt.Std {
-		confCol, bodyCol, mode = amieStd, amieBody, "std"
+		ar.confCol, ar.bodyCol, ar.mode = amieStd, amieBody, "std"
 	}
-	var cols map[string]int // column name -> index; nil before the header
-	width := 0              // the columns a rule line needs
 	err := eachLine(r, func(n int, line string) error {
-		if cols == nil {
-			first, _, _ := strings.Cut(line, "\t")
-			if normColumn(first) != amieRule {
-				return nil // AMIE's log before the header
-			}
-			cols = map[string]int{}
-			for i, name := range strings.Split(line, "\t") {
-				if _, dup := cols[normColumn(name)]; !dup {
-					cols[normColumn(name)] = i
-				}
-			}
-			need := []string{amieRule, amieSupport, bodyCol}
-			if opt.Column {
-				need = []string{amieRule, confCol}
-			}
-			for _, k := range need {
-				i, ok := cols[k]
-				if !ok {
-					c.errorf(n, 0, fmt.Sprintf("the header has no column %q (AMIE's columns: %s)", amieColumnNames[k], line))
-					return errStop
-				}
-				width = max(width, i+1)
-			}
-			return nil
+		if ar.cols == nil {
+			return ar.header(n, line)
 		}
-		if strings.TrimSpace(line) == "" {
-			return nil
-		}
-		if !strings.Contains(line, "\t") {
-			if strings.Contains(line, "=>") {
-				c.errorf(n, 0, "expected the rule and its measures separated by tabs, as the header says")
-			}
-			return nil // AMIE's log after the rules
-		}
-		c.res.Report.Lines++
-		cells := strings.Split(line, "\t")
-		if len(cells) < width {
-			c.errorf(n, 0, fmt.Sprintf("expected at least %d tab-separated columns, as the header says, found %d", width, len(cells)))
-			return nil
-		}
-		offs := make([]int, len(cells)) // 1-based column of each cell
-		for i, o := 0, 1; i < len(cells); i++ {
-			offs[i] = o
-			o += len(cells[i]) + 1
-		}
-		value := func(k string) (float64, bool) { return amieValue(cells, cols, k) }
-		measure := func(k string) (float64, bool) {
-			v, ok := value(k)
-			if !ok {
-				i := cols[k]
-				c.errorf(n, offs[i], fmt.Sprintf("%s %q is not a number of at least 0", amieColumnNames[k], cells[i]))
-			}
-			return v, ok
-		}
-		count := func(k string) (float64, bool) {
-			v, ok := measure(k)
-			if ok && v != math.Trunc(v) {
-				c.errorf(n, offs[cols[k]], fmt.Sprintf("%s %q is not a whole number", amieColumnNames[k], cells[cols[k]]))
-				return 0, false
-			}
-			return v, ok
-		}
-		ri := cols[amieRule]
-		head, body, cmps, lerr := parseAMIERule(cells[ri], offs[ri])
-		if lerr != nil {
-			c.errorf(n, lerr.Col, lerr.Msg)
-			return nil
-		}
-		rl := datalog.Rule{Head: head, Pos: datalog.Pos{File: file, Line: n, Col: offs[ri]}}
-		for _, a := range body {
-			rl.Body = append(rl.Body, atomLit(a))
-		}
-		rl.Body = append(rl.Body, cmps...)
-		if v, where, ok := checkSafe(&rl); !ok {
-			what := "the head variable %s does not occur in the body"
-			if where != "head" {
-				what = "the variable %s of an inequality does not occur in a body atom"
-			}
-			c.errorf(n, offs[ri], fmt.Sprintf(what, strings.ToLower("?"+v)))
-			return nil
-		}
-		if opt.Column {
-			conf, ok := measure(confCol)
-			if !ok {
-				return nil
-			}
-			if conf > 1 {
-				c.errorf(n, offs[cols[confCol]], fmt.Sprintf("%s %q is more than 1", amieColumnNames[confCol], cells[cols[confCol]]))
-				return nil
-			}
-			rl.Weight = conf
-		} else {
-			sup, okS := count(amieSupport)
-			bsize, okB := count(bodyCol)
-			if !okS || !okB {
-				return nil
-			}
-			if sup > bsize {
-				c.errorf(n, offs[cols[amieSupport]], fmt.Sprintf("%s %s is more than %s %s",
-					amieColumnNames[amieSupport], cells[cols[amieSupport]], amieColumnNames[bodyCol], cells[cols[bodyCol]]))
-				return nil
-			}
-			rl.Weight = smoothed(sup, bsize, s)
-		}
-		rl.Comment = amieComment(mode, value)
-		c.add(rl)
-		return nil
+		return ar.line(n, line)
 	})
 	if err != nil && !errors.Is(err, errStop) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if cols == nil && c.errs.err() == nil {
-		c.errorf(1, 0, "no header line found (Rule<TAB>Head Coverage<TAB>Std Confidence<TAB>PCA Confidence<TAB>...): is this AMIE's output?")
+	if ar.cols == nil && ar.c.errs.err() == nil {
+		ar.c.errorf(1, 0, "no header line found (Rule<TAB>Head Coverage<TAB>Std Confidence<TAB>PCA Confidence<TAB>...): is this AMIE's output?")
 	}
-	return c.finish()
+	return ar.c.finish()
+}
+
+// amieReader is ReadAMIE's state: the options, the columns the header
+// named, and the rules collected.
+type amieReader struct {
+	c                      *collector
+	file                   string
+	opt                    ReadOptions
+	s                      int // the smoothing of weights
+	confCol, bodyCol, mode string
+	cols                   map[string]int // column name -> index; nil before the header
+	width                  int            // the columns a rule line needs
+}
+
+// header reads the header line (skipping AMIE's log before it) and checks
+// that it has the columns the weights need.
+func (ar *amieReader) header(n int, line string) error {
+	first, _, _ := strings.Cut(line, "\t")
+	if normColumn(first) != amieRule {
+		return nil // AMIE's log before the header
+	}
+	ar.cols = map[string]int{}
+	for i, name := range strings.Split(line, "\t") {
+		if _, dup := ar.cols[normColumn(name)]; !dup {
+			ar.cols[normColumn(name)] = i
+		}
+	}
+	need := []string{amieRule, amieSupport, ar.bodyCol}
+	if ar.opt.Column {
+		need = []string{amieRule, ar.confCol}
+	}
+	for _, k := range need {
+		i, ok := ar.cols[k]
+		if !ok {
+			ar.c.errorf(n, 0, fmt.Sprintf("the header has no column %q (AMIE's columns: %s)", amieColumnNames[k], line))
+			return errStop
+		}
+		ar.width = max(ar.width, i+1)
+	}
+	return nil
+}
+
+// amieCells is one rule line cut at its tabs, with the 1-based column of
+// each cell.
+type amieCells struct {
+	n     int // the line
+	cells []string
+	offs  []int
+}
+
+// line reads one line after the header: a rule with its measures, or
+// AMIE's log after the rules.
+func (ar *amieReader) line(n int, line string) error {
+	if strings.TrimSpace(line) == "" {
+		return nil
+	}
+	if !strings.Contains(line, "\t") {
+		if strings.Contains(line, "=>") {
+			ar.c.errorf(n, 0, "expected the rule and its measures separated by tabs, as the header says")
+		}
+		return nil // AMIE's log after the rules
+	}
+	ar.c.res.Report.Lines++
+	lc := amieCells{n: n, cells: strings.Split(line, "\t")}
+	if len(lc.cells) < ar.width {
+		ar.c.errorf(n, 0, fmt.Sprintf("expected at least %d tab-separated columns, as the header says, found %d", ar.width, len(lc.cells)))
+		return nil
+	}
+	lc.offs = make([]int, len(lc.cells))
+	for i, o := 0, 1; i < len(lc.cells); i++ {
+		lc.offs[i] = o
+		o += len(lc.cells[i]) + 1
+	}
+	rl, ok := ar.rule(&lc)
+	if !ok || !ar.weigh(&lc, &rl) {
+		return nil
+	}
+	rl.Comment = amieComment(ar.mode, func(k string) (float64, bool) { return amieValue(lc.cells, ar.cols, k) })
+	ar.c.add(rl)
+	return nil
+}
+
+// rule parses the line's rule and checks that it is safe.
+func (ar *amieReader) rule(lc *amieCells) (datalog.Rule, bool) {
+	ri := ar.cols[amieRule]
+	head, body, cmps, lerr := parseAMIERule(lc.cells[ri], lc.offs[ri])
+	if lerr != nil {
+		ar.c.errorf(lc.n, lerr.Col, lerr.Msg)
+		return datalog.Rule{}, false
+	}
+	rl := datalog.Rule{Head: head, Pos: datalog.Pos{File: ar.file, Line: lc.n, Col: lc.offs[ri]}}
+	for _, a := range body {
+		rl.Body = append(rl.Body, atomLit(a))
+	}
+	rl.Body = append(rl.Body, cmps...)
+	if v, where, ok := checkSafe(&rl); !ok {
+		what := "the head variable %s does not occur in the body"
+		if where != "head" {
+			what = "the variable %s of an inequality does not occur in a body atom"
+		}
+		ar.c.errorf(lc.n, lc.offs[ri], fmt.Sprintf(what, strings.ToLower("?"+v)))
+		return datalog.Rule{}, false
+	}
+	return rl, true
+}
+
+// measure reads column k of the line as a number of at least 0.
+func (ar *amieReader) measure(lc *amieCells, k string) (float64, bool) {
+	v, ok := amieValue(lc.cells, ar.cols, k)
+	if !ok {
+		i := ar.cols[k]
+		ar.c.errorf(lc.n, lc.offs[i], fmt.Sprintf("%s %q is not a number of at least 0", amieColumnNames[k], lc.cells[i]))
+	}
+	return v, ok
+}
+
+// count reads column k of the line as a whole number of at least 0.
+func (ar *amieReader) count(lc *amieCells, k string) (float64, bool) {
+	v, ok := ar.measure(lc, k)
+	if ok && v != math.Trunc(v) {
+		ar.c.errorf(lc.n, lc.offs[ar.cols[k]], fmt.Sprintf("%s %q is not a whole number", amieColumnNames[k], lc.cells[ar.cols[k]]))
+		return 0, false
+	}
+	return v, ok
+}
+
+// weigh sets the rule's weight: the confidence column as written, or the
+// support over the body size, smoothed.
+func (ar *amieReader) weigh(lc *amieCells, rl *datalog.Rule) bool {
+	if ar.opt.Column {
+		conf, ok := ar.measure(lc, ar.confCol)
+		if !ok {
+			return false
+		}
+		if conf > 1 {
+			ar.c.errorf(lc.n, lc.offs[ar.cols[ar.confCol]], fmt.Sprintf("%s %q is more than 1", amieColumnNames[ar.confCol], lc.cells[ar.cols[ar.confCol]]))
+			return false
+		}
+		rl.Weight = conf
+		return true
+	}
+	sup, okS := ar.count(lc, amieSupport)
+	bsize, okB := ar.count(lc, ar.bodyCol)
+	if !okS || !okB {
+		return false
+	}
+	if sup > bsize {
+		ar.c.errorf(lc.n, lc.offs[ar.cols[amieSupport]], fmt.Sprintf("%s %s is more than %s %s",
+			amieColumnNames[amieSupport], lc.cells[ar.cols[amieSupport]], amieColumnNames[ar.bodyCol], lc.cells[ar.cols[ar.bodyCol]]))
+		return false
+	}
+	rl.Weight = smoothed(sup, bsize, ar.s)
+	return true
 }
 
 // errStop ends a read at an error already recorded.
