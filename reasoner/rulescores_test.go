@@ -222,11 +222,7 @@ func TestRuleScoresOneStep(t *testing.T) {
 // each rule alone, queried with Query, for every entity in both directions.
 func TestRuleScoresConstants(t *testing.T) {
 	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(7, 7))
-	var b strings.Builder
-	for range 300 {
-		fmt.Fprintf(&b, "v%d\tr%d\tv%d\n", rng.IntN(40), rng.IntN(3), rng.IntN(12))
-	}
+	facts := randomFacts(7, 7, 300, 40, 12)
 	const src = `0.9 :: h(X, v3) :- r0(X, v5).
 0.8 :: h(X, v3) :- r1(v2, X).
 0.7 :: h(X, v4) :- r2(X, _).
@@ -249,16 +245,7 @@ func TestRuleScoresConstants(t *testing.T) {
 0.9 :: h(X, v3) :- r0(X, Y), r1(Y, X).
 0.9 :: h(X, v3) :- r0(X, Y), r1(Y, _).
 `
-	prog := mustParse(t, src)
-	st := newStore(t, b.String())
-	en, err := Prepare(ctx, st, prog, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cd, err := en.chainInfo(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog, st, en, cd := prepareScores(t, src, facts)
 	// Rules 10 and 17 read `nothing`, which has no facts and no rules: they
 	// derive nothing and are evaluated neither way.
 	if h := cd.heads["h"]; len(h.lpConst) != 16 || !slices.Equal(h.lpOther, []int{18, 19, 20}) {
@@ -316,28 +303,14 @@ func TestChainPathForms(t *testing.T) {
 // reach a candidate by derivations of different confidences; each rule's
 // score is its best, as the rule alone with the auxiliary rules answers.
 func TestRuleScoresAuxConfidences(t *testing.T) {
-	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(3, 11))
-	var b strings.Builder
-	for range 120 {
-		fmt.Fprintf(&b, "v%d\tr%d\tv%d\n", rng.IntN(12), rng.IntN(3), rng.IntN(12))
-	}
+	facts := randomFacts(3, 11, 120, 12, 12)
 	const src = `0.9 :: h(X, Y) :- aux(X, Z), r2(Z, Y).
 0.7 :: h(X, Y) :- r0(X, Z), aux(Z, Y).
 0.5 :: aux(X, Y) :- r0(X, Y).
 0.8 :: aux(X, Y) :- r1(X, Y).
 0.6 :: aux(X, Y) :- r1(X, Z), r2(Z, Y).
 `
-	prog := mustParse(t, src)
-	st := newStore(t, b.String())
-	en, err := Prepare(ctx, st, prog, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cd, err := en.chainInfo(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog, st, en, cd := prepareScores(t, src, facts)
 	if h := cd.heads["h"]; !slices.Equal(h.lpOther, []int{0, 1}) {
 		t.Fatalf("other rules %v, want both", h.lpOther)
 	}
@@ -347,4 +320,33 @@ func TestRuleScoresAuxConfidences(t *testing.T) {
 	if checked < 50 {
 		t.Errorf("only %d candidates checked", checked)
 	}
+}
+
+// randomFacts returns n random triples (vS, rR, vO) as TSV, subjects below
+// subjects, objects below objects, three relations.
+func randomFacts(seed1, seed2 uint64, n, subjects, objects int) string {
+	rng := rand.New(rand.NewPCG(seed1, seed2))
+	var b strings.Builder
+	for range n {
+		fmt.Fprintf(&b, "v%d\tr%d\tv%d\n", rng.IntN(subjects), rng.IntN(3), rng.IntN(objects))
+	}
+	return b.String()
+}
+
+// prepareScores prepares src over a store of facts for rule scores and
+// returns its chain information.
+func prepareScores(t *testing.T, src, facts string) (*datalog.Program, store.Store, *Engine, *chainData) {
+	t.Helper()
+	ctx := context.Background()
+	prog := mustParse(t, src)
+	st := newStore(t, facts)
+	en, err := Prepare(ctx, st, prog, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd, err := en.chainInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog, st, en, cd
 }
