@@ -18,12 +18,7 @@ import (
 // alone, queried with Query.
 func TestRuleScores(t *testing.T) {
 	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(5, 5))
-	var b strings.Builder
-	for range 400 {
-		fmt.Fprintf(&b, "v%d\tr%d\tv%d\n", rng.IntN(60), rng.IntN(4), rng.IntN(60))
-	}
-	prog := mustParse(t, `0.9 :: h(A, B) :- r0(A, B).
+	prog, st, en, cd := prepareScores(t, `0.9 :: h(A, B) :- r0(A, B).
 0.8 :: h(A, B) :- r1(A, C), r2(C, B).
 0.7 :: h(A, B) :- r1(A, C), r3(B, C).
 0.6 :: h(A, B) :- r1(A, C), r2(C, D), r0(D, B).
@@ -34,16 +29,7 @@ func TestRuleScores(t *testing.T) {
 0.25 :: h(A, B) :- r2(B, C), C != A, r0(D, C), r2(D, A), B != D, B != A.
 0.9 :: g(X, Y) :- r3(X, Y).
 0.5 :: g(X, Z) :- g(X, Y), r3(Y, Z).
-`)
-	st := newStore(t, b.String())
-	en, err := Prepare(ctx, st, prog, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cd, err := en.chainInfo(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, randomFacts(5, 5, 400, 60, 4, 60))
 	if h := cd.heads["h"]; len(h.chain) != 8 || len(h.other) != 1 {
 		t.Fatalf("chain rules %v, other %v", h.chain, h.other)
 	}
@@ -222,7 +208,7 @@ func TestRuleScoresOneStep(t *testing.T) {
 // each rule alone, queried with Query, for every entity in both directions.
 func TestRuleScoresConstants(t *testing.T) {
 	ctx := context.Background()
-	facts := randomFacts(7, 7, 300, 40, 12)
+	facts := randomFacts(7, 7, 300, 40, 3, 12)
 	const src = `0.9 :: h(X, v3) :- r0(X, v5).
 0.8 :: h(X, v3) :- r1(v2, X).
 0.7 :: h(X, v4) :- r2(X, _).
@@ -303,7 +289,7 @@ func TestChainPathForms(t *testing.T) {
 // reach a candidate by derivations of different confidences; each rule's
 // score is its best, as the rule alone with the auxiliary rules answers.
 func TestRuleScoresAuxConfidences(t *testing.T) {
-	facts := randomFacts(3, 11, 120, 12, 12)
+	facts := randomFacts(3, 11, 120, 12, 3, 12)
 	const src = `0.9 :: h(X, Y) :- aux(X, Z), r2(Z, Y).
 0.7 :: h(X, Y) :- r0(X, Z), aux(Z, Y).
 0.5 :: aux(X, Y) :- r0(X, Y).
@@ -322,13 +308,13 @@ func TestRuleScoresAuxConfidences(t *testing.T) {
 	}
 }
 
-// randomFacts returns n random triples (vS, rR, vO) as TSV, subjects below
-// subjects, objects below objects, three relations.
-func randomFacts(seed1, seed2 uint64, n, subjects, objects int) string {
+// randomFacts returns n random triples (vS, rR, vO) as TSV: S below
+// subjects, R below rels, O below objects.
+func randomFacts(seed1, seed2 uint64, n, subjects, rels, objects int) string {
 	rng := rand.New(rand.NewPCG(seed1, seed2))
 	var b strings.Builder
 	for range n {
-		fmt.Fprintf(&b, "v%d\tr%d\tv%d\n", rng.IntN(subjects), rng.IntN(3), rng.IntN(objects))
+		fmt.Fprintf(&b, "v%d\tr%d\tv%d\n", rng.IntN(subjects), rng.IntN(rels), rng.IntN(objects))
 	}
 	return b.String()
 }
