@@ -30,7 +30,6 @@ type otherSet struct {
 	plans   [2][]*plan
 	head    [2][]int64 // per plan: the head's constant that must equal given, or -1
 	patches [2][]patch
-	buf     outBuf
 	// The best confidence of each candidate of the rule being applied:
 	// best[cand] when mark[cand] == epoch; touched lists them.
 	best    []float64
@@ -203,7 +202,6 @@ func (o *otherSet) hits(ents []hitEntry, id store.ID, inverse bool) []hitEntry {
 		if hc := o.head[dir][k]; hc >= 0 && hc != int64(id) {
 			continue
 		}
-		w.buf = &o.buf
 		w.prepare(p.rule)
 		o.nextRule()
 		w.join(p, 0, 1)
