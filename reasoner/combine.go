@@ -57,25 +57,45 @@ func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q da
 	// through each rule, in one evaluation (a query per rule would
 	// evaluate the rules the bodies depend on once per rule).
 	const aux = "\x00rule"
-	ext := &datalog.Program{Facts: prog.Facts, Rules: slices.Clone(prog.Rules), Thresholds: prog.Thresholds}
-	for i, r := range prog.Rules {
-		if r.Head.Pred != q.Pred {
-			continue
-		}
-		nr := r
-		tag := datalog.Term{Kind: datalog.Symbol, Value: strconv.Itoa(i)}
-		nr.Head = datalog.Atom{Pred: aux, Args: append([]datalog.Term{tag}, r.Head.Args...), Pos: r.Head.Pos}
-		ext.Rules = append(ext.Rules, nr)
-	}
-	if len(ext.Rules) == len(prog.Rules) {
+	tagged := ruleTagged(prog, q.Pred, aux)
+	if len(tagged) == 0 {
 		return answers, nil
 	}
-	a := datalog.Atom{Pred: aux, Args: append([]datalog.Term{{Kind: datalog.Var, Value: "\x00R"}}, q.Args...), Pos: q.Pos}
-	as, err := Query(ctx, st, ext, a, Options{Min: opt.Min, Threads: opt.Threads, MaxFacts: opt.MaxFacts, MaxMemory: opt.MaxMemory,
+	ext := &datalog.Program{Facts: prog.Facts, Rules: append(slices.Clone(prog.Rules), tagged...), Thresholds: prog.Thresholds}
+	as, err := Query(ctx, st, ext, ruleTaggedAtom(q, aux), Options{Min: opt.Min, Threads: opt.Threads, MaxFacts: opt.MaxFacts, MaxMemory: opt.MaxMemory,
 		noMagic: opt.noMagic, noRace: opt.noRace, work: opt.work})
 	if err != nil {
 		return nil, err
 	}
+	return noisyOrOf(q, as, answers, top)
+}
+
+// ruleTagged returns the rules of prog whose head predicate is pred, each
+// with its head renamed aux and tagged with the rule's index in prog as a
+// first argument.
+func ruleTagged(prog *datalog.Program, pred, aux string) []datalog.Rule {
+	var out []datalog.Rule
+	for i, r := range prog.Rules {
+		if r.Head.Pred != pred {
+			continue
+		}
+		tag := datalog.Term{Kind: datalog.Symbol, Value: strconv.Itoa(i)}
+		r.Head = datalog.Atom{Pred: aux, Args: append([]datalog.Term{tag}, r.Head.Args...), Pos: r.Head.Pos}
+		out = append(out, r)
+	}
+	return out
+}
+
+// ruleTaggedAtom is q over the tagged rules (ruleTagged): any rule tag,
+// then q's arguments.
+func ruleTaggedAtom(q datalog.Atom, aux string) datalog.Atom {
+	return datalog.Atom{Pred: aux, Args: append([]datalog.Term{{Kind: datalog.Var, Value: "\x00R"}}, q.Args...), Pos: q.Pos}
+}
+
+// noisyOrOf rescores answers of q from as, the answers of q's tagged
+// atom (ruleTaggedAtom): each answer's confidence through each rule, the
+// rule's tag first.
+func noisyOrOf(q datalog.Atom, as, answers []Answer, top int) ([]Answer, error) {
 	// Per answer, its confidence through each rule that derives it, in
 	// program order.
 	type ruleConf struct {

@@ -1,0 +1,91 @@
+package reasoner
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
+)
+
+// StoredNoisyOr rescores answers by noisy-or, as NoisyOrTop does, when the
+// store's derived facts already are the program's fixpoint: when the
+// store's record equals RecordOf(prog, opt) and no base fact changed since
+// (what infer leaves, and what serve keeps). Each rule of the query's
+// predicate is then applied once to the stored facts, base and derived,
+// goal-directed from the query's constants: a rule's body reads facts the
+// fixpoint already holds, so nothing needs to be derived first. NoisyOrTop
+// evaluates the whole program the bodies depend on instead, which for a
+// mined file through hub relations is most of the graph's closure.
+//
+// The answers are those of NoisyOrTop over the same store, program and
+// threshold (TestStoredNoisyOrAsNoisyOrTop). A StoredNoisyOr reads each
+// relation from the store once and keeps it: the store must not change
+// while it is used (prepare another after an update). Its methods are safe
+// for concurrent use.
+type StoredNoisyOr struct {
+	en   *Engine
+	prog *datalog.Program
+
+	mu    sync.Mutex
+	heads map[string]*datalog.Program // tagged rules per head predicate
+}
+
+// PrepareStoredNoisyOr prepares the noisy-or rescoring of prog's answers
+// over st, whose derived facts must be prog's fixpoint at opt's threshold
+// (see StoredNoisyOr). Relations are read from the store on first use.
+func PrepareStoredNoisyOr(ctx context.Context, st store.Store, prog *datalog.Program, opt Options) (*StoredNoisyOr, error) {
+	opt = opt.withProgram(prog)
+	opt.LazyLoad, opt.BaseOnly, opt.Explain = true, false, false
+	// The tagged rules read only relations the fixpoint holds: the
+	// goal-directed rewrite is always the right evaluation (no race with a
+	// bottom-up one).
+	opt.noRace = true
+	en, err := Prepare(ctx, st, &datalog.Program{Facts: prog.Facts, Thresholds: prog.Thresholds}, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &StoredNoisyOr{en: en, prog: prog, heads: map[string]*datalog.Program{}}, nil
+}
+
+// storedAux is the predicate of the tagged rules of pred.
+func storedAux(pred string) string { return "\x00rule\x00" + pred }
+
+// tagged returns the program of pred's tagged rules: those that can
+// derive something at the threshold (a rule below it derives nothing kept,
+// one over a relation without facts derives nothing), with prog's facts.
+func (s *StoredNoisyOr) tagged(pred string) (*datalog.Program, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.heads[pred]; ok {
+		return p, nil
+	}
+	p := &datalog.Program{Facts: s.prog.Facts, Thresholds: s.prog.Thresholds,
+		Rules: slices.DeleteFunc(ruleTagged(s.prog, pred, storedAux(pred)), func(r datalog.Rule) bool {
+			return weightOf(r.Weight) < s.en.opt.Min
+		})}
+	p, _, err := withoutDeadRules(s.en.st, p, true)
+	if err != nil {
+		return nil, err
+	}
+	s.heads[pred] = p
+	return p, nil
+}
+
+// Rescore is NoisyOrTop(ctx, st, prog, q, answers, top, opt) for the
+// store, program and options the StoredNoisyOr was prepared with.
+func (s *StoredNoisyOr) Rescore(ctx context.Context, q datalog.Atom, answers []Answer, top int) ([]Answer, error) {
+	p, err := s.tagged(q.Pred)
+	if err != nil || len(p.Rules) == 0 {
+		return answers, err
+	}
+	as, loadErr, err := s.en.evalShared(ctx, p, ruleTaggedAtom(q, storedAux(q.Pred)))
+	if err == nil && loadErr != nil {
+		err = errorf("reasoner: noisy-or %s: %w", q, loadErr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return noisyOrOf(q, as, answers, top)
+}
