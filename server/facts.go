@@ -140,7 +140,7 @@ func (s *Server) undoBase(changes []reasoner.FactChange) {
 // as it was, if needed, and rebuilds it. The caller holds the write lock.
 func (s *Server) apply(ctx context.Context, d reasoner.Delta) (reasoner.Change, error) {
 	start := time.Now()
-	s.checker.Store(nil) // the relations or the program change
+	s.dropPrepared() // the relations or the program change
 	if s.m == nil {
 		if _, err := s.materialise(ctx, s.prog); err != nil {
 			return reasoner.Change{}, fmt.Errorf("the materialisation could not be rebuilt after a failed update: %w", err)
@@ -162,7 +162,7 @@ func (s *Server) apply(ctx context.Context, d reasoner.Delta) (reasoner.Change, 
 // rebuild rebuilds the materialisation from the store after a failed
 // update (Apply's materialisation must then be discarded), as at start.
 func (s *Server) rebuild() {
-	s.checker.Store(nil)
+	s.dropPrepared()
 	if _, err := s.materialise(context.Background(), s.prog); err != nil {
 		s.m = nil // the next update tries again
 	}

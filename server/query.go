@@ -70,6 +70,34 @@ func stored(st store.Store, pred string) (bool, error) {
 	return false, nil
 }
 
+// dropPrepared drops what is prepared for one state of the store and the
+// program (the query checker, the noisy-or rescoring): an update changes
+// it. The caller holds the write lock.
+func (s *Server) dropPrepared() {
+	s.checker.Store(nil)
+	s.noisyOr.Store(nil)
+}
+
+// storedNoisyOr returns the noisy-or rescoring over the stored
+// materialisation, prepared once per state. The caller holds the read
+// lock, and the store holds the materialisation s.m, up to date.
+func (s *Server) storedNoisyOr(ctx context.Context) (*reasoner.StoredNoisyOr, error) {
+	if sn := s.noisyOr.Load(); sn != nil {
+		return sn, nil
+	}
+	s.noisyOrMu.Lock()
+	defer s.noisyOrMu.Unlock()
+	if sn := s.noisyOr.Load(); sn != nil {
+		return sn, nil
+	}
+	sn, err := reasoner.PrepareStoredNoisyOr(ctx, s.st, s.prog, reasoner.Options{Min: s.m.Min(), MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads})
+	if err != nil {
+		return nil, err
+	}
+	s.noisyOr.Store(sn)
+	return sn, nil
+}
+
 // check rejects a query over a predicate neither the store nor the
 // program knows (404 with the did-you-mean) or with a wrong arity (400).
 func (s *Server) check(w http.ResponseWriter, q datalog.Atom) bool {
@@ -199,10 +227,20 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 		}
 	}
 	if method == "noisy-or" {
-		if opt.Min <= 0 {
+		if opt.Min <= 0 && s.m != nil {
 			opt.Min = s.m.Min()
 		}
-		as, err = reasoner.NoisyOrTop(ctx, s.st, s.prog, q, as, top, opt)
+		if s.m != nil && opt.Min == s.m.Min() {
+			// The store holds the program's fixpoint at this threshold:
+			// the head's rules are applied once to it.
+			var sn *reasoner.StoredNoisyOr
+			if sn, err = s.storedNoisyOr(ctx); err != nil {
+				return nil, err
+			}
+			as, err = sn.Rescore(ctx, q, as, top)
+		} else {
+			as, err = reasoner.NoisyOrTop(ctx, s.st, s.prog, q, as, top, opt)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -414,7 +414,7 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.prog = &next
-	s.checker.Store(nil)
+	s.dropPrepared()
 	if err := plan.write(); err != nil {
 		writeError(w, http.StatusInternalServerError, apiError{Error: fmt.Sprintf("the update is applied and stored, but the rule files could not be written (%v): the next start loads the files as they are", err)})
 		return

@@ -77,11 +77,16 @@ type Server struct {
 	// checker checks queries against the store's relations and prog; an
 	// update drops it (nil), the next query makes it again.
 	checker atomic.Pointer[reasoner.QueryChecker]
-	m       *reasoner.Materialisation
-	updated time.Time
-	started time.Time
-	metrics *metrics
-	handler http.Handler
+	// noisyOr rescores answers by noisy-or over the stored
+	// materialisation; an update drops it too, the next noisy-or query
+	// prepares it again (noisyOrMu: once, not by every client at once).
+	noisyOr   atomic.Pointer[reasoner.StoredNoisyOr]
+	noisyOrMu sync.Mutex
+	m         *reasoner.Materialisation
+	updated   time.Time
+	started   time.Time
+	metrics   *metrics
+	handler   http.Handler
 	// inFlight counts the requests being answered.
 	inFlight atomic.Int64
 }

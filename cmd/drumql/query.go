@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"container/heap"
 	"encoding/json"
 	"errors"
@@ -128,9 +129,19 @@ func (c *queryCmd) Run(e *env) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim.Bytes / 10 * 9))
 	}
 	opt := reasoner.Options{Min: th.min, Threads: c.Threads, Explain: c.Explain, Stats: &stats, MaxMemory: lim.Bytes}
+	// When the store already holds the program's fixpoint at this
+	// threshold (infer stored it, and no base fact changed since), the
+	// answers are the stored facts and noisy-or applies the head's rules
+	// once to them: nothing is evaluated again.
+	answerProg := prog
+	stored := len(c.Rules) > 0 && storedFixpoint(st, prog, q.Atom, opt)
+	if stored {
+		answerProg = nil
+		storedNote(e.stderr, th)
+	}
 	if c.Count {
 		// noisy-or rescores answers, it neither adds nor removes one
-		n, err := reasoner.Count(e.ctx, st, prog, q.Atom, opt)
+		n, err := reasoner.Count(e.ctx, st, answerProg, q.Atom, opt)
 		if err != nil {
 			return queryErr(err)
 		}
@@ -144,7 +155,7 @@ func (c *queryCmd) Run(e *env) error {
 		if comb.method != "max" {
 			return inputErr(fmt.Errorf("--unordered needs --combine max (noisy-or rescores answers after they are all known)"))
 		}
-		if err := streamAnswers(e, st, prog, q.Atom, opt, vars, c.Format, c.Top); err != nil {
+		if err := streamAnswers(e, st, answerProg, q.Atom, opt, vars, c.Format, c.Top); err != nil {
 			return err
 		}
 		thresholdNote(e.stderr, stats, th, "answers", "are not shown")
@@ -153,15 +164,22 @@ func (c *queryCmd) Run(e *env) error {
 	var answers []reasoner.Answer
 	if c.Top > 0 && comb.method == "max" && !c.Explain {
 		// the N best in a bounded heap, not every answer sorted
-		answers, err = topAnswers(e, st, prog, q.Atom, opt, c.Top)
+		answers, err = topAnswers(e, st, answerProg, q.Atom, opt, c.Top)
 	} else {
-		answers, err = reasoner.Query(e.ctx, st, prog, q.Atom, opt)
+		answers, err = reasoner.Query(e.ctx, st, answerProg, q.Atom, opt)
 	}
 	if err != nil {
 		return queryErr(err)
 	}
 	if comb.method == "noisy-or" {
-		answers, err = reasoner.NoisyOrTop(e.ctx, st, prog, q.Atom, answers, comb.top, opt)
+		if stored {
+			var sn *reasoner.StoredNoisyOr
+			if sn, err = reasoner.PrepareStoredNoisyOr(e.ctx, st, prog, opt); err == nil {
+				answers, err = sn.Rescore(e.ctx, q.Atom, answers, comb.top)
+			}
+		} else {
+			answers, err = reasoner.NoisyOrTop(e.ctx, st, prog, q.Atom, answers, comb.top, opt)
+		}
 		if err != nil {
 			return err
 		}
@@ -185,6 +203,33 @@ func (c *queryCmd) Run(e *env) error {
 	}
 	thresholdNote(e.stderr, stats, th, "answers", "are not shown")
 	return nil
+}
+
+// storedFixpoint reports whether st's derived facts are prog's fixpoint
+// at opt's threshold: infer stored them for this program (its record is
+// the one an evaluation with opt writes) and no base fact changed since.
+// A query over a predicate with no stored fact is not answered from the
+// store (the program may still define it).
+func storedFixpoint(st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options) bool {
+	ms, err := st.Materialised()
+	if err != nil || ms.Program == nil || ms.Overflow || len(ms.Changes) > 0 {
+		return false
+	}
+	if !bytes.Equal(reasoner.RecordOf(prog, opt), ms.Program) {
+		return false
+	}
+	return reasoner.CheckQuery(st, nil, q) == nil
+}
+
+// storedNote says on w that the answers are the stored derived facts and,
+// when a threshold applies, that weaker derivations were not stored.
+func storedNote(w io.Writer, th threshold) {
+	if th.min > reasoner.Exact {
+		fmt.Fprintf(w, "drumql: note: answered from the derived facts infer stored for these rules, at the threshold %s (%s): derivations below it were not stored; %s\n",
+			fmtMin(th.min), th.source, bringBack(th))
+		return
+	}
+	fmt.Fprintln(w, "drumql: note: answered from the derived facts infer stored for these rules")
 }
 
 // better orders answers best first: higher confidence, then smaller values
