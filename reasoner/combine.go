@@ -121,6 +121,16 @@ func noisyOrOf(q datalog.Atom, as, answers []Answer, top int) ([]Answer, error) 
 		}
 		confs[k] = cs
 	}
+	return rescored(answers, confs, top), nil
+}
+
+// rescored returns answers rescored by noisy-or: confs holds, per
+// answer's values joined by NUL, its confidence through each rule that
+// derives it, in program order; only its top best count (top <= 0: all).
+// An answer keeps its confidence when that is higher. The result is
+// sorted best first, then by values.
+func rescored(answers []Answer, confs map[string][]float64, top int) []Answer {
+	keyOf := func(vals []string) string { return strings.Join(vals, "\x00") }
 	out := slices.Clone(answers)
 	for i := range out {
 		if cs, ok := confs[keyOf(out[i].Values)]; ok {
@@ -142,5 +152,5 @@ func noisyOrOf(q datalog.Atom, as, answers []Answer, top int) ([]Answer, error) 
 		}
 		return slices.Compare(a.Values, b.Values)
 	})
-	return out, nil
+	return out
 }

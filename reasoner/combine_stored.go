@@ -30,6 +30,16 @@ type StoredNoisyOr struct {
 
 	mu    sync.Mutex
 	heads map[string]*datalog.Program // tagged rules per head predicate
+	sets  map[string]*storedSets      // compiled rules per binary head predicate
+}
+
+// storedSets is a binary head predicate's rules compiled once (an
+// otherSet: the given entity a constant each query patches), for queries
+// with one symbol constant: a join from the constant per rule, with no
+// rewrite, compilation or planning per query.
+type storedSets struct {
+	rules []int // program indices of the rules that can derive something
+	pool  sync.Pool
 }
 
 // PrepareStoredNoisyOr prepares the noisy-or rescoring of prog's answers
@@ -46,7 +56,7 @@ func PrepareStoredNoisyOr(ctx context.Context, st store.Store, prog *datalog.Pro
 	if err != nil {
 		return nil, err
 	}
-	return &StoredNoisyOr{en: en, prog: prog, heads: map[string]*datalog.Program{}}, nil
+	return &StoredNoisyOr{en: en, prog: prog, heads: map[string]*datalog.Program{}, sets: map[string]*storedSets{}}, nil
 }
 
 // storedAux is the predicate of the tagged rules of pred.
@@ -76,6 +86,9 @@ func (s *StoredNoisyOr) tagged(pred string) (*datalog.Program, error) {
 // Rescore is NoisyOrTop(ctx, st, prog, q, answers, top, opt) for the
 // store, program and options the StoredNoisyOr was prepared with.
 func (s *StoredNoisyOr) Rescore(ctx context.Context, q datalog.Atom, answers []Answer, top int) ([]Answer, error) {
+	if as, ok, err := s.rescoreGiven(ctx, q, answers, top); ok || err != nil {
+		return as, err
+	}
 	p, err := s.tagged(q.Pred)
 	if err != nil || len(p.Rules) == 0 {
 		return answers, err
@@ -88,4 +101,86 @@ func (s *StoredNoisyOr) Rescore(ctx context.Context, q datalog.Atom, answers []A
 		return nil, err
 	}
 	return noisyOrOf(q, as, answers, top)
+}
+
+// binaryRules returns the compiled rules of the binary head predicate pred
+// (nil when it has none that can derive something).
+func (s *StoredNoisyOr) binaryRules(pred string) (*storedSets, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss, ok := s.sets[pred]; ok {
+		return ss, nil
+	}
+	var idx []int
+	sub := &datalog.Program{Facts: s.prog.Facts}
+	for i := range s.prog.Rules {
+		r := &s.prog.Rules[i]
+		if r.Head.Pred == pred && len(r.Head.Args) == 2 && weightOf(r.Weight) >= s.en.opt.Min {
+			idx = append(idx, i)
+			sub.Rules = append(sub.Rules, *r)
+		}
+	}
+	dead, _, err := deadRules(s.en.st, sub, true)
+	if err != nil {
+		return nil, err
+	}
+	var ss *storedSets
+	for k, i := range idx {
+		if !dead[k] {
+			if ss == nil {
+				ss = &storedSets{}
+			}
+			ss.rules = append(ss.rules, i)
+		}
+	}
+	s.sets[pred] = ss
+	return ss, nil
+}
+
+// rescoreGiven rescores the answers of a binary query with one symbol
+// constant the store knows and one variable through the compiled rules of
+// its predicate; ok is false for other queries (Rescore then evaluates the
+// tagged rules).
+func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answers []Answer, top int) ([]Answer, bool, error) {
+	if len(q.Args) != 2 || s.en.exprRule >= 0 {
+		return nil, false, nil
+	}
+	dir := slices.IndexFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Symbol })
+	if dir < 0 {
+		return nil, false, nil
+	}
+	if v := q.Args[1-dir]; v.Kind != datalog.Var || v.Value == "_" {
+		return nil, false, nil
+	}
+	id, ok := s.en.syms.lookup(q.Args[dir].Value)
+	if !ok || s.en.syms.isLocal(id) {
+		return nil, false, nil
+	}
+	ss, err := s.binaryRules(q.Pred)
+	if err != nil || ss == nil {
+		return answers, err == nil, err
+	}
+	o, _ := ss.pool.Get().(*otherSet)
+	if o == nil {
+		if o, err = s.en.newOtherSet(ctx, s.prog, ss.rules, nil); err != nil {
+			return nil, false, err
+		}
+	}
+	o.e.ctx = ctx
+	hits := o.hits(nil, store.ID(id), dir == 1)
+	ss.pool.Put(o)
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	// Hits come rule by rule, in program order: each candidate's
+	// confidences are in the order noisyOrOf sorts them into.
+	confs := map[string][]float64{}
+	for _, h := range hits {
+		name, err := s.en.syms.name(uint32(h.c))
+		if err != nil {
+			return nil, false, err
+		}
+		confs[name] = append(confs[name], h.s)
+	}
+	return rescored(answers, confs, top), true, nil
 }

@@ -74,9 +74,10 @@ type patch struct {
 	cmp bool
 }
 
-// newOtherSet compiles rules rs of en's program over the graph and the
+// newOtherSet compiles rules rs of prog (en's program, or one with the
+// same facts) over the store's relations as en reads them and the
 // auxiliary relations aux.
-func (en *Engine) newOtherSet(ctx context.Context, rs []int, aux map[string]*relation) (*otherSet, error) {
+func (en *Engine) newOtherSet(ctx context.Context, prog *datalog.Program, rs []int, aux map[string]*relation) (*otherSet, error) {
 	e := newEvaluator(ctx, en.st, en.syms, en.opt)
 	e.stored = true
 	e.shared = func(pred string, arity int) *relation {
@@ -94,21 +95,21 @@ func (en *Engine) newOtherSet(ctx context.Context, rs []int, aux map[string]*rel
 		return nil, err
 	}
 	o := &otherSet{e: e, rules: rs}
-	prog := &datalog.Program{Facts: en.prog.Facts}
-	u := &unit{prog: prog, internal: map[string]string{}}
+	compiled := &datalog.Program{Facts: prog.Facts}
+	u := &unit{prog: compiled, internal: map[string]string{}}
 	const pred = "\x00other"
 	type origin struct{ dir, k int }
 	var origins []origin
 	for dir := range 2 {
 		for k, ri := range rs {
-			r := en.prog.Rules[ri]
+			r := prog.Rules[ri]
 			a := r.Head.Args[dir]
 			g := datalog.Term{Kind: datalog.Symbol, Value: givenName}
 			if a.Kind == datalog.Var {
 				r = substitute(r, a.Value, g)
 			}
 			r.Head = datalog.Atom{Pred: pred, Args: r.Head.Args}
-			prog.Rules = append(prog.Rules, r)
+			compiled.Rules = append(compiled.Rules, r)
 			u.meta = append(u.meta, ruleMeta{src: -1})
 			origins = append(origins, origin{dir, k})
 		}
@@ -224,7 +225,7 @@ func (en *Engine) otherHits(ctx context.Context, h *chainHead, ents []hitEntry, 
 		if err != nil {
 			return ents, err
 		}
-		if o, err = en.newOtherSet(ctx, h.lpOther, aux); err != nil {
+		if o, err = en.newOtherSet(ctx, en.prog, h.lpOther, aux); err != nil {
 			return ents, err
 		}
 	}
