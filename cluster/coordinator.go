@@ -117,6 +117,46 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	jobs, err := c.createStreams(ctx, js, names, ackWait, attempts, replicas, expire)
+	if err != nil {
+		return nil, err
+	}
+	// Jobs still queued (or being worked on) are in the work queue; read
+	// them before the status stream, so that a job acknowledged meanwhile
+	// is seen done rather than missing.
+	info, err := jobs.Info(ctx, jetstream.WithSubjectFilter(names.JobSubjects()))
+	if err != nil {
+		return nil, errorf("cluster: run %s: stream info: %w", c.Run, err)
+	}
+	exhausted, adv, err := c.watchExhausted(names)
+	if err != nil {
+		return nil, err
+	}
+	defer adv.Unsubscribe()
+	reports, drained, cc, err := c.readStatus(ctx, js, names)
+	if err != nil {
+		return nil, err
+	}
+	defer cc.Stop()
+	wt := &runWait{c: c, js: js, names: names, plan: plan, sum: sum, queued: info.State.Subjects,
+		attempts: attempts, idleWarn: idleWarn, tr: newTracker(len(plan.Groups), attempts), drained: drained}
+	if err := wt.wait(ctx, reports, exhausted); err != nil {
+		return nil, err
+	}
+	results, err := c.results(ctx, obs, len(plan.Groups), wt.tr)
+	if err != nil {
+		return nil, err
+	}
+	if !c.Keep {
+		c.cleanup(ctx, js, names)
+	}
+	return results, nil
+}
+
+// createStreams creates (or updates) the run's job stream, a work queue,
+// its consumer, and the status stream the workers report to; it returns
+// the job stream.
+func (c *Coordinator) createStreams(ctx context.Context, js jetstream.JetStream, names Names, ackWait time.Duration, attempts, replicas int, expire time.Duration) (jetstream.Stream, error) {
 	jobs, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: names.Jobs(), Subjects: []string{names.JobSubjects()},
 		Retention: jetstream.WorkQueuePolicy, Replicas: replicas, MaxAge: expire, Description: "drumql run " + c.Run + ": one job per head group"})
 	if err != nil {
@@ -130,117 +170,151 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxDeliver: attempts}); err != nil {
 		return nil, errorf("cluster: run %s: create consumer: %w", c.Run, err)
 	}
-	// Jobs still queued (or being worked on) are in the work queue; read
-	// them before the status stream, so that a job acknowledged meanwhile
-	// is seen done rather than missing.
-	info, err := jobs.Info(ctx, jetstream.WithSubjectFilter(names.JobSubjects()))
-	if err != nil {
-		return nil, errorf("cluster: run %s: stream info: %w", c.Run, err)
-	}
-	queued := info.State.Subjects
-	exhausted, adv, err := c.watchExhausted(names)
-	if err != nil {
-		return nil, err
-	}
-	defer adv.Unsubscribe()
+	return jobs, nil
+}
+
+// statusReport is a message of the status stream and how many messages
+// follow it in the stream.
+type statusReport struct {
+	data    []byte
+	pending uint64
+}
+
+// readStatus consumes the status stream from its start, sending its
+// messages to reports; drained says whether the stream is empty. The
+// caller stops the returned consumer.
+func (c *Coordinator) readStatus(ctx context.Context, js jetstream.JetStream, names Names) (reports chan statusReport, drained bool, cc jetstream.ConsumeContext, err error) {
 	sinfo, err := js.Stream(ctx, names.Status())
 	if err != nil {
-		return nil, errorf("cluster: run %s: status stream: %w", c.Run, err)
+		return nil, false, nil, errorf("cluster: run %s: status stream: %w", c.Run, err)
 	}
-	drained := sinfo.CachedInfo().State.Msgs == 0
+	drained = sinfo.CachedInfo().State.Msgs == 0
 	status, err := js.OrderedConsumer(ctx, names.Status(), jetstream.OrderedConsumerConfig{})
 	if err != nil {
-		return nil, errorf("cluster: run %s: read status: %w", c.Run, err)
+		return nil, false, nil, errorf("cluster: run %s: read status: %w", c.Run, err)
 	}
-	type report struct {
-		data    []byte
-		pending uint64
-	}
-	reports := make(chan report, 256)
-	cc, err := status.Consume(func(m jetstream.Msg) {
-		r := report{data: m.Data()}
+	reports = make(chan statusReport, 256)
+	cc, err = status.Consume(func(m jetstream.Msg) {
+		r := statusReport{data: m.Data()}
 		if md, err := m.Metadata(); err == nil {
 			r.pending = md.NumPending
 		}
 		reports <- r
 	})
 	if err != nil {
-		return nil, errorf("cluster: run %s: read status: %w", c.Run, err)
+		return nil, false, nil, errorf("cluster: run %s: read status: %w", c.Run, err)
 	}
-	defer cc.Stop()
+	return reports, drained, cc, nil
+}
+
+// runWait is the state of Mine while it waits for the workers: the jobs
+// it enqueues once the status stream is read, the counts last shown and
+// the warnings given about idle jobs.
+type runWait struct {
+	c        *Coordinator
+	js       jetstream.JetStream
+	names    Names
+	plan     Plan
+	sum      string
+	queued   map[string]uint64 // the work queue's messages per subject
+	attempts int
+	idleWarn time.Duration
+	tr       *tracker
+
+	drained   bool // the status stream has been read to its end
+	enqueued  bool
+	shown     Counts
+	idleSince time.Time // since when jobs wait with none running
+	warned    int       // warnings given since then
+	ticks     int
+}
+
+// wait follows the status reports until every group is done, enqueueing
+// the jobs once the status stream has been read to its end. It returns
+// an error when a job cannot be enqueued or failed for good, the
+// connection is lost, the run is removed from the server or ctx is done.
+func (wt *runWait) wait(ctx context.Context, reports <-chan statusReport, exhausted <-chan uint64) error {
+	c, tr := wt.c, wt.tr
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
-	tr := newTracker(len(plan.Groups), attempts)
-	enqueued := false
-	var shown Counts
-	var idleSince time.Time // since when jobs wait with none running
-	warned := 0             // warnings given since then
-	ticks := 0
 	for {
-		if drained && !enqueued {
+		if wt.drained && !wt.enqueued {
 			// The status stream has been read to its end: enqueue what is
 			// neither done nor queued.
-			enqueued = true
-			if err := c.enqueue(ctx, js, names, plan, sum, tr, queued); err != nil {
-				return nil, err
+			wt.enqueued = true
+			if err := c.enqueue(ctx, wt.js, wt.names, wt.plan, wt.sum, tr, wt.queued); err != nil {
+				return err
 			}
 		}
-		if enqueued && c.Progress != nil && tr.counts() != shown {
-			shown = tr.counts()
-			c.Progress(shown)
+		if wt.enqueued && c.Progress != nil && tr.counts() != wt.shown {
+			wt.shown = tr.counts()
+			c.Progress(wt.shown)
 		}
-		if enqueued && tr.done == len(plan.Groups) {
-			break
+		if wt.enqueued && tr.done == len(wt.plan.Groups) {
+			return nil
 		}
 		select {
 		case r := <-reports:
-			if r.pending == 0 {
-				drained = true
-			}
-			var s Status
-			if err := json.Unmarshal(r.data, &s); err != nil || s.Group < 1 || s.Group > len(plan.Groups) {
-				c.logf("ignored a malformed status message: %q", r.data)
-				continue
-			}
-			if err := tr.apply(s); err != nil {
-				c.cleanup(ctx, js, names)
-				return nil, errorf("cluster: run %s: %w", c.Run, err)
+			if err := wt.report(ctx, r); err != nil {
+				return err
 			}
 		case seq := <-exhausted:
-			c.cleanup(ctx, js, names)
-			return nil, errorf("cluster: run %s: the job of stream sequence %d was delivered %d times and never finished (%s): %w",
-				c.Run, seq, attempts, tr.lastError(), ErrJobFailed)
+			c.cleanup(ctx, wt.js, wt.names)
+			return errorf("cluster: run %s: the job of stream sequence %d was delivered %d times and never finished (%s): %w",
+				c.Run, seq, wt.attempts, tr.lastError(), ErrJobFailed)
 		case <-ctx.Done():
-			return nil, errorf("cluster: run %s: %w", c.Run, ctx.Err())
+			return errorf("cluster: run %s: %w", c.Run, ctx.Err())
 		case <-tick.C:
-			if lost := c.lost(); lost != nil {
-				return nil, lost
-			}
-			ticks++
-			if ticks%4 == 0 {
-				if _, err := js.Stream(ctx, names.Jobs()); errors.Is(err, jetstream.ErrStreamNotFound) {
-					return nil, errorf("cluster: run %s: %w", c.Run, ErrRunCancelled)
-				}
-			}
-			if n := tr.counts(); !enqueued || n.Running > 0 || n.Queued == 0 {
-				idleSince, warned = time.Time{}, 0
-			} else if idleSince.IsZero() {
-				idleSince = time.Now()
-			} else if waited := time.Since(idleSince); waited >= time.Duration(warned+1)*idleWarn {
-				warned++
-				c.logf("no worker has taken a job for %s (%d of %d groups waiting): start workers with 'drumql worker --cluster URL'",
-					waited.Round(time.Second), n.Queued, n.Groups)
+			if err := wt.tick(ctx); err != nil {
+				return err
 			}
 		}
 	}
-	results, err := c.results(ctx, obs, len(plan.Groups), tr)
-	if err != nil {
-		return nil, err
+}
+
+// report applies a status message to the tracker; a malformed one is
+// logged and ignored, a job failed for good ends the run.
+func (wt *runWait) report(ctx context.Context, r statusReport) error {
+	c := wt.c
+	if r.pending == 0 {
+		wt.drained = true
 	}
-	if !c.Keep {
-		c.cleanup(ctx, js, names)
+	var s Status
+	if err := json.Unmarshal(r.data, &s); err != nil || s.Group < 1 || s.Group > len(wt.plan.Groups) {
+		c.logf("ignored a malformed status message: %q", r.data)
+		return nil
 	}
-	return results, nil
+	if err := wt.tr.apply(s); err != nil {
+		c.cleanup(ctx, wt.js, wt.names)
+		return errorf("cluster: run %s: %w", c.Run, err)
+	}
+	return nil
+}
+
+// tick checks, every 250ms, that the connection is still there, every
+// fourth time that the run still is, and warns when jobs have waited
+// IdleWarn with none running.
+func (wt *runWait) tick(ctx context.Context) error {
+	c := wt.c
+	if lost := c.lost(); lost != nil {
+		return lost
+	}
+	wt.ticks++
+	if wt.ticks%4 == 0 {
+		if _, err := wt.js.Stream(ctx, wt.names.Jobs()); errors.Is(err, jetstream.ErrStreamNotFound) {
+			return errorf("cluster: run %s: %w", c.Run, ErrRunCancelled)
+		}
+	}
+	if n := wt.tr.counts(); !wt.enqueued || n.Running > 0 || n.Queued == 0 {
+		wt.idleSince, wt.warned = time.Time{}, 0
+	} else if wt.idleSince.IsZero() {
+		wt.idleSince = time.Now()
+	} else if waited := time.Since(wt.idleSince); waited >= time.Duration(wt.warned+1)*wt.idleWarn {
+		wt.warned++
+		c.logf("no worker has taken a job for %s (%d of %d groups waiting): start workers with 'drumql worker --cluster URL'",
+			waited.Round(time.Second), n.Queued, n.Groups)
+	}
+	return nil
 }
 
 // openRun opens the run's object store (creating it, or checking that an

@@ -141,35 +141,14 @@ func (w *Worker) runStreams(ctx context.Context, js jetstream.JetStream) ([]stri
 // handle mines the job of msg and acknowledges it once the result is
 // stored and reported.
 func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, cons jetstream.Consumer, msg jetstream.Msg) {
-	attempt := 1
-	if md, err := msg.Metadata(); err == nil {
-		attempt = int(md.NumDelivered)
-	}
-	var job Job
-	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.Group < 1 {
-		w.logf("%s: malformed job, dropped: %q", msg.Subject(), msg.Data())
-		msg.TermWithReason("malformed job")
+	j := w.newJobRun(js, msg)
+	if j == nil {
 		return
 	}
-	names, err := NewNames(job.Run)
-	if err != nil {
-		msg.TermWithReason(err.Error())
-		return
-	}
-	what := fmt.Sprintf("run %s: group %d of %d (%d head relations, attempt %d)", job.Run, job.Group, job.Groups, len(job.Heads), attempt)
-	report := func(s Status) {
-		s.Group, s.Worker, s.Attempt = job.Group, w.Name, attempt
-		b, _ := json.Marshal(s)
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if _, err := js.Publish(pctx, names.StatusSubject(), b); err != nil {
-			w.logf("%s: report %s: %v", what, s.State, err)
-		}
-	}
-	if job.Version != w.Version {
-		err := fmt.Sprintf("this worker runs drumql %s, the run needs %s (the bytes could differ)", w.Version, job.Version)
-		w.logf("%s: refused: %s", what, err)
-		report(Status{State: StateRefused, Error: err})
+	if j.job.Version != w.Version {
+		err := fmt.Sprintf("this worker runs drumql %s, the run needs %s (the bytes could differ)", w.Version, j.job.Version)
+		w.logf("%s: refused: %s", j.what, err)
+		j.report(ctx, Status{State: StateRefused, Error: err})
 		msg.NakWithDelay(time.Second)
 		return
 	}
@@ -179,34 +158,105 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, cons jetstr
 	}
 	stop := heartbeat(msg, max(ackWait/3, 50*time.Millisecond))
 	defer stop()
-	w.logf("%s: started", what)
-	report(Status{State: StateRunning})
+	w.logf("%s: started", j.what)
+	j.report(ctx, Status{State: StateRunning})
 	start := time.Now()
-	fail := func(err error) {
-		w.logf("%s: failed: %v", what, err)
-		report(Status{State: StateFailed, Error: err.Error()})
-		msg.NakWithDelay(time.Second)
-	}
-	obs, err := js.ObjectStore(ctx, names.Bucket())
-	if err != nil {
-		fail(fmt.Errorf("object store %s: %w", names.Bucket(), err))
+	obs, res := j.mine(ctx)
+	if res == nil {
 		return
+	}
+	j.store(ctx, obs, res, start)
+}
+
+// jobRun is a job a worker handles: its message, the attempt it is, and
+// what the log calls it.
+type jobRun struct {
+	w       *Worker
+	js      jetstream.JetStream
+	msg     jetstream.Msg
+	job     Job
+	names   Names
+	attempt int
+	what    string
+}
+
+// newJobRun decodes the job of msg. A malformed job is terminated (it is
+// not delivered again) and newJobRun returns nil.
+func (w *Worker) newJobRun(js jetstream.JetStream, msg jetstream.Msg) *jobRun {
+	attempt := 1
+	if md, err := msg.Metadata(); err == nil {
+		attempt = int(md.NumDelivered)
+	}
+	var job Job
+	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.Group < 1 {
+		w.logf("%s: malformed job, dropped: %q", msg.Subject(), msg.Data())
+		msg.TermWithReason("malformed job")
+		return nil
+	}
+	names, err := NewNames(job.Run)
+	if err != nil {
+		msg.TermWithReason(err.Error())
+		return nil
+	}
+	what := fmt.Sprintf("run %s: group %d of %d (%d head relations, attempt %d)", job.Run, job.Group, job.Groups, len(job.Heads), attempt)
+	return &jobRun{w: w, js: js, msg: msg, job: job, names: names, attempt: attempt, what: what}
+}
+
+// report publishes s, with the job's group, worker and attempt, on the
+// run's status stream.
+func (j *jobRun) report(ctx context.Context, s Status) {
+	s.Group, s.Worker, s.Attempt = j.job.Group, j.w.Name, j.attempt
+	b, _ := json.Marshal(s)
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := j.js.Publish(pctx, j.names.StatusSubject(), b); err != nil {
+		j.w.logf("%s: report %s: %v", j.what, s.State, err)
+	}
+}
+
+// fail reports the job failed with err and gives it back to the queue,
+// to be delivered again after a second.
+func (j *jobRun) fail(ctx context.Context, err error) {
+	j.w.logf("%s: failed: %v", j.what, err)
+	j.report(ctx, Status{State: StateFailed, Error: err.Error()})
+	j.msg.NakWithDelay(time.Second)
+}
+
+// release gives the job back after Ctrl-C.
+func (j *jobRun) release(ctx context.Context) {
+	j.report(ctx, Status{State: StateRelease})
+	if err := j.msg.Nak(); err != nil {
+		j.w.logf("%s: give the job back: %v (it is delivered again after the ack wait)", j.what, err)
+		return
+	}
+	j.w.logf("%s: stopped; the job was given back to the queue", j.what)
+}
+
+// mine loads the job's snapshot and mines its group; it returns the run's
+// object store and the result. When that fails, the job is failed, or
+// given back after Ctrl-C, and the result is nil.
+func (j *jobRun) mine(ctx context.Context) (jetstream.ObjectStore, *miner.Result) {
+	w, job := j.w, j.job
+	obs, err := j.js.ObjectStore(ctx, j.names.Bucket())
+	if err != nil {
+		j.fail(ctx, fmt.Errorf("object store %s: %w", j.names.Bucket(), err))
+		return nil, nil
 	}
 	src, g, err := w.load(ctx, obs, job.Snapshot)
 	if err != nil {
 		if ctx.Err() != nil {
-			w.release(ctx, msg, what, report)
-			return
+			j.release(ctx)
+			return nil, nil
 		}
-		fail(err)
-		return
+		j.fail(ctx, err)
+		return nil, nil
 	}
 	opt := job.Options
 	opt.Config.Heads, opt.Config.Threads = job.Heads, w.Threads
 	if w.MaxMemory > 0 {
 		if need := miner.EstimateMemory(miner.ShapeOf(g.Snapshot(), w.validCount()), opt.Config, opt.RuleStep()); need > w.MaxMemory {
-			fail(fmt.Errorf("mining would need about %d MB of memory, more than this worker's limit of %d MB", need>>20, w.MaxMemory>>20))
-			return
+			j.fail(ctx, fmt.Errorf("mining would need about %d MB of memory, more than this worker's limit of %d MB", need>>20, w.MaxMemory>>20))
+			return nil, nil
 		}
 	}
 	var progress func(miner.Progress)
@@ -215,41 +265,48 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, cons jetstr
 	}
 	res, err := miner.Mine(ctx, src, g, opt, progress)
 	if ctx.Err() != nil {
-		w.release(ctx, msg, what, report)
-		return
+		j.release(ctx)
+		return nil, nil
 	}
 	if err != nil {
-		fail(err)
-		return
+		j.fail(ctx, err)
+		return nil, nil
 	}
+	return obs, res
+}
+
+// store saves the model and the rules of res in the run's object store
+// (even after Ctrl-C), reports the job done with their checksums and
+// acknowledges it; start is when the job started, for the log.
+func (j *jobRun) store(ctx context.Context, obs jetstream.ObjectStore, res *miner.Result, start time.Time) {
 	model, rules := res.Models[0], res.Rules
 	var mb bytes.Buffer
 	if err := model.Save(&mb); err != nil {
-		fail(err)
+		j.fail(ctx, err)
 		return
 	}
 	rb, err := EncodeRules(rules)
 	if err != nil {
-		fail(err)
+		j.fail(ctx, err)
 		return
 	}
 	sctx := context.WithoutCancel(ctx) // a finished job is stored even after Ctrl-C
-	if _, err := obs.PutBytes(sctx, ModelObject(job.Group), mb.Bytes()); err != nil {
-		fail(fmt.Errorf("store the model: %w", err))
+	if _, err := obs.PutBytes(sctx, ModelObject(j.job.Group), mb.Bytes()); err != nil {
+		j.fail(ctx, fmt.Errorf("store the model: %w", err))
 		return
 	}
-	if _, err := obs.PutBytes(sctx, RulesObject(job.Group), rb); err != nil {
-		fail(fmt.Errorf("store the rules: %w", err))
+	if _, err := obs.PutBytes(sctx, RulesObject(j.job.Group), rb); err != nil {
+		j.fail(ctx, fmt.Errorf("store the rules: %w", err))
 		return
 	}
-	report(Status{State: StateDone, ModelSHA256: SHA256(mb.Bytes()), RulesSHA256: SHA256(rb), Rules: len(rules), Epochs: len(model.History())})
+	j.report(ctx, Status{State: StateDone, ModelSHA256: SHA256(mb.Bytes()), RulesSHA256: SHA256(rb), Rules: len(rules), Epochs: len(model.History())})
 	actx, cancel := context.WithTimeout(sctx, 10*time.Second)
 	defer cancel()
-	if err := msg.DoubleAck(actx); err != nil {
-		w.logf("%s: done, but the ack was lost (%v): the job will run again", what, err)
+	if err := j.msg.DoubleAck(actx); err != nil {
+		j.w.logf("%s: done, but the ack was lost (%v): the job will run again", j.what, err)
 		return
 	}
-	w.logf("%s: done in %s: %d rules", what, time.Since(start).Round(time.Millisecond), len(rules))
+	j.w.logf("%s: done in %s: %d rules", j.what, time.Since(start).Round(time.Millisecond), len(rules))
 }
 
 // validCount is the number of triples of the valid split of the graph in
@@ -263,16 +320,6 @@ func (w *Worker) validCount() int {
 		n++
 	}
 	return n
-}
-
-// release gives the job back after Ctrl-C.
-func (w *Worker) release(ctx context.Context, msg jetstream.Msg, what string, report func(Status)) {
-	report(Status{State: StateRelease})
-	if err := msg.Nak(); err != nil {
-		w.logf("%s: give the job back: %v (it is delivered again after the ack wait)", what, err)
-		return
-	}
-	w.logf("%s: stopped; the job was given back to the queue", what)
 }
 
 // heartbeat tells the server every interval that msg is being worked on,

@@ -19,96 +19,133 @@ type seq struct {
 // the model without normalisation).
 func (m *Model) beam(a [][][]float64, opt ExtractOptions) []seq {
 	L, T, K := m.lay.L, m.lay.nT, m.lay.nOps
-	type item struct {
-		ops  []int
-		prod []float64 // per rank
-		sum  float64
-	}
-	// ext is an extension of item parent by operator k, before it is
-	// materialised: only the opt.Beam best of a step are.
-	type ext struct {
-		sum    float64
-		parent int32
-		k      int32
-	}
-	cur := []item{{prod: slices.Repeat([]float64{1}, L), sum: float64(L)}}
-	var exts []ext
+	cur := []beamItem{{prod: slices.Repeat([]float64{1}, L), sum: float64(L)}}
+	var exts []beamExt
 	var sums []float64
 	acc := make([]float64, K)
 	for t := range T {
-		exts = exts[:0]
-		for i, it := range cur {
-			// acc[k] = Σ_j prod[j]·a[j][t][k], summed in rank order, one
-			// rank's row at a time (contiguous).
-			clear(acc)
-			for j := range L {
-				p, row := it.prod[j], a[j][t][:K]
-				for k, v := range row {
-					acc[k] += p * v
-				}
-			}
-			for k, s := range acc {
-				if s >= opt.MinScore {
-					exts = append(exts, ext{sum: s, parent: int32(i), k: int32(k)})
-				}
-			}
-		}
+		exts = extensions(exts[:0], cur, a, t, opt.MinScore, acc)
 		// Best first; among equal scores, in the order enumerated (parent,
-		// then operator), as a stable sort by score would leave them. Only
-		// the opt.Beam best are sorted: those above the opt.Beam-th best
-		// score, then the first enumerated of those equal to it.
+		// then operator), as a stable sort by score would leave them.
 		if len(exts) > opt.Beam {
-			sums = sums[:0]
-			for _, x := range exts {
-				sums = append(sums, x.sum)
-			}
-			thr := nthLargest(sums, opt.Beam)
-			room := opt.Beam
-			for _, x := range exts {
-				if x.sum > thr {
-					room--
-				}
-			}
-			kept := exts[:0]
-			for _, x := range exts {
-				if x.sum > thr || x.sum == thr && room > 0 {
-					if x.sum == thr {
-						room--
-					}
-					kept = append(kept, x)
-				}
-			}
-			exts = kept
+			exts, sums = bestExtensions(exts, opt.Beam, sums)
 		}
-		slices.SortFunc(exts, func(x, y ext) int {
-			if x.sum != y.sum {
-				if x.sum > y.sum {
-					return -1
-				}
-				return 1
-			}
-			if c := cmp.Compare(x.parent, y.parent); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.k, y.k)
-		})
-		next := make([]item, len(exts))
-		for i, x := range exts {
-			it := cur[x.parent]
-			p := make([]float64, L)
-			var s float64
-			for j := range L {
-				p[j] = it.prod[j] * a[j][t][x.k]
-				s += p[j]
-			}
-			next[i] = item{ops: append(slices.Clone(it.ops), int(x.k)), prod: p, sum: s}
-		}
-		cur = next
+		sortExtensions(exts)
+		cur = materialise(cur, exts, a, t)
 	}
-	id := K - 1
+	return mergeIdentities(cur, K-1, L)
+}
+
+// beamItem is a sequence of operators the beam keeps, with its product
+// Π_t a[j][t][k_t] per rank j and their sum.
+type beamItem struct {
+	ops  []int
+	prod []float64 // per rank
+	sum  float64
+}
+
+// beamExt is an extension of item parent by operator k, before it is
+// materialised: only the opt.Beam best of a step are.
+type beamExt struct {
+	sum    float64
+	parent int32
+	k      int32
+}
+
+// extensions appends to exts the extensions of the items of cur by an
+// operator at step t whose score is at least minScore, in the order
+// enumerated (parent, then operator). acc, as long as the operators, is
+// scratch.
+func extensions(exts []beamExt, cur []beamItem, a [][][]float64, t int, minScore float64, acc []float64) []beamExt {
+	K := len(acc)
+	for i, it := range cur {
+		// acc[k] = Σ_j prod[j]·a[j][t][k], summed in rank order, one
+		// rank's row at a time (contiguous).
+		clear(acc)
+		for j, p := range it.prod {
+			row := a[j][t][:K]
+			for k, v := range row {
+				acc[k] += p * v
+			}
+		}
+		for k, s := range acc {
+			if s >= minScore {
+				exts = append(exts, beamExt{sum: s, parent: int32(i), k: int32(k)})
+			}
+		}
+	}
+	return exts
+}
+
+// bestExtensions keeps the n best of exts, in their order: those above the
+// n-th best score, then the first enumerated of those equal to it. sums is
+// scratch, returned for the next step.
+func bestExtensions(exts []beamExt, n int, sums []float64) ([]beamExt, []float64) {
+	sums = sums[:0]
+	for _, x := range exts {
+		sums = append(sums, x.sum)
+	}
+	thr := nthLargest(sums, n)
+	room := n
+	for _, x := range exts {
+		if x.sum > thr {
+			room--
+		}
+	}
+	kept := exts[:0]
+	for _, x := range exts {
+		if x.sum > thr || x.sum == thr && room > 0 {
+			if x.sum == thr {
+				room--
+			}
+			kept = append(kept, x)
+		}
+	}
+	return kept, sums
+}
+
+// sortExtensions sorts exts best first, equal scores by parent, then
+// operator.
+func sortExtensions(exts []beamExt) {
+	slices.SortFunc(exts, func(x, y beamExt) int {
+		if x.sum != y.sum {
+			if x.sum > y.sum {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(x.parent, y.parent); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.k, y.k)
+	})
+}
+
+// materialise returns the items exts make of the items of cur at step t.
+func materialise(cur []beamItem, exts []beamExt, a [][][]float64, t int) []beamItem {
+	next := make([]beamItem, len(exts))
+	for i, x := range exts {
+		it := cur[x.parent]
+		L := len(it.prod)
+		p := make([]float64, L)
+		var s float64
+		for j := range L {
+			p[j] = it.prod[j] * a[j][t][x.k]
+			s += p[j]
+		}
+		next[i] = beamItem{ops: append(slices.Clone(it.ops), int(x.k)), prod: p, sum: s}
+	}
+	return next
+}
+
+// mergeIdentities returns the sequences of items with the identity
+// operator id skipped, those that become the same body merged (their
+// scores and per-rank products add up), in the order first met; a
+// sequence of identities alone is dropped. L is the number of ranks.
+func mergeIdentities(items []beamItem, id, L int) []seq {
 	merged := map[string]*seq{}
 	var order []string
-	for _, it := range cur {
+	for _, it := range items {
 		var ops []int
 		for _, k := range it.ops {
 			if k != id {

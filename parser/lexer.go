@@ -270,6 +270,8 @@ func (s *scanner) remainder() bool {
 	return datalog.IsVarStart(r)
 }
 
+// scanToken returns the next token after white space and comments; ok is
+// false at the end (the EOF token).
 func (s *scanner) scanToken() (lexer.Token, bool) {
 	src := s.src
 	// Skip white space and comments.
@@ -286,23 +288,8 @@ func (s *scanner) scanToken() (lexer.Token, bool) {
 				s.pos++
 			}
 		case c == '/' && s.pos+1 < len(src) && src[s.pos+1] == '*':
-			start := s.pos
-			startTok := s.position(start)
-			s.pos += 2
-			closed := false
-			for s.pos < len(src) {
-				if src[s.pos] == '*' && s.pos+1 < len(src) && src[s.pos+1] == '/' {
-					s.pos += 2
-					closed = true
-					break
-				}
-				if src[s.pos] == '\n' {
-					s.newline(s.pos)
-				}
-				s.pos++
-			}
-			if !closed {
-				return lexer.Token{Type: tokError, Value: "unterminated block comment", Pos: startTok}, true
+			if t, closed := s.blockComment(); !closed {
+				return t, true
 			}
 		default:
 			goto token
@@ -322,27 +309,7 @@ token:
 		s.identRest()
 		return lexer.Token{Type: typ, Value: src[start:s.pos], Pos: s.position(start)}, true
 	case isDigit(c), c == '-' && s.pos+1 < len(src) && isDigit(src[s.pos+1]) && !s.operandBefore():
-		s.pos++
-		s.digits()
-		if s.pos+1 < len(src) && src[s.pos] == '.' && isDigit(src[s.pos+1]) {
-			s.pos++
-			s.digits()
-		}
-		if s.pos < len(src) && (src[s.pos] == 'e' || src[s.pos] == 'E') {
-			j := s.pos + 1
-			if j < len(src) && (src[j] == '+' || src[j] == '-') {
-				j++
-			}
-			if j < len(src) && isDigit(src[j]) {
-				s.pos = j
-				s.digits()
-			}
-		}
-		if end := s.pos; s.identRest() > end {
-			// 12abc: not a number, not a name.
-			return s.errorAt(start, "malformed number %s (quote it to make it a name)", excerpt(src[start:s.pos], maxTokenExcerpt)), true
-		}
-		return lexer.Token{Type: tokNumber, Value: src[start:s.pos], Pos: s.position(start)}, true
+		return s.number(start), true
 	case c == '"':
 		return s.quoted(start), true
 	case c == '@':
@@ -371,15 +338,68 @@ token:
 		n = 0
 	}
 	if n == 0 {
-		r, size := utf8.DecodeRuneInString(src[start:])
-		s.pos += size
-		if r == utf8.RuneError && size <= 1 {
-			return s.errorAt(start, "invalid UTF-8 byte 0x%02x", src[start]), true
-		}
-		return s.errorAt(start, "unexpected character %q", r), true
+		return s.unexpected(start), true
 	}
 	s.pos += n
 	return lexer.Token{Type: tokPunct, Value: src[start:s.pos], Pos: s.position(start)}, true
+}
+
+// blockComment skips the /* ... */ comment at s.pos. When it is not
+// closed, closed is false and t is the error, at the comment's start.
+func (s *scanner) blockComment() (t lexer.Token, closed bool) {
+	src := s.src
+	startTok := s.position(s.pos)
+	s.pos += 2
+	for s.pos < len(src) {
+		if src[s.pos] == '*' && s.pos+1 < len(src) && src[s.pos+1] == '/' {
+			s.pos += 2
+			return lexer.Token{}, true
+		}
+		if src[s.pos] == '\n' {
+			s.newline(s.pos)
+		}
+		s.pos++
+	}
+	return lexer.Token{Type: tokError, Value: "unterminated block comment", Pos: startTok}, false
+}
+
+// number scans the number starting at start (a digit, or "-" and a
+// digit): digits, a fraction, an exponent. Name characters right after it
+// (12abc) make it an error.
+func (s *scanner) number(start int) lexer.Token {
+	src := s.src
+	s.pos++
+	s.digits()
+	if s.pos+1 < len(src) && src[s.pos] == '.' && isDigit(src[s.pos+1]) {
+		s.pos++
+		s.digits()
+	}
+	if s.pos < len(src) && (src[s.pos] == 'e' || src[s.pos] == 'E') {
+		j := s.pos + 1
+		if j < len(src) && (src[j] == '+' || src[j] == '-') {
+			j++
+		}
+		if j < len(src) && isDigit(src[j]) {
+			s.pos = j
+			s.digits()
+		}
+	}
+	if end := s.pos; s.identRest() > end {
+		// 12abc: not a number, not a name.
+		return s.errorAt(start, "malformed number %s (quote it to make it a name)", excerpt(src[start:s.pos], maxTokenExcerpt))
+	}
+	return lexer.Token{Type: tokNumber, Value: src[start:s.pos], Pos: s.position(start)}
+}
+
+// unexpected returns the error for the character at start, which starts
+// no token, and skips it.
+func (s *scanner) unexpected(start int) lexer.Token {
+	r, size := utf8.DecodeRuneInString(s.src[start:])
+	s.pos += size
+	if r == utf8.RuneError && size <= 1 {
+		return s.errorAt(start, "invalid UTF-8 byte 0x%02x", s.src[start])
+	}
+	return s.errorAt(start, "unexpected character %q", r)
 }
 
 func (s *scanner) digits() {

@@ -298,22 +298,10 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, apiError{Error: "nothing to do: give \"add\" or \"remove\", lists of rules"})
 		return
 	}
-	var adds, removes []datalog.Rule
-	for i, text := range req.Add {
-		rule, e := parseRule(text, fmt.Sprintf("add[%d]", i))
-		if e != nil {
-			writeError(w, http.StatusBadRequest, *e)
-			return
-		}
-		adds = append(adds, rule)
-	}
-	for i, text := range req.Remove {
-		rule, e := parseRule(text, fmt.Sprintf("remove[%d]", i))
-		if e != nil {
-			writeError(w, http.StatusBadRequest, *e)
-			return
-		}
-		removes = append(removes, rule)
+	adds, removes, e := parseEdit(req)
+	if e != nil {
+		writeError(w, http.StatusBadRequest, *e)
+		return
 	}
 	if len(adds) > 0 && s.cfg.Edits == "" {
 		writeError(w, http.StatusBadRequest, apiError{Error: "rules cannot be added: the server has no edits file"})
@@ -324,67 +312,21 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	old := s.prog
 	// The loaded rules to remove, by index.
-	gone := map[int]bool{}
-	for i, rm := range removes {
-		k := rm.Key()
-		found := -1
-		for j := range old.Rules {
-			if !gone[j] && old.Rules[j].Key() == k {
-				found = j
-				break
-			}
-		}
-		if found < 0 {
-			writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("remove[%d]: %s is not a loaded rule (GET /v1/rules lists them)", i, req.Remove[i]), File: fmt.Sprintf("remove[%d]", i)})
-			return
-		}
-		for j := range old.Rules {
-			if j != found && old.Rules[j].Pos == old.Rules[found].Pos && old.Rules[j].Pos.File != "" {
-				writeError(w, http.StatusConflict, apiError{Error: fmt.Sprintf("remove[%d]: %s is one of several rules written as one statement at %s:%d: edit the file", i, req.Remove[i], old.Rules[found].Pos.File, old.Rules[found].Pos.Line)})
-				return
-			}
-		}
-		gone[found] = true
+	gone, status, e := removedRules(old, removes, req.Remove)
+	if e != nil {
+		writeError(w, status, *e)
+		return
 	}
-	keys := map[string]bool{}
-	for j := range old.Rules {
-		if !gone[j] {
-			keys[old.Rules[j].Key()] = true
-		}
-	}
-	for i, a := range adds {
-		k := a.Key()
-		if keys[k] {
-			writeError(w, http.StatusConflict, apiError{Error: fmt.Sprintf("add[%d]: %s is loaded already (remove it in the same request to change its weight)", i, req.Add[i]), File: fmt.Sprintf("add[%d]", i)})
-			return
-		}
-		keys[k] = true
+	if e := checkAdded(old, gone, adds, req.Add); e != nil {
+		writeError(w, http.StatusConflict, *e)
+		return
 	}
 	// The new program, checked with the added rules at their positions in
 	// the request, so that a problem is reported there.
 	next := *old
-	next.Rules = nil
-	for j := range old.Rules {
-		if !gone[j] {
-			next.Rules = append(next.Rules, old.Rules[j])
-		}
-	}
-	next.Rules = append(next.Rules, adds...)
+	next.Rules = append(keptRules(old, gone), adds...)
 	if ds := datalog.Validate(&next); ds.HasErrors() {
-		item := ""
-		for _, d := range ds {
-			if d.Severity == datalog.Error && strings.HasPrefix(d.Pos.File, "add[") {
-				item = d.Pos.File
-				break
-			}
-		}
-		var errs datalog.Diagnostics
-		for _, d := range ds {
-			if d.Severity == datalog.Error && (item == "" || d.Pos.File == item) {
-				errs = append(errs, d)
-			}
-		}
-		writeError(w, http.StatusBadRequest, diagError(errs, ""))
+		writeError(w, http.StatusBadRequest, diagError(editErrors(ds), ""))
 		return
 	}
 	// The files as they will be: spans cut, rules appended.
@@ -393,20 +335,7 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
-	next.Rules = nil
-	for j := range old.Rules {
-		if !gone[j] {
-			next.Rules = append(next.Rules, plan.moved(old.Rules[j]))
-		}
-	}
-	next.Facts = slices.Clone(old.Facts)
-	for j := range next.Facts {
-		next.Facts[j].Pos = plan.movedPos(next.Facts[j].Pos)
-	}
-	for i, a := range adds {
-		a.Pos = plan.added[i]
-		next.Rules = append(next.Rules, a)
-	}
+	plan.place(&next, old, gone, adds)
 	ch, err := s.apply(r.Context(), reasoner.Delta{Program: &next})
 	if err != nil {
 		s.rebuild() // the store has the state before the edit
@@ -423,6 +352,103 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 	resp.RulesAdded, resp.RulesRemoved = len(adds), len(gone)
 	resp.Warnings = s.unknownBody(req.Add, adds)
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// parseEdit parses the rules a POST /v1/rules request adds and removes;
+// the error names the first item that is not one rule.
+func parseEdit(req RulesRequest) (adds, removes []datalog.Rule, e *apiError) {
+	for i, text := range req.Add {
+		rule, bad := parseRule(text, fmt.Sprintf("add[%d]", i))
+		if bad != nil {
+			return nil, nil, bad
+		}
+		adds = append(adds, rule)
+	}
+	for i, text := range req.Remove {
+		rule, bad := parseRule(text, fmt.Sprintf("remove[%d]", i))
+		if bad != nil {
+			return nil, nil, bad
+		}
+		removes = append(removes, rule)
+	}
+	return adds, removes, nil
+}
+
+// removedRules finds the loaded rule of old each of removes is (texts are
+// the rules as sent) and returns their indexes in old.Rules. A rule that
+// is not loaded is an error with status 404, one written as one statement
+// with other rules an error with status 409.
+func removedRules(old *datalog.Program, removes []datalog.Rule, texts []string) (gone map[int]bool, status int, e *apiError) {
+	gone = map[int]bool{}
+	for i, rm := range removes {
+		k := rm.Key()
+		found := -1
+		for j := range old.Rules {
+			if !gone[j] && old.Rules[j].Key() == k {
+				found = j
+				break
+			}
+		}
+		if found < 0 {
+			return nil, http.StatusNotFound, &apiError{Error: fmt.Sprintf("remove[%d]: %s is not a loaded rule (GET /v1/rules lists them)", i, texts[i]), File: fmt.Sprintf("remove[%d]", i)}
+		}
+		for j := range old.Rules {
+			if j != found && old.Rules[j].Pos == old.Rules[found].Pos && old.Rules[j].Pos.File != "" {
+				return nil, http.StatusConflict, &apiError{Error: fmt.Sprintf("remove[%d]: %s is one of several rules written as one statement at %s:%d: edit the file", i, texts[i], old.Rules[found].Pos.File, old.Rules[found].Pos.Line)}
+			}
+		}
+		gone[found] = true
+	}
+	return gone, 0, nil
+}
+
+// checkAdded returns an error when a rule of adds (texts: as sent) is
+// loaded already and not removed, or added twice.
+func checkAdded(old *datalog.Program, gone map[int]bool, adds []datalog.Rule, texts []string) *apiError {
+	keys := map[string]bool{}
+	for j := range old.Rules {
+		if !gone[j] {
+			keys[old.Rules[j].Key()] = true
+		}
+	}
+	for i, a := range adds {
+		k := a.Key()
+		if keys[k] {
+			return &apiError{Error: fmt.Sprintf("add[%d]: %s is loaded already (remove it in the same request to change its weight)", i, texts[i]), File: fmt.Sprintf("add[%d]", i)}
+		}
+		keys[k] = true
+	}
+	return nil
+}
+
+// keptRules returns the rules of old an edit keeps, in their order.
+func keptRules(old *datalog.Program, gone map[int]bool) []datalog.Rule {
+	var kept []datalog.Rule
+	for j := range old.Rules {
+		if !gone[j] {
+			kept = append(kept, old.Rules[j])
+		}
+	}
+	return kept
+}
+
+// editErrors returns the errors of ds an edit reports: those of the first
+// added rule that has an error, or all of them when no added rule has.
+func editErrors(ds datalog.Diagnostics) datalog.Diagnostics {
+	item := ""
+	for _, d := range ds {
+		if d.Severity == datalog.Error && strings.HasPrefix(d.Pos.File, "add[") {
+			item = d.Pos.File
+			break
+		}
+	}
+	var errs datalog.Diagnostics
+	for _, d := range ds {
+		if d.Severity == datalog.Error && (item == "" || d.Pos.File == item) {
+			errs = append(errs, d)
+		}
+	}
+	return errs
 }
 
 // unknownBody warns about the body predicates of the added rules that are
@@ -487,6 +513,26 @@ func (p *filePlan) movedPos(pos datalog.Pos) datalog.Pos {
 func (p *filePlan) moved(r datalog.Rule) datalog.Rule {
 	r.Pos = p.movedPos(r.Pos)
 	return r
+}
+
+// place sets the rules and facts of next, the program after the edit: the
+// rules of old the edit keeps and its facts, at their positions after the
+// edit, then the added rules at theirs in the edits file.
+func (p *filePlan) place(next, old *datalog.Program, gone map[int]bool, adds []datalog.Rule) {
+	next.Rules = nil
+	for j := range old.Rules {
+		if !gone[j] {
+			next.Rules = append(next.Rules, p.moved(old.Rules[j]))
+		}
+	}
+	next.Facts = slices.Clone(old.Facts)
+	for j := range next.Facts {
+		next.Facts[j].Pos = p.movedPos(next.Facts[j].Pos)
+	}
+	for i, a := range adds {
+		a.Pos = p.added[i]
+		next.Rules = append(next.Rules, a)
+	}
 }
 
 // editsHeader starts an edits file drumql serve creates.
