@@ -172,19 +172,8 @@ func (c *queryCmd) Run(e *env) error {
 		return queryErr(err)
 	}
 	if comb.method == "noisy-or" {
-		if stored {
-			var sn *reasoner.StoredNoisyOr
-			if sn, err = reasoner.PrepareStoredNoisyOr(e.ctx, st, prog, opt); err == nil {
-				answers, err = sn.Rescore(e.ctx, q.Atom, answers, comb.top)
-			}
-		} else {
-			answers, err = reasoner.NoisyOrTop(e.ctx, st, prog, q.Atom, answers, comb.top, opt)
-		}
-		if err != nil {
+		if answers, err = rescoreNoisyOr(e, st, prog, q.Atom, answers, comb, opt, stored); err != nil {
 			return err
-		}
-		if comb.note != "" && e.showProgress() {
-			fmt.Fprintf(e.stderr, "confidences combined by %s, as the rule files' @aggregate directive says (--combine max for the best derivation)\n", comb.note)
 		}
 	}
 	if c.Top > 0 && len(answers) > c.Top {
@@ -203,6 +192,28 @@ func (c *queryCmd) Run(e *env) error {
 	}
 	thresholdNote(e.stderr, stats, th, "answers", "are not shown")
 	return nil
+}
+
+// rescoreNoisyOr rescores answers of q by noisy-or over prog's rules, as
+// comb says: once over the stored facts when they are prog's fixpoint
+// (stored), or by evaluating prog again.
+func rescoreNoisyOr(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, answers []reasoner.Answer, comb combination, opt reasoner.Options, stored bool) ([]reasoner.Answer, error) {
+	var err error
+	if stored {
+		var sn *reasoner.StoredNoisyOr
+		if sn, err = reasoner.PrepareStoredNoisyOr(e.ctx, st, prog, opt); err == nil {
+			answers, err = sn.Rescore(e.ctx, q, answers, comb.top)
+		}
+	} else {
+		answers, err = reasoner.NoisyOrTop(e.ctx, st, prog, q, answers, comb.top, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if comb.note != "" && e.showProgress() {
+		fmt.Fprintf(e.stderr, "confidences combined by %s, as the rule files' @aggregate directive says (--combine max for the best derivation)\n", comb.note)
+	}
+	return answers, nil
 }
 
 // storedFixpoint reports whether st's derived facts are prog's fixpoint
