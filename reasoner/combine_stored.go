@@ -1,6 +1,7 @@
 package reasoner
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -33,13 +34,17 @@ type StoredNoisyOr struct {
 	sets  map[string]*storedSets      // compiled rules per binary head predicate
 }
 
-// storedSets is a binary head predicate's rules compiled once (an
-// otherSet: the given entity a constant each query patches), for queries
-// with one symbol constant: a join from the constant per rule, with no
-// rewrite, compilation or planning per query.
+// storedSets is a binary head predicate's rules prepared once for
+// queries with one symbol constant: its chain rules in tries walked from
+// the constant (storedChains), the others compiled (an otherSet: the
+// given entity a constant each query patches), a join from the constant
+// per rule, with no rewrite, compilation or planning per query.
 type storedSets struct {
-	rules []int // program indices of the rules that can derive something
-	pool  sync.Pool
+	chains   *storedChains
+	other    []int     // program indices of the rules the otherSet holds
+	compound bool      // a rule has expressions: not prepared
+	pool     sync.Pool // *otherSet
+	scratch  sync.Pool // *wscratch
 }
 
 // PrepareStoredNoisyOr prepares the noisy-or rescoring of prog's answers
@@ -103,9 +108,9 @@ func (s *StoredNoisyOr) Rescore(ctx context.Context, q datalog.Atom, answers []A
 	return noisyOrOf(q, as, answers, top)
 }
 
-// binaryRules returns the compiled rules of the binary head predicate pred
-// (nil when it has none that can derive something).
-func (s *StoredNoisyOr) binaryRules(pred string) (*storedSets, error) {
+// binaryRules returns the prepared rules of the binary head predicate
+// pred (nil when it has none that can derive something).
+func (s *StoredNoisyOr) binaryRules(ctx context.Context, pred string) (*storedSets, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ss, ok := s.sets[pred]; ok {
@@ -125,12 +130,27 @@ func (s *StoredNoisyOr) binaryRules(pred string) (*storedSets, error) {
 		return nil, err
 	}
 	var ss *storedSets
+	var chains []int
 	for k, i := range idx {
-		if !dead[k] {
-			if ss == nil {
-				ss = &storedSets{}
-			}
-			ss.rules = append(ss.rules, i)
+		if dead[k] {
+			continue
+		}
+		if ss == nil {
+			ss = &storedSets{}
+		}
+		r := &s.prog.Rules[i]
+		if r.HasCompound() {
+			ss.compound = true
+		}
+		if _, _, _, ok := chainPath(r); ok {
+			chains = append(chains, i)
+		} else {
+			ss.other = append(ss.other, i)
+		}
+	}
+	if ss != nil && !ss.compound && len(chains) > 0 {
+		if ss.chains, err = newStoredChains(ctx, s.en, s.prog, chains); err != nil {
+			return nil, err
 		}
 	}
 	s.sets[pred] = ss
@@ -138,11 +158,11 @@ func (s *StoredNoisyOr) binaryRules(pred string) (*storedSets, error) {
 }
 
 // rescoreGiven rescores the answers of a binary query with one symbol
-// constant the store knows and one variable through the compiled rules of
+// constant the store knows and one variable through the prepared rules of
 // its predicate; ok is false for other queries (Rescore then evaluates the
 // tagged rules).
 func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answers []Answer, top int) ([]Answer, bool, error) {
-	if len(q.Args) != 2 || s.en.exprRule >= 0 {
+	if len(q.Args) != 2 {
 		return nil, false, nil
 	}
 	dir := slices.IndexFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Symbol })
@@ -156,24 +176,58 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 	if !ok || s.en.syms.isLocal(id) {
 		return nil, false, nil
 	}
-	ss, err := s.binaryRules(q.Pred)
-	if err != nil || ss == nil {
-		return answers, err == nil, err
+	ss, err := s.binaryRules(ctx, q.Pred)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case ss == nil:
+		return answers, true, nil
+	case ss.compound:
+		return nil, false, nil
 	}
-	o, _ := ss.pool.Get().(*otherSet)
-	if o == nil {
-		if o, err = s.en.newOtherSet(ctx, s.prog, ss.rules, nil); err != nil {
+	var hits []hitEntry
+	if ss.chains != nil {
+		sc, _ := ss.scratch.Get().(*wscratch)
+		if sc == nil {
+			sc = newWScratch(ss.chains.nsym)
+		}
+		root := ss.chains.fwd
+		if dir == 1 {
+			root = ss.chains.inv
+		}
+		min := s.en.opt.Min
+		ok := ss.chains.walk(sc, root, id, []uint32{id}, nil, 0, func(c uint32, rule int32, v float64) {
+			if v >= min {
+				hits = append(hits, hitEntry{int32(c), rule, v})
+			}
+		})
+		ss.scratch.Put(sc)
+		if !ok {
+			return nil, false, nil
+		}
+	}
+	if len(ss.other) > 0 {
+		o, _ := ss.pool.Get().(*otherSet)
+		if o == nil {
+			if o, err = s.en.newOtherSet(ctx, s.prog, ss.other, nil); err != nil {
+				return nil, false, err
+			}
+		}
+		o.e.ctx = ctx
+		hits = o.hits(hits, store.ID(id), dir == 1)
+		ss.pool.Put(o)
+		if err := ctx.Err(); err != nil {
 			return nil, false, err
 		}
 	}
-	o.e.ctx = ctx
-	hits := o.hits(nil, store.ID(id), dir == 1)
-	ss.pool.Put(o)
-	if err := ctx.Err(); err != nil {
-		return nil, false, err
-	}
-	// Hits come rule by rule, in program order: each candidate's
-	// confidences are in the order noisyOrOf sorts them into.
+	// Each candidate's confidences in program order, as noisyOrOf sorts
+	// them (the product of noisy-or is then the same, bit for bit).
+	slices.SortFunc(hits, func(a, b hitEntry) int {
+		if a.c != b.c {
+			return cmp.Compare(a.c, b.c)
+		}
+		return cmp.Compare(a.r, b.r)
+	})
 	confs := map[string][]float64{}
 	for _, h := range hits {
 		name, err := s.en.syms.name(uint32(h.c))

@@ -21,9 +21,15 @@ import (
 func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 	ctx := context.Background()
 	rescored, raised := 0, 0
-	for seed := range 80 {
+	for seed := range 120 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 29))
 		base, _, src := randomCase(rng, seed%2 == 1)
+		if seed >= 80 {
+			// The shape of mined files, with three-step rules under
+			// object identity whose bodies read derived, weighted facts.
+			base, src = randomMinedCase(rng)
+			src += randomOIRules(rng)
+		}
 		p := mustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
@@ -41,7 +47,15 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, qs := range randomQueries(rng, 9) {
+		queries := randomQueries(rng, 9)
+		if seed >= 80 {
+			queries = nil
+			for range 12 {
+				h, n := rng.IntN(4), rng.IntN(10)
+				queries = append(queries, fmt.Sprintf("h%d(n%d, X)?", h, n), fmt.Sprintf("h%d(X, n%d)?", h, n))
+			}
+		}
+		for _, qs := range queries {
 			q := mustQuery(t, qs)
 			answers, err := Query(ctx, plain, p, q, opt)
 			if err != nil {
@@ -107,4 +121,30 @@ func sameAnswersWithin(got, want []Answer, tol float64) error {
 		return fmt.Errorf("%s", strings.Join(diffs, "; "))
 	}
 	return nil
+}
+
+// randomOIRules returns rules of mined files' three-step shape over the
+// relations of randomMinedCase, most under object identity (A != B, A != D,
+// C != B, which the walk of storedChains takes), some with only part of it.
+func randomOIRules(rng *rand.Rand) string {
+	weights := []string{"0.9", "0.7", "0.5", "0.3"}
+	atom := func(x, y string) string {
+		if rng.IntN(2) == 0 {
+			x, y = y, x
+		}
+		return fmt.Sprintf("h%d(%s, %s)", rng.IntN(4), x, y)
+	}
+	var b strings.Builder
+	for range 2 + rng.IntN(5) {
+		cmps := "A != B, A != D, C != B"
+		switch rng.IntN(5) {
+		case 0:
+			cmps = "A != B"
+		case 1:
+			cmps = "A != D, C != B"
+		}
+		fmt.Fprintf(&b, "%s :: h%d(A, B) :- %s, %s, %s, %s.\n", weights[rng.IntN(len(weights))], rng.IntN(4),
+			atom("A", "C"), atom("C", "D"), atom("D", "B"), cmps)
+	}
+	return b.String()
 }

@@ -1,0 +1,243 @@
+package reasoner
+
+import (
+	"context"
+
+	"github.com/drumql/drumql/datalog"
+)
+
+// storedChains holds the chain rules of one binary head predicate
+// (chainPath) in two tries, walked from the query's constant over the
+// relations as the store holds them, base and derived facts weighted by
+// their confidences: a frontier per step, each entity once with the best
+// product that reaches it, instead of a join that enumerates every path
+// (through a hub, millions of them for a few thousand answers).
+type storedChains struct {
+	fwd, inv *wnode // from the head's first argument, from its second
+	rels     []*relation
+	// byFirst and bySecond are the relations' indexes on their first and
+	// second arguments.
+	byFirst, bySecond []*hashIndex
+	nsym              int // entity ids are below it
+}
+
+// wnode is a step of the tries of storedChains: the relation (index in
+// storedChains.rels) and direction, and the rules whose path ends here.
+type wnode struct {
+	rel      int32
+	out      bool
+	oi       bool // a node of three-step paths with object identity
+	children []*wnode
+	rules    []int32
+	weights  []float64
+	neq      []bool
+}
+
+func (n *wnode) child(rel int32, out, oi bool) *wnode {
+	for _, c := range n.children {
+		if c.rel == rel && c.out == out && c.oi == oi {
+			return c
+		}
+	}
+	c := &wnode{rel: rel, out: out, oi: oi}
+	n.children = append(n.children, c)
+	return c
+}
+
+// newStoredChains builds the tries of rules rs of prog (chain rules of one
+// binary head) over the store's relations as en reads them.
+func newStoredChains(ctx context.Context, en *Engine, prog *datalog.Program, rs []int) (*storedChains, error) {
+	sc := &storedChains{fwd: &wnode{}, inv: &wnode{}, nsym: int(en.syms.nStore)}
+	relIdx := map[string]int32{}
+	rel := func(pred string) (int32, error) {
+		if i, ok := relIdx[pred]; ok {
+			return i, nil
+		}
+		r, err := en.relation(ctx, pred, 2)
+		if err != nil {
+			return 0, err
+		}
+		relIdx[pred] = int32(len(sc.rels))
+		sc.rels = append(sc.rels, r)
+		sc.byFirst = append(sc.byFirst, r.index(1))
+		sc.bySecond = append(sc.bySecond, r.index(2))
+		return int32(len(sc.rels) - 1), nil
+	}
+	for _, ri := range rs {
+		r := &prog.Rules[ri]
+		path, neq, oi, _ := chainPath(r)
+		w := weightOf(r.Weight)
+		ids := make([]int32, len(path))
+		for k, s := range path {
+			var err error
+			if ids[k], err = rel(s.pred); err != nil {
+				return nil, err
+			}
+		}
+		node := sc.fwd
+		for k, s := range path {
+			node = node.child(ids[k], s.out, oi)
+		}
+		node.add(int32(ri), w, neq)
+		node = sc.inv
+		for k := len(path) - 1; k >= 0; k-- {
+			node = node.child(ids[k], !path[k].out, oi)
+		}
+		node.add(int32(ri), w, neq)
+	}
+	return sc, nil
+}
+
+func (n *wnode) add(rule int32, w float64, neq bool) {
+	n.rules = append(n.rules, rule)
+	n.weights = append(n.weights, w)
+	n.neq = append(n.neq, neq)
+}
+
+// wscratch is the walk's state, dense over entity ids, for one goroutine
+// at a time: per depth the entities reached (levels), their best product
+// (val) when stamp matches the depth's epoch; at depth 1 of object
+// identity paths, the parent of the best product (par) and the best
+// product from any other parent (alt).
+type wscratch struct {
+	levels [][]uint32
+	val    [][]float64
+	stamp  [][]uint32
+	epoch  []uint32
+	par    []uint32
+	alt    []float64
+}
+
+func newWScratch(nsym int) *wscratch {
+	return &wscratch{par: make([]uint32, nsym), alt: make([]float64, nsym)}
+}
+
+// level returns depth's scratch, started afresh.
+func (sc *wscratch) level(depth, nsym int) ([]uint32, []float64, []uint32, uint32) {
+	for len(sc.levels) <= depth {
+		sc.levels = append(sc.levels, nil)
+		sc.val = append(sc.val, make([]float64, nsym))
+		sc.stamp = append(sc.stamp, make([]uint32, nsym))
+		sc.epoch = append(sc.epoch, 0)
+	}
+	sc.epoch[depth]++
+	if sc.epoch[depth] == 0 {
+		clear(sc.stamp[depth])
+		sc.epoch[depth] = 1
+	}
+	return sc.levels[depth][:0], sc.val[depth], sc.stamp[depth], sc.epoch[depth]
+}
+
+// edges calls fn with each neighbour of x through relation ri (out: x is
+// the first argument) and the fact's confidence.
+func (c *storedChains) edges(ri int32, out bool, x uint32, key []uint32, fn func(y uint32, c float64)) {
+	r, ix, pos, other := c.rels[ri], c.byFirst[ri], 0, 1
+	if !out {
+		ix, pos, other = c.bySecond[ri], 1, 0
+	}
+	key[pos] = x
+	for t := ix.first(r, key); t >= 0; t = ix.next[t] {
+		tu := r.tuple(t)
+		if tu[pos] != x {
+			continue
+		}
+		if w := r.confAt(t); w > 0 {
+			fn(tu[other], w)
+		}
+	}
+}
+
+// walk propagates the frontier of depth-1 (its products in prev) from
+// node through its children, calling emit with every rule whose path ends
+// there, for each entity reached and the rule's best confidence for it
+// (the weight times the best product). ok is false when an entity id is
+// past the scratch (a symbol the program made): the caller answers another
+// way.
+func (c *storedChains) walk(sc *wscratch, node *wnode, start uint32, frontier []uint32, prev []float64, depth int, emit func(cand uint32, rule int32, s float64)) bool {
+	var key [2]uint32
+	for _, ch := range node.children {
+		next, val, stamp, ep := sc.level(depth, c.nsym)
+		ok := true
+		reach := func(y uint32, v float64) bool {
+			if int(y) >= c.nsym {
+				ok = false
+				return false
+			}
+			if stamp[y] != ep {
+				stamp[y], val[y] = ep, v
+				next = append(next, y)
+				return true
+			}
+			if v > val[y] {
+				val[y] = v
+			}
+			return true
+		}
+		for _, x := range frontier {
+			vx := 1.0
+			if depth > 0 {
+				vx = prev[x]
+			}
+			switch {
+			case ch.oi && depth == 1:
+				// A -> C -> D: D != A; the best product per D and its C,
+				// and the best from another C (for B != C at depth 2).
+				c.edges(ch.rel, ch.out, x, key[:], func(y uint32, conf float64) {
+					if y == start || !ok {
+						return
+					}
+					v := vx * conf
+					if int(y) < c.nsym && stamp[y] != ep {
+						sc.par[y], sc.alt[y] = x, 0
+					} else if int(y) < c.nsym {
+						switch {
+						case v > val[y]:
+							sc.alt[y], sc.par[y] = val[y], x
+						case v > sc.alt[y]:
+							sc.alt[y] = v
+						}
+					}
+					reach(y, v)
+				})
+			case ch.oi && depth == 2:
+				// D -> B: B != A, and B != the C of the product.
+				c.edges(ch.rel, ch.out, x, key[:], func(y uint32, conf float64) {
+					if y == start || !ok {
+						return
+					}
+					p := vx
+					if y == sc.par[x] {
+						p = sc.alt[x]
+					}
+					if p > 0 {
+						reach(y, p*conf)
+					}
+				})
+			default:
+				c.edges(ch.rel, ch.out, x, key[:], func(y uint32, conf float64) {
+					if ok {
+						reach(y, vx*conf)
+					}
+				})
+			}
+			if !ok {
+				return false
+			}
+		}
+		sc.levels[depth] = next
+		if len(next) == 0 {
+			continue
+		}
+		for k, rule := range ch.rules {
+			for _, y := range next {
+				if y != start || !ch.neq[k] {
+					emit(y, rule, ch.weights[k]*val[y])
+				}
+			}
+		}
+		if len(ch.children) > 0 && !c.walk(sc, ch, start, next, val, depth+1, emit) {
+			return false
+		}
+	}
+	return true
+}
