@@ -32,6 +32,8 @@ type StoredNoisyOr struct {
 	mu    sync.Mutex
 	heads map[string]*datalog.Program // tagged rules per head predicate
 	sets  map[string]*storedSets      // compiled rules per binary head predicate
+
+	scratch sync.Pool // *wscratch, one per goroutine at a time
 }
 
 // storedSets is a binary head predicate's rules prepared once for
@@ -44,7 +46,6 @@ type storedSets struct {
 	other    []int     // program indices of the rules the otherSet holds
 	compound bool      // a rule has expressions: not prepared
 	pool     sync.Pool // *otherSet
-	scratch  sync.Pool // *wscratch
 }
 
 // PrepareStoredNoisyOr prepares the noisy-or rescoring of prog's answers
@@ -152,6 +153,10 @@ func (s *StoredNoisyOr) binaryRules(ctx context.Context, pred string) (*storedSe
 		if ss.chains, err = newStoredChains(ctx, s.en, s.prog, chains); err != nil {
 			return nil, err
 		}
+		if ss.chains == nil {
+			ss.other = append(ss.other, chains...)
+			slices.Sort(ss.other)
+		}
 	}
 	s.sets[pred] = ss
 	return ss, nil
@@ -185,12 +190,14 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 	case ss.compound:
 		return nil, false, nil
 	}
-	var hits []hitEntry
+	nsym := int(s.en.syms.nStore)
+	sc, _ := s.scratch.Get().(*wscratch)
+	if sc == nil {
+		sc = newWScratch(nsym)
+	}
+	defer s.scratch.Put(sc)
+	hits := sc.hits[:0]
 	if ss.chains != nil {
-		sc, _ := ss.scratch.Get().(*wscratch)
-		if sc == nil {
-			sc = newWScratch(ss.chains.nsym)
-		}
 		root := ss.chains.fwd
 		if dir == 1 {
 			root = ss.chains.inv
@@ -201,7 +208,6 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 				hits = append(hits, hitEntry{int32(c), rule, v})
 			}
 		})
-		ss.scratch.Put(sc)
 		if !ok {
 			return nil, false, nil
 		}
@@ -220,21 +226,77 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 			return nil, false, err
 		}
 	}
-	// Each candidate's confidences in program order, as noisyOrOf sorts
-	// them (the product of noisy-or is then the same, bit for bit).
-	slices.SortFunc(hits, func(a, b hitEntry) int {
-		if a.c != b.c {
-			return cmp.Compare(a.c, b.c)
-		}
-		return cmp.Compare(a.r, b.r)
-	})
-	confs := map[string][]float64{}
-	for _, h := range hits {
-		name, err := s.en.syms.name(uint32(h.c))
-		if err != nil {
-			return nil, false, err
-		}
-		confs[name] = append(confs[name], h.s)
+	sc.hits = hits
+	confs, err := s.confsByCandidate(sc, hits)
+	if err != nil {
+		return nil, false, err
 	}
 	return rescored(answers, confs, top), true, nil
+}
+
+// confsByCandidate groups hits by candidate, each candidate's confidences
+// in program order, as noisyOrOf sorts them (the product of noisy-or is
+// then the same, bit for bit): a counting sort over candidate ids, then
+// the rules of each candidate in order.
+func (s *StoredNoisyOr) confsByCandidate(sc *wscratch, hits []hitEntry) (map[string][]float64, error) {
+	if slices.ContainsFunc(hits, func(h hitEntry) bool { return int(h.c) >= len(sc.count) }) {
+		// a symbol the program made: sort them all
+		slices.SortFunc(hits, func(a, b hitEntry) int {
+			if a.c != b.c {
+				return cmp.Compare(a.c, b.c)
+			}
+			return cmp.Compare(a.r, b.r)
+		})
+	} else {
+		cands := sc.cands[:0]
+		for _, h := range hits {
+			if sc.count[h.c] == 0 {
+				cands = append(cands, uint32(h.c))
+			}
+			sc.count[h.c]++
+		}
+		at := int32(0)
+		for _, c := range cands {
+			n := sc.count[c]
+			sc.count[c] = at
+			at += n
+		}
+		sorted := slices.Grow(sc.sorted[:0], len(hits))[:len(hits)]
+		for _, h := range hits {
+			sorted[sc.count[h.c]] = h
+			sc.count[h.c]++
+		}
+		for _, c := range cands {
+			sc.count[c] = 0
+		}
+		sc.cands, sc.sorted = cands, sorted
+		for lo := 0; lo < len(sorted); {
+			hi := lo + 1
+			for hi < len(sorted) && sorted[hi].c == sorted[lo].c {
+				hi++
+			}
+			slices.SortFunc(sorted[lo:hi], func(a, b hitEntry) int { return cmp.Compare(a.r, b.r) })
+			lo = hi
+		}
+		hits = sorted
+	}
+	confs := map[string][]float64{}
+	all := make([]float64, len(hits))
+	for lo := 0; lo < len(hits); {
+		hi := lo + 1
+		for hi < len(hits) && hits[hi].c == hits[lo].c {
+			hi++
+		}
+		name, err := s.en.syms.name(uint32(hits[lo].c))
+		if err != nil {
+			return nil, err
+		}
+		cs := all[lo:hi:hi]
+		for k := lo; k < hi; k++ {
+			cs[k-lo] = hits[k].s
+		}
+		confs[name] = cs
+		lo = hi
+	}
+	return confs, nil
 }

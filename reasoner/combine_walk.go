@@ -1,9 +1,12 @@
 package reasoner
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/csr"
 )
 
 // storedChains holds the chain rules of one binary head predicate
@@ -14,11 +17,51 @@ import (
 // (through a hub, millions of them for a few thousand answers).
 type storedChains struct {
 	fwd, inv *wnode // from the head's first argument, from its second
-	rels     []*relation
-	// byFirst and bySecond are the relations' indexes on their first and
-	// second arguments.
-	byFirst, bySecond []*hashIndex
-	nsym              int // entity ids are below it
+	// adj holds each relation's facts as two adjacencies over entity ids,
+	// out (by first argument) and in (by second), with the facts'
+	// confidences in out's order.
+	adj  []weightedAdj
+	nsym int // entity ids are below it
+}
+
+// weightedAdj is one relation's facts with their confidences.
+type weightedAdj struct {
+	out, in csr.Matrix
+	conf    []float64 // by position in out.Col
+}
+
+// newWeightedAdj builds the adjacencies of r's facts (those of positive
+// confidence); ok is false when an argument is not below nsym.
+func newWeightedAdj(r *relation, nsym int) (weightedAdj, bool) {
+	type fact struct {
+		s, o int32
+		c    float64
+	}
+	fs := make([]fact, 0, r.len())
+	for t := range int32(r.len()) {
+		c := r.confAt(t)
+		if c <= 0 {
+			continue
+		}
+		tu := r.tuple(t)
+		if int(tu[0]) >= nsym || int(tu[1]) >= nsym {
+			return weightedAdj{}, false
+		}
+		fs = append(fs, fact{int32(tu[0]), int32(tu[1]), c})
+	}
+	slices.SortFunc(fs, func(a, b fact) int {
+		if a.s != b.s {
+			return cmp.Compare(a.s, b.s)
+		}
+		return cmp.Compare(a.o, b.o)
+	})
+	subs, objs := make([]int32, len(fs)), make([]int32, len(fs))
+	a := weightedAdj{conf: make([]float64, len(fs))}
+	for k, f := range fs {
+		subs[k], objs[k], a.conf[k] = f.s, f.o, f.c
+	}
+	a.out, a.in = csr.Adjacency(nsym, subs, objs, false)
+	return a, true
 }
 
 // wnode is a step of the tries of storedChains: the relation (index in
@@ -45,7 +88,8 @@ func (n *wnode) child(rel int32, out, oi bool) *wnode {
 }
 
 // newStoredChains builds the tries of rules rs of prog (chain rules of one
-// binary head) over the store's relations as en reads them.
+// binary head) over the store's relations as en reads them; nil when a
+// relation holds a symbol the store does not (one the program made).
 func newStoredChains(ctx context.Context, en *Engine, prog *datalog.Program, rs []int) (*storedChains, error) {
 	sc := &storedChains{fwd: &wnode{}, inv: &wnode{}, nsym: int(en.syms.nStore)}
 	relIdx := map[string]int32{}
@@ -57,11 +101,13 @@ func newStoredChains(ctx context.Context, en *Engine, prog *datalog.Program, rs 
 		if err != nil {
 			return 0, err
 		}
-		relIdx[pred] = int32(len(sc.rels))
-		sc.rels = append(sc.rels, r)
-		sc.byFirst = append(sc.byFirst, r.index(1))
-		sc.bySecond = append(sc.bySecond, r.index(2))
-		return int32(len(sc.rels) - 1), nil
+		a, ok := newWeightedAdj(r, sc.nsym)
+		if !ok {
+			return -1, nil
+		}
+		relIdx[pred] = int32(len(sc.adj))
+		sc.adj = append(sc.adj, a)
+		return int32(len(sc.adj) - 1), nil
 	}
 	for _, ri := range rs {
 		r := &prog.Rules[ri]
@@ -70,7 +116,7 @@ func newStoredChains(ctx context.Context, en *Engine, prog *datalog.Program, rs 
 		ids := make([]int32, len(path))
 		for k, s := range path {
 			var err error
-			if ids[k], err = rel(s.pred); err != nil {
+			if ids[k], err = rel(s.pred); err != nil || ids[k] < 0 {
 				return nil, err
 			}
 		}
@@ -106,10 +152,16 @@ type wscratch struct {
 	epoch  []uint32
 	par    []uint32
 	alt    []float64
+	// For grouping the hits by candidate (confsByCandidate): count per
+	// candidate id (zero between uses), the candidates, the hits grouped.
+	hits   []hitEntry
+	count  []int32
+	cands  []uint32
+	sorted []hitEntry
 }
 
 func newWScratch(nsym int) *wscratch {
-	return &wscratch{par: make([]uint32, nsym), alt: make([]float64, nsym)}
+	return &wscratch{par: make([]uint32, nsym), alt: make([]float64, nsym), count: make([]int32, nsym)}
 }
 
 // level returns depth's scratch, started afresh.
@@ -130,20 +182,18 @@ func (sc *wscratch) level(depth, nsym int) ([]uint32, []float64, []uint32, uint3
 
 // edges calls fn with each neighbour of x through relation ri (out: x is
 // the first argument) and the fact's confidence.
-func (c *storedChains) edges(ri int32, out bool, x uint32, key []uint32, fn func(y uint32, c float64)) {
-	r, ix, pos, other := c.rels[ri], c.byFirst[ri], 0, 1
-	if !out {
-		ix, pos, other = c.bySecond[ri], 1, 0
+func (c *storedChains) edges(ri int32, out bool, x uint32, fn func(y uint32, c float64)) {
+	a := &c.adj[ri]
+	if out {
+		lo, hi := a.out.Span(int32(x))
+		for p := lo; p < hi; p++ {
+			fn(uint32(a.out.Col[p]), a.conf[p])
+		}
+		return
 	}
-	key[pos] = x
-	for t := ix.first(r, key); t >= 0; t = ix.next[t] {
-		tu := r.tuple(t)
-		if tu[pos] != x {
-			continue
-		}
-		if w := r.confAt(t); w > 0 {
-			fn(tu[other], w)
-		}
+	lo, hi := a.in.Span(int32(x))
+	for p := lo; p < hi; p++ {
+		fn(uint32(a.in.Col[p]), a.conf[a.in.Edge[p]])
 	}
 }
 
@@ -154,7 +204,6 @@ func (c *storedChains) edges(ri int32, out bool, x uint32, key []uint32, fn func
 // past the scratch (a symbol the program made): the caller answers another
 // way.
 func (c *storedChains) walk(sc *wscratch, node *wnode, start uint32, frontier []uint32, prev []float64, depth int, emit func(cand uint32, rule int32, s float64)) bool {
-	var key [2]uint32
 	for _, ch := range node.children {
 		next, val, stamp, ep := sc.level(depth, c.nsym)
 		ok := true
@@ -182,7 +231,7 @@ func (c *storedChains) walk(sc *wscratch, node *wnode, start uint32, frontier []
 			case ch.oi && depth == 1:
 				// A -> C -> D: D != A; the best product per D and its C,
 				// and the best from another C (for B != C at depth 2).
-				c.edges(ch.rel, ch.out, x, key[:], func(y uint32, conf float64) {
+				c.edges(ch.rel, ch.out, x, func(y uint32, conf float64) {
 					if y == start || !ok {
 						return
 					}
@@ -201,7 +250,7 @@ func (c *storedChains) walk(sc *wscratch, node *wnode, start uint32, frontier []
 				})
 			case ch.oi && depth == 2:
 				// D -> B: B != A, and B != the C of the product.
-				c.edges(ch.rel, ch.out, x, key[:], func(y uint32, conf float64) {
+				c.edges(ch.rel, ch.out, x, func(y uint32, conf float64) {
 					if y == start || !ok {
 						return
 					}
@@ -214,7 +263,7 @@ func (c *storedChains) walk(sc *wscratch, node *wnode, start uint32, frontier []
 					}
 				})
 			default:
-				c.edges(ch.rel, ch.out, x, key[:], func(y uint32, conf float64) {
+				c.edges(ch.rel, ch.out, x, func(y uint32, conf float64) {
 					if ok {
 						reach(y, vx*conf)
 					}
