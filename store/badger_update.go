@@ -172,6 +172,7 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 	d.step("update:committed")
 	err = d.bdb.Sync()
 	d.dropMaterial(oldMat)
+	d.step("update:done")
 	return true, err
 }
 
