@@ -106,6 +106,9 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error], 
 				if err := ctx.Err(); err != nil {
 					return err
 				}
+				if n > 0 {
+					d.step("derived:writing")
+				}
 			}
 			n++
 			if err := checkDerived(&x); err != nil {
@@ -167,6 +170,7 @@ func (d *DB) newDerivedGen() (uint64, error) {
 		return 0, err
 	}
 	d.dnext = gen
+	d.step("derived:allocated")
 	return gen, nil
 }
 
@@ -216,6 +220,7 @@ func (d *DB) flipDerived(gen uint64, counts map[relArity]int, mat matState) erro
 	d.step("derived:flipped")
 	err = d.bdb.Sync()
 	_ = d.dropPrefixes(append(genPrefixes(old), materialPrefixes(oldMat)...)...)
+	d.step("derived:done")
 	return err
 }
 

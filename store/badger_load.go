@@ -99,6 +99,7 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 	if lp.overflow {
 		d.dropLog(oldMat)
 	}
+	d.step("load:done")
 	return p.stats(), nil
 }
 
@@ -158,6 +159,7 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 	tick := func() error {
 		done++
 		if done%checkEvery == 0 {
+			d.step("load:writing")
 			if progress != nil {
 				progress(done, total)
 			}
@@ -179,6 +181,9 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 			return err
 		}
 	}
+	// The new symbols are queued: the WriteBatch may have committed some
+	// of them, which a rollback removes (from rec.NSym on).
+	d.step("load:symbols")
 	// Binary facts go in key order, F then R: sorted inserts are much
 	// cheaper for Badger's memtable than random ones.
 	var bin [][3]ID

@@ -138,10 +138,15 @@ func (d *DB) rollback(rec pendingRecord) error {
 	if err := d.bdb.Sync(); err != nil {
 		return err
 	}
+	d.step("rollback:undone")
 	if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(metaPending) }); err != nil {
 		return err
 	}
-	return d.bdb.Sync()
+	if err := d.bdb.Sync(); err != nil {
+		return err
+	}
+	d.step("rollback:done")
+	return nil
 }
 
 // undo queues one undo log entry: the deletion of key, or setting it to

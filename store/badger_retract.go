@@ -93,6 +93,7 @@ func (d *DB) Retract(ctx context.Context, b *Batch) (RetractStats, error) {
 	if lp.overflow {
 		d.dropLog(oldMat)
 	}
+	d.step("retract:done")
 	return r.stats(), nil
 }
 

@@ -172,6 +172,7 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 	d.step("update:committed")
 	err = d.bdb.Sync()
 	d.dropMaterial(oldMat)
+	d.step("update:done")
 	return true, err
 }
 
@@ -395,22 +396,9 @@ func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, p
 	defer wb.Cancel()
 	txn := d.bdb.NewTransaction(false)
 	defer txn.Discard()
-	ids := make(map[string]uint32)
-	n := 0
-	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, old), nil, true, func(k, v []byte) (bool, error) {
-		if len(k) != 13 || getID(k[9:]) != uint32(n) {
-			return false, errCorrupt
-		}
-		if r, ok := renames[string(v)]; ok {
-			v = []byte(r)
-		}
-		if _, dup := ids[string(v)]; !dup {
-			ids[string(v)] = uint32(n)
-		}
-		n++
-		return true, wb.Set(dRuleKey(gen, uint32(n-1)), v)
-	})
-	if err != nil {
+	m := &merger{d: d, ctx: ctx, wb: wb, ops: ops, ids: make(map[string]uint32), counts: make(map[relArity]int),
+		genPrefix: binary.BigEndian.AppendUint64([]byte{tagDerived}, gen), gen: gen}
+	if err := m.copyRules(txn, old, renames); err != nil {
 		return nil, 0, nil, err
 	}
 	if program != nil {
@@ -418,35 +406,58 @@ func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, p
 			return nil, 0, nil, err
 		}
 	}
-	counts := make(map[relArity]int)
-	var ar arena
-	var vbuf []byte
-	genPrefix := binary.BigEndian.AppendUint64([]byte{tagDerived}, gen)
-	put := func(op *updateOp) error {
-		rule := op.put.Prov.Rule
-		id, ok := ids[rule]
-		if !ok {
-			rule = strings.Clone(rule) // kept by the writer's table
-			id = uint32(n)
-			n++
-			ids[rule] = id
-			if err := wb.Set(dRuleKey(gen, id), []byte(rule)); err != nil {
-				return err
-			}
-		}
-		vbuf = encodeDerivedRef(vbuf[:0], op.put.Confidence, id, op.put.Prov.Body)
-		counts[op.relArity()]++
-		return wb.Set(append(append(ar.alloc(len(genPrefix)+len(op.key)), genPrefix...), op.key...), ar.copy(vbuf))
+	if err := m.mergeFacts(txn, old); err != nil {
+		return nil, 0, nil, err
 	}
-	written := 0
-	tick := func() error {
-		if written++; written%checkEvery == 0 {
-			d.step("update:copying")
-			return ctx.Err()
-		}
-		return nil
+	if err := m.flush(); err != nil {
+		return nil, 0, nil, err
 	}
-	i := 0
+	d.step("update:written")
+	return m.ids, m.n, m.counts, nil
+}
+
+// merger writes a new derived generation gen through wb: the facts of the
+// visible generation merged with ops (sorted by key), and its rule table.
+type merger struct {
+	d         *DB
+	ctx       context.Context
+	wb        *badger.WriteBatch
+	gen       uint64
+	genPrefix []byte // the D key prefix of gen
+	ops       []updateOp
+	next      int               // the first op not merged yet
+	ids       map[string]uint32 // the rule table's id of each rule
+	n         int               // the rule table's size
+	counts    map[relArity]int  // facts written per relation
+	written   int               // facts written
+	ar        arena
+	vbuf      []byte
+}
+
+// copyRules writes the rule table of generation old as gen's, each entry
+// renamed as renames says, and notes the id of each rule (the first, when
+// renaming makes two entries equal).
+func (m *merger) copyRules(txn *badger.Txn, old uint64, renames map[string]string) error {
+	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, old), nil, true, func(k, v []byte) (bool, error) {
+		if len(k) != 13 || getID(k[9:]) != uint32(m.n) {
+			return false, errCorrupt
+		}
+		if r, ok := renames[string(v)]; ok {
+			v = []byte(r)
+		}
+		if _, dup := m.ids[string(v)]; !dup {
+			m.ids[string(v)] = uint32(m.n)
+		}
+		m.n++
+		return true, m.wb.Set(dRuleKey(m.gen, uint32(m.n-1)), v)
+	})
+	return err
+}
+
+// mergeFacts streams the facts of generation old in key order and writes
+// them to gen, with the puts of the ops in between: an op with the key of
+// an old fact replaces it (a put) or drops it (a delete).
+func (m *merger) mergeFacts(txn *badger.Txn, old uint64) error {
 	oldPrefix := binary.BigEndian.AppendUint64([]byte{tagDerived}, old)
 	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: oldPrefix})
 	defer it.Close()
@@ -454,61 +465,107 @@ func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, p
 		item := it.Item()
 		suffix := item.Key()[len(oldPrefix):]
 		if len(suffix) < 5 || len(suffix) != 5+4*int(suffix[4]) {
-			return nil, 0, nil, errCorrupt
+			return errCorrupt
 		}
-		for ; i < len(ops) && bytes.Compare(ops[i].key, suffix) <= 0; i++ {
-			same := bytes.Equal(ops[i].key, suffix)
-			if ops[i].put != nil {
-				if err := put(&ops[i]); err != nil {
-					return nil, 0, nil, err
-				}
-				if err := tick(); err != nil {
-					return nil, 0, nil, err
-				}
-			}
-			if same {
-				suffix = nil // replaced or deleted
-			}
+		replaced, err := m.putThrough(suffix)
+		if err != nil {
+			return err
 		}
-		if suffix == nil {
+		if replaced {
 			continue
 		}
-		v, err := item.ValueCopy(ar.alloc(int(item.ValueSize())))
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		counts[relArity{getID(suffix), int(suffix[4])}]++
-		if err := wb.Set(append(append(ar.alloc(len(genPrefix)+len(suffix)), genPrefix...), suffix...), v); err != nil {
-			return nil, 0, nil, err
-		}
-		if err := tick(); err != nil {
-			return nil, 0, nil, err
+		if err := m.copyFact(item, suffix); err != nil {
+			return err
 		}
 	}
-	for ; i < len(ops); i++ {
-		if ops[i].put != nil {
-			if err := put(&ops[i]); err != nil {
-				return nil, 0, nil, err
-			}
-			if err := tick(); err != nil {
-				return nil, 0, nil, err
-			}
+	for ; m.next < len(m.ops); m.next++ {
+		if err := m.putOp(&m.ops[m.next]); err != nil {
+			return err
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, 0, nil, err
+	return nil
+}
+
+// putThrough writes the puts of the ops not merged yet whose keys are up
+// to key (an old fact's, without the generation prefix), and reports
+// whether one of them had key itself: that op replaces or deletes the old
+// fact. It stops after that op.
+func (m *merger) putThrough(key []byte) (replaced bool, err error) {
+	for ; m.next < len(m.ops) && bytes.Compare(m.ops[m.next].key, key) <= 0; m.next++ {
+		op := &m.ops[m.next]
+		if err := m.putOp(op); err != nil {
+			return false, err
+		}
+		if bytes.Equal(op.key, key) {
+			m.next++
+			return true, nil
+		}
 	}
-	if err := wb.Flush(); err != nil {
-		return nil, 0, nil, err
+	return false, nil
+}
+
+// putOp writes op's fact if op is a put, with its rule added to the rule
+// table when new.
+func (m *merger) putOp(op *updateOp) error {
+	if op.put == nil {
+		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, 0, nil, err
+	rule := op.put.Prov.Rule
+	id, ok := m.ids[rule]
+	if !ok {
+		rule = strings.Clone(rule) // kept by the writer's table
+		id = uint32(m.n)
+		m.n++
+		m.ids[rule] = id
+		if err := m.wb.Set(dRuleKey(m.gen, id), []byte(rule)); err != nil {
+			return err
+		}
 	}
-	if err := d.bdb.Sync(); err != nil {
-		return nil, 0, nil, err
+	m.vbuf = encodeDerivedRef(m.vbuf[:0], op.put.Confidence, id, op.put.Prov.Body)
+	m.counts[op.relArity()]++
+	if err := m.wb.Set(append(append(m.ar.alloc(len(m.genPrefix)+len(op.key)), m.genPrefix...), op.key...), m.ar.copy(m.vbuf)); err != nil {
+		return err
 	}
-	d.step("update:written")
-	return ids, n, counts, nil
+	return m.tick()
+}
+
+// copyFact writes the old fact of item, whose key without the generation
+// prefix is suffix, to gen unchanged.
+func (m *merger) copyFact(item *badger.Item, suffix []byte) error {
+	v, err := item.ValueCopy(m.ar.alloc(int(item.ValueSize())))
+	if err != nil {
+		return err
+	}
+	m.counts[relArity{getID(suffix), int(suffix[4])}]++
+	if err := m.wb.Set(append(append(m.ar.alloc(len(m.genPrefix)+len(suffix)), m.genPrefix...), suffix...), v); err != nil {
+		return err
+	}
+	return m.tick()
+}
+
+// tick counts a fact written; every checkEvery facts it reports the step
+// and checks the context.
+func (m *merger) tick() error {
+	if m.written++; m.written%checkEvery == 0 {
+		m.d.step("update:copying")
+		return m.ctx.Err()
+	}
+	return nil
+}
+
+// flush waits for the write batch and syncs, checking the context before
+// and after.
+func (m *merger) flush() error {
+	if err := m.ctx.Err(); err != nil {
+		return err
+	}
+	if err := m.wb.Flush(); err != nil {
+		return err
+	}
+	if err := m.ctx.Err(); err != nil {
+		return err
+	}
+	return m.d.bdb.Sync()
 }
 
 // renamedRule is a rule table entry that renameRules changed.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,12 +24,7 @@ const (
 // crashAt makes the process kill itself (SIGKILL on Unix: no deferred
 // calls, no Close) the n-th time a write reaches step, given as "step:n".
 func crashAt(at string) {
-	i := strings.LastIndexByte(at, ':')
-	step := at[:i]
-	n, err := strconv.Atoi(at[i+1:])
-	if err != nil {
-		panic("crash point " + at + ": want step:n")
-	}
+	step, n := splitAt(at)
 	seen := 0
 	stepHook = func(s string) {
 		if s != step {
@@ -43,34 +39,47 @@ func crashAt(at string) {
 	}
 }
 
-// The writes the crash tests interrupt, on the store of prepareMaterial.
-var crashOps = map[string]func(db *DB) error{
+// crashOp is a write the crash tests interrupt, on the store of
+// prepareMaterial.
+type crashOp struct {
+	// setup, if not nil, changes the prepared store in dir before the
+	// write (in this process).
+	setup func(t *testing.T, dir string)
+	// run makes the write on the store opened after setup.
+	run func(db *DB) error
+	// unchanged: the store after the write is the prepared one.
+	unchanged bool
+}
+
+// The writes the crash tests interrupt.
+var crashOps = map[string]crashOp{
 	// Fits in one transaction.
-	"update-small": func(db *DB) error { return db.UpdateDerived(context.Background(), smallCrashUpdate()) },
+	"update-small": {run: func(db *DB) error { return db.UpdateDerived(context.Background(), smallCrashUpdate()) }},
 	// Fits in one transaction, with a record written before it.
-	"update-record": func(db *DB) error {
+	"update-record": {run: func(db *DB) error {
 		u := smallCrashUpdate()
 		u.Program = []byte(strings.Repeat("new record ", recordPart/5))
 		return db.UpdateDerived(context.Background(), u)
-	},
+	}},
 	// Does not fit: a new generation.
-	"update-large": func(db *DB) error {
+	"update-large": {run: func(db *DB) error {
 		return db.UpdateDerived(context.Background(), DerivedUpdate{
 			Program: []byte("new record"),
 			Put:     derivedFactsOf(3, 15000, 30000, "large"),
 			Delete:  []Fact{{Rel: 3, Args: []ID{0, 0}}, {Rel: 3, Args: []ID{1, 1}}, {Rel: 3, Args: []ID{2, 3}}},
 		})
-	},
-	"retract": func(db *DB) error {
+	}},
+	"retract": {run: func(db *DB) error {
 		b := syntheticBatch(30000, "m")
 		_, err := db.Retract(context.Background(), &Batch{Graph: b.Graph[5:25000], Facts: b.Facts[:100]})
 		return err
-	},
-	"load": func(db *DB) error {
+	}},
+	"load": {run: func(db *DB) error {
 		_, err := db.Load(context.Background(), syntheticBatch(20000, "l"), nil)
 		return err
-	},
-	"replace-record": func(db *DB) error {
+	}},
+	// What infer writes.
+	"replace-record": {run: func(db *DB) error {
 		ds := derivedFactsOf(4, 0, 30000, "replaced")
 		return db.ReplaceDerivedRecord(context.Background(), 0, []byte("replaced"), func(yield func(Derived, error) bool) {
 			for _, d := range ds {
@@ -79,7 +88,39 @@ var crashOps = map[string]func(db *DB) error{
 				}
 			}
 		})
-	},
+	}},
+	// Without a record: the record and change log go too.
+	"replace": {run: func(db *DB) error {
+		return db.ReplaceDerived(context.Background(), derivedFactsOf(4, 0, 30000, "plain"))
+	}},
+	// Open rolls back a load that was interrupted after its data was
+	// written (what any command that opens the store for writing does,
+	// and readers too when they find it pending).
+	"recover": {setup: pendingLoad, run: func(*DB) error { return nil }, unchanged: true},
+}
+
+// pendingLoad leaves in the store in dir a load interrupted after its data
+// was written and synced, before its commit: the load panics there, and
+// the store is closed without recovering.
+func pendingLoad(t *testing.T, dir string) {
+	t.Helper()
+	db := mustOpen(t, dir)
+	defer db.Close()
+	old := stepHook
+	defer func() { stepHook = old }()
+	stepHook = func(s string) {
+		if s == "load:written" {
+			panic(s)
+		}
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "load:written" {
+				t.Fatalf("the load did not stop after writing its data: %v", r)
+			}
+		}()
+		db.Load(context.Background(), syntheticBatch(20000, "l"), nil)
+	}()
 }
 
 func smallCrashUpdate() DerivedUpdate {
@@ -92,11 +133,11 @@ func smallCrashUpdate() DerivedUpdate {
 
 // runOp runs the write named op.
 func runOp(db *DB, op string) error {
-	f, ok := crashOps[op]
+	o, ok := crashOps[op]
 	if !ok {
 		return fmt.Errorf("unknown op %q", op)
 	}
-	return f(db)
+	return o.run(db)
 }
 
 // prepareMaterial writes the store the crash tests start from: base
@@ -209,59 +250,161 @@ func copyStore(t *testing.T, src string) string {
 	return dst
 }
 
-// A process killed at any step of a derived update, a retraction, a load
-// that logs its changes or a replacement with a record leaves a store
-// that, reopened, is exactly as before the write (killed before its commit)
-// or exactly as after it (killed after it): facts, counts, record and log.
-func TestKilledMaterialWrites(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts child processes")
+// raceDetector is whether the race detector is on (race_test.go).
+var raceDetector bool
+
+// crashCase kills the process making write op the n-th time it reaches a
+// step, at = "step:n".
+type crashCase struct {
+	op, at    string
+	committed bool // killed after the commit point
+	partial   bool // killed while the write's data was on its way
+}
+
+// crashCases has a case for every step each write of crashOps reaches
+// (TestKilledMaterialWrites checks that it does). Whether a case is
+// committed follows from the write's protocol (see stepHook).
+var crashCases = []crashCase{
+	{"update-small", "update:txn:1", false, false},
+	{"update-small", "update:committed:1", true, false},
+	{"update-small", "update:done:1", true, false},
+	{"update-record", "update:record:1", false, false},
+	{"update-record", "update:txn:1", false, false},
+	{"update-record", "update:committed:1", true, false},
+	{"update-record", "update:done:1", true, false},
+	{"update-large", "derived:allocated:1", false, false},
+	{"update-large", "update:copying:1", false, false},
+	{"update-large", "update:copying:10", false, true},
+	{"update-large", "update:written:1", false, true},
+	{"update-large", "derived:flipped:1", true, false},
+	{"update-large", "derived:done:1", true, false},
+	{"retract", "retract:pending:1", false, false},
+	{"retract", "retract:undo:1", false, false},
+	{"retract", "retract:deleting:11", false, true},
+	{"retract", "retract:written:1", false, true},
+	{"retract", "retract:committed:1", true, false},
+	{"retract", "retract:done:1", true, false},
+	{"load", "load:pending:1", false, false},
+	{"load", "load:undo:1", false, false},
+	{"load", "load:symbols:1", false, true},
+	{"load", "load:writing:3", false, true},
+	{"load", "load:written:1", false, true},
+	{"load", "load:committed:1", true, false},
+	{"load", "load:done:1", true, false},
+	{"replace-record", "derived:allocated:1", false, false},
+	{"replace-record", "derived:writing:1", false, false},
+	{"replace-record", "derived:written:1", false, true},
+	{"replace-record", "derived:flipped:1", true, false},
+	{"replace-record", "derived:done:1", true, false},
+	{"replace", "derived:allocated:1", false, false},
+	{"replace", "derived:writing:1", false, false},
+	{"replace", "derived:written:1", false, true},
+	{"replace", "derived:flipped:1", true, false},
+	{"replace", "derived:done:1", true, false},
+	// Killed while recovering: the next Open rolls back again.
+	{"recover", "rollback:undone:1", false, true},
+	{"recover", "rollback:done:1", false, false},
+}
+
+// splitAt splits a crash point "step:n".
+func splitAt(at string) (string, int) {
+	i := strings.LastIndexByte(at, ':')
+	n, err := strconv.Atoi(at[i+1:])
+	if i < 0 || err != nil {
+		panic("crash point " + at + ": want step:n")
 	}
+	return at[:i], n
+}
+
+// countSteps sets stepHook to count the steps reached, until the test
+// ends.
+func countSteps(t *testing.T) map[string]int {
+	t.Helper()
+	n := map[string]int{}
+	stepHook = func(s string) { n[s]++ }
+	t.Cleanup(func() { stepHook = nil })
+	return n
+}
+
+// uncovered checks the crash cases against the steps each write reached
+// (reached[op][step] counts them): it returns the steps that a write
+// reached and no case of that write covers, and the cases whose step the
+// write does not reach as often as they say.
+func uncovered(cases []crashCase, reached map[string]map[string]int) []string {
+	var out []string
+	covered := map[[2]string]bool{}
+	for _, tc := range cases {
+		step, n := splitAt(tc.at)
+		covered[[2]string{tc.op, step}] = true
+		if got := reached[tc.op][step]; got < n {
+			out = append(out, fmt.Sprintf("the case %s@%s: %s reaches %s %d times", tc.op, tc.at, tc.op, step, got))
+		}
+	}
+	for op, steps := range reached {
+		for step := range steps {
+			if !covered[[2]string{op, step}] {
+				out = append(out, fmt.Sprintf("%s reaches the step %s, which no crash case covers", op, step))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A process killed at any step of a derived update, a retraction, a load
+// that logs its changes, a replacement with or without a record, or the
+// recovery of an interrupted load leaves a store that, reopened, is
+// exactly as before the write (killed before its commit) or exactly as
+// after it (killed after it): facts, counts, record and log. Each write is
+// first made in this process, counting the steps it reaches: a step
+// without a crash case fails the test, also with -short.
+func TestKilledMaterialWrites(t *testing.T) {
 	prepared := t.TempDir()
 	prepareMaterial(t, prepared)
 	before := logicalState(t, prepared)
 	keysBefore := liveKeys(t, prepared)
 	after := map[string]string{}
-	for op, f := range crashOps {
+	reached := map[string]map[string]int{}
+	for op, o := range crashOps {
 		dir := copyStore(t, prepared)
+		if o.setup != nil {
+			o.setup(t, dir)
+		}
+		steps := countSteps(t)
 		db := mustOpen(t, dir)
-		if err := f(db); err != nil {
+		if err := o.run(db); err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}
 		db.Close()
+		stepHook = nil
+		reached[op] = steps
 		after[op] = logicalState(t, dir)
-		if after[op] == before {
+		switch {
+		case o.unchanged && after[op] != before:
+			t.Fatalf("%s changes the store:\n%s", op, firstDiff(before, after[op]))
+		case !o.unchanged && after[op] == before:
 			t.Fatalf("%s changes nothing", op)
 		}
 	}
-	for _, tc := range []struct {
-		op, at    string
-		committed bool // killed after the commit point
-		partial   bool // killed while the write's data was on its way
-	}{
-		{"update-small", "update:txn:1", false, false},
-		{"update-small", "update:committed:1", true, false},
-		{"update-record", "update:record:1", false, false},
-		{"update-record", "update:txn:1", false, false},
-		{"update-record", "update:committed:1", true, false},
-		{"update-large", "update:copying:1", false, false},
-		{"update-large", "update:copying:10", false, true},
-		{"update-large", "update:written:1", false, true},
-		{"update-large", "derived:flipped:1", true, false},
-		{"retract", "retract:pending:1", false, false},
-		{"retract", "retract:undo:1", false, false},
-		{"retract", "retract:deleting:11", false, true},
-		{"retract", "retract:written:1", false, true},
-		{"retract", "retract:committed:1", true, false},
-		{"load", "load:pending:1", false, false},
-		{"load", "load:undo:1", false, false},
-		{"load", "load:written:1", false, true},
-		{"load", "load:committed:1", true, false},
-		{"replace-record", "derived:written:1", false, true},
-		{"replace-record", "derived:flipped:1", true, false},
-	} {
+	if miss := uncovered(crashCases, reached); len(miss) > 0 {
+		t.Fatalf("the crash cases do not match the steps of the writes:\n%s", strings.Join(miss, "\n"))
+	}
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	if raceDetector {
+		// The children would make the writes made above under the
+		// detector once more each; killed, they test the protocol,
+		// where it has nothing to find. They take minutes with it.
+		t.Skip("kills child processes: not with the race detector")
+	}
+	for _, tc := range crashCases {
 		t.Run(tc.op+"@"+tc.at, func(t *testing.T) {
 			dir := copyStore(t, prepared)
+			if setup := crashOps[tc.op].setup; setup != nil {
+				setup(t, dir)
+			}
+			keysFrom := liveKeys(t, dir)
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
 			cmd.Env = append(os.Environ(), helperEnv+"=op", helperDirEnv+"="+dir, helperOpEnv+"="+tc.op, helperCrashEnv+"="+tc.at)
 			cmd.Stderr = os.Stderr
@@ -271,7 +414,7 @@ func TestKilledMaterialWrites(t *testing.T) {
 				t.Fatalf("the helper was not killed at %s: %v, output %q", tc.at, err, out)
 			}
 			if tc.partial {
-				if n := liveKeys(t, dir); n == keysBefore {
+				if n := liveKeys(t, dir); n == keysBefore || n == keysFrom {
 					t.Errorf("killed at %s, the store has the %d keys it had before: the write was not under way", tc.at, n)
 				}
 			}
@@ -286,7 +429,7 @@ func TestKilledMaterialWrites(t *testing.T) {
 			// The store takes writes afterwards, and still verifies.
 			db := mustOpen(t, dir)
 			defer db.Close()
-			if err := crashOps[tc.op](db); err != nil {
+			if err := runOp(db, tc.op); err != nil {
 				t.Fatalf("%s after the crash: %v", tc.op, err)
 			}
 			if _, err := db.Verify(context.Background()); err != nil {
@@ -312,4 +455,19 @@ func firstDiff(want, got string) string {
 		}
 	}
 	return "(equal)"
+}
+
+// uncovered names a step a write reaches without a crash case, and a case
+// whose step is not reached as often as it says.
+func TestUncoveredSteps(t *testing.T) {
+	cases := []crashCase{{"w", "a:1", false, false}, {"w", "b:3", false, false}}
+	got := uncovered(cases, map[string]map[string]int{"w": {"a": 1, "b": 2, "c": 1}, "v": {"a": 1}})
+	want := []string{
+		"the case w@b:3: w reaches b 2 times",
+		"v reaches the step a, which no crash case covers",
+		"w reaches the step c, which no crash case covers",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("uncovered = %q, want %q", got, want)
+	}
 }

@@ -33,6 +33,9 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("helper process for the crash and locking tests")
 	}
 	dir := os.Getenv(helperDirEnv)
+	if at := os.Getenv(helperCrashEnv); mode == "op" && at != "" {
+		crashAt(at) // Open may recover the store: a step of the test
+	}
 	db, err := Open(dir, Options{ReadOnly: mode == "hold-ro"})
 	if err != nil {
 		fmt.Println("ERROR", err)
@@ -53,9 +56,6 @@ func TestHelperProcess(t *testing.T) {
 		})
 		fmt.Println("DONE", err)
 	case "op":
-		if at := os.Getenv(helperCrashEnv); at != "" {
-			crashAt(at)
-		}
 		fmt.Println("DONE", runOp(db, os.Getenv(helperOpEnv)))
 	}
 	os.Exit(0)

@@ -75,13 +75,13 @@ func TestUpdateDerivedPaths(t *testing.T) {
 		wantStep []string
 	}{
 		{"small", DerivedUpdate{Program: []byte("p1"), Put: derivedFactsOf(3, 4990, 100, "s"), Delete: []Fact{{Rel: 3, Args: []ID{0, 0}}}},
-			false, []string{"update:txn", "update:committed"}},
+			false, []string{"update:txn", "update:committed", "update:done"}},
 		{"small with a large record", DerivedUpdate{Program: make([]byte, 3*recordPart+1), Put: derivedFactsOf(4, 0, 10, "t")},
-			false, []string{"update:record", "update:txn", "update:committed"}},
+			false, []string{"update:record", "update:txn", "update:committed", "update:done"}},
 		{"large", DerivedUpdate{Program: []byte("p3"), Put: derivedFactsOf(3, 3000, 30000, "u"), Delete: []Fact{{Rel: 4, Args: []ID{1, 1}}}},
-			true, []string{"update:copying", "update:written", "derived:flipped"}},
+			true, []string{"derived:allocated", "update:copying", "update:written", "derived:flipped", "derived:done"}},
 		{"too large for a transaction after all", DerivedUpdate{Program: []byte("p4"), Put: derivedFactsOf(5, 0, 30000, "v"), Delete: []Fact{{Rel: 3, Args: []ID{4990, 0}}}},
-			true, []string{"update:copying", "update:written", "derived:flipped"}},
+			true, []string{"derived:allocated", "update:copying", "update:written", "derived:flipped", "derived:done"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			*steps = nil

@@ -51,3 +51,58 @@ func TestWriteFileMode(t *testing.T) {
 		t.Fatalf("replaced file: mode %v, %v; want -rw----r-- kept", fi.Mode(), err)
 	}
 }
+
+// Until Commit, the target is as it was and the data is in a temporary
+// file beside it; Commit replaces the target, Abort removes the temporary
+// file, and neither does anything after Commit.
+func TestFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	temps := func() []string {
+		m, err := filepath.Glob(filepath.Join(dir, ".out.bin.tmp*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("before Commit the file holds %q, want old", b)
+	}
+	if m := temps(); len(m) != 1 {
+		t.Fatalf("temporary files %v, want one", m)
+	} else if b, _ := os.ReadFile(m[0]); string(b) != "new" {
+		t.Errorf("the temporary file holds %q, want new", b)
+	}
+	f.Abort()
+	if b, _ := os.ReadFile(path); string(b) != "old" || len(temps()) != 0 {
+		t.Errorf("after Abort: the file holds %q, temporary files %v", b, temps())
+	}
+
+	f, err = Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	f.Abort()
+	if err := f.Commit(); err == nil {
+		t.Error("a second Commit succeeded")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" || len(temps()) != 0 {
+		t.Errorf("after Commit: the file holds %q, temporary files %v", b, temps())
+	}
+}
