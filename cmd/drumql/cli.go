@@ -99,8 +99,9 @@ type exitPanic int
 // run runs the command itself.
 var supervise func(cmd string, args []string, db string) (code int, ok bool)
 
-// writers are the commands that open the store for writing.
-var writers = map[string]bool{"load": true, "infer": true, "retract": true}
+// writers are the commands that open the store for writing (serve writes
+// every edit).
+var writers = map[string]bool{"load": true, "infer": true, "retract": true, "serve": true}
 
 // run is the whole program: it parses args, runs the command and returns the
 // exit code. Only run prints errors.

@@ -4,9 +4,9 @@
 //
 // For profiling, DRUMQL_CPUPROFILE=FILE writes a CPU profile of the run.
 //
-// The commands that write the store (load, infer) run in a child process
-// that drumql supervises, so that a device filling during the write ends
-// in an error message rather than a crash (supervise_linux.go). Profiling
+// The commands that write the store (load, infer, retract, serve) run in
+// a child process that drumql supervises, so that a device filling during
+// a write ends in an error message rather than a crash (supervise_linux.go). Profiling
 // runs them in the process itself.
 package main
 

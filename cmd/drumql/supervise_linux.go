@@ -16,8 +16,8 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// The commands that write the store (load, infer) run in a child process
-// that a supervising drumql starts. Badger writes through memory-mapped
+// The commands that write the store (load, infer, retract, serve) run in
+// a child process that a supervising drumql starts. Badger writes through memory-mapped
 // files from its own goroutines; when the device fills during a write
 // (after the free-space check passed: another process, or a write larger
 // than estimated) the kernel answers a page fault with SIGBUS and the Go
@@ -176,7 +176,11 @@ func isFault(report []byte) bool { return faultRE.Match(report) }
 // had committed before.
 func faultMessage(cmd, db string, report []byte, committed bool) string {
 	state := "the store is unchanged"
-	if committed {
+	switch {
+	case cmd == "serve":
+		// a long-running writer: each edit is stored whole or not at all
+		state = "the store holds the edits stored before the fault, not the one being written"
+	case committed:
 		state = fmt.Sprintf("the %s had committed before the fault: the store holds its result", cmd)
 	}
 	if store.LowOnSpace(db) {

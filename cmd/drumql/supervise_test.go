@@ -8,12 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/drumql/drumql/internal/tmpfs"
 )
@@ -120,5 +123,102 @@ func TestWriteFaultOnFullDevice(t *testing.T) {
 	after := statsJSON(t, db)
 	if a, b := fmt.Sprint(after), fmt.Sprint(before); a != b {
 		t.Errorf("the store after the faulted load:\n%s\nwant what it held before:\n%s", a, b)
+	}
+}
+
+// TestServeFaultOnFullDevice: drumql serve runs supervised too: when the
+// device fills while it stores an edit, it ends with the message about
+// space (exit 1, no crash report), and the store holds what it held before
+// that edit.
+func TestServeFaultOnFullDevice(t *testing.T) {
+	mnt := tmpfs.Mount(t, 24<<20)
+	bin := buildDrumql(t)
+	db := filepath.Join(mnt, "db")
+	if _, stderr, code := runBin(t, bin, "-q", "--db", db, "load", filepath.Join("..", "..", "examples", "family")); code != 0 {
+		t.Fatalf("load family: exit %d: %s", code, stderr)
+	}
+	rules := writeFile(t, t.TempDir(), "r.dl", "0.8 :: linked(A, B) :- r0(A, B).\n")
+	// A free port on loopback for the server.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	var stdout, stderr bytes.Buffer
+	srv := exec.Command(bin, "-q", "--db", db, "serve", "--addr", addr, "--max-body", "64M", "--edits", filepath.Join(t.TempDir(), "edits.dl"), rules)
+	srv.Stdout, srv.Stderr = &stdout, &stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Wait() }()
+	t.Cleanup(func() { srv.Process.Kill() })
+	up := false
+	for range 600 {
+		if resp, err := http.Get("http://" + addr + "/v1/health"); err == nil {
+			resp.Body.Close()
+			up = true
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve exited: %v\n%s", err, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if !up {
+		t.Fatalf("serve did not answer on %s: %s", addr, stderr.String())
+	}
+	// What the store holds before the edit, as the server says.
+	resp, err := http.Get("http://" + addr + "/v1/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before map[string]any
+	err = json.NewDecoder(resp.Body).Decode(&before)
+	resp.Body.Close()
+	if err != nil || before["base_facts"] == nil {
+		t.Fatalf("stats: %v %v", err, before)
+	}
+
+	// 80,000 new facts take about 6 MiB of Badger's log; leave 4 MiB.
+	var body strings.Builder
+	body.WriteString(`{"add": [`)
+	for i := range 80000 {
+		if i > 0 {
+			body.WriteString(",")
+		}
+		fmt.Fprintf(&body, `["e%d", "r0", "e%d"]`, i, i*7919%80000)
+	}
+	body.WriteString(`]}`)
+	ballast := filepath.Join(mnt, "ballast")
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(mnt, &fs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ballast, make([]byte, int64(fs.Bavail)*fs.Bsize-4<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = http.Post("http://"+addr+"/v1/facts", "application/json", strings.NewReader(body.String()))
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("the edit that fills the device answered %s; want the server gone", resp.Status)
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("serve still running after the fault")
+	}
+	if code := srv.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(stderr.String(), "drumql: serve: no space left on the device of "+db+" while writing") ||
+		!strings.Contains(stderr.String(), "the store holds the edits stored before the fault") || strings.Contains(stderr.String(), "goroutine") {
+		t.Fatalf("serve after a fault: exit %d, want %d with a message about space and no crash report\nstderr: %s", code, exitFailure, stderr.String())
+	}
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	after := statsJSON(t, db)
+	if after["base_facts"] != before["base_facts"] {
+		t.Errorf("the store after the faulted edit: %v base facts, want %v", after["base_facts"], before["base_facts"])
 	}
 }
