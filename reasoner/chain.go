@@ -33,6 +33,15 @@ type chainHead struct {
 	lpChain, lpOther []int
 	lpFwd, lpInv     *trieNode
 	lpConst          []constRule // rules with a constant over a graph relation (construles.go)
+	// lpAux are the chain rules over graph and auxiliary relations (at
+	// least one of these), walked with the facts' confidences
+	// (auxChains, built on first use; nil when it cannot be, and the
+	// rules then join lpOther).
+	lpAux     []int
+	auxOnce   sync.Once
+	auxChains *storedChains
+	auxErr    error
+	auxWalks  sync.Pool // *wscratch
 
 	// others holds compiled sets of the lpOther rules (otherHits), one
 	// per goroutine at a time.
@@ -240,6 +249,8 @@ func (en *Engine) classifyChainRules() *chainData {
 		} else if isConst && en.graphRel(cr.pred) && (cr.pred1 == "" || en.graphRel(cr.pred1)) {
 			cr.rule = int32(i)
 			h.lpConst = append(h.lpConst, cr)
+		} else if path != nil && en.auxPath(path) {
+			h.lpAux = append(h.lpAux, i)
 		} else {
 			h.lpOther = append(h.lpOther, i)
 		}
@@ -327,6 +338,18 @@ func (cd *chainData) buildTries(en *Engine, rel func(pred string) int32) {
 			cd.resolveConst(en, &h.lpConst[i], rel)
 		}
 	}
+}
+
+// auxPath reports whether every relation of a chain rule's body path is a
+// graph relation (graphRel) or an auxiliary one (no base and no program
+// facts: the facts live rules derive, see auxRelations).
+func (en *Engine) auxPath(path []pathStep) bool {
+	for _, s := range path {
+		if !en.graphRel(s.pred) && (en.base[s.pred] || len(en.facts[s.pred]) > 0 || en.derived[s.pred] || len(en.defs[s.pred]) == 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func (en *Engine) countBase(pred string) (int, error) {

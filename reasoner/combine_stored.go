@@ -150,7 +150,8 @@ func (s *StoredNoisyOr) binaryRules(ctx context.Context, pred string) (*storedSe
 		}
 	}
 	if ss != nil && !ss.compound && len(chains) > 0 {
-		if ss.chains, err = newStoredChains(ctx, s.en, s.prog, chains); err != nil {
+		relOf := func(pred string) (*relation, error) { return s.en.relation(ctx, pred, 2) }
+		if ss.chains, err = newStoredChains(s.prog, chains, int(s.en.syms.nStore), relOf); err != nil {
 			return nil, err
 		}
 		if ss.chains == nil {

@@ -2,7 +2,6 @@ package reasoner
 
 import (
 	"cmp"
-	"context"
 	"slices"
 
 	"github.com/drumql/drumql/datalog"
@@ -88,16 +87,17 @@ func (n *wnode) child(rel int32, out, oi bool) *wnode {
 }
 
 // newStoredChains builds the tries of rules rs of prog (chain rules of one
-// binary head) over the store's relations as en reads them; nil when a
-// relation holds a symbol the store does not (one the program made).
-func newStoredChains(ctx context.Context, en *Engine, prog *datalog.Program, rs []int) (*storedChains, error) {
-	sc := &storedChains{fwd: &wnode{}, inv: &wnode{}, nsym: int(en.syms.nStore)}
+// binary head) over the relations relOf returns, with nsym symbols in the
+// store; nil when a relation holds a symbol the store does not (one the
+// program made).
+func newStoredChains(prog *datalog.Program, rs []int, nsym int, relOf func(pred string) (*relation, error)) (*storedChains, error) {
+	sc := &storedChains{fwd: &wnode{}, inv: &wnode{}, nsym: nsym}
 	relIdx := map[string]int32{}
 	rel := func(pred string) (int32, error) {
 		if i, ok := relIdx[pred]; ok {
 			return i, nil
 		}
-		r, err := en.relation(ctx, pred, 2)
+		r, err := relOf(pred)
 		if err != nil {
 			return 0, err
 		}

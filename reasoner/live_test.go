@@ -86,8 +86,8 @@ func TestDeadRulesCostNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := cd.heads["h"]; len(h.lpChain)+len(h.lpConst)+len(h.lpOther) != 4 {
-		t.Errorf("rule scores apply %d rules of h, want its 4 live ones", len(h.lpChain)+len(h.lpConst)+len(h.lpOther))
+	if h := cd.heads["h"]; len(h.lpChain)+len(h.lpConst)+len(h.lpAux)+len(h.lpOther) != 4 {
+		t.Errorf("rule scores apply %d rules of h, want its 4 live ones", len(h.lpChain)+len(h.lpConst)+len(h.lpAux)+len(h.lpOther))
 	}
 	for e := range 40 {
 		for _, inverse := range []bool{false, true} {

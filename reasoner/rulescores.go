@@ -111,6 +111,11 @@ func (en *Engine) collectHits(ctx context.Context, head, given string, inverse b
 		}
 		ents = cd.constHits(ents, h, gid, inverse, min)
 	}
+	if len(h.lpAux) > 0 {
+		if ents, err = en.auxHits(ctx, h, ents, id, known, inverse); err != nil {
+			return cd, nil, sc, err
+		}
+	}
 	if len(h.lpOther) > 0 {
 		if ents, err = en.otherHits(ctx, h, ents, id, known, inverse); err != nil {
 			return cd, nil, sc, err
@@ -123,6 +128,54 @@ func (en *Engine) collectHits(ctx context.Context, head, given string, inverse b
 		return cd, nil, sc, errorf("reasoner: rule scores: %w", err)
 	}
 	return cd, ents, sc, nil
+}
+
+// auxHits appends to ents the hits of h's chain rules over auxiliary
+// relations (h.lpAux) for the given entity id (known: whether the store
+// or the program knows it), walked over the graph's and
+// the auxiliary relations' facts weighted by their confidences (the best
+// product per entity and step, as the join of an otherSet finds it for
+// each rule). The first call builds the walk; when it cannot be built the
+// rules join h.lpOther, which the caller applies next.
+func (en *Engine) auxHits(ctx context.Context, h *chainHead, ents []hitEntry, id uint32, known, inverse bool) ([]hitEntry, error) {
+	h.auxOnce.Do(func() {
+		aux, err := en.auxRelations(ctx)
+		if err != nil {
+			h.auxErr = err
+			return
+		}
+		relOf := func(pred string) (*relation, error) {
+			if r := aux[relKey(pred, 2)]; r != nil {
+				return r, nil
+			}
+			return en.relation(ctx, pred, 2)
+		}
+		if h.auxChains, h.auxErr = newStoredChains(en.prog, h.lpAux, int(en.syms.nStore), relOf); h.auxErr == nil && h.auxChains == nil {
+			h.lpOther = append(h.lpOther, h.lpAux...)
+			slices.Sort(h.lpOther)
+		}
+	})
+	if h.auxErr != nil || h.auxChains == nil || !known || int(id) >= h.auxChains.nsym {
+		return ents, h.auxErr
+	}
+	sc, _ := h.auxWalks.Get().(*wscratch)
+	if sc == nil {
+		sc = newWScratch(h.auxChains.nsym)
+	}
+	defer h.auxWalks.Put(sc)
+	root := h.auxChains.fwd
+	if inverse {
+		root = h.auxChains.inv
+	}
+	min := en.opt.Min
+	if !h.auxChains.walk(sc, root, id, []uint32{id}, nil, 0, func(c uint32, r int32, s float64) {
+		if s >= min {
+			ents = append(ents, hitEntry{int32(c), r, s})
+		}
+	}) {
+		return ents, errorf("reasoner: rule scores: a symbol past the store's")
+	}
+	return ents, nil
 }
 
 // graphRel reports whether pred is a relation of the graph for link

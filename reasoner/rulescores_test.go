@@ -285,24 +285,28 @@ func TestChainPathForms(t *testing.T) {
 }
 
 // TestRuleScoresAuxConfidences: rules over a predicate the program derives
-// (an auxiliary relation, evaluated by the evaluator, not the chain path)
-// reach a candidate by derivations of different confidences; each rule's
-// score is its best, as the rule alone with the auxiliary rules answers.
+// (an auxiliary relation) reach a candidate by derivations of different
+// confidences; each rule's score is its best, as the rule alone with the
+// auxiliary rules answers. The chain rules among them (two steps, and three
+// under object identity) are walked over the weighted facts (lpAux), the
+// other one is joined (lpOther).
 func TestRuleScoresAuxConfidences(t *testing.T) {
 	facts := randomFacts(3, 11, 120, 12, 3, 12)
 	const src = `0.9 :: h(X, Y) :- aux(X, Z), r2(Z, Y).
 0.7 :: h(X, Y) :- r0(X, Z), aux(Z, Y).
+0.8 :: h(A, B) :- aux(A, C), r2(C, D), aux(D, B), A != B, A != D, C != B.
+0.4 :: h(X, Y) :- aux(X, Y), r1(Y, X).
 0.5 :: aux(X, Y) :- r0(X, Y).
 0.8 :: aux(X, Y) :- r1(X, Y).
 0.6 :: aux(X, Y) :- r1(X, Z), r2(Z, Y).
 `
 	prog, st, en, cd := prepareScores(t, src, facts)
-	if h := cd.heads["h"]; !slices.Equal(h.lpOther, []int{0, 1}) {
-		t.Fatalf("other rules %v, want both", h.lpOther)
+	if h := cd.heads["h"]; !slices.Equal(h.lpAux, []int{0, 1, 2}) || !slices.Equal(h.lpOther, []int{3}) {
+		t.Fatalf("walked rules %v, joined %v; want [0 1 2] and [3]", h.lpAux, h.lpOther)
 	}
 	checked := checkRuleScores(t, en, st, 12, func(ri int) *datalog.Program {
-		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[2:]...)}
-	}, 2)
+		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[4:]...)}
+	}, 4)
 	if checked < 50 {
 		t.Errorf("only %d candidates checked", checked)
 	}
