@@ -15,7 +15,7 @@ import (
 // product that reaches it, instead of a join that enumerates every path
 // (through a hub, millions of them for a few thousand answers).
 type storedChains struct {
-	fwd, inv *wnode // from the head's first argument, from its second
+	fwd, inv *trieNode // from the head's first argument, from its second
 	// adj holds each relation's facts as two adjacencies over entity ids,
 	// out (by first argument) and in (by second), with the facts'
 	// confidences in out's order.
@@ -63,35 +63,12 @@ func newWeightedAdj(r *relation, nsym int) (weightedAdj, bool) {
 	return a, true
 }
 
-// wnode is a step of the tries of storedChains: the relation (index in
-// storedChains.rels) and direction, and the rules whose path ends here.
-type wnode struct {
-	rel      int32
-	out      bool
-	oi       bool // a node of three-step paths with object identity
-	children []*wnode
-	rules    []int32
-	weights  []float64
-	neq      []bool
-}
-
-func (n *wnode) child(rel int32, out, oi bool) *wnode {
-	for _, c := range n.children {
-		if c.rel == rel && c.out == out && c.oi == oi {
-			return c
-		}
-	}
-	c := &wnode{rel: rel, out: out, oi: oi}
-	n.children = append(n.children, c)
-	return c
-}
-
 // newStoredChains builds the tries of rules rs of prog (chain rules of one
 // binary head) over the relations relOf returns, with nsym symbols in the
 // store; nil when a relation holds a symbol the store does not (one the
 // program made).
 func newStoredChains(prog *datalog.Program, rs []int, nsym int, relOf func(pred string) (*relation, error)) (*storedChains, error) {
-	sc := &storedChains{fwd: &wnode{}, inv: &wnode{}, nsym: nsym}
+	sc := &storedChains{fwd: &trieNode{}, inv: &trieNode{}, nsym: nsym}
 	relIdx := map[string]int32{}
 	rel := func(pred string) (int32, error) {
 		if i, ok := relIdx[pred]; ok {
@@ -132,12 +109,6 @@ func newStoredChains(prog *datalog.Program, rs []int, nsym int, relOf func(pred 
 		node.add(int32(ri), w, neq)
 	}
 	return sc, nil
-}
-
-func (n *wnode) add(rule int32, w float64, neq bool) {
-	n.rules = append(n.rules, rule)
-	n.weights = append(n.weights, w)
-	n.neq = append(n.neq, neq)
 }
 
 // wscratch is the walk's state, dense over entity ids, for one goroutine
@@ -203,7 +174,7 @@ func (c *storedChains) edges(ri int32, out bool, x uint32, fn func(y uint32, c f
 // (the weight times the best product). ok is false when an entity id is
 // past the scratch (a symbol the program made): the caller answers another
 // way.
-func (c *storedChains) walk(sc *wscratch, node *wnode, start uint32, frontier []uint32, prev []float64, depth int, emit func(cand uint32, rule int32, s float64)) bool {
+func (c *storedChains) walk(sc *wscratch, node *trieNode, start uint32, frontier []uint32, prev []float64, depth int, emit func(cand uint32, rule int32, s float64)) bool {
 	for _, ch := range node.children {
 		next, val, stamp, ep := sc.level(depth, c.nsym)
 		ok := true
