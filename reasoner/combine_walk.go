@@ -9,9 +9,10 @@ import (
 )
 
 // storedChains holds the chain rules of one binary head predicate
-// (chainPath) in two tries, walked from the query's constant over the
-// relations as the store holds them, base and derived facts weighted by
-// their confidences: a frontier per step, each entity once with the best
+// (chainPath) in two tries, walked from a given entity over relations
+// whose facts are weighted by their confidences (the store's base and
+// derived facts for StoredNoisyOr; the graph's and the auxiliary relations'
+// for rule scores): a frontier per step, each entity once with the best
 // product that reaches it, instead of a join that enumerates every path
 // (through a hub, millions of them for a few thousand answers).
 type storedChains struct {
