@@ -1,6 +1,7 @@
 package reasoner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,6 +49,13 @@ func (m *Materialisation) Record() []byte {
 // derived facts are up to date.
 func RecordOf(prog *datalog.Program, opt Options) []byte {
 	return recordOf(prog, opt.withProgram(prog).withDefaults().Min)
+}
+
+// UpToDate reports whether ms, a store's materialisation state, holds
+// prog's fixpoint at opt's threshold: its record is RecordOf(prog, opt)
+// and no base fact changed since.
+func UpToDate(ms store.MaterialState, prog *datalog.Program, opt Options) bool {
+	return ms.Program != nil && !ms.Overflow && len(ms.Changes) == 0 && bytes.Equal(RecordOf(prog, opt), ms.Program)
 }
 
 // recordOf is the record of prog evaluated at threshold min.

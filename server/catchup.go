@@ -78,7 +78,7 @@ func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt rea
 	if ms.Overflow {
 		return recompute(fmt.Sprintf("more than %d base facts changed since the last infer", store.MaxChangeLog))
 	}
-	if len(ms.Changes) == 0 && bytes.Equal(reasoner.RecordOf(prog, opt), ms.Program) {
+	if reasoner.UpToDate(ms, prog, opt) {
 		res.Current = true
 		if !co.Keep {
 			return res, nil

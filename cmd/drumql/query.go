@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"container/heap"
 	"encoding/json"
 	"errors"
@@ -223,13 +222,7 @@ func rescoreNoisyOr(e *env, st store.Store, prog *datalog.Program, q datalog.Ato
 // store (the program may still define it).
 func storedFixpoint(st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options) bool {
 	ms, err := st.Materialised()
-	if err != nil || ms.Program == nil || ms.Overflow || len(ms.Changes) > 0 {
-		return false
-	}
-	if !bytes.Equal(reasoner.RecordOf(prog, opt), ms.Program) {
-		return false
-	}
-	return reasoner.CheckQuery(st, nil, q) == nil
+	return err == nil && reasoner.UpToDate(ms, prog, opt) && reasoner.CheckQuery(st, nil, q) == nil
 }
 
 // storedNote says on w that the answers are the stored derived facts and,
