@@ -344,8 +344,11 @@ func (cd *chainData) buildTries(en *Engine, rel func(pred string) int32) {
 // graph relation (graphRel) or an auxiliary one (no base and no program
 // facts: the facts live rules derive, see auxRelations).
 func (en *Engine) auxPath(path []pathStep) bool {
+	aux := func(pred string) bool {
+		return !en.base[pred] && !en.derived[pred] && len(en.facts[pred]) == 0 && len(en.defs[pred]) > 0
+	}
 	for _, s := range path {
-		if !en.graphRel(s.pred) && (en.base[s.pred] || len(en.facts[s.pred]) > 0 || en.derived[s.pred] || len(en.defs[s.pred]) == 0) {
+		if !en.graphRel(s.pred) && !aux(s.pred) {
 			return false
 		}
 	}
@@ -376,17 +379,15 @@ type chainScratch struct {
 	stamp  []uint32 // entity -> epoch of the last frontier that held it
 	epoch  uint32
 	levels [][]int32
-	pos    []int32 // entity -> position in hits (valid when hitStamp matches)
-	hstamp []uint32
-	hepoch uint32
 	best   []float64
 	par    []int32  // see walk
 	pmul   []uint32 // see walk
 	cands  []int32
 	ents   []hitEntry
-	counts []int32     // bucketByCandidate
-	tmp    []hitEntry  // bucketByCandidate
 	rs     []RuleScore // EachRuleHit
+	// buckets groups hits by candidate (bucketByCandidate); chainQuery
+	// marks its candidates with the same stamps.
+	buckets hitBuckets
 }
 
 type hitEntry struct {
@@ -399,8 +400,8 @@ func (en *Engine) getScratch(n int) *chainScratch {
 	if s, ok := en.scratch.Get().(*chainScratch); ok && len(s.stamp) == n {
 		return s
 	}
-	return &chainScratch{stamp: make([]uint32, n), pos: make([]int32, n), hstamp: make([]uint32, n), best: make([]float64, n),
-		par: make([]int32, n), pmul: make([]uint32, n)}
+	return &chainScratch{stamp: make([]uint32, n), best: make([]float64, n), par: make([]int32, n), pmul: make([]uint32, n),
+		buckets: newHitBuckets(n)}
 }
 
 // walk propagates frontier from the node's parent through the trie, calling
@@ -519,11 +520,7 @@ func (en *Engine) chainQuery(ctx context.Context, q datalog.Atom) ([]Answer, boo
 	}
 	sc := en.getScratch(len(cd.names))
 	defer en.scratch.Put(sc)
-	sc.hepoch++
-	if sc.hepoch == 0 {
-		clear(sc.hstamp)
-		sc.hepoch = 1
-	}
+	seen, epoch := sc.buckets.next()
 	cands := sc.cands[:0]
 	min := en.opt.Min
 	root := h.fwd
@@ -534,8 +531,8 @@ func (en *Engine) chainQuery(ctx context.Context, q datalog.Atom) ([]Answer, boo
 		if w < min {
 			return
 		}
-		if sc.hstamp[c] != sc.hepoch {
-			sc.hstamp[c] = sc.hepoch
+		if seen[c] != epoch {
+			seen[c] = epoch
 			sc.best[c] = w
 			cands = append(cands, c)
 		} else if w > sc.best[c] {

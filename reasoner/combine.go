@@ -57,7 +57,7 @@ func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q da
 	// through each rule, in one evaluation (a query per rule would
 	// evaluate the rules the bodies depend on once per rule).
 	const aux = "\x00rule"
-	tagged := ruleTagged(prog, q.Pred, aux)
+	tagged := ruleTagged(prog, headRules(prog, q.Pred), aux)
 	if len(tagged) == 0 {
 		return answers, nil
 	}
@@ -70,18 +70,27 @@ func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q da
 	return noisyOrOf(q, as, answers, top)
 }
 
-// ruleTagged returns the rules of prog whose head predicate is pred, each
-// with its head renamed aux and tagged with the rule's index in prog as a
-// first argument.
-func ruleTagged(prog *datalog.Program, pred, aux string) []datalog.Rule {
-	var out []datalog.Rule
-	for i, r := range prog.Rules {
-		if r.Head.Pred != pred {
-			continue
+// headRules returns the indices of prog's rules whose head predicate is
+// pred.
+func headRules(prog *datalog.Program, pred string) []int {
+	var out []int
+	for i := range prog.Rules {
+		if prog.Rules[i].Head.Pred == pred {
+			out = append(out, i)
 		}
+	}
+	return out
+}
+
+// ruleTagged returns rules idx of prog, each with its head renamed aux
+// and tagged with the rule's index in prog as a first argument.
+func ruleTagged(prog *datalog.Program, idx []int, aux string) []datalog.Rule {
+	out := make([]datalog.Rule, len(idx))
+	for k, i := range idx {
+		r := prog.Rules[i]
 		tag := datalog.Term{Kind: datalog.Symbol, Value: strconv.Itoa(i)}
 		r.Head = datalog.Atom{Pred: aux, Args: append([]datalog.Term{tag}, r.Head.Args...), Pos: r.Head.Pos}
-		out = append(out, r)
+		out[k] = r
 	}
 	return out
 }

@@ -68,23 +68,45 @@ func PrepareStoredNoisyOr(ctx context.Context, st store.Store, prog *datalog.Pro
 // storedAux is the predicate of the tagged rules of pred.
 func storedAux(pred string) string { return "\x00rule\x00" + pred }
 
-// tagged returns the program of pred's tagged rules: those that can
-// derive something at the threshold (a rule below it derives nothing kept,
-// one over a relation without facts derives nothing), with prog's facts.
+// liveRules returns the indices in prog of pred's rules (binary ones only,
+// when binary) that can derive something: a rule below the threshold
+// derives nothing kept, one over a relation without facts nothing at all.
+func (s *StoredNoisyOr) liveRules(pred string, binary bool) ([]int, error) {
+	var idx []int
+	sub := &datalog.Program{Facts: s.prog.Facts}
+	for _, i := range headRules(s.prog, pred) {
+		r := &s.prog.Rules[i]
+		if (!binary || len(r.Head.Args) == 2) && weightOf(r.Weight) >= s.en.opt.Min {
+			idx = append(idx, i)
+			sub.Rules = append(sub.Rules, *r)
+		}
+	}
+	dead, _, err := deadRules(s.en.st, sub, true)
+	if err != nil {
+		return nil, err
+	}
+	live := idx[:0]
+	for k, i := range idx {
+		if !dead[k] {
+			live = append(live, i)
+		}
+	}
+	return live, nil
+}
+
+// tagged returns the program of pred's tagged rules (ruleTagged) that can
+// derive something, with prog's facts.
 func (s *StoredNoisyOr) tagged(pred string) (*datalog.Program, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p, ok := s.heads[pred]; ok {
 		return p, nil
 	}
-	p := &datalog.Program{Facts: s.prog.Facts, Thresholds: s.prog.Thresholds,
-		Rules: slices.DeleteFunc(ruleTagged(s.prog, pred, storedAux(pred)), func(r datalog.Rule) bool {
-			return weightOf(r.Weight) < s.en.opt.Min
-		})}
-	p, _, err := withoutDeadRules(s.en.st, p, true)
+	idx, err := s.liveRules(pred, false)
 	if err != nil {
 		return nil, err
 	}
+	p := &datalog.Program{Facts: s.prog.Facts, Thresholds: s.prog.Thresholds, Rules: ruleTagged(s.prog, idx, storedAux(pred))}
 	s.heads[pred] = p
 	return p, nil
 }
@@ -117,28 +139,16 @@ func (s *StoredNoisyOr) binaryRules(ctx context.Context, pred string) (*storedSe
 	if ss, ok := s.sets[pred]; ok {
 		return ss, nil
 	}
-	var idx []int
-	sub := &datalog.Program{Facts: s.prog.Facts}
-	for i := range s.prog.Rules {
-		r := &s.prog.Rules[i]
-		if r.Head.Pred == pred && len(r.Head.Args) == 2 && weightOf(r.Weight) >= s.en.opt.Min {
-			idx = append(idx, i)
-			sub.Rules = append(sub.Rules, *r)
-		}
-	}
-	dead, _, err := deadRules(s.en.st, sub, true)
+	idx, err := s.liveRules(pred, true)
 	if err != nil {
 		return nil, err
 	}
-	var ss *storedSets
+	var ss *storedSets // nil: no rule can derive anything
+	if len(idx) > 0 {
+		ss = &storedSets{}
+	}
 	var chains []int
-	for k, i := range idx {
-		if dead[k] {
-			continue
-		}
-		if ss == nil {
-			ss = &storedSets{}
-		}
+	for _, i := range idx {
 		r := &s.prog.Rules[i]
 		if r.HasCompound() {
 			ss.compound = true
@@ -179,7 +189,7 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 		return nil, false, nil
 	}
 	id, ok := s.en.syms.lookup(q.Args[dir].Value)
-	if !ok || s.en.syms.isLocal(id) {
+	if !ok || id >= s.en.syms.nStore { // a symbol the program made
 		return nil, false, nil
 	}
 	ss, err := s.binaryRules(ctx, q.Pred)
@@ -204,14 +214,11 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 			root = ss.chains.inv
 		}
 		min := s.en.opt.Min
-		ok := ss.chains.walk(sc, root, id, []uint32{id}, nil, 0, func(c uint32, rule int32, v float64) {
+		ss.chains.walk(sc, root, id, []uint32{id}, nil, 0, func(c uint32, rule int32, v float64) {
 			if v >= min {
 				hits = append(hits, hitEntry{int32(c), rule, v})
 			}
 		})
-		if !ok {
-			return nil, false, nil
-		}
 	}
 	if len(ss.other) > 0 {
 		o, _ := ss.pool.Get().(*otherSet)
@@ -237,49 +244,16 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 
 // confsByCandidate groups hits by candidate, each candidate's confidences
 // in program order, as noisyOrOf sorts them (the product of noisy-or is
-// then the same, bit for bit): a counting sort over candidate ids, then
-// the rules of each candidate in order.
+// then the same, bit for bit): by counting over candidate ids
+// (hitBuckets), by sorting when a candidate is a symbol the program made.
 func (s *StoredNoisyOr) confsByCandidate(sc *wscratch, hits []hitEntry) (map[string][]float64, error) {
-	if slices.ContainsFunc(hits, func(h hitEntry) bool { return int(h.c) >= len(sc.count) }) {
-		// a symbol the program made: sort them all
-		slices.SortFunc(hits, func(a, b hitEntry) int {
-			if a.c != b.c {
-				return cmp.Compare(a.c, b.c)
-			}
-			return cmp.Compare(a.r, b.r)
-		})
+	if sc.buckets.seen == nil {
+		sc.buckets = newHitBuckets(int(s.en.syms.nStore))
+	}
+	if slices.ContainsFunc(hits, func(h hitEntry) bool { return int(h.c) >= len(sc.buckets.seen) }) {
+		slices.SortFunc(hits, func(a, b hitEntry) int { return cmp.Compare(a.c, b.c) })
 	} else {
-		cands := sc.cands[:0]
-		for _, h := range hits {
-			if sc.count[h.c] == 0 {
-				cands = append(cands, uint32(h.c))
-			}
-			sc.count[h.c]++
-		}
-		at := int32(0)
-		for _, c := range cands {
-			n := sc.count[c]
-			sc.count[c] = at
-			at += n
-		}
-		sorted := slices.Grow(sc.sorted[:0], len(hits))[:len(hits)]
-		for _, h := range hits {
-			sorted[sc.count[h.c]] = h
-			sc.count[h.c]++
-		}
-		for _, c := range cands {
-			sc.count[c] = 0
-		}
-		sc.cands, sc.sorted = cands, sorted
-		for lo := 0; lo < len(sorted); {
-			hi := lo + 1
-			for hi < len(sorted) && sorted[hi].c == sorted[lo].c {
-				hi++
-			}
-			slices.SortFunc(sorted[lo:hi], func(a, b hitEntry) int { return cmp.Compare(a.r, b.r) })
-			lo = hi
-		}
-		hits = sorted
+		sc.buckets.bucket(hits, nil)
 	}
 	confs := map[string][]float64{}
 	all := make([]float64, len(hits))
@@ -288,13 +262,15 @@ func (s *StoredNoisyOr) confsByCandidate(sc *wscratch, hits []hitEntry) (map[str
 		for hi < len(hits) && hits[hi].c == hits[lo].c {
 			hi++
 		}
-		name, err := s.en.syms.name(uint32(hits[lo].c))
+		group := hits[lo:hi]
+		slices.SortFunc(group, func(a, b hitEntry) int { return cmp.Compare(a.r, b.r) })
+		name, err := s.en.syms.name(uint32(group[0].c))
 		if err != nil {
 			return nil, err
 		}
 		cs := all[lo:hi:hi]
-		for k := lo; k < hi; k++ {
-			cs[k-lo] = hits[k].s
+		for k, h := range group {
+			cs[k] = h.s
 		}
 		confs[name] = cs
 		lo = hi

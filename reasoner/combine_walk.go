@@ -124,16 +124,14 @@ type wscratch struct {
 	epoch  []uint32
 	par    []uint32
 	alt    []float64
-	// For grouping the hits by candidate (confsByCandidate): count per
-	// candidate id (zero between uses), the candidates, the hits grouped.
-	hits   []hitEntry
-	count  []int32
-	cands  []uint32
-	sorted []hitEntry
+	// The hits of a query and their grouping by candidate
+	// (confsByCandidate).
+	hits    []hitEntry
+	buckets hitBuckets
 }
 
 func newWScratch(nsym int) *wscratch {
-	return &wscratch{par: make([]uint32, nsym), alt: make([]float64, nsym), count: make([]int32, nsym)}
+	return &wscratch{par: make([]uint32, nsym), alt: make([]float64, nsym)}
 }
 
 // level returns depth's scratch, started afresh.
@@ -172,27 +170,19 @@ func (c *storedChains) edges(ri int32, out bool, x uint32, fn func(y uint32, c f
 // walk propagates the frontier of depth-1 (its products in prev) from
 // node through its children, calling emit with every rule whose path ends
 // there, for each entity reached and the rule's best confidence for it
-// (the weight times the best product). ok is false when an entity id is
-// past the scratch (a symbol the program made): the caller answers another
-// way.
-func (c *storedChains) walk(sc *wscratch, node *trieNode, start uint32, frontier []uint32, prev []float64, depth int, emit func(cand uint32, rule int32, s float64)) bool {
+// (the weight times the best product). Every id is below c.nsym: the
+// adjacencies hold no other (newWeightedAdj), and the callers start from
+// an entity of the store.
+func (c *storedChains) walk(sc *wscratch, node *trieNode, start uint32, frontier []uint32, prev []float64, depth int, emit func(cand uint32, rule int32, s float64)) {
 	for _, ch := range node.children {
 		next, val, stamp, ep := sc.level(depth, c.nsym)
-		ok := true
-		reach := func(y uint32, v float64) bool {
-			if int(y) >= c.nsym {
-				ok = false
-				return false
-			}
+		reach := func(y uint32, v float64) {
 			if stamp[y] != ep {
 				stamp[y], val[y] = ep, v
 				next = append(next, y)
-				return true
-			}
-			if v > val[y] {
+			} else if v > val[y] {
 				val[y] = v
 			}
-			return true
 		}
 		for _, x := range frontier {
 			vx := 1.0
@@ -204,26 +194,24 @@ func (c *storedChains) walk(sc *wscratch, node *trieNode, start uint32, frontier
 				// A -> C -> D: D != A; the best product per D and its C,
 				// and the best from another C (for B != C at depth 2).
 				c.edges(ch.rel, ch.out, x, func(y uint32, conf float64) {
-					if y == start || !ok {
+					if y == start {
 						return
 					}
 					v := vx * conf
-					if int(y) < c.nsym && stamp[y] != ep {
+					switch {
+					case stamp[y] != ep:
 						sc.par[y], sc.alt[y] = x, 0
-					} else if int(y) < c.nsym {
-						switch {
-						case v > val[y]:
-							sc.alt[y], sc.par[y] = val[y], x
-						case v > sc.alt[y]:
-							sc.alt[y] = v
-						}
+					case v > val[y]:
+						sc.alt[y], sc.par[y] = val[y], x
+					case v > sc.alt[y]:
+						sc.alt[y] = v
 					}
 					reach(y, v)
 				})
 			case ch.oi && depth == 2:
 				// D -> B: B != A, and B != the C of the product.
 				c.edges(ch.rel, ch.out, x, func(y uint32, conf float64) {
-					if y == start || !ok {
+					if y == start {
 						return
 					}
 					p := vx
@@ -235,14 +223,7 @@ func (c *storedChains) walk(sc *wscratch, node *trieNode, start uint32, frontier
 					}
 				})
 			default:
-				c.edges(ch.rel, ch.out, x, func(y uint32, conf float64) {
-					if ok {
-						reach(y, vx*conf)
-					}
-				})
-			}
-			if !ok {
-				return false
+				c.edges(ch.rel, ch.out, x, func(y uint32, conf float64) { reach(y, vx*conf) })
 			}
 		}
 		sc.levels[depth] = next
@@ -256,9 +237,8 @@ func (c *storedChains) walk(sc *wscratch, node *trieNode, start uint32, frontier
 				}
 			}
 		}
-		if len(ch.children) > 0 && !c.walk(sc, ch, start, next, val, depth+1, emit) {
-			return false
+		if len(ch.children) > 0 {
+			c.walk(sc, ch, start, next, val, depth+1, emit)
 		}
 	}
-	return true
 }

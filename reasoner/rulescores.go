@@ -168,13 +168,11 @@ func (en *Engine) auxHits(ctx context.Context, h *chainHead, ents []hitEntry, id
 		root = h.auxChains.inv
 	}
 	min := en.opt.Min
-	if !h.auxChains.walk(sc, root, id, []uint32{id}, nil, 0, func(c uint32, r int32, s float64) {
+	h.auxChains.walk(sc, root, id, []uint32{id}, nil, 0, func(c uint32, r int32, s float64) {
 		if s >= min {
 			ents = append(ents, hitEntry{int32(c), r, s})
 		}
-	}) {
-		return ents, errorf("reasoner: rule scores: a symbol past the store's")
-	}
+	})
 	return ents, nil
 }
 
@@ -256,44 +254,78 @@ func (en *Engine) groupHits(cd *chainData, ents []hitEntry, sc *chainScratch) ([
 }
 
 // bucketByCandidate reorders ents so that each candidate's entries are
-// contiguous (candidates in order of first appearance, entries in their
-// order) by counting, when every candidate is an entity of the snapshot;
-// otherwise it returns false and leaves the order to the caller.
+// contiguous (hitBuckets.bucket) when every candidate is an entity of the
+// snapshot; otherwise it returns false and leaves the order to the caller.
 func bucketByCandidate(cd *chainData, ents []hitEntry, sc *chainScratch) bool {
 	for _, e := range ents {
 		if e.c < 0 || int(e.c) >= len(cd.dense) || cd.dense[e.c] < 0 {
 			return false
 		}
 	}
-	sc.hepoch++
-	if sc.hepoch == 0 {
-		clear(sc.hstamp)
-		sc.hepoch = 1
+	sc.buckets.bucket(ents, cd.dense)
+	return true
+}
+
+// hitBuckets is the scratch of bucket, over n slots: per slot the epoch of
+// its last use (seen) and its group (group); the groups' sizes, then
+// starts (counts); the reordered entries (tmp).
+type hitBuckets struct {
+	seen   []uint32
+	epoch  uint32
+	group  []int32
+	counts []int32
+	tmp    []hitEntry
+}
+
+func newHitBuckets(n int) hitBuckets {
+	return hitBuckets{seen: make([]uint32, n), group: make([]int32, n)}
+}
+
+// next starts a new epoch of seen and returns it with seen.
+func (b *hitBuckets) next() ([]uint32, uint32) {
+	b.epoch++
+	if b.epoch == 0 {
+		clear(b.seen)
+		b.epoch = 1
 	}
-	counts := sc.counts[:0]
+	return b.seen, b.epoch
+}
+
+// bucket reorders ents so that each candidate's entries are contiguous,
+// candidates in order of first appearance and entries in their order, by
+// counting over each candidate's slot: slot[c], or c itself when slot is
+// nil; every slot is below the n of newHitBuckets.
+func (b *hitBuckets) bucket(ents []hitEntry, slot []int32) {
+	at := func(c int32) int32 {
+		if slot == nil {
+			return c
+		}
+		return slot[c]
+	}
+	seen, epoch := b.next()
+	counts := b.counts[:0]
 	for _, e := range ents {
-		x := cd.dense[e.c]
-		if sc.hstamp[x] != sc.hepoch {
-			sc.hstamp[x] = sc.hepoch
-			sc.pos[x] = int32(len(counts))
+		x := at(e.c)
+		if seen[x] != epoch {
+			seen[x] = epoch
+			b.group[x] = int32(len(counts))
 			counts = append(counts, 0)
 		}
-		counts[sc.pos[x]]++
+		counts[b.group[x]]++
 	}
 	start := int32(0)
 	for g, n := range counts {
 		counts[g] = start
 		start += n
 	}
-	tmp := slices.Grow(sc.tmp[:0], len(ents))[:len(ents)]
+	tmp := slices.Grow(b.tmp[:0], len(ents))[:len(ents)]
 	for _, e := range ents {
-		g := sc.pos[cd.dense[e.c]]
+		g := b.group[at(e.c)]
 		tmp[counts[g]] = e
 		counts[g]++
 	}
 	copy(ents, tmp)
-	sc.counts, sc.tmp = counts, tmp
-	return true
+	b.counts, b.tmp = counts, tmp
 }
 
 // auxRelations materialises, once, what the program derives for the
