@@ -31,10 +31,12 @@ type otherSet struct {
 	head    [2][]int64 // per plan: the head's constant that must equal given, or -1
 	patches [2][]patch
 	// The best confidence of each candidate of the rule being applied:
-	// best[cand] when mark[cand] == epoch; touched lists them.
+	// best[cand] when mark[cand] == epoch, or local[cand] for a symbol
+	// only the program names (ids from localBase on); touched lists them.
 	best    []float64
 	mark    []uint32
 	epoch   uint32
+	local   map[uint32]float64
 	touched []uint32
 	other   int // the head argument that is the candidate, for sink
 }
@@ -42,6 +44,18 @@ type otherSet struct {
 // sink keeps the best confidence of each candidate a rule derives.
 func (o *otherSet) sink(h []uint32, c float64) {
 	cand := h[o.other]
+	if cand >= localBase {
+		if b, ok := o.local[cand]; !ok {
+			if o.local == nil {
+				o.local = map[uint32]float64{}
+			}
+			o.local[cand] = c
+			o.touched = append(o.touched, cand)
+		} else if c > b {
+			o.local[cand] = c
+		}
+		return
+	}
 	if int(cand) >= len(o.mark) {
 		n := max(2*len(o.mark), int(cand)+1)
 		o.best = append(o.best, make([]float64, n-len(o.best))...)
@@ -56,9 +70,18 @@ func (o *otherSet) sink(h []uint32, c float64) {
 	}
 }
 
+// bestOf is the best confidence of candidate cand of the rule applied.
+func (o *otherSet) bestOf(cand uint32) float64 {
+	if cand >= localBase {
+		return o.local[cand]
+	}
+	return o.best[cand]
+}
+
 // nextRule starts the candidates of the next rule.
 func (o *otherSet) nextRule() {
 	o.touched = o.touched[:0]
+	clear(o.local)
 	o.epoch++
 	if o.epoch == 0 {
 		clear(o.mark)
@@ -207,7 +230,7 @@ func (o *otherSet) hits(ents []hitEntry, id store.ID, inverse bool) []hitEntry {
 		o.nextRule()
 		w.join(p, 0, 1)
 		for _, cand := range o.touched {
-			ents = append(ents, hitEntry{int32(cand), int32(o.rules[k]), o.best[cand]})
+			ents = append(ents, hitEntry{int32(cand), int32(o.rules[k]), o.bestOf(cand)})
 		}
 	}
 	return ents

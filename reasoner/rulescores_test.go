@@ -312,6 +312,30 @@ func TestRuleScoresAuxConfidences(t *testing.T) {
 	}
 }
 
+// TestRuleScoresAuxProgramSymbol: an auxiliary relation that holds a
+// symbol only the program names (not the store) cannot be walked over the
+// store's entities: its chain rules are joined instead, with the same
+// scores as each rule alone.
+func TestRuleScoresAuxProgramSymbol(t *testing.T) {
+	facts := randomFacts(5, 13, 120, 12, 3, 12)
+	const src = `0.9 :: h(X, Y) :- aux(X, Z), r2(Z, Y).
+0.7 :: h(X, Y) :- r0(X, Z), aux(Z, Y).
+0.5 :: aux(X, Y) :- r0(X, Y).
+0.6 :: aux(X, elsewhere) :- r1(X, Y).
+0.8 :: aux(elsewhere, Y) :- r2(Y, X).
+`
+	prog, st, en, cd := prepareScores(t, src, facts)
+	checked := checkRuleScores(t, en, st, 12, func(ri int) *datalog.Program {
+		return &datalog.Program{Rules: append([]datalog.Rule{prog.Rules[ri]}, prog.Rules[2:]...)}
+	}, 2)
+	if h := cd.heads["h"]; h.auxChains != nil || !slices.Equal(h.lpOther, []int{0, 1}) {
+		t.Errorf("walked %v, joined %v; want the rules joined", h.auxChains != nil, h.lpOther)
+	}
+	if checked < 50 {
+		t.Errorf("only %d candidates checked", checked)
+	}
+}
+
 // randomFacts returns n random triples (vS, rR, vO) as TSV: S below
 // subjects, R below rels, O below objects.
 func randomFacts(seed1, seed2 uint64, n, subjects, rels, objects int) string {
