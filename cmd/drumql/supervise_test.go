@@ -54,6 +54,21 @@ func runBin(t *testing.T, bin string, args ...string) (string, string, int) {
 	return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
 }
 
+// fillDevice writes a file into the file system at mnt that leaves it
+// free bytes, and returns its path.
+func fillDevice(t *testing.T, mnt string, free int64) string {
+	t.Helper()
+	ballast := filepath.Join(mnt, "ballast")
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(mnt, &fs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ballast, make([]byte, int64(fs.Bavail)*fs.Bsize-free), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ballast
+}
+
 // statsJSON is what 'stats --format json' says of the store at db, read by
 // this process (a build with the free-space check), without the sizes on
 // disk.
@@ -101,14 +116,7 @@ func TestWriteFaultOnFullDevice(t *testing.T) {
 	if err := os.WriteFile(big, tsv.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ballast := filepath.Join(mnt, "ballast")
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(mnt, &fs); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(ballast, make([]byte, int64(fs.Bavail)*fs.Bsize-4<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ballast := fillDevice(t, mnt, 4<<20)
 
 	stdout, stderr, code = runBin(t, bin, "-q", "--db", db, "load", big)
 	if code != exitFailure || !strings.Contains(stderr, "drumql: load: no space left on the device of "+db+" while writing") ||
@@ -192,14 +200,7 @@ func TestServeFaultOnFullDevice(t *testing.T) {
 		fmt.Fprintf(&body, `["e%d", "r0", "e%d"]`, i, i*7919%80000)
 	}
 	body.WriteString(`]}`)
-	ballast := filepath.Join(mnt, "ballast")
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(mnt, &fs); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(ballast, make([]byte, int64(fs.Bavail)*fs.Bsize-4<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ballast := fillDevice(t, mnt, 4<<20)
 	resp, err = http.Post("http://"+addr+"/v1/facts", "application/json", strings.NewReader(body.String()))
 	if err == nil {
 		resp.Body.Close()
