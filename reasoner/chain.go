@@ -58,7 +58,20 @@ type trieNode struct {
 	children []*trieNode
 	rules    []int32
 	weights  []float64
-	neq      []bool // the rule excludes an answer equal to the start
+	neq      []bool  // the rule excludes an answer equal to the start
+	maxW     float64 // the highest weight of a rule here or below (setMaxW)
+}
+
+// setMaxW sets maxW in n and below, and returns n's.
+func (n *trieNode) setMaxW() float64 {
+	n.maxW = 0
+	for _, w := range n.weights {
+		n.maxW = max(n.maxW, w)
+	}
+	for _, c := range n.children {
+		n.maxW = max(n.maxW, c.setMaxW())
+	}
+	return n.maxW
 }
 
 func (n *trieNode) add(rule int32, w float64, neq bool) {

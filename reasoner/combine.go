@@ -139,10 +139,15 @@ func noisyOrOf(q datalog.Atom, as, answers []Answer, top int) ([]Answer, error) 
 // An answer keeps its confidence when that is higher. The result is
 // sorted best first, then by values.
 func rescored(answers []Answer, confs map[string][]float64, top int) []Answer {
-	keyOf := func(vals []string) string { return strings.Join(vals, "\x00") }
+	return rescoredBy(answers, func(vals []string) []float64 { return confs[strings.Join(vals, "\x00")] }, top)
+}
+
+// rescoredBy is rescored with each answer's confidences through its rules
+// given by confOf (nil: none).
+func rescoredBy(answers []Answer, confOf func(vals []string) []float64, top int) []Answer {
 	out := slices.Clone(answers)
 	for i := range out {
-		if cs, ok := confs[keyOf(out[i].Values)]; ok {
+		if cs := confOf(out[i].Values); cs != nil {
 			if top > 0 && len(cs) > top {
 				slices.SortFunc(cs, func(a, b float64) int { return cmp.Compare(b, a) })
 				cs = cs[:top]

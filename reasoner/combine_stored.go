@@ -32,6 +32,7 @@ type StoredNoisyOr struct {
 	mu    sync.Mutex
 	heads map[string]*datalog.Program // tagged rules per head predicate
 	sets  map[string]*storedSets      // compiled rules per binary head predicate
+	adjs  *weightedAdjs               // the relations chain rules walk
 
 	scratch sync.Pool // *wscratch, one per goroutine at a time
 }
@@ -62,7 +63,11 @@ func PrepareStoredNoisyOr(ctx context.Context, st store.Store, prog *datalog.Pro
 	if err != nil {
 		return nil, err
 	}
-	return &StoredNoisyOr{en: en, prog: prog, heads: map[string]*datalog.Program{}, sets: map[string]*storedSets{}}, nil
+	s := &StoredNoisyOr{en: en, prog: prog, heads: map[string]*datalog.Program{}, sets: map[string]*storedSets{}}
+	s.adjs = newWeightedAdjs(int(en.syms.nStore), func(ctx context.Context, pred string) (*relation, error) {
+		return en.relation(ctx, pred, 2)
+	})
+	return s, nil
 }
 
 // storedAux is the predicate of the tagged rules of pred.
@@ -160,8 +165,7 @@ func (s *StoredNoisyOr) binaryRules(ctx context.Context, pred string) (*storedSe
 		}
 	}
 	if ss != nil && !ss.compound && len(chains) > 0 {
-		relOf := func(pred string) (*relation, error) { return s.en.relation(ctx, pred, 2) }
-		if ss.chains, err = newStoredChains(s.prog, chains, int(s.en.syms.nStore), relOf); err != nil {
+		if ss.chains, err = newStoredChains(ctx, s.prog, chains, s.adjs); err != nil {
 			return nil, err
 		}
 		if ss.chains == nil {
@@ -207,15 +211,24 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 		sc = newWScratch(nsym)
 	}
 	defer s.scratch.Put(sc)
+	var acc *topHits // the k best hits per candidate, for noisy_or(top = k)
+	if top > 0 && top <= maxTopHits {
+		if sc.top == nil {
+			sc.top = newTopHits(nsym)
+		}
+		acc = sc.top
+		acc.reset(top)
+	}
 	hits := sc.hits[:0]
 	if ss.chains != nil {
 		root := ss.chains.fwd
 		if dir == 1 {
 			root = ss.chains.inv
 		}
-		min := s.en.opt.Min
-		ss.chains.walk(sc, root, id, []uint32{id}, nil, 0, func(c uint32, rule int32, v float64) {
-			if v >= min {
+		ss.chains.walk(sc, root, id, []uint32{id}, nil, 0, s.en.opt.Min, func(c uint32, rule int32, v float64) {
+			if acc != nil {
+				acc.add(c, rule, v)
+			} else {
 				hits = append(hits, hitEntry{int32(c), rule, v})
 			}
 		})
@@ -235,6 +248,21 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 		}
 	}
 	sc.hits = hits
+	if acc != nil {
+		for _, h := range hits {
+			acc.add(uint32(h.c), h.r, h.s)
+		}
+		return rescoredBy(answers, func(vals []string) []float64 {
+			c, ok := s.en.syms.lookup(vals[0])
+			if !ok {
+				return nil
+			}
+			if k, ok := acc.find(c); ok {
+				return acc.confs(k)
+			}
+			return nil
+		}, top), true, nil
+	}
 	confs, err := s.confsByCandidate(sc, hits)
 	if err != nil {
 		return nil, false, err

@@ -61,7 +61,9 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 			if err != nil {
 				continue // a predicate neither the store nor the program knows
 			}
-			top := rng.IntN(3)
+			// 0: every rule; up to maxTopHits, the k best per candidate
+			// are kept as they come (topHits); past it, grouped.
+			top := []int{0, 1, 2, 3, maxTopHits + 1}[rng.IntN(5)]
 			want, err := NoisyOrTop(ctx, plain, p, q, answers, top, opt)
 			if err != nil {
 				t.Fatal(err)

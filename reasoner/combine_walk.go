@@ -2,7 +2,9 @@ package reasoner
 
 import (
 	"cmp"
+	"context"
 	"slices"
+	"sync"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/csr"
@@ -20,19 +22,31 @@ type storedChains struct {
 	// adj holds each relation's facts as two adjacencies over entity ids,
 	// out (by first argument) and in (by second), with the facts'
 	// confidences in out's order.
-	adj  []weightedAdj
+	adj  []*weightedAdj
 	nsym int // entity ids are below it
 }
 
 // weightedAdj is one relation's facts with their confidences.
 type weightedAdj struct {
-	out, in csr.Matrix
-	conf    []float64 // by position in out.Col
+	out, in         csr.Matrix
+	outConf, inConf []float64 // by position in out.Col, in in.Col
+}
+
+// row returns x's neighbours through the relation (out: x is the first
+// argument) and the facts' confidences, position by position.
+func (a *weightedAdj) row(out bool, x uint32) ([]int32, []float64) {
+	if out {
+		lo, hi := a.out.Span(int32(x))
+		return a.out.Col[lo:hi], a.outConf[lo:hi]
+	}
+	lo, hi := a.in.Span(int32(x))
+	return a.in.Col[lo:hi], a.inConf[lo:hi]
 }
 
 // newWeightedAdj builds the adjacencies of r's facts (those of positive
-// confidence); ok is false when an argument is not below nsym.
-func newWeightedAdj(r *relation, nsym int) (weightedAdj, bool) {
+// confidence), dense when dense is set (see csr.Adjacency); ok is false
+// when an argument is not below nsym.
+func newWeightedAdj(r *relation, nsym int, dense bool) (weightedAdj, bool) {
 	type fact struct {
 		s, o int32
 		c    float64
@@ -56,32 +70,76 @@ func newWeightedAdj(r *relation, nsym int) (weightedAdj, bool) {
 		return cmp.Compare(a.o, b.o)
 	})
 	subs, objs := make([]int32, len(fs)), make([]int32, len(fs))
-	a := weightedAdj{conf: make([]float64, len(fs))}
+	a := weightedAdj{outConf: make([]float64, len(fs)), inConf: make([]float64, len(fs))}
 	for k, f := range fs {
-		subs[k], objs[k], a.conf[k] = f.s, f.o, f.c
+		subs[k], objs[k], a.outConf[k] = f.s, f.o, f.c
 	}
-	a.out, a.in = csr.Adjacency(nsym, subs, objs, false)
+	a.out, a.in = csr.Adjacency(nsym, subs, objs, dense)
+	for p, e := range a.in.Edge {
+		a.inConf[p] = a.outConf[e]
+	}
+	a.in.Edge = nil
 	return a, true
 }
 
+// weightedAdjs builds each relation's weighted adjacencies once, for every
+// head's chains: dense (a row found in constant time, where the walk
+// spends most of its time on a hypersparse row's binary search) while the
+// dense row pointers of all of them fit csr.DenseBudget, then as
+// csr.Adjacency chooses. Safe for concurrent use.
+type weightedAdjs struct {
+	mu        sync.Mutex
+	nsym      int
+	relOf     func(ctx context.Context, pred string) (*relation, error)
+	adj       map[string]*weightedAdj // nil: a relation with a symbol at or above nsym
+	denseLeft int64
+}
+
+func newWeightedAdjs(nsym int, relOf func(ctx context.Context, pred string) (*relation, error)) *weightedAdjs {
+	return &weightedAdjs{nsym: nsym, relOf: relOf, adj: map[string]*weightedAdj{}, denseLeft: csr.DenseBudget}
+}
+
+// get returns pred's adjacencies, nil when it holds a symbol at or above
+// nsym (one the program made).
+func (w *weightedAdjs) get(ctx context.Context, pred string) (*weightedAdj, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if a, ok := w.adj[pred]; ok {
+		return a, nil
+	}
+	r, err := w.relOf(ctx, pred)
+	if err != nil {
+		return nil, err
+	}
+	cost := 8 * int64(w.nsym+1) // both directions' row pointers
+	dense := cost <= w.denseLeft
+	var a *weightedAdj
+	if wa, ok := newWeightedAdj(r, w.nsym, dense); ok {
+		a = &wa
+		if !a.out.Hypersparse() {
+			w.denseLeft -= cost / 2
+		}
+		if !a.in.Hypersparse() {
+			w.denseLeft -= cost / 2
+		}
+	}
+	w.adj[pred] = a
+	return a, nil
+}
+
 // newStoredChains builds the tries of rules rs of prog (chain rules of one
-// binary head) over the relations relOf returns, with nsym symbols in the
-// store; nil when a relation holds a symbol the store does not (one the
-// program made).
-func newStoredChains(prog *datalog.Program, rs []int, nsym int, relOf func(pred string) (*relation, error)) (*storedChains, error) {
-	sc := &storedChains{fwd: &trieNode{}, inv: &trieNode{}, nsym: nsym}
+// binary head) over the relations adjs holds; nil when a relation holds a
+// symbol the store does not (one the program made).
+func newStoredChains(ctx context.Context, prog *datalog.Program, rs []int, adjs *weightedAdjs) (*storedChains, error) {
+	sc := &storedChains{fwd: &trieNode{}, inv: &trieNode{}, nsym: adjs.nsym}
 	relIdx := map[string]int32{}
 	rel := func(pred string) (int32, error) {
 		if i, ok := relIdx[pred]; ok {
 			return i, nil
 		}
-		r, err := relOf(pred)
-		if err != nil {
-			return 0, err
-		}
-		a, ok := newWeightedAdj(r, sc.nsym)
-		if !ok {
-			return -1, nil
+		a, err := adjs.get(ctx, pred)
+		if err != nil || a == nil {
+			return -1, err
 		}
 		relIdx[pred] = int32(len(sc.adj))
 		sc.adj = append(sc.adj, a)
@@ -109,6 +167,8 @@ func newStoredChains(prog *datalog.Program, rs []int, nsym int, relOf func(pred 
 		}
 		node.add(int32(ri), w, neq)
 	}
+	sc.fwd.setMaxW()
+	sc.inv.setMaxW()
 	return sc, nil
 }
 
@@ -128,6 +188,7 @@ type wscratch struct {
 	// (confsByCandidate).
 	hits    []hitEntry
 	buckets hitBuckets
+	top     *topHits // the k best hits per candidate, for noisy_or(top = k)
 }
 
 func newWScratch(nsym int) *wscratch {
@@ -150,80 +211,83 @@ func (sc *wscratch) level(depth, nsym int) ([]uint32, []float64, []uint32, uint3
 	return sc.levels[depth][:0], sc.val[depth], sc.stamp[depth], sc.epoch[depth]
 }
 
-// edges calls fn with each neighbour of x through relation ri (out: x is
-// the first argument) and the fact's confidence.
-func (c *storedChains) edges(ri int32, out bool, x uint32, fn func(y uint32, c float64)) {
-	a := &c.adj[ri]
-	if out {
-		lo, hi := a.out.Span(int32(x))
-		for p := lo; p < hi; p++ {
-			fn(uint32(a.out.Col[p]), a.conf[p])
-		}
-		return
-	}
-	lo, hi := a.in.Span(int32(x))
-	for p := lo; p < hi; p++ {
-		fn(uint32(a.in.Col[p]), a.conf[a.in.Edge[p]])
-	}
-}
-
 // walk propagates the frontier of depth-1 (its products in prev) from
 // node through its children, calling emit with every rule whose path ends
 // there, for each entity reached and the rule's best confidence for it
-// (the weight times the best product). Every id is below c.nsym: the
-// adjacencies hold no other (newWeightedAdj), and the callers start from
-// an entity of the store.
-func (c *storedChains) walk(sc *wscratch, node *trieNode, start uint32, frontier []uint32, prev []float64, depth int, emit func(cand uint32, rule int32, s float64)) {
+// (the weight times the best product), when that is at least min: an
+// entity whose product times the best weight below a node (maxW) is under
+// min is not followed there, as every hit it leads to would be (a
+// confidence is at most 1, and rounding is monotone). Every id is below
+// c.nsym: the adjacencies hold no other (newWeightedAdj), and the callers
+// start from an entity of the store.
+func (c *storedChains) walk(sc *wscratch, node *trieNode, start uint32, frontier []uint32, prev []float64, depth int, min float64, emit func(cand uint32, rule int32, s float64)) {
 	for _, ch := range node.children {
 		next, val, stamp, ep := sc.level(depth, c.nsym)
-		reach := func(y uint32, v float64) {
-			if stamp[y] != ep {
-				stamp[y], val[y] = ep, v
-				next = append(next, y)
-			} else if v > val[y] {
-				val[y] = v
-			}
-		}
+		a, maxW := c.adj[ch.rel], ch.maxW
 		for _, x := range frontier {
 			vx := 1.0
 			if depth > 0 {
 				vx = prev[x]
 			}
+			if vx*maxW < min {
+				continue
+			}
+			ys, confs := a.row(ch.out, x)
+			confs = confs[:len(ys)]
 			switch {
 			case ch.oi && depth == 1:
 				// A -> C -> D: D != A; the best product per D and its C,
 				// and the best from another C (for B != C at depth 2).
-				c.edges(ch.rel, ch.out, x, func(y uint32, conf float64) {
-					if y == start {
-						return
+				for j, yy := range ys {
+					y, v := uint32(yy), vx*confs[j]
+					if y == start || v*maxW < min {
+						continue
 					}
-					v := vx * conf
 					switch {
 					case stamp[y] != ep:
+						stamp[y], val[y] = ep, v
+						next = append(next, y)
 						sc.par[y], sc.alt[y] = x, 0
 					case v > val[y]:
 						sc.alt[y], sc.par[y] = val[y], x
+						val[y] = v
 					case v > sc.alt[y]:
 						sc.alt[y] = v
 					}
-					reach(y, v)
-				})
+				}
 			case ch.oi && depth == 2:
 				// D -> B: B != A, and B != the C of the product.
-				c.edges(ch.rel, ch.out, x, func(y uint32, conf float64) {
+				par, alt := sc.par[x], sc.alt[x]
+				for j, yy := range ys {
+					y, p := uint32(yy), vx
 					if y == start {
-						return
+						continue
 					}
-					p := vx
-					if y == sc.par[x] {
-						p = sc.alt[x]
+					if y == par {
+						p = alt
 					}
-					if p > 0 {
-						reach(y, p*conf)
+					if v := p * confs[j]; p > 0 && v*maxW >= min {
+						if stamp[y] != ep {
+							stamp[y], val[y] = ep, v
+							next = append(next, y)
+						} else if v > val[y] {
+							val[y] = v
+						}
 					}
-				})
+				}
 			default:
-				c.edges(ch.rel, ch.out, x, func(y uint32, conf float64) { reach(y, vx*conf) })
+				for j, yy := range ys {
+					y, v := uint32(yy), vx*confs[j]
+					if v*maxW < min {
+						continue
+					}
+					if stamp[y] != ep {
+						stamp[y], val[y] = ep, v
+						next = append(next, y)
+					} else if v > val[y] {
+						val[y] = v
+					}
+				}
 			}
 		}
 		sc.levels[depth] = next
@@ -231,14 +295,15 @@ func (c *storedChains) walk(sc *wscratch, node *trieNode, start uint32, frontier
 			continue
 		}
 		for k, rule := range ch.rules {
+			w := ch.weights[k]
 			for _, y := range next {
-				if y != start || !ch.neq[k] {
-					emit(y, rule, ch.weights[k]*val[y])
+				if s := w * val[y]; s >= min && (y != start || !ch.neq[k]) {
+					emit(y, rule, s)
 				}
 			}
 		}
 		if len(ch.children) > 0 {
-			c.walk(sc, ch, start, next, val, depth+1, emit)
+			c.walk(sc, ch, start, next, val, depth+1, min, emit)
 		}
 	}
 }

@@ -46,6 +46,9 @@ type Engine struct {
 	auxOnce sync.Once
 	aux     map[string]*relation
 	auxErr  error
+	// auxAdjs holds the weighted adjacencies of the auxiliary and graph
+	// relations the heads' chain rules over auxiliary relations walk.
+	auxAdjs *weightedAdjs
 }
 
 // Prepare validates prog (nil means no rules) and prepares it for queries

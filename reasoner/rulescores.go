@@ -139,18 +139,11 @@ func (en *Engine) collectHits(ctx context.Context, head, given string, inverse b
 // rules join h.lpOther, which the caller applies next.
 func (en *Engine) auxHits(ctx context.Context, h *chainHead, ents []hitEntry, id uint32, known, inverse bool) ([]hitEntry, error) {
 	h.auxOnce.Do(func() {
-		aux, err := en.auxRelations(ctx)
-		if err != nil {
+		if _, err := en.auxRelations(ctx); err != nil {
 			h.auxErr = err
 			return
 		}
-		relOf := func(pred string) (*relation, error) {
-			if r := aux[relKey(pred, 2)]; r != nil {
-				return r, nil
-			}
-			return en.relation(ctx, pred, 2)
-		}
-		if h.auxChains, h.auxErr = newStoredChains(en.prog, h.lpAux, int(en.syms.nStore), relOf); h.auxErr == nil && h.auxChains == nil {
+		if h.auxChains, h.auxErr = newStoredChains(ctx, en.prog, h.lpAux, en.auxAdjs); h.auxErr == nil && h.auxChains == nil {
 			h.lpOther = append(h.lpOther, h.lpAux...)
 			slices.Sort(h.lpOther)
 		}
@@ -167,11 +160,8 @@ func (en *Engine) auxHits(ctx context.Context, h *chainHead, ents []hitEntry, id
 	if inverse {
 		root = h.auxChains.inv
 	}
-	min := en.opt.Min
-	h.auxChains.walk(sc, root, id, []uint32{id}, nil, 0, func(c uint32, r int32, s float64) {
-		if s >= min {
-			ents = append(ents, hitEntry{int32(c), r, s})
-		}
+	h.auxChains.walk(sc, root, id, []uint32{id}, nil, 0, en.opt.Min, func(c uint32, r int32, s float64) {
+		ents = append(ents, hitEntry{int32(c), r, s})
 	})
 	return ents, nil
 }
@@ -351,6 +341,12 @@ func (en *Engine) auxRelations(ctx context.Context) (map[string]*relation, error
 			}
 		}
 		en.aux = map[string]*relation{}
+		en.auxAdjs = newWeightedAdjs(int(en.syms.nStore), func(ctx context.Context, pred string) (*relation, error) {
+			if r := en.aux[relKey(pred, 2)]; r != nil {
+				return r, nil
+			}
+			return en.relation(ctx, pred, 2)
+		})
 		if len(prog.Rules) == 0 {
 			return
 		}

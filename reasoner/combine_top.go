@@ -1,0 +1,123 @@
+package reasoner
+
+import (
+	"cmp"
+	"slices"
+)
+
+// maxTopHits is the largest noisy_or(top = k) whose hits topHits keeps;
+// past it, every hit is kept and grouped (confsByCandidate).
+const maxTopHits = 8
+
+// topHits keeps, per candidate, what noisy-or over its k best rules needs
+// of the hits it receives: how many there were and the k best (rule,
+// confidence) pairs. It replaces a list of every hit, grouped and sorted
+// per candidate afterwards: through a hub, hundreds of thousands of hits
+// for a few thousand candidates. Each (candidate, rule) pair is added
+// once. Candidates below the dense size are found by their id; others
+// (symbols the program made) through a map.
+type topHits struct {
+	k     int
+	slot  []int32  // by candidate id: its slot, when stamp matches epoch
+	stamp []uint32 // by candidate id
+	epoch uint32
+	far   map[uint32]int32 // slots of candidates at or above len(slot)
+	cands []uint32         // by slot
+	n     []int32          // by slot: the hits received
+	conf  []float64        // k per slot
+	rule  []int32          // k per slot
+}
+
+func newTopHits(n int) *topHits {
+	return &topHits{slot: make([]int32, n), stamp: make([]uint32, n)}
+}
+
+// reset empties t for a query keeping k hits per candidate.
+func (t *topHits) reset(k int) {
+	t.k = k
+	t.epoch++
+	if t.epoch == 0 {
+		clear(t.stamp)
+		t.epoch = 1
+	}
+	clear(t.far)
+	t.cands, t.n, t.conf, t.rule = t.cands[:0], t.n[:0], t.conf[:0], t.rule[:0]
+}
+
+// slotOf returns c's slot, made when c has none.
+func (t *topHits) slotOf(c uint32) int32 {
+	if int(c) < len(t.slot) {
+		if t.stamp[c] == t.epoch {
+			return t.slot[c]
+		}
+		t.stamp[c], t.slot[c] = t.epoch, int32(len(t.cands))
+	} else {
+		if s, ok := t.far[c]; ok {
+			return s
+		}
+		if t.far == nil {
+			t.far = map[uint32]int32{}
+		}
+		t.far[c] = int32(len(t.cands))
+	}
+	t.cands = append(t.cands, c)
+	t.n = append(t.n, 0)
+	for range t.k {
+		t.conf = append(t.conf, 0)
+		t.rule = append(t.rule, 0)
+	}
+	return int32(len(t.cands) - 1)
+}
+
+// add records rule's hit of candidate c with confidence v.
+func (t *topHits) add(c uint32, rule int32, v float64) {
+	s := t.slotOf(c)
+	n := t.n[s]
+	t.n[s]++
+	base := int(s) * t.k
+	cs, rs := t.conf[base:base+t.k], t.rule[base:base+t.k]
+	if int(n) < t.k {
+		cs[n], rs[n] = v, rule
+		return
+	}
+	m := 0
+	for j := 1; j < t.k; j++ {
+		if cs[j] < cs[m] {
+			m = j
+		}
+	}
+	if v > cs[m] {
+		cs[m], rs[m] = v, rule
+	}
+}
+
+// confs returns the confidences of slot s in the order noisy-or over the k
+// best rules multiplies them (as rescored orders the hits noisyOrOf
+// groups): in rule order when the candidate has at most k hits, else its k
+// best, highest first. The product is then the same, bit for bit.
+func (t *topHits) confs(s int32) []float64 {
+	base := int(s) * t.k
+	n := min(int(t.n[s]), t.k)
+	cs, rs := t.conf[base:base+n:base+n], t.rule[base:base+n]
+	if int(t.n[s]) > t.k {
+		slices.SortFunc(cs, func(a, b float64) int { return cmp.Compare(b, a) })
+		return cs
+	}
+	// Insertion sort by rule, n ≤ k: both slices in step.
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && rs[j] < rs[j-1]; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+	return cs
+}
+
+// find returns c's slot; ok is false when c has no hit.
+func (t *topHits) find(c uint32) (s int32, ok bool) {
+	if int(c) < len(t.slot) {
+		return t.slot[c], t.stamp[c] == t.epoch
+	}
+	s, ok = t.far[c]
+	return s, ok
+}

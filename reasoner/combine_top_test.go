@@ -1,0 +1,54 @@
+package reasoner
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestTopHits checks the k best hits kept per candidate against every hit
+// grouped as noisyOrOf and rescored order them: the same confidences in
+// the same order (the noisy-or product is then the same, bit for bit),
+// through reuses of the scratch and candidates past its dense size.
+func TestTopHits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 35))
+	const dense = 20
+	th := newTopHits(dense)
+	for round := range 200 {
+		k := 1 + rng.IntN(maxTopHits)
+		th.reset(k)
+		all := map[uint32][]hitEntry{}
+		for _, r := range rng.Perm(30) {
+			for c := range uint32(dense + 5) {
+				if rng.IntN(3) == 0 {
+					// Few distinct confidences: ties among the best.
+					v := float64(1+rng.IntN(6)) / 8
+					th.add(c, int32(r), v)
+					all[c] = append(all[c], hitEntry{int32(c), int32(r), v})
+				}
+			}
+		}
+		for c, hs := range all {
+			slices.SortFunc(hs, func(a, b hitEntry) int { return cmp.Compare(a.r, b.r) })
+			want := make([]float64, len(hs))
+			for i, h := range hs {
+				want[i] = h.s
+			}
+			if len(want) > k {
+				slices.SortFunc(want, func(a, b float64) int { return cmp.Compare(b, a) })
+				want = want[:k]
+			}
+			s, ok := th.find(c)
+			if !ok {
+				t.Fatalf("round %d: candidate %d not found", round, c)
+			}
+			if got := th.confs(s); !slices.Equal(got, want) {
+				t.Fatalf("round %d, k %d, candidate %d: got %v, want %v", round, k, c, got, want)
+			}
+		}
+		if _, ok := th.find(dense + 7); ok {
+			t.Fatalf("round %d: a candidate without hits found", round)
+		}
+	}
+}
