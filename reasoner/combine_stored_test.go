@@ -20,7 +20,7 @@ import (
 // float32, hence the tolerance.
 func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 	ctx := context.Background()
-	rescored, raised := 0, 0
+	rescored, raised, firsts, settled := 0, 0, 0, 0
 	for seed := range 120 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 29))
 		base, _, src := randomCase(rng, seed%2 == 1)
@@ -81,6 +81,7 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 			if err := sameAnswersWithin(got, want, 1e-6); err != nil {
 				t.Fatalf("seed %d: %s top %d over\n%s\n%v", seed, qs, top, src, err)
 			}
+			firsts, settled = checkRescoreFirst(t, sn, q, stored, got, top, firsts, settled)
 			rescored += len(want)
 			for i := range want {
 				if k := slices.IndexFunc(answers, func(a Answer) bool { return slices.Equal(a.Values, want[i].Values) }); k >= 0 && want[i].Confidence > answers[k].Confidence+1e-9 {
@@ -95,6 +96,42 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 		t.Errorf("only %d answers rescored, %d raised by noisy-or", rescored, raised)
 	}
 	t.Logf("%d answers rescored, %d raised", rescored, raised)
+	// RescoreFirst must have been decided by its bounds alone often, and
+	// not always.
+	if settled < 20 || settled > firsts-20 {
+		t.Errorf("RescoreFirst settled by its bounds %d times of %d", settled, firsts)
+	}
+	t.Logf("RescoreFirst: %d calls, %d settled by the bounds", firsts, settled)
+}
+
+// checkRescoreFirst checks that sn.RescoreFirst of stored for a few n is
+// exactly the first n of all, sn.Rescore's answers (same values, same
+// confidences bit for bit, same order), and counts the calls and those the
+// bounds decided.
+func checkRescoreFirst(t *testing.T, sn *StoredNoisyOr, q datalog.Atom, stored, all []Answer, top, calls, settled int) (int, int) {
+	t.Helper()
+	for _, n := range []int{1, 2, 5} {
+		first, err := sn.RescoreFirst(context.Background(), q, stored, top, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := all[:min(n, len(all))]
+		if len(first) != len(want) {
+			t.Fatalf("%s top %d, first %d: %d answers, want %d", q, top, n, len(first), len(want))
+		}
+		for i := range want {
+			if !slices.Equal(first[i].Values, want[i].Values) || first[i].Confidence != want[i].Confidence {
+				t.Fatalf("%s top %d, first %d: answer %d is %v %v, want %v %v", q, top, n, i, first[i].Values, first[i].Confidence, want[i].Values, want[i].Confidence)
+			}
+		}
+		calls++
+		if top > 0 && n < len(stored) {
+			if _, ok := settledFirst(stored, top, n); ok {
+				settled++
+			}
+		}
+	}
+	return calls, settled
 }
 
 // sameAnswersWithin is sameAnswers with a relative tolerance.

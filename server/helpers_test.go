@@ -110,6 +110,7 @@ func (e *testEnv) start(edit func(*Config)) {
 		}
 		prog.Rules = append(prog.Rules, p.Rules...)
 		prog.Facts = append(prog.Facts, p.Facts...)
+		prog.Aggregates = append(prog.Aggregates, p.Aggregates...)
 	}
 	cfg := Config{Store: e.st, Program: prog, Files: files, Edits: e.edits, Threads: 1}
 	if edit != nil {

@@ -237,7 +237,7 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 			if sn, err = s.storedNoisyOr(ctx); err != nil {
 				return nil, err
 			}
-			as, err = sn.Rescore(ctx, q, as, top)
+			as, err = sn.RescoreFirst(ctx, q, as, top, req.Top)
 		} else {
 			as, err = reasoner.NoisyOrTop(ctx, s.st, s.prog, q, as, top, opt)
 		}

@@ -171,7 +171,7 @@ func (c *queryCmd) Run(e *env) error {
 		return queryErr(err)
 	}
 	if comb.method == "noisy-or" {
-		if answers, err = rescoreNoisyOr(e, st, prog, q.Atom, answers, comb, opt, stored); err != nil {
+		if answers, err = rescoreNoisyOr(e, st, prog, q.Atom, answers, comb, opt, stored, c.Top); err != nil {
 			return err
 		}
 	}
@@ -195,13 +195,14 @@ func (c *queryCmd) Run(e *env) error {
 
 // rescoreNoisyOr rescores answers of q by noisy-or over prog's rules, as
 // comb says: once over the stored facts when they are prog's fixpoint
-// (stored), or by evaluating prog again.
-func rescoreNoisyOr(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, answers []reasoner.Answer, comb combination, opt reasoner.Options, stored bool) ([]reasoner.Answer, error) {
+// (stored; only the first `first` answers when first > 0), or by
+// evaluating prog again.
+func rescoreNoisyOr(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, answers []reasoner.Answer, comb combination, opt reasoner.Options, stored bool, first int) ([]reasoner.Answer, error) {
 	var err error
 	if stored {
 		var sn *reasoner.StoredNoisyOr
 		if sn, err = reasoner.PrepareStoredNoisyOr(e.ctx, st, prog, opt); err == nil {
-			answers, err = sn.Rescore(e.ctx, q, answers, comb.top)
+			answers, err = sn.RescoreFirst(e.ctx, q, answers, comb.top, first)
 		}
 	} else {
 		answers, err = reasoner.NoisyOrTop(e.ctx, st, prog, q, answers, comb.top, opt)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -94,6 +96,43 @@ func TestQueryStoredFixpoint(t *testing.T) {
 	}
 	if raised < 10 {
 		t.Errorf("only %d answers raised by noisy-or", raised)
+	}
+	// With --top N, combined as the file says (noisy-or over the two best
+	// rules for p), the first N answers of the evaluation, in its order.
+	ordered := func(db string, args ...string) []string {
+		t.Helper()
+		out, stderr, code := runCLI(t, "", append([]string{"--db", db, "-q", "query", "--rules", rules, "--format", "tsv"}, args...)...)
+		if code != 0 {
+			t.Fatalf("query %v: exit %d: %s", args, code, stderr)
+		}
+		return strings.Split(strings.TrimSpace(out), "\n")
+	}
+	// sameRows: the same values in the same order, confidences within
+	// float32 storage.
+	sameRows := func(got, want []string) bool {
+		if len(got) != len(want) {
+			return false
+		}
+		for i := range got {
+			g, w := strings.Split(got[i], "\t"), strings.Split(want[i], "\t")
+			if len(g) != len(w) || !slices.Equal(g[:len(g)-1], w[:len(w)-1]) {
+				return false
+			}
+			gc, _ := strconv.ParseFloat(g[len(g)-1], 64)
+			wc, _ := strconv.ParseFloat(w[len(w)-1], 64)
+			if i > 0 && math.Abs(gc-wc) > 1e-6 {
+				return false
+			}
+		}
+		return true
+	}
+	for _, q := range queries {
+		all := ordered(plain, q) // the header, then the answers
+		for _, n := range []int{1, 4} {
+			if got, want := ordered(db, q, "--top", fmt.Sprint(n)), all[:min(n+1, len(all))]; !sameRows(got, want) {
+				t.Errorf("%s --top %d:\n%s\nwant the first of all answers:\n%s", q, n, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		}
 	}
 	// A base fact added since the infer: the stored facts are out of date,
 	// the query evaluates the rules again.
