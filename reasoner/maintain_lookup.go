@@ -19,6 +19,26 @@ import (
 // first top answers are returned (built only for the facts that can be
 // among them). Safe for concurrent use with other Lookups, not with Apply.
 func (m *Materialisation) Lookup(ctx context.Context, q datalog.Atom, min float64, top int) (as []Answer, ok bool, err error) {
+	return m.lookup(ctx, q, min, top, nil)
+}
+
+// LookupNoisyOr is Lookup for answers that noisy-or over each answer's k
+// best rules (k > 0) then rescores: with top > 0, it returns every answer
+// that can be among the first top once rescored (StoredNoisyOr's
+// RescoreFirst of them is then the first top of all the answers
+// rescored), not only the first top as they are stored. With k <= 0
+// (noisy-or over every rule), every answer.
+func (m *Materialisation) LookupNoisyOr(ctx context.Context, q datalog.Atom, min float64, top, k int) (as []Answer, ok bool, err error) {
+	if k <= 0 {
+		top = 0
+	}
+	return m.lookup(ctx, q, min, top, func(c float64) float64 { return noisyOrBound(c, k) })
+}
+
+// lookup is Lookup, and with bound LookupNoisyOr: bound(c) is the highest
+// confidence an answer stored with confidence c can be rescored to, and
+// increases with c.
+func (m *Materialisation) lookup(ctx context.Context, q datalog.Atom, min float64, top int, bound func(c float64) float64) (as []Answer, ok bool, err error) {
 	e := m.e
 	ri, held := e.relIdx[relKey(q.Pred, len(q.Args))]
 	if !held || !m.loaded[ri] {
@@ -97,10 +117,11 @@ func (m *Materialisation) Lookup(ctx context.Context, q datalog.Atom, min float6
 	wild := slices.ContainsFunc(q.Args, func(t datalog.Term) bool { return t.Kind == datalog.Var && t.Value == "_" })
 	if top > 0 && !wild && len(cands) > top {
 		// Only the facts at least as confident as the top-th can be among
-		// the first top answers (ties are ordered by name below).
+		// the first top answers (ties are ordered by name below); with a
+		// bound, those that can be rescored to at least its confidence.
 		slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(b.c, a.c) })
-		k := top
-		for k < len(cands) && cands[k].c == cands[top-1].c {
+		low, k := cands[top-1].c, top
+		for k < len(cands) && (cands[k].c == low || bound != nil && bound(cands[k].c) >= low) {
 			k++
 		}
 		cands = cands[:k]
@@ -122,7 +143,7 @@ func (m *Materialisation) Lookup(ctx context.Context, q datalog.Atom, min float6
 	if err := sortAnswersCtx(ctx, as); err != nil {
 		return nil, true, err
 	}
-	if top > 0 && len(as) > top {
+	if top > 0 && len(as) > top && bound == nil {
 		as = as[:top]
 	}
 	return as, true, nil

@@ -210,14 +210,21 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 	held := false
 	method, top := combination(req.Combine, s.prog, q.Pred)
 	if !req.Explain && s.m != nil {
-		lookTop := req.Top
-		if method == "noisy-or" {
-			lookTop = 0 // noisy-or rescores every answer
-		}
 		// From the materialisation in memory, through the relation's
 		// index: the same answers as the store's (TestLookupAsStored),
-		// without scanning its derived facts.
-		if as, held, err = s.m.Lookup(ctx, q, req.Min, lookTop); err != nil {
+		// without scanning its derived facts; for noisy-or, those that
+		// can be among the first top once rescored.
+		switch {
+		case method == "max":
+			as, held, err = s.m.Lookup(ctx, q, req.Min, req.Top)
+		case req.Min <= 0 || req.Min == s.m.Min():
+			// Rescored over the stored fixpoint (below), whose rules
+			// never derive an answer above its stored confidence.
+			as, held, err = s.m.LookupNoisyOr(ctx, q, req.Min, req.Top, top)
+		default:
+			as, held, err = s.m.Lookup(ctx, q, req.Min, 0)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
