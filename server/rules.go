@@ -135,10 +135,17 @@ func ruleInfo(r datalog.Rule, lines []string) RuleInfo {
 
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 	head := r.URL.Query().Get("head")
-	// Read under the lock: an edit rewrites the files the comments are
-	// read from.
+	// Read under the lock (an edit rewrites the files the comments are
+	// read from), written after it.
 	s.mu.RLock()
-	defer s.mu.RUnlock()
+	out := s.ruleInfos(head)
+	s.mu.RUnlock()
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ruleInfos lists the loaded rules of head (all: ""). The caller holds
+// the read lock.
+func (s *Server) ruleInfos(head string) []RuleInfo {
 	prog := s.prog
 	// each file is read and split once (a mined file has thousands of
 	// rules)
@@ -158,7 +165,7 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, ruleInfo(rule, lines))
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }
 
 // parseRule parses the text of one rule; item names it in errors.
