@@ -184,8 +184,12 @@ func parseRule(text, item string) (datalog.Rule, *apiError) {
 	return p.Rules[0], nil
 }
 
-// span is the byte range of a statement in a file.
-type span struct{ from, to int }
+// span is the byte range of a statement in a file and the text that
+// replaces it (nothing: the statement is cut).
+type span struct {
+	from, to int
+	text     []byte
+}
 
 // offsetOf is the byte offset of line and col (1-based, col in runes) in
 // src, or -1.
@@ -240,9 +244,9 @@ func statementEnd(src []byte, off int) int {
 	return -1
 }
 
-// ruleSpan is the text a removed rule takes in src: the statement, and its
-// lines when nothing else is on them (the line break after it included).
-func ruleSpan(src []byte, pos datalog.Pos) (span, error) {
+// statementSpan is the text of the statement at pos in src: from its
+// first character to its final '.'.
+func statementSpan(src []byte, pos datalog.Pos) (span, error) {
 	from := offsetOf(src, pos.Line, pos.Col)
 	if from < 0 {
 		return span{}, fmt.Errorf("%s:%d:%d: the file changed since it was loaded (no such position)", pos.File, pos.Line, pos.Col)
@@ -251,6 +255,24 @@ func ruleSpan(src []byte, pos datalog.Pos) (span, error) {
 	if to < 0 {
 		return span{}, fmt.Errorf("%s:%d:%d: the file changed since it was loaded (no statement end)", pos.File, pos.Line, pos.Col)
 	}
+	return span{from: from, to: to}, nil
+}
+
+// ownComment matches the comment line drumql mine and drumql convert write
+// directly above each rule: its score and counts, or where it came from.
+var ownComment = regexp.MustCompile(`^[ \t]*%[ \t]*(score=|from (the graph|anyburl|amie)\b|support[=~])`)
+
+// ruleSpan is the text a removed statement takes in src: the statement,
+// and its lines when nothing else is on them (the line break after it
+// included) with the rule's own comment line directly above it (see
+// ownComment), if it has one. Every other comment stays, a comment after
+// the statement on its last line too.
+func ruleSpan(src []byte, pos datalog.Pos) (span, error) {
+	sp, err := statementSpan(src, pos)
+	if err != nil {
+		return span{}, err
+	}
+	from, to := sp.from, sp.to
 	ls := bytes.LastIndexByte(src[:from], '\n') + 1
 	if len(bytes.TrimSpace(src[ls:from])) == 0 {
 		from = ls
@@ -260,19 +282,29 @@ func ruleSpan(src []byte, pos datalog.Pos) (span, error) {
 		} else if i < 0 && len(bytes.TrimSpace(rest)) == 0 {
 			to = len(src)
 		}
+		if from > 0 {
+			above := bytes.LastIndexByte(src[:from-1], '\n') + 1
+			if ownComment.Match(src[above : from-1]) {
+				from = above
+			}
+		}
 	}
-	return span{from, to}, nil
+	return span{from: from, to: to}, nil
 }
 
-// cutSpans removes the spans from src and returns the new text and a
-// function that maps a position of the old text after no span to the new
-// text.
-func cutSpans(src []byte, spans []span) ([]byte, func(line, col int) (int, int)) {
+// spliceSpans replaces the spans of src by their texts and returns the new
+// text, the offset in it of each span's text (in the order of spans, which
+// it sorts) and a function that maps a position of the old text after no
+// span to the new text.
+func spliceSpans(src []byte, spans []span) ([]byte, []int, func(line, col int) (int, int)) {
 	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
 	var out []byte
 	at := 0
-	for _, sp := range spans {
+	starts := make([]int, len(spans))
+	for i, sp := range spans {
 		out = append(out, src[at:sp.from]...)
+		starts[i] = len(out)
+		out = append(out, sp.text...)
 		at = sp.to
 	}
 	out = append(out, src[at:]...)
@@ -284,15 +316,21 @@ func cutSpans(src []byte, spans []span) ([]byte, func(line, col int) (int, int))
 		n := off
 		for _, sp := range spans {
 			if sp.to <= off {
-				n -= sp.to - sp.from
+				n += len(sp.text) - (sp.to - sp.from)
 			}
 		}
-		before := out[:n]
-		l := bytes.Count(before, []byte("\n")) + 1
-		ls := bytes.LastIndexByte(before, '\n') + 1
-		return l, utf8.RuneCount(before[ls:]) + 1
+		return lineCol(out, n)
 	}
-	return out, remap
+	return out, starts, remap
+}
+
+// lineCol is the line and column (1-based, the column in runes) of byte
+// offset off of src.
+func lineCol(src []byte, off int) (int, int) {
+	before := src[:off]
+	l := bytes.Count(before, []byte("\n")) + 1
+	ls := bytes.LastIndexByte(before, '\n') + 1
+	return l, utf8.RuneCount(before[ls:]) + 1
 }
 
 // editRules is POST /v1/rules.
@@ -383,8 +421,7 @@ func parseEdit(req RulesRequest) (adds, removes []datalog.Rule, e *apiError) {
 
 // removedRules finds the loaded rule of old each of removes is (texts are
 // the rules as sent) and returns their indexes in old.Rules. A rule that
-// is not loaded is an error with status 404, one written as one statement
-// with other rules an error with status 409.
+// is not loaded is an error with status 404.
 func removedRules(old *datalog.Program, removes []datalog.Rule, texts []string) (gone map[int]bool, status int, e *apiError) {
 	gone = map[int]bool{}
 	for i, rm := range removes {
@@ -398,11 +435,6 @@ func removedRules(old *datalog.Program, removes []datalog.Rule, texts []string) 
 		}
 		if found < 0 {
 			return nil, http.StatusNotFound, &apiError{Error: fmt.Sprintf("remove[%d]: %s is not a loaded rule (GET /v1/rules lists them)", i, texts[i]), File: fmt.Sprintf("remove[%d]", i)}
-		}
-		for j := range old.Rules {
-			if j != found && old.Rules[j].Pos == old.Rules[found].Pos && old.Rules[j].Pos.File != "" {
-				return nil, http.StatusConflict, &apiError{Error: fmt.Sprintf("remove[%d]: %s is one of several rules written as one statement at %s:%d: edit the file", i, texts[i], old.Rules[found].Pos.File, old.Rules[found].Pos.Line)}
-			}
 		}
 		gone[found] = true
 	}
@@ -505,8 +537,11 @@ func (s *Server) unknownBody(texts []string, adds []datalog.Rule) []string {
 type filePlan struct {
 	texts  map[string][]byte // file -> new text
 	remaps map[string]func(line, col int) (int, int)
-	added  []datalog.Pos // positions of the added rules in the edits file
-	create bool          // the edits file is new
+	// restated holds the new positions of the rules kept from a statement
+	// of several rules that lost some (rewritten), by index in the program.
+	restated map[int]datalog.Pos
+	added    []datalog.Pos // positions of the added rules in the edits file
+	create   bool          // the edits file is new
 }
 
 // movedPos is where a position is after the edit.
@@ -528,7 +563,13 @@ func (p *filePlan) moved(r datalog.Rule) datalog.Rule {
 func (p *filePlan) place(next, old *datalog.Program, gone map[int]bool, adds []datalog.Rule) {
 	next.Rules = nil
 	for j := range old.Rules {
-		if !gone[j] {
+		switch pos, ok := p.restated[j]; {
+		case gone[j]:
+		case ok:
+			r := old.Rules[j]
+			r.Pos = pos
+			next.Rules = append(next.Rules, r)
+		default:
 			next.Rules = append(next.Rules, p.moved(old.Rules[j]))
 		}
 	}
@@ -545,18 +586,30 @@ func (p *filePlan) place(next, old *datalog.Program, gone map[int]bool, adds []d
 // editsHeader starts an edits file drumql serve creates.
 const editsHeader = "% Rules added through drumql serve (POST /v1/rules): loaded with the rule files on the next start.\n"
 
-// planFiles computes the new texts of the files the edit changes.
+// planFiles computes the new texts of the files the edit changes. A
+// statement whose rules all go is cut (see ruleSpan); one of several rules
+// (several heads, or bodies separated by ';') of which only some go is
+// replaced by the rules it keeps, each printed as a statement of its own,
+// one a line.
 func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []datalog.Rule) (*filePlan, error) {
-	p := &filePlan{texts: map[string][]byte{}, remaps: map[string]func(int, int) (int, int){}}
-	spans := map[string][]span{}
+	p := &filePlan{texts: map[string][]byte{}, remaps: map[string]func(int, int) (int, int){}, restated: map[int]datalog.Pos{}}
+	// the rules of each statement an edit removes rules of, by position
+	stmts := map[datalog.Pos][]int{}
+	var order []datalog.Pos
 	for j := range prog.Rules {
-		if !gone[j] {
-			continue
+		if pos := prog.Rules[j].Pos; gone[j] && pos.File != "" && stmts[pos] == nil {
+			stmts[pos] = []int{}
+			order = append(order, pos)
 		}
-		pos := prog.Rules[j].Pos
-		if pos.File == "" {
-			continue
+	}
+	for j := range prog.Rules {
+		if pos := prog.Rules[j].Pos; stmts[pos] != nil {
+			stmts[pos] = append(stmts[pos], j)
 		}
+	}
+	spans := map[string][]span{}
+	kept := map[string][][]int{} // per file, the rules each span keeps, in the order of spans
+	for _, pos := range order {
 		src, ok := p.texts[pos.File]
 		if !ok {
 			b, err := os.ReadFile(pos.File)
@@ -566,14 +619,56 @@ func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []data
 			src = b
 			p.texts[pos.File] = src
 		}
-		sp, err := ruleSpan(src, pos)
+		var keep []int
+		for _, j := range stmts[pos] {
+			if !gone[j] {
+				keep = append(keep, j)
+			}
+		}
+		var sp span
+		var err error
+		if len(keep) == 0 {
+			sp, err = ruleSpan(src, pos)
+		} else {
+			sp, err = statementSpan(src, pos)
+			sp.text = restate(src, sp.from, prog, keep)
+		}
 		if err != nil {
 			return nil, err
 		}
 		spans[pos.File] = append(spans[pos.File], sp)
+		kept[pos.File] = append(kept[pos.File], keep)
 	}
 	for f, sps := range spans {
-		p.texts[f], p.remaps[f] = cutSpans(p.texts[f], sps)
+		// the spans in file order, each with the rules it keeps
+		idx := make([]int, len(sps))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortFunc(idx, func(a, b int) int { return sps[a].from - sps[b].from })
+		keeps := make([][]int, len(sps))
+		for i, k := range idx {
+			keeps[i] = kept[f][k]
+		}
+		var starts []int
+		p.texts[f], starts, p.remaps[f] = spliceSpans(p.texts[f], sps)
+		for i, keep := range keeps {
+			// each kept rule starts a line of the new text, the first
+			// where the statement started
+			off := starts[i]
+			for _, j := range keep {
+				l, c := lineCol(p.texts[f], off)
+				p.restated[j] = datalog.Pos{File: f, Line: l, Col: c}
+				next := bytes.IndexByte(p.texts[f][off:], '\n')
+				if next < 0 {
+					break
+				}
+				off += next + 1
+				for off < len(p.texts[f]) && (p.texts[f][off] == ' ' || p.texts[f][off] == '\t') {
+					off++
+				}
+			}
+		}
 	}
 	if len(adds) > 0 {
 		e := s.cfg.Edits
@@ -603,6 +698,29 @@ func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []data
 		p.texts[e] = src
 	}
 	return p, nil
+}
+
+// restate is the text that replaces a statement at offset from of src
+// whose rules keep (indexes into prog.Rules) stay: each rule printed on a
+// line of its own, the lines after the first indented as the statement's
+// first line.
+func restate(src []byte, from int, prog *datalog.Program, keep []int) []byte {
+	ls := bytes.LastIndexByte(src[:from], '\n') + 1
+	indent := src[ls:from]
+	if len(bytes.TrimSpace(indent)) > 0 {
+		indent = nil
+	}
+	var out []byte
+	for i, j := range keep {
+		if i > 0 {
+			out = append(out, '\n')
+			out = append(out, indent...)
+		}
+		r := prog.Rules[j]
+		r.Comment = ""
+		out = append(out, r.String()...)
+	}
+	return out
 }
 
 // write writes the changed files, each atomically.
