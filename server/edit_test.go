@@ -225,3 +225,23 @@ func (e *testEnv) sameAsFresh(step string, graph []store.NamedTriple, files []st
 		sameAnswers(t, step+": "+q, got, want)
 	}
 }
+
+// TestFactEditsRemovedDoNotCount adds and removes a base fact, another
+// each time, many more times than the fact cap: a removed fact no longer
+// counts toward --max-facts, so no edit is refused.
+func TestFactEditsRemovedDoNotCount(t *testing.T) {
+	e := newEnv(t, testGraph, testRules, func(c *Config) { c.MaxFacts = 20 })
+	for i := range 60 {
+		fact := fmt.Sprintf(`[["p%d", "husband", "q%d"]]`, i, i)
+		var up UpdateResponse
+		json.Unmarshal(e.mustDo(200, "POST", "/v1/facts", `{"add": `+fact+`}`), &up)
+		if up.Added != 1 {
+			t.Fatalf("add %d: %+v", i, up)
+		}
+		json.Unmarshal(e.mustDo(200, "POST", "/v1/facts", `{"remove": `+fact+`}`), &up)
+		if up.Removed != 1 {
+			t.Fatalf("remove %d: %+v", i, up)
+		}
+	}
+	e.sameAsFresh("after the edits", graphOf(t, testGraph), []string{e.rules}, "wife(X, Y)?", "grand(X, Y)?")
+}
