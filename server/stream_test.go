@@ -133,3 +133,25 @@ func TestStalledStreamDoesNotBlockUpdates(t *testing.T) {
 		t.Errorf("after the update: %d answers, want %d", got, n+1)
 	}
 }
+
+// TestStreamOverCap: a streamed answer of more rows than the fact cap is
+// refused (413) before its first line, the server unharmed.
+func TestStreamOverCap(t *testing.T) {
+	var g strings.Builder
+	g.WriteString(testGraph)
+	for i := range 12 {
+		fmt.Fprintf(&g, "s%d big o%d\n", i, i)
+	}
+	e := newEnv(t, g.String(), testRules, func(c *Config) { c.MaxFacts = 10 })
+	b := e.mustDo(413, "POST", "/v1/query", `{"query": "big(X, Y)?"}`, "Accept", "application/x-ndjson")
+	if msg := errorBody(t, b).Error; !strings.Contains(msg, "more than 10 answers (--max-facts)") {
+		t.Errorf("413: %s", msg)
+	}
+	b = e.mustDo(200, "POST", "/v1/query", `{"query": "big(X, Y)?", "top": 10}`, "Accept", "application/x-ndjson")
+	if n := strings.Count(string(b), "\n"); n != 10 {
+		t.Errorf("top 10: %d lines", n)
+	}
+	if got := len(e.ask("big(X, Y)?")); got != 12 {
+		t.Errorf("%d answers without streaming, want 12", got)
+	}
+}
