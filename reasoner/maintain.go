@@ -176,8 +176,9 @@ type Materialisation struct {
 	record  []byte // Record, computed once per program and threshold
 	broken  error
 	// poolMark is the size of the provenance pool after the last
-	// compaction, or at the first update (maintain_compact.go).
-	poolMark int
+	// compaction, or at the first update, and deadMark the removed
+	// tuples a compaction kept (maintain_compact.go).
+	poolMark, deadMark int
 }
 
 // guardPrefix names the internal relation of the facts a rederive round

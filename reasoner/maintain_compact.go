@@ -52,7 +52,7 @@ func (m *Materialisation) compactDue() bool {
 			live += r.alive
 		}
 	}
-	if dead >= compactTuples && dead > live {
+	if dead -= m.deadMark; dead >= compactTuples && dead > live {
 		return true
 	}
 	w := m.poolWords()
@@ -64,8 +64,13 @@ func (m *Materialisation) compactDue() bool {
 
 // compact rebuilds the relations that hold removed tuples without them,
 // the provenance pool with the records of live tuples only, and drops the
-// reverse index. A removed tuple that a live proof still refers to is
-// kept. Not during an update (Apply's tuple indexes would go stale).
+// reverse index. Maintenance leaves no live proof that refers to a
+// removed tuple (a proof whose body fact fell is replaced, and so is one
+// whose negated fact fell: it is worth less than the rule now derives);
+// should one remain, a removed fact matched by a negated literal becomes
+// no match (what it is worth: 1 - 0), and a positive body fact is kept,
+// counted in deadMark so that it does not make every update compact again. Not during an update (Apply's tuple
+// indexes would go stale).
 func (m *Materialisation) compact() {
 	e := m.e
 	// the tuples each relation with removed tuples keeps, and their new
@@ -83,7 +88,9 @@ func (m *Materialisation) compact() {
 		}
 		renum[ri] = idx
 	}
-	eachRef := func(fn func(rr, rt uint32)) {
+	// eachRef calls fn with the body references of the live proofs, k < 0
+	// for a positive body fact.
+	eachRef := func(fn func(k int, rr, rt uint32)) {
 		for _, r := range e.rels {
 			for t := range int32(r.n) {
 				p := r.provAt(t)
@@ -94,15 +101,15 @@ func (m *Materialisation) compact() {
 				_, refs := e.pool.record(p, rule.nprov)
 				for k := range rule.nprov {
 					if refs[2*k] != noMatch {
-						fn(refs[2*k], refs[2*k+1])
+						fn(k-rule.npos, refs[2*k], refs[2*k+1])
 					}
 				}
 			}
 		}
 	}
-	eachRef(func(rr, rt uint32) {
-		if idx := renum[rr]; idx != nil {
-			idx[rt] = 0 // referred to: kept
+	eachRef(func(k int, rr, rt uint32) {
+		if idx := renum[rr]; idx != nil && k < 0 {
+			idx[rt] = 0 // a body fact of a live proof: kept
 		}
 	})
 	for _, idx := range renum {
@@ -126,8 +133,16 @@ func (m *Materialisation) compact() {
 		rule := e.rules[ci]
 		buf = append(buf[:0], e.pool.words(p, rule.refWords())...)
 		for k := range rule.nprov {
-			if rr := buf[2*k]; rr != noMatch && renum[rr] != nil {
-				buf[2*k+1] = uint32(renum[rr][buf[2*k+1]])
+			rr := buf[2*k]
+			if rr == noMatch || renum[rr] == nil {
+				continue
+			}
+			if t := renum[rr][buf[2*k+1]]; t >= 0 {
+				buf[2*k+1] = uint32(t)
+			} else {
+				// a negated literal matched a fact since removed: as
+				// if it matched nothing (1 - 0)
+				buf[2*k] = noMatch
 			}
 		}
 		return pool.add(ci, buf)
@@ -155,6 +170,12 @@ func (m *Materialisation) compact() {
 	}
 	e.pool = pool
 	e.derived = m.countDerived()
+	m.deadMark = 0
+	for _, r := range e.rels {
+		if !r.internal {
+			m.deadMark += r.n - r.alive
+		}
+	}
 	m.rev = revIndex{}
 	m.poolMark = m.poolWords()
 }

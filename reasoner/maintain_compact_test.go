@@ -83,3 +83,50 @@ func TestMaintainDoesNotGrow(t *testing.T) {
 		t.Errorf("%d facts count toward the cap, want the 3 derived", m.e.derived)
 	}
 }
+
+// TestCompactNegatedRemoved: after the fact a negated literal matched is
+// removed (the proof that used it replaced by one worth more), a
+// compaction keeps no removed tuple, and its result is the evaluation from
+// scratch with proofs that hold.
+func TestCompactNegatedRemoved(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, "a\tr\tb\na\ts\tb\n")
+	p := mustParse(t, "0.5 :: q(X, Y) :- s(X, Y).\np(X, Y) :- r(X, Y), not q(X, Y).\n")
+	m, _, err := Materialise(ctx, st, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := store.NamedTriple{S: "a", R: "s", O: "b"}
+	if _, err := st.Retract(ctx, &store.Batch{Graph: []store.NamedTriple{tr}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: namedFact(t, st, tr), Added: false}}}); err != nil {
+		t.Fatal(err)
+	}
+	dead := func() int {
+		n := 0
+		for _, r := range m.e.rels {
+			if !r.internal {
+				n += r.n - r.alive
+			}
+		}
+		return n
+	}
+	if dead() == 0 {
+		t.Fatal("the update removed no tuple: the test tests nothing")
+	}
+	m.compact()
+	if n := dead(); n != 0 || m.deadMark != 0 {
+		t.Errorf("%d removed tuples kept by the compaction (deadMark %d)", n, m.deadMark)
+	}
+	if err := checkProofs(m); err != nil {
+		t.Error(err)
+	}
+	fresh, _, err := Materialise(ctx, newStore(t, "a\tr\tb\n"), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameDerived(derivedOf(t, m), derivedOf(t, fresh)); err != nil {
+		t.Error(err)
+	}
+}
