@@ -140,8 +140,9 @@ func TestFactEdits(t *testing.T) {
 // others (several heads; bodies separated by ';') and rules with the
 // comment drumql mine writes above each rule, checking the file on disk
 // after each edit: a statement that keeps rules is rewritten as the rules
-// it keeps, one that keeps none goes with its own comment line, and every
-// other line and comment stays as it was. The answers match a fresh
+// it keeps (the comments inside it on lines of their own above them), one
+// that keeps none goes with its own comment line, and every other line and
+// comment stays as it was. The answers match a fresh
 // evaluation of the file, the rules' positions their lines, and a restart
 // finds the stored facts up to date.
 func TestRemoveFromStatement(t *testing.T) {
@@ -153,6 +154,8 @@ func TestRemoveFromStatement(t *testing.T) {
 % score=0.4 ranks=2 support=1 body=4 conf=0.25
 0.4 :: d(X, Y) :- husband(X, Y) ; aunt(X, Y).
   f(X, Y) :- uncle(X, Y).
+0.3 :: g(X, Y),   % g and h
+  h(X, Y) :- uncle(X, Y).
 % the end
 `
 	e := newEnv(t, testGraph, rules, nil)
@@ -169,6 +172,8 @@ func TestRemoveFromStatement(t *testing.T) {
 			"% score=0.4 ranks=2 support=1 body=4 conf=0.25\n0.4 :: d(X, Y) :- aunt(X, Y).\n", ""},
 		{"a rule with a comment on its line", "b(X, Y) :- husband(X, Y).",
 			"% score=0.5 ranks=1 support=2 body=4 conf=0.5\n0.5 :: b(X, Y) :- husband(X, Y).", ""},
+		{"one head of two, a comment inside", "0.3 :: g(X, Y) :- uncle(X, Y).",
+			"0.3 :: g(X, Y),   % g and h\n  h(X, Y) :- uncle(X, Y).", "% g and h\n0.3 :: h(X, Y) :- uncle(X, Y)."},
 	}
 	want := rules
 	for _, s := range steps {
@@ -185,16 +190,22 @@ func TestRemoveFromStatement(t *testing.T) {
 		if string(src) != want {
 			t.Fatalf("%s: rules.dl:\n%s\nwant:\n%s", s.name, src, want)
 		}
-		e.sameAsFresh(s.name, graph, []string{e.rules}, "a(X, Y)?", "b(X, Y)?", "d(X, Y)?", "f(X, Y)?")
+		e.sameAsFresh(s.name, graph, []string{e.rules}, "a(X, Y)?", "b(X, Y)?", "d(X, Y)?", "f(X, Y)?", "g(X, Y)?", "h(X, Y)?")
 		var listed []RuleInfo
 		json.Unmarshal(e.mustDo(200, "GET", "/v1/rules", ""), &listed)
 		lines := strings.Split(string(src), "\n")
 		for _, r := range listed {
-			if r.Line < 1 || r.Line > len(lines) || !strings.Contains(lines[r.Line-1], r.Head+"(X, Y)") {
+			// the statement's first line, or (several heads) its second
+			if r.Line < 1 || r.Line >= len(lines) || !strings.Contains(lines[r.Line-1]+lines[r.Line], r.Head+"(X, Y)") {
 				t.Errorf("%s: rule %s is not at %s:%d", s.name, r.Rule, r.File, r.Line)
 			}
 		}
-		if s.name == "one head of two" && (len(listed) != 4 || listed[0].Support == nil || *listed[0].Support != 2) {
+		for _, r := range listed {
+			if r.Head == "h" && strings.HasPrefix(s.name, "one head of two, a comment") && lines[r.Line-1] != "0.3 :: h(X, Y) :- uncle(X, Y)." {
+				t.Errorf("%s: the kept rule is at line %d: %q", s.name, r.Line, lines[r.Line-1])
+			}
+		}
+		if s.name == "one head of two" && (len(listed) != 6 || listed[0].Support == nil || *listed[0].Support != 2) {
 			t.Errorf("%s: the kept rule lost its counts: %+v", s.name, listed)
 		}
 	}

@@ -185,10 +185,12 @@ func parseRule(text, item string) (datalog.Rule, *apiError) {
 }
 
 // span is the byte range of a statement in a file and the text that
-// replaces it (nothing: the statement is cut).
+// replaces it (nothing: the statement is cut): the rules keep (indexes
+// into the program's rules), each at its offset in text.
 type span struct {
 	from, to int
 	text     []byte
+	keep, at []int
 }
 
 // offsetOf is the byte offset of line and col (1-based, col in runes) in
@@ -215,7 +217,11 @@ func offsetOf(src []byte, line, col int) int {
 // statementEnd returns the offset just past the '.' that ends the
 // statement starting at off, skipping quoted names, comments and the
 // decimal points of numbers; -1 if there is none.
-func statementEnd(src []byte, off int) int {
+func statementEnd(src []byte, off int) int { return scanStatement(src, off, nil) }
+
+// scanStatement is statementEnd that also calls comment, if not nil, with
+// the byte range of each comment it skips.
+func scanStatement(src []byte, off int, comment func(from, to int)) int {
 	for i := off; i < len(src); i++ {
 		switch c := src[i]; {
 		case c == '"':
@@ -225,13 +231,20 @@ func statementEnd(src []byte, off int) int {
 				}
 			}
 		case c == '%' || (c == '/' && i+1 < len(src) && src[i+1] == '/'):
+			from := i
 			for i < len(src) && src[i] != '\n' {
 				i++
+			}
+			if comment != nil {
+				comment(from, i)
 			}
 		case c == '/' && i+1 < len(src) && src[i+1] == '*':
 			j := bytes.Index(src[i+2:], []byte("*/"))
 			if j < 0 {
 				return -1
+			}
+			if comment != nil {
+				comment(i, i+j+4)
 			}
 			i += j + 3
 		case c == '.':
@@ -608,7 +621,6 @@ func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []data
 		}
 	}
 	spans := map[string][]span{}
-	kept := map[string][][]int{} // per file, the rules each span keeps, in the order of spans
 	for _, pos := range order {
 		src, ok := p.texts[pos.File]
 		if !ok {
@@ -629,44 +641,21 @@ func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []data
 		var err error
 		if len(keep) == 0 {
 			sp, err = ruleSpan(src, pos)
-		} else {
-			sp, err = statementSpan(src, pos)
-			sp.text = restate(src, sp.from, prog, keep)
+		} else if sp, err = statementSpan(src, pos); err == nil {
+			restate(src, &sp, prog, keep)
 		}
 		if err != nil {
 			return nil, err
 		}
 		spans[pos.File] = append(spans[pos.File], sp)
-		kept[pos.File] = append(kept[pos.File], keep)
 	}
 	for f, sps := range spans {
-		// the spans in file order, each with the rules it keeps
-		idx := make([]int, len(sps))
-		for i := range idx {
-			idx[i] = i
-		}
-		slices.SortFunc(idx, func(a, b int) int { return sps[a].from - sps[b].from })
-		keeps := make([][]int, len(sps))
-		for i, k := range idx {
-			keeps[i] = kept[f][k]
-		}
 		var starts []int
-		p.texts[f], starts, p.remaps[f] = spliceSpans(p.texts[f], sps)
-		for i, keep := range keeps {
-			// each kept rule starts a line of the new text, the first
-			// where the statement started
-			off := starts[i]
-			for _, j := range keep {
-				l, c := lineCol(p.texts[f], off)
+		p.texts[f], starts, p.remaps[f] = spliceSpans(p.texts[f], sps) // sorts sps
+		for i, sp := range sps {
+			for k, j := range sp.keep {
+				l, c := lineCol(p.texts[f], starts[i]+sp.at[k])
 				p.restated[j] = datalog.Pos{File: f, Line: l, Col: c}
-				next := bytes.IndexByte(p.texts[f][off:], '\n')
-				if next < 0 {
-					break
-				}
-				off += next + 1
-				for off < len(p.texts[f]) && (p.texts[f][off] == ' ' || p.texts[f][off] == '\t') {
-					off++
-				}
 			}
 		}
 	}
@@ -700,27 +689,35 @@ func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []data
 	return p, nil
 }
 
-// restate is the text that replaces a statement at offset from of src
-// whose rules keep (indexes into prog.Rules) stay: each rule printed on a
-// line of its own, the lines after the first indented as the statement's
-// first line.
-func restate(src []byte, from int, prog *datalog.Program, keep []int) []byte {
-	ls := bytes.LastIndexByte(src[:from], '\n') + 1
-	indent := src[ls:from]
+// restate sets the text that replaces the statement sp of src, of which
+// the rules keep (indexes into prog.Rules) stay: the comments inside the
+// statement, each on a line of its own, then each rule printed on a line
+// of its own; the lines after the first indented as the statement's first
+// line.
+func restate(src []byte, sp *span, prog *datalog.Program, keep []int) {
+	ls := bytes.LastIndexByte(src[:sp.from], '\n') + 1
+	indent := src[ls:sp.from]
 	if len(bytes.TrimSpace(indent)) > 0 {
 		indent = nil
 	}
 	var out []byte
-	for i, j := range keep {
-		if i > 0 {
+	line := func(text []byte) {
+		if len(out) > 0 {
 			out = append(out, '\n')
 			out = append(out, indent...)
 		}
+		out = append(out, text...)
+	}
+	scanStatement(src, sp.from, func(from, to int) { line(src[from:to]) })
+	sp.keep, sp.at = keep, nil
+	for _, j := range keep {
 		r := prog.Rules[j]
 		r.Comment = ""
+		line(nil)
+		sp.at = append(sp.at, len(out))
 		out = append(out, r.String()...)
 	}
-	return out
+	sp.text = out
 }
 
 // write writes the changed files, each atomically.
