@@ -602,8 +602,7 @@ const editsHeader = "% Rules added through drumql serve (POST /v1/rules): loaded
 // planFiles computes the new texts of the files the edit changes. A
 // statement whose rules all go is cut (see ruleSpan); one of several rules
 // (several heads, or bodies separated by ';') of which only some go is
-// replaced by the rules it keeps, each printed as a statement of its own,
-// one a line.
+// replaced by the rules it keeps (see restate).
 func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []datalog.Rule) (*filePlan, error) {
 	p := &filePlan{texts: map[string][]byte{}, remaps: map[string]func(int, int) (int, int){}, restated: map[int]datalog.Pos{}}
 	// the rules of each statement an edit removes rules of, by position
