@@ -47,7 +47,8 @@ import (
 //
 // A removed tuple stays in its relation and indexes with confidence 0
 // (provDeleted), where it matches nothing; a later derivation of it
-// reuses the slot.
+// reuses the slot. Removed tuples are reclaimed by compaction, before an
+// update (maintain_compact.go), and do not count toward Options.MaxFacts.
 
 // FactChange is a base fact added to or removed from the store.
 type FactChange struct {
@@ -174,6 +175,10 @@ type Materialisation struct {
 	renames map[string]string
 	record  []byte // Record, computed once per program and threshold
 	broken  error
+	// poolMark is the size of the provenance pool after the last
+	// compaction, or at the first update, and deadMark the removed
+	// tuples a compaction kept (maintain_compact.go).
+	poolMark, deadMark int
 }
 
 // guardPrefix names the internal relation of the facts a rederive round
@@ -319,6 +324,10 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 	if full {
 		return m.recompute(ctx, prog, start)
 	}
+	if m.compactDue() {
+		m.compact()
+	}
+	derived := e.derived
 	rounds := e.iterations
 	m.touch = newTouchLog()
 	m.renames = map[string]string{}
@@ -395,6 +404,9 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
+	// The cap counts the derived facts that hold: the removed ones no
+	// longer do (their tuples stay until a compaction).
+	e.derived = derived + ch.Added - ch.Removed
 	ch.Rounds = e.iterations - rounds
 	ch.Duration = time.Since(start)
 	return ch, nil

@@ -149,6 +149,7 @@ func Resume(ctx context.Context, st store.Store, prog *datalog.Program, min floa
 	if err := m.loadDerived(); err != nil {
 		return nil, errorf("reasoner: resume: %w", err)
 	}
+	e.derived = m.countDerived() // the facts the cap counts, stored ones too
 	m.computeActive()
 	return m, nil
 }

@@ -5,17 +5,139 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
 
 // FactsRequest is the body of POST /v1/facts: base facts to add and to
-// remove, each a triple [subject, relation, object].
+// remove, each a triple [subject, relation, object], and facts as text
+// (see parseFactText).
 type FactsRequest struct {
 	Add    [][]string `json:"add"`
 	Remove [][]string `json:"remove"`
+	Text   string     `json:"text,omitempty"`
+}
+
+// parseFactText reads the facts of text, one a line: "rel(s, o)" (an atom
+// of the dialect: names quoted as there, a final '.' optional) or "s rel
+// o" (three names separated by spaces or tabs), after "-" to remove the
+// fact or an optional "+" to add it. Blank lines and lines starting with
+// '%' are skipped. The error of a bad line gives its line and column.
+func parseFactText(text string) (add, remove []store.NamedTriple, e *apiError) {
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		body := strings.TrimLeft(line, " \t")
+		col := len(line) - len(body) + 1 // in bytes, then runes below
+		if body == "" || body[0] == '%' {
+			continue
+		}
+		adding := true
+		if body[0] == '+' || body[0] == '-' {
+			adding = body[0] == '+'
+			rest := strings.TrimLeft(body[1:], " \t")
+			col += len(body) - len(rest)
+			body = rest
+		}
+		t, at, msg := parseFactLine(body)
+		if msg != "" {
+			c := utf8.RuneCountInString(line[:col-1]) + 1 + at - 1
+			return nil, nil, &apiError{Error: msg, File: "text", Line: i + 1, Col: c}
+		}
+		if adding {
+			add = append(add, t)
+		} else {
+			remove = append(remove, t)
+		}
+	}
+	return add, remove, nil
+}
+
+// splitNames splits src at spaces and tabs into names, a name in double
+// quotes (the dialect's escapes) possibly with spaces; it returns the
+// names, the column (in runes, from 1) of each and of the end, and the
+// column of an unterminated quote (0: none).
+func splitNames(src string) (names []string, cols []int, bad int) {
+	rs := []rune(src)
+	for i := 0; i < len(rs); {
+		if rs[i] == ' ' || rs[i] == '\t' {
+			i++
+			continue
+		}
+		start := i
+		if rs[i] == '"' {
+			for i++; i < len(rs) && rs[i] != '"'; i++ {
+				if rs[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(rs) {
+				return nil, nil, start + 1
+			}
+			i++
+			name, err := strconv.Unquote(string(rs[start:i]))
+			if err != nil {
+				return nil, nil, start + 1
+			}
+			names = append(names, name)
+		} else {
+			for i < len(rs) && rs[i] != ' ' && rs[i] != '\t' && rs[i] != '(' {
+				i++
+			}
+			if i == start { // a '('
+				i++
+			}
+			names = append(names, string(rs[start:i]))
+		}
+		cols = append(cols, start+1)
+	}
+	return names, append(cols, len(rs)+1), 0
+}
+
+// parseFactLine reads one fact, "rel(s, o)" or "s rel o"; on error it
+// returns the message and its column in src (in runes, from 1).
+func parseFactLine(src string) (store.NamedTriple, int, string) {
+	names, cols, bad := splitNames(src)
+	if bad > 0 {
+		return store.NamedTriple{}, bad, "a quoted name without its closing quote"
+	}
+	if len(names) < 2 || names[1] != "(" {
+		if len(names) == 3 {
+			return store.NamedTriple{S: names[0], R: names[1], O: names[2]}, 0, ""
+		}
+		at := cols[len(names)] // after the last name
+		if len(names) > 3 {
+			at = cols[3]
+		}
+		return store.NamedTriple{}, at, fmt.Sprintf("%d names: a fact is rel(s, o) or s rel o, three names", len(names))
+	}
+	q, err := parser.ParseQuery(strings.TrimSuffix(strings.TrimSpace(src), "."))
+	if err != nil {
+		if ds, ok := errors.AsType[datalog.Diagnostics](err); ok {
+			for _, d := range ds {
+				if d.Severity == datalog.Error {
+					return store.NamedTriple{}, d.Pos.Col, d.Msg
+				}
+			}
+		}
+		return store.NamedTriple{}, 1, err.Error()
+	}
+	a := q.Atom
+	if len(a.Args) != 2 {
+		return store.NamedTriple{}, a.Pos.Col, fmt.Sprintf("%s has %d arguments: a base fact is a triple, rel(s, o)", a, len(a.Args))
+	}
+	for _, t := range a.Args {
+		if t.Kind != datalog.Symbol && t.Kind != datalog.Number {
+			return store.NamedTriple{}, t.Pos.Col, fmt.Sprintf("%s: a fact has names, not variables or expressions", a)
+		}
+	}
+	return store.NamedTriple{S: a.Args[0].Value, R: a.Pred, O: a.Args[1].Value}, 0, ""
 }
 
 // triples checks and converts the triples of a request.
@@ -41,8 +163,16 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		rm, err = triples(req.Remove, "remove")
 	}
+	if err == nil && req.Text != "" {
+		ta, tr, e := parseFactText(req.Text)
+		if e != nil {
+			writeError(w, http.StatusBadRequest, *e)
+			return
+		}
+		add, rm = append(add, ta...), append(rm, tr...)
+	}
 	if err == nil && len(add)+len(rm) == 0 {
-		err = errors.New("nothing to do: give \"add\" or \"remove\", lists of [subject, relation, object]")
+		err = errors.New("nothing to do: give \"add\" or \"remove\", lists of [subject, relation, object], or \"text\", facts one a line")
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, apiError{Error: err.Error()})

@@ -166,6 +166,8 @@ func (s *Server) evalError(w http.ResponseWriter, ctx context.Context, err error
 	switch {
 	case ctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusServiceUnavailable, apiError{Error: fmt.Sprintf("the query took longer than the limit of %s (--query-timeout) and was stopped", s.cfg.QueryTimeout)})
+	case errors.Is(err, errTooManyAnswers):
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("more than %d answers (--max-facts): a streamed answer is read out before it is written; narrow the query or ask for top", s.cfg.MaxFacts)})
 	case errors.Is(err, reasoner.ErrTooManyFacts):
 		writeError(w, http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("the evaluation would derive more than %d facts (--max-facts) and was stopped", s.cfg.MaxFacts)})
 	case errors.Is(err, reasoner.ErrMemoryLimit):
@@ -280,101 +282,91 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.QueryTimeout)
 	defer cancel()
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if !s.check(w, q) {
-		return
-	}
+	// The answers are read out under the read lock, into memory bounded by
+	// the fact cap, and written after it is released: a client that reads
+	// slowly, or stops reading, holds no lock while its answer is written,
+	// and every answer still comes from one state.
+	stream := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
 	vars := QueryVars(q)
-	if strings.Contains(r.Header.Get("Accept"), "application/x-ndjson") {
-		s.stream(ctx, w, q, vars, req)
+	s.mu.RLock()
+	if !s.check(w, q) {
+		s.mu.RUnlock()
 		return
 	}
-	as, err := s.answers(ctx, q, req)
+	var as []reasoner.Answer
+	var err error
+	if stream {
+		as, err = s.streamAnswers(ctx, q, vars, req)
+	} else {
+		as, err = s.answers(ctx, q, req)
+	}
 	if err == nil {
 		err = ctx.Err()
 	}
+	s.mu.RUnlock()
 	if err != nil {
 		s.evalError(w, ctx, err)
+		return
+	}
+	if stream {
+		writeStream(w, vars, as, req.Explain)
 		return
 	}
 	writeJSON(w, http.StatusOK, Answers(vars, as, req.Explain))
 }
 
-// stream writes the answers one JSON object a line. A lookup with max is
-// written as the store is read, unsorted; otherwise the answers are
-// collected and sorted first. An error after the first line ends the
-// stream with a line {"error": ...}.
-func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q datalog.Atom, vars []string, req QueryRequest) {
+// errTooManyAnswers stops a streamed answer of more than the fact cap.
+var errTooManyAnswers = fmt.Errorf("more answers than the fact cap: %w", reasoner.ErrTooManyFacts)
+
+// streamAnswers reads out the answers of a streamed query. A lookup with
+// max is read as the store is scanned (unsorted, at most the fact cap of
+// them: more is ErrTooManyFacts); otherwise the answers are those of
+// answers, sorted. The caller holds the read lock.
+func (s *Server) streamAnswers(ctx context.Context, q datalog.Atom, vars []string, req QueryRequest) ([]reasoner.Answer, error) {
 	method, _ := combination(req.Combine, s.prog, q.Pred)
-	flusher, _ := w.(http.Flusher)
-	enc := json.NewEncoder(w)
-	started := false
-	begin := func() {
-		if !started {
-			w.Header().Set("Content-Type", "application/x-ndjson")
-			w.WriteHeader(http.StatusOK)
-			started = true
-		}
-	}
-	fail := func(err error) {
-		if !started {
-			s.evalError(w, ctx, err)
-			return
-		}
-		_ = enc.Encode(apiError{Error: err.Error()})
-	}
 	if len(vars) == 0 || method != "max" || req.Explain {
-		as, err := s.answers(ctx, q, req)
-		if err == nil {
-			err = ctx.Err()
-		}
-		if err != nil {
-			fail(err)
-			return
-		}
-		begin()
-		if len(vars) == 0 {
-			_ = enc.Encode(GroundAnswer(as, req.Explain))
-			return
-		}
-		for _, a := range as {
-			_ = enc.Encode(NewAnswerRow(vars, a, req.Explain))
-		}
-		return
+		return s.answers(ctx, q, req)
 	}
 	ok, err := stored(s.st, q.Pred)
-	if err != nil {
-		fail(err)
-		return
+	if err != nil || !ok {
+		return nil, err
 	}
-	if !ok {
-		begin()
-		return
-	}
-	n := 0
-	var werr error
+	var as []reasoner.Answer
+	over := false
 	opt := reasoner.Options{Min: req.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
 	err = reasoner.QueryFunc(ctx, s.st, nil, q, opt, func(a reasoner.Answer) bool {
-		begin()
-		row := NewAnswerRow(vars, reasoner.Answer{Values: slices.Clone(a.Values), Confidence: a.Confidence}, false)
-		if werr = enc.Encode(row); werr != nil {
+		if len(as) == s.cfg.MaxFacts {
+			over = true
 			return false
 		}
-		n++
-		if n%256 == 0 && flusher != nil {
-			flusher.Flush()
-		}
-		return (req.Top <= 0 || n < req.Top) && ctx.Err() == nil
+		as = append(as, reasoner.Answer{Values: slices.Clone(a.Values), Confidence: a.Confidence})
+		return (req.Top <= 0 || len(as) < req.Top) && ctx.Err() == nil
 	})
-	if err == nil {
-		err = ctx.Err()
+	if err == nil && over {
+		err = errTooManyAnswers
 	}
-	if err != nil && werr == nil {
-		fail(err)
+	return as, err
+}
+
+// writeStream writes answers one JSON object a line (a ground query's
+// answer as one object), flushing every 256 lines.
+func writeStream(w http.ResponseWriter, vars []string, as []reasoner.Answer, explain bool) {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	if len(vars) == 0 {
+		_ = enc.Encode(GroundAnswer(as, explain))
 		return
 	}
-	begin()
+	flusher, _ := w.(http.Flusher)
+	for i, a := range as {
+		if err := enc.Encode(NewAnswerRow(vars, a, explain)); err != nil {
+			return // the client went away
+		}
+		if (i+1)%256 == 0 && flusher != nil {
+			flusher.Flush()
+		}
+	}
 }
 
 func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
@@ -394,25 +386,18 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.QueryTimeout)
 	defer cancel()
+	// The proof is read under the read lock and written after it (as a
+	// query's answers are).
 	s.mu.RLock()
-	defer s.mu.RUnlock()
 	if !s.check(w, fact) {
+		s.mu.RUnlock()
 		return
 	}
-	has, err := stored(s.st, fact.Pred)
-	if err != nil {
-		s.evalError(w, ctx, err)
-		return
-	}
-	if !has {
-		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: no fact of %s is stored or derived", fact, datalog.QuoteName(fact.Pred))})
-		return
-	}
-	p, err := reasoner.Explain(ctx, s.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads})
-	if err == nil {
-		err = ctx.Err()
-	}
+	p, err := s.proof(ctx, fact)
+	s.mu.RUnlock()
 	switch {
+	case errors.Is(err, errNotStored):
+		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: no fact of %s is stored or derived", fact, datalog.QuoteName(fact.Pred))})
 	case errors.Is(err, reasoner.ErrNoProof):
 		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: it is neither a base fact nor derived", fact)})
 	case err != nil:
@@ -420,4 +405,24 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, NewProofJSON(p))
 	}
+}
+
+// errNotStored is the error of proof for a relation the store lacks.
+var errNotStored = errors.New("no such relation in the store")
+
+// proof is the best proof of fact from the store. The caller holds the
+// read lock.
+func (s *Server) proof(ctx context.Context, fact datalog.Atom) (*reasoner.Proof, error) {
+	has, err := stored(s.st, fact.Pred)
+	if err == nil && !has {
+		err = errNotStored
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := reasoner.Explain(ctx, s.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads})
+	if err == nil {
+		err = ctx.Err()
+	}
+	return p, err
 }

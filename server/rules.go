@@ -135,10 +135,17 @@ func ruleInfo(r datalog.Rule, lines []string) RuleInfo {
 
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 	head := r.URL.Query().Get("head")
-	// Read under the lock: an edit rewrites the files the comments are
-	// read from.
+	// Read under the lock (an edit rewrites the files the comments are
+	// read from), written after it.
 	s.mu.RLock()
-	defer s.mu.RUnlock()
+	out := s.ruleInfos(head)
+	s.mu.RUnlock()
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ruleInfos lists the loaded rules of head (all: ""). The caller holds
+// the read lock.
+func (s *Server) ruleInfos(head string) []RuleInfo {
 	prog := s.prog
 	// each file is read and split once (a mined file has thousands of
 	// rules)
@@ -158,7 +165,7 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, ruleInfo(rule, lines))
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }
 
 // parseRule parses the text of one rule; item names it in errors.
@@ -177,8 +184,14 @@ func parseRule(text, item string) (datalog.Rule, *apiError) {
 	return p.Rules[0], nil
 }
 
-// span is the byte range of a statement in a file.
-type span struct{ from, to int }
+// span is the byte range of a statement in a file and the text that
+// replaces it (nothing: the statement is cut): the rules keep (indexes
+// into the program's rules), each at its offset in text.
+type span struct {
+	from, to int
+	text     []byte
+	keep, at []int
+}
 
 // offsetOf is the byte offset of line and col (1-based, col in runes) in
 // src, or -1.
@@ -204,7 +217,11 @@ func offsetOf(src []byte, line, col int) int {
 // statementEnd returns the offset just past the '.' that ends the
 // statement starting at off, skipping quoted names, comments and the
 // decimal points of numbers; -1 if there is none.
-func statementEnd(src []byte, off int) int {
+func statementEnd(src []byte, off int) int { return scanStatement(src, off, nil) }
+
+// scanStatement is statementEnd that also calls comment, if not nil, with
+// the byte range of each comment it skips.
+func scanStatement(src []byte, off int, comment func(from, to int)) int {
 	for i := off; i < len(src); i++ {
 		switch c := src[i]; {
 		case c == '"':
@@ -214,13 +231,20 @@ func statementEnd(src []byte, off int) int {
 				}
 			}
 		case c == '%' || (c == '/' && i+1 < len(src) && src[i+1] == '/'):
+			from := i
 			for i < len(src) && src[i] != '\n' {
 				i++
+			}
+			if comment != nil {
+				comment(from, i)
 			}
 		case c == '/' && i+1 < len(src) && src[i+1] == '*':
 			j := bytes.Index(src[i+2:], []byte("*/"))
 			if j < 0 {
 				return -1
+			}
+			if comment != nil {
+				comment(i, i+j+4)
 			}
 			i += j + 3
 		case c == '.':
@@ -233,9 +257,9 @@ func statementEnd(src []byte, off int) int {
 	return -1
 }
 
-// ruleSpan is the text a removed rule takes in src: the statement, and its
-// lines when nothing else is on them (the line break after it included).
-func ruleSpan(src []byte, pos datalog.Pos) (span, error) {
+// statementSpan is the text of the statement at pos in src: from its
+// first character to its final '.'.
+func statementSpan(src []byte, pos datalog.Pos) (span, error) {
 	from := offsetOf(src, pos.Line, pos.Col)
 	if from < 0 {
 		return span{}, fmt.Errorf("%s:%d:%d: the file changed since it was loaded (no such position)", pos.File, pos.Line, pos.Col)
@@ -244,6 +268,24 @@ func ruleSpan(src []byte, pos datalog.Pos) (span, error) {
 	if to < 0 {
 		return span{}, fmt.Errorf("%s:%d:%d: the file changed since it was loaded (no statement end)", pos.File, pos.Line, pos.Col)
 	}
+	return span{from: from, to: to}, nil
+}
+
+// ownComment matches the comment line drumql mine and drumql convert write
+// directly above each rule: its score and counts, or where it came from.
+var ownComment = regexp.MustCompile(`^[ \t]*%[ \t]*(score=|from (the graph|anyburl|amie)\b|support[=~])`)
+
+// ruleSpan is the text a removed statement takes in src: the statement,
+// and its lines when nothing else is on them (the line break after it
+// included) with the rule's own comment line directly above it (see
+// ownComment), if it has one. Every other comment stays, a comment after
+// the statement on its last line too.
+func ruleSpan(src []byte, pos datalog.Pos) (span, error) {
+	sp, err := statementSpan(src, pos)
+	if err != nil {
+		return span{}, err
+	}
+	from, to := sp.from, sp.to
 	ls := bytes.LastIndexByte(src[:from], '\n') + 1
 	if len(bytes.TrimSpace(src[ls:from])) == 0 {
 		from = ls
@@ -253,19 +295,29 @@ func ruleSpan(src []byte, pos datalog.Pos) (span, error) {
 		} else if i < 0 && len(bytes.TrimSpace(rest)) == 0 {
 			to = len(src)
 		}
+		if from > 0 {
+			above := bytes.LastIndexByte(src[:from-1], '\n') + 1
+			if ownComment.Match(src[above : from-1]) {
+				from = above
+			}
+		}
 	}
-	return span{from, to}, nil
+	return span{from: from, to: to}, nil
 }
 
-// cutSpans removes the spans from src and returns the new text and a
-// function that maps a position of the old text after no span to the new
-// text.
-func cutSpans(src []byte, spans []span) ([]byte, func(line, col int) (int, int)) {
+// spliceSpans replaces the spans of src by their texts and returns the new
+// text, the offset in it of each span's text (in the order of spans, which
+// it sorts) and a function that maps a position of the old text after no
+// span to the new text.
+func spliceSpans(src []byte, spans []span) ([]byte, []int, func(line, col int) (int, int)) {
 	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
 	var out []byte
 	at := 0
-	for _, sp := range spans {
+	starts := make([]int, len(spans))
+	for i, sp := range spans {
 		out = append(out, src[at:sp.from]...)
+		starts[i] = len(out)
+		out = append(out, sp.text...)
 		at = sp.to
 	}
 	out = append(out, src[at:]...)
@@ -277,15 +329,21 @@ func cutSpans(src []byte, spans []span) ([]byte, func(line, col int) (int, int))
 		n := off
 		for _, sp := range spans {
 			if sp.to <= off {
-				n -= sp.to - sp.from
+				n += len(sp.text) - (sp.to - sp.from)
 			}
 		}
-		before := out[:n]
-		l := bytes.Count(before, []byte("\n")) + 1
-		ls := bytes.LastIndexByte(before, '\n') + 1
-		return l, utf8.RuneCount(before[ls:]) + 1
+		return lineCol(out, n)
 	}
-	return out, remap
+	return out, starts, remap
+}
+
+// lineCol is the line and column (1-based, the column in runes) of byte
+// offset off of src.
+func lineCol(src []byte, off int) (int, int) {
+	before := src[:off]
+	l := bytes.Count(before, []byte("\n")) + 1
+	ls := bytes.LastIndexByte(before, '\n') + 1
+	return l, utf8.RuneCount(before[ls:]) + 1
 }
 
 // editRules is POST /v1/rules.
@@ -376,8 +434,7 @@ func parseEdit(req RulesRequest) (adds, removes []datalog.Rule, e *apiError) {
 
 // removedRules finds the loaded rule of old each of removes is (texts are
 // the rules as sent) and returns their indexes in old.Rules. A rule that
-// is not loaded is an error with status 404, one written as one statement
-// with other rules an error with status 409.
+// is not loaded is an error with status 404.
 func removedRules(old *datalog.Program, removes []datalog.Rule, texts []string) (gone map[int]bool, status int, e *apiError) {
 	gone = map[int]bool{}
 	for i, rm := range removes {
@@ -391,11 +448,6 @@ func removedRules(old *datalog.Program, removes []datalog.Rule, texts []string) 
 		}
 		if found < 0 {
 			return nil, http.StatusNotFound, &apiError{Error: fmt.Sprintf("remove[%d]: %s is not a loaded rule (GET /v1/rules lists them)", i, texts[i]), File: fmt.Sprintf("remove[%d]", i)}
-		}
-		for j := range old.Rules {
-			if j != found && old.Rules[j].Pos == old.Rules[found].Pos && old.Rules[j].Pos.File != "" {
-				return nil, http.StatusConflict, &apiError{Error: fmt.Sprintf("remove[%d]: %s is one of several rules written as one statement at %s:%d: edit the file", i, texts[i], old.Rules[found].Pos.File, old.Rules[found].Pos.Line)}
-			}
 		}
 		gone[found] = true
 	}
@@ -498,8 +550,11 @@ func (s *Server) unknownBody(texts []string, adds []datalog.Rule) []string {
 type filePlan struct {
 	texts  map[string][]byte // file -> new text
 	remaps map[string]func(line, col int) (int, int)
-	added  []datalog.Pos // positions of the added rules in the edits file
-	create bool          // the edits file is new
+	// restated holds the new positions of the rules kept from a statement
+	// of several rules that lost some (rewritten), by index in the program.
+	restated map[int]datalog.Pos
+	added    []datalog.Pos // positions of the added rules in the edits file
+	create   bool          // the edits file is new
 }
 
 // movedPos is where a position is after the edit.
@@ -521,7 +576,13 @@ func (p *filePlan) moved(r datalog.Rule) datalog.Rule {
 func (p *filePlan) place(next, old *datalog.Program, gone map[int]bool, adds []datalog.Rule) {
 	next.Rules = nil
 	for j := range old.Rules {
-		if !gone[j] {
+		switch pos, ok := p.restated[j]; {
+		case gone[j]:
+		case ok:
+			r := old.Rules[j]
+			r.Pos = pos
+			next.Rules = append(next.Rules, r)
+		default:
 			next.Rules = append(next.Rules, p.moved(old.Rules[j]))
 		}
 	}
@@ -538,18 +599,28 @@ func (p *filePlan) place(next, old *datalog.Program, gone map[int]bool, adds []d
 // editsHeader starts an edits file drumql serve creates.
 const editsHeader = "% Rules added through drumql serve (POST /v1/rules): loaded with the rule files on the next start.\n"
 
-// planFiles computes the new texts of the files the edit changes.
+// planFiles computes the new texts of the files the edit changes. A
+// statement whose rules all go is cut (see ruleSpan); one of several rules
+// (several heads, or bodies separated by ';') of which only some go is
+// replaced by the rules it keeps (see restate).
 func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []datalog.Rule) (*filePlan, error) {
-	p := &filePlan{texts: map[string][]byte{}, remaps: map[string]func(int, int) (int, int){}}
-	spans := map[string][]span{}
+	p := &filePlan{texts: map[string][]byte{}, remaps: map[string]func(int, int) (int, int){}, restated: map[int]datalog.Pos{}}
+	// the rules of each statement an edit removes rules of, by position
+	stmts := map[datalog.Pos][]int{}
+	var order []datalog.Pos
 	for j := range prog.Rules {
-		if !gone[j] {
-			continue
+		if pos := prog.Rules[j].Pos; gone[j] && pos.File != "" && stmts[pos] == nil {
+			stmts[pos] = []int{}
+			order = append(order, pos)
 		}
-		pos := prog.Rules[j].Pos
-		if pos.File == "" {
-			continue
+	}
+	for j := range prog.Rules {
+		if pos := prog.Rules[j].Pos; stmts[pos] != nil {
+			stmts[pos] = append(stmts[pos], j)
 		}
+	}
+	spans := map[string][]span{}
+	for _, pos := range order {
 		src, ok := p.texts[pos.File]
 		if !ok {
 			b, err := os.ReadFile(pos.File)
@@ -559,14 +630,33 @@ func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []data
 			src = b
 			p.texts[pos.File] = src
 		}
-		sp, err := ruleSpan(src, pos)
+		var keep []int
+		for _, j := range stmts[pos] {
+			if !gone[j] {
+				keep = append(keep, j)
+			}
+		}
+		var sp span
+		var err error
+		if len(keep) == 0 {
+			sp, err = ruleSpan(src, pos)
+		} else if sp, err = statementSpan(src, pos); err == nil {
+			restate(src, &sp, prog, keep)
+		}
 		if err != nil {
 			return nil, err
 		}
 		spans[pos.File] = append(spans[pos.File], sp)
 	}
 	for f, sps := range spans {
-		p.texts[f], p.remaps[f] = cutSpans(p.texts[f], sps)
+		var starts []int
+		p.texts[f], starts, p.remaps[f] = spliceSpans(p.texts[f], sps) // sorts sps
+		for i, sp := range sps {
+			for k, j := range sp.keep {
+				l, c := lineCol(p.texts[f], starts[i]+sp.at[k])
+				p.restated[j] = datalog.Pos{File: f, Line: l, Col: c}
+			}
+		}
 	}
 	if len(adds) > 0 {
 		e := s.cfg.Edits
@@ -596,6 +686,37 @@ func (s *Server) planFiles(prog *datalog.Program, gone map[int]bool, adds []data
 		p.texts[e] = src
 	}
 	return p, nil
+}
+
+// restate sets the text that replaces the statement sp of src, of which
+// the rules keep (indexes into prog.Rules) stay: the comments inside the
+// statement, each on a line of its own, then each rule printed on a line
+// of its own; the lines after the first indented as the statement's first
+// line.
+func restate(src []byte, sp *span, prog *datalog.Program, keep []int) {
+	ls := bytes.LastIndexByte(src[:sp.from], '\n') + 1
+	indent := src[ls:sp.from]
+	if len(bytes.TrimSpace(indent)) > 0 {
+		indent = nil
+	}
+	var out []byte
+	line := func(text []byte) {
+		if len(out) > 0 {
+			out = append(out, '\n')
+			out = append(out, indent...)
+		}
+		out = append(out, text...)
+	}
+	scanStatement(src, sp.from, func(from, to int) { line(src[from:to]) })
+	sp.keep, sp.at = keep, nil
+	for _, j := range keep {
+		r := prog.Rules[j]
+		r.Comment = ""
+		line(nil)
+		sp.at = append(sp.at, len(out))
+		out = append(out, r.String()...)
+	}
+	sp.text = out
 }
 
 // write writes the changed files, each atomically.

@@ -166,6 +166,26 @@ func (p *page) noErrors() {
 	}
 }
 
+// badEdit types bad, text with an error on its second line, into the text
+// box of id box and clicks button: the element of id errID shows the error
+// of the API's answer apiBody to the same text, at its line and column,
+// and the caret is there.
+func (p *page) badEdit(apiBody []byte, bad, box, button, errID string) {
+	t := p.t
+	t.Helper()
+	want := errorBody(t, apiBody)
+	if want.Line != 2 || want.Col == 0 {
+		t.Fatalf("the API places the error at line %d col %d, want line 2", want.Line, want.Col)
+	}
+	p.typeInto("#"+box, bad)
+	p.do(chromedp.Click(chromedp.ID(button)))
+	p.waitText("#"+errID, fmt.Sprintf("line %d, column %d: %s", want.Line, want.Col, want.Error))
+	caret, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.getElementById(%q).selectionStart`, box)))
+	if wantCaret := strings.Index(bad, "\n") + 1 + want.Col - 1; err != nil || caret != wantCaret {
+		t.Errorf("the caret is at %d (%v), want %d: line %d column %d", caret, err, wantCaret, want.Line, want.Col)
+	}
+}
+
 // ask types a query into the query box and submits it.
 func (p *page) ask(q string) {
 	p.t.Helper()
@@ -269,17 +289,7 @@ func TestWebPage(t *testing.T) {
 	// a rule with a syntax error: the error at its line and column, as the
 	// API gives it
 	bad := "0.5 :: wife(A, B) :-\n    husband(B A)."
-	want := errorBody(t, e.mustDo(400, "POST", "/v1/rules", mustJSON(t, RulesRequest{Add: []string{bad}})))
-	if want.Line != 2 || want.Col == 0 {
-		t.Fatalf("the API places the error at line %d col %d, want line 2", want.Line, want.Col)
-	}
-	p.typeInto("#rule-text", bad)
-	p.do(chromedp.Click(chromedp.ID("save-rule")))
-	p.waitText("#edit-error", fmt.Sprintf("line %d, column %d: %s", want.Line, want.Col, want.Error))
-	caret, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](`document.getElementById("rule-text").selectionStart`))
-	if wantCaret := strings.Index(bad, "\n") + 1 + want.Col - 1; err != nil || caret != wantCaret {
-		t.Errorf("the caret is at %d (%v), want %d: line %d column %d", caret, err, wantCaret, want.Line, want.Col)
-	}
+	p.badEdit(e.mustDo(400, "POST", "/v1/rules", mustJSON(t, RulesRequest{Add: []string{bad}})), bad, "rule-text", "save-rule", "edit-error")
 
 	// a rule added: the answer is back, listed as gained
 	p.typeInto("#rule-text", "0.7 :: wife(A, B) :- husband(B, A).")
@@ -305,6 +315,49 @@ func TestWebPage(t *testing.T) {
 	p.waitFor("#rules tbody", "list the grand rule with its new weight only", func(s string) bool {
 		return strings.Contains(s, "0.5 :: grand(X, Z)") && !strings.Contains(s, "0.9 :: grand(X, Z)")
 	})
+	p.noErrors()
+}
+
+// TestWebPageFacts edits base facts from the page's facts box: a fact
+// added (a derived answer appears, listed as gained), a line with an error
+// (the error at its line and column, the caret there, nothing applied),
+// the fact removed in the other form (the answer lost).
+func TestWebPageFacts(t *testing.T) {
+	e := newEnv(t, testGraph, testRules, nil)
+	p := openPage(t, e)
+	p.ask("wife(X, Y)?")
+	p.waitText("#query-status", "3 answers")
+
+	// add a fact: its derived answer appears
+	p.typeInto("#facts-text", "husband(kim, lee)")
+	p.do(chromedp.Click(chromedp.ID("apply-facts")))
+	p.waitText("#facts-changes", "1 base fact added, 0 removed", "1 gained, 0 lost, 0 re-weighted")
+	p.waitText("#facts-changed", "gained\twife(lee, kim)\t—\t0.8")
+	p.waitText("#answers", "lee\tkim\t0.8")
+	p.waitText("#query-status", "4 answers")
+	if v, err := chromedp.Run(p.ctx, chromedp.Value(chromedp.ID("facts-text"))); err != nil || v != "" {
+		t.Errorf("the facts box holds %q (%v) after the edit, want it empty", v, err)
+	}
+
+	// a malformed line: its error at its line and column, as the API gives
+	// it, and nothing applied
+	bad := "- kim husband lee\nhusband(a b)"
+	p.badEdit(e.mustDo(400, "POST", "/v1/facts", mustJSON(t, FactsRequest{Text: bad})), bad, "facts-text", "apply-facts", "facts-error")
+	if _, ok := e.ask("wife(X, Y)?")["lee kim"]; !ok {
+		t.Error("the edit with a bad line removed kim husband lee")
+	}
+
+	// remove the fact ("s rel o" form): the answer is lost
+	p.typeInto("#facts-text", "- kim husband lee")
+	p.do(chromedp.Click(chromedp.ID("apply-facts")))
+	p.waitText("#facts-changes", "0 base facts added, 1 removed", "0 gained, 1 lost")
+	p.waitText("#facts-changed", "lost\twife(lee, kim)\t0.8\t—")
+	p.waitFor("#answers, #query-status", "lose lee", func(s string) bool {
+		return !strings.Contains(s, "lee") && strings.Contains(s, "3 answers")
+	})
+	if s := p.text("#facts-error"); s != "" {
+		t.Errorf("the error of the bad line is still shown: %q", s)
+	}
 	p.noErrors()
 }
 
@@ -376,6 +429,9 @@ func TestWebScreenshot(t *testing.T) {
 	p.typeInto("#rule-text", "0.7 :: spouse(A, B) :- husband(A, B).")
 	p.do(chromedp.Click(chromedp.ID("save-rule")))
 	p.waitText("#changes", "gained")
+	p.typeInto("#facts-text", "husband(kim, lee)")
+	p.do(chromedp.Click(chromedp.ID("apply-facts")))
+	p.waitText("#facts-changes", "gained")
 	p.do(chromedp.Click(chromedp.CSS(`#rules th button[data-sort="weight"]`)))
 	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
 	if err != nil {

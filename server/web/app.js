@@ -1,5 +1,6 @@
-// The page of drumql serve: queries, proofs, the rule browser and rule
-// edits, over the JSON API under /v1. Plain JavaScript, no dependencies.
+// The page of drumql serve: queries, proofs, the rule browser, rule edits
+// and fact edits, over the JSON API under /v1. Plain JavaScript, no
+// dependencies.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -75,10 +76,11 @@ async function api(method, path, body) {
 }
 
 // where is the position of a diagnostic: "line L, column C", after the
-// file's name when it is not an item of the request (such as add[0]).
+// file's name when it is not a part of the request (such as add[0], or the
+// text of the facts box).
 function where(body) {
   const parts = [];
-  if (body.file && !/^(add|remove)\[\d+\]$/.test(body.file)) parts.push(body.file);
+  if (body.file && !/^((add|remove)\[\d+\]|text)$/.test(body.file)) parts.push(body.file);
   if (body.line) parts.push("line " + body.line);
   if (body.col) parts.push("column " + body.col);
   return parts.length ? parts.join(", ") + ": " : "";
@@ -313,19 +315,19 @@ async function saveRules(req, what) {
     res = await api("POST", "/v1/rules", req);
   } catch (e) {
     show("edit-error", where(e.body || {}) + e.message);
-    if (e.body && e.body.line && req.add && e.body.file === "add[0]") placeCaret(e.body.line, e.body.col || 1);
+    if (e.body && e.body.line && req.add && e.body.file === "add[0]") placeCaret("rule-text", e.body.line, e.body.col || 1);
     return false;
   }
   if (res.warnings && res.warnings.length) show("edit-warnings", res.warnings.join("; "));
-  renderChanges(res, what);
+  renderChanges($("changes"), "changed-facts", res, what);
   await Promise.all([loadRules(), lastQuery ? runQuery(lastQuery) : null, loadStats()]);
   return true;
 }
 
-// placeCaret puts the text box's caret at a line and column (from 1) of
-// its text, where the server found an error.
-function placeCaret(line, col) {
-  const box = $("rule-text");
+// placeCaret puts a text box's caret at a line and column (from 1) of its
+// text, where the server found an error.
+function placeCaret(id, line, col) {
+  const box = $(id);
   const lines = box.value.split("\n");
   let off = 0;
   for (let i = 0; i < line - 1 && i < lines.length; i++) off += lines[i].length + 1;
@@ -334,8 +336,9 @@ function placeCaret(line, col) {
   box.setSelectionRange(off, off);
 }
 
-function renderChanges(res, what) {
-  const box = $("changes");
+// renderChanges lists in box the derived facts an edit gained, lost and
+// re-weighted (a table with id tableId), after a summary.
+function renderChanges(box, tableId, res, what) {
   const facts = res.facts || [];
   const kind = (f) => (f.old === 0 ? "gained" : f.new === 0 ? "lost" : "re-weighted");
   const summary = el("p", null, el("strong", null, what), ` · ${res.added} gained, ${res.removed} lost, ${res.reweighted} re-weighted in ${fmt(res.ms)} ms` + (res.recomputed ? " (recomputed)" : ""));
@@ -345,12 +348,38 @@ function renderChanges(res, what) {
   const more = res.added + res.removed + res.reweighted - facts.length;
   box.replaceChildren(summary);
   if (rows.length) {
-    box.append(el("div", { class: "scroll" }, el("table", { class: "data", id: "changed-facts" },
+    box.append(el("div", { class: "scroll" }, el("table", { class: "data", id: tableId },
       el("thead", null, el("tr", null, el("th", null, "change"), el("th", null, "fact"), el("th", { class: "num" }, "old"), el("th", { class: "num" }, "new"))),
       el("tbody", null, ...rows))));
   }
   if (more > 0) box.append(el("p", { class: "muted" }, `and ${more} more`));
   box.hidden = false;
+}
+
+// ---- facts
+
+// applyFacts sends the facts box's lines (one base fact a line, "-" first
+// to remove it), shows a bad line's error at its line and column or the
+// derived facts the edit changed, then refreshes the answers and the
+// stats.
+async function applyFacts() {
+  const text = $("facts-text").value;
+  if (!text.trim()) return;
+  show("facts-error", "");
+  let res;
+  try {
+    res = await api("POST", "/v1/facts", { text });
+  } catch (e) {
+    show("facts-error", where(e.body || {}) + e.message);
+    if (e.body && e.body.line && e.body.file === "text") placeCaret("facts-text", e.body.line, e.body.col || 1);
+    return;
+  }
+  const n = (k) => res[k] || 0;
+  const plural = (k) => (n(k) === 1 ? "" : "s");
+  renderChanges($("facts-changes"), "facts-changed", res,
+    `${n("base_added")} base fact${plural("base_added")} added, ${n("base_removed")} removed`);
+  $("facts-text").value = "";
+  await Promise.all([lastQuery ? runQuery(lastQuery) : null, loadStats()]);
 }
 
 // ---- wiring
@@ -379,6 +408,7 @@ document.addEventListener("DOMContentLoaded", () => {
       stopEdit();
     }
   });
+  $("facts-form").addEventListener("submit", (ev) => { ev.preventDefault(); applyFacts(); });
   $("cancel-edit").addEventListener("click", () => { $("rule-text").value = ""; stopEdit(); show("edit-error", ""); });
   // the rules of a small program are listed at once; a mined file's are
   // listed by head relation, or all on Show
