@@ -20,9 +20,17 @@ import (
 // whose number of arguments is not an arity of those facts (such an atom
 // would match nothing, or write facts beside the graph's).
 func checkProgram(st store.Store, p *datalog.Program) error {
-	ds := datalog.Validate(p)
-	if ds.HasErrors() {
-		return fmt.Errorf("%w: %w", ErrInvalidProgram, ds.Err())
+	return checkProgramWith(st, p, true)
+}
+
+// checkProgramWith is checkProgram, validating p only when validate is
+// set (its caller validated it otherwise).
+func checkProgramWith(st store.Store, p *datalog.Program, validate bool) error {
+	var ds datalog.Diagnostics
+	if validate {
+		if ds = datalog.Validate(p); ds.HasErrors() {
+			return fmt.Errorf("%w: %w", ErrInvalidProgram, ds.Err())
+		}
 	}
 	rs, err := st.Relations()
 	if err != nil {

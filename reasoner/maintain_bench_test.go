@@ -109,15 +109,20 @@ func BenchmarkMaintainMined(b *testing.B) {
 	if _, err := m.Apply(ctx, Delta{}); err != nil { // builds the reverse index
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		for _, q := range []*datalog.Program{&removed, p, &halved, p} {
-			if _, err := m.Apply(ctx, Delta{Program: q}); err != nil {
-				b.Fatal(err)
+	// validated: as serve applies a rule edit, the program validated by
+	// the caller (Delta.Validated).
+	for _, validated := range []bool{false, true} {
+		b.Run(fmt.Sprintf("validated=%v", validated), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, q := range []*datalog.Program{&removed, p, &halved, p} {
+					if _, err := m.Apply(ctx, Delta{Program: q, Validated: validated}); err != nil {
+						b.Fatal(err)
+					}
+				}
 			}
-		}
+			b.ReportMetric(float64(full.Milliseconds()), "full-ms")
+			b.ReportMetric(float64(stats.Facts), "facts")
+		})
 	}
-	b.ReportMetric(float64(full.Milliseconds()), "full-ms")
-	b.ReportMetric(float64(stats.Facts), "facts")
 }

@@ -394,7 +394,8 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	plan.place(&next, old, gone, adds)
-	ch, err := s.apply(r.Context(), reasoner.Delta{Program: &next})
+	// Validated above: a mined program is not validated twice.
+	ch, err := s.apply(r.Context(), reasoner.Delta{Program: &next, Validated: true})
 	if err != nil {
 		s.rebuild() // the store has the state before the edit
 		s.updateError(w, err)
