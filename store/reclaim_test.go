@@ -96,7 +96,11 @@ func TestDiskUsage(t *testing.T) {
 // back: the store takes about what it took before the load, and holds
 // exactly what it held (issue 31, item 8: a killed load's 50 MiB grew to
 // 130 MiB with its rollback's deletion markers, and stayed until Badger's
-// compactions reached them).
+// compactions reached them). The load is a chain, whose keys the rollback
+// deletes in key order, with a small memtable: the first deletion markers
+// reach the last level while the rollback still runs, in tables that
+// no later write of the rollback overlaps (one compaction after the
+// rollback left 8.5 MiB here, where the store took 2.3 MiB before).
 func TestKilledLoadReclaims(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
@@ -115,8 +119,9 @@ func TestKilledLoadReclaims(t *testing.T) {
 	}
 	want := rawDumpDir(t, dir)
 	before := allocated(t, dir)
-	bound := max(2<<20, before/10)
+	bound := max(1<<20, before/10)
 
+	t.Setenv(helperLoadEnv, "400000")
 	cmd := startHelper(t, "load", dir, "HALF")
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
@@ -127,7 +132,10 @@ func TestKilledLoadReclaims(t *testing.T) {
 		t.Fatalf("the killed load took %s, not more than the %s the test allows after its rollback: it tests nothing", mib(killed-before), mib(bound))
 	}
 
-	db = mustOpen(t, dir) // rolls the load back
+	db, err := Open(dir, Options{MemTableSize: chainMemTable}) // rolls the load back
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
