@@ -74,8 +74,9 @@
 // rewrites every table holding them, and the store takes about what it
 // took before the load. It needs as much free space as the store takes;
 // with less, the space is left to Badger's compactions. A split in a batch replaces the split of the
-// same name; old split generations and undo logs are deleted after the
-// commit, or by the next Open.
+// same name; old split generations are deleted after the commit, and the
+// undo log dropped whole (DropPrefix, no deletion markers), or by the next
+// Open.
 //
 // Retract takes the same steps under a generation of its own: its undo log
 // lists the keys to put back (the removed F and N keys, which have empty
