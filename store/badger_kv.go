@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 
@@ -73,6 +74,15 @@ func scanPrefix(txn *badger.Txn, prefix, start []byte, vals bool, fn func(k, v [
 type deleter struct {
 	wb *badger.WriteBatch
 	n  int
+	// lo and hi are the smallest and the largest key written, with what
+	// was written (reclaim repeats it).
+	lo, hi written
+}
+
+// written is a key written through a deleter: deleted, or set to val.
+type written struct {
+	key, val []byte
+	set      bool
 }
 
 // newDeleter starts a deleter on a new WriteBatch.
@@ -80,8 +90,28 @@ func (d *DB) newDeleter() *deleter { return &deleter{wb: d.bdb.NewWriteBatch()} 
 
 // del queues the deletion of a copy of k.
 func (dl *deleter) del(k []byte) error {
+	k = slices.Clone(k)
+	dl.note(written{key: k})
+	return dl.wb.Delete(k)
+}
+
+// set queues setting a copy of k to a copy of v.
+func (dl *deleter) set(k, v []byte) error {
+	w := written{key: slices.Clone(k), val: slices.Clone(v), set: true}
+	dl.note(w)
+	return dl.wb.Set(w.key, w.val)
+}
+
+// note counts the write w and keeps it if its key is the smallest or the
+// largest so far.
+func (dl *deleter) note(w written) {
+	if dl.n == 0 || bytes.Compare(w.key, dl.lo.key) < 0 {
+		dl.lo = w
+	}
+	if dl.n == 0 || bytes.Compare(w.key, dl.hi.key) > 0 {
+		dl.hi = w
+	}
 	dl.n++
-	return dl.wb.Delete(slices.Clone(k))
 }
 
 // deletePrefixes deletes every key under the prefixes.

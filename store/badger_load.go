@@ -94,8 +94,11 @@ func (d *DB) Load(ctx context.Context, b *Batch, progress func(done, total int))
 	d.mat = lp.state(oldMat)
 	d.mu.Unlock()
 	d.step("load:committed")
-	// Cleanup failures leave garbage that the next Open removes.
-	_ = d.deletePrefixes(append(old, binary.BigEndian.AppendUint64([]byte{tagUndo}, gen))...)
+	// Cleanup failures leave garbage that the next Open removes. The undo
+	// log, as large as the facts' keys, goes with whole tables, not
+	// deletion markers (a load of 1.5M facts took 173 MiB, 153 MiB so).
+	_ = d.deletePrefixes(old...)
+	_ = d.dropPrefixes(binary.BigEndian.AppendUint64([]byte{tagUndo}, gen))
 	if lp.overflow {
 		d.dropLog(oldMat)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -81,8 +80,11 @@ func (d *DB) loadState() error {
 }
 
 // rollback removes everything the pending load rec may have written: the
-// facts listed in its undo log, the symbols from rec.NSym on, its split
-// entries, the undo log and finally the pending marker.
+// facts listed in its undo log, the symbols from rec.NSym on and its split
+// entries; then it gives their space back and removes the undo log
+// (reclaim), and finally the pending marker. Killed before the marker is
+// removed, it runs again at the next Open, from what is left of the undo
+// log (applying an entry twice changes nothing).
 func (d *DB) rollback(rec pendingRecord) error {
 	dl := d.newDeleter()
 	defer dl.wb.Cancel()
@@ -99,7 +101,7 @@ func (d *DB) rollback(rec pendingRecord) error {
 					return false, err
 				}
 			}
-			return true, dl.del(k)
+			return true, nil
 		})
 		if err != nil {
 			return err
@@ -139,7 +141,16 @@ func (d *DB) rollback(rec pendingRecord) error {
 		return err
 	}
 	d.step("rollback:undone")
-	if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(metaPending) }); err != nil {
+	if err := d.reclaim(undo, dl); err != nil {
+		return err
+	}
+	err = d.bdb.Update(func(txn *badger.Txn) error {
+		if err := txn.Delete(metaReclaim); err != nil {
+			return err
+		}
+		return txn.Delete(metaPending)
+	})
+	if err != nil {
 		return err
 	}
 	if err := d.bdb.Sync(); err != nil {
@@ -157,12 +168,11 @@ func (dl *deleter) undo(op byte, key, val []byte) error {
 		rk = revKey(nil, getID(key[1:]), getID(key[9:]), getID(key[5:]))
 	}
 	if op == undoSet {
-		dl.n++
-		if err := dl.wb.Set(slices.Clone(key), slices.Clone(val)); err != nil {
+		if err := dl.set(key, val); err != nil {
 			return err
 		}
 		if rk != nil {
-			return dl.wb.Set(rk, nil)
+			return dl.set(rk, nil)
 		}
 		return nil
 	}
@@ -174,3 +184,83 @@ func (dl *deleter) undo(op byte, key, val []byte) error {
 	}
 	return nil
 }
+
+// reclaim gives back the space of the keys the rollback dl deleted or set
+// and of the undo log under the prefix undo, which it removes. Deleting a
+// key in Badger adds a deletion marker: until a compaction brings the
+// marker and the key together on the last level, both take space (a load
+// of 1.5M facts killed halfway took 50 MiB, 130 MiB after its rollback).
+// Badger compacts a table of the last level again only when it holds 10
+// MiB of such data and is an hour old, so with 4 MiB tables markers that
+// reach it stay: while the rollback runs, its read transaction keeps
+// every compaction from dropping them.
+//
+// So reclaim compacts twice. It drops the undo log with DropPrefix, which
+// first writes the memtable to a table (Badger has no other way to flush
+// it), and compacts every level into the last (Flatten). Then it repeats
+// the writes to the smallest and the largest key the rollback wrote (the
+// same deletion, or the same value: nothing changes) and flushes them
+// with a DropPrefix of metaReclaim, a key set for that: their table spans
+// every key the rollback wrote, so the compaction that brings it to the
+// last level rewrites all the tables there that hold them, markers and
+// keys dropped. The final transaction of the rollback deletes metaReclaim
+// if a kill left it.
+//
+// Flatten rewrites the store's tables, so reclaim is skipped when the
+// keys written take less than minReclaim or less than a 64th of the store
+// (what they leave is then that small), and when the device has less
+// free space than the store takes. A skipped reclaim deletes the undo log
+// key by key and leaves the space to Badger's compactions, as does a
+// rollback run again after a kill during reclaim, the undo log gone.
+func (d *DB) reclaim(undo []byte, dl *deleter) error {
+	u, err := d.diskUsage()
+	if err != nil {
+		return err
+	}
+	keys := int64(dl.n) * rolledBackKey
+	if keys < max(minReclaim, u.Bytes/64) || checkSpace(d.dir, u.Bytes, "giving back the space of a rolled-back write") != nil {
+		return d.deletePrefixes(undo)
+	}
+	if err := d.dropPrefixes(undo); err != nil {
+		return err
+	}
+	d.step("rollback:flushed")
+	if err := d.bdb.Flatten(1); err != nil {
+		return err
+	}
+	err = d.bdb.Update(func(txn *badger.Txn) error {
+		for _, w := range []written{dl.lo, dl.hi} {
+			var err error
+			if w.set {
+				err = txn.Set(w.key, w.val)
+			} else {
+				err = txn.Delete(w.key)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return txn.Set(metaReclaim, nil)
+	})
+	if err != nil {
+		return err
+	}
+	d.step("rollback:flattened")
+	if err := d.dropPrefixes(metaReclaim); err != nil {
+		return err
+	}
+	if err := d.bdb.Flatten(1); err != nil {
+		return err
+	}
+	d.step("rollback:reclaimed")
+	return nil
+}
+
+// rolledBackKey is what a key a rollback deletes takes until it is
+// reclaimed: the key (a binary fact's, 13 bytes) and its deletion marker,
+// each with Badger's bookkeeping. minReclaim is the least space of such
+// keys that reclaim compacts the store for.
+const (
+	rolledBackKey = 2 * (13 + entryOverhead)
+	minReclaim    = 1 << 20
+)

@@ -89,7 +89,8 @@ func (d *DB) Retract(ctx context.Context, b *Batch) (RetractStats, error) {
 	d.mat = lp.state(oldMat)
 	d.mu.Unlock()
 	d.step("retract:committed")
-	_ = d.deletePrefixes(binary.BigEndian.AppendUint64([]byte{tagUndo}, gen))
+	// Cleanup failures leave garbage that the next Open removes.
+	_ = d.dropPrefixes(binary.BigEndian.AppendUint64([]byte{tagUndo}, gen))
 	if lp.overflow {
 		d.dropLog(oldMat)
 	}

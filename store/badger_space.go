@@ -23,10 +23,19 @@ func (d *DB) DiskUsage() (DiskUsage, error) {
 	if err := d.open(); err != nil {
 		return DiskUsage{}, wrapf("store: disk usage: %w", err)
 	}
+	u, err := d.diskUsage()
+	if err != nil {
+		return DiskUsage{}, wrapf("store: disk usage: %w", err)
+	}
+	return u, nil
+}
+
+// diskUsage is DiskUsage without the check that d is open.
+func (d *DB) diskUsage() (DiskUsage, error) {
 	var u DiskUsage
 	ents, err := os.ReadDir(d.dir)
 	if err != nil {
-		return DiskUsage{}, wrapf("store: disk usage: %w", err)
+		return DiskUsage{}, err
 	}
 	for _, e := range ents {
 		if name := e.Name(); isBadgerFile(name) {

@@ -130,6 +130,11 @@ func checkTable(path string, id uint64, topt *table.Options) (err error) {
 		if strings.Contains(err.Error(), "checksum") {
 			return errors.New("damaged index: checksum mismatch in the table index")
 		}
+		if !blocks {
+			// The footer of a cut table is read from its middle: what
+			// the reader makes of those bytes varies with the table.
+			return fmt.Errorf("damaged or truncated table: %s", firstLine(err.Error()))
+		}
 	}
 	return err
 }

@@ -13,7 +13,8 @@
 //
 //	m<name>                 meta: format, mgen (last load generation),
 //	                        mpending (load or retraction in flight), mnsym,
-//	                        mderived, mdnext, mmat (record and change log)
+//	                        mderived, mdnext, mmat (record and change log),
+//	                        mreclaim (transient: set to flush the memtable)
 //	n<name>      -> id      dictionary, name to id
 //	s<id>        -> name    dictionary, id to name (dense: 0..mnsym-1)
 //	F<rel><s><o>            binary base fact, subject order, empty value
@@ -55,12 +56,27 @@
 // Readers of counts, dictionary size and splits only see committed state.
 // If the load fails or is canceled before step 4, it is rolled back at once:
 // the keys in the undo log, the symbols with ids from the old dictionary
-// size on, and the split entries of generation g are deleted, then mpending.
-// If the process dies instead, the next Open finds mpending and does the same
-// rollback (or, when opened read-only, reports ErrIncomplete), so the store
-// is exactly as before the load. A split in a batch replaces the split of the
-// same name; old split generations and undo logs are deleted after the
-// commit, or by the next Open.
+// size on, and the split entries of generation g are deleted; then their
+// space is given back and the undo log dropped (below), then mpending is
+// deleted. If the process dies instead, the next Open finds mpending and
+// does the same rollback (or, when opened read-only, reports
+// ErrIncomplete), so the store is exactly as before the load.
+//
+// Badger deletes a key by writing a deletion marker, and both take space
+// until a compaction brings them together on the last level, which for
+// markers that reached it may be never. So a rollback of more than a few
+// MiB (and more than a 64th of the store) compacts the store: it drops
+// the undo log with DropPrefix, which writes the memtable to a table,
+// compacts every level into the last (Flatten), then writes again the
+// first and the last key it wrote (the same deletion or value) and
+// flushes them by setting and dropping mreclaim, and compacts again: that
+// table spans every key the rollback wrote, so the last compaction
+// rewrites every table holding them, and the store takes about what it
+// took before the load. It needs as much free space as the store takes;
+// with less, the space is left to Badger's compactions. A split in a batch replaces the split of the
+// same name; old split generations are deleted after the commit, and the
+// undo log dropped whole (DropPrefix, no deletion markers), or by the next
+// Open.
 //
 // Retract takes the same steps under a generation of its own: its undo log
 // lists the keys to put back (the removed F and N keys, which have empty

@@ -303,6 +303,9 @@ var crashCases = []crashCase{
 	{"replace", "derived:done:1", true, false},
 	// Killed while recovering: the next Open rolls back again.
 	{"recover", "rollback:undone:1", false, true},
+	{"recover", "rollback:flushed:1", false, false},
+	{"recover", "rollback:flattened:1", false, false},
+	{"recover", "rollback:reclaimed:1", false, false},
 	{"recover", "rollback:done:1", false, false},
 }
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,10 @@ import (
 const (
 	helperEnv    = "DRUMQL_STORE_HELPER"
 	helperDirEnv = "DRUMQL_STORE_HELPER_DIR"
+	// helperLoadEnv, when set, makes the helper load a chain of that
+	// many triples (chainBatch) instead of its synthetic batch, into the
+	// store opened with a memtable of chainMemTable bytes.
+	helperLoadEnv = "DRUMQL_STORE_HELPER_LOAD"
 )
 
 // TestHelperProcess is not a test: it is the child process of the tests
@@ -36,7 +41,11 @@ func TestHelperProcess(t *testing.T) {
 	if at := os.Getenv(helperCrashEnv); mode == "op" && at != "" {
 		crashAt(at) // Open may recover the store: a step of the test
 	}
-	db, err := Open(dir, Options{ReadOnly: mode == "hold-ro"})
+	opts := Options{ReadOnly: mode == "hold-ro"}
+	if os.Getenv(helperLoadEnv) != "" {
+		opts.MemTableSize = chainMemTable
+	}
+	db, err := Open(dir, opts)
 	if err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
@@ -46,8 +55,13 @@ func TestHelperProcess(t *testing.T) {
 		fmt.Println("OPEN")
 		time.Sleep(time.Minute)
 	case "load":
+		b := syntheticBatch(150000, "big")
+		if s := os.Getenv(helperLoadEnv); s != "" {
+			n, _ := strconv.Atoi(s)
+			b = chainBatch(n)
+		}
 		half := false
-		_, err := db.Load(context.Background(), syntheticBatch(150000, "big"), func(done, total int) {
+		_, err := db.Load(context.Background(), b, func(done, total int) {
 			if !half && done >= total/2 {
 				half = true
 				fmt.Println("HALF")
@@ -79,6 +93,21 @@ func syntheticBatch(n int, tag string) *Batch {
 	}
 	for i := range n / 100 {
 		b.Facts = append(b.Facts, NamedFact{Rel: "p", Args: []string{fmt.Sprintf("%s-e%d", tag, i), "a", "b"}})
+	}
+	return b
+}
+
+// chainMemTable is the memtable size of the helper's chain load, about
+// the least Badger accepts: the memtable fills, and its tables are
+// compacted, with less data.
+const chainMemTable = 8 << 20
+
+// chainBatch is the chain c0 next c1 next ... cn: facts whose keys come
+// in the order of the batch, as a file sorted by entity loads them.
+func chainBatch(n int) *Batch {
+	b := &Batch{Graph: make([]NamedTriple, n)}
+	for i := range b.Graph {
+		b.Graph[i] = NamedTriple{S: fmt.Sprintf("c%d", i), R: "next", O: fmt.Sprintf("c%d", i+1)}
 	}
 	return b
 }

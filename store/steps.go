@@ -17,8 +17,14 @@ package store
 //   - Retract: retract:pending, retract:undo, retract:deleting*,
 //     retract:written, retract:committed, retract:done, as a load.
 //   - The rollback of a load or retraction that failed, or that the next
-//     Open finds pending: rollback:undone (the undo log applied and
-//     removed, synced), rollback:done (the marker removed, synced).
+//     Open finds pending: rollback:undone (the undo log applied, synced),
+//     rollback:flushed (the undo log dropped, the memtable written to a
+//     table), rollback:flattened (the tables compacted into the last
+//     level; the writes to the first and last key repeated, metaReclaim
+//     set), rollback:reclaimed (flushed and compacted again),
+//     rollback:done (the markers removed, synced). A rollback of few
+//     keys, or on a device without room to compact, deletes the undo log
+//     key by key instead and skips the three steps between (see reclaim).
 //   - ReplaceDerived, ReplaceDerivedSeq, ReplaceDerivedRecord (infer) and
 //     ClearDerived: derived:allocated (a new generation number),
 //     derived:writing*, derived:written (the generation and its record,
