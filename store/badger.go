@@ -97,9 +97,11 @@ func (quietLogger) Debugf(string, ...any) {}
 //
 // It returns ErrInUse when another process (or another DB in this process)
 // has the directory open, ErrNotStore when dir holds something else,
-// ErrNewerFormat when a newer version wrote it, and, with ReadOnly,
-// ErrIncomplete when a load was interrupted. Without ReadOnly an interrupted
-// load is rolled back. Errors are wrapped with the directory.
+// ErrNewerFormat when a newer version wrote it, ErrNoSpace when a writer
+// (or, with ReadOnly, a store holding the log of a write that did not
+// finish: checkLogSpace) has too little room on the device, and, with
+// ReadOnly, ErrIncomplete when a load was interrupted. Without ReadOnly an
+// interrupted load is rolled back. Errors are wrapped with the directory.
 func Open(dir string, opts Options) (*DB, error) {
 	if err := checkDir(dir, opts.ReadOnly); err != nil {
 		return nil, err
@@ -111,6 +113,8 @@ func Open(dir string, opts Options) (*DB, error) {
 		if err := checkSpace(dir, 0, "opening the store for writing"); err != nil {
 			return nil, err
 		}
+	} else if err := checkLogSpace(dir); err != nil {
+		return nil, err
 	}
 	bo := badgerOptions(dir, opts)
 	// Check the tables under a lock of our own, so that no writer changes

@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -61,6 +63,41 @@ var noSpaceCheck = false
 func LowOnSpace(dir string) bool {
 	free, ok := freeBytes(dir)
 	return ok && free < minFreeSpace
+}
+
+// unfinishedLog reports whether dir holds the log of a write that did not
+// finish: a memtable file (*.mem; a store closed cleanly has none) with a
+// part the file system has not allocated. Badger maps those files and
+// replays them when it opens the store; reading past their written part
+// allocates a page on some file systems (tmpfs), and on a full device that
+// raises SIGBUS, which kills the process instead of an error.
+func unfinishedLog(dir string) bool {
+	mems, _ := filepath.Glob(filepath.Join(dir, "*.mem"))
+	for _, f := range mems {
+		if fi, err := os.Stat(f); err == nil && fi.Size() > allocatedBytes(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkLogSpace returns an ErrNoSpace error when dir holds the log of a
+// write that did not finish (unfinishedLog) and its file system has less
+// free space than the margin a writer keeps: what a reader checks before
+// opening the store, as a writer checks before writing (a write that
+// faulted on a full device leaves that log behind it). Unlike checkSpace,
+// a build that turns the writers' checks off (drumql_nospacecheck) keeps
+// it.
+func checkLogSpace(dir string) error {
+	if !unfinishedLog(dir) {
+		return nil
+	}
+	free, ok := freeBytes(dir)
+	if !ok || free >= minFreeSpace {
+		return nil
+	}
+	return fmt.Errorf("%w at %s: opening the store replays the log of a write that did not finish, which needs about %s free, %s is free",
+		ErrNoSpace, dir, mib(minFreeSpace), mib(free))
 }
 
 // mib formats a byte count in MiB with one decimal.

@@ -125,6 +125,16 @@ func TestWriteFaultOnFullDevice(t *testing.T) {
 			code, exitFailure, stdout, stderr)
 	}
 
+	// While the device is still full, a reader is refused: opening the
+	// store would replay the log the faulted write left, whose pages a
+	// tmpfs allocates when they are read (before, stats died of SIGBUS).
+	stdout, stderr, code = runBin(t, bin, "-q", "--db", db, "stats")
+	if code != exitFailure || !strings.Contains(stderr, "no space left on the device at "+db) ||
+		!strings.Contains(stderr, "replays the log of a write that did not finish") || strings.Contains(stderr, "goroutine") {
+		t.Fatalf("stats on the full device after the faulted load: exit %d, want %d with a message about space\nstdout: %s\nstderr: %s",
+			code, exitFailure, stdout, stderr)
+	}
+
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
 	}
