@@ -47,6 +47,11 @@ type storedSets struct {
 	other    []int     // program indices of the rules the otherSet holds
 	compound bool      // a rule has expressions: not prepared
 	pool     sync.Pool // *otherSet
+	// Hits name a rule by its rank among the head's rules (their order in
+	// the program): the walk records ranks, otherRank maps the otherSet's
+	// program indices to them; rules counts them.
+	otherRank map[int32]int32
+	rules     int
 }
 
 // PrepareStoredNoisyOr prepares the noisy-or rescoring of prog's answers
@@ -153,24 +158,33 @@ func (s *StoredNoisyOr) binaryRules(ctx context.Context, pred string) (*storedSe
 		ss = &storedSets{}
 	}
 	var chains []int
-	for _, i := range idx {
+	var ranks []int32
+	for k, i := range idx {
 		r := &s.prog.Rules[i]
 		if r.HasCompound() {
 			ss.compound = true
 		}
 		if _, _, _, ok := chainPath(r); ok {
-			chains = append(chains, i)
+			chains, ranks = append(chains, i), append(ranks, int32(k))
 		} else {
 			ss.other = append(ss.other, i)
 		}
 	}
 	if ss != nil && !ss.compound && len(chains) > 0 {
-		if ss.chains, err = newStoredChains(ctx, s.prog, chains, s.adjs); err != nil {
+		if ss.chains, err = newStoredChains(ctx, s.prog, chains, ranks, s.adjs); err != nil {
 			return nil, err
 		}
 		if ss.chains == nil {
 			ss.other = append(ss.other, chains...)
 			slices.Sort(ss.other)
+		}
+	}
+	if ss != nil {
+		ss.rules = len(idx)
+		ss.otherRank = make(map[int32]int32, len(ss.other))
+		for _, i := range ss.other {
+			k, _ := slices.BinarySearch(idx, i)
+			ss.otherRank[int32(i)] = int32(k)
 		}
 	}
 	s.sets[pred] = ss
@@ -241,10 +255,14 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 			}
 		}
 		o.e.ctx = ctx
+		n := len(hits)
 		hits = o.hits(hits, store.ID(id), dir == 1)
 		ss.pool.Put(o)
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
+		}
+		for i := n; i < len(hits); i++ {
+			hits[i].r = ss.otherRank[hits[i].r]
 		}
 	}
 	sc.hits = hits
@@ -263,45 +281,86 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 			return nil
 		}, top), true, nil
 	}
-	confs, err := s.confsByCandidate(sc, hits)
+	confOf, err := s.candidateConfs(sc, hits, ss.rules)
 	if err != nil {
 		return nil, false, err
 	}
-	return rescored(answers, confs, top), true, nil
+	return rescoredBy(answers, confOf, top), true, nil
 }
 
-// confsByCandidate groups hits by candidate, each candidate's confidences
-// in program order, as noisyOrOf sorts them (the product of noisy-or is
-// then the same, bit for bit): by counting over candidate ids
-// (hitBuckets), by sorting when a candidate is a symbol the program made.
-func (s *StoredNoisyOr) confsByCandidate(sc *wscratch, hits []hitEntry) (map[string][]float64, error) {
+// candidateConfs groups hits by candidate, each candidate's confidences in
+// rule order (hits name rules by rank, below rules), as noisyOrOf orders
+// them (the product of noisy-or is then the same, bit for bit), and
+// returns them by an answer's values for rescoredBy: by a counting sort on
+// the rank and a stable one on the candidate (hitBuckets), found by the
+// answer's symbol; by sorting, found by name, when a candidate is a symbol
+// the program made.
+func (s *StoredNoisyOr) candidateConfs(sc *wscratch, hits []hitEntry, rules int) (func(vals []string) []float64, error) {
 	if sc.buckets.seen == nil {
 		sc.buckets = newHitBuckets(int(s.en.syms.nStore))
 	}
-	if slices.ContainsFunc(hits, func(h hitEntry) bool { return int(h.c) >= len(sc.buckets.seen) }) {
-		slices.SortFunc(hits, func(a, b hitEntry) int { return cmp.Compare(a.c, b.c) })
-	} else {
-		sc.buckets.bucket(hits, nil)
-	}
-	confs := map[string][]float64{}
 	all := make([]float64, len(hits))
-	for lo := 0; lo < len(hits); {
-		hi := lo + 1
-		for hi < len(hits) && hits[hi].c == hits[lo].c {
-			hi++
+	if slices.ContainsFunc(hits, func(h hitEntry) bool { return int(h.c) >= len(sc.buckets.seen) }) {
+		slices.SortFunc(hits, func(a, b hitEntry) int {
+			if c := cmp.Compare(a.c, b.c); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.r, b.r)
+		})
+		confs := map[string][]float64{}
+		for lo := 0; lo < len(hits); {
+			hi := lo + 1
+			for hi < len(hits) && hits[hi].c == hits[lo].c {
+				hi++
+			}
+			name, err := s.en.syms.name(uint32(hits[lo].c))
+			if err != nil {
+				return nil, err
+			}
+			for k := lo; k < hi; k++ {
+				all[k] = hits[k].s
+			}
+			confs[name] = all[lo:hi:hi]
+			lo = hi
 		}
-		group := hits[lo:hi]
-		slices.SortFunc(group, func(a, b hitEntry) int { return cmp.Compare(a.r, b.r) })
-		name, err := s.en.syms.name(uint32(group[0].c))
-		if err != nil {
-			return nil, err
-		}
-		cs := all[lo:hi:hi]
-		for k, h := range group {
-			cs[k] = h.s
-		}
-		confs[name] = cs
-		lo = hi
+		return func(vals []string) []float64 { return confs[vals[0]] }, nil
 	}
-	return confs, nil
+	sc.byRank(hits, rules)
+	b := &sc.buckets
+	b.bucket(hits, nil)
+	for k, h := range hits {
+		all[k] = h.s
+	}
+	return func(vals []string) []float64 {
+		c, ok := s.en.syms.lookup(vals[0])
+		if !ok || int(c) >= len(b.seen) || b.seen[c] != b.epoch {
+			return nil
+		}
+		g := b.group[c]
+		lo := int32(0)
+		if g > 0 {
+			lo = b.counts[g-1]
+		}
+		return all[lo:b.counts[g]:b.counts[g]]
+	}, nil
+}
+
+// byRank sorts hits by their rule's rank (below rules), stably, by
+// counting.
+func (sc *wscratch) byRank(hits []hitEntry, rules int) {
+	counts := slices.Grow(sc.rankCounts[:0], rules+1)[:rules+1]
+	clear(counts)
+	for _, h := range hits {
+		counts[h.r+1]++
+	}
+	for r := range rules {
+		counts[r+1] += counts[r]
+	}
+	tmp := slices.Grow(sc.rankTmp[:0], len(hits))[:len(hits)]
+	for _, h := range hits {
+		tmp[counts[h.r]] = h
+		counts[h.r]++
+	}
+	copy(hits, tmp)
+	sc.rankCounts, sc.rankTmp = counts, tmp
 }

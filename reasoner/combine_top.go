@@ -6,7 +6,7 @@ import (
 )
 
 // maxTopHits is the largest noisy_or(top = k) whose hits topHits keeps;
-// past it, every hit is kept and grouped (confsByCandidate).
+// past it, every hit is kept and grouped (candidateConfs).
 const maxTopHits = 8
 
 // topHits keeps, per candidate, what noisy-or over its k best rules needs

@@ -2,9 +2,14 @@ package reasoner
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/drumql/drumql/datalog"
 )
 
 // TestTopHits checks the k best hits kept per candidate against every hit
@@ -49,6 +54,59 @@ func TestTopHits(t *testing.T) {
 		}
 		if _, ok := th.find(dense + 7); ok {
 			t.Fatalf("round %d: a candidate without hits found", round)
+		}
+	}
+}
+
+// TestCandidateConfs checks the grouping of every hit (noisy-or over every
+// rule) against sorting the hits by candidate and rule: each answer's
+// confidences in rule order, none for an answer without hits.
+func TestCandidateConfs(t *testing.T) {
+	ctx := context.Background()
+	var tsv strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&tsv, "n%d\te\tn%d\n", i, (i+1)%30)
+	}
+	st := newStore(t, tsv.String())
+	sn, err := PrepareStoredNoisyOr(ctx, st, &datalog.Program{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 8))
+	sc := newWScratch(int(sn.en.syms.nStore))
+	const rules = 40
+	for round := range 50 {
+		var hits []hitEntry
+		want := map[string][]hitEntry{}
+		for _, r := range rng.Perm(rules) {
+			for i := range 30 {
+				if rng.IntN(4) == 0 {
+					name := fmt.Sprint("n", i)
+					c, ok := sn.en.syms.lookup(name)
+					if !ok {
+						t.Fatalf("%s not in the store", name)
+					}
+					h := hitEntry{int32(c), int32(r), rng.Float64()}
+					hits = append(hits, h)
+					want[name] = append(want[name], h)
+				}
+			}
+		}
+		confOf, err := sn.candidateConfs(sc, hits, rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 30 {
+			name := fmt.Sprint("n", i)
+			hs := want[name]
+			slices.SortFunc(hs, func(a, b hitEntry) int { return cmp.Compare(a.r, b.r) })
+			var w []float64
+			for _, h := range hs {
+				w = append(w, h.s)
+			}
+			if got := confOf([]string{name}); !slices.Equal(got, w) {
+				t.Fatalf("round %d, %s: %v, want %v", round, name, got, w)
+			}
 		}
 	}
 }

@@ -128,9 +128,10 @@ func (w *weightedAdjs) get(ctx context.Context, pred string) (*weightedAdj, erro
 }
 
 // newStoredChains builds the tries of rules rs of prog (chain rules of one
-// binary head) over the relations adjs holds; nil when a relation holds a
-// symbol the store does not (one the program made).
-func newStoredChains(ctx context.Context, prog *datalog.Program, rs []int, adjs *weightedAdjs) (*storedChains, error) {
+// binary head) over the relations adjs holds, each rule known in the walk
+// by ids[k] (nil: its index in prog); nil when a relation holds a symbol
+// the store does not (one the program made).
+func newStoredChains(ctx context.Context, prog *datalog.Program, rs []int, ids []int32, adjs *weightedAdjs) (*storedChains, error) {
 	sc := &storedChains{fwd: &trieNode{}, inv: &trieNode{}, nsym: adjs.nsym}
 	relIdx := map[string]int32{}
 	rel := func(pred string) (int32, error) {
@@ -145,27 +146,31 @@ func newStoredChains(ctx context.Context, prog *datalog.Program, rs []int, adjs 
 		sc.adj = append(sc.adj, a)
 		return int32(len(sc.adj) - 1), nil
 	}
-	for _, ri := range rs {
+	for i, ri := range rs {
 		r := &prog.Rules[ri]
 		path, neq, oi, _ := chainPath(r)
 		w := weightOf(r.Weight)
-		ids := make([]int32, len(path))
+		rels := make([]int32, len(path))
 		for k, s := range path {
 			var err error
-			if ids[k], err = rel(s.pred); err != nil || ids[k] < 0 {
+			if rels[k], err = rel(s.pred); err != nil || rels[k] < 0 {
 				return nil, err
 			}
 		}
+		id := int32(ri)
+		if ids != nil {
+			id = ids[i]
+		}
 		node := sc.fwd
 		for k, s := range path {
-			node = node.child(ids[k], s.out, oi)
+			node = node.child(rels[k], s.out, oi)
 		}
-		node.add(int32(ri), w, neq)
+		node.add(id, w, neq)
 		node = sc.inv
 		for k := len(path) - 1; k >= 0; k-- {
-			node = node.child(ids[k], !path[k].out, oi)
+			node = node.child(rels[k], !path[k].out, oi)
 		}
-		node.add(int32(ri), w, neq)
+		node.add(id, w, neq)
 	}
 	sc.fwd.setMaxW()
 	sc.inv.setMaxW()
@@ -185,10 +190,13 @@ type wscratch struct {
 	par    []uint32
 	alt    []float64
 	// The hits of a query and their grouping by candidate
-	// (confsByCandidate).
+	// (candidateConfs).
 	hits    []hitEntry
 	buckets hitBuckets
 	top     *topHits // the k best hits per candidate, for noisy_or(top = k)
+	// byRank's counts and buffer.
+	rankCounts []int32
+	rankTmp    []hitEntry
 }
 
 func newWScratch(nsym int) *wscratch {

@@ -143,7 +143,7 @@ func (en *Engine) auxHits(ctx context.Context, h *chainHead, ents []hitEntry, id
 			h.auxErr = err
 			return
 		}
-		if h.auxChains, h.auxErr = newStoredChains(ctx, en.prog, h.lpAux, en.auxAdjs); h.auxErr == nil && h.auxChains == nil {
+		if h.auxChains, h.auxErr = newStoredChains(ctx, en.prog, h.lpAux, nil, en.auxAdjs); h.auxErr == nil && h.auxChains == nil {
 			h.lpOther = append(h.lpOther, h.lpAux...)
 			slices.Sort(h.lpOther)
 		}
