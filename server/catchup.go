@@ -23,6 +23,10 @@ type CatchupOptions struct {
 	// Describe, if not nil, is told what Catchup is doing (for a progress
 	// bar).
 	Describe func(string)
+	// Validated says prog was checked with datalog.Validate and has no
+	// error (the CLI's loading does): the update does not validate it
+	// again (reasoner.Delta.Validated).
+	Validated bool
 }
 
 // CatchupResult is what Catchup did.
@@ -104,7 +108,7 @@ func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt rea
 	}
 	res.Resumed = time.Now()
 	describe("updating")
-	ch, err := m.Apply(ctx, reasoner.Delta{Base: changes, Program: prog})
+	ch, err := m.Apply(ctx, reasoner.Delta{Base: changes, Program: prog, Validated: co.Validated})
 	if err != nil {
 		return res, err
 	}

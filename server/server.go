@@ -37,6 +37,10 @@ type Config struct {
 	// Program is the loaded program (the rule files merged); nil means no
 	// rules.
 	Program *datalog.Program
+	// Validated says Program was checked with datalog.Validate and has no
+	// error (drumql serve's loading does): bringing the materialisation
+	// up to date at start does not validate it again.
+	Validated bool
 	// Files are the rule files the program was loaded from, for /v1/stats.
 	Files []string
 	// Edits is the file that rules added through POST /v1/rules are
@@ -139,7 +143,7 @@ func (s *Server) options() reasoner.Options {
 // materialise sets s.m to the materialisation of prog, brought up to date
 // in the store, and says how.
 func (s *Server) materialise(ctx context.Context, prog *datalog.Program) (string, error) {
-	res, err := Catchup(ctx, s.st, prog, s.options(), CatchupOptions{Keep: true})
+	res, err := Catchup(ctx, s.st, prog, s.options(), CatchupOptions{Keep: true, Validated: s.cfg.Validated && prog == s.cfg.Program})
 	if err != nil {
 		return "", err
 	}

@@ -19,7 +19,7 @@ import (
 // changes, or a record that does not match the stored facts (a note on
 // stderr says which, except for the first).
 func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt reasoner.Options, th threshold, pb *bar) (bool, error) {
-	res, err := server.Catchup(e.ctx, st, prog, opt, server.CatchupOptions{Describe: pb.describe})
+	res, err := server.Catchup(e.ctx, st, prog, opt, server.CatchupOptions{Describe: pb.describe, Validated: true}) // loadPrograms validated prog
 	if err != nil {
 		return true, err
 	}
