@@ -211,6 +211,11 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 	var as []reasoner.Answer
 	held := false
 	method, top := combination(req.Combine, s.prog, q.Pred)
+	// The store holds the program's fixpoint at the request's threshold
+	// (the materialisation's, or none asked): noisy-or applies the
+	// head's rules once to it, and they never derive an answer above its
+	// stored confidence.
+	overFixpoint := s.m != nil && (req.Min <= 0 || req.Min == s.m.Min())
 	if !req.Explain && s.m != nil {
 		// From the materialisation in memory, through the relation's
 		// index: the same answers as the store's (TestLookupAsStored),
@@ -219,9 +224,7 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 		switch {
 		case method == "max":
 			as, held, err = s.m.Lookup(ctx, q, req.Min, req.Top)
-		case req.Min <= 0 || req.Min == s.m.Min():
-			// Rescored over the stored fixpoint (below), whose rules
-			// never derive an answer above its stored confidence.
+		case overFixpoint:
 			as, held, err = s.m.LookupNoisyOr(ctx, q, req.Min, req.Top, top)
 		default:
 			as, held, err = s.m.Lookup(ctx, q, req.Min, 0)
@@ -236,12 +239,7 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 		}
 	}
 	if method == "noisy-or" {
-		if opt.Min <= 0 && s.m != nil {
-			opt.Min = s.m.Min()
-		}
-		if s.m != nil && opt.Min == s.m.Min() {
-			// The store holds the program's fixpoint at this threshold:
-			// the head's rules are applied once to it.
+		if overFixpoint {
 			var sn *reasoner.StoredNoisyOr
 			if sn, err = s.storedNoisyOr(ctx); err != nil {
 				return nil, err
