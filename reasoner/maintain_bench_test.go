@@ -17,11 +17,14 @@ import (
 
 // BenchmarkMaintainClosure measures incremental maintenance in memory (no
 // store write) on FB15k-237's 4.0M-fact closure of award_nominee (see
-// bench/infer-memory.sh): one op removes a random edge of the relation and
-// adds it back, through Apply (the store keeps the edge: an update reads
-// the store only for relations it has not loaded). It reports the full evaluation's time
-// (full-ms) and memory allocated (full-MB) beside the update's per op, so
-// the ratio is read off one run.
+// bench/infer-memory.sh), through Apply, against Materialise of the same
+// program in the same process (full-ms, full-MB: its time and the memory it
+// allocated), so the ratio is read off one run. Sub-benchmark edge: one op
+// removes a random edge of the relation and adds it back (the store keeps
+// the edge: an update reads the store only for relations it has not
+// loaded). add-1000: one op adds 1,000 random edges between the graph's
+// entities (seeded, new each op) and removes them again; add-ms and
+// remove-ms split its time.
 func BenchmarkMaintainClosure(b *testing.B) {
 	ctx := context.Background()
 	st := fb15k(b)
@@ -48,21 +51,94 @@ func BenchmarkMaintainClosure(b *testing.B) {
 	if _, err := m.Apply(ctx, Delta{}); err != nil {
 		b.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		f := edges[rng.IntN(len(edges))]
-		if _, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: f}}}); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: f, Added: true}}}); err != nil {
-			b.Fatal(err)
-		}
+	report := func(b *testing.B) {
+		b.ReportMetric(float64(full.Milliseconds()), "full-ms")
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "full-MB")
+		b.ReportMetric(float64(stats.Facts), "facts")
 	}
-	b.ReportMetric(float64(full.Milliseconds()), "full-ms")
-	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "full-MB")
-	b.ReportMetric(float64(stats.Facts), "facts")
+	b.Run("edge", func(b *testing.B) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		b.ReportAllocs()
+		for b.Loop() {
+			f := edges[rng.IntN(len(edges))]
+			if _, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: f}}}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: f, Added: true}}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b)
+	})
+	b.Run("add-1000", func(b *testing.B) {
+		addRemove(ctx, b, st, m, id, 1000)
+		report(b)
+	})
+}
+
+// addRemove is the add-1000 sub-benchmark of the maintenance benchmarks:
+// each op adds n random facts of relation rel between the store's entities
+// (seeded; none of them a fact the store holds) through m.Apply, then
+// removes them. It reports the updates' times apart (add-ms, remove-ms per
+// op), the derived facts the additions changed (changed) and how many of
+// the two updates fell back to recomputing (recomputed), per op.
+func addRemove(ctx context.Context, b *testing.B, st store.Store, m *Materialisation, rel store.ID, n int) {
+	snap, err := st.Snapshot(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ents := snap.Entities
+	rng := rand.New(rand.NewPCG(7, 11))
+	var add, remove time.Duration
+	changed, ops, recomputed := 0, 0, 0
+	b.ReportAllocs()
+	for b.Loop() {
+		var cs []FactChange
+		seen := map[[2]store.ID]bool{}
+		for len(cs) < n {
+			f := store.Fact{Rel: rel, Args: []store.ID{ents[rng.IntN(len(ents))], ents[rng.IntN(len(ents))]}}
+			k := [2]store.ID{f.Args[0], f.Args[1]}
+			if seen[k] {
+				continue
+			}
+			if ok, err := st.Has(f); err != nil {
+				b.Fatal(err)
+			} else if ok {
+				continue
+			}
+			seen[k] = true
+			cs = append(cs, FactChange{Fact: f, Added: true})
+		}
+		start := time.Now()
+		ch, err := m.Apply(ctx, Delta{Base: cs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		add += time.Since(start)
+		changed += ch.Added + ch.Removed + ch.Reweighted
+		for i := range cs {
+			cs[i].Added = false
+		}
+		start = time.Now()
+		ch2, err := m.Apply(ctx, Delta{Base: cs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		remove += time.Since(start)
+		ops++
+		recomputed += b2i(ch.Full) + b2i(ch2.Full)
+	}
+	b.ReportMetric(float64(add.Milliseconds())/float64(ops), "add-ms")
+	b.ReportMetric(float64(remove.Milliseconds())/float64(ops), "remove-ms")
+	b.ReportMetric(float64(changed)/float64(ops), "changed")
+	b.ReportMetric(float64(recomputed)/float64(ops), "recomputed")
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // BenchmarkMaintainMined measures incremental maintenance in memory of a
@@ -71,8 +147,9 @@ func BenchmarkMaintainClosure(b *testing.B) {
 // op removes the first rule of weight at least the threshold (the best of
 // its head relation), adds it back,
 // halves its weight and restores it: four updates through Apply, each
-// diffing the whole program as drumql infer does. Skipped without the
-// file.
+// diffing the whole program as drumql infer does. Sub-benchmark add-1000
+// adds 1,000 random facts of the graph's largest relation and removes them
+// (as BenchmarkMaintainClosure's). Skipped without the file.
 func BenchmarkMaintainMined(b *testing.B) {
 	rules := os.Getenv("DRUMQL_MINED_RULES")
 	if rules == "" {
@@ -111,6 +188,11 @@ func BenchmarkMaintainMined(b *testing.B) {
 	}
 	// validated: as serve applies a rule edit, the program validated by
 	// the caller (Delta.Validated).
+	b.Run("add-1000", func(b *testing.B) {
+		addRemove(ctx, b, st, m, largestRelation(b, st), 1000)
+		b.ReportMetric(float64(full.Milliseconds()), "full-ms")
+		b.ReportMetric(float64(stats.Facts), "facts")
+	})
 	for _, validated := range []bool{false, true} {
 		b.Run(fmt.Sprintf("validated=%v", validated), func(b *testing.B) {
 			b.ReportAllocs()
@@ -125,4 +207,20 @@ func BenchmarkMaintainMined(b *testing.B) {
 			b.ReportMetric(float64(stats.Facts), "facts")
 		})
 	}
+}
+
+// largestRelation is the store's relation with the most base facts (the
+// first of them by id on a tie).
+func largestRelation(b *testing.B, st store.Store) store.ID {
+	rs, err := st.Relations()
+	if err != nil {
+		b.Fatal(err)
+	}
+	best := rs[0]
+	for _, r := range rs[1:] {
+		if r.Base > best.Base || r.Base == best.Base && r.Rel < best.Rel {
+			best = r
+		}
+	}
+	return best.Rel
 }
