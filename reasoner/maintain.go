@@ -163,7 +163,7 @@ type Materialisation struct {
 	// program no longer has), and the program's facts.
 	u       *unit
 	main    []int    // per compiled rule: the rule it derives for (itself, or the rule a twin copies)
-	keys    []string // per compiled rule: its ruleKey ("" for twins)
+	keys    []string // per compiled rule: its ruleKey once keyOf computed it ("" before, and for twins)
 	twin    []int    // per compiled rule: its rederive twin, -1 for twins
 	current []bool   // per compiled rule: a rule of the current program
 	active  []bool   // per compiled rule: evaluated (current, strong enough, live)
@@ -315,14 +315,12 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 		prog = d.Program
 	}
 	min := m.opt.withProgram(prog).withDefaults().Min
-	var keys []string // the new program's rule keys
+	var match []int // the new program's rules matched with the compiled ones
+	same := 0
 	if d.Program != nil {
-		keys = make([]string, len(prog.Rules))
-		for i := range prog.Rules {
-			keys[i] = ruleKey(&prog.Rules[i])
-		}
+		match, same = m.matchRules(prog)
 	}
-	full, err := m.needsFull(d, keys, min)
+	full, err := m.needsFull(d, same, min)
 	if err != nil {
 		return Change{}, err
 	}
@@ -349,7 +347,7 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 		return Change{}, err
 	}
 	if d.Program != nil {
-		if kill, add, err = m.setProgram(d.Program, keys); err != nil {
+		if kill, add, err = m.setProgram(d.Program, match); err != nil {
 			return Change{}, err
 		}
 	}
@@ -440,8 +438,9 @@ func (m *Materialisation) restore() {
 	}
 }
 
-// needsFull decides whether an update recomputes from scratch.
-func (m *Materialisation) needsFull(d Delta, keys []string, min float64) (bool, error) {
+// needsFull decides whether an update recomputes from scratch; same is the
+// number of the new program's rules that matchRules matched.
+func (m *Materialisation) needsFull(d Delta, same int, min float64) (bool, error) {
 	e := m.e
 	if min < e.min {
 		return true, nil // facts cut before may now be kept: no cheap way to find them
@@ -481,21 +480,8 @@ func (m *Materialisation) needsFull(d Delta, keys []string, min float64) (bool, 
 	if removed > 0 && 2*removed > base {
 		return true, nil
 	}
-	if d.Program != nil && len(m.ruleOf) > 8 {
-		keep := map[string]int{}
-		for _, ci := range m.ruleOf {
-			keep[m.keys[ci]]++
-		}
-		same := 0
-		for _, k := range keys {
-			if keep[k] > 0 {
-				keep[k]--
-				same++
-			}
-		}
-		if 2*same < len(m.ruleOf) {
-			return true, nil
-		}
+	if d.Program != nil && len(m.ruleOf) > 8 && 2*same < len(m.ruleOf) {
+		return true, nil
 	}
 	return false, nil
 }

@@ -26,7 +26,7 @@ func (m *Materialisation) addRule(r *datalog.Rule) int {
 	u.prog.Rules = append(u.prog.Rules, tw)
 	u.meta = append(u.meta, ruleMeta{src: src, guard: g})
 	m.main = append(m.main, ci, ci)
-	m.keys = append(m.keys, ruleKey(r), "")
+	m.keys = append(m.keys, "", "") // a rule's computed when needed (keyOf)
 	m.twin = append(m.twin, ci+1, -1)
 	m.current = append(m.current, true, false)
 	m.active = append(m.active, false, false)
@@ -168,27 +168,154 @@ func ruleKey(r *datalog.Rule) string {
 	return c.String()
 }
 
-// setProgram makes prog the program: rules are matched with the compiled
-// ones by ruleKey (in order, for a rule given twice), new ones compiled.
-// It returns the rules whose facts must be derived again (removed or
-// weakened) and the rules to evaluate whole (added or strengthened); the
-// program's facts are applied at once.
-func (m *Materialisation) setProgram(prog *datalog.Program, keys []string) (kill, add []int, err error) {
+// keyOf returns the ruleKey of compiled rule ci (not a twin), computing it
+// the first time.
+func (m *Materialisation) keyOf(ci int) string {
+	if m.keys[ci] == "" {
+		m.keys[ci] = ruleKey(&m.u.prog.Rules[ci])
+	}
+	return m.keys[ci]
+}
+
+// matchRules matches the rules of prog with the program's compiled ones:
+// match[i] is the compiled rule prog.Rules[i] keeps (one with the same
+// ruleKey: the same rule but for its weight, comment and positions), or
+// -1 for a new rule; same counts the matched rules. A rule given more than
+// once is matched in order. The two programs' common prefix and suffix are
+// matched rule by rule, by their parts (sameRule), and only the rules
+// between them by their keys: an edit of a mined file of a hundred
+// thousand rules changes a few of them, and printing every rule for its
+// key was most of what such an update cost.
+func (m *Materialisation) matchRules(prog *datalog.Program) (match []int, same int) {
+	old := m.ruleOf
+	n, k := len(prog.Rules), len(old)
+	match = make([]int, n)
+	p := 0
+	for p < n && p < k && sameRule(&prog.Rules[p], &m.u.prog.Rules[old[p]]) {
+		match[p] = old[p]
+		p++
+	}
+	q := 0 // the common suffix's length
+	for q < n-p && q < k-p && sameRule(&prog.Rules[n-1-q], &m.u.prog.Rules[old[k-1-q]]) {
+		match[n-1-q] = old[k-1-q]
+		q++
+	}
+	same = p + q
+	if p+q == n {
+		return match, same
+	}
+	byKey := map[string][]int{}
+	for _, ci := range old[p : k-q] {
+		key := m.keyOf(ci)
+		byKey[key] = append(byKey[key], ci)
+	}
+	for i := p; i < n-q; i++ {
+		key := ruleKey(&prog.Rules[i])
+		if cs := byKey[key]; len(cs) > 0 {
+			match[i], byKey[key] = cs[0], cs[1:]
+			same++
+			continue
+		}
+		match[i] = -1
+	}
+	return match, same
+}
+
+// sameRule reports whether ruleKey(a) == ruleKey(b), comparing the rules'
+// parts instead of printing them when both are plain: atoms (positive or
+// negated) and comparisons over variables and constants.
+func sameRule(a, b *datalog.Rule) bool {
+	if !plainRule(a) || !plainRule(b) {
+		return ruleKey(a) == ruleKey(b)
+	}
+	if !sameAtom(&a.Head, &b.Head) || len(a.Body) != len(b.Body) {
+		return false
+	}
+	for i := range a.Body {
+		x, y := &a.Body[i], &b.Body[i]
+		if x.Kind != y.Kind {
+			return false
+		}
+		if x.Kind == datalog.Comparison {
+			if x.Op != y.Op || !sameTerm(x.Left, y.Left) || !sameTerm(x.Right, y.Right) {
+				return false
+			}
+			continue
+		}
+		if !sameAtom(&x.Atom, &y.Atom) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainRule reports whether r's head is an atom and its body literals are
+// atoms (positive or negated) and comparisons, all over variables and
+// constants.
+func plainRule(r *datalog.Rule) bool {
+	if !plainArgs(r.Head.Args) {
+		return false
+	}
+	for i := range r.Body {
+		l := &r.Body[i]
+		switch l.Kind {
+		case datalog.Positive, datalog.Negated:
+			if !plainArgs(l.Atom.Args) {
+				return false
+			}
+		case datalog.Comparison:
+			if l.Left.Kind == datalog.Compound || l.Right.Kind == datalog.Compound {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func plainArgs(ts []datalog.Term) bool {
+	for i := range ts {
+		if ts[i].Kind == datalog.Compound {
+			return false
+		}
+	}
+	return true
+}
+
+// sameAtom compares two atoms of plain rules but for their positions.
+func sameAtom(a, b *datalog.Atom) bool {
+	if a.Pred != b.Pred || len(a.Args) != len(b.Args) {
+		return false
+	}
+	for i := range a.Args {
+		if !sameTerm(a.Args[i], b.Args[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameTerm compares two variables or constants but for their positions.
+func sameTerm(a, b datalog.Term) bool {
+	return a.Kind == b.Kind && a.Value == b.Value
+}
+
+// setProgram makes prog the program, its rules matched with the compiled
+// ones as matchRules says (match), new ones compiled. It returns the rules
+// whose facts must be derived again (removed or weakened) and the rules to
+// evaluate whole (added or strengthened); the program's facts are applied
+// at once.
+func (m *Materialisation) setProgram(prog *datalog.Program, match []int) (kill, add []int, err error) {
 	e := m.e
 	m.record = nil
-	old := map[string][]int{}
-	for _, ci := range m.ruleOf {
-		k := m.keys[ci]
-		old[k] = append(old[k], ci)
-	}
+	kept := make([]bool, len(m.current))
 	ruleOf := make([]int, len(prog.Rules))
 	n0 := len(m.u.prog.Rules)
 	for i := range prog.Rules {
 		r := &prog.Rules[i]
-		k := keys[i]
-		if cs := old[k]; len(cs) > 0 {
-			ci := cs[0]
-			old[k] = cs[1:]
+		if ci := match[i]; ci >= 0 {
+			kept[ci] = true
 			ruleOf[i] = ci
 			w := weightOf(r.Weight)
 			cr := e.rules[ci]
@@ -214,8 +341,8 @@ func (m *Materialisation) setProgram(prog *datalog.Program, keys []string) (kill
 		ruleOf[i] = m.addRule(r)
 		add = append(add, ruleOf[i])
 	}
-	for _, cs := range old {
-		for _, ci := range cs {
+	for _, ci := range m.ruleOf {
+		if !kept[ci] {
 			m.current[ci] = false
 			kill = append(kill, ci)
 		}
