@@ -177,6 +177,7 @@ func (m *Materialisation) compact() {
 		}
 	}
 	m.rev = revIndex{}
+	m.touchAt, m.seenAt = nil, nil // sized for the tuples before
 	m.poolMark = m.poolWords()
 }
 

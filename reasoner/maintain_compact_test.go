@@ -49,10 +49,7 @@ func TestMaintainDoesNotGrow(t *testing.T) {
 				tuples += r.n
 			}
 		}
-		rev := len(m.rev.deps)
-		for _, v := range m.rev.extra {
-			rev += len(v)
-		}
+		rev := len(m.rev.deps) + len(m.rev.extraDep)
 		if w := m.poolWords(); tuples > 2*compactTuples+16 || w > 2*compactWords+64 || rev > 2*compactWords {
 			t.Fatalf("%s: %d tuples, %d provenance words, %d reverse index entries: the materialisation grows", step, tuples, w, rev)
 		}

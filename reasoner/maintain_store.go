@@ -416,13 +416,13 @@ func (m *Materialisation) WriteUpdate(ctx context.Context, ch Change) error {
 	var up store.DerivedUpdate
 	up.Program = m.Record()
 	up.Renames = m.renames
-	for _, k := range m.touch.order {
+	for i, k := range m.touch.order {
 		ri, t := untkey(k)
 		r := e.rels[ri]
 		if r.internal {
 			continue
 		}
-		o := m.touch.old[k]
+		o := m.touch.old[i]
 		np := r.provAt(t)
 		oldD := o.conf > 0 && o.prov != provBase && o.prov != provDeleted
 		newD := r.confAt(t) > 0 && np != provBase && np != provDeleted

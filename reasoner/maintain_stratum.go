@@ -116,10 +116,10 @@ func (m *Materialisation) maintain(s datalog.Stratum, added map[int]bool) error 
 	var seeds []uint64
 	inc := map[int32][]int32{}
 	fell, rose := map[int32]bool{}, map[int32]bool{}
-	for _, k := range m.touch.order {
+	for i, k := range m.touch.order {
 		ri, t := untkey(k)
 		r := e.rels[ri]
-		oc, nc := m.touch.old[k].conf, r.confAt(t)
+		oc, nc := m.touch.old[i].conf, r.confAt(t)
 		switch {
 		case nc < oc:
 			fell[ri] = true
@@ -210,14 +210,13 @@ func (m *Materialisation) factsOfRule(ci int) []uint64 {
 func (m *Materialisation) closeRemoval(seeds []uint64, heads map[int32]bool) map[int32][]int32 {
 	e := m.e
 	out := map[int32][]int32{}
-	seen := map[uint64]bool{}
+	seen := tupleSet{at: &m.seenAt}
 	for len(seeds) > 0 {
 		k := seeds[len(seeds)-1]
 		seeds = seeds[:len(seeds)-1]
-		if seen[k] {
+		if !seen.add(k) {
 			continue
 		}
-		seen[k] = true
 		ri, t := untkey(k)
 		if !heads[ri] {
 			continue
@@ -226,11 +225,11 @@ func (m *Materialisation) closeRemoval(seeds []uint64, heads map[int32]bool) map
 		if p := r.provAt(t); p >= 0 {
 			m.remove(ri, t)
 		}
-		if o := m.touch.old[k]; r.confAt(t) < o.conf || r.provAt(t) == provDeleted {
+		if o := m.touch.oldOf(r, k); r.confAt(t) < o.conf || r.provAt(t) == provDeleted {
 			out[ri] = append(out[ri], t)
 		}
 		m.rev.each(k, func(dep uint64) {
-			if dr, _ := untkey(dep); heads[dr] && !seen[dep] && m.proofUses(dep, k) {
+			if dr, _ := untkey(dep); heads[dr] && seen.index(dep) < 0 && m.proofUses(dep, k) {
 				seeds = append(seeds, dep)
 			}
 		})
