@@ -12,18 +12,14 @@ import (
 func (m *Materialisation) report() (Change, error) {
 	e := m.e
 	var ch Change
-	type changedTuple struct {
-		k      uint64
-		oc, nc float64
-	}
 	var cs []changedTuple
-	for _, k := range m.touch.order {
+	for i, k := range m.touch.order {
 		ri, t := untkey(k)
 		r := e.rels[ri]
 		if r.internal {
 			continue
 		}
-		o := m.touch.old[k]
+		o := m.touch.old[i]
 		oc, op := o.conf, o.prov
 		nc, np := r.confAt(t), r.provAt(t)
 		oldD := oc > 0 && op != provBase && op != provDeleted
@@ -52,11 +48,17 @@ func (m *Materialisation) report() (Change, error) {
 		default:
 			continue
 		}
+		// The largest changes first, in tuple order among equals: only the
+		// first MaxChangedFacts are listed, so the list is cut back to
+		// them whenever it doubles, not sorted whole (an update can
+		// change a million facts).
 		cs = append(cs, changedTuple{k, oc, nc})
+		if len(cs) == 2*MaxChangedFacts {
+			slices.SortFunc(cs, byChange)
+			cs = cs[:MaxChangedFacts]
+		}
 	}
-	slices.SortFunc(cs, func(a, b changedTuple) int {
-		return cmp.Or(cmp.Compare(math.Abs(b.nc-b.oc), math.Abs(a.nc-a.oc)), cmp.Compare(a.k, b.k))
-	})
+	slices.SortFunc(cs, byChange)
 	for _, c := range cs[:min(len(cs), MaxChangedFacts)] {
 		ri, t := untkey(c.k)
 		f, err := m.changed(e.rels[ri], t, c.oc, c.nc)
@@ -66,6 +68,18 @@ func (m *Materialisation) report() (Change, error) {
 		ch.Facts = append(ch.Facts, f)
 	}
 	return ch, nil
+}
+
+// changedTuple is a derived tuple (tkey k) whose confidence went from oc
+// to nc.
+type changedTuple struct {
+	k      uint64
+	oc, nc float64
+}
+
+// byChange orders changes by decreasing size, then by tuple.
+func byChange(a, b changedTuple) int {
+	return cmp.Or(cmp.Compare(math.Abs(b.nc-b.oc), math.Abs(a.nc-a.oc)), cmp.Compare(a.k, b.k))
 }
 
 // sameConfidence reports whether two confidences are equal within 1e-12
