@@ -1,7 +1,7 @@
 package reasoner
 
 import (
-	"cmp"
+	"math"
 	"slices"
 )
 
@@ -49,15 +49,55 @@ func (r *relation) reorderIndexes() {
 }
 
 // byConfidence returns r's tuple indices by increasing confidence, ties by
-// increasing index.
+// increasing index. A stable radix sort on the confidences' bits (which
+// order as the confidences do: they are never negative), skipping the
+// digits all tuples share: a relation whose tuples hold a few distinct
+// confidences (1, and 0 for removed ones) is ordered in one pass, where a
+// comparison sort of a 4M-tuple closure took a second.
 func (r *relation) byConfidence() []int32 {
 	ids := make([]int32, r.n)
+	keys := make([]uint64, r.n)
 	for i := range ids {
 		ids[i] = int32(i)
+		if c := r.confAt(int32(i)); c != 0 { // -0 sorts as 0
+			keys[i] = math.Float64bits(c)
+		}
 	}
-	slices.SortFunc(ids, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(r.confAt(a), r.confAt(b)), cmp.Compare(a, b))
-	})
+	return sortByKey(ids, keys)
+}
+
+// sortByKey sorts ids by keys (keys[j] is ids[j]'s), stably, and returns
+// them sorted; it reorders both slices, or returns another.
+func sortByKey(ids []int32, keys []uint64) []int32 {
+	const bits = 16
+	n := len(ids)
+	if n < 2 {
+		return ids
+	}
+	ids2, keys2 := make([]int32, n), make([]uint64, n)
+	count := make([]int, 1<<bits)
+	for shift := uint(0); shift < 64; shift += bits {
+		clear(count)
+		for _, k := range keys {
+			count[k>>shift&(1<<bits-1)]++
+		}
+		if count[keys[0]>>shift&(1<<bits-1)] == n {
+			continue // every key has this digit
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for j, k := range keys {
+			d := k >> shift & (1<<bits - 1)
+			p := count[d]
+			count[d]++
+			ids2[p], keys2[p] = ids[j], k
+		}
+		ids, ids2 = ids2, ids
+		keys, keys2 = keys2, keys
+	}
 	return ids
 }
 
