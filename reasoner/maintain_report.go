@@ -13,6 +13,7 @@ func (m *Materialisation) report() (Change, error) {
 	e := m.e
 	var ch Change
 	var cs []changedTuple
+	full := false // cs was cut back to MaxChangedFacts once
 	for i, k := range m.touch.order {
 		ri, t := untkey(k)
 		r := e.rels[ri]
@@ -52,10 +53,14 @@ func (m *Materialisation) report() (Change, error) {
 		// first MaxChangedFacts are listed, so the list is cut back to
 		// them whenever it doubles, not sorted whole (an update can
 		// change a million facts).
-		cs = append(cs, changedTuple{k, oc, nc})
+		c := changedTuple{k, oc, nc}
+		if full && byChange(c, cs[MaxChangedFacts-1]) > 0 {
+			continue // after the last one listed so far
+		}
+		cs = append(cs, c)
 		if len(cs) == 2*MaxChangedFacts {
 			slices.SortFunc(cs, byChange)
-			cs = cs[:MaxChangedFacts]
+			cs, full = cs[:MaxChangedFacts], true
 		}
 	}
 	slices.SortFunc(cs, byChange)

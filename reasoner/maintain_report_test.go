@@ -12,11 +12,23 @@ import (
 // first. A rule added to the program derives 3 × MaxChangedFacts facts,
 // t(c_i, yes) with confidence (i+1)/1000 (the weight of program fact
 // s(c_i, yes)), so the list is t(c_299, yes), t(c_298, yes), ... down to
-// t(c_200, yes).
+// t(c_200, yes); the facts are numbered in increasing and in decreasing
+// order of their confidence, so that they change smallest first and
+// largest first.
 func TestChangeListsLargest(t *testing.T) {
+	for _, reversed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reversed=%v", reversed), func(t *testing.T) { changeListsLargest(t, reversed) })
+	}
+}
+
+func changeListsLargest(t *testing.T, reversed bool) {
 	n := 3 * MaxChangedFacts
 	var tsv, facts strings.Builder
-	for i := range n {
+	for j := range n {
+		i := j
+		if reversed {
+			i = n - 1 - j
+		}
 		fmt.Fprintf(&tsv, "c_%d\tg\tyes\n", i)
 		fmt.Fprintf(&facts, "%g :: s(c_%d, yes).\n", float64(i+1)/1000, i)
 	}
