@@ -35,6 +35,11 @@ type Options struct {
 	BatchSize int
 	// PerQuery keeps every query's Rank in Report.Ranks.
 	PerQuery bool
+	// PruneAt, when set, gives the threshold of the pruned pass (see
+	// [Pruner]) of each query, 0 for none, in place of the one learnt from
+	// the queries ranked before it. For tests: the ranks never depend on
+	// it, only the work does.
+	PruneAt func(q Query) float64
 }
 
 // Evaluate ranks the answer of every query among all candidate entities,
@@ -47,12 +52,15 @@ type Options struct {
 // opt.Workers goroutines scores. Queries that differ only in their answer
 // (the same relation, direction and given entity: a relation's many
 // answers for one entity) are scored once, in the same batch, and each
-// answer ranked on those scores (see worker.go). The report is summed in
+// answer ranked on those scores (see worker.go). A scorer that is a
+// [Pruner] scores such a query first from its strong rule confidences
+// alone, where that decides every rank exactly, and in full otherwise;
+// the ranks are the same either way. The report is summed in
 // query order, so it does not depend on the number of workers. On a scorer
 // error or cancellation Evaluate returns the error of the earliest failing
 // batch.
 func Evaluate(ctx context.Context, qs []Query, scorer Scorer, filter *Filter, opt Options) (*Report, error) {
-	reps, err := EvaluateVariants(ctx, qs, single{scorer}, 1, filter, opt)
+	reps, err := EvaluateVariants(ctx, qs, asVariants(scorer), 1, filter, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +126,7 @@ func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k i
 		}
 		if ws[w] == nil {
 			ws[w] = newWorker(len(ents), index, filter, scorer, k)
+			ws[w].pruneAt = opt.PruneAt
 		}
 		nans[b] = make([]int, k)
 		if err := ws[w].run(ctx, qs, batches[b], ranks, scored, nans[b]); err != nil {

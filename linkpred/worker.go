@@ -29,6 +29,16 @@ type worker struct {
 	at     []int32  // at[e]: e's position in the unit's candidates (atGen[e] == gen)
 	atGen  []uint32 // see at
 	sorted []scoreAt
+
+	// Rank-safe pruning (prune.go), when the scorer is a Pruner.
+	pruner  Pruner
+	pruneAt func(q Query) float64 // Options.PruneAt
+	prune   map[relDir]*pruneState
+	pout    []Scores  // a pruned pass's scores, per variant
+	tops    []int     // PruneTop per variant
+	tbuf    []float32 // confidences for a noisy-or bound
+	loose   []looseAt // candidates known by their score bounds
+	ans     []int32   // a unit's answers (needOf)
 }
 
 // scoreAt is a listed candidate's score and its position, for rankUnit.
@@ -38,13 +48,21 @@ type scoreAt struct {
 }
 
 func newWorker(n int, index map[store.ID]int32, filter *Filter, scorer VariantScorer, k int) *worker {
-	return &worker{n: n, index: index, filter: filter, scorer: scorer, k: k, out: make([][]Scores, k)}
+	w := &worker{n: n, index: index, filter: filter, scorer: scorer, k: k, out: make([][]Scores, k)}
+	w.pruner, _ = scorer.(Pruner)
+	return w
 }
 
 // run scores one batch under every variant (each unit's first query, see
 // makeBatches), stores the ranks of every query of its units, and adds the
 // number of NaN scores seen to nans[variant].
 func (w *worker) run(ctx context.Context, qs []Query, batch [][]int, ranks [][]Rank, scored [][]bool, nans []int) error {
+	if w.pruner != nil {
+		var err error
+		if batch, err = w.prunedUnits(ctx, qs, batch, ranks, scored); err != nil || len(batch) == 0 {
+			return err
+		}
+	}
 	w.qs = w.qs[:0]
 	for _, u := range batch {
 		w.qs = append(w.qs, qs[u[0]])
@@ -63,6 +81,9 @@ func (w *worker) run(ctx context.Context, qs []Query, batch [][]int, ranks [][]R
 	if err := w.scorer.ScoreVariants(ctx, w.qs, outs); err != nil {
 		return errorf("linkpred: score %d queries of relation %d (inverse %t): %w",
 			len(batch), first.Rel, first.Inverse, err)
+	}
+	if w.pruner != nil {
+		w.learnFull(qs, batch, outs)
 	}
 	for v, out := range outs {
 		for j, u := range batch {

@@ -350,6 +350,10 @@ func (cd *chainData) buildTries(en *Engine, rel func(pred string) int32) {
 		for i := range h.lpConst {
 			cd.resolveConst(en, &h.lpConst[i], rel)
 		}
+		h.fwd.setMaxW()
+		h.inv.setMaxW()
+		h.lpFwd.setMaxW()
+		h.lpInv.setMaxW()
 	}
 }
 
@@ -418,16 +422,18 @@ func (en *Engine) getScratch(n int) *chainScratch {
 }
 
 // walk propagates frontier from the node's parent through the trie, calling
-// emit for every rule and every entity at the end of its path. Nodes of
+// emit for every rule of weight at least min and every entity at the end of
+// its path; a node below which no rule weighs min (maxW) is not walked, as
+// every rule's confidence is its weight here. Nodes of
 // three-step paths with object identity (oi; A -> C -> D -> B from start A)
 // keep, at depth 1, only the entities D != A, each with the first C it was
 // reached from (par) and whether another C reaches it too (pmul = the
 // level's epoch); at depth 2 an entity B reached from D counts unless it is
 // A, or the only C that reaches D. pepoch is the epoch of the depth-1 level
 // of the current path.
-func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontier []int32, depth int, pepoch uint32, emit func(c int32, rule int32, w float64)) {
+func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontier []int32, depth int, pepoch uint32, min float64, emit func(c int32, rule int32, w float64)) {
 	for _, ch := range node.children {
-		if ch.rel < 0 {
+		if ch.rel < 0 || ch.maxW < min {
 			continue
 		}
 		csr := &cd.snap.Out[ch.rel]
@@ -484,6 +490,9 @@ func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontie
 			continue
 		}
 		for k, r := range ch.rules {
+			if ch.weights[k] < min {
+				continue
+			}
 			for _, c := range next {
 				if c != start || !ch.neq[k] {
 					emit(c, r, ch.weights[k])
@@ -495,7 +504,7 @@ func (cd *chainData) walk(sc *chainScratch, node *trieNode, start int32, frontie
 			if depth == 1 {
 				pe = sc.epoch
 			}
-			cd.walk(sc, ch, start, next, depth+1, pe, emit)
+			cd.walk(sc, ch, start, next, depth+1, pe, min, emit)
 		}
 	}
 }
@@ -540,7 +549,7 @@ func (en *Engine) chainQuery(ctx context.Context, q datalog.Atom) ([]Answer, boo
 	if inverse {
 		root = h.inv
 	}
-	cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, 0, func(c int32, _ int32, w float64) {
+	cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, 0, min, func(c int32, _ int32, w float64) {
 		if w < min {
 			return
 		}

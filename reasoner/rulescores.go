@@ -26,7 +26,7 @@ import (
 // (frontier propagation over a trie of body paths, so rules sharing a prefix
 // share its work); other rules are evaluated goal-directed by the evaluator.
 func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bool) ([]RuleHit, error) {
-	cd, ents, sc, err := en.collectHits(ctx, head, given, inverse)
+	cd, ents, sc, err := en.collectHits(ctx, head, given, inverse, en.opt.Min)
 	if sc != nil {
 		defer en.scratch.Put(sc)
 	}
@@ -44,7 +44,22 @@ func (en *Engine) RuleScores(ctx context.Context, head, given string, inverse bo
 // graph a rule through a hub reaches most entities, and a RuleHit for each
 // would cost more than the rules' evaluation.
 func (en *Engine) EachRuleHit(ctx context.Context, head, given string, inverse bool, fn func(id store.ID, hits []RuleScore)) error {
-	cd, ents, sc, err := en.collectHits(ctx, head, given, inverse)
+	return en.EachRuleHitAbove(ctx, head, given, inverse, en.opt.Min, fn)
+}
+
+// EachRuleHitAbove is EachRuleHit keeping only the confidences of at least
+// min (when min is above the engine's Options.Min): exactly the hits
+// EachRuleHit gives with such a confidence, each with the same float64
+// confidence, bit for bit, and no other. A candidate none of whose rules
+// gives it min is left out. The chain rules' walks skip every step below
+// which no rule's weight reaches min (and the weighted walks every entity
+// whose product cannot reach it): a rule's confidence is its weight times
+// a product of confidences at most 1, rounded monotonically, so what is
+// skipped could only lead to confidences below min. This is the pass of
+// rank-safe pruning (linkpred.Pruner), which needs the rules of a query's
+// strong candidates only.
+func (en *Engine) EachRuleHitAbove(ctx context.Context, head, given string, inverse bool, min float64, fn func(id store.ID, hits []RuleScore)) error {
+	cd, ents, sc, err := en.collectHits(ctx, head, given, inverse, max(min, en.opt.Min))
 	if sc != nil {
 		defer en.scratch.Put(sc)
 	}
@@ -69,10 +84,11 @@ func (en *Engine) EachRuleHit(ctx context.Context, head, given string, inverse b
 }
 
 // collectHits applies head's rules to given: one entry per rule and
-// candidate, the candidate's symbol id with the rule's confidence. The
+// candidate, the candidate's symbol id with the rule's confidence, for the
+// confidences of at least min (at least the engine's Options.Min). The
 // entries live in the scratch memory returned (nil without a CSR
 // snapshot), which the caller puts back when done with them.
-func (en *Engine) collectHits(ctx context.Context, head, given string, inverse bool) (*chainData, []hitEntry, *chainScratch, error) {
+func (en *Engine) collectHits(ctx context.Context, head, given string, inverse bool, min float64) (*chainData, []hitEntry, *chainScratch, error) {
 	if en.exprRule >= 0 {
 		r := &en.prog.Rules[en.exprRule]
 		return nil, nil, nil, errorf("reasoner: rule scores: %s: rules with expressions, built-in tests or aggregates cannot score candidates (%s)", r.Pos, r.Head.Pred)
@@ -91,14 +107,13 @@ func (en *Engine) collectHits(ctx context.Context, head, given string, inverse b
 		sc = en.getScratch(len(cd.names))
 		ents = sc.ents[:0]
 	}
-	min := en.opt.Min
 	id, known := en.syms.lookup(given)
 	if known && len(h.lpChain) > 0 && int(id) < len(cd.dense) && cd.dense[id] >= 0 {
 		root := h.lpFwd
 		if inverse {
 			root = h.lpInv
 		}
-		cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, 0, func(c int32, r int32, w float64) {
+		cd.walk(sc, root, cd.dense[id], []int32{cd.dense[id]}, 0, 0, min, func(c int32, r int32, w float64) {
 			if w >= min {
 				ents = append(ents, hitEntry{int32(cd.snap.Entities[c]), r, w})
 			}
@@ -112,13 +127,16 @@ func (en *Engine) collectHits(ctx context.Context, head, given string, inverse b
 		ents = cd.constHits(ents, h, gid, inverse, min)
 	}
 	if len(h.lpAux) > 0 {
-		if ents, err = en.auxHits(ctx, h, ents, id, known, inverse); err != nil {
+		if ents, err = en.auxHits(ctx, h, ents, id, known, inverse, min); err != nil {
 			return cd, nil, sc, err
 		}
 	}
 	if len(h.lpOther) > 0 {
 		if ents, err = en.otherHits(ctx, h, ents, id, known, inverse); err != nil {
 			return cd, nil, sc, err
+		}
+		if min > en.opt.Min { // the evaluator applies Options.Min
+			ents = slices.DeleteFunc(ents, func(e hitEntry) bool { return e.s < min })
 		}
 	}
 	if sc != nil {
@@ -131,13 +149,13 @@ func (en *Engine) collectHits(ctx context.Context, head, given string, inverse b
 }
 
 // auxHits appends to ents the hits of h's chain rules over auxiliary
-// relations (h.lpAux) for the given entity id (known: whether the store
-// or the program knows it), walked over the graph's and
+// relations (h.lpAux) of at least min for the given entity id (known:
+// whether the store or the program knows it), walked over the graph's and
 // the auxiliary relations' facts weighted by their confidences (the best
 // product per entity and step, as the join of an otherSet finds it for
 // each rule). The first call builds the walk; when it cannot be built the
 // rules join h.lpOther, which the caller applies next.
-func (en *Engine) auxHits(ctx context.Context, h *chainHead, ents []hitEntry, id uint32, known, inverse bool) ([]hitEntry, error) {
+func (en *Engine) auxHits(ctx context.Context, h *chainHead, ents []hitEntry, id uint32, known, inverse bool, min float64) ([]hitEntry, error) {
 	h.auxOnce.Do(func() {
 		if _, err := en.auxRelations(ctx); err != nil {
 			h.auxErr = err
@@ -160,7 +178,7 @@ func (en *Engine) auxHits(ctx context.Context, h *chainHead, ents []hitEntry, id
 	if inverse {
 		root = h.auxChains.inv
 	}
-	h.auxChains.walk(sc, root, id, []uint32{id}, nil, 0, en.opt.Min, func(c uint32, r int32, s float64) {
+	h.auxChains.walk(sc, root, id, []uint32{id}, nil, 0, min, func(c uint32, r int32, s float64) {
 		ents = append(ents, hitEntry{int32(c), r, s})
 	})
 	return ents, nil

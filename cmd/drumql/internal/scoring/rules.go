@@ -21,6 +21,9 @@ type ruleVariant struct {
 	lazy  linkpred.LazyReduction // red from unsorted confidences, or nil
 	prior bool
 	desc  datalog.Aggregate // what it is, for messages and directives
+	// top is how many confidences the score combines: 0 for max (the
+	// best), k for noisy-or over the k best, -1 for all of them.
+	top int
 }
 
 // RuleBatch is the number of queries per Score call when rules alone rank
@@ -59,7 +62,10 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 		}
 	}
 	ents := linkpred.UnionEntities(snap.Entities, filter.Entities())
-	rs := &RuleScorer{eng: nil, pos: newEntityPos(ents), names: map[store.ID]string{}, byRel: map[store.ID]ruleVariant{}}
+	rs := &RuleScorer{eng: nil, pos: newEntityPos(ents), names: map[store.ID]string{}, byRel: map[store.ID]ruleVariant{}, heads: map[string]int{}}
+	for _, r := range prog.Rules {
+		rs.heads[r.Head.Pred]++
+	}
 	for _, q := range qs {
 		for _, id := range []store.ID{q.Rel, q.Given} {
 			if _, ok := rs.names[id]; !ok {
@@ -156,6 +162,10 @@ func aggregatorOf(a datalog.Aggregate, group func(threshold float64) ([]int32, e
 	case "noisy_or":
 		top := int(a.Value("top"))
 		v.agg, v.red, v.lazy = linkpred.NoisyOr(top), linkpred.NoisyOrReduction(top), linkpred.NoisyOrLazy(top)
+		v.top = top
+		if top <= 0 {
+			v.top = -1
+		}
 	case "grouped":
 		if group == nil {
 			return v, pkgerr.Errorf("linkpred: ", "linkpred: grouped aggregation needs the queries to group rules on")
@@ -164,7 +174,7 @@ func aggregatorOf(a datalog.Aggregate, group func(threshold float64) ([]int32, e
 		if err != nil {
 			return v, err
 		}
-		v.agg = linkpred.GroupedNoisyOr(g)
+		v.agg, v.top = linkpred.GroupedNoisyOr(g), -1
 	default:
 		return v, pkgerr.Errorf("linkpred: ", "linkpred: unknown aggregation %q", a.Method)
 	}
@@ -211,8 +221,9 @@ type RuleScorer struct {
 	slot     *linkpred.SlotPrior
 	def      ruleVariant
 	byRel    map[store.ID]ruleVariant
-	variants []ruleVariant // for ScoreVariants
-	hybrid   bool          // a HybridScorer applies the prior itself
+	variants []ruleVariant  // for ScoreVariants
+	hybrid   bool           // a HybridScorer applies the prior itself
+	heads    map[string]int // the number of rules of each head predicate
 }
 
 // variant returns the ranking variant of relation rel.
@@ -234,24 +245,73 @@ func (r *RuleScorer) priorOf(rel store.ID) *linkpred.SlotPrior {
 // Inverse is tail prediction (Given, Rel, ?): the given entity is the head's
 // first argument, which EachRuleHit calls inverse=false.
 func (r *RuleScorer) hits(ctx context.Context, q linkpred.Query, fn func(id store.ID, hits []reasoner.RuleScore)) error {
-	return r.eng.EachRuleHit(ctx, r.names[q.Rel], r.names[q.Given], !q.Inverse, fn)
+	return r.hitsAbove(ctx, q, 0, fn)
+}
+
+// hitsAbove is hits keeping the confidences of at least min only (see
+// reasoner.Engine.EachRuleHitAbove).
+func (r *RuleScorer) hitsAbove(ctx context.Context, q linkpred.Query, min float64, fn func(id store.ID, hits []reasoner.RuleScore)) error {
+	return r.eng.EachRuleHitAbove(ctx, r.names[q.Rel], r.names[q.Given], !q.Inverse, min, fn)
 }
 
 // Score implements Scorer.
 func (r *RuleScorer) Score(ctx context.Context, qs []linkpred.Query, out []linkpred.Scores) error {
-	return r.score(ctx, qs, [][]linkpred.Scores{out}, func(_ int, q linkpred.Query) ruleVariant { return r.variant(q.Rel) })
+	return r.score(ctx, qs, [][]linkpred.Scores{out}, r.variantAt, 0)
 }
 
 // ScoreVariants ranks every query under each of r.variants.
 func (r *RuleScorer) ScoreVariants(ctx context.Context, qs []linkpred.Query, out [][]linkpred.Scores) error {
-	return r.score(ctx, qs, out, func(v int, _ linkpred.Query) ruleVariant { return r.variants[v] })
+	return r.score(ctx, qs, out, r.variantAt, 0)
+}
+
+// variantAt is variant v of q: r.variants[v] when r ranks by variants (a
+// VariantScorer, see ChooseAggregation), else the variant of q's relation
+// (a Scorer, whose only variant is 0).
+func (r *RuleScorer) variantAt(v int, q linkpred.Query) ruleVariant {
+	if r.variants != nil {
+		return r.variants[v]
+	}
+	return r.variant(q.Rel)
+}
+
+// PruneTop implements linkpred.Pruner: max's score is the best
+// confidence, noisy-or's combines the top k, and noisy-or over all of them
+// or across groups combines at most one per rule of the head.
+func (r *RuleScorer) PruneTop(v int, q linkpred.Query) (int, bool) {
+	top := r.variantAt(v, q).top
+	if top < 0 {
+		top = max(r.heads[r.names[q.Rel]], 1)
+	}
+	return top, !r.hybrid
+}
+
+// ScorePruned implements linkpred.Pruner: q's candidates scored from the
+// rules' confidences of at least tau alone, which the reasoner finds
+// without walking the rules that cannot give tau (EachRuleHitAbove). It
+// declines a tau no higher than the threshold of the full scores
+// (reasoner.RankMin), and a HybridScorer's rules.
+func (r *RuleScorer) ScorePruned(ctx context.Context, q linkpred.Query, tau float64, out []linkpred.Scores) (bool, error) {
+	if r.hybrid || !(tau > reasoner.RankMin) {
+		return false, nil
+	}
+	outs := make([][]linkpred.Scores, len(out))
+	for v := range out {
+		outs[v] = out[v : v+1]
+	}
+	return true, r.score(ctx, []linkpred.Query{q}, outs, func(v int, q linkpred.Query) ruleVariant {
+		rv := r.variantAt(v, q)
+		rv.prior = false
+		return rv
+	}, tau)
 }
 
 // bestScratch holds the scratch memory of RuleScorer.score's calls, which
 // run concurrently.
 var bestScratch = sync.Pool{New: func() any { return new(linkpred.BestScratch) }}
 
-func (r *RuleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]linkpred.Scores, variant func(v int, q linkpred.Query) ruleVariant) error {
+// score fills outs[v][i] with the scores of qs[i] under variant(v, qs[i]),
+// from the rules' confidences of at least min (0: all of them).
+func (r *RuleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]linkpred.Scores, variant func(v int, q linkpred.Query) ruleVariant, min float64) error {
 	var conf []linkpred.RuleConf
 	var best []float32
 	bs := bestScratch.Get().(*linkpred.BestScratch)
@@ -268,7 +328,7 @@ func (r *RuleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 			reduce = reduce && vrs[v].red != nil
 			lazy = lazy && vrs[v].lazy != nil
 		}
-		err := r.hits(ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
+		err := r.hitsAbove(ctx, q, min, func(id store.ID, hits []reasoner.RuleScore) {
 			p := r.pos.of(id)
 			if p < 0 {
 				return

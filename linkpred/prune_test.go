@@ -1,0 +1,183 @@
+package linkpred
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/drumql/drumql/store"
+)
+
+// fakePruner scores each (relation, given, direction) from fixed lists of
+// rule confidences per candidate (float64, as rules give them), keyed by
+// [Max] (top 0) or [NoisyOr](top): in full, or, pruned, from the
+// confidences of at least tau alone.
+type fakePruner struct {
+	top   int
+	confs map[relDir]map[store.ID]map[store.ID][]float64 // given -> candidate -> its confidence by rule
+	pos   map[store.ID]int32
+	full  int // queries scored in full
+}
+
+func (f *fakePruner) scoreAt(q Query, tau float64, out *Scores) {
+	agg := Max
+	if f.top > 0 {
+		agg = NoisyOr(f.top)
+	}
+	for e, confs := range f.confs[relDir{q.Rel, q.Inverse}][q.Given] {
+		var hits []RuleConf
+		for r, c := range confs {
+			if c >= tau {
+				hits = append(hits, RuleConf{Rule: int32(r), Conf: float32(c)})
+			}
+		}
+		if len(hits) > 0 {
+			out.AddRules(agg, f.pos[e], hits)
+		}
+	}
+}
+
+func (f *fakePruner) ScoreVariants(_ context.Context, qs []Query, out [][]Scores) error {
+	for i, q := range qs {
+		f.full++
+		f.scoreAt(q, 0, &out[0][i])
+	}
+	return nil
+}
+
+func (f *fakePruner) PruneTop(int, Query) (int, bool) { return f.top, true }
+
+func (f *fakePruner) ScorePruned(_ context.Context, q Query, tau float64, out []Scores) (bool, error) {
+	f.scoreAt(q, tau, &out[0])
+	return true, nil
+}
+
+// fullScorer hides a fakePruner's pruning.
+type fullScorer struct{ f *fakePruner }
+
+func (s fullScorer) ScoreVariants(ctx context.Context, qs []Query, out [][]Scores) error {
+	return s.f.ScoreVariants(ctx, qs, out)
+}
+
+// TestPrunedRanksKeys checks the decisions of rank-safe pruning on
+// candidates with random rule confidences (few values, and pairs equal
+// in float32 but not in float64, so that keys tie and a pruned pass's
+// threshold falls between equal confidences) at random thresholds, under
+// Max and noisy-or over the top 1 to 4: every rank equals the full
+// ranking's, and pruned passes decide some of them.
+func TestPrunedRanksKeys(t *testing.T) {
+	pool := []float64{0.9, 0.6, 0.6 - 1e-12, 0.6 + 1e-12, 0.3, 0.3 - 1e-12, 0.1, 0.02}
+	decided := 0
+	for seed := range uint64(300) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		f := &fakePruner{top: rng.IntN(5), confs: map[relDir]map[store.ID]map[store.ID][]float64{}, pos: map[store.ID]int32{}}
+		var ents []store.ID
+		for e := range store.ID(30) {
+			f.pos[e] = int32(len(ents))
+			ents = append(ents, e)
+		}
+		var triples []store.Triple
+		var qs []Query
+		for g := range store.ID(4) {
+			k := relDir{1, g%2 == 0}
+			if f.confs[k] == nil {
+				f.confs[k] = map[store.ID]map[store.ID][]float64{}
+			}
+			m := map[store.ID][]float64{}
+			var listed []store.ID
+			for range 1 + rng.IntN(20) {
+				e := store.ID(rng.IntN(30))
+				var cs []float64
+				for range 1 + rng.IntN(5) {
+					cs = append(cs, pool[rng.IntN(len(pool))])
+				}
+				m[e] = cs
+				listed = append(listed, e)
+			}
+			f.confs[k][g] = m
+			for range 1 + rng.IntN(3) {
+				a := listed[rng.IntN(len(listed))] // mostly an answer some rule reaches
+				if rng.IntN(5) == 0 {
+					a = store.ID(rng.IntN(30))
+				}
+				q := Query{Rel: 1, Given: g, Inverse: k.inv, Answer: a}
+				qs = append(qs, q)
+				triples = append(triples, q.Triple())
+			}
+		}
+		tau := pool[rng.IntN(len(pool))]
+		if rng.IntN(2) == 0 {
+			tau *= rng.Float64()
+		}
+		decided += checkPruned(t, f, ents, qs, FilterOf(triples), tau)
+	}
+	if decided < 100 {
+		t.Errorf("pruned passes decided %d queries: the case tests little", decided)
+	}
+	t.Logf("pruned passes decided %d queries", decided)
+}
+
+// checkPruned ranks qs with pruned passes at tau and in full, fails the
+// test where a rank differs, and returns the number of queries the pruned
+// passes decided.
+func checkPruned(t *testing.T, f *fakePruner, ents []store.ID, qs []Query, filter *Filter, tau float64) int {
+	t.Helper()
+	opt := Options{Entities: ents, PerQuery: true, Workers: 1}
+	want, err := EvaluateVariants(context.Background(), qs, fullScorer{f}, 1, filter, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := f.full
+	f.full = 0
+	opt.PruneAt = func(Query) float64 { return tau }
+	got, err := EvaluateVariants(context.Background(), qs, f, 1, filter, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range qs {
+		if got[0].Ranks[i] != want[0].Ranks[i] {
+			t.Fatalf("top %d, tau %v: query %+v: pruned rank %+v, full %+v\n%v",
+				f.top, tau, q, got[0].Ranks[i], want[0].Ranks[i], f.confs[relDir{q.Rel, q.Inverse}][q.Given])
+		}
+	}
+	return full - f.full
+}
+
+// TestPrunedTieAtThreshold checks the cases where a pruned pass at tau
+// keeps a confidence and leaves out another that equals it in float32:
+// a tie-breaker equal to float32(tau) cannot tell two keys apart (the
+// other key may go on with the same value), nor can a score equal to the
+// bound on the unlisted candidates.
+func TestPrunedTieAtThreshold(t *testing.T) {
+	const below = 0.6 - 1e-12 // float32(below) == float32(0.6)
+	cases := []struct {
+		name  string
+		top   int
+		confs map[store.ID][]float64 // candidate 0 is the answer
+		want  Rank
+	}{
+		{"a tie-breaker at the threshold", 0, map[store.ID][]float64{0: {0.9, below}, 1: {0.9, 0.6}}, Rank{1, 2}},
+		{"the answer's at the threshold", 0, map[store.ID][]float64{0: {0.9, 0.6}, 1: {0.9, below}}, Rank{1, 2}},
+		{"a score at the threshold", 0, map[store.ID][]float64{0: {0.6}, 1: {below}}, Rank{1, 2}},
+		{"noisy-or bounds at the threshold", 2, map[store.ID][]float64{0: {0.9, 0.6}, 1: {0.9, below}}, Rank{1, 2}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			k := relDir{1, true}
+			f := &fakePruner{top: c.top, confs: map[relDir]map[store.ID]map[store.ID][]float64{k: {5: c.confs}},
+				pos: map[store.ID]int32{0: 0, 1: 1, 2: 2, 5: 3}}
+			q := Query{Rel: 1, Given: 5, Inverse: true, Answer: 0}
+			ents := []store.ID{0, 1, 2, 5}
+			checkPruned(t, f, ents, []Query{q}, FilterOf([]store.Triple{q.Triple()}), 0.6)
+			rep, err := Evaluate(context.Background(), []Query{q}, ScorerFunc(func(ctx context.Context, qs []Query, out []Scores) error {
+				return f.ScoreVariants(ctx, qs, [][]Scores{out})
+			}), FilterOf([]store.Triple{q.Triple()}), Options{Entities: ents, PerQuery: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Ranks[0] != c.want {
+				t.Errorf("full rank %+v, want %+v", rep.Ranks[0], c.want)
+			}
+		})
+	}
+}
