@@ -68,6 +68,12 @@ type Delta struct {
 	// program of a hundred thousand rules takes a fifth of a second), and
 	// still checks its arities against the store's.
 	Validated bool
+	// Record, when set, is RecordOf(Program, the options the
+	// materialisation evaluates with), as the caller computed it to
+	// compare with a store's record: it becomes the materialisation's
+	// Record after the update, which then does not print a program of a
+	// hundred thousand rules again.
+	Record []byte
 }
 
 // Change reports what an update did to the derived facts (base facts
@@ -77,8 +83,9 @@ type Change struct {
 	// disappeared and changed confidence; Proofs counts those whose best
 	// proof changed while their confidence did not.
 	Added, Removed, Reweighted, Proofs int
-	// Facts lists the first MaxChangedFacts changed facts (relation order,
-	// then order of change).
+	// Facts lists up to MaxChangedFacts changed facts: the largest changes
+	// first (then in relation and tuple order) for an incremental update,
+	// the first in relation order for a recomputation.
 	Facts []ChangedFact
 	// Full is set when the update recomputed the materialisation from
 	// scratch, being cheaper or needed (a lowered threshold).
@@ -316,6 +323,9 @@ func (m *Materialisation) Apply(ctx context.Context, d Delta) (Change, error) {
 	if err != nil {
 		m.broken = err
 		return Change{}, errorf("reasoner: update: %w", err)
+	}
+	if d.Program != nil && d.Record != nil {
+		m.record = d.Record
 	}
 	return ch, nil
 }

@@ -147,3 +147,33 @@ func TestMatchRules(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordAfterApply checks what Delta.Record relies on: after an update
+// to a program, the materialisation's Record is RecordOf the program with
+// the materialisation's options, whether the update was incremental, raised
+// the threshold, or lowered it (a recomputation) — so a caller's RecordOf
+// can stand for it.
+func TestRecordAfterApply(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, "a\te\tb\nb\te\tc\nc\te\td\n")
+	opt := Options{}
+	m, _, err := Materialise(ctx, st, mustParse(t, "p(X, Y) :- e(X, Y).\n0.5 :: p(X, Z) :- p(X, Y), e(Y, Z).\n"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, src := range []string{
+		"p(X, Y) :- e(X, Y).\n0.6 :: p(X, Z) :- p(X, Y), e(Y, Z).\n",
+		"@min 0.4.\np(X, Y) :- e(X, Y).\n0.6 :: p(X, Z) :- p(X, Y), e(Y, Z).\n",
+		"@min 0.01.\np(X, Y) :- e(X, Y).\n0.6 :: p(X, Z) :- p(X, Y), e(Y, Z).\nq(X) :- p(X, d).\n",
+		"q(X) :- e(X, b).\n",
+	} {
+		prog := mustParse(t, src)
+		ch, err := m.Apply(ctx, Delta{Program: prog})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(m.Record()), string(RecordOf(prog, opt)); got != want {
+			t.Fatalf("update %d (full %v): Record\n%s\nRecordOf\n%s", i, ch.Full, got, want)
+		}
+	}
+}

@@ -55,7 +55,12 @@ func RecordOf(prog *datalog.Program, opt Options) []byte {
 // prog's fixpoint at opt's threshold: its record is RecordOf(prog, opt)
 // and no base fact changed since.
 func UpToDate(ms store.MaterialState, prog *datalog.Program, opt Options) bool {
-	return ms.Program != nil && !ms.Overflow && len(ms.Changes) == 0 && bytes.Equal(RecordOf(prog, opt), ms.Program)
+	return RecordCurrent(ms, RecordOf(prog, opt))
+}
+
+// RecordCurrent is UpToDate for a program whose RecordOf is record.
+func RecordCurrent(ms store.MaterialState, record []byte) bool {
+	return ms.Program != nil && !ms.Overflow && len(ms.Changes) == 0 && bytes.Equal(record, ms.Program)
 }
 
 // recordOf is the record of prog evaluated at threshold min.

@@ -82,7 +82,8 @@ func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt rea
 	if ms.Overflow {
 		return recompute(fmt.Sprintf("more than %d base facts changed since the last infer", store.MaxChangeLog))
 	}
-	if reasoner.UpToDate(ms, prog, opt) {
+	record := reasoner.RecordOf(prog, opt)
+	if reasoner.RecordCurrent(ms, record) {
 		res.Current = true
 		if !co.Keep {
 			return res, nil
@@ -108,7 +109,7 @@ func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt rea
 	}
 	res.Resumed = time.Now()
 	describe("updating")
-	ch, err := m.Apply(ctx, reasoner.Delta{Base: changes, Program: prog, Validated: co.Validated})
+	ch, err := m.Apply(ctx, reasoner.Delta{Base: changes, Program: prog, Validated: co.Validated, Record: record})
 	if err != nil {
 		return res, err
 	}
