@@ -180,23 +180,40 @@ func (m *Materialisation) undoBase(cs []FactChange) error {
 }
 
 // storedProof is a derived fact read from the store, waiting for its proof
-// to be resolved.
+// to be resolved: tuple t of relation ri, derived by compiled rule ci (or
+// the program fact of a negative ci, as a provenance), its body facts in
+// the loading's arena from off on. It holds no pointer: a store holds
+// millions of them, and a string and slices per fact were a fifth of a
+// resume, in allocation, copying and collection.
 type storedProof struct {
-	ri   int32
-	t    int32
-	rule string
-	body []store.Fact
+	ri, t, ci int32
+	off       int32
 }
 
 // loadDerived adds the store's derived facts to the relations, with their
 // proofs as provenance records, and computes their confidences again.
 func (m *Materialisation) loadDerived() error {
 	e := m.e
-	var facts []storedProof
 	rs, err := m.st.Relations()
 	if err != nil {
 		return err
 	}
+	// The references the current rules and facts would write.
+	refs := map[string]int32{}
+	for _, ci := range m.ruleOf {
+		refs[ruleRefOf(m.u, e.rules[ci])] = int32(ci)
+	}
+	for k := range m.u.factSrc {
+		refs[encodeRule(m.u.fact(k))] = int32(provFact0 - k)
+	}
+	n := 0
+	for _, rs := range rs {
+		n += rs.Derived
+	}
+	facts := make([]storedProof, 0, n)
+	// The body facts of each proof, one after another: their number, then
+	// each one's relation, arity and arguments.
+	var arena []uint32
 	for _, rs := range rs {
 		if rs.Derived == 0 {
 			continue
@@ -206,6 +223,9 @@ func (m *Materialisation) loadDerived() error {
 			return fmt.Errorf("%w: derived facts of %s/%d, which the program does not have", ErrStaleRecord, rs.Name, rs.Arity)
 		}
 		r := e.rels[ri]
+		if need := 2 * (r.len() + rs.Derived); r.arity > 0 && need > len(r.unique.slots) {
+			r.unique.grow(r, need) // once, not doubling as the facts come
+		}
 		// A derived fact is never one of the base or program facts
 		// loaded: look it up only when the relation has some.
 		had := r.len() > 0
@@ -216,6 +236,10 @@ func (m *Materialisation) loadDerived() error {
 			if len(d.Fact.Args) != rs.Arity {
 				continue
 			}
+			ci, ok := refs[d.Prov.Rule]
+			if !ok {
+				return fmt.Errorf("%w: %s is derived by a rule the record lacks: %q", ErrStaleRecord, r.display, d.Prov.Rule)
+			}
 			t := int32(-1)
 			if had {
 				t = r.find(d.Fact.Args)
@@ -223,22 +247,20 @@ func (m *Materialisation) loadDerived() error {
 			if t < 0 {
 				t = r.add(d.Fact.Args, float64(d.Confidence), provUnknown)
 			}
-			facts = append(facts, storedProof{ri: ri, t: t, rule: d.Prov.Rule, body: d.Prov.Body})
+			facts = append(facts, storedProof{ri: ri, t: t, ci: ci, off: int32(len(arena))})
+			arena = append(arena, uint32(len(d.Prov.Body)))
+			for _, b := range d.Prov.Body {
+				arena = append(arena, uint32(b.Rel), uint32(len(b.Args)))
+				arena = append(arena, b.Args...)
+			}
 		}
 		if err := e.ctx.Err(); err != nil {
 			return err
 		}
 	}
-	// The references the current rules and facts would write.
-	refs := map[string]int32{}
-	for _, ci := range m.ruleOf {
-		refs[ruleRefOf(m.u, e.rules[ci])] = int32(ci)
-	}
-	for k := range m.u.factSrc {
-		refs[encodeRule(m.u.fact(k))] = int32(provFact0 - k)
-	}
+	var ids []uint32
 	for _, f := range facts {
-		if err := m.resolve(f, refs); err != nil {
+		if err := m.resolve(f, arena, &ids); err != nil {
 			return err
 		}
 	}
@@ -254,14 +276,12 @@ func ruleRefOf(u *unit, r *crule) string {
 	return encodeRule(desc)
 }
 
-// resolve turns a stored proof into the tuple's provenance.
-func (m *Materialisation) resolve(f storedProof, refs map[string]int32) error {
+// resolve turns a stored proof into the tuple's provenance; its body facts
+// are in arena (see loadDerived); ids is scratch memory.
+func (m *Materialisation) resolve(f storedProof, arena []uint32, scratch *[]uint32) error {
 	e := m.e
 	r := e.rels[f.ri]
-	ci, ok := refs[f.rule]
-	if !ok {
-		return fmt.Errorf("%w: %s is derived by a rule the record lacks: %q", ErrStaleRecord, r.display, f.rule)
-	}
+	ci := f.ci
 	if ci < 0 {
 		r.set(f.t, r.confAt(f.t), ci)
 		return nil
@@ -269,20 +289,28 @@ func (m *Materialisation) resolve(f storedProof, refs map[string]int32) error {
 	rule := e.rules[ci]
 	// The aggregates' words (stored proofs do not keep them) are zero: no
 	// value recorded.
-	ids := make([]uint32, rule.refWords())
+	ids := slices.Grow((*scratch)[:0], rule.refWords())[:rule.refWords()]
+	*scratch = ids
+	clear(ids)
 	for j := range rule.nprov {
 		ids[2*j], ids[2*j+1] = noMatch, noMatch
 	}
 	next := rule.npos // the next negated literal to match
-	for j, b := range f.body {
-		name, err := e.syms.name(b.Rel)
+	body := arena[f.off:]
+	nb := int(body[0])
+	body = body[1:]
+	for j := range nb {
+		rel, arity := body[0], int(body[1])
+		args := body[2 : 2+arity]
+		body = body[2+arity:]
+		name, err := e.syms.name(rel)
 		if err != nil {
 			return err
 		}
-		bi, ok := e.relIdx[relKey(name, len(b.Args))]
+		bi, ok := e.relIdx[relKey(name, arity)]
 		t := int32(-1)
 		if ok {
-			t = e.rels[bi].find(b.Args)
+			t = e.rels[bi].find(args)
 		}
 		if t < 0 {
 			return fmt.Errorf("%w: a proof of %s uses %s, which is not there", ErrStaleRecord, r.display, name)
