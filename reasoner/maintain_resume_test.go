@@ -3,6 +3,8 @@ package reasoner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/drumql/drumql/datalog"
@@ -70,5 +72,55 @@ func TestResumeStaleRecord(t *testing.T) {
 				t.Fatalf("Resume: %v (stale %v)", err, stale)
 			}
 		})
+	}
+}
+
+// TestResumeMany: Resume reads back, in several batches, more derived facts
+// of a relation than one batch holds, in a relation that holds base facts
+// too (the transitive closure of a 160-edge chain, written into the
+// chain's own relation: 12,720 derived facts), and gives the facts and
+// confidences of the materialisation that wrote them.
+func TestResumeMany(t *testing.T) {
+	var tsv strings.Builder
+	for i := range 160 {
+		fmt.Fprintf(&tsv, "n%d\te\tn%d\n", i, i+1)
+	}
+	ctx := context.Background()
+	st := newStore(t, tsv.String())
+	p := mustParse(t, "0.999 :: e(X, Z) :- e(X, Y), e(Y, Z).\n")
+	m, _, err := Materialise(ctx, st, p, Options{Min: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Write(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := derivedOf(t, m)
+	if len(want) <= 2*derivedBatchLen {
+		t.Fatalf("%d derived facts: not enough for three batches", len(want))
+	}
+	ms, err := st.Materialised()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, min, err := DecodeRecord(ms.Program, func(src string) (*datalog.Program, error) { return parser.ParseString("record", src) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Resume(ctx, st, prog, min, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := derivedOf(t, r)
+	if len(got) != len(want) {
+		t.Fatalf("resumed %d derived facts, want %d", len(got), len(want))
+	}
+	for f, c := range want {
+		if g, ok := got[f]; !ok || !sameConfidence(g, c) {
+			t.Fatalf("%s: resumed %v (%v), want %v", f, g, ok, c)
+		}
+	}
+	if err := checkProofs(r); err != nil {
+		t.Fatal(err)
 	}
 }
