@@ -186,7 +186,7 @@ type Materialisation struct {
 	u       *unit
 	main    []int    // per compiled rule: the rule it derives for (itself, or the rule a twin copies)
 	keys    []string // per compiled rule: its ruleKey once keyOf computed it ("" before, and for twins)
-	twin    []int    // per compiled rule: its rederive twin, -1 for twins
+	twin    []int    // per compiled rule: its rederive twin (twinOf), noTwin before it is made, -1 for twins
 	current []bool   // per compiled rule: a rule of the current program
 	active  []bool   // per compiled rule: evaluated (current, strong enough, live)
 	ruleOf  []int    // per rule of the program: its compiled index

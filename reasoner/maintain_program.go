@@ -7,8 +7,10 @@ import (
 	"github.com/drumql/drumql/datalog"
 )
 
-// addRule appends rule r and its rederive twin to the unit (not compiled)
-// and returns the rule's compiled index.
+// addRule appends rule r to the unit (not compiled) and returns its
+// compiled index. Its rederive twin is made when an update first needs it
+// (twinOf): most rules of a mined program never need one, and a twin of
+// each was a third of the memory of a resumed materialisation.
 func (m *Materialisation) addRule(r *datalog.Rule) int {
 	u := m.u
 	ci := len(u.prog.Rules)
@@ -16,6 +18,28 @@ func (m *Materialisation) addRule(r *datalog.Rule) int {
 	u.descs = append(u.descs, describeRule(r))
 	u.prog.Rules = append(u.prog.Rules, *r)
 	u.meta = append(u.meta, ruleMeta{src: src})
+	m.main = append(m.main, ci)
+	m.keys = append(m.keys, "") // computed when needed (keyOf)
+	m.twin = append(m.twin, noTwin)
+	m.current = append(m.current, true)
+	m.active = append(m.active, false)
+	return ci
+}
+
+// noTwin is m.twin's entry for a rule whose rederive twin is not made yet
+// (m.twin holds -1 for a twin).
+const noTwin = -2
+
+// twinOf returns the index of the rederive twin of compiled rule ci,
+// making and compiling it the first time: rule ci with a first literal
+// over the guard relation of its head (which the update fills with the
+// removed tuples), at the rule's current weight.
+func (m *Materialisation) twinOf(ci int) (int, error) {
+	if tw := m.twin[ci]; tw >= 0 {
+		return tw, nil
+	}
+	u := m.u
+	r := &u.prog.Rules[ci]
 	gname := guardPrefix + r.Head.Pred
 	u.internal[gname] = ""
 	guard := datalog.Literal{Kind: datalog.Positive, Atom: datalog.Atom{Pred: gname, Args: r.Head.Args, Pos: r.Head.Pos}}
@@ -23,14 +47,20 @@ func (m *Materialisation) addRule(r *datalog.Rule) int {
 	tw.Body = append([]datalog.Literal{guard}, r.Body...)
 	g := make([]bool, len(tw.Body))
 	g[0] = true
+	ti := len(u.prog.Rules)
 	u.prog.Rules = append(u.prog.Rules, tw)
-	u.meta = append(u.meta, ruleMeta{src: src, guard: g})
-	m.main = append(m.main, ci, ci)
-	m.keys = append(m.keys, "", "") // a rule's computed when needed (keyOf)
-	m.twin = append(m.twin, ci+1, -1)
-	m.current = append(m.current, true, false)
-	m.active = append(m.active, false, false)
-	return ci
+	u.meta = append(u.meta, ruleMeta{src: u.meta[ci].src, guard: g})
+	m.main = append(m.main, ci)
+	m.keys = append(m.keys, "")
+	m.twin = append(m.twin, -1)
+	m.current = append(m.current, false)
+	m.active = append(m.active, false)
+	m.twin[ci] = ti
+	if err := m.compileNew(); err != nil {
+		return 0, err
+	}
+	m.e.rules[ti].weight = m.e.rules[ci].weight
+	return ti, nil
 }
 
 // compileNew compiles the rules of the unit from e.rules' length on and
@@ -330,7 +360,9 @@ func (m *Materialisation) setProgram(prog *datalog.Program, match []int) (kill, 
 			}
 			before := ruleRefOf(m.u, cr)
 			cr.weight = w
-			e.rules[m.twin[ci]].weight = w
+			if tw := m.twin[ci]; tw >= 0 {
+				e.rules[tw].weight = w
+			}
 			m.u.prog.Rules[ci].Weight, m.u.prog.Rules[ci].Pos = r.Weight, r.Pos
 			m.u.descs[m.u.meta[ci].src] = describeRule(r)
 			if after := ruleRefOf(m.u, cr); after != before {

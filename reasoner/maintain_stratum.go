@@ -163,7 +163,10 @@ func (m *Materialisation) maintain(s datalog.Stratum, added map[int]bool) error 
 			return err
 		}
 	}
-	ps := m.rederivePlans(s, removed)
+	ps, err := m.rederivePlans(s, removed)
+	if err != nil {
+		return err
+	}
 	for _, ci := range s.Rules {
 		if whole[ci] {
 			ps = append(ps, e.makePlan(e.rules[ci], ci, -1, nil))
@@ -260,7 +263,7 @@ func (m *Materialisation) proofUses(dep, k uint64) bool {
 // rederivePlans returns the plans that derive the removed facts again from
 // what is left: per relation, the rederive twins of the stratum's rules
 // that derive it, their guard holding the removed tuples.
-func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]int32) []*plan {
+func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]int32) ([]*plan, error) {
 	e := m.e
 	var ps []*plan
 	for _, ci := range s.Rules {
@@ -269,7 +272,10 @@ func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]i
 		if len(ts) == 0 {
 			continue
 		}
-		tw := m.twin[ci]
+		tw, err := m.twinOf(ci)
+		if err != nil {
+			return nil, err
+		}
 		gi := e.rules[tw].body[0].atom.rel
 		g := m.fillGuard(gi, h, ts)
 		all := make([]int32, g.len())
@@ -278,7 +284,7 @@ func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]i
 		}
 		ps = append(ps, e.makePlan(e.rules[tw], tw, 0, all))
 	}
-	return ps
+	return ps, nil
 }
 
 // fillGuard gives guard relation gi the tuples ts of relation h (once per
