@@ -177,3 +177,48 @@ func TestRecordAfterApply(t *testing.T) {
 		}
 	}
 }
+
+// TestTwinsOnDemand: a materialisation compiles its rules' rederive twins
+// only when an update needs them: none after Materialise or an update that
+// removes nothing, and after a removal only those of the rules deriving
+// what was removed (the two rules of p and the one of r, not the ten of
+// q_i).
+func TestTwinsOnDemand(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t, "a\te\tb\nb\te\tc\nc\tf\td\n")
+	src := "p(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), e(Y, Z).\n"
+	for i := range 10 {
+		src += fmt.Sprintf("q%d(X, Y) :- f(X, Y).\n", i)
+	}
+	m, _, err := Materialise(ctx, st, mustParse(t, src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.e.rules); n != 12 {
+		t.Fatalf("after Materialise: %d rules compiled, want the program's 12", n)
+	}
+	if _, err := m.Apply(ctx, Delta{Program: mustParse(t, src+"r(X) :- e(X, b).\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.e.rules); n != 13 {
+		t.Fatalf("after adding a rule: %d rules compiled, want 13", n)
+	}
+	e, ok, err := st.Lookup("e")
+	if err != nil || !ok {
+		t.Fatal(err)
+	}
+	a, _, _ := st.Lookup("a")
+	b, _, _ := st.Lookup("b")
+	if _, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: store.Fact{Rel: e, Args: []store.ID{a, b}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	twins := 0
+	for _, tw := range m.twin {
+		if tw >= 0 {
+			twins++
+		}
+	}
+	if n := len(m.e.rules); twins != 3 || n != 16 {
+		t.Fatalf("after removing e(a, b): %d twins, %d rules compiled; want those of p and r (3), 16", twins, n)
+	}
+}
