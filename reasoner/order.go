@@ -1,6 +1,7 @@
 package reasoner
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -49,11 +50,13 @@ func (r *relation) reorderIndexes() {
 }
 
 // byConfidence returns r's tuple indices by increasing confidence, ties by
-// increasing index. A stable radix sort on the confidences' bits (which
-// order as the confidences do: they are never negative), skipping the
-// digits all tuples share: a relation whose tuples hold a few distinct
-// confidences (1, and 0 for removed ones) is ordered in one pass, where a
-// comparison sort of a 4M-tuple closure took a second.
+// increasing index. A large relation is sorted by a stable radix sort on
+// the confidences' bits (which order as the confidences do: they are never
+// negative), skipping the digits all tuples share: a relation whose tuples
+// hold a few distinct confidences (1, and 0 for removed ones) is ordered in
+// one pass, where a comparison sort of a 4M-tuple closure took a second. A
+// small one is sorted by comparison: a radix pass costs its buckets, and a
+// mined program orders hundreds of small relations each round.
 func (r *relation) byConfidence() []int32 {
 	ids := make([]int32, r.n)
 	keys := make([]uint64, r.n)
@@ -63,13 +66,22 @@ func (r *relation) byConfidence() []int32 {
 			keys[i] = math.Float64bits(c)
 		}
 	}
+	if r.n < radixMin {
+		slices.SortFunc(ids, func(a, b int32) int {
+			return cmp.Or(cmp.Compare(keys[a], keys[b]), cmp.Compare(a, b))
+		})
+		return ids
+	}
 	return sortByKey(ids, keys)
 }
+
+// radixMin is the number of tuples from which byConfidence sorts by radix.
+const radixMin = 1 << 12
 
 // sortByKey sorts ids by keys (keys[j] is ids[j]'s), stably, and returns
 // them sorted; it reorders both slices, or returns another.
 func sortByKey(ids []int32, keys []uint64) []int32 {
-	const bits = 16
+	const bits = 11
 	n := len(ids)
 	if n < 2 {
 		return ids
