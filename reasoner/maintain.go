@@ -152,9 +152,6 @@ func (l *touchLog) record(ri, t int32, s tupleState) {
 // before records tuple t of r (relation ri) as it is, unless it was
 // recorded already.
 func (l *touchLog) before(r *relation, ri, t int32) {
-	if l.index(tkey(ri, t)) >= 0 {
-		return
-	}
 	l.record(ri, t, tupleState{conf: r.confAt(t), prov: r.provAt(t), existed: true})
 }
 
