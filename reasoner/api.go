@@ -71,6 +71,9 @@ type Options struct {
 	noMagic bool
 	// noChain keeps Engine.Query off the chain-rule fast path.
 	noChain bool
+	// noFactor joins three-atom chain rules atom by atom instead of
+	// factorised (factor.go).
+	noFactor bool
 	// noRace evaluates a goal-directed query with the magic-set rewrite
 	// alone, without racing it against the bottom-up evaluation.
 	noRace bool

@@ -81,6 +81,9 @@ type crule struct {
 	pos   datalog.Pos
 	slots map[string]int32
 	agg   bool
+	// fac is the path of a three-atom chain rule, evaluated factorised
+	// (factor.go); nil for other rules.
+	fac *facShape
 }
 
 // refWords is the length of the rule's provenance references.
@@ -246,6 +249,7 @@ func (e *evaluator) compileRule(u *unit, i int) (*crule, error) {
 	if cr.copy && (cr.nprov != 1 || cr.npos != 1) {
 		panic("reasoner: a copy rule needs exactly one provenance literal")
 	}
+	cr.fac = chainShapeOf(cr)
 	return cr, nil
 }
 

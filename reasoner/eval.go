@@ -30,6 +30,7 @@ type evaluator struct {
 	stored  bool // load the store's derived facts as extensional facts (query mode)
 	// baseOnly overrides stored: derived facts are never read.
 	baseOnly bool
+	noFactor bool // Options.noFactor
 
 	rels   []*relation
 	relIdx map[string]int32
@@ -178,7 +179,7 @@ func newEvaluator(ctx context.Context, st store.Store, syms *symtab, opt Options
 	opt = opt.withDefaults()
 	return &evaluator{
 		ctx: ctx, st: st, syms: syms, min: opt.Min, maxFact: opt.MaxFacts, maxMem: opt.MaxMemory,
-		threads: opt.Threads, relIdx: map[string]int32{}, baseOnly: opt.BaseOnly,
+		threads: opt.Threads, relIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.noFactor,
 	}
 }
 

@@ -119,7 +119,8 @@ type configuration struct {
 // configurations returns every combination of the optimisation switches
 // and thread counts that results must not depend on: the magic-set rewrite
 // alone, raced against the bottom-up evaluation, and off; the chain fast
-// path on and off; 1, 2 and 8 threads. The oracle and the txtar cases run
+// path and the factorised evaluation of chain rules (factor.go) both on
+// and both off; 1, 2 and 8 threads. The oracle and the txtar cases run
 // under each.
 func configurations() []configuration {
 	var cs []configuration
@@ -128,7 +129,7 @@ func configurations() []configuration {
 			for _, threads := range []int{1, 2, 8} {
 				cs = append(cs, configuration{
 					name: fmt.Sprintf("magic=%s,chain=%v,threads=%d", magic, chain, threads),
-					opt:  Options{Threads: threads, noMagic: magic == "off", noRace: magic == "alone", noChain: !chain},
+					opt:  Options{Threads: threads, noMagic: magic == "off", noRace: magic == "alone", noChain: !chain, noFactor: !chain},
 				})
 			}
 		}

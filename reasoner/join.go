@@ -35,6 +35,8 @@ type worker struct {
 	// sink, when set, takes each derived head tuple and its confidence
 	// instead of buf (rule scores keep only the best per candidate).
 	sink func(h []uint32, c float64)
+	// fm is the memo of factorised plans (factor.go).
+	fm *facMemo
 }
 
 // prepare sizes the worker's bindings and provenance references for rule r.
@@ -53,6 +55,10 @@ func (w *worker) prepare(r *crule) {
 
 func (w *worker) exec(p *plan, lo, hi int) {
 	w.prepare(p.rule)
+	if p.fac != nil {
+		w.execFac(p, lo, hi)
+		return
+	}
 	if len(p.steps) == 0 {
 		w.emit(p, 1)
 		return

@@ -18,6 +18,12 @@ type task struct {
 // its tasks can take slices of them (a plan without steps, or whose first
 // step is an index lookup, is one task).
 func planItems(p *plan) (int, bool) {
+	if f := p.fac; f != nil {
+		if f.delta != nil {
+			return len(f.delta), true
+		}
+		return f.rel[0].len(), true
+	}
 	if len(p.steps) == 0 {
 		return 0, false
 	}

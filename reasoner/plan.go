@@ -28,6 +28,9 @@ type plan struct {
 	ri    int
 	steps []step
 	agg   bool // an aggregate's body: solutions are folded, not emitted
+	// fac, when set, evaluates the plan factorised (factor.go); steps
+	// is then empty.
+	fac *facPlan
 }
 
 // makePlan orders the body of r greedily. The delta literal (if deltaAt >=
@@ -57,6 +60,11 @@ func (e *evaluator) makePlanBound(r *crule, ri int, deltaAt int, delta []int32, 
 		l := &r.body[j]
 		for _, x := range append([]*cexpr{l.lx, l.rx}, l.bargs...) {
 			e.planAggregates(x)
+		}
+	}
+	if pre == nil && r.fac != nil && !e.noFactor {
+		if fp := e.facPlanOf(r, deltaAt, delta); fp != nil {
+			return &plan{rule: r, ri: ri, fac: fp}
 		}
 	}
 	pl := newPlanner(e, r, ri, pre)

@@ -1,0 +1,494 @@
+package reasoner
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/drumql/drumql/datalog"
+)
+
+// Factorised evaluation of three-atom chain rules.
+//
+// A mined program's longest rules are paths of three binary atoms from the
+// head's first variable to its second, h(X0, X3) :- a(X0, X1), b(X1, X2),
+// c(X2, X3) (each atom in either direction), with inequalities between the
+// path's variables (object identity). Joined atom by atom, such a rule over
+// hub entities enumerates every path: on FB15k-237, `category(A, B) :-
+// country(A, C), country(D, C), category(D, B)` walks the thousands of
+// places D of A's country once for every place A of that country, to
+// derive the same few categories B each time. Three-atom rules were 97% of
+// the first round of its mined file's fixpoint.
+//
+// The factorised plan scans the tuples of one end atom (a, or c read
+// backwards) and, for each value of the variable it shares with the rest
+// (X1), joins the rest once: the far ends X3 reachable from X1 through b
+// and c, each with its best product of confidences (a memo per worker and
+// batch, ordered by that product). Each scanned tuple then emits one
+// derivation per far end, the best one through X1. The result is the same
+// fixpoint: a derivation dropped is never better than one kept for the
+// same head fact.
+//
+// Object identity needs more than the best path when an inequality
+// involves the scanned tuple's own variable X0 and the middle variable X2
+// (A != D): an entry also keeps the best path through another middle value,
+// used when the best one goes through X0 itself. The other inequalities are
+// tests on the memo's key, on the entry, or on the emitted head.
+
+// facShape is the path of a three-atom chain rule (see above).
+type facShape struct {
+	lit  [3]int   // body literal of the atom between X_i and X_i+1
+	from [3]int   // argument position of X_i in that atom (X_i+1 is at 1-from)
+	vars [4]int32 // slots of X0..X3: the head's first argument is X0, its second X3
+	neq  [4][4]bool
+}
+
+// chainShapeOf returns the path of r when r is a three-atom chain rule
+// whose other literals are inequalities between the path's variables, and
+// nil otherwise (constants, wildcards, guards, negations, other tests,
+// aggregates, magic and bridging rules).
+func chainShapeOf(r *crule) *facShape {
+	if r.crisp || r.copy || r.agg || r.naggw != 0 || len(r.head.args) != 2 {
+		return nil
+	}
+	x0, x3 := r.head.args[0].v, r.head.args[1].v
+	if x0 < 0 || x3 < 0 || x0 == x3 {
+		return nil
+	}
+	var atoms []int
+	var neqs [][2]int32
+	for j := range r.body {
+		l := &r.body[j]
+		switch {
+		case l.kind == datalog.Positive && !l.guard && len(l.aggs) == 0:
+			a := l.atom.args
+			if len(a) != 2 || a[0].v < 0 || a[1].v < 0 || a[0].v == a[1].v {
+				return nil
+			}
+			atoms = append(atoms, j)
+		case l.kind == datalog.Comparison && l.op == datalog.OpNe && l.lx == nil && l.rx == nil &&
+			!l.filter && len(l.aggs) == 0 && l.l.v >= 0 && l.r.v >= 0:
+			neqs = append(neqs, [2]int32{l.l.v, l.r.v})
+		default:
+			return nil
+		}
+	}
+	if len(atoms) != 3 {
+		return nil
+	}
+	sh := &facShape{}
+	sh.vars[0] = x0
+	used := [3]bool{}
+	for i := range 3 {
+		found := false
+		for k, j := range atoms {
+			if used[k] {
+				continue
+			}
+			a := r.body[j].atom.args
+			for p := range 2 {
+				if a[p].v == sh.vars[i] {
+					if found {
+						return nil // two atoms continue the path: not a chain
+					}
+					found = true
+					used[k] = true
+					sh.lit[i], sh.from[i], sh.vars[i+1] = j, p, a[1-p].v
+				}
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	if sh.vars[3] != x3 || sh.vars[1] == sh.vars[2] || sh.vars[1] == x0 || sh.vars[1] == x3 ||
+		sh.vars[2] == x0 || sh.vars[2] == x3 {
+		return nil
+	}
+	pos := func(v int32) int {
+		for i, x := range sh.vars {
+			if x == v {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, q := range neqs {
+		a, b := pos(q[0]), pos(q[1])
+		if a < 0 || b < 0 {
+			return nil
+		}
+		sh.neq[a][b], sh.neq[b][a] = true, true
+	}
+	return sh
+}
+
+// facPlan is a factorised plan of a chain rule: atoms a, b, c in scan
+// order, between the variables V0..V3 (X0..X3, or X3..X0 when the scan
+// starts from the rule's last atom).
+type facPlan struct {
+	lit    [3]*clit
+	rel    [3]*relation
+	in     [3]int   // argument position of V_i in atom i (V_i+1 is at 1-in)
+	vars   [4]int32 // rule slots of V0..V3
+	neq    [4][4]bool
+	order  [3]int // scan position of the rule's atoms X0-X1, X1-X2, X2-X3
+	ixB    *hashIndex
+	ixC    *hashIndex
+	delta  []int32 // the scanned tuples of a; nil: all of them
+	weight float64
+}
+
+// facPlanOf returns the factorised plan of rule r with the delta d at body
+// literal deltaAt (-1: none), or nil when r is not a chain rule or the
+// delta is its middle atom.
+func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
+	sh := r.fac
+	if sh == nil {
+		return nil
+	}
+	right := false
+	switch deltaAt {
+	case -1:
+		right = e.facRepeats(r, 2) > e.facRepeats(r, 0)
+	case sh.lit[0]:
+	case sh.lit[2]:
+		right = true
+	default:
+		return nil
+	}
+	fp := &facPlan{delta: d, weight: r.weight}
+	for i := range 3 {
+		k, v := i, i
+		if right {
+			k = 2 - i
+		}
+		l := &r.body[sh.lit[k]]
+		fp.lit[i], fp.rel[i], fp.order[k] = l, e.rels[l.atom.rel], i
+		fp.in[i] = sh.from[k]
+		if right {
+			fp.in[i] = 1 - sh.from[k]
+			v = 3 - i
+		}
+		fp.vars[i] = sh.vars[v]
+	}
+	fp.vars[3] = sh.vars[0]
+	if !right {
+		fp.vars[3] = sh.vars[3]
+	}
+	for i := range 4 {
+		for j := range 4 {
+			a, b := i, j
+			if right {
+				a, b = 3-i, 3-j
+			}
+			fp.neq[i][j] = sh.neq[a][b]
+		}
+	}
+	fp.ixB = fp.rel[1].index(1 << uint(fp.in[1]))
+	fp.ixC = fp.rel[2].index(1 << uint(fp.in[2]))
+	return fp
+}
+
+// facRepeats is how many tuples of the end atom at path position end (0 or
+// 2) of rule r share each value of the variable next to it, on average: how
+// often a memo from that end would be used.
+func (e *evaluator) facRepeats(r *crule, end int) float64 {
+	sh := r.fac
+	rel := e.rels[r.body[sh.lit[end]].atom.rel]
+	if rel.len() == 0 {
+		return 0
+	}
+	p := 1 - sh.from[end] // X1, in the first atom
+	if end == 2 {
+		p = sh.from[end] // X2, in the last
+	}
+	ix := rel.index(1 << uint(p))
+	return float64(rel.len()) / float64(max(1, ix.count))
+}
+
+// facEntry is a far end V3 of a memo (see facMemo): the best path to it
+// from the memo's key V1 through b and c, and the best through another
+// middle value V2 (c2 = 0: none).
+type facEntry struct {
+	far, mid, mid2 uint32
+	tb, tc         int32
+	tb2, tc2       int32
+	c, c2          float64
+}
+
+// facMemo holds, for one plan at a time, the far ends reached from each
+// value of V1, strongest first. A worker keeps it for a batch of tasks,
+// while the relations do not change.
+type facMemo struct {
+	p    *plan
+	span map[uint32][2]int32 // V1 -> its entries in ents
+	ents []facEntry
+	at   map[uint32]int32 // far end -> entry, while one V1's are built
+}
+
+// facMemoMax is the number of entries a memo holds before it is cleared.
+const facMemoMax = 1 << 20
+
+func (m *facMemo) reset(p *plan) {
+	m.p = p
+	clear(m.span)
+	m.ents = m.ents[:0]
+}
+
+// tick counts a step of the join and reports whether the task goes on: it
+// stops when another worker stopped, on an evaluation error, and (checked
+// every 65,536 steps) when the evaluation is cancelled or over its memory.
+func (w *worker) tick() bool {
+	if w.stop.Load() || w.err != nil {
+		return false
+	}
+	w.ticks++
+	if w.ticks&0xffff == 0 && (w.e.ctx.Err() != nil || w.e.checkMemory() != nil) {
+		w.stop.Store(true)
+		return false
+	}
+	return true
+}
+
+// execFac evaluates the scanned tuples lo..hi of factorised plan p.
+func (w *worker) execFac(p *plan, lo, hi int) {
+	if w.fm == nil {
+		w.fm = &facMemo{span: map[uint32][2]int32{}, at: map[uint32]int32{}}
+	}
+	if w.fm.p != p {
+		w.fm.reset(p)
+	}
+	fp := p.fac
+	for i := lo; i < hi; i++ {
+		t := int32(i)
+		if fp.delta != nil {
+			t = fp.delta[i]
+		}
+		if !w.facTuple(p, t) {
+			return
+		}
+	}
+}
+
+// facTuple emits the derivations of tuple t of the scanned atom: one per
+// far end reached from its V1, the best path there.
+func (w *worker) facTuple(p *plan, t int32) bool {
+	fp := p.fac
+	a := fp.rel[0]
+	w.reads++
+	tup := a.tuple(t)
+	v0, v1 := tup[fp.in[0]], tup[1-fp.in[0]]
+	c0, wt, min := a.confAt(t), fp.weight, w.e.min
+	if c0*wt < min {
+		w.cut++
+		return true
+	}
+	if fp.neq[0][1] && !w.differ(v0, v1) {
+		return true
+	}
+	if fp.neq[0][2] {
+		if _, num := w.e.syms.number(v0); num {
+			// Several middle values may equal v0 as numbers ("7",
+			// "7.0"): the memo's two best paths are not enough.
+			return w.facDirect(p, t)
+		}
+	}
+	ents, ok := w.facRest(p, v1)
+	if !ok {
+		return false
+	}
+	for k := range ents {
+		if !w.tick() {
+			return false
+		}
+		en := &ents[k]
+		if c0*en.c*wt < min {
+			w.cut += int64(len(ents) - k)
+			break
+		}
+		if fp.neq[0][3] && !w.differ(en.far, v0) {
+			continue
+		}
+		mid, tb, tc := en.mid, en.tb, en.tc
+		if fp.neq[0][2] && mid == v0 {
+			if en.c2 == 0 {
+				continue
+			}
+			if c0*en.c2*wt < min {
+				w.cut++
+				continue
+			}
+			mid, tb, tc = en.mid2, en.tb2, en.tc2
+		}
+		w.facEmit(p, [4]uint32{v0, v1, mid, en.far}, [3]int32{t, tb, tc})
+	}
+	return true
+}
+
+// facEmit emits the derivation of the path vs (V0..V3) through the tuples
+// ts of atoms a, b and c.
+func (w *worker) facEmit(p *plan, vs [4]uint32, ts [3]int32) {
+	fp := p.fac
+	for i, v := range vs {
+		w.vals[fp.vars[i]] = v
+	}
+	conf := 1.0
+	for _, i := range fp.order { // the rule's atoms, in its order
+		conf *= fp.rel[i].confAt(ts[i])
+		if l := fp.lit[i]; l.prov >= 0 {
+			w.refs[2*l.prov] = uint32(l.atom.rel)
+			w.refs[2*l.prov+1] = uint32(ts[i])
+		}
+	}
+	w.emit(p, conf)
+}
+
+// differ reports whether symbols a and b are different values, as the
+// comparison A != B tells them apart: numbers by value, other symbols by
+// name.
+func (w *worker) differ(a, b uint32) bool {
+	if a == b {
+		return false
+	}
+	s := w.e.syms
+	fa, na := s.number(a)
+	if !na {
+		return true
+	}
+	fb, nb := s.number(b)
+	return !nb || s.compare(a, fa, na, b, fb, nb) != 0
+}
+
+// facDirect emits every path from tuple t of the scanned atom, one by one,
+// as the join would; false when the task stops.
+func (w *worker) facDirect(p *plan, t int32) bool {
+	fp := p.fac
+	v0, v1 := fp.rel[0].tuple(t)[fp.in[0]], fp.rel[0].tuple(t)[1-fp.in[0]]
+	c0 := fp.rel[0].confAt(t)
+	b, c := fp.rel[1], fp.rel[2]
+	var kb, kc [2]uint32
+	kb[fp.in[1]] = v1
+	for tb := fp.ixB.first(b, kb[:]); tb >= 0; tb = fp.ixB.next[tb] {
+		if !w.tick() {
+			return false
+		}
+		w.reads++
+		v2 := b.tuple(tb)[1-fp.in[1]]
+		cb := c0 * b.confAt(tb)
+		if cb*fp.weight < w.e.min {
+			w.cut++
+			continue
+		}
+		if (fp.neq[1][2] && !w.differ(v2, v1)) || (fp.neq[0][2] && !w.differ(v2, v0)) {
+			continue
+		}
+		kc[fp.in[2]] = v2
+		for tc := fp.ixC.first(c, kc[:]); tc >= 0; tc = fp.ixC.next[tc] {
+			if !w.tick() {
+				return false
+			}
+			w.reads++
+			v3 := c.tuple(tc)[1-fp.in[2]]
+			if (fp.neq[1][3] && !w.differ(v3, v1)) || (fp.neq[2][3] && !w.differ(v3, v2)) ||
+				(fp.neq[0][3] && !w.differ(v3, v0)) {
+				continue
+			}
+			w.facEmit(p, [4]uint32{v0, v1, v2, v3}, [3]int32{t, tb, tc})
+		}
+	}
+	return true
+}
+
+// facRest returns the memo's far ends of V1 = v1, building them first when
+// the memo lacks them; false when the task stops.
+func (w *worker) facRest(p *plan, v1 uint32) ([]facEntry, bool) {
+	m := w.fm
+	if s, ok := m.span[v1]; ok {
+		return m.ents[s[0]:s[1]], true
+	}
+	if len(m.ents) > facMemoMax {
+		m.reset(p)
+	}
+	fp := p.fac
+	b, c := fp.rel[1], fp.rel[2]
+	wt, min := fp.weight, w.e.min
+	lo := int32(len(m.ents))
+	var kb, kc [2]uint32
+	kb[fp.in[1]] = v1
+	ordB := fp.ixB.ordered > 0
+	for tb := fp.ixB.first(b, kb[:]); tb >= 0; tb = fp.ixB.next[tb] {
+		if !w.tick() {
+			return nil, false
+		}
+		w.reads++
+		cb := b.confAt(tb)
+		if cb*wt < min {
+			// A tuple too weak ends an ordered chain (order.go).
+			if ordB && tb < fp.ixB.ordered {
+				if n, ok := fp.ixB.weakRest(tb, kb[:]); ok {
+					w.cut += int64(n)
+					break
+				}
+				ordB = false
+			}
+			w.cut++
+			continue
+		}
+		v2 := b.tuple(tb)[1-fp.in[1]]
+		if fp.neq[1][2] && !w.differ(v2, v1) {
+			continue
+		}
+		kc[fp.in[2]] = v2
+		ordC := fp.ixC.ordered > 0
+		for tc := fp.ixC.first(c, kc[:]); tc >= 0; tc = fp.ixC.next[tc] {
+			if !w.tick() {
+				return nil, false
+			}
+			w.reads++
+			cc := cb * c.confAt(tc)
+			if cc*wt < min {
+				if ordC && tc < fp.ixC.ordered {
+					if n, ok := fp.ixC.weakRest(tc, kc[:]); ok {
+						w.cut += int64(n)
+						break
+					}
+					ordC = false
+				}
+				w.cut++
+				continue
+			}
+			v3 := c.tuple(tc)[1-fp.in[2]]
+			if (fp.neq[1][3] && !w.differ(v3, v1)) || (fp.neq[2][3] && !w.differ(v3, v2)) {
+				continue
+			}
+			k, ok := m.at[v3]
+			if !ok {
+				m.at[v3] = int32(len(m.ents))
+				m.ents = append(m.ents, facEntry{far: v3, mid: v2, tb: tb, tc: tc, c: cc})
+				continue
+			}
+			en := &m.ents[k]
+			switch {
+			case cc > en.c:
+				if en.mid != v2 {
+					en.mid2, en.tb2, en.tc2, en.c2 = en.mid, en.tb, en.tc, en.c
+				}
+				en.mid, en.tb, en.tc, en.c = v2, tb, tc, cc
+			case v2 != en.mid && cc > en.c2:
+				en.mid2, en.tb2, en.tc2, en.c2 = v2, tb, tc, cc
+			}
+		}
+	}
+	ents := m.ents[lo:]
+	for i := range ents {
+		delete(m.at, ents[i].far)
+	}
+	slices.SortFunc(ents, func(x, y facEntry) int {
+		if c := cmp.Compare(y.c, x.c); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.far, y.far)
+	})
+	m.span[v1] = [2]int32{lo, int32(len(m.ents))}
+	return ents, true
+}
