@@ -31,6 +31,10 @@ type evaluator struct {
 	// baseOnly overrides stored: derived facts are never read.
 	baseOnly bool
 	noFactor bool // Options.noFactor
+	// roundDelta and facGroups are the delta deltaPlans plans and its
+	// groupings for factorised plans (facGroupsOf), while it plans.
+	roundDelta map[int32][]int32
+	facGroups  map[deltaKey]*facGrouping
 
 	rels   []*relation
 	relIdx map[string]int32
@@ -416,6 +420,8 @@ func (e *evaluator) fixpoint(s datalog.Stratum, ps []*plan) error {
 func (e *evaluator) deltaPlans(rules []int, delta map[int32][]int32, in map[int32]bool) []*plan {
 	var ps []*plan
 	e.sortDelta(delta)
+	e.roundDelta, e.facGroups = delta, map[deltaKey]*facGrouping{}
+	defer func() { e.roundDelta, e.facGroups = nil, nil }()
 	byConst := map[deltaKey]map[uint32][]int32{}
 	for _, ri := range rules {
 		r := e.rules[ri]

@@ -136,27 +136,41 @@ type facPlan struct {
 	ixC    *hashIndex
 	delta  []int32 // the scanned tuples of a; nil: all of them
 	weight float64
+	// A plan of the middle atom's delta (b's) takes its tuples grouped by
+	// V1 (mid, in groups); each group is joined with c as one memo
+	// entry would be and emitted for the tuples of a with that V1 (ixA).
+	mid    []int32
+	groups [][2]int32
+	ixA    *hashIndex
 }
 
 // facPlanOf returns the factorised plan of rule r with the delta d at body
-// literal deltaAt (-1: none), or nil when r is not a chain rule or the
-// delta is its middle atom.
+// literal deltaAt (-1: none), or nil when r is not a chain rule.
 func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 	sh := r.fac
 	if sh == nil {
 		return nil
 	}
-	right := false
+	right, mid := false, false
 	switch deltaAt {
 	case -1:
 		right = e.facRepeats(r, 2) > e.facRepeats(r, 0)
 	case sh.lit[0]:
 	case sh.lit[2]:
 		right = true
+	case sh.lit[1]:
+		// Group the middle atom's delta by the variable with fewer
+		// values in it.
+		mid = true
+		bi := r.body[sh.lit[1]].atom.rel
+		right = len(e.facGroupsOf(bi, 1-sh.from[1], d).groups) < len(e.facGroupsOf(bi, sh.from[1], d).groups)
 	default:
 		return nil
 	}
-	fp := &facPlan{delta: d, weight: r.weight}
+	fp := &facPlan{weight: r.weight}
+	if !mid {
+		fp.delta = d
+	}
 	for i := range 3 {
 		k, v := i, i
 		if right {
@@ -186,7 +200,60 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 	}
 	fp.ixB = fp.rel[1].index(1 << uint(fp.in[1]))
 	fp.ixC = fp.rel[2].index(1 << uint(fp.in[2]))
+	if mid {
+		fp.ixA = fp.rel[0].index(1 << uint(1-fp.in[0]))
+		g := e.facGroupsOf(fp.lit[1].atom.rel, fp.in[1], d)
+		fp.mid, fp.groups = g.tuples, g.groups
+	}
 	return fp
+}
+
+// facGrouping is a relation's delta grouped by the value at one position
+// (groupBy).
+type facGrouping struct {
+	tuples []int32
+	groups [][2]int32
+}
+
+// facGroupsOf returns the tuples d of relation ri grouped by their value at
+// position pos. When d is a prefix of the round's delta of ri (what
+// strongEnough leaves of it for one rule), the whole delta is grouped, once
+// per round, relation and position, and returned instead: the tuples past
+// the prefix are those too weak for the rule, which facBuild skips. A
+// mined program has thousands of rules per relation; a grouping of its
+// delta per rule took gigabytes.
+func (e *evaluator) facGroupsOf(ri int32, pos int, d []int32) *facGrouping {
+	full := e.roundDelta[ri]
+	if len(d) == 0 || len(full) < len(d) || &full[0] != &d[0] {
+		g := &facGrouping{}
+		g.tuples, g.groups = groupBy(e.rels[ri], d, pos)
+		return g
+	}
+	k := deltaKey{ri, pos}
+	if g, ok := e.facGroups[k]; ok {
+		return g
+	}
+	g := &facGrouping{}
+	g.tuples, g.groups = groupBy(e.rels[ri], full, pos)
+	e.facGroups[k] = g
+	return g
+}
+
+// groupBy orders the tuples d of rel by their value at position pos (then
+// as they were) and returns them with the spans of equal values.
+func groupBy(rel *relation, d []int32, pos int) ([]int32, [][2]int32) {
+	s := slices.Clone(d)
+	slices.SortStableFunc(s, func(a, b int32) int { return cmp.Compare(rel.tuple(a)[pos], rel.tuple(b)[pos]) })
+	var gs [][2]int32
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && rel.tuple(s[j])[pos] == rel.tuple(s[i])[pos] {
+			j++
+		}
+		gs = append(gs, [2]int32{int32(i), int32(j)})
+		i = j
+	}
+	return s, gs
 }
 
 // facRepeats is how many tuples of the end atom at path position end (0 or
@@ -260,6 +327,12 @@ func (w *worker) execFac(p *plan, lo, hi int) {
 	}
 	fp := p.fac
 	for i := lo; i < hi; i++ {
+		if fp.groups != nil {
+			if !w.facGroup(p, fp.mid[fp.groups[i][0]:fp.groups[i][1]]) {
+				return
+			}
+			continue
+		}
 		t := int32(i)
 		if fp.delta != nil {
 			t = fp.delta[i]
@@ -268,6 +341,58 @@ func (w *worker) execFac(p *plan, lo, hi int) {
 			return
 		}
 	}
+}
+
+// facGroup emits the derivations of the middle atom's delta tuples tbs,
+// which share their V1: their far ends, joined once, for every tuple of a
+// with that V1.
+func (w *worker) facGroup(p *plan, tbs []int32) bool {
+	fp := p.fac
+	a := fp.rel[0]
+	v1 := fp.rel[1].tuple(tbs[0])[fp.in[1]]
+	w.fm.reset(p)
+	ents, ok := w.facBuild(p, v1, tbs)
+	if !ok || len(ents) == 0 {
+		return ok
+	}
+	wt, min := fp.weight, w.e.min
+	var ka [2]uint32
+	ka[1-fp.in[0]] = v1
+	ordA := fp.ixA.ordered > 0
+	for ta := fp.ixA.first(a, ka[:]); ta >= 0; ta = fp.ixA.next[ta] {
+		if !w.tick() {
+			return false
+		}
+		w.reads++
+		c0 := a.confAt(ta)
+		if c0*ents[0].c*wt < min {
+			if ordA && ta < fp.ixA.ordered {
+				if n, ok := fp.ixA.weakRest(ta, ka[:]); ok {
+					w.cut += int64(n)
+					break
+				}
+				ordA = false
+			}
+			w.cut++
+			continue
+		}
+		v0 := a.tuple(ta)[fp.in[0]]
+		if fp.neq[0][1] && !w.differ(v0, v1) {
+			continue
+		}
+		if fp.neq[0][2] {
+			if _, num := w.e.syms.number(v0); num {
+				if !w.facDirect(p, ta, tbs) {
+					return false
+				}
+				continue
+			}
+		}
+		if !w.facEmitAll(p, ta, v0, v1, c0, ents) {
+			return false
+		}
+	}
+	return true
 }
 
 // facTuple emits the derivations of tuple t of the scanned atom: one per
@@ -290,13 +415,22 @@ func (w *worker) facTuple(p *plan, t int32) bool {
 		if _, num := w.e.syms.number(v0); num {
 			// Several middle values may equal v0 as numbers ("7",
 			// "7.0"): the memo's two best paths are not enough.
-			return w.facDirect(p, t)
+			return w.facDirect(p, t, nil)
 		}
 	}
 	ents, ok := w.facRest(p, v1)
 	if !ok {
 		return false
 	}
+	return w.facEmitAll(p, t, v0, v1, c0, ents)
+}
+
+// facEmitAll emits a derivation of tuple t of a (V0 = v0, V1 = v1, of
+// confidence c0) for every far end of ents strong enough, through the best
+// path there that object identity allows.
+func (w *worker) facEmitAll(p *plan, t int32, v0, v1 uint32, c0 float64, ents []facEntry) bool {
+	fp := p.fac
+	wt, min := fp.weight, w.e.min
 	for k := range ents {
 		if !w.tick() {
 			return false
@@ -359,16 +493,21 @@ func (w *worker) differ(a, b uint32) bool {
 	return !nb || s.compare(a, fa, na, b, fb, nb) != 0
 }
 
-// facDirect emits every path from tuple t of the scanned atom, one by one,
-// as the join would; false when the task stops.
-func (w *worker) facDirect(p *plan, t int32) bool {
+// facDirect emits every path from tuple t of a through the tuples tbs of b
+// (nil: all of b's), one by one, as the join would; false when the task
+// stops.
+func (w *worker) facDirect(p *plan, t int32, tbs []int32) bool {
 	fp := p.fac
 	v0, v1 := fp.rel[0].tuple(t)[fp.in[0]], fp.rel[0].tuple(t)[1-fp.in[0]]
 	c0 := fp.rel[0].confAt(t)
 	b, c := fp.rel[1], fp.rel[2]
 	var kb, kc [2]uint32
 	kb[fp.in[1]] = v1
-	for tb := fp.ixB.first(b, kb[:]); tb >= 0; tb = fp.ixB.next[tb] {
+	tb, next := fp.ixB.first(b, kb[:]), 0
+	if tbs != nil {
+		tb, next = tbs[0], 1
+	}
+	for ; tb >= 0; tb, next = w.facNextB(fp, tb, tbs, next) {
 		if !w.tick() {
 			return false
 		}
@@ -409,16 +548,35 @@ func (w *worker) facRest(p *plan, v1 uint32) ([]facEntry, bool) {
 	if len(m.ents) > facMemoMax {
 		m.reset(p)
 	}
+	lo := int32(len(m.ents))
+	ents, ok := w.facBuild(p, v1, nil)
+	if ok {
+		m.span[v1] = [2]int32{lo, int32(len(m.ents))}
+	}
+	return ents, ok
+}
+
+// facBuild appends to the memo the far ends reached from V1 = v1 through
+// the tuples tbs of b (nil: all of b's with that V1), strongest first, and
+// returns them; false when the task stops.
+func (w *worker) facBuild(p *plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
+	m := w.fm
 	fp := p.fac
 	b, c := fp.rel[1], fp.rel[2]
 	wt, min := fp.weight, w.e.min
 	lo := int32(len(m.ents))
+	stopped := false
 	var kb, kc [2]uint32
 	kb[fp.in[1]] = v1
-	ordB := fp.ixB.ordered > 0
-	for tb := fp.ixB.first(b, kb[:]); tb >= 0; tb = fp.ixB.next[tb] {
+	ordB := tbs == nil && fp.ixB.ordered > 0
+	tb, next := fp.ixB.first(b, kb[:]), 0
+	if tbs != nil {
+		tb, next = tbs[0], 1
+	}
+	for ; tb >= 0; tb, next = w.facNextB(fp, tb, tbs, next) {
 		if !w.tick() {
-			return nil, false
+			stopped = true
+			break
 		}
 		w.reads++
 		cb := b.confAt(tb)
@@ -431,7 +589,9 @@ func (w *worker) facRest(p *plan, v1 uint32) ([]facEntry, bool) {
 				}
 				ordB = false
 			}
-			w.cut++
+			if tbs == nil {
+				w.cut++ // strongEnough counted a delta's (facGroupsOf)
+			}
 			continue
 		}
 		v2 := b.tuple(tb)[1-fp.in[1]]
@@ -442,7 +602,8 @@ func (w *worker) facRest(p *plan, v1 uint32) ([]facEntry, bool) {
 		ordC := fp.ixC.ordered > 0
 		for tc := fp.ixC.first(c, kc[:]); tc >= 0; tc = fp.ixC.next[tc] {
 			if !w.tick() {
-				return nil, false
+				stopped = true
+				break
 			}
 			w.reads++
 			cc := cb * c.confAt(tc)
@@ -483,12 +644,27 @@ func (w *worker) facRest(p *plan, v1 uint32) ([]facEntry, bool) {
 	for i := range ents {
 		delete(m.at, ents[i].far)
 	}
+	if stopped {
+		return nil, false
+	}
 	slices.SortFunc(ents, func(x, y facEntry) int {
 		if c := cmp.Compare(y.c, x.c); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.far, y.far)
 	})
-	m.span[v1] = [2]int32{lo, int32(len(m.ents))}
 	return ents, true
+}
+
+// facNextB returns the tuple of b after tb: the next of the list tbs
+// (position next), or of the index chain when tbs is nil; -1 after the
+// last.
+func (w *worker) facNextB(fp *facPlan, tb int32, tbs []int32, next int) (int32, int) {
+	if tbs == nil {
+		return fp.ixB.next[tb], 0
+	}
+	if next == len(tbs) {
+		return -1, next
+	}
+	return tbs[next], next + 1
 }

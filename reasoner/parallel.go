@@ -19,6 +19,9 @@ type task struct {
 // step is an index lookup, is one task).
 func planItems(p *plan) (int, bool) {
 	if f := p.fac; f != nil {
+		if f.groups != nil {
+			return len(f.groups), true
+		}
 		if f.delta != nil {
 			return len(f.delta), true
 		}
