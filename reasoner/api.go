@@ -93,6 +93,8 @@ type workCounters struct {
 	inferJoins, inferDerived atomic.Int64
 	// inferCands counts the candidate facts Infer merged (outBuf records).
 	inferCands atomic.Int64
+	// inferDeltas counts the delta tuples Infer's rounds joined.
+	inferDeltas atomic.Int64
 	// inferReads counts the tuples Infer's joins tried.
 	inferReads  atomic.Int64
 	evaluations atomic.Int64 // query evaluations through the evaluator

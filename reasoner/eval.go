@@ -43,12 +43,13 @@ type evaluator struct {
 	shared func(pred string, arity int) *relation
 	heads  map[string]bool
 
-	rules []*crule // compiled rules of the unit, by unit rule index
-	sink  uint64   // keeps apply's prefetching loads alive
-	pool  provPool // provenance: rule index, then (relation, tuple) per body fact
-	bufs  []outBuf // candidate buffers of the tasks of a round, reused
-	cands int64    // candidate facts merged (records of the buffers)
-	reads int64    // tuples the joins tried (worker.reads)
+	rules  []*crule // compiled rules of the unit, by unit rule index
+	sink   uint64   // keeps apply's prefetching loads alive
+	pool   provPool // provenance: rule index, then (relation, tuple) per body fact
+	bufs   []outBuf // candidate buffers of the tasks of a round, reused
+	cands  int64    // candidate facts merged (records of the buffers)
+	deltas int64    // delta tuples the rounds joined (fixpoint)
+	reads  int64    // tuples the joins tried (worker.reads)
 
 	derived int   // facts added by the program (facts and rules)
 	cut     int64 // derivations dropped below min (EvalStats.Cut)
@@ -384,8 +385,9 @@ func (e *evaluator) stratum(s datalog.Stratum) error {
 }
 
 // fixpoint runs the plans ps as the first round of stratum s, then rounds
-// over the delta of the stratum's own relations until none is new (one
-// round when the stratum is not recursive). Incremental maintenance
+// over the delta of the stratum's own relations, strongest band of
+// confidence first (bands.go), until none is new (one round when the
+// stratum is not recursive). Incremental maintenance
 // (maintain.go) starts it with the plans that its change calls for.
 func (e *evaluator) fixpoint(s datalog.Stratum, ps []*plan) error {
 	in := map[int32]bool{}
@@ -393,6 +395,7 @@ func (e *evaluator) fixpoint(s datalog.Stratum, ps []*plan) error {
 		in[e.rules[ri].head.rel] = true
 	}
 	delta := map[int32][]int32{}
+	var b bands
 	for len(ps) > 0 {
 		e.iterations++
 		for k := range delta {
@@ -405,8 +408,15 @@ func (e *evaluator) fixpoint(s datalog.Stratum, ps []*plan) error {
 		if err := e.checkMemory(); err != nil {
 			return err
 		}
-		if !s.Recursive || len(delta) == 0 {
+		if !s.Recursive {
 			return nil
+		}
+		b.split(e, delta)
+		if len(delta) == 0 {
+			return nil
+		}
+		for _, d := range delta {
+			e.deltas += int64(len(d))
 		}
 		ps = e.deltaPlans(s.Rules, delta, in)
 	}

@@ -126,6 +126,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 		w.inferJoins.Add(e.work)
 		w.inferDerived.Add(int64(e.derived))
 		w.inferCands.Add(e.cands)
+		w.inferDeltas.Add(e.deltas)
 		w.inferReads.Add(e.reads)
 	}
 	if err != nil {
