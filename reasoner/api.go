@@ -74,6 +74,9 @@ type Options struct {
 	// noFactor joins three-atom chain rules atom by atom instead of
 	// factorised (factor.go).
 	noFactor bool
+	// walkAlways walks every end atom's delta of a factorised plan, and
+	// walkNever none, instead of choosing by the delta (factor_walk.go).
+	walkAlways, walkNever bool
 	// noRace evaluates a goal-directed query with the magic-set rewrite
 	// alone, without racing it against the bottom-up evaluation.
 	noRace bool

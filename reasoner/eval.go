@@ -31,6 +31,8 @@ type evaluator struct {
 	// baseOnly overrides stored: derived facts are never read.
 	baseOnly bool
 	noFactor bool // Options.noFactor
+	// walkAlways and walkNever: Options.walkAlways and walkNever.
+	walkAlways, walkNever bool
 	// roundDelta and facGroups are the delta deltaPlans plans and its
 	// groupings for factorised plans (facGroupsOf), while it plans.
 	roundDelta map[int32][]int32
@@ -185,6 +187,7 @@ func newEvaluator(ctx context.Context, st store.Store, syms *symtab, opt Options
 	return &evaluator{
 		ctx: ctx, st: st, syms: syms, min: opt.Min, maxFact: opt.MaxFacts, maxMem: opt.MaxMemory,
 		threads: opt.Threads, relIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.noFactor,
+		walkAlways: opt.walkAlways, walkNever: opt.walkNever,
 	}
 }
 

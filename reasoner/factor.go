@@ -142,6 +142,10 @@ type facPlan struct {
 	mid    []int32
 	groups [][2]int32
 	ixA    *hashIndex
+	// walk marks a plan of an end atom's delta grouped by V0 instead (mid
+	// and groups hold a's tuples): each group is walked level by level,
+	// V1, V2 then V3, each value once with its best path (facWalk).
+	walk bool
 }
 
 // facPlanOf returns the factorised plan of rule r with the delta d at body
@@ -204,6 +208,14 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 		fp.ixA = fp.rel[0].index(1 << uint(1-fp.in[0]))
 		g := e.facGroupsOf(fp.lit[1].atom.rel, fp.in[1], d)
 		fp.mid, fp.groups = g.tuples, g.groups
+	}
+	if d != nil && !mid && !e.walkNever {
+		// A delta of an end atom whose far variable (V0) has far fewer
+		// values than its near one (V1) is walked from each V0 instead.
+		ai := fp.lit[0].atom.rel
+		if by0 := e.facGroupsOf(ai, fp.in[0], d); e.walkAlways || 4*len(by0.groups) < len(e.facGroupsOf(ai, 1-fp.in[0], d).groups) {
+			fp.walk, fp.mid, fp.groups, fp.delta = true, by0.tuples, by0.groups, nil
+		}
 	}
 	return fp
 }
@@ -328,7 +340,14 @@ func (w *worker) execFac(p *plan, lo, hi int) {
 	fp := p.fac
 	for i := lo; i < hi; i++ {
 		if fp.groups != nil {
-			if !w.facGroup(p, fp.mid[fp.groups[i][0]:fp.groups[i][1]]) {
+			g := fp.mid[fp.groups[i][0]:fp.groups[i][1]]
+			ok := false
+			if fp.walk {
+				ok = w.facWalk(p, g)
+			} else {
+				ok = w.facGroup(p, g)
+			}
+			if !ok {
 				return
 			}
 			continue
@@ -500,6 +519,9 @@ func (w *worker) facDirect(p *plan, t int32, tbs []int32) bool {
 	fp := p.fac
 	v0, v1 := fp.rel[0].tuple(t)[fp.in[0]], fp.rel[0].tuple(t)[1-fp.in[0]]
 	c0 := fp.rel[0].confAt(t)
+	if fp.neq[0][1] && !w.differ(v0, v1) {
+		return true
+	}
 	b, c := fp.rel[1], fp.rel[2]
 	var kb, kc [2]uint32
 	kb[fp.in[1]] = v1

@@ -55,7 +55,7 @@ func TestFactorisedChainWork(t *testing.T) {
 // direction of each atom, every subset of the inequalities between the
 // path's variables, weighted facts, and symbols equal as numbers ("7",
 // "7.0", "007"), which A != D must tell apart from a path's best middle
-// value.
+// value; deltas of end atoms walked always, never, or as chosen.
 func TestFactorisedSameFixpoint(t *testing.T) {
 	ctx := context.Background()
 	syms := []string{"a", "b", "c", "d", "e", "7", "7.0", "007", "f", "g"}
@@ -88,12 +88,16 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 		}
 		p := mustParse(t, src.String())
 		var dumps []string
-		for _, c := range []struct {
-			off     bool
-			threads int
-		}{{true, 1}, {false, 1}, {false, 2}} {
+		for _, opt := range []Options{
+			{Threads: 1, noFactor: true},
+			{Threads: 1},
+			{Threads: 2},
+			{Threads: 1, walkAlways: true},
+			{Threads: 2, walkNever: true},
+		} {
 			st := newStore(t, tsv.String())
-			if _, err := Infer(ctx, st, p, Options{Threads: c.threads, noFactor: c.off, Min: 1e-3}); err != nil {
+			opt.Min = 1e-3
+			if _, err := Infer(ctx, st, p, opt); err != nil {
 				t.Fatal(err)
 			}
 			dumps = append(dumps, derivedDump(t, st))

@@ -35,8 +35,10 @@ type worker struct {
 	// sink, when set, takes each derived head tuple and its confidence
 	// instead of buf (rule scores keep only the best per candidate).
 	sink func(h []uint32, c float64)
-	// fm is the memo of factorised plans (factor.go).
-	fm *facMemo
+	// fm is the memo of factorised plans (factor.go), walk the levels
+	// of their walks (factor_walk.go).
+	fm   *facMemo
+	walk *[3]walkLevel
 }
 
 // prepare sizes the worker's bindings and provenance references for rule r.
