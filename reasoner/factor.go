@@ -28,6 +28,13 @@ import (
 // fixpoint: a derivation dropped is never better than one kept for the
 // same head fact.
 //
+// A delta of the middle atom b is grouped by V1 (facGroup): each group is
+// joined with c once and emitted for a's tuples with that V1. A delta of an
+// end atom whose far variable has few values is walked from each of them
+// instead (factor_walk.go). The scan, the groups and the walks emit in an
+// order that depends on the plan's tuples only, never on the number of
+// threads.
+//
 // Object identity needs more than the best path when an inequality
 // involves the scanned tuple's own variable X0 and the middle variable X2
 // (A != D): an entry also keeps the best path through another middle value,
