@@ -102,6 +102,16 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 			}
 			dumps = append(dumps, derivedDump(t, st))
 		}
+		// The factorised proofs hold and are worth their confidences.
+		for _, opt := range []Options{{Threads: 1, Min: 1e-3}, {Threads: 1, Min: 1e-3, walkAlways: true}} {
+			m, _, err := Materialise(ctx, newStore(t, tsv.String()), p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkProofs(m); err != nil {
+				t.Fatalf("seed %d: %v\nprogram:\n%s", seed, err, src.String())
+			}
+		}
 		for _, d := range dumps[1:] {
 			if d != dumps[0] {
 				t.Fatalf("seed %d: factorised fixpoint differs from the join's\nprogram:\n%s\nbase:\n%s\njoin:\n%s\nfactorised:\n%s", seed, src.String(), tsv.String(), dumps[0], d)
