@@ -1,0 +1,120 @@
+package reasoner
+
+// The grouped delta of a chain rule's middle atom and the path-by-path
+// fallback of factorised plans (see factor.go).
+
+// facGroup emits the derivations of the middle atom's delta tuples tbs,
+// which share their V1: their far ends, joined once, for every tuple of a
+// with that V1.
+func (w *worker) facGroup(p *plan, tbs []int32) bool {
+	fp := p.fac
+	a := fp.rel[0]
+	v1 := fp.rel[1].tuple(tbs[0])[fp.in[1]]
+	w.fm.reset(p)
+	ents, ok := w.facBuild(p, v1, tbs)
+	if !ok || len(ents) == 0 {
+		return ok
+	}
+	wt, min := fp.weight, w.e.min
+	var ka [2]uint32
+	ka[1-fp.in[0]] = v1
+	ordA := fp.ixA.ordered > 0
+	for ta := fp.ixA.first(a, ka[:]); ta >= 0; ta = fp.ixA.next[ta] {
+		if !w.tick() {
+			return false
+		}
+		w.reads++
+		c0 := a.confAt(ta)
+		if c0*ents[0].c*wt < min {
+			if ordA && ta < fp.ixA.ordered {
+				if n, ok := fp.ixA.weakRest(ta, ka[:]); ok {
+					w.cut += int64(n)
+					break
+				}
+				ordA = false
+			}
+			w.cut++
+			continue
+		}
+		v0 := a.tuple(ta)[fp.in[0]]
+		if fp.neq[0][1] && !w.differ(v0, v1) {
+			continue
+		}
+		if fp.neq[0][2] {
+			if _, num := w.e.syms.number(v0); num {
+				if !w.facDirect(p, ta, tbs) {
+					return false
+				}
+				continue
+			}
+		}
+		if !w.facEmitAll(p, ta, v0, v1, c0, ents) {
+			return false
+		}
+	}
+	return true
+}
+
+// differ reports whether symbols a and b are different values, as the
+// comparison A != B tells them apart: numbers by value, other symbols by
+// name.
+func (w *worker) differ(a, b uint32) bool {
+	if a == b {
+		return false
+	}
+	s := w.e.syms
+	fa, na := s.number(a)
+	if !na {
+		return true
+	}
+	fb, nb := s.number(b)
+	return !nb || s.compare(a, fa, na, b, fb, nb) != 0
+}
+
+// facDirect emits every path from tuple t of a through the tuples tbs of b
+// (nil: all of b's), one by one, as the join would; false when the task
+// stops.
+func (w *worker) facDirect(p *plan, t int32, tbs []int32) bool {
+	fp := p.fac
+	v0, v1 := fp.rel[0].tuple(t)[fp.in[0]], fp.rel[0].tuple(t)[1-fp.in[0]]
+	c0 := fp.rel[0].confAt(t)
+	if fp.neq[0][1] && !w.differ(v0, v1) {
+		return true
+	}
+	b, c := fp.rel[1], fp.rel[2]
+	var kb, kc [2]uint32
+	kb[fp.in[1]] = v1
+	tb, next := fp.ixB.first(b, kb[:]), 0
+	if tbs != nil {
+		tb, next = tbs[0], 1
+	}
+	for ; tb >= 0; tb, next = w.facNextB(fp, tb, tbs, next) {
+		if !w.tick() {
+			return false
+		}
+		w.reads++
+		v2 := b.tuple(tb)[1-fp.in[1]]
+		cb := c0 * b.confAt(tb)
+		if cb*fp.weight < w.e.min {
+			w.cut++
+			continue
+		}
+		if (fp.neq[1][2] && !w.differ(v2, v1)) || (fp.neq[0][2] && !w.differ(v2, v0)) {
+			continue
+		}
+		kc[fp.in[2]] = v2
+		for tc := fp.ixC.first(c, kc[:]); tc >= 0; tc = fp.ixC.next[tc] {
+			if !w.tick() {
+				return false
+			}
+			w.reads++
+			v3 := c.tuple(tc)[1-fp.in[2]]
+			if (fp.neq[1][3] && !w.differ(v3, v1)) || (fp.neq[2][3] && !w.differ(v3, v2)) ||
+				(fp.neq[0][3] && !w.differ(v3, v0)) {
+				continue
+			}
+			w.facEmit(p, [4]uint32{v0, v1, v2, v3}, [3]int32{t, tb, tc})
+		}
+	}
+	return true
+}
