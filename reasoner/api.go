@@ -92,6 +92,7 @@ type Options struct {
 type workCounters struct {
 	derived atomic.Int64 // facts derived by query evaluations (program facts included)
 	joins   atomic.Int64 // joins and loaded tuples of query evaluations (evaluator.work)
+	reads   atomic.Int64 // tuples the joins of query evaluations tried (evaluator.reads)
 	// inferJoins and inferDerived are the same for Infer.
 	inferJoins, inferDerived atomic.Int64
 	// inferCands counts the candidate facts Infer merged (outBuf records).

@@ -101,9 +101,14 @@
 // weighted: a magic fact's confidence bounds what any fact demanded
 // through it can contribute to an answer (the product of the weights and
 // body confidences on the way from the query), and a demand below the
-// threshold is dropped like a derivation below it. Without that, the
-// demand of a mined program's weak rules reached nearly every pair of
-// entities.
+// threshold is dropped like a derivation below it, and a rule never tries
+// a magic fact too weak for its weight. Without that, the demand of a
+// mined program's weak rules reached nearly every pair of entities. A
+// literal with a bound variable and a constant, b(X, c) with X bound,
+// demands b with X alone bound when the rewrite demands that goal anyway
+// (a chain rule reading b(X, Y)), and keeps the facts with c: a demand per
+// value of X and constant made a mined file's magic sets of millions of
+// pairs (see magicBuilder.widened).
 //
 // Which evaluation is cheaper, the rewrite or the bottom-up evaluation of
 // the strata q depends on, depends on the data: a constant of a small

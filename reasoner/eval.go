@@ -511,8 +511,13 @@ func (e *evaluator) sortDelta(delta map[int32][]int32) {
 // times the rule's weight is below min; see worker.try). On a mined
 // program, where hundreds of rules of weights well below 1 read each
 // relation, the weak facts of a delta were most of what a round tried.
+// A magic guard's tuple cuts the same way: what the rule derives under it
+// counts at most its confidence times the rule's weight (worker.try), and
+// a goal-directed query over a mined program demands each goal with
+// hundreds of rules, most of them too weak for all but its strongest
+// demands.
 func (e *evaluator) strongEnough(r *crule, l *clit, d []int32) []int32 {
-	if r.crisp || l.guard || len(d) == 0 {
+	if r.crisp || len(d) == 0 {
 		return d
 	}
 	rel := e.rels[l.atom.rel]

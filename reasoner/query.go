@@ -269,6 +269,7 @@ func runQuery(ctx context.Context, st store.Store, syms *symtab, prog *datalog.P
 		w.evaluations.Add(1)
 		w.derived.Add(int64(e.derived))
 		w.joins.Add(e.work)
+		w.reads.Add(e.reads)
 		w.modes[mode].Add(1)
 	}
 	if err != nil {

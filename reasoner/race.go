@@ -136,6 +136,7 @@ func raceQuery(ctx context.Context, st store.Store, syms *symtab, gd func() *uni
 		l := es[1-g.winner]
 		w.derived.Add(int64(l.derived))
 		w.joins.Add(l.work)
+		w.reads.Add(l.reads)
 	}
 	modes := [2]queryMode{modeMagic, modeRaceBottomUp}
 	if w := g.winner; w >= 0 {
