@@ -47,12 +47,22 @@ type facShape struct {
 	from [3]int   // argument position of X_i in that atom (X_i+1 is at 1-from)
 	vars [4]int32 // slots of X0..X3: the head's first argument is X0, its second X3
 	neq  [4][4]bool
+	// gate is the body literal of the rule's magic guard, -1 when it has
+	// none. A guard with no argument (the rule of an all-free goal in a
+	// goal-directed query) lets the plan run once its fact exists, and
+	// the plan cuts by its confidence (the demand) too. A guard over one
+	// end of the path (gateVar, X0 or X3: a goal with that argument
+	// bound) is scanned: its values, then the end atom's tuples with
+	// each, each value's confidence its demand.
+	gate    int
+	gateVar int32
 }
 
 // chainShapeOf returns the path of r when r is a three-atom chain rule
-// whose other literals are inequalities between the path's variables, and
-// nil otherwise (constants, wildcards, guards, negations, other tests,
-// aggregates, magic and bridging rules).
+// whose other literals are inequalities between the path's variables and
+// at most one magic guard with no argument, and nil otherwise (constants,
+// wildcards, guards with arguments, negations, other tests, aggregates,
+// magic and bridging rules).
 func chainShapeOf(r *crule) *facShape {
 	if r.crisp || r.copy || r.agg || r.naggw != 0 || len(r.head.args) != 2 {
 		return nil
@@ -63,9 +73,16 @@ func chainShapeOf(r *crule) *facShape {
 	}
 	var atoms []int
 	var neqs [][2]int32
+	gate, gateVar := -1, int32(-1)
 	for j := range r.body {
 		l := &r.body[j]
 		switch {
+		case l.kind == datalog.Positive && l.guard && gate < 0 && (len(l.atom.args) == 0 ||
+			len(l.atom.args) == 1 && (l.atom.args[0].v == x0 || l.atom.args[0].v == x3)):
+			gate = j
+			if len(l.atom.args) == 1 {
+				gateVar = l.atom.args[0].v
+			}
 		case l.kind == datalog.Positive && !l.guard && len(l.aggs) == 0:
 			a := l.atom.args
 			if len(a) != 2 || a[0].v < 0 || a[1].v < 0 || a[0].v == a[1].v {
@@ -82,7 +99,7 @@ func chainShapeOf(r *crule) *facShape {
 	if len(atoms) != 3 {
 		return nil
 	}
-	sh := &facShape{}
+	sh := &facShape{gate: gate, gateVar: gateVar}
 	sh.vars[0] = x0
 	used := [3]bool{}
 	for i := range 3 {
@@ -133,16 +150,26 @@ func chainShapeOf(r *crule) *facShape {
 // order, between the variables V0..V3 (X0..X3, or X3..X0 when the scan
 // starts from the rule's last atom).
 type facPlan struct {
-	lit    [3]*clit
-	rel    [3]*relation
-	in     [3]int   // argument position of V_i in atom i (V_i+1 is at 1-in)
-	vars   [4]int32 // rule slots of V0..V3
-	neq    [4][4]bool
-	order  [3]int // scan position of the rule's atoms X0-X1, X1-X2, X2-X3
-	ixB    *hashIndex
-	ixC    *hashIndex
-	delta  []int32 // the scanned tuples of a; nil: all of them
-	weight float64
+	lit   [3]*clit
+	rel   [3]*relation
+	in    [3]int   // argument position of V_i in atom i (V_i+1 is at 1-in)
+	vars  [4]int32 // rule slots of V0..V3
+	neq   [4][4]bool
+	order [3]int // scan position of the rule's atoms X0-X1, X1-X2, X2-X3
+	ixB   *hashIndex
+	ixC   *hashIndex
+	delta []int32 // the scanned tuples of a; nil: all of them
+	// weight is the rule's weight times demand, what a path's confidence
+	// is multiplied by before it is compared with the threshold; demand
+	// is the confidence of the rule's gate with no argument
+	// (facShape.gate), 1 without one.
+	weight, demand float64
+	// gate is the relation of a gate over V0, whose tuples gates (nil:
+	// all of them) the plan scans instead of a's (facGate); ixG finds
+	// a's tuples by V0.
+	gate  *relation
+	gates []int32
+	ixG   *hashIndex
 	// A plan of the middle atom's delta (b's) takes its tuples grouped by
 	// V1 (mid, in groups); each group is joined with c as one memo
 	// entry would be and emitted for the tuples of a with that V1 (ixA).
@@ -162,8 +189,34 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 	if sh == nil {
 		return nil
 	}
+	demand := 1.0
+	var gate *relation
+	var gates []int32
+	if sh.gate >= 0 {
+		g := e.rels[r.body[sh.gate].atom.rel]
+		switch {
+		case g.len() == 0:
+			return nil // the plan of the guard finds nothing at once
+		case sh.gateVar >= 0:
+			// Deltas of the path's atoms are joined atom by atom.
+			if deltaAt != -1 && deltaAt != sh.gate {
+				return nil
+			}
+			gate, gates = g, d
+			deltaAt, d = -2, nil
+		default:
+			// A stronger demand later is a delta of the gate, whose
+			// plan joins the whole rule again by it.
+			demand = g.confAt(0)
+			if deltaAt == sh.gate {
+				deltaAt, d = -1, nil
+			}
+		}
+	}
 	right, mid := false, false
 	switch deltaAt {
+	case -2:
+		right = sh.gateVar == sh.vars[3]
 	case -1:
 		right = e.facRepeats(r, 2) > e.facRepeats(r, 0)
 	case sh.lit[0]:
@@ -178,7 +231,7 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 	default:
 		return nil
 	}
-	fp := &facPlan{weight: r.weight}
+	fp := &facPlan{weight: r.weight * demand, demand: demand, gate: gate, gates: gates}
 	if !mid {
 		fp.delta = d
 	}
@@ -211,6 +264,10 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 	}
 	fp.ixB = fp.rel[1].index(1 << uint(fp.in[1]))
 	fp.ixC = fp.rel[2].index(1 << uint(fp.in[2]))
+	if gate != nil {
+		fp.ixG = fp.rel[0].index(1 << uint(fp.in[0]))
+		return fp
+	}
 	if mid {
 		fp.ixA = fp.rel[0].index(1 << uint(1-fp.in[0]))
 		g := e.facGroupsOf(fp.lit[1].atom.rel, fp.in[1], d)
@@ -345,7 +402,18 @@ func (w *worker) execFac(p *plan, lo, hi int) {
 		w.fm.reset(p)
 	}
 	fp := p.fac
+	w.demand = fp.demand
 	for i := lo; i < hi; i++ {
+		if fp.gate != nil {
+			g := int32(i)
+			if fp.gates != nil {
+				g = fp.gates[i]
+			}
+			if !w.facGate(p, g) {
+				return
+			}
+			continue
+		}
 		if fp.groups != nil {
 			g := fp.mid[fp.groups[i][0]:fp.groups[i][1]]
 			ok := false
@@ -369,6 +437,27 @@ func (w *worker) execFac(p *plan, lo, hi int) {
 	}
 }
 
+// facGate emits the derivations of the tuples of a whose V0 is the value
+// of tuple g of the plan's gate, under its demand; false when the task
+// stops.
+func (w *worker) facGate(p *plan, g int32) bool {
+	fp := p.fac
+	w.reads++
+	w.demand = fp.gate.confAt(g)
+	if fp.weight*w.demand < w.e.min {
+		w.cut++
+		return true
+	}
+	var ka [2]uint32
+	ka[fp.in[0]] = fp.gate.tuple(g)[0]
+	for t := fp.ixG.first(fp.rel[0], ka[:]); t >= 0; t = fp.ixG.next[t] {
+		if !w.tick() || !w.facTuple(p, t) {
+			return false
+		}
+	}
+	return true
+}
+
 // facTuple emits the derivations of tuple t of the scanned atom: one per
 // far end reached from its V1, the best path there.
 func (w *worker) facTuple(p *plan, t int32) bool {
@@ -378,6 +467,9 @@ func (w *worker) facTuple(p *plan, t int32) bool {
 	tup := a.tuple(t)
 	v0, v1 := tup[fp.in[0]], tup[1-fp.in[0]]
 	c0, wt, min := a.confAt(t), fp.weight, w.e.min
+	if fp.gate != nil {
+		wt *= w.demand // the gate's value's demand
+	}
 	if c0*wt < min {
 		w.cut++
 		return true
@@ -405,6 +497,9 @@ func (w *worker) facTuple(p *plan, t int32) bool {
 func (w *worker) facEmitAll(p *plan, t int32, v0, v1 uint32, c0 float64, ents []facEntry) bool {
 	fp := p.fac
 	wt, min := fp.weight, w.e.min
+	if fp.gate != nil {
+		wt *= w.demand // the gate's value's demand
+	}
 	for k := range ents {
 		if !w.tick() {
 			return false

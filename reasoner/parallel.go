@@ -19,6 +19,12 @@ type task struct {
 // step is an index lookup, is one task).
 func planItems(p *plan) (int, bool) {
 	if f := p.fac; f != nil {
+		switch {
+		case f.gates != nil:
+			return len(f.gates), true
+		case f.gate != nil:
+			return f.gate.len(), true
+		}
 		if f.groups != nil {
 			return len(f.groups), true
 		}
