@@ -170,6 +170,9 @@ type facPlan struct {
 	gate  *relation
 	gates []int32
 	ixG   *hashIndex
+	// gateFind marks a plan of the delta of a (delta) under a gate over
+	// V0: each tuple's demand is the gate's tuple with its V0, if any.
+	gateFind bool
 	// A plan of the middle atom's delta (b's) takes its tuples grouped by
 	// V1 (mid, in groups); each group is joined with c as one memo
 	// entry would be and emitted for the tuples of a with that V1 (ixA).
@@ -198,12 +201,22 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 		case g.len() == 0:
 			return nil // the plan of the guard finds nothing at once
 		case sh.gateVar >= 0:
-			// Deltas of the path's atoms are joined atom by atom.
-			if deltaAt != -1 && deltaAt != sh.gate {
+			near := sh.lit[0] // the end atom with the gate's variable
+			if sh.gateVar == sh.vars[3] {
+				near = sh.lit[2]
+			}
+			switch deltaAt {
+			case -1, sh.gate:
+				gate, gates = g, d
+				deltaAt, d = -2, nil
+			case near:
+				// Its delta tuples are scanned, each under the
+				// demand of its value (gateFind).
+				gate = g
+			default:
+				// Deltas of the other atoms are joined atom by atom.
 				return nil
 			}
-			gate, gates = g, d
-			deltaAt, d = -2, nil
 		default:
 			// A stronger demand later is a delta of the gate, whose
 			// plan joins the whole rule again by it.
@@ -266,6 +279,7 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 	fp.ixC = fp.rel[2].index(1 << uint(fp.in[2]))
 	if gate != nil {
 		fp.ixG = fp.rel[0].index(1 << uint(fp.in[0]))
+		fp.gateFind = fp.delta != nil
 		return fp
 	}
 	if mid {
@@ -404,7 +418,7 @@ func (w *worker) execFac(p *plan, lo, hi int) {
 	fp := p.fac
 	w.demand = fp.demand
 	for i := lo; i < hi; i++ {
-		if fp.gate != nil {
+		if fp.gate != nil && !fp.gateFind {
 			g := int32(i)
 			if fp.gates != nil {
 				g = fp.gates[i]
@@ -430,6 +444,14 @@ func (w *worker) execFac(p *plan, lo, hi int) {
 		t := int32(i)
 		if fp.delta != nil {
 			t = fp.delta[i]
+		}
+		if fp.gateFind {
+			w.reads++
+			g := fp.gate.find(fp.rel[0].tuple(t)[fp.in[0] : fp.in[0]+1])
+			if g < 0 {
+				continue // not demanded
+			}
+			w.demand = fp.gate.confAt(g)
 		}
 		if !w.facTuple(p, t) {
 			return
