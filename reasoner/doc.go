@@ -108,7 +108,12 @@
 // demands b with X alone bound when the rewrite demands that goal anyway
 // (a chain rule reading b(X, Y)), and keeps the facts with c: a demand per
 // value of X and constant made a mined file's magic sets of millions of
-// pairs (see magicBuilder.widened).
+// pairs (see magicBuilder.widened). A magic rule whose body would hold
+// the guard and two literals or more reads a supplementary relation of
+// the bindings of all but the last, projected on the variables the rest
+// of the rule reads and shared by the rules with the same prefix: a chain
+// rule's demand for its last atom then joins a hub once, not once per
+// path through it (see magicBuilder.supplementary).
 //
 // Which evaluation is cheaper, the rewrite or the bottom-up evaluation of
 // the strata q depends on, depends on the data: a constant of a small

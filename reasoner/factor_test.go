@@ -137,7 +137,7 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got = append(got, formatAnswers(as))
+					got = append(got, answerSet(as))
 				}
 				for i, g := range got[1:] {
 					if g != got[0] {

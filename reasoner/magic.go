@@ -223,6 +223,9 @@ type magicBuilder struct {
 	// a constant demands the goal of its bound variables alone when wide
 	// has it (see widened). nil until rewrite sets it.
 	wide map[goalKey]bool
+	// sups names the supplementary relations built so far, by the
+	// canonical text of their rule (see supplementary).
+	sups map[string]string
 }
 
 // newMagicBuilder starts the unit of q over p: rule and fact descriptions
@@ -258,7 +261,8 @@ func newMagicBuilder(p *datalog.Program, q datalog.Atom) *magicBuilder {
 // demands without building rules (magicBuilder.dry): nothing is described.
 func newDryBuilder(p *datalog.Program, q datalog.Atom) *magicBuilder {
 	defs := defines(p)
-	b := &magicBuilder{p: p, q: q, defs: defs, rel: closure(p, defs, q.Pred), done: map[goalKey]bool{}, dry: true}
+	b := &magicBuilder{p: p, q: q, defs: defs, rel: closure(p, defs, q.Pred), done: map[goalKey]bool{}, dry: true,
+		sups: map[string]string{}}
 	b.u = &unit{prog: &datalog.Program{}, internal: map[string]string{ansPred: ""}, answer: ansPred}
 	return b
 }
@@ -489,6 +493,9 @@ func (b *magicBuilder) addAdornedRule(g goalKey, ri int) {
 		used[best] = true
 		l := r.Body[best]
 		if b.adorned(l.Atom.Pred) {
+			if len(prefix) >= 3 {
+				prefix = b.supplementary(prefix, r.Body, used, l)
+			}
 			l = b.addMagicRule(l, bound, prefix, r.Weight)
 			newBody[best] = l
 		}
@@ -508,6 +515,87 @@ func (b *magicBuilder) addAdornedRule(g goalKey, ri int) {
 	nr.Body = body
 	b.addRule(nr, ruleMeta{src: ri, guard: guard})
 }
+
+// supplementary returns prefix (the guard and the literals before l, at
+// least three) as a supplementary literal and prefix's last literal: the
+// supplementary relation holds the bindings of all but the last literal,
+// projected on the variables that the last one, l and the body's literals
+// not yet used (used) read. The magic rule of l then joins two literals.
+//
+// A magic rule with the whole prefix enumerates every path through it: for
+// `h(A, B) :- a(A, C), b(C, D), c(D, B)` under a goal with A bound, the
+// rule `magic_c(D) :- magic_h(A), a(A, C), b(C, D)` walks, for each
+// demanded A, every D reached through each C, and through a hub C (a
+// country) that is every place of the country for every place demanded.
+// Projected on C first, each C is joined with b once. Under max-product
+// the magic fact's confidence is the same: the best product over A and C
+// is the best over C of the best over A. The relation is shared by every
+// rule whose prefix is the same up to the names of its variables: a mined
+// program's rules of one head start with a few hundred distinct atoms.
+// A prefix with an expression is returned as it is.
+func (b *magicBuilder) supplementary(prefix, body []datalog.Literal, used []bool, l datalog.Literal) []datalog.Literal {
+	head, last := prefix[:len(prefix)-1], prefix[len(prefix)-1]
+	later := map[string]bool{}
+	mark := func(a datalog.Atom) {
+		for _, t := range a.Args {
+			if t.Kind == datalog.Var {
+				later[t.Value] = true
+			}
+		}
+	}
+	mark(last.Atom)
+	mark(l.Atom)
+	for j := range body {
+		if !used[j] && body[j].Kind == datalog.Positive {
+			mark(body[j].Atom)
+		}
+	}
+	// The variables kept, in order of first appearance, and the
+	// canonical names of all of them.
+	var keep []datalog.Term
+	canon := map[string]string{}
+	rename := func(a datalog.Atom) datalog.Atom {
+		c := datalog.Atom{Pred: a.Pred, Args: slices.Clone(a.Args)}
+		for i, t := range c.Args {
+			if t.Kind == datalog.Var && t.Value != "_" {
+				c.Args[i].Value = canon[t.Value]
+			}
+			c.Args[i].Pos = datalog.Pos{}
+		}
+		return c
+	}
+	for _, x := range head {
+		for _, t := range x.Atom.Args {
+			switch {
+			case t.Kind == datalog.Compound:
+				return prefix
+			case t.Kind != datalog.Var || t.Value == "_":
+			case canon[t.Value] == "":
+				canon[t.Value] = "V" + strconv.Itoa(len(canon))
+				if later[t.Value] {
+					keep = append(keep, datalog.Term{Kind: datalog.Var, Value: t.Value})
+				}
+			}
+		}
+	}
+	key := datalog.Rule{Weight: 1, Head: rename(datalog.Atom{Pred: "s", Args: keep})}
+	for _, x := range head {
+		key.Body = append(key.Body, datalog.Literal{Kind: datalog.Positive, Atom: rename(x.Atom)})
+	}
+	k := key.String()
+	name, ok := b.sups[k]
+	if !ok {
+		name = supPrefix + strconv.Itoa(len(b.sups))
+		b.sups[k] = name
+		b.u.internal[name] = ""
+		b.addRule(datalog.Rule{Weight: 1, Head: datalog.Atom{Pred: name, Args: keep}, Body: slices.Clone(head)}, ruleMeta{src: -1})
+	}
+	return []datalog.Literal{{Kind: datalog.Positive, Atom: datalog.Atom{Pred: name, Args: keep}}, last}
+}
+
+// supPrefix starts the names of the supplementary relations
+// (magicBuilder.supplementary).
+const supPrefix = "\x00s\x00"
 
 // nextSIP returns the next body literal in sideways information-passing
 // order: greedily the unused positive literal with the most bound

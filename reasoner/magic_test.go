@@ -441,3 +441,39 @@ func TestWeakGuardsSkipped(t *testing.T) {
 		t.Errorf("the rewrite's joins read %d tuples, want at most 6,000", r)
 	}
 }
+
+// TestSupplementaryWork: under a goal with A bound, the magic rule of the
+// chain rule's last atom reads the bindings of its first two, projected
+// on D: each of the n places demanded reaches the hub k0 and, from it,
+// the n places of k0, and the projection on C joins k0 with in once
+// instead of once per place (n² paths). The joins are bounded by a small
+// multiple of n.
+func TestSupplementaryWork(t *testing.T) {
+	const n = 300
+	var tsv strings.Builder
+	for i := range n {
+		fmt.Fprintf(&tsv, "c0\tr\tp%d\np%d\tin\tk0\np%d\tcat0\tcat%d\n", i, i, i, i%3)
+	}
+	p := mustParse(t, `q(c0, B) :- r(c0, A), h(A, B).
+0.5 :: h(A, B) :- in(A, C), in(D, C), cat(D, B), A != D.
+cat(X, Y) :- cat0(X, Y).
+`)
+	st := newStore(t, tsv.String())
+	w := &workCounters{}
+	q := mustQuery(t, "q(c0, X)?")
+	as, err := Query(context.Background(), st, p, q, Options{Threads: 1, noRace: true, work: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Query(context.Background(), st, p, q, Options{Threads: 1, noMagic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := formatAnswers(as); got != formatAnswers(want) || len(as) != 3 {
+		t.Fatalf("answers\n%s\nbottom-up:\n%s", got, formatAnswers(want))
+	}
+	t.Logf("joins %d", w.joins.Load())
+	if j := w.joins.Load(); j > 40*n {
+		t.Errorf("the rewrite did %d joins, want at most %d (the paths through k0 are %d)", j, 40*n, n*n)
+	}
+}
