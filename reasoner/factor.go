@@ -164,15 +164,19 @@ type facPlan struct {
 	// is the confidence of the rule's gate with no argument
 	// (facShape.gate), 1 without one.
 	weight, demand float64
-	// gate is the relation of a gate over V0, whose tuples gates (nil:
-	// all of them) the plan scans instead of a's (facGate); ixG finds
-	// a's tuples by V0.
-	gate  *relation
-	gates []int32
-	ixG   *hashIndex
-	// gateFind marks a plan of the delta of a (delta) under a gate over
-	// V0: each tuple's demand is the gate's tuple with its V0, if any.
-	gateFind bool
+	// gate is the relation of a gate over one end of the path (see
+	// gateAt), nil for none.
+	gate *relation
+	// gateAt says how the plan meets its gate. gateScan: over V0, the
+	// plan scans its tuples gates (nil: all of them) instead of a's
+	// (facGate), ixG finding a's tuples by V0; gateFind: over V0, each
+	// scanned tuple of a (delta, or a group's tuples of a middle delta)
+	// takes the demand of the gate's tuple with its V0, and is skipped
+	// without one; gateFar: over V3, each derivation emitted takes the
+	// demand of its V3 (facEmit).
+	gateAt gateMode
+	gates  []int32
+	ixG    *hashIndex
 	// A plan of the middle atom's delta (b's) takes its tuples grouped by
 	// V1 (mid, in groups); each group is joined with c as one memo
 	// entry would be and emitted for the tuples of a with that V1 (ixA).
@@ -185,6 +189,17 @@ type facPlan struct {
 	walk bool
 }
 
+// gateMode is how a factorised plan meets a gate over one end of its path
+// (facPlan.gateAt).
+type gateMode uint8
+
+const (
+	gateNone gateMode = iota
+	gateScan
+	gateFind
+	gateFar
+)
+
 // facPlanOf returns the factorised plan of rule r with the delta d at body
 // literal deltaAt (-1: none), or nil when r is not a chain rule.
 func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
@@ -195,27 +210,28 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 	demand := 1.0
 	var gate *relation
 	var gates []int32
+	at := gateNone
 	if sh.gate >= 0 {
 		g := e.rels[r.body[sh.gate].atom.rel]
 		switch {
 		case g.len() == 0:
 			return nil // the plan of the guard finds nothing at once
 		case sh.gateVar >= 0:
-			near := sh.lit[0] // the end atom with the gate's variable
-			if sh.gateVar == sh.vars[3] {
-				near = sh.lit[2]
-			}
+			// The plan's V0 is the gate's variable (the scan, the
+			// delta of the atom next to it, a middle delta) or, for a
+			// delta of the far atom, its V3.
+			gate = g
 			switch deltaAt {
 			case -1, sh.gate:
-				gate, gates = g, d
+				at, gates = gateScan, d
 				deltaAt, d = -2, nil
-			case near:
-				// Its delta tuples are scanned, each under the
-				// demand of its value (gateFind).
-				gate = g
+			case sh.lit[1]:
+				at = gateFind
 			default:
-				// Deltas of the other atoms are joined atom by atom.
-				return nil
+				at = gateFind
+				if (deltaAt == sh.lit[0]) != (sh.gateVar == sh.vars[0]) {
+					at = gateFar
+				}
 			}
 		default:
 			// A stronger demand later is a delta of the gate, whose
@@ -241,10 +257,13 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 		mid = true
 		bi := r.body[sh.lit[1]].atom.rel
 		right = len(e.facGroupsOf(bi, 1-sh.from[1], d).groups) < len(e.facGroupsOf(bi, sh.from[1], d).groups)
+		if gate != nil {
+			right = sh.gateVar == sh.vars[3] // V0 is the gate's
+		}
 	default:
 		return nil
 	}
-	fp := &facPlan{weight: r.weight * demand, demand: demand, gate: gate, gates: gates}
+	fp := &facPlan{weight: r.weight * demand, demand: demand, gate: gate, gateAt: at, gates: gates}
 	if !mid {
 		fp.delta = d
 	}
@@ -277,17 +296,15 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 	}
 	fp.ixB = fp.rel[1].index(1 << uint(fp.in[1]))
 	fp.ixC = fp.rel[2].index(1 << uint(fp.in[2]))
-	if gate != nil {
+	if at == gateScan {
 		fp.ixG = fp.rel[0].index(1 << uint(fp.in[0]))
-		fp.gateFind = fp.delta != nil
-		return fp
 	}
 	if mid {
 		fp.ixA = fp.rel[0].index(1 << uint(1-fp.in[0]))
 		g := e.facGroupsOf(fp.lit[1].atom.rel, fp.in[1], d)
 		fp.mid, fp.groups = g.tuples, g.groups
 	}
-	if d != nil && !mid && !e.walkNever {
+	if d != nil && !mid && !e.walkNever && gate == nil {
 		// A delta of an end atom whose far variable (V0) has far fewer
 		// values than its near one (V1) is walked from each V0 instead.
 		ai := fp.lit[0].atom.rel
@@ -418,7 +435,7 @@ func (w *worker) execFac(p *plan, lo, hi int) {
 	fp := p.fac
 	w.demand = fp.demand
 	for i := lo; i < hi; i++ {
-		if fp.gate != nil && !fp.gateFind {
+		if fp.gateAt == gateScan {
 			g := int32(i)
 			if fp.gates != nil {
 				g = fp.gates[i]
@@ -445,18 +462,25 @@ func (w *worker) execFac(p *plan, lo, hi int) {
 		if fp.delta != nil {
 			t = fp.delta[i]
 		}
-		if fp.gateFind {
-			w.reads++
-			g := fp.gate.find(fp.rel[0].tuple(t)[fp.in[0] : fp.in[0]+1])
-			if g < 0 {
-				continue // not demanded
-			}
-			w.demand = fp.gate.confAt(g)
+		if fp.gateAt == gateFind && !w.gateDemand(fp, fp.rel[0].tuple(t)[fp.in[0]]) {
+			continue // not demanded
 		}
 		if !w.facTuple(p, t) {
 			return
 		}
 	}
+}
+
+// gateDemand sets the worker's demand to the confidence of the tuple of
+// fp's gate with value v; false when there is none (v is not demanded).
+func (w *worker) gateDemand(fp *facPlan, v uint32) bool {
+	w.reads++
+	g := fp.gate.find([]uint32{v})
+	if g < 0 {
+		return false
+	}
+	w.demand = fp.gate.confAt(g)
+	return true
 }
 
 // facGate emits the derivations of the tuples of a whose V0 is the value
@@ -489,8 +513,8 @@ func (w *worker) facTuple(p *plan, t int32) bool {
 	tup := a.tuple(t)
 	v0, v1 := tup[fp.in[0]], tup[1-fp.in[0]]
 	c0, wt, min := a.confAt(t), fp.weight, w.e.min
-	if fp.gate != nil {
-		wt *= w.demand // the gate's value's demand
+	if fp.gateAt == gateScan || fp.gateAt == gateFind {
+		wt *= w.demand // the demand of V0's value
 	}
 	if c0*wt < min {
 		w.cut++
@@ -519,8 +543,8 @@ func (w *worker) facTuple(p *plan, t int32) bool {
 func (w *worker) facEmitAll(p *plan, t int32, v0, v1 uint32, c0 float64, ents []facEntry) bool {
 	fp := p.fac
 	wt, min := fp.weight, w.e.min
-	if fp.gate != nil {
-		wt *= w.demand // the gate's value's demand
+	if fp.gateAt == gateScan || fp.gateAt == gateFind {
+		wt *= w.demand // the demand of V0's value
 	}
 	for k := range ents {
 		if !w.tick() {
@@ -554,6 +578,9 @@ func (w *worker) facEmitAll(p *plan, t int32, v0, v1 uint32, c0 float64, ents []
 // ts of atoms a, b and c.
 func (w *worker) facEmit(p *plan, vs [4]uint32, ts [3]int32) {
 	fp := p.fac
+	if fp.gateAt == gateFar && !w.gateDemand(fp, vs[3]) {
+		return // V3 is not demanded
+	}
 	for i, v := range vs {
 		w.vals[fp.vars[i]] = v
 	}

@@ -40,6 +40,9 @@ func (w *worker) facGroup(p *plan, tbs []int32) bool {
 		if fp.neq[0][1] && !w.differ(v0, v1) {
 			continue
 		}
+		if fp.gateAt == gateFind && !w.gateDemand(fp, v0) {
+			continue // not demanded
+		}
 		if fp.neq[0][2] {
 			if _, num := w.e.syms.number(v0); num {
 				if !w.facDirect(p, ta, tbs) {

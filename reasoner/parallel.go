@@ -22,7 +22,7 @@ func planItems(p *plan) (int, bool) {
 		switch {
 		case f.gates != nil:
 			return len(f.gates), true
-		case f.gate != nil && !f.gateFind:
+		case f.gateAt == gateScan:
 			return f.gate.len(), true
 		}
 		if f.groups != nil {
