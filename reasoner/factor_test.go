@@ -209,3 +209,40 @@ func TestGatedDemandCut(t *testing.T) {
 		t.Errorf("the factorised rewrite derived %d facts, the join atom by atom %d", derived[0], derived[1])
 	}
 }
+
+// TestFactorisedWalkWork: a delta of a chain rule's end atom whose far
+// variable has few values is walked from each of them, each value of the
+// path once: the n new currency facts of the places of one country reach
+// the country once, then its n places, where a memo per place D (the
+// delta's near variable) joins the country's n places once per D.
+func TestFactorisedWalkWork(t *testing.T) {
+	const n = 300
+	var tsv strings.Builder
+	for i := range n {
+		fmt.Fprintf(&tsv, "p%d\tin\tk0\np%d\tcur0\teur\n", i, i)
+	}
+	p := mustParse(t, `0.5 :: h(A, B) :- in(A, C), in(D, C), cur(D, B), A != D.
+cur(X, Y) :- cur0(X, Y).
+0.5 :: cur(X, Y) :- h(X, Y), cur0(X, Y).
+`)
+	joins := map[bool]int64{}
+	for _, never := range []bool{false, true} {
+		w := &workCounters{}
+		st := newStore(t, tsv.String())
+		stats, err := Infer(context.Background(), st, p, Options{Threads: 1, work: w, walkNever: never})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Facts != 2*n {
+			t.Fatalf("walkNever=%v: %d facts, want %d", never, stats.Facts, 2*n)
+		}
+		joins[never] = w.inferJoins.Load()
+	}
+	t.Logf("joins: walked %d, memo per place %d", joins[false], joins[true])
+	if bound := int64(20 * n); joins[false] > bound {
+		t.Errorf("%d joins, more than %d: is the currency delta walked?", joins[false], bound)
+	}
+	if joins[true] < n*n {
+		t.Errorf("without the walk: %d joins, fewer than %d: the bound above proves nothing", joins[true], n*n)
+	}
+}
