@@ -227,6 +227,13 @@ func appendExpr(b []byte, t Term, leaf func([]byte, Term) []byte) []byte {
 		b = append(b, " ^ "...)
 		rp := precedence(x.Args[1])
 		return sub(b, x.Args[1], rp < p && rp != 3)
+	case x.Op == OpMod:
+		// "%" is read as the remainder only between operands that end
+		// and start like one (a variable, a number, parentheses);
+		// after a name it starts a comment.
+		b = sub(b, x.Args[0], precedence(x.Args[0]) < p || !endsWithOperand(x.Args[0]))
+		b = append(b, " % "...)
+		return sub(b, x.Args[1], precedence(x.Args[1]) <= p || !startsWithOperand(x.Args[1]))
 	default:
 		b = sub(b, x.Args[0], precedence(x.Args[0]) < p)
 		b = append(b, ' ')
@@ -234,6 +241,63 @@ func appendExpr(b []byte, t Term, leaf func([]byte, Term) []byte) []byte {
 		b = append(b, ' ')
 		return sub(b, x.Args[1], precedence(x.Args[1]) <= p)
 	}
+}
+
+// endsWithOperand reports whether t, printed by appendExpr, ends with a
+// variable, a number or a closing parenthesis: what the parser takes a
+// following "%" as the remainder operator after (a name or a quoted
+// symbol before it, or an aggregate's closing brace, starts a comment).
+func endsWithOperand(t Term) bool {
+	switch t.Kind {
+	case Var, Number:
+		return true
+	case Compound:
+	default:
+		return false
+	}
+	x := t.X
+	p := precedence(t)
+	switch {
+	case x.Agg:
+		return false
+	case x.Op == OpNeg:
+		a := x.Args[0]
+		return a.Kind == Number || a.Kind == Compound && precedence(a) < 5 || endsWithOperand(a)
+	case p == 5:
+		return true // a call ends with ")"
+	case x.Op == OpPow:
+		rp := precedence(x.Args[1])
+		return rp < p && rp != 3 || endsWithOperand(x.Args[1])
+	case x.Op == OpMod:
+		return precedence(x.Args[1]) <= p || !startsWithOperand(x.Args[1]) || endsWithOperand(x.Args[1])
+	}
+	return precedence(x.Args[1]) <= p || endsWithOperand(x.Args[1])
+}
+
+// startsWithOperand reports whether t, printed by appendExpr, starts with
+// a variable, a number, "(" or "-": what the parser needs after a "%" at
+// the start of a literal to read it as the remainder.
+func startsWithOperand(t Term) bool {
+	switch t.Kind {
+	case Var, Number:
+		return true
+	case Compound:
+	default:
+		return false
+	}
+	x := t.X
+	p := precedence(t)
+	switch {
+	case x.Agg, p == 5:
+		return false // a name first
+	case x.Op == OpNeg:
+		return true
+	case x.Op == OpPow:
+		return precedence(x.Args[0]) <= p || startsWithOperand(x.Args[0])
+	case x.Op == OpMod:
+		return precedence(x.Args[0]) < p || !endsWithOperand(x.Args[0]) || startsWithOperand(x.Args[0])
+	}
+	return precedence(x.Args[0]) < p || startsWithOperand(x.Args[0])
 }
 
 // appendLiterals appends body literals separated by ", ", writing terms
