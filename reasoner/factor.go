@@ -189,17 +189,6 @@ type facPlan struct {
 	walk bool
 }
 
-// gateMode is how a factorised plan meets a gate over one end of its path
-// (facPlan.gateAt).
-type gateMode uint8
-
-const (
-	gateNone gateMode = iota
-	gateScan
-	gateFind
-	gateFar
-)
-
 // facPlanOf returns the factorised plan of rule r with the delta d at body
 // literal deltaAt (-1: none), or nil when r is not a chain rule.
 func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
@@ -225,11 +214,9 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 			case -1, sh.gate:
 				at, gates = gateScan, d
 				deltaAt, d = -2, nil
-			case sh.lit[1]:
-				at = gateFind
 			default:
-				at = gateFind
-				if (deltaAt == sh.lit[0]) != (sh.gateVar == sh.vars[0]) {
+				at = gateFind // a middle delta, or the near atom's
+				if deltaAt != sh.lit[1] && (deltaAt == sh.lit[0]) != (sh.gateVar == sh.vars[0]) {
 					at = gateFar
 				}
 			}
@@ -313,71 +300,6 @@ func (e *evaluator) facPlanOf(r *crule, deltaAt int, d []int32) *facPlan {
 		}
 	}
 	return fp
-}
-
-// facGrouping is a relation's delta grouped by the value at one position
-// (groupBy).
-type facGrouping struct {
-	tuples []int32
-	groups [][2]int32
-}
-
-// facGroupsOf returns the tuples d of relation ri grouped by their value at
-// position pos. When d is a prefix of the round's delta of ri (what
-// strongEnough leaves of it for one rule), the whole delta is grouped, once
-// per round, relation and position, and returned instead: the tuples past
-// the prefix are those too weak for the rule, which facBuild skips. A
-// mined program has thousands of rules per relation; a grouping of its
-// delta per rule took gigabytes.
-func (e *evaluator) facGroupsOf(ri int32, pos int, d []int32) *facGrouping {
-	full := e.roundDelta[ri]
-	if len(d) == 0 || len(full) < len(d) || &full[0] != &d[0] {
-		g := &facGrouping{}
-		g.tuples, g.groups = groupBy(e.rels[ri], d, pos)
-		return g
-	}
-	k := deltaKey{ri, pos}
-	if g, ok := e.facGroups[k]; ok {
-		return g
-	}
-	g := &facGrouping{}
-	g.tuples, g.groups = groupBy(e.rels[ri], full, pos)
-	e.facGroups[k] = g
-	return g
-}
-
-// groupBy orders the tuples d of rel by their value at position pos (then
-// as they were) and returns them with the spans of equal values.
-func groupBy(rel *relation, d []int32, pos int) ([]int32, [][2]int32) {
-	s := slices.Clone(d)
-	slices.SortStableFunc(s, func(a, b int32) int { return cmp.Compare(rel.tuple(a)[pos], rel.tuple(b)[pos]) })
-	var gs [][2]int32
-	for i := 0; i < len(s); {
-		j := i + 1
-		for j < len(s) && rel.tuple(s[j])[pos] == rel.tuple(s[i])[pos] {
-			j++
-		}
-		gs = append(gs, [2]int32{int32(i), int32(j)})
-		i = j
-	}
-	return s, gs
-}
-
-// facRepeats is how many tuples of the end atom at path position end (0 or
-// 2) of rule r share each value of the variable next to it, on average: how
-// often a memo from that end would be used.
-func (e *evaluator) facRepeats(r *crule, end int) float64 {
-	sh := r.fac
-	rel := e.rels[r.body[sh.lit[end]].atom.rel]
-	if rel.len() == 0 {
-		return 0
-	}
-	p := 1 - sh.from[end] // X1, in the first atom
-	if end == 2 {
-		p = sh.from[end] // X2, in the last
-	}
-	ix := rel.index(1 << uint(p))
-	return float64(rel.len()) / float64(max(1, ix.count))
 }
 
 // facEntry is a far end V3 of a memo (see facMemo): the best path to it
@@ -469,39 +391,6 @@ func (w *worker) execFac(p *plan, lo, hi int) {
 			return
 		}
 	}
-}
-
-// gateDemand sets the worker's demand to the confidence of the tuple of
-// fp's gate with value v; false when there is none (v is not demanded).
-func (w *worker) gateDemand(fp *facPlan, v uint32) bool {
-	w.reads++
-	g := fp.gate.find([]uint32{v})
-	if g < 0 {
-		return false
-	}
-	w.demand = fp.gate.confAt(g)
-	return true
-}
-
-// facGate emits the derivations of the tuples of a whose V0 is the value
-// of tuple g of the plan's gate, under its demand; false when the task
-// stops.
-func (w *worker) facGate(p *plan, g int32) bool {
-	fp := p.fac
-	w.reads++
-	w.demand = fp.gate.confAt(g)
-	if fp.weight*w.demand < w.e.min {
-		w.cut++
-		return true
-	}
-	var ka [2]uint32
-	ka[fp.in[0]] = fp.gate.tuple(g)[0]
-	for t := fp.ixG.first(fp.rel[0], ka[:]); t >= 0; t = fp.ixG.next[t] {
-		if !w.tick() || !w.facTuple(p, t) {
-			return false
-		}
-	}
-	return true
 }
 
 // facTuple emits the derivations of tuple t of the scanned atom: one per

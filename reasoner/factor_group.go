@@ -1,7 +1,13 @@
 package reasoner
 
-// The grouped delta of a chain rule's middle atom and the path-by-path
-// fallback of factorised plans (see factor.go).
+import (
+	"cmp"
+	"slices"
+)
+
+// The grouped delta of a chain rule's middle atom, the groupings of a
+// round's delta it reads, and the path-by-path fallback of factorised
+// plans (see factor.go).
 
 // facGroup emits the derivations of the middle atom's delta tuples tbs,
 // which share their V1: their far ends, joined once, for every tuple of a
@@ -120,4 +126,69 @@ func (w *worker) facDirect(p *plan, t int32, tbs []int32) bool {
 		}
 	}
 	return true
+}
+
+// facGrouping is a relation's delta grouped by the value at one position
+// (groupBy).
+type facGrouping struct {
+	tuples []int32
+	groups [][2]int32
+}
+
+// facGroupsOf returns the tuples d of relation ri grouped by their value at
+// position pos. When d is a prefix of the round's delta of ri (what
+// strongEnough leaves of it for one rule), the whole delta is grouped, once
+// per round, relation and position, and returned instead: the tuples past
+// the prefix are those too weak for the rule, which facBuild skips. A
+// mined program has thousands of rules per relation; a grouping of its
+// delta per rule took gigabytes.
+func (e *evaluator) facGroupsOf(ri int32, pos int, d []int32) *facGrouping {
+	full := e.roundDelta[ri]
+	if len(d) == 0 || len(full) < len(d) || &full[0] != &d[0] {
+		g := &facGrouping{}
+		g.tuples, g.groups = groupBy(e.rels[ri], d, pos)
+		return g
+	}
+	k := deltaKey{ri, pos}
+	if g, ok := e.facGroups[k]; ok {
+		return g
+	}
+	g := &facGrouping{}
+	g.tuples, g.groups = groupBy(e.rels[ri], full, pos)
+	e.facGroups[k] = g
+	return g
+}
+
+// groupBy orders the tuples d of rel by their value at position pos (then
+// as they were) and returns them with the spans of equal values.
+func groupBy(rel *relation, d []int32, pos int) ([]int32, [][2]int32) {
+	s := slices.Clone(d)
+	slices.SortStableFunc(s, func(a, b int32) int { return cmp.Compare(rel.tuple(a)[pos], rel.tuple(b)[pos]) })
+	var gs [][2]int32
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && rel.tuple(s[j])[pos] == rel.tuple(s[i])[pos] {
+			j++
+		}
+		gs = append(gs, [2]int32{int32(i), int32(j)})
+		i = j
+	}
+	return s, gs
+}
+
+// facRepeats is how many tuples of the end atom at path position end (0 or
+// 2) of rule r share each value of the variable next to it, on average: how
+// often a memo from that end would be used.
+func (e *evaluator) facRepeats(r *crule, end int) float64 {
+	sh := r.fac
+	rel := e.rels[r.body[sh.lit[end]].atom.rel]
+	if rel.len() == 0 {
+		return 0
+	}
+	p := 1 - sh.from[end] // X1, in the first atom
+	if end == 2 {
+		p = sh.from[end] // X2, in the last
+	}
+	ix := rel.index(1 << uint(p))
+	return float64(rel.len()) / float64(max(1, ix.count))
 }
