@@ -528,12 +528,8 @@ func (w *worker) facBuild(p *plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 		cb := b.confAt(tb)
 		if cb*wt < min {
 			// A tuple too weak ends an ordered chain (order.go).
-			if ordB && tb < fp.ixB.ordered {
-				if n, ok := fp.ixB.weakRest(tb, kb[:]); ok {
-					w.cut += int64(n)
-					break
-				}
-				ordB = false
+			if w.weakEnd(fp.ixB, tb, kb[:], &ordB) {
+				break
 			}
 			if tbs == nil {
 				w.cut++ // strongEnough counted a delta's (facGroupsOf)
@@ -554,12 +550,8 @@ func (w *worker) facBuild(p *plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 			w.reads++
 			cc := cb * c.confAt(tc)
 			if cc*wt < min {
-				if ordC && tc < fp.ixC.ordered {
-					if n, ok := fp.ixC.weakRest(tc, kc[:]); ok {
-						w.cut += int64(n)
-						break
-					}
-					ordC = false
+				if w.weakEnd(fp.ixC, tc, kc[:], &ordC) {
+					break
 				}
 				w.cut++
 				continue

@@ -32,12 +32,8 @@ func (w *worker) facGroup(p *plan, tbs []int32) bool {
 		w.reads++
 		c0 := a.confAt(ta)
 		if c0*ents[0].c*wt < min {
-			if ordA && ta < fp.ixA.ordered {
-				if n, ok := fp.ixA.weakRest(ta, ka[:]); ok {
-					w.cut += int64(n)
-					break
-				}
-				ordA = false
+			if w.weakEnd(fp.ixA, ta, ka[:], &ordA) {
+				break
 			}
 			w.cut++
 			continue

@@ -165,3 +165,19 @@ func (ix *hashIndex) weakRest(t int32, key []uint32) (int32, bool) {
 	}
 	return ix.rest[t], true
 }
+
+// weakEnd is a join's step on tuple t of an index chain (key) that is too
+// weak: when the chain is ordered by confidence up to t (*ord), every
+// later tuple is weaker still, and weakEnd counts them as cut and returns
+// true (the caller stops reading the chain); a chain found dirty is read
+// whole from then on (*ord becomes false).
+func (w *worker) weakEnd(ix *hashIndex, t int32, key []uint32, ord *bool) bool {
+	if *ord && t < ix.ordered {
+		if n, ok := ix.weakRest(t, key); ok {
+			w.cut += int64(n)
+			return true
+		}
+		*ord = false
+	}
+	return false
+}
