@@ -41,3 +41,37 @@ func TestBandsJoinFactsOnce(t *testing.T) {
 		t.Errorf("%d delta tuples joined for %d facts: are weak facts joined before they are final?", deltas, facts)
 	}
 }
+
+// TestBandsAfterCutBand checks that the tuples waiting below a band still
+// join when the threshold cuts every plan of that band's delta: p(a) at
+// 0.9 is read only by a rule whose weight takes it below 0.1, while r(a)
+// at 0.3 waits for the next band, and s(a) depends on it. The fixpoint
+// once stopped there, without s(a) (found as a magic fact of a
+// goal-directed query that never joined).
+func TestBandsAfterCutBand(t *testing.T) {
+	ctx := context.Background()
+	src := `@min 0.1.
+0.9 :: p(X) :- e(X, _).
+0.3 :: r(X) :- e(X, _).
+0.1 :: r(X) :- p(X).
+s(X) :- r(X).
+0.5 :: p(X) :- s(X).
+`
+	p := mustParse(t, src)
+	st := newStore(t, "a\te\tb\n")
+	for _, c := range configurations() {
+		got, err := Query(ctx, st, p, mustQuery(t, "s(X)?"), c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := formatAnswers(got); f != "a 0.3\n" {
+			t.Errorf("%s: s(X)? gave\n%swant a 0.3", c.name, f)
+		}
+	}
+	if _, err := Infer(ctx, st, p, Options{Threads: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if d := derivedDump(t, st); !strings.Contains(d, "s(a) 0.3") {
+		t.Errorf("Infer did not derive s(a) 0.3:\n%s", d)
+	}
+}

@@ -415,13 +415,22 @@ func (e *evaluator) fixpoint(s datalog.Stratum, ps []*plan) error {
 			return nil
 		}
 		b.split(e, delta)
-		if len(delta) == 0 {
-			return nil
+		for {
+			if len(delta) == 0 {
+				return nil
+			}
+			for _, d := range delta {
+				e.deltas += int64(len(d))
+			}
+			if ps = e.deltaPlans(s.Rules, delta, in); len(ps) > 0 {
+				break
+			}
+			// The threshold cut every plan of the band's delta: the band
+			// is done, and the tuples waiting below it (which other rules
+			// may read above the threshold) join in the next one.
+			clear(delta)
+			b.split(e, delta)
 		}
-		for _, d := range delta {
-			e.deltas += int64(len(d))
-		}
-		ps = e.deltaPlans(s.Rules, delta, in)
 	}
 	return nil
 }
