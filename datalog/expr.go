@@ -235,7 +235,10 @@ func appendExpr(b []byte, t Term, leaf func([]byte, Term) []byte) []byte {
 		b = append(b, " % "...)
 		return sub(b, x.Args[1], precedence(x.Args[1]) <= p || !startsWithOperand(x.Args[1]))
 	default:
-		b = sub(b, x.Args[0], precedence(x.Args[0]) < p)
+		// "a - 0" would be read as the start of an aggregate "a -0 :
+		// {...}": a left operand of "-" that ends like a name is
+		// parenthesised, as for "%".
+		b = sub(b, x.Args[0], precedence(x.Args[0]) < p || x.Op == OpSub && !endsWithOperand(x.Args[0]))
 		b = append(b, ' ')
 		b = append(b, x.Op...)
 		b = append(b, ' ')
@@ -246,7 +249,9 @@ func appendExpr(b []byte, t Term, leaf func([]byte, Term) []byte) []byte {
 // endsWithOperand reports whether t, printed by appendExpr, ends with a
 // variable, a number or a closing parenthesis: what the parser takes a
 // following "%" as the remainder operator after (a name or a quoted
-// symbol before it, or an aggregate's closing brace, starts a comment).
+// symbol before it, or an aggregate's closing brace, starts a comment),
+// and a following "-" as the minus operator after (a name before it
+// starts an aggregate).
 func endsWithOperand(t Term) bool {
 	switch t.Kind {
 	case Var, Number:
