@@ -80,6 +80,9 @@ type Options struct {
 	// noRace evaluates a goal-directed query with the magic-set rewrite
 	// alone, without racing it against the bottom-up evaluation.
 	noRace bool
+	// speculative marks an evaluation of QueryBest above the threshold:
+	// its race gives the bottom-up evaluation no head start.
+	speculative bool
 	// work, when set, accumulates what evaluations did.
 	work *workCounters
 	// writeMemory, set by tests, replaces the measure of the memory in use

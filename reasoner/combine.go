@@ -51,6 +51,18 @@ func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q da
 	if prog == nil {
 		return answers, nil
 	}
+	confs, ok, err := ruleConfs(ctx, st, prog, q, opt)
+	if err != nil || !ok {
+		return answers, err
+	}
+	return rescored(answers, confs, top), nil
+}
+
+// ruleConfs returns, for every answer of q over prog, its best confidence
+// through each rule of q's predicate that derives it, in program order,
+// keyed by the answer's values joined by NUL; ok is false when q's
+// predicate has no rule.
+func ruleConfs(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options) (confs map[string][]float64, ok bool, err error) {
 	// One auxiliary predicate for the rules of the query's predicate: each
 	// rule's head, tagged with the rule's index as a first argument, with
 	// the rule's body. One query over it gives every answer's confidence
@@ -59,15 +71,16 @@ func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q da
 	const aux = "\x00rule"
 	tagged := ruleTagged(prog, headRules(prog, q.Pred), aux)
 	if len(tagged) == 0 {
-		return answers, nil
+		return nil, false, nil
 	}
 	ext := &datalog.Program{Facts: prog.Facts, Rules: append(slices.Clone(prog.Rules), tagged...), Thresholds: prog.Thresholds}
 	as, err := Query(ctx, st, ext, ruleTaggedAtom(q, aux), Options{Min: opt.Min, Threads: opt.Threads, MaxFacts: opt.MaxFacts, MaxMemory: opt.MaxMemory,
-		noMagic: opt.noMagic, noRace: opt.noRace, work: opt.work})
+		noMagic: opt.noMagic, noRace: opt.noRace, speculative: opt.speculative, work: opt.work})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return noisyOrOf(q, as, answers, top)
+	confs, err = ruleConfsOf(q, as)
+	return confs, err == nil, err
 }
 
 // headRules returns the indices of prog's rules whose head predicate is
@@ -101,10 +114,10 @@ func ruleTaggedAtom(q datalog.Atom, aux string) datalog.Atom {
 	return datalog.Atom{Pred: aux, Args: append([]datalog.Term{{Kind: datalog.Var, Value: "\x00R"}}, q.Args...), Pos: q.Pos}
 }
 
-// noisyOrOf rescores answers of q from as, the answers of q's tagged
-// atom (ruleTaggedAtom): each answer's confidence through each rule, the
-// rule's tag first.
-func noisyOrOf(q datalog.Atom, as, answers []Answer, top int) ([]Answer, error) {
+// ruleConfsOf returns, from as, the answers of q's tagged atom
+// (ruleTaggedAtom), each answer's confidences through the rules that
+// derive it, in program order, keyed by its values joined by NUL.
+func ruleConfsOf(q datalog.Atom, as []Answer) (map[string][]float64, error) {
 	// Per answer, its confidence through each rule that derives it, in
 	// program order.
 	type ruleConf struct {
@@ -130,7 +143,7 @@ func noisyOrOf(q datalog.Atom, as, answers []Answer, top int) ([]Answer, error) 
 		}
 		confs[k] = cs
 	}
-	return rescored(answers, confs, top), nil
+	return confs, nil
 }
 
 // rescored returns answers rescored by noisy-or: confs holds, per
@@ -148,9 +161,12 @@ func rescoredBy(answers []Answer, confOf func(vals []string) []float64, top int)
 	out := slices.Clone(answers)
 	for i := range out {
 		if cs := confOf(out[i].Values); cs != nil {
-			if top > 0 && len(cs) > top {
+			if top > 0 {
+				// best first, whatever their number: the product's order
+				// is then the same for any answer's top rules, known
+				// all or only the strongest (QueryBest)
 				slices.SortFunc(cs, func(a, b float64) int { return cmp.Compare(b, a) })
-				cs = cs[:top]
+				cs = cs[:min(top, len(cs))]
 			}
 			if c := noisyor.Of(cs); c > out[i].Confidence {
 				out[i].Confidence = c

@@ -138,7 +138,11 @@ func (s *StoredNoisyOr) Rescore(ctx context.Context, q datalog.Atom, answers []A
 	if err != nil {
 		return nil, err
 	}
-	return noisyOrOf(q, as, answers, top)
+	confs, err := ruleConfsOf(q, as)
+	if err != nil {
+		return nil, err
+	}
+	return rescored(answers, confs, top), nil
 }
 
 // binaryRules returns the prepared rules of the binary head predicate
@@ -241,7 +245,7 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 		}
 		ss.chains.walk(sc, root, id, []uint32{id}, nil, 0, s.en.opt.Min, func(c uint32, rule int32, v float64) {
 			if acc != nil {
-				acc.add(c, rule, v)
+				acc.add(c, v)
 			} else {
 				hits = append(hits, hitEntry{int32(c), rule, v})
 			}
@@ -268,7 +272,7 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 	sc.hits = hits
 	if acc != nil {
 		for _, h := range hits {
-			acc.add(uint32(h.c), h.r, h.s)
+			acc.add(uint32(h.c), h.s)
 		}
 		return rescoredBy(answers, func(vals []string) []float64 {
 			c, ok := s.en.syms.lookup(vals[0])
@@ -289,8 +293,8 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 }
 
 // candidateConfs groups hits by candidate, each candidate's confidences in
-// rule order (hits name rules by rank, below rules), as noisyOrOf orders
-// them (the product of noisy-or is then the same, bit for bit), and
+// rule order (hits name rules by rank, below rules), as ruleConfsOf orders
+// them (rescored then orders each answer's best first), and
 // returns them by an answer's values for rescoredBy: by a counting sort on
 // the rank and a stable one on the candidate (hitBuckets), found by the
 // answer's symbol; by sorting, found by name, when a candidate is a symbol

@@ -10,8 +10,8 @@ import (
 const maxTopHits = 8
 
 // topHits keeps, per candidate, what noisy-or over its k best rules needs
-// of the hits it receives: how many there were and the k best (rule,
-// confidence) pairs. It replaces a list of every hit, grouped and sorted
+// of the hits it receives: how many there were and the k best
+// confidences. It replaces a list of every hit, grouped and sorted
 // per candidate afterwards: through a hub, hundreds of thousands of hits
 // for a few thousand candidates. Each (candidate, rule) pair is added
 // once. Candidates below the dense size are found by their id; others
@@ -25,7 +25,6 @@ type topHits struct {
 	cands []uint32         // by slot
 	n     []int32          // by slot: the hits received
 	conf  []float64        // k per slot
-	rule  []int32          // k per slot
 }
 
 func newTopHits(n int) *topHits {
@@ -41,7 +40,7 @@ func (t *topHits) reset(k int) {
 		t.epoch = 1
 	}
 	clear(t.far)
-	t.cands, t.n, t.conf, t.rule = t.cands[:0], t.n[:0], t.conf[:0], t.rule[:0]
+	t.cands, t.n, t.conf = t.cands[:0], t.n[:0], t.conf[:0]
 }
 
 // slotOf returns c's slot, made when c has none.
@@ -64,20 +63,20 @@ func (t *topHits) slotOf(c uint32) int32 {
 	t.n = append(t.n, 0)
 	for range t.k {
 		t.conf = append(t.conf, 0)
-		t.rule = append(t.rule, 0)
 	}
 	return int32(len(t.cands) - 1)
 }
 
-// add records rule's hit of candidate c with confidence v.
-func (t *topHits) add(c uint32, rule int32, v float64) {
+// add records a rule's hit of candidate c with confidence v (each rule's
+// hit of a candidate once).
+func (t *topHits) add(c uint32, v float64) {
 	s := t.slotOf(c)
 	n := t.n[s]
 	t.n[s]++
 	base := int(s) * t.k
-	cs, rs := t.conf[base:base+t.k], t.rule[base:base+t.k]
+	cs := t.conf[base : base+t.k]
 	if int(n) < t.k {
-		cs[n], rs[n] = v, rule
+		cs[n] = v
 		return
 	}
 	m := 0
@@ -87,29 +86,18 @@ func (t *topHits) add(c uint32, rule int32, v float64) {
 		}
 	}
 	if v > cs[m] {
-		cs[m], rs[m] = v, rule
+		cs[m] = v
 	}
 }
 
-// confs returns the confidences of slot s in the order noisy-or over the k
-// best rules multiplies them (as rescored orders the hits noisyOrOf
-// groups): in rule order when the candidate has at most k hits, else its k
-// best, highest first. The product is then the same, bit for bit.
+// confs returns the confidences of slot s, its k best (all when it has
+// fewer), highest first: the order in which rescored multiplies an
+// answer's k best rules, so the product is the same, bit for bit.
 func (t *topHits) confs(s int32) []float64 {
 	base := int(s) * t.k
 	n := min(int(t.n[s]), t.k)
-	cs, rs := t.conf[base:base+n:base+n], t.rule[base:base+n]
-	if int(t.n[s]) > t.k {
-		slices.SortFunc(cs, func(a, b float64) int { return cmp.Compare(b, a) })
-		return cs
-	}
-	// Insertion sort by rule, n ≤ k: both slices in step.
-	for i := 1; i < n; i++ {
-		for j := i; j > 0 && rs[j] < rs[j-1]; j-- {
-			rs[j], rs[j-1] = rs[j-1], rs[j]
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
+	cs := t.conf[base : base+n : base+n]
+	slices.SortFunc(cs, func(a, b float64) int { return cmp.Compare(b, a) })
 	return cs
 }
 

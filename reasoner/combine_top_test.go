@@ -13,8 +13,9 @@ import (
 )
 
 // TestTopHits checks the k best hits kept per candidate against every hit
-// grouped as noisyOrOf and rescored order them: the same confidences in
-// the same order (the noisy-or product is then the same, bit for bit),
+// grouped and ordered as rescored orders them, highest first: the same
+// confidences in the same order (the noisy-or product is then the same,
+// bit for bit),
 // through reuses of the scratch and candidates past its dense size.
 func TestTopHits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 35))
@@ -29,7 +30,7 @@ func TestTopHits(t *testing.T) {
 				if rng.IntN(3) == 0 {
 					// Few distinct confidences: ties among the best.
 					v := float64(1+rng.IntN(6)) / 8
-					th.add(c, int32(r), v)
+					th.add(c, v)
 					all[c] = append(all[c], hitEntry{int32(c), int32(r), v})
 				}
 			}
@@ -40,10 +41,8 @@ func TestTopHits(t *testing.T) {
 			for i, h := range hs {
 				want[i] = h.s
 			}
-			if len(want) > k {
-				slices.SortFunc(want, func(a, b float64) int { return cmp.Compare(b, a) })
-				want = want[:k]
-			}
+			slices.SortFunc(want, func(a, b float64) int { return cmp.Compare(b, a) })
+			want = want[:min(k, len(want))]
 			s, ok := th.find(c)
 			if !ok {
 				t.Fatalf("round %d: candidate %d not found", round, c)

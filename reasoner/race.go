@@ -41,10 +41,17 @@ type raceGate struct {
 	work   [2]int64 // work done so far, per evaluation
 	done   [2]bool  // finished, with an answer or an error
 	winner int      // the first to finish without error, -1 until then
+	start  int64    // the bottom-up evaluation's head start
 }
 
-func newRaceGate() *raceGate {
-	g := &raceGate{winner: -1, turn: 1}
+// newRaceGate returns the gate of a race whose bottom-up evaluation has
+// the head start raceHeadStart, or none when speculative (a pass of
+// QueryBest above the threshold, whose cost adds to the answer's).
+func newRaceGate(speculative bool) *raceGate {
+	g := &raceGate{winner: -1, turn: 1, start: raceHeadStart}
+	if speculative {
+		g.start = 0
+	}
 	g.cond = sync.NewCond(&g.mu)
 	return g
 }
@@ -65,7 +72,7 @@ func (g *raceGate) next() int {
 		return 1
 	case g.done[1]:
 		return 0
-	case g.work[1] <= raceRatio*g.work[0]+raceHeadStart:
+	case g.work[1] <= raceRatio*g.work[0]+g.start:
 		return 1
 	}
 	return 0
@@ -114,7 +121,7 @@ func (g *raceGate) finish(i int, ok bool) {
 // evaluation's error is returned.
 func raceQuery(ctx context.Context, st store.Store, syms *symtab, gd func() *unit, bu *unit, opt Options,
 	setup func(*evaluator)) (*evaluator, *unit, queryMode, error) {
-	g := newRaceGate()
+	g := newRaceGate(opt.speculative)
 	build := [2]func() *unit{gd, func() *unit { return bu }}
 	var units [2]*unit
 	var es [2]*evaluator

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"container/heap"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -161,18 +160,28 @@ func (c *queryCmd) Run(e *env) error {
 		return nil
 	}
 	var answers []reasoner.Answer
-	if c.Top > 0 && comb.method == "max" && !c.Explain {
-		// the N best in a bounded heap, not every answer sorted
-		answers, err = topAnswers(e, st, answerProg, q.Atom, opt, c.Top)
+	decided := 0.0 // the threshold that decided the --top best, when above th.min
+	if c.Top > 0 && !stored {
+		// the N best at falling thresholds, each kept in a bounded heap
+		best, err := reasoner.QueryBest(e.ctx, st, prog, q.Atom, c.Top, reasoner.Scoring{NoisyOr: comb.method == "noisy-or", Top: comb.top}, opt)
+		if err != nil {
+			return queryErr(err)
+		}
+		answers = best.Answers
+		if best.Min > max(th.min, reasoner.Exact) {
+			decided = best.Min
+		}
+		if comb.method == "noisy-or" {
+			combinationNote(e, comb)
+		}
 	} else {
-		answers, err = reasoner.Query(e.ctx, st, answerProg, q.Atom, opt)
-	}
-	if err != nil {
-		return queryErr(err)
-	}
-	if comb.method == "noisy-or" {
-		if answers, err = rescoreNoisyOr(e, st, prog, q.Atom, answers, comb, opt, stored, c.Top); err != nil {
-			return err
+		if answers, err = reasoner.Query(e.ctx, st, answerProg, q.Atom, opt); err != nil {
+			return queryErr(err)
+		}
+		if comb.method == "noisy-or" {
+			if answers, err = rescoreNoisyOr(e, st, prog, q.Atom, answers, comb, opt, stored, c.Top); err != nil {
+				return err
+			}
 		}
 	}
 	if c.Top > 0 && len(answers) > c.Top {
@@ -189,7 +198,19 @@ func (c *queryCmd) Run(e *env) error {
 		fmt.Fprintln(e.stdout, "proof of the top answer:")
 		printProof(e.stdout, answers[0].Proof)
 	}
-	thresholdNote(e.stderr, stats, th, "answers", "are not shown")
+	switch {
+	case decided > 0 && th.min > 0:
+		// in place of the note on what the threshold cut, which was not
+		// evaluated
+		what := "best answer"
+		if c.Top > 1 {
+			what = fmt.Sprintf("%d best answers", c.Top)
+		}
+		fmt.Fprintf(e.stderr, "drumql: note: the %s needed only the derivations of confidence %s or more; the weaker ones were not evaluated (--top 0 evaluates every answer)\n",
+			what, fmtMin(decided))
+	case decided == 0:
+		thresholdNote(e.stderr, stats, th, "answers", "are not shown")
+	}
 	return nil
 }
 
@@ -210,10 +231,16 @@ func rescoreNoisyOr(e *env, st store.Store, prog *datalog.Program, q datalog.Ato
 	if err != nil {
 		return nil, err
 	}
+	combinationNote(e, comb)
+	return answers, nil
+}
+
+// combinationNote says, unless quiet, how answers were combined when the
+// rule files' directive chose it.
+func combinationNote(e *env, comb combination) {
 	if comb.note != "" && e.showProgress() {
 		fmt.Fprintf(e.stderr, "confidences combined by %s, as the rule files' @aggregate directive says (--combine max for the best derivation)\n", comb.note)
 	}
-	return answers, nil
 }
 
 // storedFixpoint reports whether st's derived facts are prog's fixpoint
@@ -235,61 +262,6 @@ func storedNote(w io.Writer, th threshold) {
 		return
 	}
 	fmt.Fprintln(w, "drumql: note: answered from the derived facts infer stored for these rules")
-}
-
-// better orders answers best first: higher confidence, then smaller values
-// (the order of reasoner.Query).
-func better(a, b reasoner.Answer) bool {
-	if a.Confidence != b.Confidence {
-		return a.Confidence > b.Confidence
-	}
-	return slices.Compare(a.Values, b.Values) < 0
-}
-
-// answerHeap is a min-heap of answers, the worst on top.
-type answerHeap []reasoner.Answer
-
-func (h answerHeap) Len() int           { return len(h) }
-func (h answerHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h answerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *answerHeap) Push(x any)        { *h = append(*h, x.(reasoner.Answer)) }
-func (h *answerHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// keep copies the slices of an answer of reasoner.QueryFunc, which reuses
-// them for the next answer.
-func keep(a reasoner.Answer) reasoner.Answer {
-	a.Values = slices.Clone(a.Values)
-	a.Fact.Args = slices.Clone(a.Fact.Args)
-	return a
-}
-
-// topAnswers returns the n best answers, best first, keeping no more than n
-// at a time.
-func topAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, n int) ([]reasoner.Answer, error) {
-	h := make(answerHeap, 0, n)
-	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
-		switch {
-		case len(h) < n:
-			heap.Push(&h, keep(a))
-		case better(a, h[0]):
-			h[0] = keep(a)
-			heap.Fix(&h, 0)
-		}
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]reasoner.Answer, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(reasoner.Answer)
-	}
-	return out, nil
 }
 
 // streamAnswers writes every answer as the evaluator reads it out (at most

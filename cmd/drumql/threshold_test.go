@@ -92,6 +92,9 @@ func TestThresholdBelongsToProgram(t *testing.T) {
 		return "drumql: note: the threshold " + min + " (" + source + ") cut " + chainCut(t, min) + ": answers below " + min + " " + verb + "; " + back + "\n"
 	}
 
+	// --top 2: 1, 0.5 then 0.25 (path(n0, n2)) are tried; 0.25 decides
+	const decided = "drumql: note: the 2 best answers needed only the derivations of confidence 0.25 or more; the weaker ones were not evaluated (--top 0 evaluates every answer)\n"
+
 	for _, tc := range []struct {
 		name         string
 		args         []string
@@ -113,6 +116,16 @@ func TestThresholdBelongsToProgram(t *testing.T) {
 			out: "3\n", stderr: note("0.1", "@min in "+mined, "are not counted")},
 		{name: "@min 0.1, noisy-or", args: []string{"--rules", mined, "path(n0, X)?", "--format", "tsv", "--combine", "noisy-or"},
 			out: rows(3), stderr: note("0.1", "@min in "+mined, "are not shown")},
+		{name: "@min 0.1, --top 2: decided at 0.25", args: []string{"--rules", mined, "path(n0, X)?", "--format", "tsv", "--top", "2"},
+			out: rows(2), stderr: decided},
+		{name: "no @min, --top 2: decided at 0.25, nothing cut", args: []string{"--rules", exact, "path(n0, X)?", "--format", "tsv", "--top", "2"},
+			out: rows(2)},
+		{name: "@min 0.1, --top 3: down to the threshold", args: []string{"--rules", mined, "path(n0, X)?", "--format", "tsv", "--top", "3"},
+			out: rows(3), stderr: note("0.1", "@min in "+mined, "are not shown")},
+		// noisy-or over up to 5 rules: each answer has fewer rules above
+		// 0.25, and weaker ones could still raise it
+		{name: "@min 0.1, --top 2, noisy-or: down to the threshold", args: []string{"--rules", mined, "path(n0, X)?", "--format", "tsv", "--top", "2", "--combine", "noisy-or"},
+			out: rows(2), stderr: note("0.1", "@min in "+mined, "are not shown")},
 		{name: "--min overrides @min", args: []string{"--rules", mined, "path(n0, X)?", "--format", "tsv", "--min", "0.01"},
 			out: rows(6), stderr: note("0.01", "--min", "are not shown")}, // 0.5^7 = 0.0078125 < 0.01
 		{name: "--min overrides @min, nothing cut", args: []string{"--rules", mined, "path(n0, X)?", "--format", "tsv", "--min", "1e-9"},
