@@ -16,6 +16,13 @@
 #             path(11990, X)? (a number constant), path("11990", X)? (a
 #             symbol), and goal()? for `goal() :- path("11990", "12000").`
 #             (the constants of a rule body)
+#   fb15k-237 (only when FB_RULES names its mined file, e.g. `drumql --db
+#             fb.db mine --len 3 --out fb.dl`, 18 min; the data is read from
+#             $DRUMQL_DATASETS/fb15k-237, default ../shared/datasets): the
+#             first FB_QUERIES (default 5) test triples, each asked as a
+#             tail query r(h, X)? --top 5, scored as the file's @aggregate
+#             directive says and with --combine max; with FB_INFER=1 also
+#             `infer` of the file (about 13 min)
 #   inductive: kinship mined on its whole graph, then `eval --rules` on
 #             kinship without five of its relations (Term0, Term2, Term14,
 #             Term21, Term22: every fact of theirs removed from every split),
@@ -180,6 +187,35 @@ for b in "${bins[@]}"; do
   measure "kinship eval --rules, five relations absent" "$b" "$out/kinred-$b.db" eval --rules "$out/kin-$b.dl"
   measure "kinship eval --rules without their rules, five absent" "$b" "$out/kinred-$b.db" eval --rules "$out/kin-present-$b.dl"
 done
+
+# FB15k-237: queries with one constant over its mined file, --top 5.
+if [ -n "${FB_RULES:-}" ]; then
+  data=${DRUMQL_DATASETS:-../shared/datasets}/fb15k-237
+  if [ ! -f "$data/test.txt" ]; then
+    echo "fb15k-237: skipped, $data/test.txt not found (set DRUMQL_DATASETS)"
+  else
+    echo "fb15k-237: $(grep -c '::' "$FB_RULES") rules in $FB_RULES ($(grep -m1 '^@aggregate' "$FB_RULES") $(grep -m1 '^@min' "$FB_RULES"))"
+    cp "$FB_RULES" "$out/fb-head.dl"; base_file "$FB_RULES" "$out/fb-base.dl"
+    for b in "${bins[@]}"; do
+      "$out/drumql-$b" --db "$out/fb-$b.db" -q load "$data" >/dev/null
+    done
+    i=0
+    while IFS=$'\t' read -r h r _; do
+      i=$((i + 1))
+      q="\"$r\"(\"$h\", X)?"
+      for b in "${bins[@]}"; do
+        measure "fb15k-237 test $i query --top 5" "$b" "$out/fb-$b.db" query --rules "$out/fb-$b.dl" --top 5 "$q"
+        measure "fb15k-237 test $i query --top 5 --combine max" "$b" "$out/fb-$b.db" query --rules "$out/fb-$b.dl" --top 5 --combine max "$q"
+      done
+    done < <(head -n "${FB_QUERIES:-5}" "$data/test.txt" | tr -d '\r')
+    if [ "${FB_INFER:-}" = 1 ]; then
+      for b in "${bins[@]}"; do
+        measure "fb15k-237 infer" "$b" "$out/fb-$b.db" infer "$out/fb-$b.dl"
+      done
+    fi
+    rm -rf "$out"/fb-*.db "$out/x.db"
+  fi
+fi
 
 # The answers must not depend on the build.
 echo
