@@ -33,10 +33,11 @@ type Best struct {
 	Passes int
 }
 
-// QueryBest returns the n best answers of q (every answer when n <= 0): what Query (and
-// NoisyOrTop, with sc.NoisyOr) followed by a cut to n would return, with
-// confidences equal up to the order in which a derivation's product was
-// taken (see the package documentation on evaluation modes).
+// QueryBest returns the n best answers of q (every answer when n <= 0):
+// what Query (and NoisyOrTop, with sc.NoisyOr) followed by a cut to n
+// would return, with confidences equal up to the order in which a
+// derivation's product was taken (see the package documentation on the
+// race).
 //
 // It evaluates at falling thresholds: 1 (with max), 1/2, 1/4, then each
 // the square of the last, down to the threshold opt and the program set.
@@ -55,10 +56,10 @@ type Best struct {
 //
 // A query over the store alone (prog without rules) is answered in one
 // pass: there is nothing to evaluate. A program that reads, from q's
-// predicate down, a negated literal or an
-// aggregate is evaluated at its own threshold only: a fact cut by a higher
-// threshold can make `not p` stronger or change a count. So is noisy-or
-// over all of an answer's rules, which a threshold does not bound.
+// predicate down, a negated literal or an aggregate is evaluated at its
+// own threshold only: a fact cut by a higher threshold can make `not p`
+// stronger or change a count. So is noisy-or over all of an answer's
+// rules, which a threshold does not bound.
 func QueryBest(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, n int, sc Scoring, opt Options) (Best, error) {
 	if prog == nil {
 		prog = &datalog.Program{}

@@ -124,7 +124,11 @@
 // answers. The query then costs at most twice the cheaper of the two plus
 // the head start, and the schedule, hence the result, depends on the
 // program, the query and the data only. Queries whose arguments are all
-// variables are not raced: they ask for whole relations.
+// variables are not raced: they ask for whole relations. A confidence is
+// the product of its derivation's weight and body confidences in the order
+// the join took them, and the two evaluations may join a body in different
+// orders: the same answer's confidence may then differ between them in its
+// last bits (never between two runs of one, which are deterministic).
 // Predicates used under negation by the relevant rules are evaluated in
 // full, with everything they depend on, which keeps the rewritten program
 // stratified.
