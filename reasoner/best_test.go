@@ -48,8 +48,9 @@ func sameBest(got, want []Answer) error {
 // TestQueryBestSameAnswers compares QueryBest with every answer sorted and
 // cut, over generated programs of the shape drumql mine writes, exactly
 // and at the threshold 0.1: by max and by noisy-or over each answer's
-// best rule or 3 best, for 1 and 4 answers, raced and without magic. The programs mix weights from 0.02 to 0.9, so the first
-// thresholds decide some queries and not others.
+// best rule or 3 best, for 1 and 4 answers, raced and without magic. The
+// programs mix weights from 0.02 to 0.9, so the first thresholds decide
+// some queries and not others.
 func TestQueryBestSameAnswers(t *testing.T) {
 	ctx := context.Background()
 	seeds := 5
