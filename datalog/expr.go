@@ -227,23 +227,30 @@ func appendExpr(b []byte, t Term, leaf func([]byte, Term) []byte) []byte {
 		b = append(b, " ^ "...)
 		rp := precedence(x.Args[1])
 		return sub(b, x.Args[1], rp < p && rp != 3)
-	case x.Op == OpMod:
-		// "%" is read as the remainder only between operands that end
-		// and start like one (a variable, a number, parentheses);
-		// after a name it starts a comment.
-		b = sub(b, x.Args[0], precedence(x.Args[0]) < p || !endsWithOperand(x.Args[0]))
-		b = append(b, " % "...)
-		return sub(b, x.Args[1], precedence(x.Args[1]) <= p || !startsWithOperand(x.Args[1]))
 	default:
-		// "a - 0" would be read as the start of an aggregate "a -0 :
-		// {...}": a left operand of "-" that ends like a name is
-		// parenthesised, as for "%".
-		b = sub(b, x.Args[0], precedence(x.Args[0]) < p || x.Op == OpSub && !endsWithOperand(x.Args[0]))
+		b = sub(b, x.Args[0], leftParens(x, p))
 		b = append(b, ' ')
 		b = append(b, x.Op...)
 		b = append(b, ' ')
-		return sub(b, x.Args[1], precedence(x.Args[1]) <= p)
+		return sub(b, x.Args[1], rightParens(x, p))
 	}
+}
+
+// leftParens reports whether appendExpr parenthesises the left operand of
+// x, a binary operator other than "^" of precedence p: when it binds less
+// tightly, and, for "%" and "-", when it would end like a name. After a
+// name, "%" starts a comment, and "-" makes the name the start of an
+// aggregate ("a -0 : {...}").
+func leftParens(x *Expr, p int) bool {
+	return precedence(x.Args[0]) < p || (x.Op == OpMod || x.Op == OpSub) && !endsWithOperand(x.Args[0])
+}
+
+// rightParens reports whether appendExpr parenthesises the right operand
+// of x, as leftParens: when it binds no more tightly (the operators are
+// left associative), and, for "%", when it would not start like an
+// operand (the parser reads "%" as the remainder only before one).
+func rightParens(x *Expr, p int) bool {
+	return precedence(x.Args[1]) <= p || x.Op == OpMod && !startsWithOperand(x.Args[1])
 }
 
 // endsWithOperand reports whether t, printed by appendExpr, ends with a
@@ -273,10 +280,8 @@ func endsWithOperand(t Term) bool {
 	case x.Op == OpPow:
 		rp := precedence(x.Args[1])
 		return rp < p && rp != 3 || endsWithOperand(x.Args[1])
-	case x.Op == OpMod:
-		return precedence(x.Args[1]) <= p || !startsWithOperand(x.Args[1]) || endsWithOperand(x.Args[1])
 	}
-	return precedence(x.Args[1]) <= p || endsWithOperand(x.Args[1])
+	return rightParens(x, p) || endsWithOperand(x.Args[1])
 }
 
 // startsWithOperand reports whether t, printed by appendExpr, starts with
@@ -299,10 +304,8 @@ func startsWithOperand(t Term) bool {
 		return true
 	case x.Op == OpPow:
 		return precedence(x.Args[0]) <= p || startsWithOperand(x.Args[0])
-	case x.Op == OpMod:
-		return precedence(x.Args[0]) < p || !endsWithOperand(x.Args[0]) || startsWithOperand(x.Args[0])
 	}
-	return precedence(x.Args[0]) < p || startsWithOperand(x.Args[0])
+	return leftParens(x, p) || startsWithOperand(x.Args[0])
 }
 
 // appendLiterals appends body literals separated by ", ", writing terms
