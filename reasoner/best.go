@@ -168,9 +168,7 @@ func bestMax(ctx context.Context, st store.Store, prog *datalog.Program, q datal
 		if err != nil {
 			return nil, false, err
 		}
-		for known < len(answers) && answers[known].Confidence >= opt.Min {
-			known++
-		}
+		known = reaching(answers, opt.Min)
 		best = answers[:min(n, len(answers))]
 	} else {
 		h := make(answerHeap, 0, n)
@@ -199,6 +197,16 @@ func bestMax(ctx context.Context, st store.Store, prog *datalog.Program, q datal
 		return nil, false, nil
 	}
 	return best, true, nil
+}
+
+// reaching returns the number of answers (sorted best first) whose
+// confidence reaches tau.
+func reaching(answers []Answer, tau float64) int {
+	n := 0
+	for n < len(answers) && answers[n].Confidence >= tau {
+		n++
+	}
+	return n
 }
 
 // answerHeap is a heap of answers, the worst (compareAnswers) on top.
@@ -239,14 +247,10 @@ func bestNoisyOr(ctx context.Context, st store.Store, prog *datalog.Program, q d
 		}
 		return as[:min(n, len(as))], true, nil
 	}
-	known := 0
-	for known < len(answers) && answers[known].Confidence >= tau {
-		known++
-	}
-	if known < n {
+	answers = answers[:reaching(answers, tau)]
+	if len(answers) < n {
 		return nil, false, nil
 	}
-	answers = answers[:known]
 	confs, _, err := ruleConfs(ctx, st, prog, q, opt)
 	if err != nil {
 		return nil, false, err
@@ -263,19 +267,12 @@ func bestNoisyOr(ctx context.Context, st store.Store, prog *datalog.Program, q d
 		cs := slices.DeleteFunc(confs[strings.Join(a.Values, "\x00")], func(c float64) bool { return c < tau })
 		slices.SortFunc(cs, func(x, y float64) int { return cmp.Compare(y, x) })
 		cs = cs[:min(top, len(cs))]
-		lo, hi := a.Confidence, a.Confidence
-		if len(cs) > 0 {
-			lo = max(lo, noisyor.Of(cs))
-		}
 		pad = append(pad[:0], cs...)
 		for len(pad) < top {
 			pad = append(pad, tau)
 		}
-		hi = max(hi, noisyor.Of(pad))
-		if len(cs) == top {
-			hi = lo
-		}
-		bs[i] = bounded{a, lo, hi}
+		// with top rules known, pad is cs: hi is lo
+		bs[i] = bounded{a, max(a.Confidence, noisyor.Of(cs)), max(a.Confidence, noisyor.Of(pad))}
 	}
 	slices.SortStableFunc(bs, func(x, y bounded) int {
 		if x.lo != y.lo {
@@ -286,11 +283,7 @@ func bestNoisyOr(ctx context.Context, st store.Store, prog *datalog.Program, q d
 	nth := bs[n-1].lo
 	// An answer not found: its best derivation and its rules are all
 	// below tau.
-	pad = pad[:0]
-	for range top {
-		pad = append(pad, tau)
-	}
-	if noisyor.Of(pad) >= nth {
+	if noisyor.Of(slices.Repeat([]float64{tau}, top)) >= nth {
 		return nil, false, nil
 	}
 	for i, x := range bs {
