@@ -161,9 +161,10 @@ func (c *queryCmd) Run(e *env) error {
 	}
 	var answers []reasoner.Answer
 	decided := 0.0 // the threshold that decided the --top best, when above th.min
-	if c.Top > 0 && !stored {
-		// the N best at falling thresholds, each kept in a bounded heap
-		best, err := reasoner.QueryBest(e.ctx, st, prog, q.Atom, c.Top, reasoner.Scoring{NoisyOr: comb.method == "noisy-or", Top: comb.top}, opt)
+	if c.Top > 0 && (!stored || comb.method == "max") {
+		// the N best at falling thresholds (over the stored fixpoint, one
+		// pass), each kept in a bounded heap, not every answer sorted
+		best, err := reasoner.QueryBest(e.ctx, st, answerProg, q.Atom, c.Top, reasoner.Scoring{NoisyOr: comb.method == "noisy-or", Top: comb.top}, opt)
 		if err != nil {
 			return queryErr(err)
 		}
