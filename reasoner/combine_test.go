@@ -318,3 +318,36 @@ func TestNoisyOrTopThreshold(t *testing.T) {
 		}
 	}
 }
+
+// TestRescoredOrderFree: noisy-or over an answer's k best rules multiplies
+// them highest first however many it has, so a score is the same bit for
+// bit whatever the rules' program order (QueryBest compares scores known
+// from an answer's strongest rules with the full evaluation's). The
+// confidences are chosen so that the product's order shows in the last bits.
+func TestRescoredOrderFree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var cs []float64
+	for range 10000 {
+		a, b, c := rng.Float64(), rng.Float64(), rng.Float64()
+		if noisyor.Of([]float64{a, b, c}) != noisyor.Of([]float64{c, b, a}) {
+			cs = []float64{a, b, c}
+			break
+		}
+	}
+	if cs == nil {
+		t.Fatal("no three confidences whose product depends on the order")
+	}
+	ans := []Answer{{Values: []string{"x"}}}
+	var got []float64
+	for _, order := range [][]float64{cs, {cs[2], cs[1], cs[0]}, {cs[1], cs[2], cs[0]}} {
+		for _, top := range []int{3, 5} {
+			as := rescoredBy(ans, func([]string) []float64 { return slices.Clone(order) }, top)
+			got = append(got, as[0].Confidence)
+		}
+	}
+	for _, c := range got[1:] {
+		if c != got[0] {
+			t.Fatalf("noisy-or of the same rules in other orders: %v", got)
+		}
+	}
+}
