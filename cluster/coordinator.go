@@ -133,11 +133,11 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 		return nil, err
 	}
 	defer adv.Unsubscribe()
-	reports, drained, cc, err := c.readStatus(ctx, js, names)
+	reports, drained, stopStatus, err := c.readStatus(ctx, js, names)
 	if err != nil {
 		return nil, err
 	}
-	defer cc.Stop()
+	defer stopStatus()
 	wt := &runWait{c: c, js: js, names: names, plan: plan, sum: sum, queued: info.State.Subjects,
 		attempts: attempts, idleWarn: idleWarn, tr: newTracker(len(plan.Groups), attempts), drained: drained}
 	if err := wt.wait(ctx, reports, exhausted); err != nil {
@@ -182,8 +182,10 @@ type statusReport struct {
 
 // readStatus consumes the status stream from its start, sending its
 // messages to reports; drained says whether the stream is empty. The
-// caller stops the returned consumer.
-func (c *Coordinator) readStatus(ctx context.Context, js jetstream.JetStream, names Names) (reports chan statusReport, drained bool, cc jetstream.ConsumeContext, err error) {
+// caller calls stop when it reads reports no more: stop ends the
+// consumer, and a message waiting to be sent to reports is dropped
+// rather than blocking the consumer's goroutine for ever.
+func (c *Coordinator) readStatus(ctx context.Context, js jetstream.JetStream, names Names) (reports <-chan statusReport, drained bool, stop func(), err error) {
 	sinfo, err := js.Stream(ctx, names.Status())
 	if err != nil {
 		return nil, false, nil, errorf("cluster: run %s: status stream: %w", c.Run, err)
@@ -193,18 +195,26 @@ func (c *Coordinator) readStatus(ctx context.Context, js jetstream.JetStream, na
 	if err != nil {
 		return nil, false, nil, errorf("cluster: run %s: read status: %w", c.Run, err)
 	}
-	reports = make(chan statusReport, 256)
-	cc, err = status.Consume(func(m jetstream.Msg) {
+	ch := make(chan statusReport, 256)
+	done := make(chan struct{})
+	cc, err := status.Consume(func(m jetstream.Msg) {
 		r := statusReport{data: m.Data()}
 		if md, err := m.Metadata(); err == nil {
 			r.pending = md.NumPending
 		}
-		reports <- r
+		select {
+		case ch <- r:
+		case <-done:
+		}
 	})
 	if err != nil {
 		return nil, false, nil, errorf("cluster: run %s: read status: %w", c.Run, err)
 	}
-	return reports, drained, cc, nil
+	stop = func() {
+		close(done)
+		cc.Stop()
+	}
+	return ch, drained, stop, nil
 }
 
 // runWait is the state of Mine while it waits for the workers: the jobs
