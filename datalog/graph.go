@@ -1,9 +1,6 @@
 package datalog
 
-import (
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // edge is a dependency: the head predicate `to` depends on the body
 // predicate the edge leaves from, negatively when neg is set.
@@ -209,11 +206,4 @@ func formatCycle(names []string, start int32, path []int32, negs []bool) string 
 		sb.WriteString(QuoteName(names[p]))
 	}
 	return sb.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/drumql/drumql/internal/english"
 	"github.com/drumql/drumql/internal/suggest"
 )
 
@@ -119,9 +120,9 @@ func Validate(p *Program) Diagnostics {
 		}
 		if u.arity != len(a.Args) {
 			ds = append(ds, Diagnostic{a.Pos, Error, fmt.Sprintf(
-				"predicate %s used with %s here but with %s at %s",
-				QuoteName(a.Pred), plural(len(a.Args), "argument", "arguments"),
-				plural(u.arity, "argument", "arguments"), u.pos)})
+				"predicate %s used with %d %s here but with %d %s at %s",
+				QuoteName(a.Pred), len(a.Args), english.Plural(len(a.Args), "argument", "arguments"),
+				u.arity, english.Plural(u.arity, "argument", "arguments"), u.pos)})
 		}
 	}
 	checkWeight := func(w float64, pos Pos) {
@@ -153,7 +154,7 @@ func Validate(p *Program) Diagnostics {
 			}
 			if len(vars) > 0 {
 				ds = append(ds, Diagnostic{first, Error, fmt.Sprintf(
-					"fact is not ground: %s %s", pluralWord(len(vars), "variable", "variables"),
+					"fact is not ground: %s %s", english.Plural(len(vars), "variable", "variables"),
 					strings.Join(vars, ", "))})
 			}
 		case 1:
@@ -190,13 +191,6 @@ func Validate(p *Program) Diagnostics {
 	}
 	slices.SortStableFunc(ds, func(a, b Diagnostic) int { return comparePos(rank, a.Pos, b.Pos) })
 	return ds
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // varInfo records where a variable occurs in a rule.
@@ -341,8 +335,8 @@ func CheckQuery(q Query, known func(pred string) (arity int, ok bool), candidate
 		return Diagnostics{{pos, Error, "unknown predicate " + QuoteName(a.Pred) + "; did you mean " + strings.Join(s, ", ") + "?"}}
 	}
 	if n != len(a.Args) {
-		return Diagnostics{{pos, Error, fmt.Sprintf("predicate %s has %s, but the query gives %s",
-			QuoteName(a.Pred), plural(n, "argument", "arguments"), plural(len(a.Args), "argument", "arguments"))}}
+		return Diagnostics{{pos, Error, fmt.Sprintf("predicate %s has %d %s, but the query gives %d %s",
+			QuoteName(a.Pred), n, english.Plural(n, "argument", "arguments"), len(a.Args), english.Plural(len(a.Args), "argument", "arguments"))}}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/english"
 )
 
 // disjunct lowers a body into its alternatives: one conjunction of
@@ -212,7 +213,7 @@ func (l *lowerer) primary(g *gPrimary) (datalog.Term, bool) {
 		l.errorf(n.Pos, "%s takes %d or more arguments, not %d", n.Name, -arity, len(n.Args))
 		return datalog.Term{}, false
 	case arity >= 0 && arity != len(n.Args):
-		l.errorf(n.Pos, "%s takes %d argument%s, not %d", n.Name, arity, plural(arity), len(n.Args))
+		l.errorf(n.Pos, "%s takes %d %s, not %d", n.Name, arity, english.Plural(arity, "argument", "arguments"), len(n.Args))
 		return datalog.Term{}, false
 	}
 	x := &datalog.Expr{Op: n.Name, Args: make([]datalog.Term, len(n.Args))}
@@ -266,13 +267,6 @@ func (l *lowerer) aggregate(n *gName) (datalog.Term, bool) {
 		x.Body = alts[0]
 	}
 	return datalog.ExprTerm(x, pos(n.Pos)), true
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // functionList names the built-in functions with their arities.

@@ -13,6 +13,7 @@ import (
 	"github.com/drumql/drumql/cmd/drumql/internal/exchange"
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/atomicfile"
+	"github.com/drumql/drumql/internal/english"
 	"github.com/drumql/drumql/parser"
 )
 
@@ -193,7 +194,7 @@ func (c *convertCmd) header(res *exchange.Result, rules []datalog.Rule) string {
 		h += fmt.Sprintf("%s + %d), to 4 significant digits", counts, c.Smoothing)
 	}
 	if n := len(res.Report.PriorRelations); n > 0 {
-		h += fmt.Sprintf("\n%% %d zero-body rules: the slot prior ranks %s (prior = 1)", res.Report.ZeroBody, plural(n, "their relation", "their %d relations"))
+		h += fmt.Sprintf("\n%% %d zero-body rules: the slot prior ranks %s (prior = 1)", res.Report.ZeroBody, english.Plural(n, "their relation", fmt.Sprintf("their %d relations", n)))
 	}
 	return h
 }
@@ -203,14 +204,14 @@ func (c *convertCmd) header(res *exchange.Result, rules []datalog.Rule) string {
 func (c *convertCmd) reportRead(w io.Writer, res *exchange.Result, quiet bool) {
 	r := &res.Report
 	if r.ZeroBody > 0 {
-		fmt.Fprintf(w, "convert: %s (r(X,c) <=) have no Datalog form: %s by the slot prior instead (prior = 1 in @aggregate, counted on the graph), not by their confidences\n",
-			plural(r.ZeroBody, "1 zero-body rule", "%d zero-body rules"), plural(len(r.PriorRelations), "their relation ranks", "their %d relations rank"))
+		fmt.Fprintf(w, "convert: %d %s (r(X,c) <=) have no Datalog form: %s by the slot prior instead (prior = 1 in @aggregate, counted on the graph), not by their confidences\n",
+			r.ZeroBody, english.Plural(r.ZeroBody, "zero-body rule", "zero-body rules"), english.Plural(len(r.PriorRelations), "their relation ranks", fmt.Sprintf("their %d relations rank", len(r.PriorRelations))))
 	}
 	if r.NoWeight > 0 {
-		fmt.Fprintf(w, "convert: %s with no correct prediction (weight 0) left out\n", plural(r.NoWeight, "1 rule", "%d rules"))
+		fmt.Fprintf(w, "convert: %d %s with no correct prediction (weight 0) left out\n", r.NoWeight, english.Plural(r.NoWeight, "rule", "rules"))
 	}
 	if r.Duplicates > 0 {
-		fmt.Fprintf(w, "convert: %s listed twice: the first kept\n", plural(r.Duplicates, "1 rule", "%d rules"))
+		fmt.Fprintf(w, "convert: %d %s listed twice: the first kept\n", r.Duplicates, english.Plural(r.Duplicates, "rule", "rules"))
 	}
 	if !quiet {
 		fmt.Fprintf(w, "convert: %d rules of %d lines read from %s\n", r.Rules, r.Lines, c.File)
@@ -250,36 +251,36 @@ func (c *convertCmd) fromDrumql(e *env, src []byte, out *bytes.Buffer) error {
 // written).
 func (c *convertCmd) reportWrite(w io.Writer, rep *exchange.WriteReport, prog *datalog.Program, quiet bool) {
 	if n := rep.SkippedRules(); n > 0 {
-		fmt.Fprintf(w, "convert: %s AnyBURL cannot express skipped:\n", plural(n, "1 rule", "%d rules"))
+		fmt.Fprintf(w, "convert: %d %s AnyBURL cannot express skipped:\n", n, english.Plural(n, "rule", "rules"))
 		for _, s := range rep.Skipped {
 			fmt.Fprintf(w, "  %d with %s, the first at %s\n", s.Count, s.Reason, s.First)
 		}
 	}
 	if rep.Comparisons > 0 {
-		fmt.Fprintf(w, "convert: %s dropped: AnyBURL reads every rule under object identity (its variables and constants name different entities)\n",
-			plural(rep.Comparisons, "1 != comparison", "%d != comparisons"))
+		fmt.Fprintf(w, "convert: %d %s dropped: AnyBURL reads every rule under object identity (its variables and constants name different entities)\n",
+			rep.Comparisons, english.Plural(rep.Comparisons, "!= comparison", "!= comparisons"))
 	}
 	if rep.MadeUp > 0 {
-		fmt.Fprintf(w, "convert: %s no counts in their comment (support=N body=M): written with counts whose correct/(predicted + %d) is their weight, and the weight as the confidence\n",
-			plural(rep.MadeUp, "1 rule has", "%d rules have"), max(c.Smoothing, 0))
+		fmt.Fprintf(w, "convert: %d %s no counts in their comment (support=N body=M): written with counts whose correct/(predicted + %d) is their weight, and the weight as the confidence\n",
+			rep.MadeUp, english.Plural(rep.MadeUp, "rule has", "rules have"), max(c.Smoothing, 0))
 	}
 	if rep.OtherWeight > 0 {
-		fmt.Fprintf(w, "convert: %s counts whose correct/(predicted + %d) is not their weight (edited, or not a confidence): the counts were written, and tools that read AnyBURL's format weight the rules by them\n",
-			plural(rep.OtherWeight, "1 rule has", "%d rules have"), max(c.Smoothing, 0))
+		fmt.Fprintf(w, "convert: %d %s counts whose correct/(predicted + %d) is not their weight (edited, or not a confidence): the counts were written, and tools that read AnyBURL's format weight the rules by them\n",
+			rep.OtherWeight, english.Plural(rep.OtherWeight, "rule has", "rules have"), max(c.Smoothing, 0))
 	}
 	if prog != nil {
 		var not []string
 		if n := len(prog.Facts); n > 0 {
-			not = append(not, plural(n, "1 fact", "%d facts"))
+			not = append(not, fmt.Sprintf("%d %s", n, english.Plural(n, "fact", "facts")))
 		}
 		if n := len(prog.Queries); n > 0 {
-			not = append(not, plural(n, "1 query", "%d queries"))
+			not = append(not, fmt.Sprintf("%d %s", n, english.Plural(n, "query", "queries")))
 		}
 		if n := len(prog.Imports); n > 0 {
-			not = append(not, plural(n, "1 @import (not followed)", "%d @imports (not followed)"))
+			not = append(not, fmt.Sprintf("%d %s", n, english.Plural(n, "@import (not followed)", "@imports (not followed)")))
 		}
 		if n := len(prog.Aggregates); n > 0 {
-			d := plural(n, "1 @aggregate directive", "%d @aggregate directives") + " (the tool that applies the rules aggregates them its own way"
+			d := fmt.Sprintf("%d %s", n, english.Plural(n, "@aggregate directive", "@aggregate directives")) + " (the tool that applies the rules aggregates them its own way"
 			for _, a := range prog.Aggregates {
 				if a.Value("prior") == 1 {
 					d += "; the slot prior, prior = 1, would need AnyBURL's zero-body rules counted on the graph"
@@ -298,15 +299,4 @@ func (c *convertCmd) reportWrite(w io.Writer, rep *exchange.WriteReport, prog *d
 	if !quiet {
 		fmt.Fprintf(w, "convert: %d rules written in AnyBURL's format\n", rep.Written)
 	}
-}
-
-// plural returns one when n is 1, else many with n formatted into it.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	if strings.Contains(many, "%d") {
-		return fmt.Sprintf(many, n)
-	}
-	return many
 }

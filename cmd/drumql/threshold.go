@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/english"
 	"github.com/drumql/drumql/reasoner"
 )
 
@@ -140,24 +141,5 @@ func thresholdNote(w io.Writer, st reasoner.EvalStats, th threshold, what, verb 
 // count formats n with its noun, with thousands separators: "1 rule",
 // "12,345 derivations".
 func count(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return thousands(n) + " " + many
-}
-
-// thousands formats n >= 0 with a comma every three digits.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	if n < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return english.Thousands(n) + " " + english.Plural(n, one, many)
 }

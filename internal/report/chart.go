@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/drumql/drumql/internal/english"
 )
 
 // MaxChartPoints bounds the number of buckets the loss chart draws.
@@ -146,11 +148,11 @@ func (c *curve) stats() string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(thousands(c.points))
-	b.WriteString(plural(c.points, " batch", " batches"))
+	b.WriteString(english.Thousands(c.points))
+	b.WriteString(english.Plural(c.points, " batch", " batches"))
 	b.WriteString(" in ")
-	b.WriteString(thousands(len(c.epochs)))
-	b.WriteString(plural(len(c.epochs), " epoch", " epochs"))
+	b.WriteString(english.Thousands(len(c.epochs)))
+	b.WriteString(english.Plural(len(c.epochs), " epoch", " epochs"))
 	if len(c.buckets) > 0 {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, bk := range c.buckets {
@@ -162,11 +164,11 @@ func (c *curve) stats() string {
 		}
 	}
 	if c.skipped > 0 {
-		b.WriteString("; " + thousands(c.skipped) + plural(c.skipped, " non-finite value", " non-finite values") + " not drawn")
+		b.WriteString("; " + english.Thousands(c.skipped) + english.Plural(c.skipped, " non-finite value", " non-finite values") + " not drawn")
 	}
 	b.WriteString(".")
 	if len(c.buckets) < c.points-c.skipped {
-		b.WriteString(" The line shows " + thousands(len(c.buckets)) + " averages of about " +
+		b.WriteString(" The line shows " + english.Thousands(len(c.buckets)) + " averages of about " +
 			strconv.Itoa((c.points-c.skipped+len(c.buckets)/2)/len(c.buckets)) +
 			" consecutive batches; the band spans their minimum and maximum.")
 	}
@@ -186,7 +188,7 @@ func (c *curve) table() ([]epochRow, bool) {
 		if i < len(c.epochs) {
 			e := &c.epochs[i]
 			r.Epoch = strconv.Itoa(e.epoch)
-			r.Batches = thousands(e.n)
+			r.Batches = english.Thousands(e.n)
 			if e.finite > 0 {
 				r.Mean, r.Min, r.Max, r.Last = fmtG(e.mean()), fmtG(e.min), fmtG(e.max), fmtG(e.lastLoss)
 			}
@@ -305,7 +307,7 @@ func (f *chartFrame) grid(b *strings.Builder) {
 	for x := math.Ceil(f.xlo/xstep) * xstep; x <= f.xhi+1e-9; x += xstep {
 		px := f.sx(x)
 		grid.WriteString("M" + f1(px) + " " + f1(padT) + "V" + f1(padT+plotH))
-		b.WriteString(`<text x="` + f1(px) + `" y="` + f1(padT+plotH+18) + `" text-anchor="middle">` + thousands(int(math.Round(x))) + `</text>`)
+		b.WriteString(`<text x="` + f1(px) + `" y="` + f1(padT+plotH+18) + `" text-anchor="middle">` + english.Thousands(int(math.Round(x))) + `</text>`)
 	}
 	b.WriteString(`<path class="grid" d="` + grid.String() + `"/>`)
 	if !math.IsNaN(zero) {
@@ -474,31 +476,4 @@ func f1(v float64) string {
 		return "0"
 	}
 	return s
-}
-
-// thousands formats n with comma separators.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -9,6 +9,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/drumql/drumql/internal/english"
 )
 
 // Report is the content of the HTML page. Every field is optional; zero
@@ -192,7 +194,7 @@ func buildView(r *Report) *view {
 		v.Heads[i] = buildHead(i, h)
 		rules += len(h.Rules)
 	}
-	v.Rules = thousands(rules)
+	v.Rules = english.Thousands(rules)
 	return v
 }
 
@@ -249,9 +251,9 @@ func buildMetrics(m *Metrics) *metricsView {
 		caption += " on " + m.Split
 	}
 	if m.Queries > 0 {
-		caption += ", " + thousands(m.Queries) + " queries"
+		caption += ", " + english.Thousands(m.Queries) + " queries"
 		if m.HeadQueries > 0 || m.TailQueries > 0 {
-			caption += " (" + thousands(m.HeadQueries) + " head, " + thousands(m.TailQueries) + " tail)"
+			caption += " (" + english.Thousands(m.HeadQueries) + " head, " + english.Thousands(m.TailQueries) + " tail)"
 		}
 	}
 	mv.Caption = caption + "."
