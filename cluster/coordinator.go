@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/miner"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -106,12 +107,12 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 	ackWait, attempts, replicas, idleWarn, expire := c.settings()
 	js, err := jetstream.New(c.Conn)
 	if err != nil {
-		return nil, errorf("cluster: jetstream: %w", err)
+		return nil, pkgerr.Newf("cluster: jetstream: %w", err)
 	}
 	sum := SHA256(plan.Snapshot)
 	spec, err := json.Marshal(runSpec{Version: c.Version, Snapshot: sum, Options: plan.Options, Groups: plan.Groups})
 	if err != nil {
-		return nil, errorf("cluster: run %s: %w", c.Run, err)
+		return nil, pkgerr.Newf("cluster: run %s: %w", c.Run, err)
 	}
 	obs, err := c.openRun(ctx, js, names, plan.Snapshot, sum, spec, replicas, expire)
 	if err != nil {
@@ -126,7 +127,7 @@ func (c *Coordinator) Mine(ctx context.Context, plan Plan) ([]Result, error) {
 	// is seen done rather than missing.
 	info, err := jobs.Info(ctx, jetstream.WithSubjectFilter(names.JobSubjects()))
 	if err != nil {
-		return nil, errorf("cluster: run %s: stream info: %w", c.Run, err)
+		return nil, pkgerr.Newf("cluster: run %s: stream info: %w", c.Run, err)
 	}
 	exhausted, adv, err := c.watchExhausted(names)
 	if err != nil {
@@ -160,15 +161,15 @@ func (c *Coordinator) createStreams(ctx context.Context, js jetstream.JetStream,
 	jobs, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: names.Jobs(), Subjects: []string{names.JobSubjects()},
 		Retention: jetstream.WorkQueuePolicy, Replicas: replicas, MaxAge: expire, Description: "drumql run " + c.Run + ": one job per head group"})
 	if err != nil {
-		return nil, errorf("cluster: run %s: create stream %s: %w", c.Run, names.Jobs(), err)
+		return nil, pkgerr.Newf("cluster: run %s: create stream %s: %w", c.Run, names.Jobs(), err)
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: names.Status(), Subjects: []string{names.StatusSubject()},
 		Replicas: replicas, MaxAge: expire, Description: "drumql run " + c.Run + ": what the workers report"}); err != nil {
-		return nil, errorf("cluster: run %s: create stream %s: %w", c.Run, names.Status(), err)
+		return nil, pkgerr.Newf("cluster: run %s: create stream %s: %w", c.Run, names.Status(), err)
 	}
 	if _, err := js.CreateOrUpdateConsumer(ctx, names.Jobs(), jetstream.ConsumerConfig{Durable: ConsumerName,
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxDeliver: attempts}); err != nil {
-		return nil, errorf("cluster: run %s: create consumer: %w", c.Run, err)
+		return nil, pkgerr.Newf("cluster: run %s: create consumer: %w", c.Run, err)
 	}
 	return jobs, nil
 }
@@ -188,12 +189,12 @@ type statusReport struct {
 func (c *Coordinator) readStatus(ctx context.Context, js jetstream.JetStream, names Names) (reports <-chan statusReport, drained bool, stop func(), err error) {
 	sinfo, err := js.Stream(ctx, names.Status())
 	if err != nil {
-		return nil, false, nil, errorf("cluster: run %s: status stream: %w", c.Run, err)
+		return nil, false, nil, pkgerr.Newf("cluster: run %s: status stream: %w", c.Run, err)
 	}
 	drained = sinfo.CachedInfo().State.Msgs == 0
 	status, err := js.OrderedConsumer(ctx, names.Status(), jetstream.OrderedConsumerConfig{})
 	if err != nil {
-		return nil, false, nil, errorf("cluster: run %s: read status: %w", c.Run, err)
+		return nil, false, nil, pkgerr.Newf("cluster: run %s: read status: %w", c.Run, err)
 	}
 	ch := make(chan statusReport, 256)
 	done := make(chan struct{})
@@ -208,7 +209,7 @@ func (c *Coordinator) readStatus(ctx context.Context, js jetstream.JetStream, na
 		}
 	})
 	if err != nil {
-		return nil, false, nil, errorf("cluster: run %s: read status: %w", c.Run, err)
+		return nil, false, nil, pkgerr.Newf("cluster: run %s: read status: %w", c.Run, err)
 	}
 	stop = func() {
 		close(done)
@@ -270,10 +271,10 @@ func (wt *runWait) wait(ctx context.Context, reports <-chan statusReport, exhaus
 			}
 		case seq := <-exhausted:
 			c.cleanup(ctx, wt.js, wt.names)
-			return errorf("cluster: run %s: the job of stream sequence %d was delivered %d times and never finished (%s): %w",
+			return pkgerr.Newf("cluster: run %s: the job of stream sequence %d was delivered %d times and never finished (%s): %w",
 				c.Run, seq, wt.attempts, tr.lastError(), ErrJobFailed)
 		case <-ctx.Done():
-			return errorf("cluster: run %s: %w", c.Run, ctx.Err())
+			return pkgerr.Newf("cluster: run %s: %w", c.Run, ctx.Err())
 		case <-tick.C:
 			if err := wt.tick(ctx); err != nil {
 				return err
@@ -296,7 +297,7 @@ func (wt *runWait) report(ctx context.Context, r statusReport) error {
 	}
 	if err := wt.tr.apply(s); err != nil {
 		c.cleanup(ctx, wt.js, wt.names)
-		return errorf("cluster: run %s: %w", c.Run, err)
+		return pkgerr.Newf("cluster: run %s: %w", c.Run, err)
 	}
 	return nil
 }
@@ -312,7 +313,7 @@ func (wt *runWait) tick(ctx context.Context) error {
 	wt.ticks++
 	if wt.ticks%4 == 0 {
 		if _, err := wt.js.Stream(ctx, wt.names.Jobs()); errors.Is(err, jetstream.ErrStreamNotFound) {
-			return errorf("cluster: run %s: %w", c.Run, ErrRunCancelled)
+			return pkgerr.Newf("cluster: run %s: %w", c.Run, ErrRunCancelled)
 		}
 	}
 	if n := wt.tr.counts(); !wt.enqueued || n.Running > 0 || n.Queued == 0 {
@@ -338,33 +339,33 @@ func (c *Coordinator) openRun(ctx context.Context, js jetstream.JetStream, names
 		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: names.Bucket(), Replicas: replicas, TTL: expire,
 			Description: "drumql run " + c.Run + ": snapshot, plan and results"})
 		if err != nil {
-			return nil, errorf("cluster: run %s: create object store %s: %w", c.Run, names.Bucket(), err)
+			return nil, pkgerr.Newf("cluster: run %s: create object store %s: %w", c.Run, names.Bucket(), err)
 		}
 	case err != nil:
-		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), jetStreamErr(err))
+		return nil, pkgerr.Newf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), jetStreamErr(err))
 	}
 	if obs, err = consistentReads(ctx, js, obs, names.Bucket()); err != nil {
-		return nil, errorf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
+		return nil, pkgerr.Newf("cluster: run %s: object store %s: %w", c.Run, names.Bucket(), err)
 	}
 	if !created {
 		old, err := obs.GetBytes(ctx, runObject)
 		if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-			return nil, errorf("cluster: run %s: read %s: %w", c.Run, runObject, err)
+			return nil, pkgerr.Newf("cluster: run %s: read %s: %w", c.Run, runObject, err)
 		}
 		if err == nil && !bytes.Equal(old, spec) {
-			return nil, errorf("cluster: run %s was started with other settings, head groups, graph or drumql version: %w", c.Run, ErrRunMismatch)
+			return nil, pkgerr.Newf("cluster: run %s was started with other settings, head groups, graph or drumql version: %w", c.Run, ErrRunMismatch)
 		}
 		c.logf("run %s exists: resuming it", c.Run)
 	}
 	if _, err := obs.GetInfo(ctx, SnapshotObject(sum)); errors.Is(err, jetstream.ErrObjectNotFound) {
 		if _, err := obs.PutBytes(ctx, SnapshotObject(sum), snapshot); err != nil {
-			return nil, errorf("cluster: run %s: upload the snapshot: %w", c.Run, err)
+			return nil, pkgerr.Newf("cluster: run %s: upload the snapshot: %w", c.Run, err)
 		}
 	} else if err != nil {
-		return nil, errorf("cluster: run %s: snapshot object: %w", c.Run, err)
+		return nil, pkgerr.Newf("cluster: run %s: snapshot object: %w", c.Run, err)
 	}
 	if _, err := obs.PutBytes(ctx, runObject, spec); err != nil {
-		return nil, errorf("cluster: run %s: store %s: %w", c.Run, runObject, err)
+		return nil, pkgerr.Newf("cluster: run %s: store %s: %w", c.Run, runObject, err)
 	}
 	return obs, nil
 }
@@ -384,7 +385,7 @@ func (c *Coordinator) enqueue(ctx context.Context, js jetstream.JetStream, names
 			return err
 		}
 		if _, err := js.Publish(ctx, names.JobSubject(group), job, jetstream.WithMsgID(c.Run+"-"+fmt.Sprint(group))); err != nil {
-			return errorf("cluster: run %s: enqueue group %d: %w", c.Run, group, err)
+			return pkgerr.Newf("cluster: run %s: enqueue group %d: %w", c.Run, group, err)
 		}
 	}
 	if err := c.Conn.Publish(AnnounceSubject, []byte(c.Run)); err != nil {
@@ -402,18 +403,18 @@ func (c *Coordinator) results(ctx context.Context, obs jetstream.ObjectStore, gr
 		s := tr.final[group-1]
 		model, err := obs.GetBytes(ctx, ModelObject(group))
 		if err != nil {
-			return nil, errorf("cluster: run %s: group %d: read the model: %w", c.Run, group, err)
+			return nil, pkgerr.Newf("cluster: run %s: group %d: read the model: %w", c.Run, group, err)
 		}
 		rb, err := obs.GetBytes(ctx, RulesObject(group))
 		if err != nil {
-			return nil, errorf("cluster: run %s: group %d: read the rules: %w", c.Run, group, err)
+			return nil, pkgerr.Newf("cluster: run %s: group %d: read the rules: %w", c.Run, group, err)
 		}
 		if SHA256(model) != s.ModelSHA256 || SHA256(rb) != s.RulesSHA256 {
-			return nil, errorf("cluster: run %s: group %d: the stored result does not match the checksums %s reported", c.Run, group, s.Worker)
+			return nil, pkgerr.Newf("cluster: run %s: group %d: the stored result does not match the checksums %s reported", c.Run, group, s.Worker)
 		}
 		rules, err := DecodeRules(rb)
 		if err != nil {
-			return nil, errorf("cluster: run %s: group %d: %w", c.Run, group, err)
+			return nil, pkgerr.Newf("cluster: run %s: group %d: %w", c.Run, group, err)
 		}
 		results[k] = Result{Group: group, Model: model, Rules: rules, Worker: s.Worker}
 	}
@@ -456,7 +457,7 @@ func (c *Coordinator) watchExhausted(names Names) (chan uint64, *nats.Subscripti
 		}
 	})
 	if err != nil {
-		return nil, nil, errorf("cluster: run %s: subscribe to advisories: %w", c.Run, err)
+		return nil, nil, pkgerr.Newf("cluster: run %s: subscribe to advisories: %w", c.Run, err)
 	}
 	return exhausted, adv, nil
 }
@@ -465,13 +466,13 @@ func (c *Coordinator) watchExhausted(names Names) (chan uint64, *nats.Subscripti
 func (c *Coordinator) lost() error {
 	if c.Lost == nil {
 		if c.Conn.IsClosed() {
-			return errorf("cluster: run %s: %w (the run is kept on the server: start the coordinator again with the same run id to resume it)", c.Run, ErrConnectionLost)
+			return pkgerr.Newf("cluster: run %s: %w (the run is kept on the server: start the coordinator again with the same run id to resume it)", c.Run, ErrConnectionLost)
 		}
 		return nil
 	}
 	select {
 	case <-c.Lost:
-		return errorf("cluster: run %s: %w (the run is kept on the server: start the coordinator again with the same run id to resume it)", c.Run, ErrConnectionLost)
+		return pkgerr.Newf("cluster: run %s: %w (the run is kept on the server: start the coordinator again with the same run id to resume it)", c.Run, ErrConnectionLost)
 	default:
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/miner"
 )
 
@@ -17,7 +18,7 @@ import (
 func EncodeRules(rules []miner.MinedRule) ([]byte, error) {
 	b, err := json.Marshal(rules)
 	if err != nil {
-		return nil, errorf("cluster: encode rules: %w", err)
+		return nil, pkgerr.Newf("cluster: encode rules: %w", err)
 	}
 	return b, nil
 }
@@ -26,7 +27,7 @@ func EncodeRules(rules []miner.MinedRule) ([]byte, error) {
 func DecodeRules(b []byte) ([]miner.MinedRule, error) {
 	var rules []miner.MinedRule
 	if err := json.Unmarshal(b, &rules); err != nil {
-		return nil, errorf("cluster: decode rules: %w", err)
+		return nil, pkgerr.Newf("cluster: decode rules: %w", err)
 	}
 	return rules, nil
 }
@@ -72,10 +73,10 @@ func IsManifest(head []byte) bool {
 func WriteManifest(w io.Writer, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return errorf("cluster: write manifest: %w", err)
+		return pkgerr.Newf("cluster: write manifest: %w", err)
 	}
 	if _, err := io.WriteString(w, manifestMagic+string(b)+"\n"); err != nil {
-		return errorf("cluster: write manifest: %w", err)
+		return pkgerr.Newf("cluster: write manifest: %w", err)
 	}
 	return nil
 }
@@ -86,31 +87,31 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 func ReadManifest(r io.Reader) (*Manifest, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return nil, errorf("cluster: read manifest: %w", err)
+		return nil, pkgerr.Newf("cluster: read manifest: %w", err)
 	}
 	if !bytes.HasPrefix(b, []byte(manifestMagic)) {
-		return nil, errorf("cluster: read manifest: bad magic: %w", ErrBadManifest)
+		return nil, pkgerr.Newf("cluster: read manifest: bad magic: %w", ErrBadManifest)
 	}
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b[len(manifestMagic):]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return nil, errorf("cluster: read manifest: %w (%w)", err, ErrBadManifest)
+		return nil, pkgerr.Newf("cluster: read manifest: %w (%w)", err, ErrBadManifest)
 	}
 	if len(m.Groups) == 0 {
-		return nil, errorf("cluster: read manifest: no groups: %w", ErrBadManifest)
+		return nil, pkgerr.Newf("cluster: read manifest: no groups: %w", ErrBadManifest)
 	}
 	seen := map[string]int{}
 	for i, g := range m.Groups {
 		if len(g.Heads) == 0 {
-			return nil, errorf("cluster: read manifest: group %d has no heads: %w", i+1, ErrBadManifest)
+			return nil, pkgerr.Newf("cluster: read manifest: group %d has no heads: %w", i+1, ErrBadManifest)
 		}
 		if g.File == "" || strings.ContainsAny(g.File, `/\`) || g.File == "." || g.File == ".." {
-			return nil, errorf("cluster: read manifest: group %d: file %q is not a plain file name: %w", i+1, g.File, ErrBadManifest)
+			return nil, pkgerr.Newf("cluster: read manifest: group %d: file %q is not a plain file name: %w", i+1, g.File, ErrBadManifest)
 		}
 		for _, h := range g.Heads {
 			if j, dup := seen[h]; dup {
-				return nil, errorf("cluster: read manifest: head %q is in groups %d and %d: %w", h, j, i+1, ErrBadManifest)
+				return nil, pkgerr.Newf("cluster: read manifest: head %q is in groups %d and %d: %w", h, j, i+1, ErrBadManifest)
 			}
 			seen[h] = i + 1
 		}

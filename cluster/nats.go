@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/miner"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -69,7 +70,7 @@ type Names struct {
 // NewNames checks run and returns its names.
 func NewNames(run string) (Names, error) {
 	if !runIDPattern.MatchString(run) {
-		return Names{}, errorf("cluster: run id %q: %w", run, ErrBadRunID)
+		return Names{}, pkgerr.Newf("cluster: run id %q: %w", run, ErrBadRunID)
 	}
 	return Names{Run: run}, nil
 }
@@ -177,7 +178,7 @@ type ConnOptions struct {
 func CheckURL(s string) error {
 	for u := range strings.SplitSeq(s, ",") {
 		if err := checkOneURL(strings.TrimSpace(u)); err != nil {
-			return errorf("cluster: %q: %w", u, err)
+			return pkgerr.Newf("cluster: %q: %w", u, err)
 		}
 	}
 	return nil
@@ -247,7 +248,7 @@ func Connect(o ConnOptions) (*nats.Conn, error) {
 	}
 	if o.Cert != "" || o.Key != "" {
 		if o.Cert == "" || o.Key == "" {
-			return nil, errorf("cluster: a client certificate needs both the certificate and its key")
+			return nil, pkgerr.Newf("cluster: a client certificate needs both the certificate and its key")
 		}
 		opts = append(opts, nats.ClientCert(o.Cert, o.Key))
 	}
@@ -262,13 +263,13 @@ func Connect(o ConnOptions) (*nats.Conn, error) {
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {
-		return nil, errorf("cluster: connect to %s: %w (%w)", o.URL, ErrUnreachable, err)
+		return nil, pkgerr.Newf("cluster: connect to %s: %w (%w)", o.URL, ErrUnreachable, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := checkJetStream(ctx, nc); errors.Is(err, ErrNoJetStream) {
 		nc.Close()
-		return nil, errorf("cluster: %s: %w", nc.ConnectedUrlRedacted(), err)
+		return nil, pkgerr.Newf("cluster: %s: %w", nc.ConnectedUrlRedacted(), err)
 	}
 	return nc, nil
 }

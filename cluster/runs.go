@@ -10,6 +10,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/drumql/drumql/internal/pkgerr"
 )
 
 // DefaultExpire is how long a run's jobs, reports and objects stay on the
@@ -35,7 +37,7 @@ type RunInfo struct {
 func ListRuns(ctx context.Context, nc *nats.Conn) ([]RunInfo, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
-		return nil, errorf("cluster: jetstream: %w", err)
+		return nil, pkgerr.Newf("cluster: jetstream: %w", err)
 	}
 	l := js.ListStreams(ctx, jetstream.WithStreamListSubject("drumql.*.job.*"))
 	var runs []RunInfo
@@ -52,7 +54,7 @@ func ListRuns(ctx context.Context, nc *nats.Conn) ([]RunInfo, error) {
 		runs = append(runs, r)
 	}
 	if err := l.Err(); err != nil {
-		return nil, errorf("cluster: list the runs: %w", jetStreamErr(err))
+		return nil, pkgerr.Newf("cluster: list the runs: %w", jetStreamErr(err))
 	}
 	slices.SortFunc(runs, func(a, b RunInfo) int { return strings.Compare(a.ID, b.ID) })
 	return runs, nil
@@ -115,7 +117,7 @@ func CancelRun(ctx context.Context, nc *nats.Conn, run string) error {
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
-		return errorf("cluster: jetstream: %w", err)
+		return pkgerr.Newf("cluster: jetstream: %w", err)
 	}
 	found := false
 	for _, s := range []string{names.Jobs(), names.Status()} {
@@ -124,7 +126,7 @@ func CancelRun(ctx context.Context, nc *nats.Conn, run string) error {
 		case err == nil:
 			found = true
 		case !errors.Is(err, jetstream.ErrStreamNotFound):
-			return errorf("cluster: cancel run %s: remove stream %s: %w", run, s, jetStreamErr(err))
+			return pkgerr.Newf("cluster: cancel run %s: remove stream %s: %w", run, s, jetStreamErr(err))
 		}
 	}
 	err = js.DeleteObjectStore(ctx, names.Bucket())
@@ -132,10 +134,10 @@ func CancelRun(ctx context.Context, nc *nats.Conn, run string) error {
 	case err == nil:
 		found = true
 	case !errors.Is(err, jetstream.ErrBucketNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound):
-		return errorf("cluster: cancel run %s: remove object store %s: %w", run, names.Bucket(), jetStreamErr(err))
+		return pkgerr.Newf("cluster: cancel run %s: remove object store %s: %w", run, names.Bucket(), jetStreamErr(err))
 	}
 	if !found {
-		return errorf("cluster: cancel run %s: %w", run, ErrRunNotFound)
+		return pkgerr.Newf("cluster: cancel run %s: %w", run, ErrRunNotFound)
 	}
 	return nil
 }

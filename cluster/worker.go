@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/drumql/drumql/internal/atomicfile"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/miner"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -70,7 +71,7 @@ func (w *Worker) logf(format string, args ...any) {
 func (w *Worker) Run(ctx context.Context) error {
 	js, err := jetstream.New(w.Conn)
 	if err != nil {
-		return errorf("cluster: worker: jetstream: %w", err)
+		return pkgerr.Newf("cluster: worker: jetstream: %w", err)
 	}
 	poll := w.Poll
 	if poll <= 0 {
@@ -84,14 +85,14 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 	})
 	if err != nil {
-		return errorf("cluster: worker: subscribe to %s: %w", AnnounceSubject, err)
+		return pkgerr.Newf("cluster: worker: subscribe to %s: %w", AnnounceSubject, err)
 	}
 	defer sub.Unsubscribe()
 	for ctx.Err() == nil {
 		took := false
 		streams, err := w.runStreams(ctx, js)
 		if errors.Is(err, ErrNoJetStream) {
-			return errorf("cluster: worker: %s: %w", w.Conn.ConnectedUrlRedacted(), err)
+			return pkgerr.Newf("cluster: worker: %s: %w", w.Conn.ConnectedUrlRedacted(), err)
 		}
 		for _, stream := range streams {
 			cons, err := js.Consumer(ctx, stream, ConsumerName)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/internal/workpool"
 	"github.com/drumql/drumql/store"
 )
@@ -87,7 +88,7 @@ func (s single) ScoreVariants(ctx context.Context, qs []Query, out [][]Scores) e
 // what Evaluate returns for that variant alone.
 func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k int, filter *Filter, opt Options) ([]*Report, error) {
 	if k < 1 {
-		return nil, errorf("linkpred: %d variants", k)
+		return nil, pkgerr.Newf("linkpred: %d variants", k)
 	}
 	ents := opt.Entities
 	if ents == nil {
@@ -96,12 +97,12 @@ func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k i
 	index := make(map[store.ID]int32, len(ents))
 	for i, e := range ents {
 		if _, dup := index[e]; dup {
-			return nil, errorf("linkpred: entity %d listed twice in Options.Entities", e)
+			return nil, pkgerr.Newf("linkpred: entity %d listed twice in Options.Entities", e)
 		}
 		index[e] = int32(i)
 	}
 	if len(ents) > math.MaxInt32 {
-		return nil, errorf("linkpred: %d entities: too many", len(ents))
+		return nil, pkgerr.Newf("linkpred: %d entities: too many", len(ents))
 	}
 	batches := makeBatches(qs, cmpOr(opt.BatchSize, DefaultBatchSize))
 	workers := min(cmpOr(opt.Workers, runtime.GOMAXPROCS(0)), max(len(batches), 1))
@@ -166,7 +167,7 @@ func EvaluateVariants(ctx context.Context, qs []Query, scorer VariantScorer, k i
 // earliest error.
 func firstError(parent context.Context, errs []error) error {
 	if err := parent.Err(); err != nil {
-		return errorf("linkpred: evaluate: %w", err)
+		return pkgerr.Newf("linkpred: evaluate: %w", err)
 	}
 	var first error
 	for _, err := range errs {

@@ -6,6 +6,7 @@ import (
 	mathbits "math/bits"
 	"slices"
 
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/store"
 )
 
@@ -108,19 +109,19 @@ func NewFilterFor(st Dataset, qs []Query) (*Filter, error) {
 func eachTriple(st Dataset, fn func(store.Triple)) error {
 	names, err := st.Splits()
 	if err != nil {
-		return errorf("linkpred: list splits: %w", err)
+		return pkgerr.Newf("linkpred: list splits: %w", err)
 	}
 	for _, name := range names {
 		for t, err := range st.Split(name) {
 			if err != nil {
-				return errorf("linkpred: read split %q: %w", name, err)
+				return pkgerr.Newf("linkpred: read split %q: %w", name, err)
 			}
 			fn(t)
 		}
 	}
 	rels, err := st.Relations()
 	if err != nil {
-		return errorf("linkpred: list relations: %w", err)
+		return pkgerr.Newf("linkpred: list relations: %w", err)
 	}
 	for _, rs := range rels {
 		if rs.Arity != 2 || rs.Base == 0 {
@@ -128,7 +129,7 @@ func eachTriple(st Dataset, fn func(store.Triple)) error {
 		}
 		for f, err := range st.Scan(rs.Rel) {
 			if err != nil {
-				return errorf("linkpred: scan relation %q: %w", rs.Name, err)
+				return pkgerr.Newf("linkpred: scan relation %q: %w", rs.Name, err)
 			}
 			if len(f.Args) == 2 {
 				fn(store.Triple{S: f.Args[0], R: f.Rel, O: f.Args[1]})

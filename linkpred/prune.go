@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/drumql/drumql/internal/noisyor"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/store"
 )
 
@@ -225,7 +226,7 @@ func (w *worker) prunedUnit(ctx context.Context, qs []Query, u []int, ranks [][]
 	}
 	ok, err := w.pruner.ScorePruned(ctx, q, tau, w.pout[:w.k])
 	if err != nil {
-		return false, errorf("linkpred: score query (relation %d, given %d, inverse %t): %w", q.Rel, q.Given, q.Inverse, err)
+		return false, pkgerr.Newf("linkpred: score query (relation %d, given %d, inverse %t): %w", q.Rel, q.Given, q.Inverse, err)
 	}
 	if !ok {
 		return false, nil

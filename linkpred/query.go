@@ -3,6 +3,7 @@ package linkpred
 import (
 	"iter"
 
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/store"
 )
 
@@ -51,7 +52,7 @@ func Queries(st SplitReader, split string) ([]Query, error) {
 	var qs []Query
 	for t, err := range st.Split(split) {
 		if err != nil {
-			return nil, errorf("linkpred: read split %q: %w", split, err)
+			return nil, pkgerr.Newf("linkpred: read split %q: %w", split, err)
 		}
 		qs = append(qs, HeadQuery(t), TailQuery(t))
 	}

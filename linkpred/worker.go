@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/store"
 )
 
@@ -79,7 +80,7 @@ func (w *worker) run(ctx context.Context, qs []Query, batch [][]int, ranks [][]R
 	}
 	first := w.qs[0]
 	if err := w.scorer.ScoreVariants(ctx, w.qs, outs); err != nil {
-		return errorf("linkpred: score %d queries of relation %d (inverse %t): %w",
+		return pkgerr.Newf("linkpred: score %d queries of relation %d (inverse %t): %w",
 			len(batch), first.Rel, first.Inverse, err)
 	}
 	if w.pruner != nil {
@@ -96,7 +97,7 @@ func (w *worker) run(ctx context.Context, qs []Query, batch [][]int, ranks [][]R
 			for _, i := range u {
 				rk, n, err := w.rank(qs[i], &out[j])
 				if err != nil {
-					return errorf("linkpred: query %d (relation %d, given %d, inverse %t): %w",
+					return pkgerr.Newf("linkpred: query %d (relation %d, given %d, inverse %t): %w",
 						i, qs[i].Rel, qs[i].Given, qs[i].Inverse, err)
 				}
 				ranks[v][i], scored[v][i] = rk, w.scored
@@ -223,7 +224,7 @@ func (w *worker) rankUnit(qs []Query, u []int, s *Scores, ranks []Rank, scored [
 		q := qs[i]
 		rk, n, err := w.rank(q, s)
 		if err != nil {
-			return errorf("linkpred: query %d (relation %d, given %d, inverse %t): %w", i, q.Rel, q.Given, q.Inverse, err)
+			return pkgerr.Newf("linkpred: query %d (relation %d, given %d, inverse %t): %w", i, q.Rel, q.Given, q.Inverse, err)
 		}
 		ranks[i], scored[i] = rk, w.scored
 		*nans += n
@@ -349,7 +350,7 @@ func tally(c *Candidate, as float32, at []float32, gt, eq *int) {
 
 // unitError wraps a malformed-scores error of a unit as run does.
 func (w *worker) unitError(q Query, err error) error {
-	return errorf("linkpred: query (relation %d, given %d, inverse %t): %w", q.Rel, q.Given, q.Inverse, err)
+	return pkgerr.Newf("linkpred: query (relation %d, given %d, inverse %t): %w", q.Rel, q.Given, q.Inverse, err)
 }
 
 func (w *worker) rankDense(a int32, d []float32) (Rank, int, error) {

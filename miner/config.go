@@ -2,6 +2,8 @@ package miner
 
 import (
 	"runtime"
+
+	"github.com/drumql/drumql/internal/pkgerr"
 )
 
 // Config holds the DRUM hyper-parameters. The zero value means the defaults
@@ -135,7 +137,7 @@ const MaxRuleLen = 16
 // original code.
 func (c Config) validate() error {
 	if c.MaxLen > MaxRuleLen {
-		return errorf("miner: MaxLen %d is too large (at most %d)", c.MaxLen, MaxRuleLen)
+		return pkgerr.Newf("miner: MaxLen %d is too large (at most %d)", c.MaxLen, MaxRuleLen)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/internal/workpool"
 )
 
@@ -178,7 +179,7 @@ func (g *Graph) ConstantRules(ctx context.Context, opt ConstOptions) ([]MinedRul
 		return true
 	})
 	if failed.Load() {
-		return nil, errorf("miner: rules with constants: %w", ctx.Err())
+		return nil, pkgerr.Newf("miner: rules with constants: %w", ctx.Err())
 	}
 	var out []MinedRule
 	for _, rs := range perHead {

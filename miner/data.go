@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/store"
 )
 
@@ -172,7 +173,7 @@ func loadData(st Source, g *Graph, cfg *Config) (*dataset, error) {
 	ds := &dataset{}
 	train, _, ok, err := readSplit(st, g, "train", false)
 	if err != nil {
-		return nil, errorf("miner: read train split: %w", err)
+		return nil, pkgerr.Newf("miner: read train split: %w", err)
 	}
 	if !ok {
 		// No train split: every graph fact is a query.
@@ -190,7 +191,7 @@ func loadData(st Source, g *Graph, cfg *Config) (*dataset, error) {
 	// "facts" split (facts ∪ (train − batch) keeps it).
 	inFacts := map[[3]int32]bool{}
 	if facts, _, ok, err := readSplit(st, g, "facts", false); err != nil {
-		return nil, errorf("miner: read facts split: %w", err)
+		return nil, pkgerr.Newf("miner: read facts split: %w", err)
 	} else if ok {
 		want := make(map[[3]int32]bool, len(train))
 		for _, x := range train {
@@ -209,7 +210,7 @@ func loadData(st Source, g *Graph, cfg *Config) (*dataset, error) {
 		for _, h := range cfg.Heads {
 			r, ok := g.relIndex[h]
 			if !ok {
-				return nil, errorf("miner: head relation %q has no facts in the graph", h)
+				return nil, pkgerr.Newf("miner: head relation %q has no facts in the graph", h)
 			}
 			heads[int32(r)] = true
 		}
@@ -242,7 +243,7 @@ func loadData(st Source, g *Graph, cfg *Config) (*dataset, error) {
 	if !cfg.NoValid {
 		valid, _, ok, err := readSplit(st, g, "valid", true)
 		if err != nil {
-			return nil, errorf("miner: read valid split: %w", err)
+			return nil, pkgerr.Newf("miner: read valid split: %w", err)
 		}
 		if ok {
 			vk := valid[:0]

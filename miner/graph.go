@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/drumql/drumql/internal/csr"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/miner/internal/sparse"
 	"github.com/drumql/drumql/store"
 )
@@ -254,7 +255,7 @@ func filterCSR(m *sparse.CSR, keep func(row, col int32) bool) *sparse.CSR {
 func LoadGraph(ctx context.Context, st GraphSource) (*Graph, error) {
 	snap, err := st.Snapshot(ctx)
 	if err != nil {
-		return nil, errorf("miner: load graph: %w", err)
+		return nil, pkgerr.Newf("miner: load graph: %w", err)
 	}
 	return NewGraph(st, snap)
 }
@@ -265,7 +266,7 @@ func NewGraph(st Source, snap *store.Snapshot) (*Graph, error) {
 	for i, id := range snap.Relations {
 		name, err := st.Name(id)
 		if err != nil {
-			return nil, errorf("miner: relation %d: %w", id, err)
+			return nil, pkgerr.Newf("miner: relation %d: %w", id, err)
 		}
 		g.relNames = append(g.relNames, name)
 		g.relIndex[name] = i
@@ -274,7 +275,7 @@ func NewGraph(st Source, snap *store.Snapshot) (*Graph, error) {
 	for i, id := range snap.Entities {
 		name, err := st.Name(id)
 		if err != nil {
-			return nil, errorf("miner: entity %d: %w", id, err)
+			return nil, pkgerr.Newf("miner: entity %d: %w", id, err)
 		}
 		g.entNames[i] = name
 		g.symToEnt[id] = int32(i)
@@ -285,7 +286,7 @@ func NewGraph(st Source, snap *store.Snapshot) (*Graph, error) {
 		// Edge ids and row pointers within one relation are 32-bit; the
 		// lists over all relations have 64-bit offsets.
 		if len(out.Col) > math.MaxInt32 {
-			return nil, errorf("miner: relation %s has %d facts; at most %d facts per relation are supported", g.relNames[r], len(out.Col), math.MaxInt32)
+			return nil, pkgerr.Newf("miner: relation %s has %d facts; at most %d facts per relation are supported", g.relNames[r], len(out.Col), math.MaxInt32)
 		}
 		g.fwd = append(g.fwd, &sparse.CSR{Rows: E, Cols: E, Matrix: *out})
 		g.bwd = append(g.bwd, &sparse.CSR{Rows: E, Cols: E, Matrix: *in})

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/store"
 )
 
@@ -82,13 +83,13 @@ func TrainingQueries(src Source, g *Graph, heads []string) ([]HeadLoad, error) {
 	}
 	for _, h := range heads {
 		if _, ok := index[h]; !ok {
-			return nil, errorf("miner: head relation %q has no facts in the graph: %w", h, ErrUnknownRelation)
+			return nil, pkgerr.Newf("miner: head relation %q has no facts in the graph: %w", h, ErrUnknownRelation)
 		}
 	}
 	counts := make([]int, len(rels))
 	splits, err := src.Splits()
 	if err != nil {
-		return nil, errorf("miner: count training queries: %w", err)
+		return nil, pkgerr.Newf("miner: count training queries: %w", err)
 	}
 	if slices.Contains(splits, "train") {
 		relOf := make(map[store.ID]int, len(snap.Relations))
@@ -97,7 +98,7 @@ func TrainingQueries(src Source, g *Graph, heads []string) ([]HeadLoad, error) {
 		}
 		for t, err := range src.Split("train") {
 			if err != nil {
-				return nil, errorf("miner: count training queries: %w", err)
+				return nil, pkgerr.Newf("miner: count training queries: %w", err)
 			}
 			r, ok := relOf[t.R]
 			if !ok {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"math"
+
+	"github.com/drumql/drumql/internal/pkgerr"
 )
 
 // modelMagic starts every model file.
@@ -29,7 +31,7 @@ type fileHeader struct {
 func (m *Model) Save(w io.Writer) error {
 	hdr, err := json.Marshal(fileHeader{Config: m.cfg, Relations: m.rels, Blocks: m.lay.blocks, History: m.history})
 	if err != nil {
-		return errorf("miner: save: %w", err)
+		return pkgerr.Newf("miner: save: %w", err)
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString(modelMagic)
@@ -43,7 +45,7 @@ func (m *Model) Save(w io.Writer) error {
 		bw.Write(buf[:])
 	}
 	if err := bw.Flush(); err != nil {
-		return errorf("miner: save: %w", err)
+		return pkgerr.Newf("miner: save: %w", err)
 	}
 	return nil
 }
@@ -54,55 +56,55 @@ func Load(r io.Reader) (*Model, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	magic := make([]byte, len(modelMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != modelMagic {
-		return nil, errorf("miner: load: bad magic: %w", ErrBadModel)
+		return nil, pkgerr.Newf("miner: load: bad magic: %w", ErrBadModel)
 	}
 	var n [4]byte
 	if _, err := io.ReadFull(br, n[:]); err != nil {
-		return nil, errorf("miner: load: %w", err)
+		return nil, pkgerr.Newf("miner: load: %w", err)
 	}
 	size := binary.LittleEndian.Uint32(n[:])
 	if size > 1<<28 {
-		return nil, errorf("miner: load: header of %d bytes: %w", size, ErrBadModel)
+		return nil, pkgerr.Newf("miner: load: header of %d bytes: %w", size, ErrBadModel)
 	}
 	hdr := make([]byte, size)
 	if _, err := io.ReadFull(br, hdr); err != nil {
-		return nil, errorf("miner: load: %w", err)
+		return nil, pkgerr.Newf("miner: load: %w", err)
 	}
 	var fh fileHeader
 	if err := json.Unmarshal(hdr, &fh); err != nil {
-		return nil, errorf("miner: load: header: %w (%w)", err, ErrBadModel)
+		return nil, pkgerr.Newf("miner: load: header: %w (%w)", err, ErrBadModel)
 	}
 	cfg := fh.Config.WithDefaults()
 	if len(fh.Relations) == 0 {
-		return nil, errorf("miner: load: no relations: %w", ErrBadModel)
+		return nil, pkgerr.Newf("miner: load: no relations: %w", ErrBadModel)
 	}
 	m := &Model{cfg: cfg, rels: fh.Relations, relIdx: make(map[string]int), history: fh.History}
 	for i, r := range m.rels {
 		if _, dup := m.relIdx[r]; dup {
-			return nil, errorf("miner: load: duplicate relation %q: %w", r, ErrBadModel)
+			return nil, pkgerr.Newf("miner: load: duplicate relation %q: %w", r, ErrBadModel)
 		}
 		m.relIdx[r] = i
 	}
 	m.lay = newLayout(cfg, len(m.rels))
 	if len(fh.Blocks) != len(m.lay.blocks) {
-		return nil, errorf("miner: load: %d parameter blocks, want %d: %w", len(fh.Blocks), len(m.lay.blocks), ErrBadModel)
+		return nil, pkgerr.Newf("miner: load: %d parameter blocks, want %d: %w", len(fh.Blocks), len(m.lay.blocks), ErrBadModel)
 	}
 	for i, b := range fh.Blocks {
 		want := m.lay.blocks[i]
 		if b.Name != want.Name || b.Rows != want.Rows || b.Cols != want.Cols {
-			return nil, errorf("miner: load: block %d is %s %dx%d, want %s %dx%d: %w", i, b.Name, b.Rows, b.Cols, want.Name, want.Rows, want.Cols, ErrBadModel)
+			return nil, pkgerr.Newf("miner: load: block %d is %s %dx%d, want %s %dx%d: %w", i, b.Name, b.Rows, b.Cols, want.Name, want.Rows, want.Cols, ErrBadModel)
 		}
 	}
 	m.params = make([]float64, m.lay.size)
 	var buf [8]byte
 	for i := range m.params {
 		if _, err := io.ReadFull(br, buf[:]); err != nil {
-			return nil, errorf("miner: load: parameters: %w", err)
+			return nil, pkgerr.Newf("miner: load: parameters: %w", err)
 		}
 		m.params[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[:]))
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, errorf("miner: load: trailing data: %w", ErrBadModel)
+		return nil, pkgerr.Newf("miner: load: trailing data: %w", ErrBadModel)
 	}
 	return m, nil
 }

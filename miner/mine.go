@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"slices"
+
+	"github.com/drumql/drumql/internal/pkgerr"
 )
 
 // Options are the settings of Mine, the whole pipeline of `drumql mine`:
@@ -93,7 +95,7 @@ func Mine(ctx context.Context, src Source, g *Graph, opt Options, progress func(
 		lists = append(lists, rules)
 		if err != nil {
 			res.Rules = MergeRules(lists...)
-			return res, errorf("miner: head group %d of %d: %w", k+1, len(groups), err)
+			return res, pkgerr.Newf("miner: head group %d of %d: %w", k+1, len(groups), err)
 		}
 	}
 	res.Rules = MergeRules(lists...)

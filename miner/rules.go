@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/internal/workpool"
 )
 
@@ -25,7 +26,7 @@ type pathStep struct {
 func (m *Model) Attention(rel string, inverse bool) ([][][]float64, error) {
 	r, ok := m.relIdx[rel]
 	if !ok {
-		return nil, errorf("miner: attention of %q: %w", rel, ErrUnknownRelation)
+		return nil, pkgerr.Newf("miner: attention of %q: %w", rel, ErrUnknownRelation)
 	}
 	if inverse {
 		r += m.numRel()
@@ -73,7 +74,7 @@ func (m *Model) Rules(opt ExtractOptions) ([]MinedRule, error) {
 	}
 	for _, h := range heads {
 		if _, ok := m.relIdx[h]; !ok {
-			return nil, errorf("miner: rules for %q: %w", h, ErrUnknownRelation)
+			return nil, pkgerr.Newf("miner: rules for %q: %w", h, ErrUnknownRelation)
 		}
 	}
 	perHead := make([][]MinedRule, len(heads))

@@ -3,6 +3,8 @@ package miner
 import (
 	"context"
 	"errors"
+
+	"github.com/drumql/drumql/internal/pkgerr"
 )
 
 // ErrUnknownRelation is returned for a query relation the model was not
@@ -33,7 +35,7 @@ func (s *Scorer) Scores(ctx context.Context, queryRel string, inverse bool, give
 	m, e := tr.m, tr.eng
 	r, ok := m.relIdx[queryRel]
 	if !ok {
-		return nil, errorf("miner: scores for %q: %w", queryRel, ErrUnknownRelation)
+		return nil, pkgerr.Newf("miner: scores for %q: %w", queryRel, ErrUnknownRelation)
 	}
 	q := r
 	if inverse {
@@ -42,7 +44,7 @@ func (s *Scorer) Scores(ctx context.Context, queryRel string, inverse bool, give
 	E := e.E
 	for _, x := range given {
 		if x < 0 || int(x) >= E {
-			return nil, errorf("miner: scores for %q: entity index %d out of range [0,%d)", queryRel, x, E)
+			return nil, pkgerr.Newf("miner: scores for %q: entity index %d out of range [0,%d)", queryRel, x, E)
 		}
 	}
 	if len(dst) != len(given) {

@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/drumql/drumql/internal/csr"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/store"
 )
 
@@ -63,7 +64,7 @@ type SnapshotFile struct {
 func (f *SnapshotFile) Name(id store.ID) (string, error) {
 	i, ok := slices.BinarySearch(f.ids, id)
 	if !ok {
-		return "", errorf("miner: snapshot file: symbol %d: not in the file", id)
+		return "", pkgerr.Newf("miner: snapshot file: symbol %d: not in the file", id)
 	}
 	return f.names[i], nil
 }
@@ -88,7 +89,7 @@ func (f *SnapshotFile) Split(name string) iter.Seq2[store.Triple, error] {
 	return func(yield func(store.Triple, error) bool) {
 		i := slices.Index(f.splits, name)
 		if i < 0 {
-			yield(store.Triple{}, errorf("miner: snapshot file: split %q: %w", name, store.ErrUnknownSplit))
+			yield(store.Triple{}, pkgerr.Newf("miner: snapshot file: split %q: %w", name, store.ErrUnknownSplit))
 			return
 		}
 		for _, t := range f.data[i] {
@@ -121,18 +122,18 @@ func (f *SnapshotFile) Snapshot(context.Context) (*store.Snapshot, error) { retu
 func WriteSnapshot(ctx context.Context, w io.Writer, src GraphSource) error {
 	snap, err := src.Snapshot(ctx)
 	if err != nil {
-		return errorf("miner: write snapshot: %w", err)
+		return pkgerr.Newf("miner: write snapshot: %w", err)
 	}
 	splits, err := src.Splits()
 	if err != nil {
-		return errorf("miner: write snapshot: splits: %w", err)
+		return pkgerr.Newf("miner: write snapshot: splits: %w", err)
 	}
 	slices.Sort(splits)
 	data := make([][]store.Triple, len(splits))
 	for i, name := range splits {
 		for t, err := range src.Split(name) {
 			if err != nil {
-				return errorf("miner: write snapshot: split %q: %w", name, err)
+				return pkgerr.Newf("miner: write snapshot: split %q: %w", name, err)
 			}
 			data[i] = append(data[i], t)
 		}
@@ -168,14 +169,14 @@ func WriteSnapshot(ctx context.Context, w io.Writer, src GraphSource) error {
 			sw.u32(uint32(t))
 		}
 		if err := ctx.Err(); err != nil {
-			return errorf("miner: write snapshot: %w", err)
+			return pkgerr.Newf("miner: write snapshot: %w", err)
 		}
 	}
 	sw.u64(uint64(len(ids)))
 	for _, id := range ids {
 		name, err := src.Name(id)
 		if err != nil {
-			return errorf("miner: write snapshot: symbol %d: %w", id, err)
+			return pkgerr.Newf("miner: write snapshot: symbol %d: %w", id, err)
 		}
 		sw.u32(uint32(id))
 		sw.u32(uint32(len(name)))
@@ -199,7 +200,7 @@ func WriteSnapshot(ctx context.Context, w io.Writer, src GraphSource) error {
 		sw.err = sw.w.Flush()
 	}
 	if sw.err != nil {
-		return errorf("miner: write snapshot: %w", sw.err)
+		return pkgerr.Newf("miner: write snapshot: %w", sw.err)
 	}
 	return nil
 }
@@ -236,12 +237,12 @@ func (s *snapWriter) u64(v uint64) {
 func ReadSnapshotFile(path string) (*SnapshotFile, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, errorf("miner: read snapshot: %w", err)
+		return nil, pkgerr.Newf("miner: read snapshot: %w", err)
 	}
 	defer fh.Close()
 	info, err := fh.Stat()
 	if err != nil {
-		return nil, errorf("miner: read snapshot %s: %w", path, err)
+		return nil, pkgerr.Newf("miner: read snapshot %s: %w", path, err)
 	}
 	f, err := ReadSnapshot(fh, info.Size())
 	if err != nil {
@@ -262,13 +263,13 @@ func ReadSnapshot(r io.Reader, size int64) (*SnapshotFile, error) {
 	want := sr.h.Sum32()
 	var sum [4]byte
 	if _, err := io.ReadFull(sr.r, sum[:]); err != nil {
-		return nil, errorf("miner: read snapshot: truncated (no checksum): %w", ErrBadSnapshot)
+		return nil, pkgerr.Newf("miner: read snapshot: truncated (no checksum): %w", ErrBadSnapshot)
 	}
 	if got := binary.LittleEndian.Uint32(sum[:]); got != want {
-		return nil, errorf("miner: read snapshot: checksum mismatch (file says %08x, content gives %08x): the file is damaged: %w", got, want, ErrBadSnapshot)
+		return nil, pkgerr.Newf("miner: read snapshot: checksum mismatch (file says %08x, content gives %08x): the file is damaged: %w", got, want, ErrBadSnapshot)
 	}
 	if _, err := sr.r.ReadByte(); err != io.EOF {
-		return nil, errorf("miner: read snapshot: trailing data after the checksum: %w", ErrBadSnapshot)
+		return nil, pkgerr.Newf("miner: read snapshot: trailing data after the checksum: %w", ErrBadSnapshot)
 	}
 	return f, nil
 }
@@ -285,7 +286,7 @@ type snapReader struct {
 
 func (s *snapReader) bad(what string) {
 	if s.err == nil {
-		s.err = errorf("miner: read snapshot: %s: %w", what, ErrBadSnapshot)
+		s.err = pkgerr.Newf("miner: read snapshot: %s: %w", what, ErrBadSnapshot)
 	}
 }
 
@@ -354,10 +355,10 @@ func (s *snapReader) read() (*SnapshotFile, error) {
 	magic := make([]byte, len(snapMagic))
 	s.bytes(magic)
 	if s.err != nil || string(magic) != snapMagic {
-		return nil, errorf("miner: read snapshot: bad magic: %w", ErrBadSnapshot)
+		return nil, pkgerr.Newf("miner: read snapshot: bad magic: %w", ErrBadSnapshot)
 	}
 	if v := s.u32(); s.err == nil && v != snapVersion {
-		return nil, errorf("miner: read snapshot: format version %d, this drumql reads version %d: %w", v, snapVersion, ErrBadSnapshot)
+		return nil, pkgerr.Newf("miner: read snapshot: format version %d, this drumql reads version %d: %w", v, snapVersion, ErrBadSnapshot)
 	}
 	f := &SnapshotFile{snap: &store.Snapshot{}}
 	snap := f.snap
@@ -454,7 +455,7 @@ func (s *snapReader) read() (*SnapshotFile, error) {
 		return nil, s.err
 	}
 	if s.left != 0 {
-		return nil, errorf("miner: read snapshot: %d unexpected bytes before the checksum: %w", s.left, ErrBadSnapshot)
+		return nil, pkgerr.Newf("miner: read snapshot: %d unexpected bytes before the checksum: %w", s.left, ErrBadSnapshot)
 	}
 	return f, nil
 }

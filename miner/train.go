@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"time"
+
+	"github.com/drumql/drumql/internal/pkgerr"
 )
 
 // Progress reports training progress after every batch and at the end of
@@ -83,7 +85,7 @@ func TrainGraph(ctx context.Context, st Source, g *Graph, cfg Config, progress f
 		batches := ds.epochBatches(epoch)
 		for bi := range batches {
 			if err := ctx.Err(); err != nil {
-				return m, errorf("miner: training stopped in epoch %d after %d of %d batches: %w", epoch, bi, len(batches), err)
+				return m, pkgerr.Newf("miner: training stopped in epoch %d after %d of %d batches: %w", epoch, bi, len(batches), err)
 			}
 			b := &batches[bi]
 			loss := tr.step(b)
@@ -103,7 +105,7 @@ func TrainGraph(ctx context.Context, st Source, g *Graph, cfg Config, progress f
 			vl, vh, err := tr.validPass(ctx, ds)
 			if err != nil {
 				m.history = append(m.history, es)
-				return m, errorf("miner: training stopped in epoch %d during validation: %w", epoch, err)
+				return m, pkgerr.Newf("miner: training stopped in epoch %d during validation: %w", epoch, err)
 			}
 			es.ValidLoss, es.ValidHits10 = vl, vh
 			bestLoss, bestHits = min(bestLoss, vl), max(bestHits, vh)

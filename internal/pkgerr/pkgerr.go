@@ -2,7 +2,8 @@
 // the package's name ("reasoner: query p(X): ..."), so that a message names
 // each package once however many times the package wraps its own errors on
 // their way out: "reasoner: query p(X): too many facts", not
-// "reasoner: query p(X): reasoner: too many facts".
+// "reasoner: query p(X): reasoner: too many facts". Such a package calls
+// [Newf] where it would call fmt.Errorf.
 //
 // It is a leaf: it imports only the standard library, and every package of
 // the module may import it (docs/ARCHITECTURE.md, "The dependency rule").
@@ -28,6 +29,19 @@ func Errorf(prefix, format string, args ...any) error {
 		}
 	}
 	return fmt.Errorf(format, trimmedArgs...)
+}
+
+// Newf is [Errorf] with the prefix read from format: the text before the
+// format's first ": ", and the ": ", when that text holds no verb — "miner: "
+// for "miner: read %s: %w". It is the errorf of every package whose
+// messages start with the package's name. A format with no such prefix is
+// formatted as by fmt.Errorf.
+func Newf(format string, args ...any) error {
+	name, _, ok := strings.Cut(format, ": ")
+	if !ok || strings.Contains(name, "%") {
+		return fmt.Errorf(format, args...)
+	}
+	return Errorf(name+": ", format, args...)
 }
 
 // trimmed is an error shown without its package prefix.

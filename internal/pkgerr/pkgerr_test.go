@@ -45,3 +45,40 @@ func TestErrorf(t *testing.T) {
 		t.Errorf("errors.As(%q, *typed) = %v, %v", cases[5].err, te, ok)
 	}
 }
+
+var newfInner = Newf("pkg: inner op: %w", errSentinel)
+
+// newfTests are Newf's formats and messages: a prefix is the text before
+// the first ": " when it holds no verb.
+var newfTests = []struct {
+	err  error
+	want string
+}{
+	{Newf("pkg: op: %w", errSentinel), "pkg: op: sentinel"},
+	{Newf("pkg: outer: %w", newfInner), "pkg: outer: inner op: sentinel"},
+	{Newf("pkg: op %s: %w", "x", context.Canceled), "pkg: op x: context canceled"},
+	{Newf("pkg: op: %w", errors.New("other: failed")), "pkg: op: other: failed"},
+	{Newf("pkg: %w and %v", errSentinel, errSentinel), "pkg: sentinel and sentinel"},
+	{Newf("other: op: %w", errSentinel), "other: op: pkg: sentinel"},
+	{Newf("%s: op: %w", "pkg", errSentinel), "pkg: op: pkg: sentinel"},
+	{Newf("op %w", errSentinel), "op pkg: sentinel"},
+	{Newf("pkg:op: %w", errSentinel), "pkg:op: pkg: sentinel"},
+	{Newf("%w", errSentinel), "pkg: sentinel"},
+	{Newf("pkg: "), "pkg: "},
+}
+
+func TestNewf(t *testing.T) {
+	for _, c := range newfTests {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("message %q, want %q", got, c.want)
+		}
+	}
+	for _, i := range []int{0, 1, 4, 5, 6, 7, 8, 9} {
+		if err := newfTests[i].err; !errors.Is(err, errSentinel) {
+			t.Errorf("errors.Is(%q, sentinel) = false", err)
+		}
+	}
+	if err := newfTests[2].err; !errors.Is(err, context.Canceled) {
+		t.Errorf("errors.Is(%q, context.Canceled) = false", err)
+	}
+}
