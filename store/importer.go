@@ -10,18 +10,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/drumql/drumql/internal/lineerr"
 	"github.com/drumql/drumql/internal/tsv"
 )
 
-// LineError is one malformed input line.
-type LineError struct {
-	File   string
-	Line   int // 1-based
-	Reason string
-}
-
-// Error formats the error as file:line: reason.
-func (e LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
+// LineError is one malformed input line. The importer sets no Col: its
+// Error is "file:line: reason".
+type LineError = lineerr.Error
 
 // LoadError is every malformed line of an import, in file and line order.
 // A reader that returns a LoadError returns no batch: nothing is loaded.

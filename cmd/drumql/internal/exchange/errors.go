@@ -3,23 +3,13 @@ package exchange
 import (
 	"fmt"
 	"strings"
+
+	"github.com/drumql/drumql/internal/lineerr"
 )
 
-// LineError is a problem with one line of a rule file.
-type LineError struct {
-	File string
-	Line int // 1-based
-	Col  int // 1-based byte column, 0 when the whole line is meant
-	Msg  string
-}
-
-// Error returns "file:line:col: message" (or "file:line: message").
-func (e *LineError) Error() string {
-	if e.Col > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
+// LineError is a problem with one line of a rule file; Col is the 1-based
+// byte column, 0 when the whole line is meant.
+type LineError = lineerr.Error
 
 // MaxErrors is how many line errors an [Errors] lists; the rest are
 // counted.

@@ -55,7 +55,7 @@ func newCollector(file string) *collector {
 
 // errorf records an error at line, column col (0: the whole line).
 func (c *collector) errorf(line, col int, msg string) {
-	c.errs.add(&LineError{File: c.file, Line: line, Col: col, Msg: msg})
+	c.errs.add(&LineError{File: c.file, Line: line, Col: col, Reason: msg})
 }
 
 // add records a converted rule: one with weight 0 is counted and left out,
