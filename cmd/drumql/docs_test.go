@@ -50,10 +50,11 @@ type docExample struct {
 var directive = regexp.MustCompile(`^<!-- example: (.*) -->$`)
 
 // parseExamples returns the examples and directives of a Markdown document,
-// in order, and the number of code lines starting "drumql " that are not run.
-func parseExamples(doc string) ([]docExample, int) {
+// in order, and the lines (1-based) of the code lines starting "drumql "
+// that are not run.
+func parseExamples(doc string) ([]docExample, []int) {
 	var out []docExample
-	synopses := 0
+	var synopses []int
 	lines := strings.Split(doc, "\n")
 	fenced := false
 	var cur *docExample
@@ -90,7 +91,7 @@ func parseExamples(doc string) ([]docExample, int) {
 			indent = l[:len(l)-len(strings.TrimLeft(l, " "))]
 		case code && strings.HasPrefix(trimmed, "drumql "):
 			flush()
-			synopses++
+			synopses = append(synopses, i+1)
 		case cur != nil:
 			cur.want = append(cur.want, strings.TrimRight(strings.TrimPrefix(l, indent), " "))
 		}
@@ -123,8 +124,8 @@ func TestDocExamples(t *testing.T) {
 		}
 		examples, synopses := parseExamples(string(src))
 		name, _ := filepath.Rel(root, path)
-		if synopses > 0 {
-			t.Logf("%s: %d synopsis lines (drumql without $) not run", name, synopses)
+		if len(synopses) > 0 {
+			t.Logf("%s: not run, synopses (drumql without $) at lines %v", name, synopses)
 		}
 		if len(examples) == 0 {
 			continue
@@ -278,8 +279,8 @@ func TestParseExamples(t *testing.T) {
 		{line: 11, command: "drumql version", want: []string{"version 1"}},
 		{line: 15, command: "drumql check f.dl", want: []string{}},
 	}
-	if synopses != 1 {
-		t.Errorf("synopses = %d, want 1", synopses)
+	if !slices.Equal(synopses, []int{3}) {
+		t.Errorf("synopses at lines %v, want [3]", synopses)
 	}
 	if len(got) != len(want) {
 		t.Fatalf("parseExamples = %+v, want %+v", got, want)
