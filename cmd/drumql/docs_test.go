@@ -422,6 +422,7 @@ func TestCLIFlagsDocumented(t *testing.T) {
 		}
 	}
 	check("", global)
+	cmdFlags := map[string]map[string]bool{}
 	for _, c := range commands {
 		help, _, code := runCLI(t, "", append(strings.Fields(c), "--help")...)
 		if code != 0 {
@@ -432,6 +433,7 @@ func TestCLIFlagsDocumented(t *testing.T) {
 			delete(own, f)
 		}
 		check(c, own)
+		cmdFlags[c] = own
 	}
 	for i, l := range strings.Split(string(src), "\n") {
 		for _, m := range docFlag.FindAllStringSubmatch(l, -1) {
@@ -440,4 +442,56 @@ func TestCLIFlagsDocumented(t *testing.T) {
 			}
 		}
 	}
+	for _, p := range misattributed(string(src), commands, cmdFlags, global) {
+		t.Error(p)
+	}
+}
+
+// misattributed returns a line for each flag that a command's section of
+// docs/CLI.md mentions, in backquotes or a code line, that is neither a
+// global flag nor one of the command's, unless a command's name comes before
+// it in the same backquoted text or code line (`eval --model`, "drumql
+// mine ..."). Sections that name no one command are not checked.
+func misattributed(doc string, commands []string, cmdFlags map[string]map[string]bool, global map[string]bool) []string {
+	var problems []string
+	check := func(section, text string) {
+		words := strings.Fields(text)
+		owner := section
+		for i, w := range words {
+			if slices.Contains(commands, w) {
+				owner = w
+			} else if i+1 < len(words) && slices.Contains(commands, w+" "+words[i+1]) {
+				owner = w + " " + words[i+1]
+			}
+			m := docFlag.FindStringSubmatch(w)
+			if m == nil || !strings.HasPrefix(w, "--") || global[m[1]] || cmdFlags[owner][m[1]] {
+				continue
+			}
+			problems = append(problems, fmt.Sprintf("docs/CLI.md, section %q: --%s in %q is no flag of %s", section, m[1], text, owner))
+		}
+	}
+	for _, part := range strings.Split("\n"+doc, "\n#")[1:] {
+		heading, body, _ := strings.Cut(part, "\n")
+		m := docHeading.FindStringSubmatch("#" + heading)
+		if m == nil {
+			continue
+		}
+		section := m[1]
+		if !slices.Contains(commands, section) {
+			section, _, _ = strings.Cut(section, " ")
+		}
+		var prose strings.Builder
+		for _, l := range strings.Split(body, "\n") {
+			if strings.HasPrefix(l, "    ") {
+				check(section, strings.TrimSpace(l))
+			} else {
+				prose.WriteString(l + " ")
+			}
+		}
+		spans := strings.Split(prose.String(), "`")
+		for i := 1; i < len(spans); i += 2 {
+			check(section, spans[i])
+		}
+	}
+	return problems
 }
