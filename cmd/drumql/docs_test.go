@@ -17,11 +17,12 @@ import (
 //   - An example is a line of a code block (indented by four spaces, or
 //     inside a ``` fence) that starts with "$ drumql ". The lines after it in
 //     the same block, up to the next line that starts with "$ " or "drumql ",
-//     are what it prints: standard
-//     output, then standard error. A line "..." (indented or not) stands
-//     for any number of lines. The time an update took and the size on disk are not compared.
-//   - A code line that starts with "drumql " (no "$ ") is a synopsis: not run.
-//     Examples that need other data, a server or a cluster are written so.
+//     are what it prints: standard output, then standard error. A line "..."
+//     (indented or not) stands for any number of lines. The time an update
+//     took and the size on disk are not compared.
+//   - A code line that starts with "drumql " (no "$ ") is a synopsis: not
+//     run. Examples that need other data, a server or a cluster, or that
+//     print how long they took, are written so.
 //   - A document's examples run in order, in a directory of their own that
 //     holds the walkthrough's state: examples/ (the repository's), the store
 //     ./drumql.db with examples/families loaded, families.dl as drumql mine
@@ -29,13 +30,13 @@ import (
 //     examples/families/expert.dl. Examples that change the state change it
 //     for the examples after them.
 //   - A comment line "<!-- example: edit FILE "TEXT" "NEW" -->" replaces the
-//     one line of FILE that contains TEXT by NEW, as a reader editing the file
-//     would; "<!-- example: drumql ARGS -->" runs a command whose output is
-//     not shown. Both are invisible on the rendered page.
-//   - In docs/CLI.md, each command's section (a heading naming `drumql CMD
-//     ...`) has one line starting "Flags:" that lists every flag of the
-//     command in backquotes (`--name ARG`); the global flags are listed once,
-//     in the section "Global flags".
+//     one line of FILE that contains TEXT by NEW, as a reader editing the
+//     file would; "<!-- example: drumql ARGS -->" runs a command whose output
+//     is not shown. Both are invisible on the rendered page.
+//   - In docs/CLI.md, each command's section (a heading naming `drumql CMD`)
+//     has one paragraph starting "Flags:" that lists every flag of the
+//     command (`--name ARG`); the global flags are listed once, in the
+//     section "Global flags".
 
 // docExample is one "$ drumql ..." line of a document with the output the
 // document shows for it, or a directive (edit, or a command run silently).
