@@ -27,7 +27,7 @@
 // (+ - * / % ^, unary minus), the built-in functions of [Functions] and the
 // aggregates of [Aggregators]; [Builtins] are tests written as body
 // literals. Several heads and `;` are expanded by the parser into one rule
-// each. The README's dialect section gives their semantics: integers are
+// each. docs/DIALECT.md gives their semantics: integers are
 // exact (64 bits), other numbers float64; an aggregate counts the distinct
 // matches of its body per group (the variables it shares with the rest of
 // the rule), its confidence the lowest of theirs.

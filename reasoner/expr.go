@@ -10,8 +10,8 @@ import (
 )
 
 // Expressions, built-in tests and aggregates (datalog.Expr): their
-// compiled form and their evaluation by a worker. The semantics is the
-// README's (the dialect section's items Arithmetic, Strings and
+// compiled form and their evaluation by a worker. The semantics is
+// docs/DIALECT.md's (its items Arithmetic, Strings and
 // Aggregates) and doc.go's: every value is a symbol; a symbol whose name
 // is written as a number is a number, an integer when its value is whole
 // (and below 2^63 in magnitude), otherwise a float.

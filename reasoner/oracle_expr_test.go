@@ -20,7 +20,7 @@ import (
 
 // The expression oracle: the naive oracle (see oracle) extended with
 // expressions, built-in functions and tests, and aggregates, written from
-// the documented semantics (the README's dialect section: Arithmetic,
+// the documented semantics (docs/DIALECT.md: Arithmetic,
 // Strings, Aggregates; doc.go's values) and not from the engine's code. Like the naive oracle it applies every rule to every
 // combination of facts, by brute force, until nothing changes, with
 // max-product confidences.

@@ -41,7 +41,7 @@ pid=$!
 while kill -0 "$pid" 2>/dev/null && [ "$(du -sk "$db" | cut -f1)" -lt 32768 ]; do sleep 0.1; done
 kill -9 "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
-sleep 1 # the writer's child process dies with it (see README, exit codes)
+sleep 1 # the writer's child process dies with it (see docs/CLI.md, "Global flags, exit codes and the store")
 # Not stats: a reader that finds a killed load rolls it back first.
 du -sh "$db" | sed 's/^/after a load killed with SIGKILL, before any drumql opens the store:\n  du: /'
 "$bin" -q --db "$db" infer "$work/small.dl" > "$work/out.txt"; head -n 1 "$work/out.txt"
