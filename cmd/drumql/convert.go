@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/drumql/drumql/cmd/drumql/internal/exchange"
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/exchange"
 	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/parser"
 )

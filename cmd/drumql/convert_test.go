@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/drumql/drumql/cmd/drumql/internal/exchange"
+	"github.com/drumql/drumql/exchange"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/parser"
 )

@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
+	"github.com/drumql/drumql/scoring"
 	"io"
 	"slices"
 	"strings"

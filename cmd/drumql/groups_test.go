@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
+	"github.com/drumql/drumql/scoring"
 	"os"
 	"path/filepath"
 	"reflect"

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
+	"github.com/drumql/drumql/scoring"
 
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/miner"

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
+	"github.com/drumql/drumql/scoring"
 	"runtime"
 	"slices"
 	"time"

@@ -29,6 +29,8 @@ var allowed = map[string][]string{
 	"linkpred": {"store"},
 	"cluster":  {"miner"},
 	"server":   {"reasoner", "store", "datalog", "parser", "linkpred"},
+	"exchange": {"datalog"},
+	"scoring":  {"linkpred", "miner", "reasoner", "store", "datalog"},
 }
 
 // thirdParty lists the outside modules each package may use (prefixes).
@@ -42,6 +44,8 @@ var thirdParty = map[string][]string{
 	"cluster":  {"github.com/nats-io/nats.go"},
 	"internal": {},
 	"server":   {"github.com/prometheus/client_golang"},
+	"exchange": {},
+	"scoring":  {},
 }
 
 // testOnly lists what a package's tests may import beyond what the package
@@ -56,6 +60,9 @@ var testOnly = map[string][]string{
 	"reasoner": {"parser", "golang.org/x/tools/txtar"},
 	// the web page driven in headless Chromium
 	"server": {"github.com/chromedp/chromedp", "github.com/chromedp/cdproto"},
+	// rules written in the dialect's text
+	"exchange": {"parser"},
+	"scoring":  {"parser"},
 }
 
 // buildContext sees every file whatever its build constraints, so that the
