@@ -28,7 +28,8 @@ var allowed = map[string][]string{
 	"miner":    {"datalog", "store"},
 	"linkpred": {"store"},
 	"cluster":  {"miner"},
-	"server":   {"reasoner", "store", "datalog", "parser", "linkpred"},
+	"server":   {"reasoner", "store", "datalog", "parser", "linkpred", "wire"},
+	"wire":     {"datalog", "reasoner"},
 	"exchange": {"datalog"},
 	"scoring":  {"linkpred", "miner", "reasoner", "store", "datalog"},
 }
@@ -46,6 +47,7 @@ var thirdParty = map[string][]string{
 	"server":   {"github.com/prometheus/client_golang"},
 	"exchange": {},
 	"scoring":  {},
+	"wire":     {},
 }
 
 // testOnly lists what a package's tests may import beyond what the package
