@@ -13,6 +13,7 @@ import (
 	"github.com/drumql/drumql/internal/suggest"
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/rulefile"
 	"github.com/drumql/drumql/store"
 )
 
@@ -179,7 +180,7 @@ func (c *inferCmd) Run(e *env) error {
 // programAndStore loads the rule files (their warnings on stderr), resolves
 // the threshold with --min minX, and opens the store for writing, warning
 // about body predicates nothing defines: what infer and serve do first.
-func programAndStore(e *env, files []string, minX float64) (*programSet, threshold, store.Store, error) {
+func programAndStore(e *env, files []string, minX float64) (*rulefile.Set, threshold, store.Store, error) {
 	var warn bytes.Buffer
 	ps, err := loadPrograms(e, &warn, files)
 	io.Copy(e.stderr, &warn)

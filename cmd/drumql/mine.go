@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/drumql/drumql/scoring"
 	"runtime"
 	"slices"
 	"time"
@@ -15,6 +14,8 @@ import (
 	"github.com/drumql/drumql/internal/report"
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/rulefile"
+	"github.com/drumql/drumql/scoring"
 	"github.com/drumql/drumql/store"
 )
 
@@ -414,14 +415,14 @@ func (r *mineRun) header() string {
 // model (--save-model).
 func (c *mineCmd) writeOutputs(e *env, r *mineRun) error {
 	var buf bytes.Buffer
-	writeRules(&buf, r.header(), c.Threshold, r.directives, r.res.Rules)
-	mined := stampMined(buf.Bytes())
+	rulefile.Write(&buf, r.header(), c.Threshold, r.directives, miner.DatalogRules(r.res.Rules))
+	mined := rulefile.Stamp(buf.Bytes())
 	if c.Out == "" {
 		if _, err := e.stdout.Write(mined); err != nil {
 			return err
 		}
-	} else if err := writeMined(c.Out, mined, c.Force); err != nil {
-		return err
+	} else if err := rulefile.WriteMined(c.Out, mined, c.Force); err != nil {
+		return replaceErr(err)
 	}
 	switch {
 	case c.SaveModel == "":

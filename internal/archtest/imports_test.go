@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"cluster":  {"miner"},
 	"server":   {"reasoner", "store", "datalog", "parser", "linkpred", "wire"},
 	"wire":     {"datalog", "reasoner"},
+	"rulefile": {"datalog", "parser"},
 	"exchange": {"datalog"},
 	"scoring":  {"linkpred", "miner", "reasoner", "store", "datalog"},
 }
@@ -48,6 +49,7 @@ var thirdParty = map[string][]string{
 	"exchange": {},
 	"scoring":  {},
 	"wire":     {},
+	"rulefile": {},
 }
 
 // testOnly lists what a package's tests may import beyond what the package
