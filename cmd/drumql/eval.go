@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/drumql/drumql/scoring"
 	"io"
 	"slices"
 	"strings"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/mining"
+	"github.com/drumql/drumql/scoring"
 	"github.com/drumql/drumql/store"
 )
 
@@ -118,7 +119,7 @@ func splitQueries(st store.Store, split string, limit int) ([]linkpred.Query, er
 // drumql mine --eval: a scorer holds L·(T+1) entity × batch blocks, so one
 // per core would take more memory than training did (the scorer runs the L
 // ranks of a batch in parallel).
-func evalModel(e *env, st store.Store, g *miner.Graph, model *modelSet, split string) (*linkpred.Report, error) {
+func evalModel(e *env, st store.Store, g *miner.Graph, model *mining.ModelSet, split string) (*linkpred.Report, error) {
 	return evalModelLimit(e, st, g, model, nil, scoring.AggOverride{}, split, 0, 1)
 }
 
@@ -126,7 +127,7 @@ func evalModel(e *env, st store.Store, g *miner.Graph, model *modelSet, split st
 // triples when limit > 0) with at most workers scorers (0: one per core);
 // with rule files, the rules rank the candidates and the model breaks their
 // ties (see hybridScorer).
-func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, ruleFiles []string, how scoring.AggOverride, split string, limit, workers int) (*linkpred.Report, error) {
+func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *mining.ModelSet, ruleFiles []string, how scoring.AggOverride, split string, limit, workers int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
@@ -137,7 +138,7 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, rul
 	}
 	snap := g.Snapshot()
 	ents := linkpred.UnionEntities(snap.Entities, filter.Entities())
-	scorer := scoring.NewModelScorer(g, ents, model.models, model.heads)
+	scorer := scoring.NewModelScorer(g, ents, model.Models, model.Heads)
 	if len(ruleFiles) > 0 {
 		prog, err := loadRuleFlags(e, ruleFiles)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/rulefile"
 )
 
@@ -60,15 +59,4 @@ func checkReplaceFlag(path string, force bool) error {
 		return nil
 	}
 	return replaceErr(rulefile.CheckReplace(path, force))
-}
-
-// countHeads counts the distinct head predicates of rules.
-func countHeads(rules []miner.MinedRule) int {
-	n := 0
-	for i := range rules {
-		if i == 0 || rules[i].Head != rules[i-1].Head {
-			n++
-		}
-	}
-	return n
 }

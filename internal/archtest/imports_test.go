@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"server":   {"reasoner", "store", "datalog", "parser", "linkpred", "wire"},
 	"wire":     {"datalog", "reasoner"},
 	"rulefile": {"datalog", "parser"},
+	"mining":   {"miner", "scoring", "cluster", "reasoner", "linkpred", "store", "datalog", "rulefile"},
 	"exchange": {"datalog"},
 	"scoring":  {"linkpred", "miner", "reasoner", "store", "datalog"},
 }
@@ -50,6 +51,7 @@ var thirdParty = map[string][]string{
 	"scoring":  {},
 	"wire":     {},
 	"rulefile": {},
+	"mining":   {},
 }
 
 // testOnly lists what a package's tests may import beyond what the package
