@@ -93,11 +93,11 @@ var mineGroups = []kong.Group{
 
 type exitPanic int
 
-// supervise, when set (by main, in a process that is not already
+// runSupervised, when set (by main, in a process that is not already
 // supervised), runs a command that writes the store in a supervised child
 // process and returns its exit code; ok is false when it could not, and
 // run runs the command itself.
-var supervise func(cmd string, args []string, db string) (code int, ok bool)
+var runSupervised func(cmd string, args []string, db string) (code int, ok bool)
 
 // writers are the commands that open the store for writing (serve writes
 // every edit).
@@ -137,8 +137,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return exitUsage
 	}
-	if cmd := strings.Fields(kctx.Command()); supervise != nil && len(cmd) > 0 && writers[cmd[0]] {
-		if code, ok := supervise(cmd[0], args, c.DB); ok {
+	if cmd := strings.Fields(kctx.Command()); runSupervised != nil && len(cmd) > 0 && writers[cmd[0]] {
+		if code, ok := runSupervised(cmd[0], args, c.DB); ok {
 			return code
 		}
 	}
