@@ -140,3 +140,16 @@ func intersect(a, b []string) []string {
 	}
 	return out
 }
+
+// SaveModel writes the run's model to path: the model file, or for a run
+// mined in head groups the group models and their manifest (SaveGroups).
+func (r *Run) SaveModel(path string) error {
+	if r.Grouped() {
+		return r.SaveGroups(path)
+	}
+	var b bytes.Buffer
+	if err := r.Result.Models[0].Save(&b); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, b.Bytes())
+}

@@ -1,6 +1,7 @@
 package mining
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -144,4 +145,63 @@ func CountHeads(rules []miner.MinedRule) int {
 		}
 	}
 	return n
+}
+
+// ChooseAggregation sets the aggregation recorded in the rule file:
+// "noisy-or" records noisy-or, "auto" chooses it on the store's valid split
+// (scoring.ChooseAggregation), and anything else, an interrupted run, or a
+// store without a valid split records max. It returns the number of valid
+// queries the choice was made on (0 when none was made).
+func (r *Run) ChooseAggregation(ctx context.Context, how string) (int, error) {
+	rules := r.Result.Rules
+	r.Directives = []datalog.Aggregate{{Method: "max"}}
+	switch how {
+	case "noisy-or":
+		r.Directives = []datalog.Aggregate{{Method: "noisy_or"}}
+		return 0, nil
+	case "auto":
+		if r.Stopped != nil {
+			return 0, nil
+		}
+	default:
+		return 0, nil
+	}
+	vq, err := scoring.ValidQueries(r.Store)
+	if err != nil {
+		return 0, err
+	}
+	if len(vq) == 0 || len(rules) == 0 {
+		return 0, nil
+	}
+	prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
+	if r.Tuned, err = scoring.ChooseAggregation(ctx, r.Store, r.Graph, prog, vq); err != nil {
+		return 0, err
+	}
+	r.Directives = r.Tuned.Directives
+	return len(vq), nil
+}
+
+// KeepTop keeps the best n rules per head (miner.TopRules; none when n <=
+// 0); after an aggregation chosen on valid, it chooses theirs and keeps the
+// whole file's in FullTuned (see TopLine).
+func (r *Run) KeepTop(ctx context.Context, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	r.Top, r.FullRules = n, len(r.Result.Rules)
+	r.Result.Rules = miner.TopRules(r.Result.Rules, n)
+	if r.Tuned == nil {
+		return nil
+	}
+	vq, err := scoring.ValidQueries(r.Store)
+	if err != nil {
+		return err
+	}
+	prog := &datalog.Program{Rules: miner.DatalogRules(r.Result.Rules)}
+	r.FullTuned = r.Tuned
+	if r.Tuned, err = scoring.ChooseAggregation(ctx, r.Store, r.Graph, prog, vq); err != nil {
+		return err
+	}
+	r.Directives = r.Tuned.Directives
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/internal/report"
 	"github.com/drumql/drumql/miner"
@@ -258,63 +257,24 @@ func (c *mineCmd) logStep(e *env, what string, since time.Time) {
 }
 
 // chooseAggregation chooses the aggregation recorded in the rule file
-// (--aggregate): auto chooses it on the store's valid split; after Ctrl-C
-// or without a valid split the file records max.
+// (--aggregate; see mining.Run.ChooseAggregation).
 func (c *mineCmd) chooseAggregation(e *env, r *mining.Run) error {
-	rules := r.Result.Rules
-	c.logStep(e, fmt.Sprintf("%d rules read and counted", len(rules)), r.RulesStart)
-	r.Directives = []datalog.Aggregate{{Method: "max"}}
-	switch c.Aggregate {
-	case "noisy-or":
-		r.Directives = []datalog.Aggregate{{Method: "noisy_or"}}
-		return nil
-	case "auto":
-		if r.Stopped != nil {
-			return nil
-		}
-	default:
-		return nil
-	}
+	c.logStep(e, fmt.Sprintf("%d rules read and counted", len(r.Result.Rules)), r.RulesStart)
 	tuneStart := time.Now()
-	vq, err := scoring.ValidQueries(r.Store)
-	if err != nil {
-		return err
+	n, err := r.ChooseAggregation(e.ctx, c.Aggregate)
+	if n > 0 {
+		c.logStep(e, fmt.Sprintf("aggregation chosen on %d valid queries", n), tuneStart)
 	}
-	if len(vq) == 0 || len(rules) == 0 {
-		return nil
-	}
-	prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
-	if r.Tuned, err = scoring.ChooseAggregation(e.ctx, r.Store, r.Graph, prog, vq); err != nil {
-		return err
-	}
-	r.Directives = r.Tuned.Directives
-	c.logStep(e, fmt.Sprintf("aggregation chosen on %d valid queries", len(vq)), tuneStart)
-	return nil
+	return err
 }
 
-// keepTop keeps the best --top rules per head; after an aggregation chosen
-// on valid, it chooses theirs and says what they cost against the whole
-// file.
+// keepTop keeps the best --top rules per head (mining.Run.KeepTop) and
+// says what they cost against the whole file.
 func (c *mineCmd) keepTop(e *env, r *mining.Run) error {
-	if c.Top <= 0 {
-		return nil
-	}
-	r.Top, r.FullRules = c.Top, len(r.Result.Rules)
-	r.Result.Rules = miner.TopRules(r.Result.Rules, c.Top)
-	if r.Tuned == nil {
-		return nil
-	}
-	vq, err := scoring.ValidQueries(r.Store)
-	if err != nil {
+	if err := r.KeepTop(e.ctx, c.Top); err != nil {
 		return err
 	}
-	prog := &datalog.Program{Rules: miner.DatalogRules(r.Result.Rules)}
-	r.FullTuned = r.Tuned
-	if r.Tuned, err = scoring.ChooseAggregation(e.ctx, r.Store, r.Graph, prog, vq); err != nil {
-		return err
-	}
-	r.Directives = r.Tuned.Directives
-	if !e.cli.Quiet {
+	if r.FullTuned != nil && !e.cli.Quiet {
 		fmt.Fprintf(e.stderr, "mine: %s\n", r.TopLine())
 	}
 	return nil
@@ -333,17 +293,10 @@ func (c *mineCmd) writeOutputs(e *env, r *mining.Run) error {
 	} else if err := rulefile.WriteMined(c.Out, mined, c.Force); err != nil {
 		return replaceErr(err)
 	}
-	switch {
-	case c.SaveModel == "":
+	if c.SaveModel == "" {
 		return nil
-	case r.Grouped():
-		return r.SaveGroups(c.SaveModel)
 	}
-	var mb bytes.Buffer
-	if err := r.Result.Models[0].Save(&mb); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(c.SaveModel, mb.Bytes())
+	return r.SaveModel(c.SaveModel)
 }
 
 // assess computes the coverage, printed at the end and shown in the report,
