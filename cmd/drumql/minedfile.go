@@ -47,13 +47,14 @@ func checkOutput(flag, path string) error {
 }
 
 // checkOutputs checks every output path of mine before any work (see
-// checkOutput and checkReplace).
+// checkOutput and rulefile.CheckReplace).
 func (c *mineCmd) checkOutputs() error {
 	return errors.Join(checkOutput("--out", c.Out), checkOutput("--save-model", c.SaveModel),
 		checkOutput("--report", c.Report), checkOutput("--write-config", c.WriteConfig), checkReplaceFlag(c.Out, c.Force))
 }
 
-// checkReplaceFlag is checkReplace for a set --out.
+// checkReplaceFlag is rulefile.CheckReplace for a set --out, its refusal an
+// input error.
 func checkReplaceFlag(path string, force bool) error {
 	if path == "" {
 		return nil
