@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
 )
 
 // Rule is a loaded rule as GET /v1/rules lists it. Support, Body and
@@ -64,4 +65,18 @@ func NewRule(r datalog.Rule, lines []string) Rule {
 		}
 	}
 	return info
+}
+
+// Relation is a relation of the store with its fact counts, as `drumql
+// stats --format json` and GET /v1/stats list them.
+type Relation struct {
+	Name    string `json:"name"`
+	Arity   int    `json:"arity"`
+	Base    int    `json:"base"`
+	Derived int    `json:"derived"`
+}
+
+// NewRelation is the relation r of a store.
+func NewRelation(r store.RelationStats) Relation {
+	return Relation{Name: r.Name, Arity: r.Arity, Base: r.Base, Derived: r.Derived}
 }

@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	"linkpred": {"store"},
 	"cluster":  {"miner"},
 	"server":   {"reasoner", "store", "datalog", "parser", "linkpred", "wire"},
-	"wire":     {"datalog", "reasoner"},
+	"wire":     {"datalog", "reasoner", "store"},
 	"rulefile": {"datalog", "parser"},
 	"mining":   {"miner", "scoring", "cluster", "reasoner", "linkpred", "store", "datalog", "rulefile"},
 	"exchange": {"datalog"},
