@@ -14,5 +14,6 @@
 // keeps every file's directives in file order, and validates the result.
 // An error in any file is an error; [Load] reports every one of every file,
 // as [datalog.Diagnostics], in source order. Nothing here prints: warnings
-// come back in [Set.Warnings], to be rendered with [Source].
+// come back in [Set.Warnings], to be rendered with [Source]. [UnknownBody]
+// warns about body predicates that neither a store nor the program defines.
 package rulefile

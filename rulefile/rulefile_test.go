@@ -82,3 +82,24 @@ func TestLoad(t *testing.T) {
 		t.Errorf("a file with a syntax error and an unsafe rule: %v, want both diagnostics", err)
 	}
 }
+
+func TestUnknownBody(t *testing.T) {
+	prog, err := parser.ParseString("rules.dl", `
+wife(X, Y) :- husbnd(Y, X).
+spouse(X, Y) :- wife(X, Y), husbnd(Y, X), known(X).
+known(ann).
+odd(X) :- mother(X, Y), not nobody(Y).`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := UnknownBody([]string{"husband", "mother"}, prog)
+	if len(ds) != 2 {
+		t.Fatalf("%d warnings, want 2 (husbnd once, nobody):\n%v", len(ds), ds)
+	}
+	if d := ds[0]; d.Pos.Line != 2 || d.Severity != datalog.Warning || !strings.Contains(d.Msg, "husbnd is not a relation") || !strings.Contains(d.Msg, "did you mean husband?") {
+		t.Errorf("first warning: %v", d)
+	}
+	if d := ds[1]; d.Pos.Line != 5 || !strings.HasPrefix(d.Msg, "nobody ") {
+		t.Errorf("second warning: %v", d)
+	}
+}
