@@ -93,7 +93,7 @@ func (r *Run) SaveGroups(path string) error {
 // ReadRules reads the rules off the models of set with opt, instead of
 // training: one model's for heads (or its own heads), or each group
 // model's for its heads (those of heads among them, groups without any
-// left out).
+// left out). The error of a group model names the group.
 func ReadRules(ctx context.Context, g *miner.Graph, set *ModelSet, heads []string, opt miner.Options) (*miner.Result, error) {
 	if set.Heads == nil {
 		opt.Extract.Heads = heads
@@ -116,7 +116,7 @@ func ReadRules(ctx context.Context, g *miner.Graph, set *ModelSet, heads []strin
 		opt.Extract.Heads = mine
 		rules, err := miner.ExtractRules(ctx, g, m, opt)
 		if err != nil {
-			return nil, fmt.Errorf("mine: --from-model: group %d: %w", k+1, err)
+			return nil, fmt.Errorf("group %d: %w", k+1, err)
 		}
 		res.Groups = append(res.Groups, miner.Group{Heads: mine})
 		res.Models = append(res.Models, m)

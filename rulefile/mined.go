@@ -73,24 +73,36 @@ func StateOf(data []byte) State {
 	return Intact
 }
 
-// ReplaceError is the error of [CheckReplace]: the file at Path may not be
-// replaced, for the reason Why (empty when it could not be read: Err).
+// ReplaceError is the error of [CheckReplace] and [WriteMined]: the file
+// at Path may not be replaced, for the reason Why (empty when it could not
+// be read: Err). From WriteMined, Beside is the file the data went to
+// instead, or BesideErr the error of writing it.
 type ReplaceError struct {
-	Path string
-	Why  string
-	Err  error
+	Path      string
+	Why       string
+	Err       error
+	Beside    string
+	BesideErr error
 }
 
-// Error says why the file may not be replaced and what to do.
+// Error says why the file may not be replaced, and where the data went.
 func (e *ReplaceError) Error() string {
+	msg := e.Path + ": " + e.Why
 	if e.Why == "" {
-		return fmt.Sprintf("--out %s: %v", e.Path, e.Err)
+		msg = fmt.Sprintf("%s: %v", e.Path, e.Err)
 	}
-	return fmt.Sprintf("--out %s: %s; pass --force to replace it, or choose another --out", e.Path, e.Why)
+	switch {
+	case e.BesideErr != nil:
+		msg += fmt.Sprintf("; the data could not be saved beside it: %v", e.BesideErr)
+	case e.Beside != "":
+		msg += fmt.Sprintf(" (it changed since it was checked); the data was written to %s", e.Beside)
+	}
+	return msg
 }
 
-// Unwrap returns the error of reading the file, if any.
-func (e *ReplaceError) Unwrap() error { return e.Err }
+// Unwrap returns the errors of reading the file and of writing the one
+// beside it, if any.
+func (e *ReplaceError) Unwrap() []error { return []error{e.Err, e.BesideErr} }
 
 // CheckReplace refuses, without force, to replace the file at path (mine's
 // output) unless mine wrote it and it has not changed since, with a
@@ -117,26 +129,32 @@ func CheckReplace(path string, force bool) error {
 	return &ReplaceError{Path: path, Why: why}
 }
 
-// WriteMined writes the stamped rules to path. If the file changed while
-// mine ran (it was checked before) and force is not set, the rules go to a
-// new file beside it instead (path.new, path.new2, ...), and the error,
-// which wraps the [*ReplaceError], names it: the work is not lost, nor the
-// edit.
+// WriteMined writes the stamped rules to path. If the file changed since it
+// was checked (mine checks before training) and force is not set, the rules
+// go to a new file beside it instead (path.new, path.new2, ...), and the
+// error is a [*ReplaceError] naming it: the work is not lost, nor the edit.
 func WriteMined(path string, data []byte, force bool) error {
-	if err := CheckReplace(path, force); err != nil {
-		alt := path + ".new"
-		for i := 2; ; i++ {
-			if _, serr := os.Lstat(alt); errors.Is(serr, os.ErrNotExist) {
-				break
-			}
-			alt = fmt.Sprintf("%s.new%d", path, i)
+	err := CheckReplace(path, force)
+	re, ok := errors.AsType[*ReplaceError](err)
+	if !ok {
+		if err != nil {
+			return err
 		}
-		if werr := atomicfile.WriteFile(alt, data); werr != nil {
-			return fmt.Errorf("%w; the rules could not be saved beside it: %w", err, werr)
-		}
-		return fmt.Errorf("%w (it changed while mine ran); the rules were written to %s", err, alt)
+		return atomicfile.WriteFile(path, data)
 	}
-	return atomicfile.WriteFile(path, data)
+	alt := path + ".new"
+	for i := 2; ; i++ {
+		if _, serr := os.Lstat(alt); errors.Is(serr, os.ErrNotExist) {
+			break
+		}
+		alt = fmt.Sprintf("%s.new%d", path, i)
+	}
+	if werr := atomicfile.WriteFile(alt, data); werr != nil {
+		re.BesideErr = werr
+	} else {
+		re.Beside = alt
+	}
+	return re
 }
 
 // IsMined reports whether the file at path was written by drumql mine. It

@@ -164,6 +164,9 @@ func (c *mineCmd) mine(e *env, src miner.GraphSource, r *mining.Run) error {
 		r.RulesStart = time.Now()
 		var err error
 		r.Result, err = mining.ReadRules(e.ctx, r.Graph, set, c.Heads, opt)
+		if err != nil && set.Heads != nil {
+			return fmt.Errorf("mine: --from-model: %w", err)
+		}
 		return err
 	}
 	progress, pb := c.progress(e, r)

@@ -9,13 +9,24 @@ import (
 	"github.com/drumql/drumql/rulefile"
 )
 
-// replaceErr makes an error of rulefile's that says mine may not replace
-// its --out file an input error (exit 2).
+// replaceErr words rulefile's refusal to replace the --out file as mine
+// says it, an input error (exit 2); other errors are returned as they are.
 func replaceErr(err error) error {
-	if _, ok := errors.AsType[*rulefile.ReplaceError](err); ok {
-		return inputErr(err)
+	re, ok := errors.AsType[*rulefile.ReplaceError](err)
+	if !ok {
+		return err
 	}
-	return err
+	msg := fmt.Sprintf("--out %s: %s; pass --force to replace it, or choose another --out", re.Path, re.Why)
+	if re.Why == "" {
+		msg = fmt.Sprintf("--out %s: %v", re.Path, re.Err)
+	}
+	switch {
+	case re.BesideErr != nil:
+		return inputErr(fmt.Errorf("%s; the rules could not be saved beside it: %w", msg, re.BesideErr))
+	case re.Beside != "":
+		msg += fmt.Sprintf(" (it changed while mine ran); the rules were written to %s", re.Beside)
+	}
+	return inputErr(errors.New(msg))
 }
 
 // checkOutput reports, before any work, an output path (of flag) that
