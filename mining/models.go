@@ -62,8 +62,21 @@ func LoadModels(path string) (*ModelSet, error) {
 	return set, nil
 }
 
+// GroupFileError is the error of writing a group model's file.
+type GroupFileError struct {
+	Group int // from 1
+	Err   error
+}
+
+// Error names the group.
+func (e *GroupFileError) Error() string { return fmt.Sprintf("group %d: %v", e.Group, e.Err) }
+
+// Unwrap returns the error of writing the file.
+func (e *GroupFileError) Unwrap() error { return e.Err }
+
 // SaveGroups writes the group models beside path (path.g1 …) and the
-// manifest naming them to path.
+// manifest naming them to path. The error of writing a group model's file
+// is a [*GroupFileError].
 func (r *Run) SaveGroups(path string) error {
 	var man cluster.Manifest
 	for k, m := range r.Result.Models {
@@ -79,7 +92,7 @@ func (r *Run) SaveGroups(path string) error {
 		}
 		file := fmt.Sprintf("%s.g%d", filepath.Base(path), k+1)
 		if err := atomicfile.WriteFile(filepath.Join(filepath.Dir(path), file), data); err != nil {
-			return fmt.Errorf("mine: --save-model: %w", err)
+			return &GroupFileError{Group: k + 1, Err: err}
 		}
 		man.Groups = append(man.Groups, cluster.ManifestGroup{File: file, Heads: r.Result.Groups[k].Heads, SHA256: cluster.SHA256(data)})
 	}

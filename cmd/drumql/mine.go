@@ -299,7 +299,11 @@ func (c *mineCmd) writeOutputs(e *env, r *mining.Run) error {
 	if c.SaveModel == "" {
 		return nil
 	}
-	return r.SaveModel(c.SaveModel)
+	err := r.SaveModel(c.SaveModel)
+	if ge, ok := errors.AsType[*mining.GroupFileError](err); ok {
+		return fmt.Errorf("mine: --save-model: %w", ge.Err)
+	}
+	return err
 }
 
 // assess computes the coverage, printed at the end and shown in the report,
