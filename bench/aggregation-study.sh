@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Would a learned aggregation rank better (issue 35, item 1)? Per dataset:
 # `drumql mine` with its defaults, then BenchmarkAggregationStudy
-# (cmd/drumql/internal/scoring/aggstudy_test.go) on the store's valid split:
+# (scoring/aggstudy_test.go) on the store's valid split:
 # the MRR share of the queries some rule reaches under today's per-relation
 # choice (max, noisy_or top 3 or 10), and what fitted position weights and
 # SAFRAN-style groups of redundant rules add, each chosen per relation by
@@ -19,7 +19,7 @@ source bench/lib.sh
 OUT=${OUT:-bench/out/aggregation-study}
 mkdir -p "$OUT" bin
 go build -o bin/drumql-study ./cmd/drumql
-go test -c -o bin/scoring-study.test ./cmd/drumql/internal/scoring
+go test -c -o bin/scoring-study.test ./scoring
 D=bin/drumql-study
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo); $($D version | head -1)"

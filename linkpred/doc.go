@@ -31,8 +31,8 @@
 //
 // The package imports only the store: the concrete scorers, which adapt
 // the DRUM model (miner) and the reasoner's rule application to [Scorer],
-// live with the CLI (cmd/drumql/internal/scoring), as the dependency rule
-// of docs/ARCHITECTURE.md says. The ranking and the metrics read a store
+// live in package scoring (github.com/drumql/drumql/scoring), as the
+// dependency rule of docs/ARCHITECTURE.md says. The ranking and the metrics read a store
 // only through the small interfaces [Dataset] and [SplitReader], and can
 // be used with any Scorer.
 package linkpred

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/drumql/drumql/wire"
 )
 
 func TestEndpoints(t *testing.T) {
@@ -74,7 +76,7 @@ func TestEndpoints(t *testing.T) {
 
 	// explain
 	b = e.mustDo(200, "POST", "/v1/explain", `{"fact": "wife(alice_ortiz, marc_ueda)"}`)
-	var p ProofJSON
+	var p wire.Proof
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestEndpoints(t *testing.T) {
 	e.mustDo(400, "POST", "/v1/explain", `{"fact": "wife(X, erin)"}`)
 
 	// rules, all and by head
-	var rules []RuleInfo
+	var rules []wire.Rule
 	json.Unmarshal(e.mustDo(200, "GET", "/v1/rules", ""), &rules)
 	if len(rules) != 3 {
 		t.Fatalf("rules: %v", rules)
@@ -217,7 +219,7 @@ func TestMaxFacts(t *testing.T) {
 		t.Fatalf("%d %s", code, b)
 	}
 	// nothing changed, and the next update works
-	var rules []RuleInfo
+	var rules []wire.Rule
 	json.Unmarshal(e.mustDo(200, "GET", "/v1/rules", ""), &rules)
 	if len(rules) != 3 {
 		t.Errorf("rules after the refused edit: %d", len(rules))
@@ -312,12 +314,12 @@ func TestFactEditMaxFacts(t *testing.T) {
 // applied, with a warning and a did-you-mean.
 func TestRuleWarnings(t *testing.T) {
 	e := newEnv(t, testGraph, testRules, nil)
-	var up UpdateResponse
+	var up wire.Update
 	json.Unmarshal(e.mustDo(200, "POST", "/v1/rules", `{"add": ["0.5 :: spouse(X, Y) :- husbnd(Y, X)."]}`), &up)
 	if len(up.Warnings) != 1 || !strings.Contains(up.Warnings[0], "husbnd is not a relation") || !strings.Contains(up.Warnings[0], "did you mean husband?") {
 		t.Errorf("warnings: %q", up.Warnings)
 	}
-	up = UpdateResponse{}
+	up = wire.Update{}
 	json.Unmarshal(e.mustDo(200, "POST", "/v1/rules", `{"add": ["0.5 :: spouse(X, Y) :- husband(Y, X)."]}`), &up)
 	if len(up.Warnings) != 0 || up.Added != 2 {
 		t.Errorf("%+v", up)

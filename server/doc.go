@@ -16,6 +16,9 @@
 // writing. A reader's answer is read out under the lock and written after
 // it, so that a slow client holds up no update.
 //
+// The JSON objects of answers, proofs, rules and changes are package wire's:
+// drumql query and explain write the same objects with --format json.
+//
 // Catchup brings a store's derived facts up to date with a program the way
 // `drumql infer` does; the infer command and the server both use it.
 package server

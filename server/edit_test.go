@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // TestRuleEditRoundTrip removes a rule, adds it back and re-weights one,
@@ -26,7 +27,7 @@ func TestRuleEditRoundTrip(t *testing.T) {
 	const aunt = "wife(A, B) :- aunt(A, C), uncle(B, C), A != B."
 
 	// remove the rule written over two lines: erin's answer disappears
-	var up UpdateResponse
+	var up wire.Update
 	json.Unmarshal(e.mustDo(200, "POST", "/v1/rules", fmt.Sprintf(`{"remove": [%q]}`, "wife(X, Y) :- aunt(X, Z), uncle(Y, Z), X != Y.")), &up)
 	if up.Removed != 1 || up.Reweighted != 1 || up.RulesRemoved != 1 || len(up.Facts) != 2 {
 		t.Errorf("remove: %+v", up)
@@ -66,7 +67,7 @@ func TestRuleEditRoundTrip(t *testing.T) {
 	e.mustDo(200, "POST", "/v1/rules", `{"remove": ["wife(A, B) :- husband(B, A).", "0.5 :: spouse(X, Y) :- wife(X, Y)."],
 		"add": ["0.6 :: wife(A, B) :- husband(B, A)."]}`)
 	check("re-weighted")
-	var rules []RuleInfo
+	var rules []wire.Rule
 	json.Unmarshal(e.mustDo(200, "GET", "/v1/rules", ""), &rules)
 	for _, r := range rules {
 		b, _ := os.ReadFile(r.File)
@@ -117,7 +118,7 @@ func TestFactEdits(t *testing.T) {
 			}
 		}
 		body, _ := json.Marshal(req)
-		var up UpdateResponse
+		var up wire.Update
 		json.Unmarshal(e.mustDo(200, "POST", "/v1/facts", string(body)), &up)
 		if up.BaseAdded != s.base[0] || up.BaseRemoved != s.base[1] {
 			t.Errorf("%s: %+v", s.name, up)
@@ -177,7 +178,7 @@ func TestRemoveFromStatement(t *testing.T) {
 	}
 	want := rules
 	for _, s := range steps {
-		var up UpdateResponse
+		var up wire.Update
 		json.Unmarshal(e.mustDo(200, "POST", "/v1/rules", mustJSON(t, RulesRequest{Remove: []string{s.remove}})), &up)
 		if up.RulesRemoved != 1 {
 			t.Errorf("%s: %+v", s.name, up)
@@ -191,7 +192,7 @@ func TestRemoveFromStatement(t *testing.T) {
 			t.Fatalf("%s: rules.dl:\n%s\nwant:\n%s", s.name, src, want)
 		}
 		e.sameAsFresh(s.name, graph, []string{e.rules}, "a(X, Y)?", "b(X, Y)?", "d(X, Y)?", "f(X, Y)?", "g(X, Y)?", "h(X, Y)?")
-		var listed []RuleInfo
+		var listed []wire.Rule
 		json.Unmarshal(e.mustDo(200, "GET", "/v1/rules", ""), &listed)
 		lines := strings.Split(string(src), "\n")
 		for _, r := range listed {
@@ -244,7 +245,7 @@ func TestFactEditsRemovedDoNotCount(t *testing.T) {
 	e := newEnv(t, testGraph, testRules, func(c *Config) { c.MaxFacts = 20 })
 	for i := range 60 {
 		fact := fmt.Sprintf(`[["p%d", "husband", "q%d"]]`, i, i)
-		var up UpdateResponse
+		var up wire.Update
 		json.Unmarshal(e.mustDo(200, "POST", "/v1/facts", `{"add": `+fact+`}`), &up)
 		if up.Added != 1 {
 			t.Fatalf("add %d: %+v", i, up)

@@ -14,6 +14,7 @@ import (
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // FactsRequest is the body of POST /v1/facts: base facts to add and to
@@ -222,7 +223,7 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 		s.updateError(w, err)
 		return
 	}
-	out := updateResponse(ch, time.Since(start))
+	out := wire.NewUpdate(ch, time.Since(start), MaxListedFacts)
 	out.BaseAdded, out.BaseRemoved = added, removed
 	writeJSON(w, http.StatusOK, out)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // TestFactText reads facts as the page's facts box sends them: both forms,
@@ -46,7 +47,7 @@ func TestFactText(t *testing.T) {
 
 	// through the API: the facts applied, a bad line a 400 at its place
 	e := newEnv(t, testGraph, testRules, nil)
-	var up UpdateResponse
+	var up wire.Update
 	json.Unmarshal(e.mustDo(200, "POST", "/v1/facts", mustJSON(t, FactsRequest{Text: "husband(kim, lee)\n- marc_ueda husband alice_ortiz"})), &up)
 	if up.BaseAdded != 1 || up.BaseRemoved != 1 || up.Added != 1 || up.Removed != 1 {
 		t.Errorf("text edit: %+v", up)

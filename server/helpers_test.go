@@ -20,6 +20,7 @@ import (
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // testGraph is a small family graph, one "s r o" triple a line.
@@ -175,7 +176,7 @@ func rowsOf(t *testing.T, q string, b []byte) answers {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := QueryVars(atom.Atom)
+	vars := wire.QueryVars(atom.Atom)
 	var rows []map[string]any
 	if err := json.Unmarshal(b, &rows); err != nil {
 		t.Fatalf("%s: %v: %s", q, err, b)

@@ -13,6 +13,7 @@ import (
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // QueryRequest is the body of POST /v1/query.
@@ -285,7 +286,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	// slowly, or stops reading, holds no lock while its answer is written,
 	// and every answer still comes from one state.
 	stream := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
-	vars := QueryVars(q)
+	vars := wire.QueryVars(q)
 	s.mu.RLock()
 	if !s.check(w, q) {
 		s.mu.RUnlock()
@@ -310,7 +311,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 		writeStream(w, vars, as, req.Explain)
 		return
 	}
-	writeJSON(w, http.StatusOK, Answers(vars, as, req.Explain))
+	writeJSON(w, http.StatusOK, wire.Answers(vars, as, req.Explain))
 }
 
 // errTooManyAnswers stops a streamed answer of more than the fact cap.
@@ -353,12 +354,12 @@ func writeStream(w http.ResponseWriter, vars []string, as []reasoner.Answer, exp
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
 	if len(vars) == 0 {
-		_ = enc.Encode(GroundAnswer(as, explain))
+		_ = enc.Encode(wire.GroundAnswer(as, explain))
 		return
 	}
 	flusher, _ := w.(http.Flusher)
 	for i, a := range as {
-		if err := enc.Encode(NewAnswerRow(vars, a, explain)); err != nil {
+		if err := enc.Encode(wire.NewAnswer(vars, a, explain)); err != nil {
 			return // the client went away
 		}
 		if (i+1)%256 == 0 && flusher != nil {
@@ -401,7 +402,7 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.evalError(w, ctx, err)
 	default:
-		writeJSON(w, http.StatusOK, NewProofJSON(p))
+		writeJSON(w, http.StatusOK, wire.NewProof(p))
 	}
 }
 

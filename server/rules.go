@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,21 +12,8 @@ import (
 	"github.com/drumql/drumql/internal/suggest"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/wire"
 )
-
-// RuleInfo is a loaded rule as GET /v1/rules lists it. Support, Body and
-// Confidence are read from the comment above the rule in its file, which
-// drumql mine writes ("% score=... support=N body=M conf=C").
-type RuleInfo struct {
-	Rule       string   `json:"rule"`
-	Head       string   `json:"head"`
-	Weight     float64  `json:"weight"`
-	File       string   `json:"file,omitempty"`
-	Line       int      `json:"line,omitempty"`
-	Support    *int     `json:"support,omitempty"`
-	Body       *int     `json:"body,omitempty"`
-	Confidence *float64 `json:"confidence,omitempty"`
-}
 
 // RulesRequest is the body of POST /v1/rules: rules to add and rules to
 // remove, each one rule in the dialect (a removed rule is matched by its
@@ -36,96 +21,6 @@ type RuleInfo struct {
 type RulesRequest struct {
 	Add    []string `json:"add"`
 	Remove []string `json:"remove"`
-}
-
-// ChangedFactJSON is a derived fact an update changed: Old is 0 for a
-// fact that appeared, New 0 for one that disappeared.
-type ChangedFactJSON struct {
-	Fact string  `json:"fact"`
-	Old  float64 `json:"old"`
-	New  float64 `json:"new"`
-}
-
-// UpdateResponse is the answer of POST /v1/rules and /v1/facts: the derived
-// facts added, removed and re-weighted, the first MaxListedFacts of them,
-// and the time the update took.
-type UpdateResponse struct {
-	Added      int               `json:"added"`
-	Removed    int               `json:"removed"`
-	Reweighted int               `json:"reweighted"`
-	Full       bool              `json:"recomputed"`
-	Facts      []ChangedFactJSON `json:"facts"`
-	MS         float64           `json:"ms"`
-	// RulesAdded and RulesRemoved count the rules of the program edit;
-	// BaseAdded and BaseRemoved the base facts of a fact edit.
-	RulesAdded   int `json:"rules_added,omitempty"`
-	RulesRemoved int `json:"rules_removed,omitempty"`
-	BaseAdded    int `json:"base_added,omitempty"`
-	BaseRemoved  int `json:"base_removed,omitempty"`
-	// Warnings are about the added rules: a body predicate that neither
-	// the store nor the program knows (the literal never holds), as infer
-	// warns.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-func updateResponse(ch reasoner.Change, took time.Duration) UpdateResponse {
-	out := UpdateResponse{Added: ch.Added, Removed: ch.Removed, Reweighted: ch.Reweighted, Full: ch.Full,
-		Facts: []ChangedFactJSON{}, MS: float64(took.Microseconds()) / 1000}
-	for i, f := range ch.Facts {
-		if i == MaxListedFacts {
-			break
-		}
-		a := datalog.Atom{Pred: f.Pred}
-		for _, x := range f.Args {
-			a.Args = append(a.Args, datalog.Term{Kind: datalog.Symbol, Value: x})
-		}
-		out.Facts = append(out.Facts, ChangedFactJSON{Fact: a.String(), Old: f.Old, New: f.New})
-	}
-	return out
-}
-
-var (
-	countRe = regexp.MustCompile(`\b(support|body)[=~](\d+)`)
-	confRe  = regexp.MustCompile(`\bconf=([0-9.eE+-]+)`)
-)
-
-// ruleInfo describes r, reading the comment above it in lines (its file's
-// lines, nil if unknown).
-func ruleInfo(r datalog.Rule, lines []string) RuleInfo {
-	c := r
-	c.Comment = ""
-	info := RuleInfo{Rule: c.String(), Head: r.Head.Pred, Weight: r.Weight, File: r.Pos.File, Line: r.Pos.Line}
-	if info.Weight == 0 {
-		info.Weight = 1
-	}
-	comment := r.Comment
-	if comment == "" && lines != nil && r.Pos.Line > 1 {
-		// the comment lines directly above the rule
-		for i := r.Pos.Line - 2; i >= 0 && i < len(lines); i-- {
-			l := strings.TrimSpace(lines[i])
-			if !strings.HasPrefix(l, "%") {
-				break
-			}
-			comment = l + "\n" + comment
-		}
-	}
-	for _, m := range countRe.FindAllStringSubmatch(comment, -1) {
-		n, err := strconv.Atoi(m[2])
-		if err != nil {
-			continue
-		}
-		if m[1] == "support" {
-			info.Support = &n
-		} else {
-			info.Body = &n
-		}
-	}
-	if m := confRe.FindStringSubmatch(comment); m != nil {
-		if f, err := strconv.ParseFloat(m[1], 64); err == nil {
-			info.Confidence = &f
-		}
-	}
-	return info
 }
 
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
@@ -140,12 +35,12 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 
 // ruleInfos lists the loaded rules of head (all: ""). The caller holds
 // the read lock.
-func (s *Server) ruleInfos(head string) []RuleInfo {
+func (s *Server) ruleInfos(head string) []wire.Rule {
 	prog := s.prog
 	// each file is read and split once (a mined file has thousands of
 	// rules)
 	files := map[string][]string{}
-	out := []RuleInfo{}
+	out := []wire.Rule{}
 	for _, rule := range prog.Rules {
 		if head != "" && rule.Head.Pred != head {
 			continue
@@ -158,7 +53,7 @@ func (s *Server) ruleInfos(head string) []RuleInfo {
 			}
 			files[f] = lines
 		}
-		out = append(out, ruleInfo(rule, lines))
+		out = append(out, wire.NewRule(rule, lines))
 	}
 	return out
 }
@@ -240,7 +135,7 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, apiError{Error: fmt.Sprintf("the update is applied and stored, but the rule files could not be written (%v): the next start loads the files as they are", err)})
 		return
 	}
-	resp := updateResponse(ch, time.Since(start))
+	resp := wire.NewUpdate(ch, time.Since(start), MaxListedFacts)
 	resp.RulesAdded, resp.RulesRemoved = len(adds), len(gone)
 	resp.Warnings = s.unknownBody(req.Add, adds)
 	writeJSON(w, http.StatusOK, resp)

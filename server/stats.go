@@ -3,15 +3,9 @@ package server
 import (
 	"net/http"
 	"time"
-)
 
-// RelationStats is a relation of the store in /v1/stats.
-type RelationStats struct {
-	Name    string `json:"name"`
-	Arity   int    `json:"arity"`
-	Base    int    `json:"base"`
-	Derived int    `json:"derived"`
-}
+	"github.com/drumql/drumql/wire"
+)
 
 // Stats is the answer of GET /v1/stats.
 type Stats struct {
@@ -19,7 +13,7 @@ type Stats struct {
 	Relations    int             `json:"relations"`
 	BaseFacts    int             `json:"base_facts"`
 	DerivedFacts int             `json:"derived_facts"`
-	PerRelation  []RelationStats `json:"per_relation"`
+	PerRelation  []wire.Relation `json:"per_relation"`
 	Rules        int             `json:"rules"`
 	ProgramFacts int             `json:"program_facts"`
 	Files        []string        `json:"files"`
@@ -40,7 +34,7 @@ func (s *Server) collect() (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	out := Stats{Symbols: n, Relations: len(rels), PerRelation: []RelationStats{}, Rules: len(s.prog.Rules),
+	out := Stats{Symbols: n, Relations: len(rels), PerRelation: []wire.Relation{}, Rules: len(s.prog.Rules),
 		ProgramFacts: len(s.prog.Facts), Files: s.cfg.Files, Edits: s.cfg.Edits, LastUpdate: s.updated, Started: s.started}
 	if out.Files == nil {
 		out.Files = []string{}
@@ -51,7 +45,7 @@ func (s *Server) collect() (Stats, error) {
 	for _, r := range rels {
 		out.BaseFacts += r.Base
 		out.DerivedFacts += r.Derived
-		out.PerRelation = append(out.PerRelation, RelationStats{Name: r.Name, Arity: r.Arity, Base: r.Base, Derived: r.Derived})
+		out.PerRelation = append(out.PerRelation, wire.NewRelation(r))
 	}
 	return out, nil
 }

@@ -12,11 +12,11 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
-	"github.com/drumql/drumql/server"
+	"github.com/drumql/drumql/wire"
 )
 
-// queryVars returns the distinct named variables of a (server.QueryVars).
-func queryVars(a datalog.Atom) []string { return server.QueryVars(a) }
+// queryVars returns the distinct named variables of a (wire.QueryVars).
+func queryVars(a datalog.Atom) []string { return wire.QueryVars(a) }
 
 // fmtConf formats a confidence for people: 4 significant digits.
 func fmtConf(c float64) string {
@@ -91,11 +91,11 @@ func printAnswers(ctx context.Context, w io.Writer, format string, vars []string
 	return bw.Flush()
 }
 
-// printAnswersJSON writes the answers as JSON (server.Answers): for a
+// printAnswersJSON writes the answers as JSON (wire.Answers): for a
 // ground query an object {"holds", "confidence"}, otherwise an array of
 // rows; with explain, every answer carries "proof".
 func printAnswersJSON(w io.Writer, vars []string, answers []reasoner.Answer, explain bool) error {
-	return writeJSON(w, server.Answers(vars, answers, explain))
+	return writeJSON(w, wire.Answers(vars, answers, explain))
 }
 
 // writeJSON writes v as indented JSON.

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/drumql/drumql/cluster"
 	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/mining"
 	"github.com/nats-io/nats.go"
 )
 
@@ -168,15 +167,6 @@ func buildVersion() string {
 	return v
 }
 
-// newRunID returns a random run id.
-func newRunID() (string, error) {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return "r" + hex.EncodeToString(b[:]), nil
-}
-
 // clusterSnapshot returns the bytes of the snapshot the workers get: the
 // file of --snapshot, or the store's written now.
 func (c *mineCmd) clusterSnapshot(e *env, src miner.GraphSource) ([]byte, error) {
@@ -202,7 +192,7 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, g *miner.Graph, opt
 	run := c.RunID
 	if run == "" {
 		var err error
-		if run, err = newRunID(); err != nil {
+		if run, err = mining.NewRunID(); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -248,19 +238,10 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, g *miner.Graph, opt
 		}
 		return nil, nil, fmt.Errorf("mine --cluster: %w", err)
 	}
-	r := &miner.Result{Groups: groups}
-	var files [][]byte
-	var lists [][]miner.MinedRule
-	for _, res := range results {
-		m, err := miner.Load(bytes.NewReader(res.Model))
-		if err != nil {
-			return nil, nil, fmt.Errorf("mine --cluster: group %d from %s: %w", res.Group, res.Worker, err)
-		}
-		r.Models = append(r.Models, m)
-		files = append(files, res.Model)
-		lists = append(lists, res.Rules)
+	r, files, err := mining.GroupResults(groups, results)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mine --cluster: %w", err)
 	}
-	r.Rules = miner.MergeRules(lists...)
 	if !c.Keep {
 		say("done; its streams and objects were removed")
 	}

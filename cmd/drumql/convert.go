@@ -10,11 +10,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/drumql/drumql/cmd/drumql/internal/exchange"
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/exchange"
 	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/internal/english"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/rulefile"
 )
 
 // convertCmd is drumql convert.
@@ -146,7 +147,7 @@ func (c *convertCmd) fromLearner(e *env, src []byte, out *bytes.Buffer) error {
 		return inputErr(fmt.Errorf("convert: the rules of %s do not make a valid program:\n%w", c.File, ds))
 	}
 	slices.SortStableFunc(rules, func(a, b datalog.Rule) int { return strings.Compare(a.Head.Pred, b.Head.Pred) })
-	writeRuleFile(out, c.header(res, rules), c.Threshold, res.Program.Aggregates, rules)
+	rulefile.Write(out, c.header(res, rules), c.Threshold, res.Program.Aggregates, rules)
 	return nil
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/drumql/drumql/cmd/drumql/internal/exchange"
+	"github.com/drumql/drumql/exchange"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/parser"
 )
@@ -69,7 +69,7 @@ func TestConvertAnyBURLApplied(t *testing.T) {
 // passes check.
 func TestConvertRoundTrip(t *testing.T) {
 	tmp := t.TempDir()
-	mined := filepath.Join(repoRoot(t), "cmd", "drumql", "internal", "exchange", "testdata", "families-mined.dl")
+	mined := filepath.Join(repoRoot(t), "exchange", "testdata", "families-mined.dl")
 	txt, back := filepath.Join(tmp, "rules.txt"), filepath.Join(tmp, "back.dl")
 	_, stderr, code := runCLI(t, "", "convert", "--from", "drumql", mined, "-o", txt)
 	if code != 0 {
@@ -143,7 +143,7 @@ func TestConvertErrors(t *testing.T) {
 // TestConvertSkipsCounted: rules AnyBURL cannot express are skipped with a
 // count per reason on stderr, naming the first of each.
 func TestConvertSkipsCounted(t *testing.T) {
-	in := filepath.Join(repoRoot(t), "cmd", "drumql", "internal", "exchange", "testdata", "drumql-mixed.dl")
+	in := filepath.Join(repoRoot(t), "exchange", "testdata", "drumql-mixed.dl")
 	stdout, stderr, code := runCLI(t, "", "convert", "--from", "drumql", in)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -3,15 +3,15 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/mining"
+	"github.com/drumql/drumql/scoring"
 	"github.com/drumql/drumql/store"
 )
 
@@ -118,51 +118,30 @@ func splitQueries(st store.Store, split string, limit int) ([]linkpred.Query, er
 // drumql mine --eval: a scorer holds L·(T+1) entity × batch blocks, so one
 // per core would take more memory than training did (the scorer runs the L
 // ranks of a batch in parallel).
-func evalModel(e *env, st store.Store, g *miner.Graph, model *modelSet, split string) (*linkpred.Report, error) {
+func evalModel(e *env, st store.Store, g *miner.Graph, model *mining.ModelSet, split string) (*linkpred.Report, error) {
 	return evalModelLimit(e, st, g, model, nil, scoring.AggOverride{}, split, 0, 1)
 }
 
 // evalModelLimit evaluates a DRUM model on a split of st (the first limit
 // triples when limit > 0) with at most workers scorers (0: one per core);
 // with rule files, the rules rank the candidates and the model breaks their
-// ties (see hybridScorer).
-func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *modelSet, ruleFiles []string, how scoring.AggOverride, split string, limit, workers int) (*linkpred.Report, error) {
+// ties (scoring.EvaluateModel).
+func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *mining.ModelSet, ruleFiles []string, how scoring.AggOverride, split string, limit, workers int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
 		return nil, err
 	}
-	filter, err := linkpred.NewFilterFor(st, qs)
+	prog, err := loadRuleFlags(e, ruleFiles)
 	if err != nil {
 		return nil, err
 	}
-	snap := g.Snapshot()
-	ents := linkpred.UnionEntities(snap.Entities, filter.Entities())
-	scorer := scoring.NewModelScorer(g, ents, model.models, model.heads)
-	if len(ruleFiles) > 0 {
-		prog, err := loadRuleFlags(e, ruleFiles)
-		if err != nil {
-			return nil, err
+	rep, unseen, err := scoring.EvaluateModel(e.ctx, st, g, model.Models, model.Heads, prog, how, qs, workers)
+	if err == nil && unseen > 0 {
+		what := "they score 0 (unreached)"
+		if prog != nil {
+			what = "the rules alone rank them"
 		}
-		rules, rents, err := scoring.NewRuleScorer(e.ctx, st, snap, prog, how, qs, filter)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Equal(rents, ents) {
-			return nil, fmt.Errorf("eval: the rules and the model rank different entity lists (%d and %d entities)", len(rents), len(ents))
-		}
-		// The hybrid applies the prior itself, after the model's score.
-		h := scoring.NewHybridScorer(rules, scorer, len(ents))
-		rep, err := linkpred.Evaluate(e.ctx, qs, h, filter, linkpred.Options{Entities: ents, Workers: workers})
-		if err == nil && scorer.Unseen() > 0 {
-			fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: the rules alone rank them\n",
-				scorer.Unseen(), len(qs))
-		}
-		return rep, err
-	}
-	rep, err := linkpred.Evaluate(e.ctx, qs, scorer, filter, linkpred.Options{Entities: ents, Workers: workers})
-	if err == nil && scorer.Unseen() > 0 {
-		fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: they score 0 (unreached)\n",
-			scorer.Unseen(), len(qs))
+		fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: %s\n", unseen, len(qs), what)
 	}
 	return rep, err
 }
@@ -187,15 +166,10 @@ func printMetrics(w io.Writer, r *linkpred.Report) {
 	tw.Flush()
 }
 
-// evalRules evaluates rule files applied by the reasoner: every query is
-// answered goal-directed from its given entity, and each candidate is scored
-// by the aggregator over the confidences each rule gives it.
+// evalRules evaluates rule files applied by the reasoner
+// (scoring.EvaluateRules).
 func evalRules(e *env, st store.Store, files []string, split string, how scoring.AggOverride, limit int) (*linkpred.Report, error) {
 	qs, err := splitQueries(st, split, limit)
-	if err != nil {
-		return nil, err
-	}
-	filter, err := linkpred.NewFilterFor(st, qs)
 	if err != nil {
 		return nil, err
 	}
@@ -203,9 +177,5 @@ func evalRules(e *env, st store.Store, files []string, split string, how scoring
 	if err != nil {
 		return nil, err
 	}
-	rs, ents, err := scoring.NewRuleScorer(e.ctx, st, nil, prog, how, qs, filter)
-	if err != nil {
-		return nil, err
-	}
-	return linkpred.Evaluate(e.ctx, qs, rs, filter, linkpred.Options{Entities: ents, BatchSize: scoring.RuleBatch})
+	return scoring.EvaluateRules(e.ctx, st, prog, how, qs)
 }

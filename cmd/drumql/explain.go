@@ -7,7 +7,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
-	"github.com/drumql/drumql/server"
+	"github.com/drumql/drumql/wire"
 )
 
 // explainCmd is drumql explain.
@@ -75,7 +75,7 @@ func (c *explainCmd) Run(e *env) error {
 		return err
 	}
 	if c.Format == "json" {
-		return writeJSON(e.stdout, server.NewProofJSON(p))
+		return writeJSON(e.stdout, wire.NewProof(p))
 	}
 	printProof(e.stdout, p)
 	if a := check.Aggregation(q.Atom.Pred); a.Method != "max" {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
+	"github.com/drumql/drumql/scoring"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -115,8 +115,8 @@ func TestSetScorer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.models) != 2 || !reflect.DeepEqual(set.heads, familiesGroups) {
-		t.Fatalf("manifest groups %v, want %v", set.heads, familiesGroups)
+	if len(set.Models) != 2 || !reflect.DeepEqual(set.Heads, familiesGroups) {
+		t.Fatalf("manifest groups %v, want %v", set.Heads, familiesGroups)
 	}
 	st, err := store.Open(db, store.Options{ReadOnly: true})
 	if err != nil {
@@ -128,7 +128,7 @@ func TestSetScorer(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := g.Snapshot()
-	sc := scoring.NewModelScorer(g, snap.Entities, set.models, set.heads)
+	sc := scoring.NewModelScorer(g, snap.Entities, set.Models, set.Heads)
 	for i, id := range snap.Relations {
 		name := g.Relations()[i]
 		want := 0
@@ -141,7 +141,7 @@ func TestSetScorer(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := range 2 {
-			one := scoring.NewModelScorer(g, snap.Entities, set.models[k:k+1], nil)
+			one := scoring.NewModelScorer(g, snap.Entities, set.Models[k:k+1], nil)
 			exp := make([]linkpred.Scores, 1)
 			if err := one.Score(context.Background(), q, exp); err != nil {
 				t.Fatal(err)

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/internal/suggest"
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/rulefile"
 	"github.com/drumql/drumql/store"
 )
 
@@ -179,7 +178,7 @@ func (c *inferCmd) Run(e *env) error {
 // programAndStore loads the rule files (their warnings on stderr), resolves
 // the threshold with --min minX, and opens the store for writing, warning
 // about body predicates nothing defines: what infer and serve do first.
-func programAndStore(e *env, files []string, minX float64) (*programSet, threshold, store.Store, error) {
+func programAndStore(e *env, files []string, minX float64) (*rulefile.Set, threshold, store.Store, error) {
 	var warn bytes.Buffer
 	ps, err := loadPrograms(e, &warn, files)
 	io.Copy(e.stderr, &warn)
@@ -231,45 +230,13 @@ func inferProgress(p reasoner.Progress) string {
 }
 
 // warnUnknownBody warns about body predicates that are neither relations of
-// the store nor defined by the program: most often a typo.
+// the store nor defined by the program (rulefile.UnknownBody).
 func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
-	known := map[string]bool{}
-	var names []string
-	if rels, err := st.Relations(); err == nil {
-		for _, r := range rels {
-			known[r.Name] = true
-			names = append(names, r.Name)
+	var rels []string
+	if rs, err := st.Relations(); err == nil {
+		for _, r := range rs {
+			rels = append(rels, r.Name)
 		}
 	}
-	for _, f := range p.Facts {
-		known[f.Atom.Pred] = true
-	}
-	for _, r := range p.Rules {
-		if !known[r.Head.Pred] {
-			names = append(names, r.Head.Pred)
-		}
-		known[r.Head.Pred] = true
-	}
-	var ds datalog.Diagnostics
-	seen := map[string]bool{}
-	for _, r := range p.Rules {
-		var lits []*datalog.Literal
-		r.BodyAtoms(func(l *datalog.Literal, _ bool) { lits = append(lits, l) })
-		for _, l := range lits {
-			if known[l.Atom.Pred] || seen[l.Atom.Pred] {
-				continue
-			}
-			seen[l.Atom.Pred] = true
-			msg := fmt.Sprintf("%s is not a relation of the store and no rule or fact defines it: the literal never holds", datalog.QuoteName(l.Atom.Pred))
-			if s := suggest.Nearest(l.Atom.Pred, names, 3); len(s) > 0 {
-				for i := range s {
-					s[i] = datalog.QuoteName(s[i])
-				}
-				msg += "; did you mean " + strings.Join(s, ", ") + "?"
-			}
-			ds = append(ds, datalog.Diagnostic{Pos: l.Atom.Pos, Severity: datalog.Warning, Msg: msg})
-		}
-	}
-	ds.Sort()
-	renderWarnings(w, ds)
+	renderWarnings(w, rulefile.UnknownBody(rels, p))
 }

@@ -6,7 +6,7 @@
 //
 // The commands that write the store (load, infer, retract, serve) run in
 // a child process that drumql supervises, so that a device filling during
-// a write ends in an error message rather than a crash (supervise_linux.go). Profiling
+// a write ends in an error message rather than a crash (supervise.go). Profiling
 // runs them in the process itself.
 package main
 
@@ -17,12 +17,14 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
+
+	"github.com/drumql/drumql/internal/supervise"
 )
 
 func main() {
 	profiling := os.Getenv("DRUMQL_CPUPROFILE") != "" || os.Getenv("DRUMQL_MEMPROFILE") != ""
-	if !setUpChild() && !profiling {
-		supervise = superviseWriter
+	if child = supervise.SetUp(); child == nil && !profiling {
+		runSupervised = superviseWriter
 	}
 	if path := os.Getenv("DRUMQL_CPUPROFILE"); path != "" {
 		f, err := os.Create(path)

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
+	"github.com/drumql/drumql/scoring"
 
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/miner"
@@ -31,7 +31,7 @@ func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, func()
 	rs := c.ruleStep(e, valid)
 	if c.fromSet != nil {
 		// --from-model: no training; the rule step of the model's T and L.
-		mc := c.fromSet.models[0].Config()
+		mc := c.fromSet.Models[0].Config()
 		cfg.MaxLen, cfg.Rank, cfg.Batch = mc.MaxLen, mc.Rank, mc.Batch
 		rs.FromModel = true
 	}

@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
 	"runtime"
 	"slices"
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/internal/report"
-	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/mining"
+	"github.com/drumql/drumql/rulefile"
+	"github.com/drumql/drumql/scoring"
 	"github.com/drumql/drumql/store"
 )
 
@@ -62,8 +62,8 @@ type mineCmd struct {
 	// Head-relation groups (see groups.go).
 	groupFlags `embed:"" group:"cluster"`
 
-	flags   []*kong.Flag `kong:"-"` // mine's flags, for --write-config
-	fromSet *modelSet    `kong:"-"` // the --from-model model(s), read before the graph
+	flags   []*kong.Flag     `kong:"-"` // mine's flags, for --write-config
+	fromSet *mining.ModelSet `kong:"-"` // the --from-model model(s), read before the graph
 }
 
 // Help is shown under the command's usage.
@@ -101,7 +101,7 @@ func (c *mineCmd) Run(e *env) error {
 	if err := c.checkEvalSplit(st); err != nil {
 		return err
 	}
-	r := &mineRun{start: time.Now(), from: from, st: st}
+	r := &mining.Run{Start: time.Now(), From: from, Store: st}
 	if c.FromModel != "" {
 		// Read before the graph: the memory estimate needs its T and L.
 		if c.fromSet, err = loadModel(c.FromModel); err != nil {
@@ -113,7 +113,7 @@ func (c *mineCmd) Run(e *env) error {
 		return err
 	}
 	defer restoreLimit()
-	r.g = g
+	r.Graph = g
 	if err := c.mine(e, src, r); err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (c *mineCmd) Run(e *env) error {
 	if err := c.keepTop(e, r); err != nil {
 		return err
 	}
-	r.ruleStepTook = time.Since(r.rulesStart)
+	r.RuleStepTook = time.Since(r.RulesStart)
 	if err := c.writeOutputs(e, r); err != nil {
 		return err
 	}
@@ -134,64 +134,6 @@ func (c *mineCmd) Run(e *env) error {
 		return err
 	}
 	return c.summarise(e, r)
-}
-
-// mineRun is the state of a drumql mine run, passed from step to step.
-type mineRun struct {
-	start time.Time
-	from  string // what is mined, for the header: the store or the snapshot file
-	st    store.Store
-	g     *miner.Graph
-	// cfg is the training configuration, defaults applied (with
-	// --from-model, the first model's).
-	cfg miner.Config
-	res *miner.Result
-	// files are the bytes of each group model as the workers sent them
-	// (--cluster), or nil to save res.Models.
-	files [][]byte
-	// stopped is the error of an interrupted training (Ctrl-C): the rules
-	// are those of the weights at that moment.
-	stopped   error
-	loss      []report.LossPoint
-	validLoss []float64
-	// rulesStart is when the rule step began (the last training ended).
-	rulesStart   time.Time
-	ruleStepTook time.Duration
-	tuned        *scoring.Tuning
-	// fullTuned is, with --top, the tuning of the whole file (tuned is
-	// the kept rules').
-	fullTuned  *scoring.Tuning
-	top        int // --top
-	fullRules  int
-	directives []datalog.Aggregate
-	cov        *scoring.Coverage
-	metrics    *linkpred.Report
-}
-
-// grouped reports whether the run was mined in head groups: the header and
-// --save-model then say so.
-func (r *mineRun) grouped() bool { return r.res.Groups != nil }
-
-// history is the epochs of every model, group after group.
-func (r *mineRun) history() []miner.EpochStats {
-	var h []miner.EpochStats
-	for _, m := range r.res.Models {
-		h = append(h, m.History()...)
-	}
-	return h
-}
-
-// models are the run's models as the coverage line and --eval score with
-// them: each relation by the model of its group.
-func (r *mineRun) models() *modelSet {
-	if !r.grouped() {
-		return single(r.res.Models[0])
-	}
-	set := &modelSet{models: r.res.Models}
-	for k := range r.res.Models {
-		set.heads = append(set.heads, r.res.Groups[k].Heads)
-	}
-	return set
 }
 
 // checkEvalSplit refuses --eval at once, not after an hour of training,
@@ -213,40 +155,43 @@ func (c *mineCmd) checkEvalSplit(st store.Store) error {
 // mine trains the model (or the group models, here or on the --cluster
 // workers) and reads the rules off it, or reads them off the --from-model
 // models. After Ctrl-C in this process, the rules of the current weights
-// are kept and r.stopped is set.
-func (c *mineCmd) mine(e *env, src miner.GraphSource, r *mineRun) error {
+// are kept and r.Stopped is set.
+func (c *mineCmd) mine(e *env, src miner.GraphSource, r *mining.Run) error {
 	opt := c.options()
-	r.cfg = opt.Config
+	r.Config = opt.Config
 	if set := c.fromSet; set != nil {
-		r.cfg = set.models[0].Config()
-		r.rulesStart = time.Now()
+		r.Config = set.Models[0].Config()
+		r.RulesStart = time.Now()
 		var err error
-		r.res, err = c.readModels(e, r.g, set, opt)
+		r.Result, err = mining.ReadRules(e.ctx, r.Graph, set, c.Heads, opt)
+		if err != nil && set.Heads != nil {
+			return fmt.Errorf("mine: --from-model: %w", err)
+		}
 		return err
 	}
 	progress, pb := c.progress(e, r)
 	var err error
 	if c.Cluster != "" {
-		r.res, r.files, err = c.mineCluster(e, src, r.g, opt)
+		r.Result, r.Files, err = c.mineCluster(e, src, r.Graph, opt)
 	} else {
 		if c.HeadGroups > 1 {
 			opt.HeadGroups = c.HeadGroups
 		}
 		opt.RulesWhenStopped = true
-		r.res, err = miner.Mine(e.ctx, src, r.g, opt, progress)
+		r.Result, err = miner.Mine(e.ctx, src, r.Graph, opt, progress)
 	}
 	pb.finish()
-	if r.rulesStart.IsZero() {
-		r.rulesStart = time.Now()
+	if r.RulesStart.IsZero() {
+		r.RulesStart = time.Now()
 	}
 	if err != nil {
-		if r.res == nil || len(r.res.Models) == 0 || e.ctx.Err() == nil {
+		if r.Result == nil || len(r.Result.Models) == 0 || e.ctx.Err() == nil {
 			if errors.Is(err, miner.ErrUnknownRelation) {
 				return inputErr(fmt.Errorf("mine: --heads: %w", err))
 			}
 			return err
 		}
-		r.stopped = err
+		r.Stopped = err
 	}
 	return nil
 }
@@ -254,8 +199,8 @@ func (c *mineCmd) mine(e *env, src miner.GraphSource, r *mineRun) error {
 // progress returns the training progress callback of a run: the bar (or,
 // without a terminal, a line per epoch), the plan's notes, and the loss
 // curve of the report.
-func (c *mineCmd) progress(e *env, r *mineRun) (func(miner.Progress), *bar) {
-	cfg := r.cfg
+func (c *mineCmd) progress(e *env, r *mining.Run) (func(miner.Progress), *bar) {
+	cfg := r.Config
 	pb := e.newBar(-1, "mining")
 	prevMean, step := 0.0, 0
 	return func(p miner.Progress) {
@@ -264,13 +209,13 @@ func (c *mineCmd) progress(e *env, r *mineRun) (func(miner.Progress), *bar) {
 		}
 		switch {
 		case p.Trained:
-			r.rulesStart = time.Now()
+			r.RulesStart = time.Now()
 			if p.Group == p.Groups {
 				pb.finish()
 			}
 			return
 		case p.EpochDone:
-			r.validLoss = append(r.validLoss, p.ValidLoss)
+			r.ValidLoss = append(r.ValidLoss, p.ValidLoss)
 			if !e.cli.Quiet && !e.showProgress() {
 				// No bar (a log file): one line per epoch.
 				line := fmt.Sprintf("mine: epoch %d/%d: %d batches, train loss %.4f", p.Epoch, cfg.MaxEpochs, p.Batches, p.Loss)
@@ -301,7 +246,7 @@ func (c *mineCmd) progress(e *env, r *mineRun) (func(miner.Progress), *bar) {
 		}
 		prevMean = p.Loss
 		step++
-		r.loss = append(r.loss, report.LossPoint{Epoch: p.Epoch, Batch: p.Batch, Step: step, Loss: cur})
+		r.Loss = append(r.Loss, report.LossPoint{Epoch: p.Epoch, Batch: p.Batch, Step: step, Loss: cur})
 		pb.describe(fmt.Sprintf("epoch %d/%d batch %d/%d loss %.4f %.0f q/s", p.Epoch, cfg.MaxEpochs, p.Batch, p.Batches, p.Loss, p.QueriesPerSec))
 		pb.set(step)
 	}, pb
@@ -315,158 +260,83 @@ func (c *mineCmd) logStep(e *env, what string, since time.Time) {
 }
 
 // chooseAggregation chooses the aggregation recorded in the rule file
-// (--aggregate): auto chooses it on the store's valid split; after Ctrl-C
-// or without a valid split the file records max.
-func (c *mineCmd) chooseAggregation(e *env, r *mineRun) error {
-	rules := r.res.Rules
-	c.logStep(e, fmt.Sprintf("%d rules read and counted", len(rules)), r.rulesStart)
-	r.directives = []datalog.Aggregate{{Method: "max"}}
-	switch c.Aggregate {
-	case "noisy-or":
-		r.directives = []datalog.Aggregate{{Method: "noisy_or"}}
-		return nil
-	case "auto":
-		if r.stopped != nil {
-			return nil
-		}
-	default:
-		return nil
-	}
+// (--aggregate; see mining.Run.ChooseAggregation).
+func (c *mineCmd) chooseAggregation(e *env, r *mining.Run) error {
+	c.logStep(e, fmt.Sprintf("%d rules read and counted", len(r.Result.Rules)), r.RulesStart)
 	tuneStart := time.Now()
-	vq, err := scoring.ValidQueries(r.st)
-	if err != nil {
-		return err
+	n, err := r.ChooseAggregation(e.ctx, c.Aggregate)
+	if n > 0 {
+		c.logStep(e, fmt.Sprintf("aggregation chosen on %d valid queries", n), tuneStart)
 	}
-	if len(vq) == 0 || len(rules) == 0 {
-		return nil
-	}
-	prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
-	if r.tuned, err = scoring.ChooseAggregation(e.ctx, r.st, r.g, prog, vq); err != nil {
-		return err
-	}
-	r.directives = r.tuned.Directives
-	c.logStep(e, fmt.Sprintf("aggregation chosen on %d valid queries", len(vq)), tuneStart)
-	return nil
+	return err
 }
 
-// keepTop keeps the best --top rules per head; after an aggregation chosen
-// on valid, it chooses theirs and says what they cost against the whole
-// file.
-func (c *mineCmd) keepTop(e *env, r *mineRun) error {
-	if c.Top <= 0 {
-		return nil
-	}
-	r.top, r.fullRules = c.Top, len(r.res.Rules)
-	r.res.Rules = miner.TopRules(r.res.Rules, c.Top)
-	if r.tuned == nil {
-		return nil
-	}
-	vq, err := scoring.ValidQueries(r.st)
-	if err != nil {
+// keepTop keeps the best --top rules per head (mining.Run.KeepTop) and
+// says what they cost against the whole file.
+func (c *mineCmd) keepTop(e *env, r *mining.Run) error {
+	if err := r.KeepTop(e.ctx, c.Top); err != nil {
 		return err
 	}
-	prog := &datalog.Program{Rules: miner.DatalogRules(r.res.Rules)}
-	r.fullTuned = r.tuned
-	if r.tuned, err = scoring.ChooseAggregation(e.ctx, r.st, r.g, prog, vq); err != nil {
-		return err
-	}
-	r.directives = r.tuned.Directives
-	if !e.cli.Quiet {
-		fmt.Fprintf(e.stderr, "mine: %s\n", r.topLine())
+	if r.FullTuned != nil && !e.cli.Quiet {
+		fmt.Fprintf(e.stderr, "mine: %s\n", r.TopLine())
 	}
 	return nil
-}
-
-// topLine says what keeping the best --top rules per head costs on valid.
-func (r *mineRun) topLine() string {
-	n := r.top
-	full := r.fullTuned.Chosen
-	share := 0.0
-	if full > 0 {
-		share = 100 * r.tuned.Chosen / full
-	}
-	return fmt.Sprintf("the best %d rules per head (%d of %d, by support × confidence): valid MRR %.3f, the whole file's %.3f (%.1f%%)",
-		n, len(r.res.Rules), r.fullRules, r.tuned.Chosen, full, share)
-}
-
-// header is the comment that starts the mined file.
-func (r *mineRun) header() string {
-	rules, cfg := r.res.Rules, r.cfg
-	header := fmt.Sprintf("%s: %d rules for %d head relations from %s\n", minedHeader, len(rules), countHeads(rules), r.from)
-	if r.grouped() {
-		header += r.groupHeader()
-	} else {
-		header += fmt.Sprintf("%% T=%d L=%d batch=%d seed=%d epochs=%d", cfg.MaxLen, cfg.Rank, cfg.Batch, cfg.Seed, len(r.history()))
-	}
-	if r.stopped != nil {
-		header += "\n% interrupted: these are the rules of the weights when training was stopped"
-	}
-	if r.tuned != nil {
-		header += "\n% " + describeTuning(r.tuned)
-	}
-	if r.fullTuned != nil {
-		header += "\n% " + r.topLine()
-	}
-	return header
 }
 
 // writeOutputs writes the rule file (--out or standard output) and the
 // model (--save-model).
-func (c *mineCmd) writeOutputs(e *env, r *mineRun) error {
+func (c *mineCmd) writeOutputs(e *env, r *mining.Run) error {
 	var buf bytes.Buffer
-	writeRules(&buf, r.header(), c.Threshold, r.directives, r.res.Rules)
-	mined := stampMined(buf.Bytes())
+	rulefile.Write(&buf, r.Header(), c.Threshold, r.Directives, miner.DatalogRules(r.Result.Rules))
+	mined := rulefile.Stamp(buf.Bytes())
 	if c.Out == "" {
 		if _, err := e.stdout.Write(mined); err != nil {
 			return err
 		}
-	} else if err := writeMined(c.Out, mined, c.Force); err != nil {
-		return err
+	} else if err := rulefile.WriteMined(c.Out, mined, c.Force); err != nil {
+		return replaceErr(err)
 	}
-	switch {
-	case c.SaveModel == "":
+	if c.SaveModel == "" {
 		return nil
-	case r.grouped():
-		return r.saveGroups(c.SaveModel)
 	}
-	var mb bytes.Buffer
-	if err := r.res.Models[0].Save(&mb); err != nil {
-		return err
+	err := r.SaveModel(c.SaveModel)
+	if ge, ok := errors.AsType[*mining.GroupFileError](err); ok {
+		return fmt.Errorf("mine: --save-model: %w", ge.Err)
 	}
-	return atomicfile.WriteFile(c.SaveModel, mb.Bytes())
+	return err
 }
 
 // assess computes the coverage, printed at the end and shown in the report,
 // and with --eval the model's metrics on the test split.
-func (c *mineCmd) assess(e *env, r *mineRun) error {
-	if r.stopped != nil {
+func (c *mineCmd) assess(e *env, r *mining.Run) error {
+	if r.Stopped != nil {
 		return nil
 	}
 	var err error
-	if r.st != nil && (!e.cli.Quiet || c.Report != "") {
+	if r.Store != nil && (!e.cli.Quiet || c.Report != "") {
 		// The rule application's candidate lists and engine are garbage
 		// now: collect them before the model's blocks are allocated.
 		runtime.GC()
-		ms := r.models()
-		if r.cov, err = scoring.MeasureCoverage(e.ctx, r.st, r.g, ms.models, ms.heads, r.res.Rules, r.tuned); err != nil {
+		ms := r.ModelSet()
+		if r.Coverage, err = scoring.MeasureCoverage(e.ctx, r.Store, r.Graph, ms.Models, ms.Heads, r.Result.Rules, r.Tuned); err != nil {
 			return err
 		}
 	}
 	if c.Eval {
-		if r.metrics, err = evalModel(e, r.st, r.g, r.models(), "test"); err != nil {
+		if r.Metrics, err = evalModel(e, r.Store, r.Graph, r.ModelSet(), "test"); err != nil {
 			return err
 		}
-		printMetrics(e.stderr, r.metrics)
+		printMetrics(e.stderr, r.Metrics)
 	}
 	return nil
 }
 
 // writeReport writes the HTML report of --report.
-func (c *mineCmd) writeReport(e *env, r *mineRun) error {
+func (c *mineCmd) writeReport(e *env, r *mining.Run) error {
 	if c.Report == "" {
 		return nil
 	}
-	rep := buildReport(e, r, time.Since(r.start))
+	rep := r.Report(e.ctx, e.cli.DB, time.Since(r.Start))
 	var hb bytes.Buffer
 	if err := report.Write(&hb, rep); err != nil {
 		return err
@@ -476,22 +346,22 @@ func (c *mineCmd) writeReport(e *env, r *mineRun) error {
 
 // summarise says what was done; after Ctrl-C it returns the error that
 // stopped training.
-func (c *mineCmd) summarise(e *env, r *mineRun) error {
-	rules, epochs := r.res.Rules, len(r.history())
+func (c *mineCmd) summarise(e *env, r *mining.Run) error {
+	rules, epochs := r.Result.Rules, len(r.History())
 	where := "standard output"
 	if c.Out != "" {
 		where = c.Out
 	}
-	if r.stopped != nil {
+	if r.Stopped != nil {
 		fmt.Fprintf(e.stderr, "drumql: interrupted after %d epochs; wrote the %d rules of the current weights to %s\n", epochs, len(rules), where)
-		return fmt.Errorf("mine: %w", r.stopped)
+		return fmt.Errorf("mine: %w", r.Stopped)
 	}
 	if !e.cli.Quiet {
 		fmt.Fprintf(e.stderr, "mined %d rules for %d head relations in %d epochs (%s; rules read, counted and tuned in %s); wrote %s\n",
-			len(rules), countHeads(rules), epochs, time.Since(r.start).Round(100*time.Millisecond),
-			r.ruleStepTook.Round(100*time.Millisecond), where)
-		if r.cov != nil {
-			fmt.Fprint(e.stderr, r.cov)
+			len(rules), mining.CountHeads(rules), epochs, time.Since(r.Start).Round(100*time.Millisecond),
+			r.RuleStepTook.Round(100*time.Millisecond), where)
+		if r.Coverage != nil {
+			fmt.Fprint(e.stderr, r.Coverage)
 		}
 	}
 	return nil
@@ -500,10 +370,3 @@ func (c *mineCmd) summarise(e *env, r *mineRun) error {
 // testHookMineProgress, when set by a test, sees every progress report of
 // drumql mine (to interrupt training at a known point).
 var testHookMineProgress func(miner.Progress)
-
-// describeTuning is the line drumql mine prints about the aggregation it
-// chose.
-func describeTuning(t *scoring.Tuning) string {
-	return fmt.Sprintf("aggregation %s chosen on %d valid queries (MRR %.3f; %d relations rank better their own way)",
-		t.Directives[0].Describe(), t.Queries, t.Chosen, len(t.Directives)-1)
-}

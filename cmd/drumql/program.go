@@ -1,50 +1,23 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"syscall"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/rulefile"
 )
 
-// minedHeader starts every rule file that drumql mine writes. Files that
-// start with it are merged as mined rules (datalog.Merge: a mined rule that
-// would close a cycle through negation is rejected with a warning and the
-// rest runs); every other file is expert knowledge, and any problem in it is
-// an error.
-const minedHeader = "% drumql mine"
+// minedHeader starts every rule file that drumql mine writes.
+const minedHeader = rulefile.MinedHeader
 
-// programSet is the merged program of several .dl files, and what is needed
-// to print diagnostics about it.
-type programSet struct {
-	Prog     *datalog.Program
-	Files    []string
-	Rejected int // mined rules left out by the merge
-}
-
-// maxSourceSize bounds what source reads: diagnostics point into files
-// the parser has read (under --max-import-size), so this only guards
-// against a file that grew since.
-const maxSourceSize = 1 << 32
-
-// source returns the text of a file for diagnostics (nil if unreadable, or
-// not a regular file).
-func source(file string) []byte {
-	b, err := parser.ReadSource(context.Background(), file, maxSourceSize)
-	if err != nil {
-		return nil
-	}
-	return b
-}
+// source returns the text of a file for diagnostics (rulefile.Source).
+func source(file string) []byte { return rulefile.Source(file) }
 
 // diagError is a Datalog diagnostics error, printed with source lines and
 // carets; it is an input error (exit 2).
@@ -75,106 +48,29 @@ func renderWarnings(w io.Writer, ds datalog.Diagnostics) {
 	}
 }
 
-// isMined reports whether the file at path was written by drumql mine.
-// It is false for a file that is not a regular file (a named pipe is opened
-// without waiting for a writer).
-func isMined(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	return strings.HasPrefix(line, minedHeader)
-}
-
-// loadPrograms parses the files (resolving @import), merges the mined ones
-// into the expert ones and validates the result. Errors come back as a
-// diagError listing every problem of every file; warnings are printed on
-// warn. Mined rules rejected by the merge are printed on warn as well.
-//
-// The directives of every file are kept, in file order: @aggregate (the
-// first for a relation wins) and @min. The merged program's threshold is
-// the smallest @min of the files (datalog.Program.Threshold), so that it
-// keeps every derivation any of them keeps; a file without @min makes no
-// claim: a hand-written expert file merged with a mined file is evaluated
-// at the mined file's threshold, and files without any exactly. The
-// commands that evaluate say so when files differ (warnThresholds).
-func loadPrograms(e *env, warn io.Writer, files []string) (*programSet, error) {
+// loadPrograms loads the rule files (rulefile.Load) and prints their
+// warnings on warn. Errors come back as a diagError listing every problem
+// of every file. The commands that evaluate say so when files differ in
+// their threshold (warnThresholds).
+func loadPrograms(e *env, warn io.Writer, files []string) (*rulefile.Set, error) {
 	opts, err := e.fileOptions()
 	if err != nil {
 		return nil, err
 	}
-	expert := &datalog.Program{}
-	mined := &datalog.Program{}
-	var aggs []datalog.Aggregate // every file's directives, in file order
-	var ths []datalog.Threshold
-	var all datalog.Diagnostics
-	for _, f := range files {
-		p, err := parser.ParseFileContext(e.ctx, f, opts)
-		if err != nil {
-			var ds datalog.Diagnostics
-			switch {
-			case errors.As(err, &ds):
-				all = append(all, ds...)
-			case e.ctx.Err() != nil:
-				return nil, fmt.Errorf("interrupted while reading %s", f)
-			default:
-				return nil, inputErr(err)
-			}
-		}
-		if p == nil {
-			continue
-		}
-		dst := expert
-		if isMined(f) {
-			dst = mined
-		}
-		dst.Facts = append(dst.Facts, p.Facts...)
-		dst.Rules = append(dst.Rules, p.Rules...)
-		dst.Queries = append(dst.Queries, p.Queries...)
-		aggs = append(aggs, p.Aggregates...)
-		ths = append(ths, p.Thresholds...)
+	ps, err := rulefile.Load(e.ctx, files, opts)
+	if ps != nil {
+		renderWarnings(warn, ps.Warnings)
 	}
-	if all.HasErrors() {
-		// Report the problems of what did parse too, so one run shows
-		// every error of the files.
-		both := concat(expert, mined)
-		both.Aggregates = aggs
-		both.Thresholds = ths
-		for _, d := range datalog.Validate(both) {
-			if d.Severity == datalog.Error {
-				all = append(all, d)
-			}
-		}
-		all.Sort()
-		return nil, inputErr(diagError{ds: all})
-	}
-	ps := &programSet{Prog: expert, Files: files}
-	if len(mined.Rules)+len(mined.Facts) > 0 {
-		merged, mds := datalog.Merge(expert, mined)
-		var rejected datalog.Diagnostics
-		for _, d := range mds {
-			if d.Severity == datalog.Error {
-				ps.Rejected++
-				d.Severity = datalog.Warning
-				d.Msg = "mined rule left out: " + d.Msg
-			}
-			rejected = append(rejected, d)
-		}
-		renderWarnings(warn, rejected)
-		ps.Prog = merged
-	}
-	ps.Prog.Aggregates = aggs
-	ps.Prog.Thresholds = ths
-	ds := datalog.Validate(ps.Prog)
-	if ds.HasErrors() {
+	var ds datalog.Diagnostics
+	var interrupted *rulefile.InterruptedError
+	switch {
+	case errors.As(err, &ds):
 		return nil, inputErr(diagError{ds: ds})
+	case errors.As(err, &interrupted):
+		return nil, err
+	case err != nil:
+		return nil, inputErr(err)
 	}
-	renderWarnings(warn, ds)
 	return ps, nil
 }
 
@@ -227,15 +123,6 @@ func (c *checkCmd) Run(e *env) error {
 	}
 	fmt.Fprintln(e.stdout)
 	return nil
-}
-
-// concat returns a program with the facts, rules and queries of a then b.
-func concat(a, b *datalog.Program) *datalog.Program {
-	return &datalog.Program{
-		Facts:   append(append([]datalog.Fact(nil), a.Facts...), b.Facts...),
-		Rules:   append(append([]datalog.Rule(nil), a.Rules...), b.Rules...),
-		Queries: append(append([]datalog.Query(nil), a.Queries...), b.Queries...),
-	}
 }
 
 // loadRuleFlags loads the programs of --rules flags, printing their

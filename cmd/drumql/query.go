@@ -16,8 +16,8 @@ import (
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
-	"github.com/drumql/drumql/server"
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // queryCmd is drumql query.
@@ -275,7 +275,7 @@ func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom
 	row := func(a reasoner.Answer) {
 		switch format {
 		case "json":
-			x, err := json.Marshal(server.AnswerRow{Vars: vars, Values: a.Values, Confidence: a.Confidence})
+			x, err := json.Marshal(wire.Answer{Vars: vars, Values: a.Values, Confidence: a.Confidence})
 			if err != nil {
 				werr = err
 				return

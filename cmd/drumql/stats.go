@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 type statsCmd struct {
@@ -14,24 +15,17 @@ type statsCmd struct {
 
 // statsReport is the JSON form of drumql stats.
 type statsReport struct {
-	Entities     int            `json:"entities"`
-	Symbols      int            `json:"symbols"`
-	Relations    int            `json:"relations"`
-	BaseFacts    int            `json:"base_facts"`
-	DerivedFacts int            `json:"derived_facts"`
-	PerRelation  []relationRow  `json:"per_relation"`
-	Splits       map[string]int `json:"splits"`
+	Entities     int             `json:"entities"`
+	Symbols      int             `json:"symbols"`
+	Relations    int             `json:"relations"`
+	BaseFacts    int             `json:"base_facts"`
+	DerivedFacts int             `json:"derived_facts"`
+	PerRelation  []wire.Relation `json:"per_relation"`
+	Splits       map[string]int  `json:"splits"`
 	// DiskBytes and ReclaimableBytes are the store's size on disk and the
 	// part of it that compactions free (absent for an in-memory store).
 	DiskBytes        *int64 `json:"disk_bytes,omitempty"`
 	ReclaimableBytes *int64 `json:"reclaimable_bytes,omitempty"`
-}
-
-type relationRow struct {
-	Name    string `json:"name"`
-	Arity   int    `json:"arity"`
-	Base    int    `json:"base"`
-	Derived int    `json:"derived"`
 }
 
 func (c *statsCmd) Run(e *env) error {
@@ -91,11 +85,11 @@ func collectStats(e *env, st store.Store) (*statsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &statsReport{Entities: len(snap.Entities), Symbols: n, Relations: len(rels), Splits: map[string]int{}, PerRelation: []relationRow{}}
+	rep := &statsReport{Entities: len(snap.Entities), Symbols: n, Relations: len(rels), Splits: map[string]int{}, PerRelation: []wire.Relation{}}
 	for _, r := range rels {
 		rep.BaseFacts += r.Base
 		rep.DerivedFacts += r.Derived
-		rep.PerRelation = append(rep.PerRelation, relationRow{Name: r.Name, Arity: r.Arity, Base: r.Base, Derived: r.Derived})
+		rep.PerRelation = append(rep.PerRelation, wire.NewRelation(r))
 	}
 	names, err := st.Splits()
 	if err != nil {

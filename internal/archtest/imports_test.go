@@ -28,7 +28,12 @@ var allowed = map[string][]string{
 	"miner":    {"datalog", "store"},
 	"linkpred": {"store"},
 	"cluster":  {"miner"},
-	"server":   {"reasoner", "store", "datalog", "parser", "linkpred"},
+	"server":   {"reasoner", "store", "datalog", "parser", "linkpred", "wire"},
+	"wire":     {"datalog", "reasoner", "store"},
+	"rulefile": {"datalog", "parser"},
+	"mining":   {"miner", "scoring", "cluster", "reasoner", "linkpred", "store", "datalog", "rulefile"},
+	"exchange": {"datalog"},
+	"scoring":  {"linkpred", "miner", "reasoner", "store", "datalog"},
 }
 
 // leafImports lists, per package under internal/, the other packages
@@ -49,6 +54,11 @@ var thirdParty = map[string][]string{
 	"cluster":  {"github.com/nats-io/nats.go"},
 	"internal": {},
 	"server":   {"github.com/prometheus/client_golang"},
+	"exchange": {},
+	"scoring":  {},
+	"wire":     {},
+	"rulefile": {},
+	"mining":   {},
 }
 
 // testOnly lists what a package's tests may import beyond what the package
@@ -63,6 +73,9 @@ var testOnly = map[string][]string{
 	"reasoner": {"parser", "golang.org/x/tools/txtar"},
 	// the web page driven in headless Chromium
 	"server": {"github.com/chromedp/chromedp", "github.com/chromedp/cdproto"},
+	// rules written in the dialect's text
+	"exchange": {"parser"},
+	"scoring":  {"parser"},
 }
 
 // buildContext sees every file whatever its build constraints, so that the

@@ -3,12 +3,12 @@ package scoring
 import (
 	"context"
 	"fmt"
-	"github.com/drumql/drumql/linkpred"
 	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"

@@ -2,8 +2,8 @@ package scoring
 
 import (
 	"context"
-	"github.com/drumql/drumql/linkpred"
 
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/store"
 )
 

@@ -2,12 +2,12 @@ package scoring
 
 import (
 	"context"
-	"github.com/drumql/drumql/internal/pkgerr"
-	"github.com/drumql/drumql/linkpred"
 	"slices"
 	"sync"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/pkgerr"
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )

@@ -1,4 +1,4 @@
-package main
+package mining
 
 import (
 	"context"
@@ -15,13 +15,15 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// buildReport assembles the HTML report of a mining run.
-func buildReport(e *env, r *mineRun, took time.Duration) *report.Report {
-	cfg, g, rules, hist, m, cov := r.cfg, r.g, r.res.Rules, r.history(), r.metrics, r.cov
+// Report assembles the HTML report of the run, which took took, of the
+// store db (its name); examples of the best rules' groundings are looked up
+// in r.Store under ctx, within a time budget.
+func (r *Run) Report(ctx context.Context, db string, took time.Duration) *report.Report {
+	cfg, g, rules, hist, m, cov := r.Config, r.Graph, r.Result.Rules, r.History(), r.Metrics, r.Coverage
 	rep := &report.Report{
 		Generated: time.Now().UTC().Format(time.RFC3339),
-		Store:     e.cli.DB,
-		Dataset:   e.cli.DB,
+		Store:     db,
+		Dataset:   db,
 		Config: []report.KV{
 			{Name: "max rule length T", Value: fmt.Sprint(cfg.MaxLen)},
 			{Name: "rank L", Value: fmt.Sprint(cfg.Rank)},
@@ -39,8 +41,8 @@ func buildReport(e *env, r *mineRun, took time.Duration) *report.Report {
 			{Name: "rules", Value: fmt.Sprint(len(rules))},
 			{Name: "wall time", Value: took.Round(100 * time.Millisecond).String()},
 		},
-		Loss:      r.loss,
-		ValidLoss: r.validLoss,
+		Loss:      r.Loss,
+		ValidLoss: r.ValidLoss,
 	}
 	if cov != nil {
 		rep.Summary = append(rep.Summary, report.KV{Name: "heads with rules", Value: fmt.Sprintf("%d of %d", cov.Covered, cov.Heads)})
@@ -50,10 +52,10 @@ func buildReport(e *env, r *mineRun, took time.Duration) *report.Report {
 				report.KV{Name: "reached: rules / model", Value: fmt.Sprintf("%.1f%% / %.1f%% of %d", 100*cov.RulesSampled, 100*cov.ModelSampled, cov.Sampled)})
 		}
 	}
-	if r.stopped != nil {
+	if r.Stopped != nil {
 		rep.Notes = append(rep.Notes, "Training was interrupted (Ctrl-C): the rules are those of the weights at that moment.")
 	}
-	ex := newExampler(e, r.st)
+	ex := newExampler(ctx, r.Store)
 	for lo := 0; lo < len(rules); {
 		hi := lo
 		for hi < len(rules) && rules[hi].Head == rules[lo].Head {
@@ -90,6 +92,7 @@ func buildReport(e *env, r *mineRun, took time.Duration) *report.Report {
 	return rep
 }
 
+// policyMetrics converts the metrics of one tie policy for the report.
 func policyMetrics(m *linkpred.Metrics) report.PolicyMetrics {
 	conv := func(s linkpred.Summary) report.Scores {
 		return report.Scores{MRR: s.MRR, MR: s.MR, Hits1: s.Hits1, Hits3: s.Hits3, Hits10: s.Hits10}
@@ -116,11 +119,12 @@ const (
 	exampleEach   = 200 * time.Millisecond
 )
 
-func newExampler(e *env, st store.Store) *exampler {
+// newExampler returns the exampler of st, or nil without a store.
+func newExampler(ctx context.Context, st store.Store) *exampler {
 	if st == nil {
 		return nil
 	}
-	return &exampler{ctx: e.ctx, st: st, deadline: time.Now().Add(exampleBudget)}
+	return &exampler{ctx: ctx, st: st, deadline: time.Now().Add(exampleBudget)}
 }
 
 // example returns "head ⇐ body" for the first grounding of r (in the

@@ -3,10 +3,10 @@ package scoring_test
 import (
 	"context"
 	"fmt"
-	"github.com/drumql/drumql/cmd/drumql/internal/scoring"
 
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/scoring"
 	"github.com/drumql/drumql/store"
 )
 

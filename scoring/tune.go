@@ -2,11 +2,11 @@ package scoring
 
 import (
 	"context"
-	"github.com/drumql/drumql/linkpred"
 	"slices"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/store"
 )

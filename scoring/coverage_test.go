@@ -1,10 +1,10 @@
 package scoring
 
 import (
-	"github.com/drumql/drumql/linkpred"
 	"slices"
 	"testing"
 
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/store"
 )
 

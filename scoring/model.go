@@ -3,10 +3,10 @@ package scoring
 import (
 	"context"
 	"errors"
-	"github.com/drumql/drumql/linkpred"
 	"slices"
 	"sync/atomic"
 
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/store"
 )

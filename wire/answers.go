@@ -1,4 +1,4 @@
-package server
+package wire
 
 import (
 	"bytes"
@@ -22,45 +22,45 @@ func QueryVars(a datalog.Atom) []string {
 	return vs
 }
 
-// ProofJSON is a proof as JSON (`drumql explain --format json`): snake_case
-// keys, children always an array.
-type ProofJSON struct {
-	Fact       string      `json:"fact"`
-	Confidence float64     `json:"confidence"`
-	Rule       string      `json:"rule,omitempty"`
-	File       string      `json:"file,omitempty"`
-	Line       int         `json:"line,omitempty"`
-	Col        int         `json:"col,omitempty"`
-	Weight     float64     `json:"weight"`
-	Base       bool        `json:"base"`
-	Negated    bool        `json:"negated"`
-	Aggregate  bool        `json:"aggregate,omitempty"`
-	Children   []ProofJSON `json:"children"`
+// Proof is a proof tree as JSON (`drumql explain --format json`, POST
+// /v1/explain): snake_case keys, children always an array.
+type Proof struct {
+	Fact       string  `json:"fact"`
+	Confidence float64 `json:"confidence"`
+	Rule       string  `json:"rule,omitempty"`
+	File       string  `json:"file,omitempty"`
+	Line       int     `json:"line,omitempty"`
+	Col        int     `json:"col,omitempty"`
+	Weight     float64 `json:"weight"`
+	Base       bool    `json:"base"`
+	Negated    bool    `json:"negated"`
+	Aggregate  bool    `json:"aggregate,omitempty"`
+	Children   []Proof `json:"children"`
 }
 
-// NewProofJSON converts a proof tree.
-func NewProofJSON(p *reasoner.Proof) ProofJSON {
-	j := ProofJSON{Fact: p.Fact, Confidence: p.Confidence, Rule: p.Rule, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col,
-		Weight: p.Weight, Base: p.Base, Negated: p.Negated, Aggregate: p.Aggregate, Children: make([]ProofJSON, 0, len(p.Children))}
+// NewProof converts a proof tree.
+func NewProof(p *reasoner.Proof) Proof {
+	j := Proof{Fact: p.Fact, Confidence: p.Confidence, Rule: p.Rule, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col,
+		Weight: p.Weight, Base: p.Base, Negated: p.Negated, Aggregate: p.Aggregate, Children: make([]Proof, 0, len(p.Children))}
 	for _, c := range p.Children {
-		j.Children = append(j.Children, NewProofJSON(c))
+		j.Children = append(j.Children, NewProof(c))
 	}
 	return j
 }
 
-// AnswerRow is an answer as a JSON object (`drumql query --format json`):
-// the variables in order, then "confidence", then "proof" when there is
-// one.
-type AnswerRow struct {
+// Answer is an answer as a JSON object (`drumql query --format json`, POST
+// /v1/query): the variables in order, then "confidence", then "proof" when
+// there is one.
+type Answer struct {
 	Vars       []string
 	Values     []string
 	Confidence float64
-	Proof      *ProofJSON
+	Proof      *Proof
 }
 
-// MarshalJSON writes the row's keys in order: the variables, confidence,
+// MarshalJSON writes the answer's keys in order: the variables, confidence,
 // proof.
-func (r AnswerRow) MarshalJSON() ([]byte, error) {
+func (r Answer) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, v := range r.Vars {
@@ -85,28 +85,28 @@ func (r AnswerRow) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// NewAnswerRow is the row of answer a to a query with variables vars, with
+// NewAnswer is the object of answer a to a query with variables vars, with
 // its proof when explain is set and it has one.
-func NewAnswerRow(vars []string, a reasoner.Answer, explain bool) AnswerRow {
-	r := AnswerRow{Vars: vars, Values: a.Values, Confidence: a.Confidence}
+func NewAnswer(vars []string, a reasoner.Answer, explain bool) Answer {
+	r := Answer{Vars: vars, Values: a.Values, Confidence: a.Confidence}
 	if explain && a.Proof != nil {
-		p := NewProofJSON(a.Proof)
+		p := NewProof(a.Proof)
 		r.Proof = &p
 	}
 	return r
 }
 
 // Answers is the JSON value of the answers to a query with variables vars
-// (`drumql query --format json`): for a ground query (no variables) an
+// (`drumql query --format json`, POST /v1/query): for a ground query (no variables) an
 // object {"holds", "confidence"} (and "proof" with explain), otherwise an
-// array of AnswerRow.
+// array of Answer.
 func Answers(vars []string, answers []reasoner.Answer, explain bool) any {
 	if len(vars) == 0 {
 		return GroundAnswer(answers, explain)
 	}
-	rows := make([]AnswerRow, len(answers))
+	rows := make([]Answer, len(answers))
 	for i, a := range answers {
-		rows[i] = NewAnswerRow(vars, a, explain)
+		rows[i] = NewAnswer(vars, a, explain)
 	}
 	return rows
 }
@@ -118,7 +118,7 @@ func GroundAnswer(answers []reasoner.Answer, explain bool) map[string]any {
 	if len(answers) > 0 {
 		v["confidence"] = answers[0].Confidence
 		if explain && answers[0].Proof != nil {
-			v["proof"] = NewProofJSON(answers[0].Proof)
+			v["proof"] = NewProof(answers[0].Proof)
 		}
 	}
 	return v

@@ -3,9 +3,9 @@ package scoring
 import (
 	"context"
 	"fmt"
-	"github.com/drumql/drumql/linkpred"
 	"testing"
 
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/store"
 )
 

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/drumql/drumql/internal/supervise"
+	"github.com/drumql/drumql/store"
+)
+
+// The commands that write the store (load, infer, retract, serve) run in
+// a child process that a supervising drumql starts (internal/supervise):
+// when the device fills during a write, the Go runtime dies of the fault,
+// and the supervisor turns its crash report into an error message with
+// exit 1. The store's commit protocol leaves it as it was before the
+// write, or with the write's result when the fault came after the commit
+// point. Outside Linux the writers run in the drumql process itself.
+
+// child is this process's side of its supervisor, or nil (set by main).
+var child *supervise.Child
+
+// noteCommitted tells the supervisor, if any, that the store write of this
+// command committed: a fault after it leaves the store with its result.
+func noteCommitted() { child.Committed() }
+
+// superviseWriter runs the writer command of args (cmd is its name, db the
+// store) in a child process and returns its exit code; ok is false when no
+// child could be started, and the caller then runs the command itself.
+func superviseWriter(cmd string, args []string, db string) (code int, ok bool) {
+	res, ok := supervise.Run(args)
+	if !ok {
+		return 0, false
+	}
+	if res.Fault() {
+		fmt.Fprint(os.Stderr, faultMessage(cmd, db, &res))
+		return exitFailure, true
+	}
+	os.Stderr.Write(res.Output)
+	if res.Signal != nil {
+		return res.Reraise(), true
+	}
+	return res.Code, true
+}
+
+// faultMessage is the error message of a writer that died of a fault
+// while writing the store at db.
+func faultMessage(cmd, db string, res *supervise.Result) string {
+	state := "the store is unchanged"
+	switch {
+	case cmd == "serve":
+		// a long-running writer: each edit is stored whole or not at all
+		state = "the store holds the edits stored before the fault, not the one being written"
+	case res.Committed:
+		state = fmt.Sprintf("the %s had committed before the fault: the store holds its result", cmd)
+	}
+	if store.LowOnSpace(db) {
+		return fmt.Sprintf("drumql: %s: no space left on the device of %s while writing (the write faulted); %s\n"+
+			"hint: free space on that device before using the store again: opening it next replays its log, which takes room too\n", cmd, db, state)
+	}
+	msg := fmt.Sprintf("drumql: %s crashed writing the store at %s: %s; %s\n", cmd, db, res.SignalLine(), state)
+	if path, err := res.SaveOutput(); err == nil {
+		return msg + "hint: the crash report is in " + path + "\n"
+	}
+	return msg + "the crash report:\n" + string(res.Output)
+}

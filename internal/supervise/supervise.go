@@ -1,0 +1,110 @@
+package supervise
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"regexp"
+)
+
+// envChild marks a child process of the supervisor.
+const envChild = "DRUMQL_SUPERVISED"
+
+// maxOutput bounds what the supervisor keeps of the child's runtime output
+// (crash reports are a few hundred KB at most).
+const maxOutput = 4 << 20
+
+// commitMark is what the child writes on descriptor 4 when its write
+// committed.
+const commitMark = "committed\n"
+
+// Child is the side of a supervised child process.
+type Child struct {
+	note *os.File // descriptor 4: the commit pipe
+}
+
+// SetUp prepares a process that a supervisor started: descriptor 3 becomes
+// os.Stderr (and the log package's output) and descriptor 4 the commit
+// pipe. It returns nil when this process is not such a child.
+func SetUp() *Child {
+	if os.Getenv(envChild) != "1" {
+		return nil
+	}
+	os.Unsetenv(envChild)
+	os.Stderr = os.NewFile(3, "/dev/stderr")
+	log.SetOutput(os.Stderr)
+	return &Child{note: os.NewFile(4, "commit")}
+}
+
+// Committed tells the supervisor that the store write of this process
+// committed: a fault after it leaves the store with its result. It does
+// nothing on a nil Child (no supervisor).
+func (c *Child) Committed() {
+	if c != nil {
+		_, _ = c.note.WriteString(commitMark)
+	}
+}
+
+// Result is how a supervised child ended.
+type Result struct {
+	// Exited and Code are its exit status; Signal, when not nil, the
+	// signal that killed it.
+	Exited bool
+	Code   int
+	Signal os.Signal
+	// Output is what it wrote on its descriptor 2 (the runtime's crash
+	// report, if any), at most 4 MiB and a note of how much more there was.
+	Output []byte
+	// Committed reports whether it said its write had committed.
+	Committed bool
+}
+
+// readBounded reads r to its end and returns its first max bytes, with a
+// note of how much more there was.
+func readBounded(r io.Reader, max int64) []byte {
+	b, _ := io.ReadAll(io.LimitReader(r, max))
+	if n, _ := io.Copy(io.Discard, r); n > 0 {
+		b = fmt.Appendf(b, "\n[drumql: %d more bytes of output dropped]\n", n)
+	}
+	return b
+}
+
+// faultRE finds the runtime's report of a memory fault: "fatal error:
+// fault" after "unexpected fault address", then the signal line.
+var faultRE = regexp.MustCompile(`(?m)^fatal error: fault$`)
+
+// signalRE is the runtime's line naming the signal of a fault.
+var signalRE = regexp.MustCompile(`(?m)^\[signal (SIG[A-Z]+)[^\]]*\]$`)
+
+// Fault reports whether the child died of a memory fault (SIGBUS, or
+// SIGSEGV outside Go's heap): it exited with code 2 after the Go runtime's
+// report of one.
+func (r *Result) Fault() bool { return r.Exited && r.Code == 2 && faultRE.Match(r.Output) }
+
+// SignalLine is the runtime's line naming the signal of the fault in the
+// output ("[signal SIGBUS: bus error ...]"), or "fault" when there is none.
+func (r *Result) SignalLine() string {
+	if m := signalRE.FindSubmatch(r.Output); m != nil {
+		return string(m[0])
+	}
+	return "fault"
+}
+
+// SaveOutput writes the child's output to a new file in the temporary
+// directory and returns its path.
+func (r *Result) SaveOutput() (string, error) {
+	f, err := os.CreateTemp("", "drumql-crash-*.txt")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(r.Output)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}

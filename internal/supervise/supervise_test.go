@@ -1,0 +1,57 @@
+package supervise
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// report is the start of the Go runtime's report of a SIGBUS fault.
+const report = `unexpected fault address 0x7f0000000000
+fatal error: fault
+[signal SIGBUS: bus error code=0x2 addr=0x7f0000000000 pc=0x4a1b2c]
+
+goroutine 17 [running]:
+`
+
+func TestFault(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		res  Result
+		want bool
+		line string
+	}{
+		{"fault", Result{Exited: true, Code: 2, Output: []byte(report)}, true, "[signal SIGBUS: bus error code=0x2 addr=0x7f0000000000 pc=0x4a1b2c]"},
+		{"exit 1", Result{Exited: true, Code: 1, Output: []byte(report)}, false, "[signal SIGBUS: bus error code=0x2 addr=0x7f0000000000 pc=0x4a1b2c]"},
+		{"a panic", Result{Exited: true, Code: 2, Output: []byte("panic: boom\n\ngoroutine 1 [running]:\n")}, false, "fault"},
+		{"no fault line", Result{Exited: true, Code: 2, Output: []byte("[signal SIGSEGV: segmentation violation]\n")}, false, "[signal SIGSEGV: segmentation violation]"},
+	} {
+		if got := c.res.Fault(); got != c.want {
+			t.Errorf("%s: Fault() = %v, want %v", c.name, got, c.want)
+		}
+		if got := c.res.SignalLine(); got != c.line {
+			t.Errorf("%s: SignalLine() = %q, want %q", c.name, got, c.line)
+		}
+	}
+}
+
+func TestReadBounded(t *testing.T) {
+	if got := readBounded(strings.NewReader("abc"), 10); string(got) != "abc" {
+		t.Errorf("readBounded under the bound = %q", got)
+	}
+	got := readBounded(bytes.NewReader(make([]byte, 15)), 10)
+	if !bytes.HasPrefix(got, make([]byte, 10)) || !strings.HasSuffix(string(got), "\n[drumql: 5 more bytes of output dropped]\n") {
+		t.Errorf("readBounded over the bound = %q", got)
+	}
+}
+
+// TestNoChild: a process that no supervisor started is no child, and
+// Committed on it does nothing.
+func TestNoChild(t *testing.T) {
+	t.Setenv(envChild, "")
+	c := SetUp()
+	if c != nil {
+		t.Fatal("SetUp without the supervisor's variable returned a child")
+	}
+	c.Committed()
+}

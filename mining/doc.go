@@ -1,0 +1,12 @@
+// Package mining is what `drumql mine` does around [miner.Mine]: the state
+// of a run ([Run]) from training to the written files, the models of a run
+// mined in head groups ([ModelSet], saved as a manifest and group model
+// files by [Run.SaveGroups], read back by [LoadModels]), rules read off
+// saved models instead of training ([ReadRules]), the comment that starts
+// the mined file ([Run.Header]) and the HTML report ([Run.Report]).
+//
+// It composes the miner with the rule scorers (package scoring) and the
+// reasoner, which never import each other. Nothing here prints; the
+// report's examples are looked up within a time budget, everything else is
+// deterministic given the run.
+package mining

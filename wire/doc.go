@@ -1,0 +1,13 @@
+// Package wire holds the JSON objects drumql writes of answers, proofs,
+// rules and changes (and of the store's relations): what `drumql query`,
+// `explain` and `stats` print with --format json and what `drumql serve`
+// answers under /v1 are the same objects, built here.
+//
+// The contract is the JSON text: keys are snake_case and stable; an
+// [Answer] writes its variables in the query's order, then "confidence",
+// then "proof"; a [Proof]'s "children" is always an array; numbers are
+// written as encoding/json writes a float64 (the shortest form that reads
+// back to the same value). The constructors convert the reasoner's and the
+// store's values and never read a store; the output depends on their
+// arguments only.
+package wire
