@@ -10,6 +10,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
 )
 
@@ -25,7 +26,7 @@ type CatchupOptions struct {
 	Describe func(string)
 	// Validated says prog was checked with datalog.Validate and has no
 	// error (the CLI's loading does): the update does not validate it
-	// again (reasoner.Delta.Validated).
+	// again (maintain.Delta.Validated).
 	Validated bool
 }
 
@@ -34,7 +35,7 @@ type CatchupResult struct {
 	// M is the materialisation brought up to date; nil when the store must
 	// be recomputed (Recompute) or, without CatchupOptions.Keep, when it
 	// was already current (Current).
-	M *reasoner.Materialisation
+	M *maintain.Materialisation
 	// Recompute is set when the derived facts cannot be updated: no record
 	// (the first infer; Why is empty) or another reason, which Why gives.
 	Recompute bool
@@ -44,7 +45,7 @@ type CatchupResult struct {
 	Current bool
 	// Change is what the update did, and Changed whether it wrote to the
 	// store.
-	Change  reasoner.Change
+	Change  maintain.Change
 	Changed bool
 	// Start, Resumed and Applied time the phases: the call, the end of the
 	// read of the stored derived facts and the end of the update.
@@ -54,7 +55,7 @@ type CatchupResult struct {
 // Catchup brings the derived facts stored in st up to date with prog and
 // the base facts loaded or retracted since they were written, through the
 // reasoner's incremental maintenance: it decodes the store's record of the
-// last materialisation, resumes it (reasoner.Resume), applies the new
+// last materialisation, resumes it (maintain.Resume), applies the new
 // program and the logged base changes (Apply) and stores what changed
 // (WriteUpdate). It reports Recompute instead when there is no record, too
 // many base facts changed, or the record does not match the stored facts;
@@ -82,34 +83,34 @@ func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt rea
 	if ms.Overflow {
 		return recompute(fmt.Sprintf("more than %d base facts changed since the last infer", store.MaxChangeLog))
 	}
-	record := reasoner.RecordOf(prog, opt)
-	if reasoner.RecordCurrent(ms, record) {
+	record := maintain.RecordOf(prog, opt)
+	if maintain.RecordCurrent(ms, record) {
 		res.Current = true
 		if !co.Keep {
 			return res, nil
 		}
 	}
-	old, min, err := reasoner.DecodeRecord(ms.Program, func(src string) (*datalog.Program, error) {
+	old, min, err := maintain.DecodeRecord(ms.Program, func(src string) (*datalog.Program, error) {
 		return parser.ParseString("record", src)
 	})
 	if err != nil {
 		return recompute(fmt.Sprintf("the store's record of the last infer cannot be read (%v)", err))
 	}
-	changes := make([]reasoner.FactChange, len(ms.Changes))
+	changes := make([]maintain.FactChange, len(ms.Changes))
 	for i, ch := range ms.Changes {
-		changes[i] = reasoner.FactChange{Fact: ch.Fact, Added: ch.Added}
+		changes[i] = maintain.FactChange{Fact: ch.Fact, Added: ch.Added}
 	}
 	describe("reading the stored derived facts")
-	m, err := reasoner.Resume(ctx, st, old, min, changes, opt)
+	m, err := maintain.Resume(ctx, st, old, min, changes, opt)
 	switch {
-	case errors.Is(err, reasoner.ErrStaleRecord), errors.Is(err, reasoner.ErrInvalidProgram):
+	case errors.Is(err, maintain.ErrStaleRecord), errors.Is(err, reasoner.ErrInvalidProgram):
 		return recompute(fmt.Sprintf("the stored derived facts cannot be updated (%v)", err))
 	case err != nil:
 		return res, err
 	}
 	res.Resumed = time.Now()
 	describe("updating")
-	ch, err := m.Apply(ctx, reasoner.Delta{Base: changes, Program: prog, Validated: co.Validated, Record: record})
+	ch, err := m.Apply(ctx, maintain.Delta{Base: changes, Program: prog, Validated: co.Validated, Record: record})
 	if err != nil {
 		return res, err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/suggest"
 	"github.com/drumql/drumql/parser"
-	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/maintain"
 )
 
 // RuleInfo is a loaded rule as GET /v1/rules lists it. Support, Body and
@@ -68,7 +68,7 @@ type UpdateResponse struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-func updateResponse(ch reasoner.Change, took time.Duration) UpdateResponse {
+func updateResponse(ch maintain.Change, took time.Duration) UpdateResponse {
 	out := UpdateResponse{Added: ch.Added, Removed: ch.Removed, Reweighted: ch.Reweighted, Full: ch.Full,
 		Facts: []ChangedFactJSON{}, MS: float64(took.Microseconds()) / 1000}
 	for i, f := range ch.Facts {
@@ -228,7 +228,7 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 	}
 	plan.place(&next, old, gone, adds)
 	// Validated above: a mined program is not validated twice.
-	ch, err := s.apply(r.Context(), reasoner.Delta{Program: &next, Validated: true})
+	ch, err := s.apply(r.Context(), maintain.Delta{Program: &next, Validated: true})
 	if err != nil {
 		s.rebuild() // the store has the state before the edit
 		s.updateError(w, err)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/combine"
+	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
 )
 
@@ -84,9 +86,9 @@ type Server struct {
 	// noisyOr rescores answers by noisy-or over the stored
 	// materialisation; an update drops it too, the next noisy-or query
 	// prepares it again (noisyOrMu: once, not by every client at once).
-	noisyOr   atomic.Pointer[reasoner.StoredNoisyOr]
+	noisyOr   atomic.Pointer[combine.StoredNoisyOr]
 	noisyOrMu sync.Mutex
-	m         *reasoner.Materialisation
+	m         *maintain.Materialisation
 	updated   time.Time
 	started   time.Time
 	metrics   *metrics
@@ -157,7 +159,7 @@ func (s *Server) materialise(ctx context.Context, prog *datalog.Program) (string
 		}
 		return fmt.Sprintf("updated (+%d −%d ~%d)", res.Change.Added, res.Change.Removed, res.Change.Reweighted), nil
 	}
-	m, _, err := reasoner.Materialise(ctx, s.st, prog, s.options())
+	m, _, err := maintain.Materialise(ctx, s.st, prog, s.options())
 	if err != nil {
 		return "", err
 	}

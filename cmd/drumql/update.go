@@ -8,6 +8,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/server"
 	"github.com/drumql/drumql/store"
 )
@@ -68,7 +69,7 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 }
 
 // changeCounts is "+N −M ~K": derived facts added, removed, re-weighted.
-func changeCounts(ch reasoner.Change) string {
+func changeCounts(ch maintain.Change) string {
 	return fmt.Sprintf("+%d −%d ~%d", ch.Added, ch.Removed, ch.Reweighted)
 }
 
@@ -82,7 +83,7 @@ func formatDuration(d time.Duration) string {
 
 // writeChanges lists up to n of the changed facts: "+ fact  conf",
 // "− fact  conf", "~ fact  old → new".
-func writeChanges(w io.Writer, ch reasoner.Change, n int) {
+func writeChanges(w io.Writer, ch maintain.Change, n int) {
 	for i, f := range ch.Facts {
 		if i == n {
 			if more := ch.Added + ch.Removed + ch.Reweighted - n; more > 0 {

@@ -31,6 +31,28 @@ var allowed = map[string][]string{
 	"server":   {"reasoner", "store", "datalog", "parser", "linkpred"},
 }
 
+// within lists, for the packages of a top-level package that has several,
+// the packages of the same top-level package each may import (by path from
+// the module root); a package not listed may import none of its siblings.
+// reasoner is the public face of its evaluator (reasoner/internal/eval);
+// maintenance and rule combination build on the evaluator, never on each
+// other's callers, and nothing under reasoner imports the facade.
+var within = map[string]map[string][]string{
+	"reasoner": {
+		"reasoner":               {"reasoner/internal/eval"},
+		"reasoner/internal/eval": {},
+		"reasoner/combine":       {"reasoner/internal/eval"},
+		"reasoner/maintain":      {"reasoner/internal/eval", "reasoner/combine"},
+	},
+}
+
+// withinTests lists what the tests of every package under a top-level
+// package in within may import besides: the facade, whose examples show
+// the public types in use (it imports only the evaluator, so no cycle).
+var withinTests = map[string][]string{
+	"reasoner": {"reasoner"},
+}
+
 // thirdParty lists the outside modules each package may use (prefixes).
 var thirdParty = map[string][]string{
 	"datalog":  {},
@@ -136,6 +158,11 @@ func forbidden(top, self, imp string, ok []string, test bool) string {
 		toTop := strings.Split(to, "/")[0]
 		switch {
 		case imp == self: // an external test package imports its package
+		case toTop == top && within[top] != nil:
+			from := strings.TrimPrefix(self, module+"/")
+			if !slices.Contains(within[top][from], to) && !(test && slices.Contains(withinTests[top], to)) {
+				return fmt.Sprintf("%s imports %s: not allowed by the dependency rule of docs/ARCHITECTURE.md (within %s)", what, imp, top)
+			}
 		case toTop == top && top != "internal", slices.Contains(ok, toTop), slices.Contains(extra, toTop):
 		case toTop == "internal" && top != "internal": // a leaf: importable by every package
 		default:
