@@ -229,7 +229,7 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 }
 
 // undoBase reverses base changes in the store (best effort: on failure the
-// next Catchup accounts for what is there).
+// next maintain.Catchup accounts for what is there).
 func (s *Server) undoBase(changes []maintain.FactChange) {
 	ctx := context.Background()
 	var load, retract []store.NamedTriple

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/maintain"
-	"github.com/drumql/drumql/server"
 	"github.com/drumql/drumql/store"
 )
 
@@ -20,7 +20,7 @@ import (
 // changes, or a record that does not match the stored facts (a note on
 // stderr says which, except for the first).
 func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt reasoner.Options, th threshold, pb *bar) (bool, error) {
-	res, err := server.Catchup(e.ctx, st, prog, opt, server.CatchupOptions{Describe: pb.describe, Validated: true}) // loadPrograms validated prog
+	res, err := maintain.Catchup(e.ctx, st, prog, opt, maintain.CatchupOptions{Parse: parser.ParseString, Describe: pb.describe, Validated: true}) // loadPrograms validated prog
 	if err != nil {
 		return true, err
 	}

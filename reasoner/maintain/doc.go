@@ -13,6 +13,9 @@
 // a record of the program ([Materialisation.Record], [RecordOf]); [Resume]
 // rebuilds the materialisation from them, or fails with [ErrStaleRecord] when
 // they do not match, and [UpToDate] says whether the stored facts are those of
-// a program. The semantics (max-product, graded negation, thresholds) are
+// a program. [Catchup] is the whole update between processes that `drumql
+// infer` and `drumql serve` make: decode the store's record, resume, apply the
+// new program and the base changes logged since, write what changed; or say
+// that the caller must evaluate from scratch. The semantics (max-product, graded negation, thresholds) are
 // package reasoner's.
 package maintain

@@ -1,4 +1,4 @@
-package server
+package maintain
 
 import (
 	"bytes"
@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/parser"
-	"github.com/drumql/drumql/reasoner"
-	"github.com/drumql/drumql/reasoner/maintain"
+	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/store"
 )
 
@@ -26,8 +24,12 @@ type CatchupOptions struct {
 	Describe func(string)
 	// Validated says prog was checked with datalog.Validate and has no
 	// error (the CLI's loading does): the update does not validate it
-	// again (maintain.Delta.Validated).
+	// again (Delta.Validated).
 	Validated bool
+	// Parse parses program text, as parser.ParseString does (the reasoner
+	// does not depend on the parser): Catchup reads the store's record of
+	// the last materialisation with it. It is required.
+	Parse func(filename, src string) (*datalog.Program, error)
 }
 
 // CatchupResult is what Catchup did.
@@ -35,7 +37,7 @@ type CatchupResult struct {
 	// M is the materialisation brought up to date; nil when the store must
 	// be recomputed (Recompute) or, without CatchupOptions.Keep, when it
 	// was already current (Current).
-	M *maintain.Materialisation
+	M *Materialisation
 	// Recompute is set when the derived facts cannot be updated: no record
 	// (the first infer; Why is empty) or another reason, which Why gives.
 	Recompute bool
@@ -45,7 +47,7 @@ type CatchupResult struct {
 	Current bool
 	// Change is what the update did, and Changed whether it wrote to the
 	// store.
-	Change  maintain.Change
+	Change  Change
 	Changed bool
 	// Start, Resumed and Applied time the phases: the call, the end of the
 	// read of the stored derived facts and the end of the update.
@@ -54,15 +56,18 @@ type CatchupResult struct {
 
 // Catchup brings the derived facts stored in st up to date with prog and
 // the base facts loaded or retracted since they were written, through the
-// reasoner's incremental maintenance: it decodes the store's record of the
-// last materialisation, resumes it (maintain.Resume), applies the new
+// incremental maintenance: it decodes the store's record of the last
+// materialisation, resumes it (Resume), applies the new
 // program and the logged base changes (Apply) and stores what changed
 // (WriteUpdate). It reports Recompute instead when there is no record, too
 // many base facts changed, or the record does not match the stored facts;
 // the caller then evaluates from scratch (reasoner.Infer, or Materialise
 // and Write). An error leaves the store as it was.
-func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt reasoner.Options, co CatchupOptions) (CatchupResult, error) {
+func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt eval.Options, co CatchupOptions) (CatchupResult, error) {
 	res := CatchupResult{Start: time.Now()}
+	if co.Parse == nil {
+		return res, errors.New("reasoner: Catchup: CatchupOptions.Parse is nil")
+	}
 	describe := func(s string) {
 		if co.Describe != nil {
 			co.Describe(s)
@@ -83,34 +88,34 @@ func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt rea
 	if ms.Overflow {
 		return recompute(fmt.Sprintf("more than %d base facts changed since the last infer", store.MaxChangeLog))
 	}
-	record := maintain.RecordOf(prog, opt)
-	if maintain.RecordCurrent(ms, record) {
+	record := RecordOf(prog, opt)
+	if RecordCurrent(ms, record) {
 		res.Current = true
 		if !co.Keep {
 			return res, nil
 		}
 	}
-	old, min, err := maintain.DecodeRecord(ms.Program, func(src string) (*datalog.Program, error) {
-		return parser.ParseString("record", src)
+	old, min, err := DecodeRecord(ms.Program, func(src string) (*datalog.Program, error) {
+		return co.Parse("record", src)
 	})
 	if err != nil {
 		return recompute(fmt.Sprintf("the store's record of the last infer cannot be read (%v)", err))
 	}
-	changes := make([]maintain.FactChange, len(ms.Changes))
+	changes := make([]FactChange, len(ms.Changes))
 	for i, ch := range ms.Changes {
-		changes[i] = maintain.FactChange{Fact: ch.Fact, Added: ch.Added}
+		changes[i] = FactChange{Fact: ch.Fact, Added: ch.Added}
 	}
 	describe("reading the stored derived facts")
-	m, err := maintain.Resume(ctx, st, old, min, changes, opt)
+	m, err := Resume(ctx, st, old, min, changes, opt)
 	switch {
-	case errors.Is(err, maintain.ErrStaleRecord), errors.Is(err, reasoner.ErrInvalidProgram):
+	case errors.Is(err, ErrStaleRecord), errors.Is(err, eval.ErrInvalidProgram):
 		return recompute(fmt.Sprintf("the stored derived facts cannot be updated (%v)", err))
 	case err != nil:
 		return res, err
 	}
 	res.Resumed = time.Now()
 	describe("updating")
-	ch, err := m.Apply(ctx, maintain.Delta{Base: changes, Program: prog, Validated: co.Validated, Record: record})
+	ch, err := m.Apply(ctx, Delta{Base: changes, Program: prog, Validated: co.Validated, Record: record})
 	if err != nil {
 		return res, err
 	}
