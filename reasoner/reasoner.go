@@ -5,11 +5,12 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/query"
 	"github.com/drumql/drumql/store"
 )
 
-// The evaluator lives in internal/eval; this package is its public face:
-// the types below are the evaluator's, under their public names.
+// The evaluator lives in internal/eval and internal/query; this package is
+// their public face: the types below are theirs, under their public names.
 
 // Options configures an evaluation. The zero value means the defaults.
 type Options = eval.Options
@@ -47,7 +48,7 @@ type RuleHit = eval.RuleHit
 // relations it reads are loaded once and shared by all queries. The store
 // must not change while the Engine is used. Its methods are safe for
 // concurrent use.
-type Engine = eval.Engine
+type Engine = query.Engine
 
 // QueryChecker checks queries as CheckQuery does, against the relations
 // of a store and the predicates of a program as they were when it was
@@ -124,14 +125,14 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 // the program and the query only (see the package documentation). A predicate neither in the store nor defined by prog is
 // an error wrapping ErrUnknownPredicate that suggests the nearest names.
 func Query(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options) ([]Answer, error) {
-	return eval.Query(ctx, st, prog, q, opt)
+	return query.Query(ctx, st, prog, q, opt)
 }
 
 // Count returns the number of answers Query would return, without
 // building them (no names, no sorting: on millions of answers that is most
 // of the work).
 func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options) (int, error) {
-	return eval.Count(ctx, st, prog, q, opt)
+	return query.Count(ctx, st, prog, q, opt)
 }
 
 // QueryFunc calls yield with every answer Query would return, in no
@@ -147,7 +148,7 @@ func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog
 // may make several facts one answer, the answers are collected first as
 // symbol ids, each with its best confidence.
 func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options, yield func(Answer) bool) error {
-	return eval.QueryFunc(ctx, st, prog, q, opt, yield)
+	return query.QueryFunc(ctx, st, prog, q, opt, yield)
 }
 
 // Explain returns the best proof of the ground atom fact: over prog (which
@@ -155,13 +156,13 @@ func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q dat
 // rules nor facts, from the provenance Infer stored. A fact that does not
 // hold is an error wrapping ErrNoProof.
 func Explain(ctx context.Context, st store.Store, prog *datalog.Program, fact datalog.Atom, opt Options) (*Proof, error) {
-	return eval.Explain(ctx, st, prog, fact, opt)
+	return query.Explain(ctx, st, prog, fact, opt)
 }
 
 // Prepare validates prog (nil means no rules) and prepares it for queries
 // over st: it loads the store facts of every predicate the rules read.
 func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt Options) (*Engine, error) {
-	return eval.Prepare(ctx, st, prog, opt)
+	return query.Prepare(ctx, st, prog, opt)
 }
 
 // NewQueryChecker returns the checker of queries over st and prog (which

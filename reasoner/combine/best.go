@@ -10,6 +10,8 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/noisyor"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/goal"
+	"github.com/drumql/drumql/reasoner/internal/query"
 	"github.com/drumql/drumql/store"
 )
 
@@ -71,7 +73,7 @@ func QueryBest(ctx context.Context, st store.Store, prog *datalog.Program, q dat
 		floor = eval.Exact
 	}
 	if n <= 0 {
-		answers, err := eval.Query(ctx, st, prog, q, opt)
+		answers, err := query.Query(ctx, st, prog, q, opt)
 		if err == nil && sc.NoisyOr {
 			answers, err = NoisyOrTop(ctx, st, prog, q, answers, sc.Top, opt)
 		}
@@ -138,7 +140,7 @@ func fallingThresholds(floor float64, withOne bool) []float64 {
 // read no negated literal and no aggregate: then an evaluation at a higher
 // threshold derives a subset of the facts, each with its confidence.
 func monotoneFrom(prog *datalog.Program, pred string) bool {
-	rel := eval.Closure(prog, eval.Defines(prog), pred)
+	rel := goal.Closure(prog, goal.Defines(prog), pred)
 	for i := range prog.Rules {
 		r := &prog.Rules[i]
 		if !rel[r.Head.Pred] {
@@ -165,7 +167,7 @@ func bestMax(ctx context.Context, st store.Store, prog *datalog.Program, q datal
 	known := 0
 	var best []eval.Answer
 	if opt.Explain {
-		answers, err := eval.Query(ctx, st, prog, q, opt)
+		answers, err := query.Query(ctx, st, prog, q, opt)
 		if err != nil {
 			return nil, false, err
 		}
@@ -173,7 +175,7 @@ func bestMax(ctx context.Context, st store.Store, prog *datalog.Program, q datal
 		best = answers[:min(n, len(answers))]
 	} else {
 		h := make(answerHeap, 0, n)
-		err := eval.QueryFunc(ctx, st, prog, q, opt, func(a eval.Answer) bool {
+		err := query.QueryFunc(ctx, st, prog, q, opt, func(a eval.Answer) bool {
 			if a.Confidence >= opt.Min {
 				known++
 			}
@@ -237,7 +239,7 @@ func keep(a eval.Answer) eval.Answer {
 // are certain (always when last).
 func bestNoisyOr(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, n, top int, last bool, opt eval.Options) ([]eval.Answer, bool, error) {
 	tau := opt.Min
-	answers, err := eval.Query(ctx, st, prog, q, opt)
+	answers, err := query.Query(ctx, st, prog, q, opt)
 	if err != nil {
 		return nil, false, err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/query"
 )
 
 // sameBest reports how got, QueryBest's n best, differs from want, the
@@ -78,7 +79,7 @@ func TestQueryBestSameAnswers(t *testing.T) {
 				opt := eval.Options{Threads: 2, NoMagic: mode == "off", NoRace: mode == "alone"}
 				for _, qs := range queries {
 					q := mustQuery(t, qs)
-					all, err := eval.Query(ctx, st, p, q, opt)
+					all, err := query.Query(ctx, st, p, q, opt)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -150,7 +151,7 @@ func TestQueryBestWork(t *testing.T) {
 	for _, qs := range []string{"r0(X, c0p1)?", "r1(c0p3, Y)?"} {
 		q := mustQuery(t, qs)
 		fw := &eval.WorkCounters{}
-		all, err := eval.Query(ctx, st, p, q, eval.Options{Threads: 2, Work: fw})
+		all, err := query.Query(ctx, st, p, q, eval.Options{Threads: 2, Work: fw})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/noisyor"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/query"
 	"github.com/drumql/drumql/store"
 )
 
@@ -61,7 +62,7 @@ func ruleConfs(ctx context.Context, st store.Store, prog *datalog.Program, q dat
 		return nil, false, nil
 	}
 	ext := &datalog.Program{Facts: prog.Facts, Rules: append(slices.Clone(prog.Rules), tagged...), Thresholds: prog.Thresholds}
-	as, err := eval.Query(ctx, st, ext, ruleTaggedAtom(q, aux), eval.Options{Min: opt.Min, Threads: opt.Threads, MaxFacts: opt.MaxFacts, MaxMemory: opt.MaxMemory,
+	as, err := query.Query(ctx, st, ext, ruleTaggedAtom(q, aux), eval.Options{Min: opt.Min, Threads: opt.Threads, MaxFacts: opt.MaxFacts, MaxMemory: opt.MaxMemory,
 		NoMagic: opt.NoMagic, NoRace: opt.NoRace, Speculative: opt.Speculative, Work: opt.Work})
 	if err != nil {
 		return nil, false, err

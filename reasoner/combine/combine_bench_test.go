@@ -11,6 +11,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/query"
 )
 
 // BenchmarkStoredNoisyOr measures noisy-or over a stored fixpoint, what
@@ -42,18 +43,18 @@ func BenchmarkStoredNoisyOr(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	type query struct {
+	type benchQuery struct {
 		q       datalog.Atom
 		answers []eval.Answer
 	}
-	var qs []query
+	var qs []benchQuery
 	for _, t := range fbTestTriples(b, 500) {
 		q := datalog.Atom{Pred: t[1], Args: []datalog.Term{{Kind: datalog.Var, Value: "X"}, {Kind: datalog.Symbol, Value: t[2]}}}
-		as, err := eval.Query(ctx, st, nil, q, eval.Options{})
+		as, err := query.Query(ctx, st, nil, q, eval.Options{})
 		if err != nil {
 			continue // a relation with no fact left in the store
 		}
-		qs = append(qs, query{q, as})
+		qs = append(qs, benchQuery{q, as})
 	}
 	for _, c := range []struct {
 		name       string

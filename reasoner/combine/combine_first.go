@@ -41,7 +41,7 @@ func (s *StoredNoisyOr) RescoreFirst(ctx context.Context, q datalog.Atom, answer
 	return as, err
 }
 
-// noisyOrBound is the highest confidence noisy-or over top rules can give
+// NoisyOrBound is the highest confidence noisy-or over top rules can give
 // an answer stored with confidence c.
 func NoisyOrBound(c float64, top int) float64 {
 	c = min(1, c*(1+storedConfSlack))

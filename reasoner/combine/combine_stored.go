@@ -8,6 +8,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/query"
 	"github.com/drumql/drumql/store"
 )
 
@@ -27,13 +28,13 @@ import (
 // while it is used (prepare another after an update). Its methods are safe
 // for concurrent use.
 type StoredNoisyOr struct {
-	en   *eval.Engine
+	en   *query.Engine
 	prog *datalog.Program
 
 	mu    sync.Mutex
 	heads map[string]*datalog.Program // tagged rules per head predicate
 	sets  map[string]*storedSets      // compiled rules per binary head predicate
-	adjs  *eval.WeightedAdjs          // the relations chain rules walk
+	adjs  *query.WeightedAdjs         // the relations chain rules walk
 
 	scratch sync.Pool // *wscratch, one per goroutine at a time
 }
@@ -44,7 +45,7 @@ type StoredNoisyOr struct {
 // given entity a constant each query patches), a join from the constant
 // per rule, with no rewrite, compilation or planning per query.
 type storedSets struct {
-	chains   *eval.StoredChains
+	chains   *query.StoredChains
 	other    []int     // program indices of the rules the otherSet holds
 	compound bool      // a rule has expressions: not prepared
 	pool     sync.Pool // *otherSet
@@ -65,12 +66,12 @@ func PrepareStoredNoisyOr(ctx context.Context, st store.Store, prog *datalog.Pro
 	// goal-directed rewrite is always the right evaluation (no race with a
 	// bottom-up one).
 	opt.NoRace = true
-	en, err := eval.Prepare(ctx, st, &datalog.Program{Facts: prog.Facts, Thresholds: prog.Thresholds}, opt)
+	en, err := query.Prepare(ctx, st, &datalog.Program{Facts: prog.Facts, Thresholds: prog.Thresholds}, opt)
 	if err != nil {
 		return nil, err
 	}
 	s := &StoredNoisyOr{en: en, prog: prog, heads: map[string]*datalog.Program{}, sets: map[string]*storedSets{}}
-	s.adjs = eval.NewWeightedAdjs(int(en.Syms.NStore), func(ctx context.Context, pred string) (*eval.Relation, error) {
+	s.adjs = query.NewWeightedAdjs(int(en.Syms.NStore), func(ctx context.Context, pred string) (*eval.Relation, error) {
 		return en.Relation(ctx, pred, 2)
 	})
 	return s, nil
@@ -169,14 +170,14 @@ func (s *StoredNoisyOr) binaryRules(ctx context.Context, pred string) (*storedSe
 		if r.HasCompound() {
 			ss.compound = true
 		}
-		if _, _, _, ok := eval.ChainPath(r); ok {
+		if _, _, _, ok := query.ChainPath(r); ok {
 			chains, ranks = append(chains, i), append(ranks, int32(k))
 		} else {
 			ss.other = append(ss.other, i)
 		}
 	}
 	if ss != nil && !ss.compound && len(chains) > 0 {
-		if ss.chains, err = eval.NewStoredChains(ctx, s.prog, chains, ranks, s.adjs); err != nil {
+		if ss.chains, err = query.NewStoredChains(ctx, s.prog, chains, ranks, s.adjs); err != nil {
 			return nil, err
 		}
 		if ss.chains == nil {
@@ -225,15 +226,15 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 		return nil, false, nil
 	}
 	nsym := int(s.en.Syms.NStore)
-	sc, _ := s.scratch.Get().(*eval.Wscratch)
+	sc, _ := s.scratch.Get().(*query.Wscratch)
 	if sc == nil {
-		sc = eval.NewWScratch(nsym)
+		sc = query.NewWScratch(nsym)
 	}
 	defer s.scratch.Put(sc)
-	var acc *eval.TopHits // the k best hits per candidate, for noisy_or(top = k)
-	if top > 0 && top <= eval.MaxTopHits {
+	var acc *query.TopHits // the k best hits per candidate, for noisy_or(top = k)
+	if top > 0 && top <= query.MaxTopHits {
 		if sc.Top == nil {
-			sc.Top = eval.NewTopHits(nsym)
+			sc.Top = query.NewTopHits(nsym)
 		}
 		acc = sc.Top
 		acc.Reset(top)
@@ -248,12 +249,12 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 			if acc != nil {
 				acc.Add(c, v)
 			} else {
-				hits = append(hits, eval.HitEntry{C: int32(c), R: rule, S: v})
+				hits = append(hits, query.HitEntry{C: int32(c), R: rule, S: v})
 			}
 		})
 	}
 	if len(ss.other) > 0 {
-		o, _ := ss.pool.Get().(*eval.OtherSet)
+		o, _ := ss.pool.Get().(*query.OtherSet)
 		if o == nil {
 			if o, err = s.en.NewOtherSet(ctx, s.prog, ss.other, nil); err != nil {
 				return nil, false, err
@@ -300,13 +301,13 @@ func (s *StoredNoisyOr) rescoreGiven(ctx context.Context, q datalog.Atom, answer
 // the rank and a stable one on the candidate (hitBuckets), found by the
 // answer's symbol; by sorting, found by name, when a candidate is a symbol
 // the program made.
-func (s *StoredNoisyOr) candidateConfs(sc *eval.Wscratch, hits []eval.HitEntry, rules int) (func(vals []string) []float64, error) {
+func (s *StoredNoisyOr) candidateConfs(sc *query.Wscratch, hits []query.HitEntry, rules int) (func(vals []string) []float64, error) {
 	if sc.Buckets.Seen == nil {
-		sc.Buckets = eval.NewHitBuckets(int(s.en.Syms.NStore))
+		sc.Buckets = query.NewHitBuckets(int(s.en.Syms.NStore))
 	}
 	all := make([]float64, len(hits))
-	if slices.ContainsFunc(hits, func(h eval.HitEntry) bool { return int(h.C) >= len(sc.Buckets.Seen) }) {
-		slices.SortFunc(hits, func(a, b eval.HitEntry) int {
+	if slices.ContainsFunc(hits, func(h query.HitEntry) bool { return int(h.C) >= len(sc.Buckets.Seen) }) {
+		slices.SortFunc(hits, func(a, b query.HitEntry) int {
 			if c := cmp.Compare(a.C, b.C); c != 0 {
 				return c
 			}

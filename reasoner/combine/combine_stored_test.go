@@ -12,6 +12,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/query"
 )
 
 // TestStoredNoisyOrAsNoisyOrTop checks the rescoring over a materialised
@@ -58,18 +59,18 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 		}
 		for _, qs := range queries {
 			q := mustQuery(t, qs)
-			answers, err := eval.Query(ctx, plain, p, q, opt)
+			answers, err := query.Query(ctx, plain, p, q, opt)
 			if err != nil {
 				continue // a predicate neither the store nor the program knows
 			}
 			// 0: every rule; up to maxTopHits, the k best per candidate
 			// are kept as they come (topHits); past it, grouped.
-			top := []int{0, 1, 2, 3, eval.MaxTopHits + 1}[rng.IntN(5)]
+			top := []int{0, 1, 2, 3, query.MaxTopHits + 1}[rng.IntN(5)]
 			want, err := NoisyOrTop(ctx, plain, p, q, answers, top, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			stored, err := eval.Query(ctx, mat, nil, q, opt)
+			stored, err := query.Query(ctx, mat, nil, q, opt)
 			if errors.Is(err, eval.ErrUnknownPredicate) && len(want) == 0 {
 				continue // nothing derived: the store does not know the predicate
 			} else if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/noisyor"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/query"
 	"github.com/drumql/drumql/store"
 )
 
@@ -57,7 +58,7 @@ a	r	d
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
 			q := mustQuery(t, c.query)
-			answers, err := eval.Query(ctx, st, c.prog, q, eval.Options{})
+			answers, err := query.Query(ctx, st, c.prog, q, eval.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +101,7 @@ func TestNoisyOrTop(t *testing.T) {
 	ctx := context.Background()
 	q := mustQuery(t, "r(a, Y)?")
 	for _, c := range cases {
-		as, err := eval.Query(ctx, st, prog, q, eval.Options{})
+		as, err := query.Query(ctx, st, prog, q, eval.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func TestNoisyOrOrder(t *testing.T) {
 	prog := mustParse(t, "0.7 :: r(X, Y) :- p(X, Y), Y != x.\n0.6 :: r(X, Y) :- p(X, Y).\n0.6 :: r(X, Y) :- q(X, Y).\n")
 	q := mustQuery(t, "r(a, Y)?")
 	ctx := context.Background()
-	answers, err := eval.Query(ctx, st, prog, q, eval.Options{})
+	answers, err := query.Query(ctx, st, prog, q, eval.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func noisyOrPerRule(t *testing.T, st store.Store, prog *datalog.Program, q datal
 			aux = append(aux, nr.Head.Pred)
 		}
 	}
-	eng, err := eval.Prepare(ctx, st, ext, eval.Options{Min: opt.Min, Threads: opt.Threads})
+	eng, err := query.Prepare(ctx, st, ext, eval.Options{Min: opt.Min, Threads: opt.Threads})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestNoisyOrTopOneEvaluation(t *testing.T) {
 			q := mustQuery(t, qs)
 			for _, top := range []int{0, 2} {
 				opt := eval.Options{Min: 0.1, Threads: 2}
-				answers, err := eval.Query(ctx, st, p, q, opt)
+				answers, err := query.Query(ctx, st, p, q, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -252,7 +253,7 @@ func TestNoisyOrTopThreshold(t *testing.T) {
 	}{{"@min 0.5.\n", 0.9}, {"", 0.93}} {
 		p := mustParse(t, c.src+"0.3 :: h(X, Y) :- e(X, Y).\n0.9 :: h(X, Y) :- e(X, Y).\n")
 		q := mustQuery(t, "h(a, Y)?")
-		as, err := eval.Query(ctx, st, p, q, eval.Options{})
+		as, err := query.Query(ctx, st, p, q, eval.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/query"
 )
 
 // TestTopHits checks the k best hits kept per candidate against every hit
@@ -21,23 +22,23 @@ import (
 func TestTopHits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 35))
 	const dense = 20
-	th := eval.NewTopHits(dense)
+	th := query.NewTopHits(dense)
 	for round := range 200 {
-		k := 1 + rng.IntN(eval.MaxTopHits)
+		k := 1 + rng.IntN(query.MaxTopHits)
 		th.Reset(k)
-		all := map[uint32][]eval.HitEntry{}
+		all := map[uint32][]query.HitEntry{}
 		for _, r := range rng.Perm(30) {
 			for c := range uint32(dense + 5) {
 				if rng.IntN(3) == 0 {
 					// Few distinct confidences: ties among the best.
 					v := float64(1+rng.IntN(6)) / 8
 					th.Add(c, v)
-					all[c] = append(all[c], eval.HitEntry{C: int32(c), R: int32(r), S: v})
+					all[c] = append(all[c], query.HitEntry{C: int32(c), R: int32(r), S: v})
 				}
 			}
 		}
 		for c, hs := range all {
-			slices.SortFunc(hs, func(a, b eval.HitEntry) int { return cmp.Compare(a.R, b.R) })
+			slices.SortFunc(hs, func(a, b query.HitEntry) int { return cmp.Compare(a.R, b.R) })
 			want := make([]float64, len(hs))
 			for i, h := range hs {
 				want[i] = h.S
@@ -73,11 +74,11 @@ func TestCandidateConfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(5, 8))
-	sc := eval.NewWScratch(int(sn.en.Syms.NStore))
+	sc := query.NewWScratch(int(sn.en.Syms.NStore))
 	const rules = 40
 	for round := range 50 {
-		var hits []eval.HitEntry
-		want := map[string][]eval.HitEntry{}
+		var hits []query.HitEntry
+		want := map[string][]query.HitEntry{}
 		for _, r := range rng.Perm(rules) {
 			for i := range 30 {
 				if rng.IntN(4) == 0 {
@@ -86,7 +87,7 @@ func TestCandidateConfs(t *testing.T) {
 					if !ok {
 						t.Fatalf("%s not in the store", name)
 					}
-					h := eval.HitEntry{C: int32(c), R: int32(r), S: rng.Float64()}
+					h := query.HitEntry{C: int32(c), R: int32(r), S: rng.Float64()}
 					hits = append(hits, h)
 					want[name] = append(want[name], h)
 				}
@@ -99,7 +100,7 @@ func TestCandidateConfs(t *testing.T) {
 		for i := range 30 {
 			name := fmt.Sprint("n", i)
 			hs := want[name]
-			slices.SortFunc(hs, func(a, b eval.HitEntry) int { return cmp.Compare(a.R, b.R) })
+			slices.SortFunc(hs, func(a, b query.HitEntry) int { return cmp.Compare(a.R, b.R) })
 			var w []float64
 			for _, h := range hs {
 				w = append(w, h.S)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/query"
 )
 
 // hubTSV is a graph of n places in one country (in(p, k0)), each with one
@@ -135,7 +136,7 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 					{Threads: 2, NoRace: true},
 				} {
 					opt.Min = 0.05 // demands and confidences near it
-					as, err := eval.Query(ctx, st, p, q, opt)
+					as, err := query.Query(ctx, st, p, q, opt)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -164,7 +165,7 @@ func TestFactorisedGatedWork(t *testing.T) {
 	joins := map[bool]int64{}
 	for _, off := range []bool{false, true} {
 		w := &eval.WorkCounters{}
-		as, err := eval.Query(ctx, st, p, mustQuery(t, "q(c0, X)?"), eval.Options{Threads: 2, NoRace: true, Work: w, NoFactor: off})
+		as, err := query.Query(ctx, st, p, mustQuery(t, "q(c0, X)?"), eval.Options{Threads: 2, NoRace: true, Work: w, NoFactor: off})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,7 +199,7 @@ func TestGatedDemandCut(t *testing.T) {
 	var derived []int64
 	for _, opt := range []eval.Options{{Threads: 1, NoRace: true}, {Threads: 1, NoRace: true, NoFactor: true}, {Threads: 1, NoMagic: true}} {
 		opt.Work = &eval.WorkCounters{}
-		as, err := eval.Query(context.Background(), st, p, mustQuery(t, "h(x, Y)?"), opt)
+		as, err := query.Query(context.Background(), st, p, mustQuery(t, "h(x, Y)?"), opt)
 		if err != nil {
 			t.Fatal(err)
 		}

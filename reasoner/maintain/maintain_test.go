@@ -12,6 +12,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/query"
 	"github.com/drumql/drumql/store"
 )
 
@@ -549,7 +550,7 @@ func TestLookupAsStored(t *testing.T) {
 					continue
 				}
 				looked++
-				want, err := eval.Query(ctx, st, nil, q, eval.Options{})
+				want, err := query.Query(ctx, st, nil, q, eval.Options{})
 				if err != nil {
 					continue // a predicate the store does not know
 				}

@@ -66,49 +66,72 @@ type Options struct {
 	// every combination; the zero value is what users get (every
 	// optimisation on).
 
-	// noMagic evaluates queries with constants without the magic-set
+	// NoMagic evaluates queries with constants without the magic-set
 	// rewrite: the relevant rules in full, then the answer rule.
 	NoMagic bool
-	// noChain keeps Engine.Query off the chain-rule fast path.
-	noChain bool
-	// noFactor joins three-atom chain rules atom by atom instead of
+	// NoChain keeps Engine.Query off the chain-rule fast path.
+	NoChain bool
+	// NoFactor joins three-atom chain rules atom by atom instead of
 	// factorised (factor.go).
 	NoFactor bool
-	// walkAlways walks every end atom's delta of a factorised plan, and
+	// WalkAlways walks every end atom's delta of a factorised plan, and
 	// walkNever none, instead of choosing by the delta (factor_walk.go).
 	WalkAlways, WalkNever bool
-	// noRace evaluates a goal-directed query with the magic-set rewrite
+	// NoRace evaluates a goal-directed query with the magic-set rewrite
 	// alone, without racing it against the bottom-up evaluation.
 	NoRace bool
-	// speculative marks an evaluation of QueryBest above the threshold:
+	// Speculative marks an evaluation of QueryBest above the threshold:
 	// its race gives the bottom-up evaluation no head start.
 	Speculative bool
-	// work, when set, accumulates what evaluations did.
+	// Work, when set, accumulates what evaluations did.
 	Work *WorkCounters
-	// writeMemory, set by tests, replaces the measure of the memory in use
+	// WriteMemory, set by tests, replaces the measure of the memory in use
 	// while the derived facts are counted and stored.
-	writeMemory func() int64
+	WriteMemory func() int64
 }
 
-// workCounters counts the work of evaluations, for tests that assert that
+// WorkCounters counts the work of evaluations, for tests that assert that
 // an optimisation ran or saved work. Safe for concurrent use.
 type WorkCounters struct {
 	Derived atomic.Int64 // facts derived by query evaluations (program facts included)
 	Joins   atomic.Int64 // joins and loaded tuples of query evaluations (evaluator.work)
-	reads   atomic.Int64 // tuples the joins of query evaluations tried (evaluator.reads)
-	// inferJoins and inferDerived are the same for Infer.
+	Reads   atomic.Int64 // tuples the joins of query evaluations tried (evaluator.reads)
+	// InferJoins and inferDerived are the same for Infer.
 	InferJoins, InferDerived atomic.Int64
-	// inferCands counts the candidate facts Infer merged (outBuf records).
+	// InferCands counts the candidate facts Infer merged (outBuf records).
 	InferCands atomic.Int64
-	// inferDeltas counts the delta tuples Infer's rounds joined.
-	inferDeltas atomic.Int64
-	// inferReads counts the tuples Infer's joins tried.
+	// InferDeltas counts the delta tuples Infer's rounds joined.
+	InferDeltas atomic.Int64
+	// InferReads counts the tuples Infer's joins tried.
 	InferReads  atomic.Int64
 	Evaluations atomic.Int64 // query evaluations through the evaluator
-	chain       atomic.Int64 // queries answered by the chain fast path
-	// modes counts the query evaluations by how queryUnit evaluated them.
-	modes [modeRaceBottomUp + 1]atomic.Int64
+	Chain       atomic.Int64 // queries answered by the chain fast path
+	// Modes counts the query evaluations by how queryUnit evaluated them.
+	Modes [ModeRaceBottomUp + 1]atomic.Int64
 }
+
+// QueryMode says how queryUnit evaluates a query.
+type QueryMode int
+
+const (
+	// ModePlain: the relevant rules as written, then the answer rule (no
+	// symbol constant, magic sets off, or q's predicate has no rules).
+	ModePlain QueryMode = iota
+	// ModeMagic: the magic-set rewrite.
+	ModeMagic
+	// ModeShared: the magic-set rewrite in which every goal of a
+	// predicate that is also demanded with all arguments free reads that
+	// all-free goal (see queryUnit).
+	ModeShared
+	// ModeBottomUp: the cost check found that the rewrite would compute
+	// every relation it adorns in full; the relevant rules as written,
+	// then the answer rule.
+	ModeBottomUp
+	// ModeRaceBottomUp: the rewrite (modeMagic or modeShared) raced
+	// against the bottom-up evaluation, and the bottom-up one finished
+	// first (see raceQuery).
+	ModeRaceBottomUp
+)
 
 // Default option values.
 const (
@@ -139,7 +162,7 @@ type EvalStats struct {
 	Cut int64
 }
 
-// withProgram resolves a zero Min to prog's threshold.
+// WithProgram resolves a zero Min to prog's threshold.
 func (o Options) WithProgram(prog *datalog.Program) Options {
 	if o.Min <= 0 && prog != nil {
 		if m, ok := prog.Threshold(); ok {
@@ -149,6 +172,7 @@ func (o Options) WithProgram(prog *datalog.Program) Options {
 	return o
 }
 
+// WithDefaults returns o with its zero fields set to their defaults.
 func (o Options) WithDefaults() Options {
 	if o.Min <= 0 {
 		o.Min = Exact
@@ -188,7 +212,7 @@ var (
 	ErrInvalidProgram = errors.New("reasoner: invalid program")
 )
 
-// errorf is fmt.Errorf for the reasoner's "reasoner: ..." messages: the
+// Errorf is fmt.Errorf for the reasoner's "reasoner: ..." messages: the
 // wrapped errors of the reasoner are formatted without their own
 // "reasoner: ", so that a message names the package once however often it
 // was wrapped (see pkgerr.Errorf); errors.Is and errors.As still see them.

@@ -9,22 +9,22 @@ import (
 
 // Special term slots.
 const (
-	slotConst    = -1 // a symbol constant (a name or a quoted string)
+	SlotConst    = -1 // a symbol constant (a name or a quoted string)
 	slotWildcard = -2
-	slotNumber   = -3 // a number constant (unquoted), see doc.go
+	SlotNumber   = -3 // a number constant (unquoted), see doc.go
 )
 
-// term is a compiled term: a variable slot, a constant or a wildcard.
-type term struct {
-	v int32   // variable slot, slotConst, slotWildcard or slotNumber
-	c uint32  // the constant's symbol id (a number's canonical text)
-	f float64 // a number constant's value
+// Term is a compiled term: a variable slot, a constant or a wildcard.
+type Term struct {
+	V int32   // variable slot, slotConst, slotWildcard or slotNumber
+	C uint32  // the constant's symbol id (a number's canonical text)
+	F float64 // a number constant's value
 }
 
 // catom is a compiled atom.
 type catom struct {
 	Rel  int32 // index into evaluator.rels
-	args []term
+	Args []Term
 }
 
 // clit is a compiled body literal.
@@ -32,7 +32,7 @@ type clit struct {
 	Kind  datalog.LiteralKind
 	Atom  catom
 	op    datalog.CmpOp
-	l, r  term
+	L, R  Term
 	guard bool // a magic literal: filters, contributes confidence 1, no provenance
 	Prov  int  // position among the provenance body refs, -1 if none
 	// lx and rx are the sides of a comparison that are expressions (nil:
@@ -58,11 +58,11 @@ type aggRef struct {
 	at int
 }
 
-// noMatch is the provenance reference of a negated literal that matched no
+// NoMatch is the provenance reference of a negated literal that matched no
 // fact (its factor is 1).
 const NoMatch = ^uint32(0)
 
-// crule is a compiled rule.
+// Crule is a compiled rule.
 type Crule struct {
 	Head   catom
 	Body   []clit
@@ -86,48 +86,48 @@ type Crule struct {
 	fac *facShape
 }
 
-// refWords is the length of the rule's provenance references.
+// RefWords is the length of the rule's provenance references.
 func (r *Crule) RefWords() int { return 2*r.Nprov + r.naggw }
 
-// ruleMeta describes how a rule of an evaluation unit is evaluated.
+// RuleMeta describes how a rule of an evaluation unit is evaluated.
 type RuleMeta struct {
 	Src   int    // index into the unit's rule descriptions, -1 when none
-	crisp bool   // the head always gets confidence 1 (magic rules)
-	copy  bool   // the rule copies a fact (adorned bridging rules)
+	Crisp bool   // the head always gets confidence 1 (magic rules)
+	Copy  bool   // the rule copies a fact (adorned bridging rules)
 	Guard []bool // per body literal: a magic guard
 }
 
-// ruleDesc is what provenance says about a rule.
-type ruleDesc struct {
+// RuleDesc is what provenance says about a rule.
+type RuleDesc struct {
 	text   string // canonical text, without the comment
 	pos    datalog.Pos
 	weight float64
-	// npos is, in a stored rule reference, the number of positive body
+	// Npos is, in a stored rule reference, the number of positive body
 	// facts of the provenance (the facts after them are matches of negated
 	// literals); -1 when the reference does not say (all positive).
 	Npos int
 }
 
-// unit is a program ready for evaluation: rules (possibly rewritten) with
+// Unit is a program ready for evaluation: rules (possibly rewritten) with
 // their metadata, the program's facts, and the predicates that are internal
 // (never loaded from the store) with the name each displays as.
 type Unit struct {
 	Prog  *datalog.Program
 	Meta  []RuleMeta // parallel to prog.Rules
-	Descs []ruleDesc // rule descriptions, indexed by ruleMeta.src
-	// factSrc holds the program's facts as written (prog.Facts may hold
+	Descs []RuleDesc // rule descriptions, indexed by ruleMeta.src
+	// FactSrc holds the program's facts as written (prog.Facts may hold
 	// placeholders for those a query does not need), described on
 	// demand (fact): a program of a million facts would spend more on
 	// their descriptions than on its evaluation.
 	FactSrc  []datalog.Fact
 	Internal map[string]string // internal predicate -> displayed predicate ("" hidden)
-	// answer is the predicate whose relation holds the query's answers:
+	// Answer is the predicate whose relation holds the query's answers:
 	// ansPred, or the query's own predicate when its arguments are distinct
 	// variables (no copy of what may be millions of facts).
-	answer string
+	Answer string
 }
 
-// weightOf is the weight the evaluator uses. Valid programs have weights
+// WeightOf is the weight the evaluator uses. Valid programs have weights
 // in (0, 1] (a zero weight is rejected by checkProgram); the 0 case only
 // guards rules the reasoner builds itself.
 func WeightOf(w float64) float64 {
@@ -137,18 +137,21 @@ func WeightOf(w float64) float64 {
 	return w
 }
 
-func DescribeRule(r *datalog.Rule) ruleDesc {
+// DescribeRule returns the description of rule r that provenance records.
+func DescribeRule(r *datalog.Rule) RuleDesc {
 	c := *r
 	c.Comment = ""
-	return ruleDesc{text: c.String(), pos: r.Pos, weight: WeightOf(r.Weight), Npos: -1}
+	return RuleDesc{text: c.String(), pos: r.Pos, weight: WeightOf(r.Weight), Npos: -1}
 }
 
-func DescribeFact(f *datalog.Fact) ruleDesc {
-	return ruleDesc{text: f.String(), pos: f.Pos, weight: WeightOf(f.Weight), Npos: -1}
+// DescribeFact returns the description of program fact f that provenance
+// records.
+func DescribeFact(f *datalog.Fact) RuleDesc {
+	return RuleDesc{text: f.String(), pos: f.Pos, weight: WeightOf(f.Weight), Npos: -1}
 }
 
-// plainUnit wraps a user program: every rule as written.
-func plainUnit(p *datalog.Program) *Unit {
+// PlainUnit wraps a user program: every rule as written.
+func PlainUnit(p *datalog.Program) *Unit {
 	u := &Unit{Prog: p, Internal: map[string]string{}}
 	for i := range p.Rules {
 		u.Meta = append(u.Meta, RuleMeta{Src: i})
@@ -158,12 +161,13 @@ func plainUnit(p *datalog.Program) *Unit {
 	return u
 }
 
-// fact describes program fact k.
-func (u *Unit) Fact(k int) ruleDesc { return DescribeFact(&u.FactSrc[k]) }
+// Fact describes program fact k.
+func (u *Unit) Fact(k int) RuleDesc { return DescribeFact(&u.FactSrc[k]) }
 
+// RelKey is the key of relation pred of the given arity: "pred/arity".
 func RelKey(pred string, arity int) string { return pred + "/" + strconv.Itoa(arity) }
 
-// compileRule compiles rule i of the unit.
+// CompileRule compiles rule i of the unit.
 //
 // Expressions are compiled into the literals that evaluate them: an
 // expression in the head becomes a fresh variable assigned at the end of
@@ -175,7 +179,7 @@ func RelKey(pred string, arity int) string { return pred + "/" + strconv.Itoa(ar
 func (e *Evaluator) CompileRule(u *Unit, i int) (*Crule, error) {
 	r := &u.Prog.Rules[i]
 	m := u.Meta[i]
-	cr := &Crule{Weight: WeightOf(r.Weight), Src: m.Src, crisp: m.crisp, copy: m.copy, pos: r.Pos}
+	cr := &Crule{Weight: WeightOf(r.Weight), Src: m.Src, crisp: m.Crisp, copy: m.Copy, pos: r.Pos}
 	c := &ruleCompiler{e: e, vars: map[string]int32{}, rule: r}
 	if r.HasCompound() {
 		c.counts = map[string]int{}
@@ -209,7 +213,7 @@ func (e *Evaluator) CompileRule(u *Unit, i int) (*Crule, error) {
 		}
 	}
 	// The head: an expression argument is a fresh variable assigned last.
-	cr.Head = catom{Rel: e.relation(r.Head.Pred, len(r.Head.Args)), args: make([]term, len(r.Head.Args))}
+	cr.Head = catom{Rel: e.relation(r.Head.Pred, len(r.Head.Args)), Args: make([]Term, len(r.Head.Args))}
 	for j, t := range r.Head.Args {
 		if t.Kind == datalog.Compound {
 			x, err := c.expr(t)
@@ -217,14 +221,14 @@ func (e *Evaluator) CompileRule(u *Unit, i int) (*Crule, error) {
 				return nil, err
 			}
 			v := c.fresh()
-			cr.Head.args[j] = term{v: v}
-			cr.Body = append(cr.Body, clit{Kind: datalog.Comparison, op: datalog.OpEq, l: term{v: v}, rx: x, Prov: -1})
+			cr.Head.Args[j] = Term{V: v}
+			cr.Body = append(cr.Body, clit{Kind: datalog.Comparison, op: datalog.OpEq, L: Term{V: v}, rx: x, Prov: -1})
 			continue
 		}
-		if cr.Head.args[j], err = c.termOf(t); err != nil {
+		if cr.Head.Args[j], err = c.termOf(t); err != nil {
 			return nil, err
 		}
-		if cr.Head.args[j].v == slotWildcard {
+		if cr.Head.Args[j].V == slotWildcard {
 			return nil, Errorf("reasoner: %s: anonymous variable in the head of %s", r.Pos, r.Head)
 		}
 	}
@@ -281,30 +285,30 @@ func (c *ruleCompiler) slot(name string) int32 {
 }
 
 // termOf compiles a variable or a constant.
-func (c *ruleCompiler) termOf(t datalog.Term) (term, error) {
+func (c *ruleCompiler) termOf(t datalog.Term) (Term, error) {
 	switch {
 	case t.Kind == datalog.Var && t.Value == "_":
-		return term{v: slotWildcard}, nil
+		return Term{V: slotWildcard}, nil
 	case t.Kind == datalog.Var:
-		return term{v: c.slot(t.Value)}, nil
+		return Term{V: c.slot(t.Value)}, nil
 	case t.Kind == datalog.Number:
-		id, err := c.e.Syms.id(t.Value)
+		id, err := c.e.Syms.Id(t.Value)
 		if err != nil {
-			return term{}, err
+			return Term{}, err
 		}
-		f, ok := numberValue(t.Value)
+		f, ok := NumberValue(t.Value)
 		if !ok {
-			return term{}, Errorf("reasoner: %s: malformed number %s", t.Pos, t.Value)
+			return Term{}, Errorf("reasoner: %s: malformed number %s", t.Pos, t.Value)
 		}
-		return term{v: slotNumber, c: id, f: f}, nil
+		return Term{V: SlotNumber, C: id, F: f}, nil
 	case t.Kind == datalog.Compound:
-		return term{}, Errorf("reasoner: %s: unexpected expression %s", t.Pos, t)
+		return Term{}, Errorf("reasoner: %s: unexpected expression %s", t.Pos, t)
 	default:
-		id, err := c.e.Syms.id(t.Value)
+		id, err := c.e.Syms.Id(t.Value)
 		if err != nil {
-			return term{}, err
+			return Term{}, err
 		}
-		return term{v: slotConst, c: id}, nil
+		return Term{V: SlotConst, C: id}, nil
 	}
 }
 
@@ -353,7 +357,7 @@ func (c *ruleCompiler) literal(l datalog.Literal, guard bool, body []clit) ([]cl
 		if l.Left.Kind == datalog.Compound {
 			cl.lx, err = c.expr(l.Left)
 		} else {
-			cl.l, err = c.termOf(l.Left)
+			cl.L, err = c.termOf(l.Left)
 		}
 		if err != nil {
 			return nil, err
@@ -361,7 +365,7 @@ func (c *ruleCompiler) literal(l datalog.Literal, guard bool, body []clit) ([]cl
 		if l.Right.Kind == datalog.Compound {
 			cl.rx, err = c.expr(l.Right)
 		} else {
-			cl.r, err = c.termOf(l.Right)
+			cl.R, err = c.termOf(l.Right)
 		}
 		if err != nil {
 			return nil, err
@@ -379,11 +383,11 @@ func (c *ruleCompiler) literal(l datalog.Literal, guard bool, body []clit) ([]cl
 		return append(body, cl), nil
 	}
 	a := l.Atom
-	cl.Atom = catom{Rel: c.e.relation(a.Pred, len(a.Args)), args: make([]term, len(a.Args))}
+	cl.Atom = catom{Rel: c.e.relation(a.Pred, len(a.Args)), Args: make([]Term, len(a.Args))}
 	var extra []clit
 	for j, t := range a.Args {
 		if t.Kind != datalog.Compound {
-			if cl.Atom.args[j], err = c.termOf(t); err != nil {
+			if cl.Atom.Args[j], err = c.termOf(t); err != nil {
 				return nil, err
 			}
 			continue
@@ -393,8 +397,8 @@ func (c *ruleCompiler) literal(l datalog.Literal, guard bool, body []clit) ([]cl
 			return nil, err
 		}
 		v := c.fresh()
-		cl.Atom.args[j] = term{v: v}
-		extra = append(extra, clit{Kind: datalog.Comparison, op: datalog.OpEq, l: term{v: v}, rx: x, Prov: -1,
+		cl.Atom.Args[j] = Term{V: v}
+		extra = append(extra, clit{Kind: datalog.Comparison, op: datalog.OpEq, L: Term{V: v}, rx: x, Prov: -1,
 			filter: l.Kind == datalog.Positive})
 	}
 	if l.Kind == datalog.Negated {

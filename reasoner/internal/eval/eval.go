@@ -16,10 +16,10 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// evaluator holds the state of one evaluation: the relations, the compiled
+// Evaluator holds the state of one evaluation: the relations, the compiled
 // rules of the stratum being evaluated and the provenance pool.
 type Evaluator struct {
-	unit    *Unit // the unit evaluated, for proofs after a query
+	Unit    *Unit // the unit evaluated, for proofs after a query
 	Ctx     context.Context
 	Syms    *Symtab
 	St      store.Store
@@ -27,7 +27,7 @@ type Evaluator struct {
 	maxFact int
 	threads int
 	Prov    bool // record provenance
-	stored  bool // load the store's derived facts as extensional facts (query mode)
+	Stored  bool // load the store's derived facts as extensional facts (query mode)
 	// baseOnly overrides stored: derived facts are never read.
 	baseOnly bool
 	noFactor bool // Options.noFactor
@@ -40,9 +40,9 @@ type Evaluator struct {
 
 	Rels   []*Relation
 	RelIdx map[string]int32
-	// shared returns a preloaded read-only relation (store and program
+	// Shared returns a preloaded read-only relation (store and program
 	// facts) of an Engine, or nil; never used for rule heads.
-	shared func(pred string, arity int) *Relation
+	Shared func(pred string, arity int) *Relation
 	heads  map[string]bool
 
 	Rules  []*Crule // compiled rules of the unit, by unit rule index
@@ -55,26 +55,26 @@ type Evaluator struct {
 
 	Derived int   // facts added by the program (facts and rules)
 	cut     int64 // derivations dropped below min (EvalStats.Cut)
-	// work counts joins and loaded tuples; gate, when set (a race, see
+	// Work counts joins and loaded tuples; gate, when set (a race, see
 	// raceQuery), is told about the work done since the last checkpoint
 	// (reported) and may stop the evaluation.
 	Work, reported int64
 	Gate           func(work int64) error
-	weakRules      int // rules left out for a weight below min
+	WeakRules      int // rules left out for a weight below min
 	Iterations     int
 	Strata         int
 
-	// progress, when set, is told about every round (Infer).
+	// Progress, when set, is told about every round (Infer).
 	Progress func(Progress)
 	// lastReport is when progress was last called (reportBatch).
 	lastReport time.Time
 	Start      time.Time
-	// maxMem caps memoryInUse during the fixpoint and the write (0: no
+	// MaxMem caps memoryInUse during the fixpoint and the write (0: no
 	// cap); memErr is set by the first check of the fixpoint that finds it
 	// exceeded.
 	MaxMem int64
 	memErr atomic.Pointer[error]
-	// touch, when set (an incremental update), records the state of every
+	// Touch, when set (an incremental update), records the state of every
 	// tuple apply changes before it changes it.
 	Touch *TouchLog
 	// writeMemory measures the memory in use for the write's checks
@@ -152,8 +152,8 @@ func (e *Evaluator) relation(pred string, arity int) int32 {
 		return i
 	}
 	var r *Relation
-	if e.shared != nil && !e.heads[pred] {
-		r = e.shared(pred, arity)
+	if e.Shared != nil && !e.heads[pred] {
+		r = e.Shared(pred, arity)
 	}
 	if r == nil {
 		r = NewRelation(pred, arity)
@@ -164,9 +164,9 @@ func (e *Evaluator) relation(pred string, arity int) int32 {
 	return i
 }
 
-// checkpoint tells the race gate, if any, about the work done since the
+// Checkpoint tells the race gate, if any, about the work done since the
 // last checkpoint.
-func (e *Evaluator) checkpoint() error {
+func (e *Evaluator) Checkpoint() error {
 	if e.Gate == nil {
 		return nil
 	}
@@ -175,13 +175,15 @@ func (e *Evaluator) checkpoint() error {
 	return e.Gate(w)
 }
 
-// reportStats fills st (when not nil) with what the threshold did.
+// ReportStats fills st (when not nil) with what the threshold did.
 func (e *Evaluator) ReportStats(st *EvalStats) {
 	if st != nil {
-		*st = EvalStats{Min: e.Min, WeakRules: e.weakRules, Cut: e.cut}
+		*st = EvalStats{Min: e.Min, WeakRules: e.WeakRules, Cut: e.cut}
 	}
 }
 
+// NewEvaluator returns an evaluator over st with the symbols syms and the
+// options opt (their defaults set).
 func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options) *Evaluator {
 	opt = opt.WithDefaults()
 	return &Evaluator{
@@ -191,7 +193,7 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 	}
 }
 
-// load prepares the unit: relations, extensional facts from the store,
+// Load prepares the unit: relations, extensional facts from the store,
 // program facts and compiled rules.
 func (e *Evaluator) Load(u *Unit) error {
 	e.heads = map[string]bool{}
@@ -223,13 +225,13 @@ func (e *Evaluator) Load(u *Unit) error {
 		if r.Internal || r.Len() > 0 {
 			continue
 		}
-		if r.shared {
+		if r.Shared {
 			continue
 		}
 		if err := e.LoadStore(r); err != nil {
 			return err
 		}
-		if err := e.checkpoint(); err != nil {
+		if err := e.Checkpoint(); err != nil {
 			return err
 		}
 	}
@@ -242,7 +244,7 @@ func (e *Evaluator) Load(u *Unit) error {
 			continue
 		}
 		r := e.Rels[ri]
-		if r.shared {
+		if r.Shared {
 			continue // an Engine loaded it once
 		}
 		if k := r.Find(t); k >= 0 {
@@ -268,7 +270,7 @@ func (e *Evaluator) Load(u *Unit) error {
 	return nil
 }
 
-// programFact returns the relation, tuple and confidence of program fact f,
+// ProgramFact returns the relation, tuple and confidence of program fact f,
 // or a nil tuple when the threshold drops it.
 func (e *Evaluator) ProgramFact(f *datalog.Fact) (int32, []uint32, float64, error) {
 	c := WeightOf(f.Weight)
@@ -277,7 +279,7 @@ func (e *Evaluator) ProgramFact(f *datalog.Fact) (int32, []uint32, float64, erro
 	}
 	t := make([]uint32, len(f.Atom.Args))
 	for j, a := range f.Atom.Args {
-		id, err := e.Syms.id(a.Value)
+		id, err := e.Syms.Id(a.Value)
 		if err != nil {
 			return 0, nil, 0, err
 		}
@@ -290,7 +292,7 @@ func (e *Evaluator) ProgramFact(f *datalog.Fact) (int32, []uint32, float64, erro
 // every symbol equal to it as a number.
 func (e *Evaluator) loadNumber(r *Relation) error {
 	text := strings.TrimPrefix(r.Name, NumPrefix)
-	f, ok := numberValue(text)
+	f, ok := NumberValue(text)
 	if !ok {
 		return Errorf("reasoner: malformed number %s", text)
 	}
@@ -298,7 +300,7 @@ func (e *Evaluator) loadNumber(r *Relation) error {
 	if err != nil {
 		return err
 	}
-	c, err := e.Syms.id(text)
+	c, err := e.Syms.Id(text)
 	if err != nil {
 		return err
 	}
@@ -313,7 +315,7 @@ func (e *Evaluator) loadNumber(r *Relation) error {
 	return nil
 }
 
-// loadStore loads the base facts of r (and, in query mode, the stored
+// LoadStore loads the base facts of r (and, in query mode, the stored
 // derived facts) from the store.
 func (e *Evaluator) LoadStore(r *Relation) error {
 	id, ok := e.Syms.Lookup(r.Name)
@@ -332,7 +334,7 @@ func (e *Evaluator) LoadStore(r *Relation) error {
 	if err := e.Ctx.Err(); err != nil {
 		return Errorf("reasoner: load %s: %w", r.Name, err)
 	}
-	if !e.stored || e.baseOnly {
+	if !e.Stored || e.baseOnly {
 		return nil
 	}
 	for d, err := range e.St.ScanDerived(id) {
@@ -362,8 +364,8 @@ func (e *Evaluator) count(n int) error {
 	return nil
 }
 
-// run evaluates the unit stratum by stratum.
-func (e *Evaluator) run(u *Unit) error {
+// Run evaluates the unit stratum by stratum.
+func (e *Evaluator) Run(u *Unit) error {
 	defer e.ReleaseBufs()
 	strata, ds := datalog.Stratify(u.Prog)
 	if err := ds.Err(); err != nil {
@@ -387,7 +389,7 @@ func (e *Evaluator) stratum(s datalog.Stratum) error {
 	return e.Fixpoint(s, ps)
 }
 
-// fixpoint runs the plans ps as the first round of stratum s, then rounds
+// Fixpoint runs the plans ps as the first round of stratum s, then rounds
 // over the delta of the stratum's own relations, strongest band of
 // confidence first (bands.go), until none is new (one round when the
 // stratum is not recursive). Incremental maintenance
@@ -435,7 +437,7 @@ func (e *Evaluator) Fixpoint(s datalog.Stratum, ps []*Plan) error {
 	return nil
 }
 
-// deltaPlans returns the plans of a semi-naive round: for every positive
+// DeltaPlans returns the plans of a semi-naive round: for every positive
 // literal of the rules that reads a relation with tuples in delta (one of
 // those of in, when in is not nil), the rule with that literal iterating
 // them. delta is sorted (sortDelta) here.
@@ -479,8 +481,8 @@ func (e *Evaluator) deltaOf(l *clit, delta map[int32][]int32, byConst map[deltaK
 	if len(d) == 0 {
 		return nil
 	}
-	for k, a := range l.Atom.args {
-		if a.v != slotConst {
+	for k, a := range l.Atom.Args {
+		if a.V != SlotConst {
 			continue
 		}
 		key := deltaKey{l.Atom.Rel, k}
@@ -494,7 +496,7 @@ func (e *Evaluator) deltaOf(l *clit, delta map[int32][]int32, byConst map[deltaK
 			}
 			byConst[key] = m
 		}
-		return m[a.c]
+		return m[a.C]
 	}
 	return d
 }
@@ -542,7 +544,7 @@ func (e *Evaluator) strongEnough(r *Crule, l *clit, d []int32) []int32 {
 	return d[:n]
 }
 
-// batchItems is the number of first-step tuples (delta tuples or scanned
+// BatchItems is the number of first-step tuples (delta tuples or scanned
 // tuples) whose candidates a round buffers before merging them into the
 // relations. Merging a batch before evaluating the next bounds the
 // candidate buffers (one round of a 14M-fact closure buffered 550 MB of
@@ -550,7 +552,7 @@ func (e *Evaluator) strongEnough(r *Crule, l *clit, d []int32) []int32 {
 // facts the earlier ones added, which changes no fixpoint (they are in the
 // next round's delta either way). Batch boundaries depend on the plans
 // only, never on the number of threads, so results do not either.
-const batchItems = 1 << 15
+const BatchItems = 1 << 15
 
 // round evaluates the plans of one round and merges their candidates into
 // the relations, recording the new and improved tuples in delta, batch by
@@ -571,7 +573,7 @@ func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
 			return err
 		}
 		e.reportBatch()
-		return e.checkpoint()
+		return e.Checkpoint()
 	}
 	for _, p := range ps {
 		n, split := planItems(p)
@@ -579,18 +581,18 @@ func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
 			// One task: it counts as one item, and may fill the batch.
 			ts = append(ts, task{p, 0, 1})
 			items++
-			if items >= batchItems {
+			if items >= BatchItems {
 				if err := flush(); err != nil {
 					return err
 				}
 			}
 		}
 		for lo := 0; lo < n; {
-			hi := min(n, lo+batchItems-items)
+			hi := min(n, lo+BatchItems-items)
 			ts = e.addTasks(ts, p, lo, hi)
 			items += hi - lo
 			lo = hi
-			if items >= batchItems {
+			if items >= BatchItems {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -603,3 +605,9 @@ func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
 	e.endRound(delta)
 	return nil
 }
+
+// NumPrefix starts the names of the internal unary relations that hold, for
+// a number constant, every symbol equal to it as a number (007, 7, 7.0 for
+// 7): NumPrefix + the number's canonical text. The evaluator fills them
+// (see evaluator.load).
+const NumPrefix = "\x00n\x00"

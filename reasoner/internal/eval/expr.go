@@ -20,7 +20,7 @@ import (
 // an aggregate.
 type cexpr struct {
 	op   string // "" for a leaf
-	leaf term
+	leaf Term
 	args []*cexpr
 	agg  *cagg
 	src  datalog.Term // as written, for messages
@@ -100,7 +100,7 @@ func floatValue(f float64) value {
 
 // numberOfName reads a name as a number of the dialect.
 func numberOfName(name string) (value, bool) {
-	f, ok := numberValue(name)
+	f, ok := NumberValue(name)
 	if !ok {
 		return value{numKnown: true}, false
 	}
@@ -135,7 +135,7 @@ func (v *value) canonical() string {
 
 // compileExpr compiles expression term t; termOf compiles its leaves, agg
 // its aggregates.
-func compileExpr(t datalog.Term, termOf func(datalog.Term) (term, error), agg func(datalog.Term) (*cagg, error)) (*cexpr, error) {
+func compileExpr(t datalog.Term, termOf func(datalog.Term) (Term, error), agg func(datalog.Term) (*cagg, error)) (*cexpr, error) {
 	if t.Kind != datalog.Compound {
 		lt, err := termOf(t)
 		return &cexpr{leaf: lt, src: t}, err
@@ -169,8 +169,8 @@ func (x *cexpr) vars(f func(int32)) {
 			f(g)
 		}
 	case x.op == "":
-		if x.leaf.v >= 0 {
-			f(x.leaf.v)
+		if x.leaf.V >= 0 {
+			f(x.leaf.V)
 		}
 	default:
 		for _, a := range x.args {

@@ -12,7 +12,7 @@ import (
 
 // aggregate evaluates aggregate expression x for the current values of its
 // grouping variables, from the cache when it was computed before.
-func (w *worker) aggregate(x *cexpr) aggResult {
+func (w *Worker) aggregate(x *cexpr) aggResult {
 	a := x.agg
 	key := make([]byte, 0, 4*len(a.group))
 	for _, g := range a.group {
@@ -28,9 +28,9 @@ func (w *worker) aggregate(x *cexpr) aggResult {
 	acc := &aggAcc{x: x, conf: 1}
 	outerAcc, outerDemand := w.acc, w.demand
 	w.acc, w.demand = acc, 1
-	w.join(a.plan, 0, 1)
+	w.Join(a.plan, 0, 1)
 	w.acc, w.demand = outerAcc, outerDemand
-	if w.err != nil || w.stop.Load() {
+	if w.err != nil || w.Stop.Load() {
 		return aggResult{}
 	}
 	r = w.finish(acc)
@@ -57,7 +57,7 @@ type aggAcc struct {
 }
 
 // fold adds one solution of the aggregate's body, of confidence conf.
-func (w *worker) fold(conf float64) {
+func (w *Worker) fold(conf float64) {
 	acc := w.acc
 	acc.n++
 	acc.conf = min(acc.conf, conf)
@@ -93,7 +93,7 @@ func (w *worker) fold(conf float64) {
 }
 
 // finish computes an aggregate's value from its solutions.
-func (w *worker) finish(acc *aggAcc) aggResult {
+func (w *Worker) finish(acc *aggAcc) aggResult {
 	a := acc.x.agg
 	switch a.op {
 	case "count":
@@ -118,7 +118,7 @@ func (w *worker) finish(acc *aggAcc) aggResult {
 // sum adds the values of a sum or mean: exactly as integers while they all
 // are, otherwise as floats in ascending order (the result does not depend
 // on the order the solutions were found in).
-func (w *worker) sum(acc *aggAcc) (value, bool) {
+func (w *Worker) sum(acc *aggAcc) (value, bool) {
 	ints := true
 	for i := range acc.vals {
 		ints = ints && acc.vals[i].isInt
@@ -149,7 +149,7 @@ func (w *worker) sum(acc *aggAcc) (value, bool) {
 
 // valueTerm is a symbol as a term, written as a number when it is one.
 func valueTerm(name string) datalog.Term {
-	if _, ok := numberValue(name); ok {
+	if _, ok := NumberValue(name); ok {
 		return datalog.Term{Kind: datalog.Number, Value: name}
 	}
 	return datalog.Term{Kind: datalog.Symbol, Value: name}

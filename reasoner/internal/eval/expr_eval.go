@@ -13,14 +13,14 @@ import (
 
 // fail records the first evaluation error of the worker's task and stops
 // its join.
-func (w *worker) fail(msg string) {
+func (w *Worker) fail(msg string) {
 	if w.err == nil {
 		w.err = &evalError{msg: msg}
 	}
 }
 
 // errorIn formats an evaluation error of expression x of the current rule.
-func (w *worker) errorIn(x *cexpr, format string, args ...any) {
+func (w *Worker) errorIn(x *cexpr, format string, args ...any) {
 	var b strings.Builder
 	r := w.rule
 	if r != nil && r.pos.Line > 0 {
@@ -40,7 +40,7 @@ func (w *worker) errorIn(x *cexpr, format string, args ...any) {
 				return
 			}
 			seen[v.Value] = true
-			parts = append(parts, v.Value+" = "+valueTerm(w.e.Syms.mustName(w.vals[s])).String())
+			parts = append(parts, v.Value+" = "+valueTerm(w.E.Syms.mustName(w.vals[s])).String())
 		})
 		if len(parts) > 0 {
 			b.WriteString(" with ")
@@ -51,7 +51,7 @@ func (w *worker) errorIn(x *cexpr, format string, args ...any) {
 }
 
 // side evaluates one side of comparison l: its expression, or its term.
-func (w *worker) side(x *cexpr, t term) (value, float64, bool) {
+func (w *Worker) side(x *cexpr, t Term) (value, float64, bool) {
 	if x != nil {
 		return w.eval(x)
 	}
@@ -60,12 +60,12 @@ func (w *worker) side(x *cexpr, t term) (value, float64, bool) {
 
 // compareExpr evaluates comparison l with expressions; it returns the
 // confidence of the aggregates it used and whether it holds.
-func (w *worker) compareExpr(l *clit) (float64, bool) {
-	a, ca, ok := w.side(l.lx, l.l)
+func (w *Worker) compareExpr(l *clit) (float64, bool) {
+	a, ca, ok := w.side(l.lx, l.L)
 	if !ok {
 		return 0, false
 	}
-	b, cb, ok := w.side(l.rx, l.r)
+	b, cb, ok := w.side(l.rx, l.R)
 	if !ok {
 		return 0, false
 	}
@@ -74,11 +74,11 @@ func (w *worker) compareExpr(l *clit) (float64, bool) {
 
 // assign binds the variable of step s to the value of the other side of
 // its equality; it returns the confidence of the aggregates it used.
-func (w *worker) assign(s *step) (float64, bool) {
+func (w *Worker) assign(s *step) (float64, bool) {
 	l := s.lit
-	x, t := l.rx, l.r
+	x, t := l.rx, l.R
 	if s.assignRight {
-		x, t = l.lx, l.l
+		x, t = l.lx, l.L
 	}
 	v, c, ok := w.side(x, t)
 	if !ok {
@@ -93,7 +93,7 @@ func (w *worker) assign(s *step) (float64, bool) {
 }
 
 // builtin evaluates a built-in test.
-func (w *worker) builtin(l *clit) (float64, bool) {
+func (w *Worker) builtin(l *clit) (float64, bool) {
 	conf := 1.0
 	var names [2]string
 	for i, x := range l.bargs {
@@ -111,7 +111,7 @@ func (w *worker) builtin(l *clit) (float64, bool) {
 		// A pattern from the data that is not a regular expression
 		// matches nothing (as in Soufflé); a constant one is an error of
 		// the program (datalog.Validate).
-		re, err := w.e.regexp(names[0])
+		re, err := w.E.regexp(names[0])
 		if err != nil {
 			return 0, false
 		}

@@ -13,46 +13,46 @@ import (
 // operators, comparisons (see expr.go for the semantics).
 
 // leafValue is the value of a leaf term under the current bindings.
-func (w *worker) leafValue(t term) value {
-	switch t.v {
-	case slotConst:
-		return value{id: t.c, hasID: true}
-	case slotNumber:
-		v := floatValue(t.f)
-		v.id, v.hasID = t.c, true
+func (w *Worker) leafValue(t Term) value {
+	switch t.V {
+	case SlotConst:
+		return value{id: t.C, hasID: true}
+	case SlotNumber:
+		v := floatValue(t.F)
+		v.id, v.hasID = t.C, true
 		if !v.isInt {
 			// keep the exact reading of big integers
-			v, _ = numberOfName(w.e.Syms.mustName(t.c))
-			v.id, v.hasID = t.c, true
+			v, _ = numberOfName(w.E.Syms.mustName(t.C))
+			v.id, v.hasID = t.C, true
 		}
 		return v
 	}
-	return value{id: w.vals[t.v], hasID: true}
+	return value{id: w.vals[t.V], hasID: true}
 }
 
 // number fills v's number fields; it reports whether v is a number.
-func (w *worker) numberOf(v *value) bool {
+func (w *Worker) numberOf(v *value) bool {
 	if v.numKnown {
 		return v.num
 	}
 	id := v.id
-	if f, ok := w.e.Syms.number(id); !ok {
+	if f, ok := w.E.Syms.Number(id); !ok {
 		v.numKnown = true
 		return false
 	} else if f == math.Trunc(f) && math.Abs(f) < maxExactInt {
 		*v = intValue(int64(f))
 	} else {
-		*v, _ = numberOfName(w.e.Syms.mustName(id))
+		*v, _ = numberOfName(w.E.Syms.mustName(id))
 	}
 	v.id, v.hasID = id, true
 	return true
 }
 
 // nameOf returns the name of v.
-func (w *worker) nameOf(v *value) string {
+func (w *Worker) nameOf(v *value) string {
 	switch {
 	case v.hasID:
-		return w.e.Syms.mustName(v.id)
+		return w.E.Syms.mustName(v.id)
 	case v.named:
 		return v.name
 	}
@@ -60,11 +60,11 @@ func (w *worker) nameOf(v *value) string {
 }
 
 // intern returns v's symbol id, interning a computed value.
-func (w *worker) intern(v *value) (uint32, bool) {
+func (w *Worker) intern(v *value) (uint32, bool) {
 	if v.hasID {
 		return v.id, true
 	}
-	id, err := w.e.Syms.computed(w.nameOf(v))
+	id, err := w.E.Syms.computed(w.nameOf(v))
 	if err != nil {
 		w.fail(err.Error())
 		return 0, false
@@ -75,7 +75,7 @@ func (w *worker) intern(v *value) (uint32, bool) {
 // eval evaluates x under the current bindings. It returns the value, the
 // confidence of the aggregates it used (1 without), and false when it has
 // no value (an aggregate of nothing) or failed (w.err set).
-func (w *worker) eval(x *cexpr) (value, float64, bool) {
+func (w *Worker) eval(x *cexpr) (value, float64, bool) {
 	if x.op == "" {
 		return w.leafValue(x.leaf), 1, true
 	}
@@ -103,7 +103,7 @@ func (w *worker) eval(x *cexpr) (value, float64, bool) {
 
 // numbers checks that every argument is a number, reporting the first
 // that is not.
-func (w *worker) numbers(x *cexpr, args []value) bool {
+func (w *Worker) numbers(x *cexpr, args []value) bool {
 	for i := range args {
 		if !w.numberOf(&args[i]) {
 			w.errorIn(x, "%s is not a number", valueTerm(w.nameOf(&args[i])))
@@ -114,7 +114,7 @@ func (w *worker) numbers(x *cexpr, args []value) bool {
 }
 
 // finite returns f as a value, or fails on NaN and infinities.
-func (w *worker) finite(x *cexpr, f float64) (value, bool) {
+func (w *Worker) finite(x *cexpr, f float64) (value, bool) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		w.errorIn(x, "the result is not a finite number")
 		return value{}, false
@@ -122,7 +122,7 @@ func (w *worker) finite(x *cexpr, f float64) (value, bool) {
 	return floatValue(f), true
 }
 
-func (w *worker) apply(x *cexpr, a []value) (value, bool) {
+func (w *Worker) apply(x *cexpr, a []value) (value, bool) {
 	switch x.op {
 	case datalog.OpAdd:
 		if !w.numberOf(&a[0]) || !w.numberOf(&a[1]) {
@@ -197,7 +197,7 @@ func (w *worker) apply(x *cexpr, a []value) (value, bool) {
 
 // arith applies a binary numeric operator: integer arithmetic when both
 // operands are integers, float64 otherwise (see the package comment).
-func (w *worker) arith(x *cexpr, a, b value) (value, bool) {
+func (w *Worker) arith(x *cexpr, a, b value) (value, bool) {
 	if x.op == "fdiv" {
 		if b.f == 0 {
 			w.errorIn(x, "division by zero")
@@ -306,7 +306,7 @@ func intPow(b, e int64) (int64, bool) {
 
 // compareValues orders two values as comparisons do: numerically when
 // both are numbers, otherwise by name (the same symbol is equal to itself).
-func (w *worker) compareValues(a, b *value) int {
+func (w *Worker) compareValues(a, b *value) int {
 	if a.hasID && b.hasID && a.id == b.id {
 		return 0
 	}

@@ -64,10 +64,10 @@ type facShape struct {
 // wildcards, guards with arguments, negations, other tests, aggregates,
 // magic and bridging rules).
 func chainShapeOf(r *Crule) *facShape {
-	if r.crisp || r.copy || r.agg || r.naggw != 0 || len(r.Head.args) != 2 {
+	if r.crisp || r.copy || r.agg || r.naggw != 0 || len(r.Head.Args) != 2 {
 		return nil
 	}
-	x0, x3 := r.Head.args[0].v, r.Head.args[1].v
+	x0, x3 := r.Head.Args[0].V, r.Head.Args[1].V
 	if x0 < 0 || x3 < 0 || x0 == x3 {
 		return nil
 	}
@@ -77,21 +77,21 @@ func chainShapeOf(r *Crule) *facShape {
 	for j := range r.Body {
 		l := &r.Body[j]
 		switch {
-		case l.Kind == datalog.Positive && l.guard && gate < 0 && (len(l.Atom.args) == 0 ||
-			len(l.Atom.args) == 1 && (l.Atom.args[0].v == x0 || l.Atom.args[0].v == x3)):
+		case l.Kind == datalog.Positive && l.guard && gate < 0 && (len(l.Atom.Args) == 0 ||
+			len(l.Atom.Args) == 1 && (l.Atom.Args[0].V == x0 || l.Atom.Args[0].V == x3)):
 			gate = j
-			if len(l.Atom.args) == 1 {
-				gateVar = l.Atom.args[0].v
+			if len(l.Atom.Args) == 1 {
+				gateVar = l.Atom.Args[0].V
 			}
 		case l.Kind == datalog.Positive && !l.guard && len(l.aggs) == 0:
-			a := l.Atom.args
-			if len(a) != 2 || a[0].v < 0 || a[1].v < 0 || a[0].v == a[1].v {
+			a := l.Atom.Args
+			if len(a) != 2 || a[0].V < 0 || a[1].V < 0 || a[0].V == a[1].V {
 				return nil
 			}
 			atoms = append(atoms, j)
 		case l.Kind == datalog.Comparison && l.op == datalog.OpNe && l.lx == nil && l.rx == nil &&
-			!l.filter && len(l.aggs) == 0 && l.l.v >= 0 && l.r.v >= 0:
-			neqs = append(neqs, [2]int32{l.l.v, l.r.v})
+			!l.filter && len(l.aggs) == 0 && l.L.V >= 0 && l.R.V >= 0:
+			neqs = append(neqs, [2]int32{l.L.V, l.R.V})
 		default:
 			return nil
 		}
@@ -108,15 +108,15 @@ func chainShapeOf(r *Crule) *facShape {
 			if used[k] {
 				continue
 			}
-			a := r.Body[j].Atom.args
+			a := r.Body[j].Atom.Args
 			for p := range 2 {
-				if a[p].v == sh.vars[i] {
+				if a[p].V == sh.vars[i] {
 					if found {
 						return nil // two atoms continue the path: not a chain
 					}
 					found = true
 					used[k] = true
-					sh.lit[i], sh.from[i], sh.vars[i+1] = j, p, a[1-p].v
+					sh.lit[i], sh.from[i], sh.vars[i+1] = j, p, a[1-p].V
 				}
 			}
 		}
@@ -334,20 +334,20 @@ func (m *facMemo) reset(p *Plan) {
 // tick counts a step of the join and reports whether the task goes on: it
 // stops when another worker stopped, on an evaluation error, and (checked
 // every 65,536 steps) when the evaluation is cancelled or over its memory.
-func (w *worker) tick() bool {
-	if w.stop.Load() || w.err != nil {
+func (w *Worker) tick() bool {
+	if w.Stop.Load() || w.err != nil {
 		return false
 	}
 	w.ticks++
-	if w.ticks&0xffff == 0 && (w.e.Ctx.Err() != nil || w.e.checkMemory() != nil) {
-		w.stop.Store(true)
+	if w.ticks&0xffff == 0 && (w.E.Ctx.Err() != nil || w.E.checkMemory() != nil) {
+		w.Stop.Store(true)
 		return false
 	}
 	return true
 }
 
 // execFac evaluates the scanned tuples lo..hi of factorised plan p.
-func (w *worker) execFac(p *Plan, lo, hi int) {
+func (w *Worker) execFac(p *Plan, lo, hi int) {
 	if w.fm == nil {
 		w.fm = &facMemo{span: map[uint32][2]int32{}, at: map[uint32]int32{}}
 	}
@@ -395,13 +395,13 @@ func (w *worker) execFac(p *Plan, lo, hi int) {
 
 // facTuple emits the derivations of tuple t of the scanned atom: one per
 // far end reached from its V1, the best path there.
-func (w *worker) facTuple(p *Plan, t int32) bool {
+func (w *Worker) facTuple(p *Plan, t int32) bool {
 	fp := p.fac
 	a := fp.rel[0]
 	w.reads++
 	tup := a.Tuple(t)
 	v0, v1 := tup[fp.in[0]], tup[1-fp.in[0]]
-	c0, wt, min := a.ConfAt(t), fp.weight, w.e.Min
+	c0, wt, min := a.ConfAt(t), fp.weight, w.E.Min
 	if fp.gateAt == gateScan || fp.gateAt == gateFind {
 		wt *= w.demand // the demand of V0's value
 	}
@@ -413,7 +413,7 @@ func (w *worker) facTuple(p *Plan, t int32) bool {
 		return true
 	}
 	if fp.neq[0][2] {
-		if _, num := w.e.Syms.number(v0); num {
+		if _, num := w.E.Syms.Number(v0); num {
 			// Several middle values may equal v0 as numbers ("7",
 			// "7.0"): the memo's two best paths are not enough.
 			return w.facDirect(p, t, nil)
@@ -429,9 +429,9 @@ func (w *worker) facTuple(p *Plan, t int32) bool {
 // facEmitAll emits a derivation of tuple t of a (V0 = v0, V1 = v1, of
 // confidence c0) for every far end of ents strong enough, through the best
 // path there that object identity allows.
-func (w *worker) facEmitAll(p *Plan, t int32, v0, v1 uint32, c0 float64, ents []facEntry) bool {
+func (w *Worker) facEmitAll(p *Plan, t int32, v0, v1 uint32, c0 float64, ents []facEntry) bool {
 	fp := p.fac
-	wt, min := fp.weight, w.e.Min
+	wt, min := fp.weight, w.E.Min
 	if fp.gateAt == gateScan || fp.gateAt == gateFind {
 		wt *= w.demand // the demand of V0's value
 	}
@@ -465,7 +465,7 @@ func (w *worker) facEmitAll(p *Plan, t int32, v0, v1 uint32, c0 float64, ents []
 
 // facEmit emits the derivation of the path vs (V0..V3) through the tuples
 // ts of atoms a, b and c.
-func (w *worker) facEmit(p *Plan, vs [4]uint32, ts [3]int32) {
+func (w *Worker) facEmit(p *Plan, vs [4]uint32, ts [3]int32) {
 	fp := p.fac
 	if fp.gateAt == gateFar && !w.gateDemand(fp, vs[3]) {
 		return // V3 is not demanded
@@ -486,7 +486,7 @@ func (w *worker) facEmit(p *Plan, vs [4]uint32, ts [3]int32) {
 
 // facRest returns the memo's far ends of V1 = v1, building them first when
 // the memo lacks them; false when the task stops.
-func (w *worker) facRest(p *Plan, v1 uint32) ([]facEntry, bool) {
+func (w *Worker) facRest(p *Plan, v1 uint32) ([]facEntry, bool) {
 	m := w.fm
 	if s, ok := m.span[v1]; ok {
 		return m.ents[s[0]:s[1]], true
@@ -505,11 +505,11 @@ func (w *worker) facRest(p *Plan, v1 uint32) ([]facEntry, bool) {
 // facBuild appends to the memo the far ends reached from V1 = v1 through
 // the tuples tbs of b (nil: all of b's with that V1), strongest first, and
 // returns them; false when the task stops.
-func (w *worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
+func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 	m := w.fm
 	fp := p.fac
 	b, c := fp.rel[1], fp.rel[2]
-	wt, min := fp.weight, w.e.Min
+	wt, min := fp.weight, w.E.Min
 	lo := int32(len(m.ents))
 	stopped := false
 	var kb, kc [2]uint32
@@ -597,7 +597,7 @@ func (w *worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 // facNextB returns the tuple of b after tb: the next of the list tbs
 // (position next), or of the index chain when tbs is nil; -1 after the
 // last.
-func (w *worker) facNextB(fp *facPlan, tb int32, tbs []int32, next int) (int32, int) {
+func (w *Worker) facNextB(fp *facPlan, tb int32, tbs []int32, next int) (int32, int) {
 	if tbs == nil {
 		return fp.ixB.Next[tb], 0
 	}

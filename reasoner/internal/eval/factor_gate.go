@@ -16,7 +16,7 @@ const (
 
 // gateDemand sets the worker's demand to the confidence of the tuple of
 // fp's gate with value v; false when there is none (v is not demanded).
-func (w *worker) gateDemand(fp *facPlan, v uint32) bool {
+func (w *Worker) gateDemand(fp *facPlan, v uint32) bool {
 	w.reads++
 	g := fp.gate.Find([]uint32{v})
 	if g < 0 {
@@ -29,11 +29,11 @@ func (w *worker) gateDemand(fp *facPlan, v uint32) bool {
 // facGate emits the derivations of the tuples of a whose V0 is the value
 // of tuple g of the plan's gate, under its demand; false when the task
 // stops.
-func (w *worker) facGate(p *Plan, g int32) bool {
+func (w *Worker) facGate(p *Plan, g int32) bool {
 	fp := p.fac
 	w.reads++
 	w.demand = fp.gate.ConfAt(g)
-	if fp.weight*w.demand < w.e.Min {
+	if fp.weight*w.demand < w.E.Min {
 		w.cut++
 		return true
 	}

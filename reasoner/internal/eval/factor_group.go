@@ -12,7 +12,7 @@ import (
 // facGroup emits the derivations of the middle atom's delta tuples tbs,
 // which share their V1: their far ends, joined once, for every tuple of a
 // with that V1.
-func (w *worker) facGroup(p *Plan, tbs []int32) bool {
+func (w *Worker) facGroup(p *Plan, tbs []int32) bool {
 	fp := p.fac
 	a := fp.rel[0]
 	v1 := fp.rel[1].Tuple(tbs[0])[fp.in[1]]
@@ -21,7 +21,7 @@ func (w *worker) facGroup(p *Plan, tbs []int32) bool {
 	if !ok || len(ents) == 0 {
 		return ok
 	}
-	wt, min := fp.weight, w.e.Min
+	wt, min := fp.weight, w.E.Min
 	var ka [2]uint32
 	ka[1-fp.in[0]] = v1
 	ordA := fp.ixA.ordered > 0
@@ -46,7 +46,7 @@ func (w *worker) facGroup(p *Plan, tbs []int32) bool {
 			continue // not demanded
 		}
 		if fp.neq[0][2] {
-			if _, num := w.e.Syms.number(v0); num {
+			if _, num := w.E.Syms.Number(v0); num {
 				if !w.facDirect(p, ta, tbs) {
 					return false
 				}
@@ -63,23 +63,23 @@ func (w *worker) facGroup(p *Plan, tbs []int32) bool {
 // differ reports whether symbols a and b are different values, as the
 // comparison A != B tells them apart: numbers by value, other symbols by
 // name.
-func (w *worker) differ(a, b uint32) bool {
+func (w *Worker) differ(a, b uint32) bool {
 	if a == b {
 		return false
 	}
-	s := w.e.Syms
-	fa, na := s.number(a)
+	s := w.E.Syms
+	fa, na := s.Number(a)
 	if !na {
 		return true
 	}
-	fb, nb := s.number(b)
+	fb, nb := s.Number(b)
 	return !nb || s.compare(a, fa, na, b, fb, nb) != 0
 }
 
 // facDirect emits every path from tuple t of a through the tuples tbs of b
 // (nil: all of b's), one by one, as the join would; false when the task
 // stops.
-func (w *worker) facDirect(p *Plan, t int32, tbs []int32) bool {
+func (w *Worker) facDirect(p *Plan, t int32, tbs []int32) bool {
 	fp := p.fac
 	v0, v1 := fp.rel[0].Tuple(t)[fp.in[0]], fp.rel[0].Tuple(t)[1-fp.in[0]]
 	c0 := fp.rel[0].ConfAt(t)
@@ -100,7 +100,7 @@ func (w *worker) facDirect(p *Plan, t int32, tbs []int32) bool {
 		w.reads++
 		v2 := b.Tuple(tb)[1-fp.in[1]]
 		cb := c0 * b.ConfAt(tb)
-		if cb*fp.weight < w.e.Min {
+		if cb*fp.weight < w.E.Min {
 			w.cut++
 			continue
 		}

@@ -51,10 +51,10 @@ func (l *walkLevel) entry(v uint32) *walkEntry {
 
 // facWalk emits the derivations of the tuples tas of a, which share their
 // V0: for each V3 reached, the best path there; false when the task stops.
-func (w *worker) facWalk(p *Plan, tas []int32) bool {
+func (w *Worker) facWalk(p *Plan, tas []int32) bool {
 	fp := p.fac
 	a, b, c := fp.rel[0], fp.rel[1], fp.rel[2]
-	wt, min := fp.weight, w.e.Min
+	wt, min := fp.weight, w.E.Min
 	if w.walk == nil {
 		w.walk = &[3]walkLevel{}
 	}
@@ -126,7 +126,7 @@ func (w *worker) facWalk(p *Plan, tas []int32) bool {
 			}
 			prev, ta, tb, conf := e2.prev, e2.ta, e2.tb, e2.c*cc
 			if fp.neq[1][3] {
-				if _, num := w.e.Syms.number(v3); num {
+				if _, num := w.E.Syms.Number(v3); num {
 					direct = true
 					continue
 				}

@@ -14,7 +14,7 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// checkProgram validates p against st and returns its errors (a
+// CheckProgram validates p against st and returns its errors (a
 // datalog.Diagnostics) wrapped in ErrInvalidProgram: those of
 // datalog.Validate, and every atom over a relation with base facts in st
 // whose number of arguments is not an arity of those facts (such an atom
@@ -23,7 +23,7 @@ func CheckProgram(st store.Store, p *datalog.Program) error {
 	return CheckProgramWith(st, p, true)
 }
 
-// checkProgramWith is checkProgram, validating p only when validate is
+// CheckProgramWith is checkProgram, validating p only when validate is
 // set (its caller validated it otherwise).
 func CheckProgramWith(st store.Store, p *datalog.Program, validate bool) error {
 	var ds datalog.Diagnostics
@@ -95,24 +95,24 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	e.Prov = true
 	e.Progress = opt.Progress
 	e.MaxMem = opt.MaxMemory
-	e.writeMemory = opt.writeMemory
+	e.writeMemory = opt.WriteMemory
 	e.Start = start
-	live, _, err := withoutDeadRules(st, prog, false)
+	live, _, err := WithoutDeadRules(st, prog, false)
 	if err != nil {
 		return InferStats{}, err
 	}
-	strong := withoutWeakRules(live, e.Min)
-	e.weakRules = len(live.Rules) - len(strong.Rules)
-	u := plainUnit(strong)
+	strong := WithoutWeakRules(live, e.Min)
+	e.WeakRules = len(live.Rules) - len(strong.Rules)
+	u := PlainUnit(strong)
 	if err := e.Load(u); err != nil {
 		return InferStats{}, Errorf("reasoner: infer: %w", err)
 	}
-	err = e.run(u)
+	err = e.Run(u)
 	if w := opt.Work; w != nil {
 		w.InferJoins.Add(e.Work)
 		w.InferDerived.Add(int64(e.Derived))
 		w.InferCands.Add(e.Cands)
-		w.inferDeltas.Add(e.deltas)
+		w.InferDeltas.Add(e.deltas)
 		w.InferReads.Add(e.Reads)
 	}
 	if err != nil {
@@ -158,7 +158,7 @@ func (e *Evaluator) checkWriteMemory() error {
 // is what the write reads.
 func (e *Evaluator) dropIndexes() {
 	for _, r := range e.Rels {
-		if r.shared {
+		if r.Shared {
 			continue
 		}
 		r.Idx = nil
@@ -167,14 +167,14 @@ func (e *Evaluator) dropIndexes() {
 	e.bufs = nil
 }
 
-// derivedWriter turns the derived tuples of an evaluation into store facts,
+// DerivedWriter turns the derived tuples of an evaluation into store facts,
 // one at a time, through buffers reused from fact to fact.
 type DerivedWriter struct {
 	E      *Evaluator
 	U      *Unit
 	RelIDs []uint32          // store id of each relation's name
 	Remap  map[uint32]uint32 // local symbol -> store id (nil: identity)
-	// interned marks the relations whose relIDs are set (WriteUpdate sets
+	// Interned marks the relations whose relIDs are set (WriteUpdate sets
 	// them as it needs them).
 	Interned []bool
 	Rules    []string // encoded rule reference by evaluator rule, "" until needed
@@ -187,7 +187,7 @@ type DerivedWriter struct {
 	body []store.Fact
 }
 
-// prepareWrite counts the derived facts (per displayed predicate into
+// PrepareWrite counts the derived facts (per displayed predicate into
 // counts) and their size, and interns the relation names and local symbols
 // they use, so that the write itself never changes the dictionary.
 func (e *Evaluator) PrepareWrite(u *Unit, counts map[string]int) (*DerivedWriter, error) {
@@ -246,7 +246,7 @@ func (e *Evaluator) PrepareWrite(u *Unit, counts map[string]int) (*DerivedWriter
 	return w, nil
 }
 
-// reportWrite returns the progress callback of the write of n facts, or nil.
+// ReportWrite returns the progress callback of the write of n facts, or nil.
 func (e *Evaluator) ReportWrite(n int) func(done int) {
 	if e.Progress == nil {
 		return nil
@@ -256,7 +256,7 @@ func (e *Evaluator) ReportWrite(n int) func(done int) {
 	}
 }
 
-// facts yields the derived facts with store ids, calling progress, if not
+// Facts yields the derived facts with store ids, calling progress, if not
 // nil, every few thousand facts and at the end.
 func (w *DerivedWriter) Facts(progress func(done int)) iter.Seq2[store.Derived, error] {
 	return func(yield func(store.Derived, error) bool) {
@@ -322,7 +322,7 @@ func (w *DerivedWriter) each(fn func(*store.Derived) error, rel func(*Relation))
 	return nil
 }
 
-// convert builds the store form of derived tuple t of relation ri in w.cur,
+// Convert builds the store form of derived tuple t of relation ri in w.cur,
 // over buffers the next call reuses.
 func (w *DerivedWriter) Convert(ri, t int32) *store.Derived {
 	e := w.E
@@ -352,7 +352,7 @@ func (w *DerivedWriter) Convert(ri, t int32) *store.Derived {
 	return d
 }
 
-// fact appends the arguments of tuple t of relation ri, in store ids, to
+// Fact appends the arguments of tuple t of relation ri, in store ids, to
 // w.args and returns the fact over them. (When w.args grows, the facts
 // built before keep the old array, whose contents stay valid.)
 func (w *DerivedWriter) Fact(ri, t int32) store.Fact {
@@ -387,14 +387,14 @@ func (w *DerivedWriter) factRef(k int) string {
 	return w.Facts0[k]
 }
 
-// encodeRule is the provenance rule reference Infer stores with a derived
+// EncodeRule is the provenance rule reference Infer stores with a derived
 // fact: "file<TAB>line<TAB>col<TAB>weight<TAB>text", where text is the
 // printed rule or program fact, or, for a rule with negated literals,
 // "file<TAB>line<TAB>col<TAB>weight<TAB>npos<TAB>text", npos the number of
 // positive body facts in the provenance (the facts after them matched
 // negated literals). Printed text never holds a tab, so the two forms are
 // told apart by their number of fields.
-func EncodeRule(d ruleDesc) string {
+func EncodeRule(d RuleDesc) string {
 	s := d.pos.File + "\t" + strconv.Itoa(d.pos.Line) + "\t" + strconv.Itoa(d.pos.Col) + "\t" +
 		strconv.FormatFloat(d.weight, 'g', -1, 64) + "\t"
 	if d.Npos >= 0 {
@@ -404,10 +404,10 @@ func EncodeRule(d ruleDesc) string {
 }
 
 // decodeRule parses what encodeRule wrote.
-func decodeRule(s string) (ruleDesc, error) {
+func decodeRule(s string) (RuleDesc, error) {
 	parts := strings.SplitN(s, "\t", 6)
 	if len(parts) < 5 {
-		return ruleDesc{}, errors.New("malformed provenance rule " + strconv.Quote(s))
+		return RuleDesc{}, errors.New("malformed provenance rule " + strconv.Quote(s))
 	}
 	npos := -1
 	var err4 error
@@ -419,9 +419,9 @@ func decodeRule(s string) (ruleDesc, error) {
 	col, err2 := strconv.Atoi(parts[2])
 	w, err3 := strconv.ParseFloat(parts[3], 64)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		return ruleDesc{}, fmt.Errorf("malformed provenance rule %q: %w", s, err)
+		return RuleDesc{}, fmt.Errorf("malformed provenance rule %q: %w", s, err)
 	}
-	return ruleDesc{text: parts[4], weight: w, pos: datalog.Pos{File: parts[0], Line: line, Col: col}, Npos: npos}, nil
+	return RuleDesc{text: parts[4], weight: w, pos: datalog.Pos{File: parts[0], Line: line, Col: col}, Npos: npos}, nil
 }
 
 // PrepareTuple interns, in the store, what the store form of tuple t of

@@ -8,9 +8,9 @@ import (
 	"github.com/drumql/drumql/datalog"
 )
 
-// worker evaluates plans, appending candidate facts to a buffer.
-type worker struct {
-	e     *Evaluator
+// Worker evaluates plans, appending candidate facts to a buffer.
+type Worker struct {
+	E     *Evaluator
 	vals  []uint32
 	probe []uint32
 	refs  []uint32
@@ -24,7 +24,7 @@ type worker struct {
 	// confidence, so the threshold applies to that product (see
 	// addMagicRule). The fact keeps its own confidence.
 	demand float64
-	stop   *atomic.Bool
+	Stop   *atomic.Bool
 	cut    int64 // derivations dropped below the threshold
 	// rule is the rule being evaluated (for evaluation errors); err is the
 	// first evaluation error of the task (see expr.go); acc is the
@@ -32,17 +32,17 @@ type worker struct {
 	rule *Crule
 	err  *evalError
 	acc  *aggAcc
-	// sink, when set, takes each derived head tuple and its confidence
+	// Sink, when set, takes each derived head tuple and its confidence
 	// instead of buf (rule scores keep only the best per candidate).
-	sink func(h []uint32, c float64)
+	Sink func(h []uint32, c float64)
 	// fm is the memo of factorised plans (factor.go), walk the levels
 	// of their walks (factor_walk.go).
 	fm   *facMemo
 	walk *[3]walkLevel
 }
 
-// prepare sizes the worker's bindings and provenance references for rule r.
-func (w *worker) prepare(r *Crule) {
+// Prepare sizes the worker's bindings and provenance references for rule r.
+func (w *Worker) Prepare(r *Crule) {
 	if cap(w.vals) < r.nvars {
 		w.vals = make([]uint32, r.nvars)
 	}
@@ -55,8 +55,8 @@ func (w *worker) prepare(r *Crule) {
 	w.rule = r
 }
 
-func (w *worker) exec(p *Plan, lo, hi int) {
-	w.prepare(p.rule)
+func (w *Worker) exec(p *Plan, lo, hi int) {
+	w.Prepare(p.Rule)
 	if p.fac != nil {
 		w.execFac(p, lo, hi)
 		return
@@ -78,11 +78,11 @@ func (w *worker) exec(p *Plan, lo, hi int) {
 		}
 		return
 	}
-	w.join(p, 0, 1)
+	w.Join(p, 0, 1)
 }
 
 // try matches tuple t of step k against the bindings and continues the join.
-func (w *worker) try(p *Plan, k int, t int32, conf float64) {
+func (w *Worker) try(p *Plan, k int, t int32, conf float64) {
 	s := &p.steps[k]
 	rel := s.rel
 	w.reads++
@@ -104,10 +104,10 @@ func (w *worker) try(p *Plan, k int, t int32, conf float64) {
 	if s.lit.guard {
 		outer := w.demand
 		w.demand = rel.ConfAt(t)
-		if !p.rule.crisp && c*p.rule.Weight*w.demand < w.e.Min {
+		if !p.Rule.crisp && c*p.Rule.Weight*w.demand < w.E.Min {
 			w.cut++
 		} else {
-			w.join(p, k+1, c)
+			w.Join(p, k+1, c)
 		}
 		w.demand = outer
 		return
@@ -117,14 +117,14 @@ func (w *worker) try(p *Plan, k int, t int32, conf float64) {
 		w.refs[2*s.lit.Prov] = uint32(s.relI)
 		w.refs[2*s.lit.Prov+1] = uint32(t)
 	}
-	if !p.rule.crisp && c*p.rule.Weight*w.demand < w.e.Min {
+	if !p.Rule.crisp && c*p.Rule.Weight*w.demand < w.E.Min {
 		w.cut++
 		return
 	}
-	w.join(p, k+1, c)
+	w.Join(p, k+1, c)
 }
 
-func (w *worker) key(s *step) []uint32 {
+func (w *Worker) key(s *step) []uint32 {
 	n := s.rel.Arity
 	if cap(w.probe) < n {
 		w.probe = make([]uint32, n)
@@ -132,23 +132,25 @@ func (w *worker) key(s *step) []uint32 {
 	pr := w.probe[:n]
 	for m := s.mask; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
-		a := s.lit.Atom.args[i]
-		if a.v == slotConst {
-			pr[i] = a.c
+		a := s.lit.Atom.Args[i]
+		if a.V == SlotConst {
+			pr[i] = a.C
 		} else {
-			pr[i] = w.vals[a.v]
+			pr[i] = w.vals[a.V]
 		}
 	}
 	return pr
 }
 
-func (w *worker) join(p *Plan, k int, conf float64) {
-	if w.stop.Load() || w.err != nil {
+// Join extends the partial match of plan p at step k, of confidence conf,
+// with the matches of step k, and emits the complete ones.
+func (w *Worker) Join(p *Plan, k int, conf float64) {
+	if w.Stop.Load() || w.err != nil {
 		return
 	}
 	w.ticks++
-	if w.ticks&0xffff == 0 && (w.e.Ctx.Err() != nil || w.e.checkMemory() != nil) {
-		w.stop.Store(true)
+	if w.ticks&0xffff == 0 && (w.E.Ctx.Err() != nil || w.E.checkMemory() != nil) {
+		w.Stop.Store(true)
 		return
 	}
 	if k == len(p.steps) {
@@ -198,11 +200,11 @@ func (w *worker) join(p *Plan, k int, conf float64) {
 			}
 		}
 		conf *= 1 - c
-		if !p.rule.crisp && conf*p.rule.Weight*w.demand < w.e.Min {
+		if !p.Rule.crisp && conf*p.Rule.Weight*w.demand < w.E.Min {
 			w.cut++
 			return
 		}
-		w.join(p, k+1, conf)
+		w.Join(p, k+1, conf)
 	default:
 		rel := s.rel
 		full := uint32(1)<<uint(rel.Arity) - 1
@@ -218,9 +220,9 @@ func (w *worker) join(p *Plan, k int, conf float64) {
 		default:
 			key := w.key(s)
 			// A tuple too weak for try ends an ordered chain (order.go).
-			ordered := !s.lit.guard && !p.rule.crisp && s.ix.ordered > 0
+			ordered := !s.lit.guard && !p.Rule.crisp && s.ix.ordered > 0
 			for t := s.ix.First(rel, key); t >= 0; t = s.ix.Next[t] {
-				if ordered && t < s.ix.ordered && conf*rel.ConfAt(t)*p.rule.Weight*w.demand < w.e.Min {
+				if ordered && t < s.ix.ordered && conf*rel.ConfAt(t)*p.Rule.Weight*w.demand < w.E.Min {
 					if n, ok := s.ix.weakRest(t, key); ok {
 						w.cut += int64(n)
 						break
@@ -236,12 +238,12 @@ func (w *worker) join(p *Plan, k int, conf float64) {
 // constantsMatch reports whether tuple tup has the constants of step s's
 // atom: a symbol constant is the symbol itself, a number constant matches
 // every symbol equal to it as a number (see doc.go).
-func (w *worker) constantsMatch(s *step, tup []uint32) bool {
-	for i, a := range s.lit.Atom.args {
+func (w *Worker) constantsMatch(s *step, tup []uint32) bool {
+	for i, a := range s.lit.Atom.Args {
 		switch {
-		case a.v == slotConst && tup[i] != a.c:
+		case a.V == SlotConst && tup[i] != a.C:
 			return false
-		case a.v == slotNumber && !w.e.Syms.equalsNumber(tup[i], a.c, a.f):
+		case a.V == SlotNumber && !w.E.Syms.EqualsNumber(tup[i], a.C, a.F):
 			return false
 		}
 	}
@@ -251,7 +253,7 @@ func (w *worker) constantsMatch(s *step, tup []uint32) bool {
 // negMatch returns the fact of step s's negated atom with the highest
 // confidence among those matching the bindings, and that confidence; -1 and
 // 0 when none matches. The search stops at a fact of confidence 1.
-func (w *worker) negMatch(s *step) (int32, float64) {
+func (w *Worker) negMatch(s *step) (int32, float64) {
 	rel := s.rel
 	if rel.Len() == 0 {
 		return -1, 0
@@ -288,57 +290,57 @@ func (w *worker) negMatch(s *step) (int32, float64) {
 	return best, bc
 }
 
-func (w *worker) value(t term) uint32 {
-	if t.v == slotConst || t.v == slotNumber {
-		return t.c
+func (w *Worker) value(t Term) uint32 {
+	if t.V == SlotConst || t.V == SlotNumber {
+		return t.C
 	}
-	return w.vals[t.v]
+	return w.vals[t.V]
 }
 
 // number returns, when comparison side t (whose symbol is id) is a number,
 // its value. A symbol constant is never a number; a variable's value is a
 // number when its name is written as one.
-func (w *worker) number(t term, id uint32) (float64, bool) {
-	switch t.v {
-	case slotConst:
+func (w *Worker) number(t Term, id uint32) (float64, bool) {
+	switch t.V {
+	case SlotConst:
 		return 0, false
-	case slotNumber:
-		return t.f, true
+	case SlotNumber:
+		return t.F, true
 	}
-	return w.e.Syms.number(id)
+	return w.E.Syms.Number(id)
 }
 
-func (w *worker) compare(l *clit) bool {
+func (w *Worker) compare(l *clit) bool {
 	c := 0
-	if a, b := w.value(l.l), w.value(l.r); a != b {
-		fa, na := w.number(l.l, a)
-		fb, nb := w.number(l.r, b)
+	if a, b := w.value(l.L), w.value(l.R); a != b {
+		fa, na := w.number(l.L, a)
+		fb, nb := w.number(l.R, b)
 		if !(na && nb) && (l.op == datalog.OpEq || l.op == datalog.OpNe) {
 			// two symbols compared by name: distinct symbols have
 			// distinct names
 			return l.op == datalog.OpNe
 		}
-		c = w.e.Syms.compare(a, fa, na, b, fb, nb)
+		c = w.E.Syms.compare(a, fa, na, b, fb, nb)
 	}
 	return opHolds(l.op, c)
 }
 
-func (w *worker) emit(p *Plan, conf float64) {
-	r := p.rule
+func (w *Worker) emit(p *Plan, conf float64) {
+	r := p.Rule
 	c := conf * r.Weight
 	if r.crisp {
 		c = 1
 	}
-	if c*w.demand < w.e.Min {
+	if c*w.demand < w.E.Min {
 		w.cut++
 		return
 	}
-	hrel := w.e.Rels[r.Head.Rel]
+	hrel := w.E.Rels[r.Head.Rel]
 	if cap(w.head) < hrel.Arity {
 		w.head = make([]uint32, hrel.Arity)
 	}
 	h := w.head[:hrel.Arity]
-	for i, a := range r.Head.args {
+	for i, a := range r.Head.Args {
 		h[i] = w.value(a)
 	}
 	if hrel.CheckEmit {
@@ -346,8 +348,8 @@ func (w *worker) emit(p *Plan, conf float64) {
 			return
 		}
 	}
-	if w.sink != nil {
-		w.sink(h, c)
+	if w.Sink != nil {
+		w.Sink(h, c)
 		return
 	}
 	ri := uint32(p.ri)
@@ -355,33 +357,33 @@ func (w *worker) emit(p *Plan, conf float64) {
 		ri = ^uint32(0)
 	}
 	var refs []uint32
-	if w.e.Prov || r.copy {
+	if w.E.Prov || r.copy {
 		refs = w.refs
 	}
-	w.buf.put(w.e, uint32(r.Head.Rel), ri, h, refs, c)
+	w.buf.put(w.E, uint32(r.Head.Rel), ri, h, refs, c)
 }
 
 // continueAfter goes on with the join after step k, an expression step
 // (comparison, assignment, built-in test) that brought the confidence to
 // conf: it records the step's aggregates in the provenance and applies the
 // threshold when they lowered it.
-func (w *worker) continueAfter(p *Plan, k int, conf float64) {
+func (w *Worker) continueAfter(p *Plan, k int, conf float64) {
 	l := p.steps[k].lit
 	if len(l.aggs) > 0 {
-		if w.e.Prov {
+		if w.E.Prov {
 			w.recordAggregates(l)
 		}
-		if !p.rule.crisp && conf*p.rule.Weight*w.demand < w.e.Min {
+		if !p.Rule.crisp && conf*p.Rule.Weight*w.demand < w.E.Min {
 			w.cut++
 			return
 		}
 	}
-	w.join(p, k+1, conf)
+	w.Join(p, k+1, conf)
 }
 
 // recordAggregates writes the value, the confidence and the grouping
 // values of l's aggregates into the provenance words (see aggRef).
-func (w *worker) recordAggregates(l *clit) {
+func (w *Worker) recordAggregates(l *clit) {
 	for _, ar := range l.aggs {
 		r := w.aggregate(ar.x)
 		words := w.refs[ar.at : ar.at+4+len(ar.x.agg.group)]

@@ -5,7 +5,7 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// deadRules marks the rules of p that can derive nothing: a rule is live
+// DeadRules marks the rules of p that can derive nothing: a rule is live
 // when every positive literal of its body is over a predicate (name and
 // arity) that has facts, in the store (base facts, and derived facts when
 // derived is set) or in the program, or that a live rule derives; the
@@ -60,19 +60,19 @@ func DeadRules(st store.Store, p *datalog.Program, derived bool) ([]bool, int, e
 	return dead, n, nil
 }
 
-// withoutDeadRules returns p without its dead rules (see deadRules), p
+// WithoutDeadRules returns p without its dead rules (see deadRules), p
 // itself when it has none, and how many it left out.
-func withoutDeadRules(st store.Store, p *datalog.Program, derived bool) (*datalog.Program, int, error) {
+func WithoutDeadRules(st store.Store, p *datalog.Program, derived bool) (*datalog.Program, int, error) {
 	dead, n, err := DeadRules(st, p, derived)
 	if err != nil {
 		return p, 0, err
 	}
-	return dropRules(p, dead, n), n, nil
+	return DropRules(p, dead, n), n, nil
 }
 
-// dropRules returns p without the n rules marked in dead (p itself when n
+// DropRules returns p without the n rules marked in dead (p itself when n
 // is 0).
-func dropRules(p *datalog.Program, dead []bool, n int) *datalog.Program {
+func DropRules(p *datalog.Program, dead []bool, n int) *datalog.Program {
 	if n == 0 {
 		return p
 	}

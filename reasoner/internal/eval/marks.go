@@ -1,6 +1,6 @@
 package eval
 
-// marks maps a tuple (relation ri, index t) to an int32, 0 until set. It
+// Marks maps a tuple (relation ri, index t) to an int32, 0 until set. It
 // is kept in pages of markPage values allocated when first written, so its
 // memory follows the tuples marked, not the sizes of their relations: an
 // update that touches a handful of tuples of a 4M-tuple relation allocates
@@ -10,7 +10,7 @@ type Marks [][][]int32 // per relation, per page
 // markPage is the number of tuples a page of marks covers.
 const markPage = 1024
 
-// get returns tuple t's mark in relation ri, 0 when it has none.
+// Get returns tuple t's mark in relation ri, 0 when it has none.
 func (m Marks) Get(ri, t int32) int32 {
 	if int(ri) >= len(m) {
 		return 0
@@ -22,7 +22,7 @@ func (m Marks) Get(ri, t int32) int32 {
 	return 0
 }
 
-// set marks tuple t of relation ri with v.
+// Set marks tuple t of relation ri with v.
 func (m *Marks) Set(ri, t, v int32) {
 	if int(ri) >= len(*m) {
 		*m = append(*m, make([][][]int32, int(ri)+1-len(*m))...)
@@ -39,7 +39,7 @@ func (m *Marks) Set(ri, t, v int32) {
 	pages[pg][int(t)%markPage] = v
 }
 
-// tupleSet is a set of tuples (tkeys) in the order they were added, found
+// TupleSet is a set of tuples (tkeys) in the order they were added, found
 // through marks kept from one set to the next (at marks a tuple with 1 +
 // its position in order): a mark counts only when order agrees with it, so
 // a new set over the same marks starts empty without clearing them, and
@@ -50,7 +50,7 @@ type TupleSet struct {
 	At    *Marks
 }
 
-// index returns k's position in order, or -1 when the set lacks it.
+// Index returns k's position in order, or -1 when the set lacks it.
 func (s *TupleSet) Index(k uint64) int {
 	ri, t := Untkey(k)
 	if i := int(s.At.Get(ri, t)) - 1; i >= 0 && i < len(s.Order) && s.Order[i] == k {
@@ -59,7 +59,7 @@ func (s *TupleSet) Index(k uint64) int {
 	return -1
 }
 
-// add adds k and reports whether the set lacked it.
+// Add adds k and reports whether the set lacked it.
 func (s *TupleSet) Add(k uint64) bool {
 	if s.Index(k) >= 0 {
 		return false

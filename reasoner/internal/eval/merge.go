@@ -80,7 +80,7 @@ func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 	// Tasks of the same round read what this merge added: order the
 	// chains it made stale (between tasks, as only the merge writes).
 	for ri := range delta {
-		if r := e.Rels[ri]; !r.shared {
+		if r := e.Rels[ri]; !r.Shared {
 			r.reorderIndexes()
 		}
 	}
@@ -95,7 +95,7 @@ func (e *Evaluator) endRound(delta map[int32][]int32) {
 		delta[ri] = slices.Compact(d)
 	}
 	for _, r := range e.Rels {
-		if r.shared {
+		if r.Shared {
 			continue // read-only, shared by concurrent queries
 		}
 		// Workers look a candidate up before buffering it only where that

@@ -49,7 +49,7 @@ func (r *Relation) reorderIndexes() {
 	}
 }
 
-// byConfidence returns r's tuple indices by increasing confidence, ties by
+// ByConfidence returns r's tuple indices by increasing confidence, ties by
 // increasing index. A large relation is sorted by a stable radix sort on
 // the confidences' bits (which order as the confidences do: they are never
 // negative), skipping the digits all tuples share: a relation whose tuples
@@ -113,7 +113,7 @@ func sortByKey(ids []int32, keys []uint64) []int32 {
 	return ids
 }
 
-// orderChains rebuilds ix from r's tuples ids, given by increasing
+// OrderChains rebuilds ix from r's tuples ids, given by increasing
 // confidence: each is put at the head of its chain, so that every chain
 // runs by decreasing confidence, ties newest first (as insertion orders
 // them).
@@ -171,7 +171,7 @@ func (ix *hashIndex) weakRest(t int32, key []uint32) (int32, bool) {
 // later tuple is weaker still, and weakEnd counts them as cut and returns
 // true (the caller stops reading the chain); a chain found dirty is read
 // whole from then on (*ord becomes false).
-func (w *worker) weakEnd(ix *hashIndex, t int32, key []uint32, ord *bool) bool {
+func (w *Worker) weakEnd(ix *hashIndex, t int32, key []uint32, ord *bool) bool {
 	if *ord && t < ix.ordered {
 		if n, ok := ix.weakRest(t, key); ok {
 			w.cut += int64(n)

@@ -76,9 +76,9 @@ func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 	// A worker sets stop when the context is cancelled; no task starts
 	// after that.
 	var stop atomic.Bool
-	workers := make([]*worker, max(1, min(e.threads, len(ts))))
+	workers := make([]*Worker, max(1, min(e.threads, len(ts))))
 	for i := range workers {
-		workers[i] = &worker{e: e, stop: &stop}
+		workers[i] = &Worker{E: e, Stop: &stop}
 	}
 	// An evaluation error ends its task; the first by task order is
 	// returned, so the error does not depend on the number of threads.
@@ -116,7 +116,7 @@ func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 // most of what a query allocated.
 var bufPool sync.Pool
 
-// releaseBufs gives the evaluator's candidate buffers back to bufPool.
+// ReleaseBufs gives the evaluator's candidate buffers back to bufPool.
 func (e *Evaluator) ReleaseBufs() {
 	if e.bufs == nil {
 		return

@@ -21,10 +21,10 @@ type step struct {
 	assignRight bool
 }
 
-// plan is a rule's body in evaluation order; the first step may iterate a
+// Plan is a rule's body in evaluation order; the first step may iterate a
 // delta.
 type Plan struct {
-	rule  *Crule
+	Rule  *Crule
 	ri    int
 	steps []step
 	agg   bool // an aggregate's body: solutions are folded, not emitted
@@ -33,7 +33,7 @@ type Plan struct {
 	fac *facPlan
 }
 
-// makePlan orders the body of r greedily. The delta literal (if deltaAt >=
+// MakePlan orders the body of r greedily. The delta literal (if deltaAt >=
 // 0) comes first, whatever its bound arguments. Then, before each positive
 // literal and after the last, every other literal that can be placed is:
 // a negation once all its variables are bound, a comparison or built-in
@@ -64,7 +64,7 @@ func (e *Evaluator) makePlanBound(r *Crule, ri int, deltaAt int, delta []int32, 
 	}
 	if pre == nil && r.fac != nil && !e.noFactor {
 		if fp := e.facPlanOf(r, deltaAt, delta); fp != nil {
-			return &Plan{rule: r, ri: ri, fac: fp}
+			return &Plan{Rule: r, ri: ri, fac: fp}
 		}
 	}
 	pl := newPlanner(e, r, ri, pre)
@@ -98,16 +98,16 @@ type planner struct {
 }
 
 func newPlanner(e *Evaluator, r *Crule, ri int, pre []int32) *planner {
-	pl := &planner{e: e, r: r, p: &Plan{rule: r, ri: ri, agg: r.agg},
+	pl := &planner{e: e, r: r, p: &Plan{Rule: r, ri: ri, agg: r.agg},
 		bound: make([]bool, r.nvars), used: make([]bool, len(r.Body)), atomVar: make([]bool, r.nvars)}
 	for _, v := range pre {
 		pl.bound[v] = true
 	}
 	for j := range r.Body {
 		if l := &r.Body[j]; l.Kind == datalog.Positive {
-			for _, t := range l.Atom.args {
-				if t.v >= 0 {
-					pl.atomVar[t.v] = true
+			for _, t := range l.Atom.Args {
+				if t.V >= 0 {
+					pl.atomVar[t.V] = true
 				}
 			}
 		}
@@ -119,13 +119,13 @@ func newPlanner(e *Evaluator, r *Crule, ri int, pre []int32) *planner {
 // variable. A number constant binds a comparison side (isSet), but in an
 // atom it is a filter (it matches every symbol written as that number),
 // not an index key.
-func (pl *planner) isBound(t term) bool { return t.v == slotConst || (t.v >= 0 && pl.bound[t.v]) }
+func (pl *planner) isBound(t Term) bool { return t.V == SlotConst || (t.V >= 0 && pl.bound[t.V]) }
 
-func (pl *planner) isSet(t term) bool { return pl.isBound(t) || t.v == slotNumber }
+func (pl *planner) isSet(t Term) bool { return pl.isBound(t) || t.V == SlotNumber }
 
 // ready reports whether a comparison side (x, or the term t) can be
 // evaluated.
-func (pl *planner) ready(x *cexpr, t term) bool {
+func (pl *planner) ready(x *cexpr, t Term) bool {
 	if x == nil {
 		return pl.isSet(t)
 	}
@@ -136,8 +136,8 @@ func (pl *planner) ready(x *cexpr, t term) bool {
 
 // assignable reports whether side (x, t) of l is a variable not bound yet
 // that an equality can bind.
-func (pl *planner) assignable(l *clit, x *cexpr, t term) bool {
-	return l.op == datalog.OpEq && !l.filter && x == nil && t.v >= 0 && !pl.bound[t.v] && !pl.atomVar[t.v]
+func (pl *planner) assignable(l *clit, x *cexpr, t Term) bool {
+	return l.op == datalog.OpEq && !l.filter && x == nil && t.V >= 0 && !pl.bound[t.V] && !pl.atomVar[t.V]
 }
 
 // addAtom places atom literal j, iterating the delta d when not nil.
@@ -146,24 +146,24 @@ func (pl *planner) addAtom(j int, d []int32) {
 	pl.used[j] = true
 	rel := pl.e.Rels[l.Atom.Rel]
 	s := step{lit: l, rel: rel, relI: l.Atom.Rel, delta: d, assign: -1}
-	s.bind = make([]int32, len(l.Atom.args))
-	s.check = make([]int32, len(l.Atom.args))
+	s.bind = make([]int32, len(l.Atom.Args))
+	s.check = make([]int32, len(l.Atom.Args))
 	local := map[int32]bool{}
-	for k, t := range l.Atom.args {
+	for k, t := range l.Atom.Args {
 		s.bind[k], s.check[k] = -1, -1
 		switch {
-		case t.v == slotConst:
+		case t.V == SlotConst:
 			s.mask |= 1 << uint(k)
-		case t.v == slotWildcard:
-		case t.v == slotNumber:
+		case t.V == slotWildcard:
+		case t.V == SlotNumber:
 			s.numbers = true
-		case pl.bound[t.v]:
+		case pl.bound[t.V]:
 			s.mask |= 1 << uint(k)
-		case local[t.v]:
-			s.check[k] = t.v
+		case local[t.V]:
+			s.check[k] = t.V
 		default:
-			local[t.v] = true
-			s.bind[k] = t.v
+			local[t.V] = true
+			s.bind[k] = t.V
 		}
 	}
 	for v := range local {
@@ -198,14 +198,14 @@ func (pl *planner) placeFilter(j int) bool {
 	l := &pl.r.Body[j]
 	switch l.Kind {
 	case datalog.Comparison:
-		lr, rr := pl.ready(l.lx, l.l), pl.ready(l.rx, l.r)
+		lr, rr := pl.ready(l.lx, l.L), pl.ready(l.rx, l.R)
 		st := step{lit: l, assign: -1}
 		switch {
 		case lr && rr:
-		case rr && pl.assignable(l, l.lx, l.l):
-			st.assign = l.l.v
-		case lr && pl.assignable(l, l.rx, l.r):
-			st.assign, st.assignRight = l.r.v, true
+		case rr && pl.assignable(l, l.lx, l.L):
+			st.assign = l.L.V
+		case lr && pl.assignable(l, l.rx, l.R):
+			st.assign, st.assignRight = l.R.V, true
 		default:
 			return false
 		}
@@ -216,15 +216,15 @@ func (pl *planner) placeFilter(j int) bool {
 		pl.p.steps = append(pl.p.steps, st)
 	case datalog.Builtin:
 		for _, x := range l.bargs {
-			if !pl.ready(x, term{}) {
+			if !pl.ready(x, Term{}) {
 				return false
 			}
 		}
 		pl.used[j] = true
 		pl.p.steps = append(pl.p.steps, step{lit: l, assign: -1})
 	default:
-		for _, t := range l.Atom.args {
-			if t.v >= 0 && !pl.bound[t.v] {
+		for _, t := range l.Atom.Args {
+			if t.V >= 0 && !pl.bound[t.V] {
 				return false
 			}
 		}
@@ -247,12 +247,12 @@ func (pl *planner) nextAtom() int {
 			continue
 		}
 		n := 0
-		for _, t := range l.Atom.args {
+		for _, t := range l.Atom.Args {
 			if pl.isBound(t) {
 				n++
 			}
 		}
-		full := n == len(l.Atom.args)
+		full := n == len(l.Atom.Args)
 		size := pl.e.Rels[l.Atom.Rel].Len()
 		better := best < 0
 		if !better {

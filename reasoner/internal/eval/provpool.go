@@ -1,6 +1,6 @@
 package eval
 
-// provPool stores derivation records (a rule index, then a (relation,
+// ProvPool stores derivation records (a rule index, then a (relation,
 // tuple) pair per body fact) in fixed-size chunks: appending never copies
 // what is stored (a growing slice of tens of millions of words spent half of
 // a transitive closure's time in copying), and a record never straddles
@@ -11,7 +11,7 @@ type ProvPool struct {
 
 const provChunkBits = 16
 
-// add stores a record and returns its position.
+// Add stores a record and returns its position.
 func (p *ProvPool) Add(rule uint32, refs []uint32) int32 {
 	n := 1 + len(refs)
 	last := len(p.Chunks) - 1
@@ -26,7 +26,7 @@ func (p *ProvPool) Add(rule uint32, refs []uint32) int32 {
 	return pos
 }
 
-// record returns the rule index and the body references of the record at
+// Record returns the rule index and the body references of the record at
 // pos, nprov body facts long.
 func (p *ProvPool) Record(pos int32, nprov int) (uint32, []uint32) {
 	c := p.Chunks[pos>>provChunkBits]
@@ -34,14 +34,14 @@ func (p *ProvPool) Record(pos int32, nprov int) (uint32, []uint32) {
 	return c[off], c[off+1 : off+1+2*nprov]
 }
 
-// words returns the n provenance words of the record at pos.
+// Words returns the n provenance words of the record at pos.
 func (p *ProvPool) Words(pos int32, n int) []uint32 {
 	c := p.Chunks[pos>>provChunkBits]
 	off := int(pos & (1<<provChunkBits - 1))
 	return c[off+1 : off+1+n]
 }
 
-// rule returns the rule index of the record at pos.
+// Rule returns the rule index of the record at pos.
 func (p *ProvPool) Rule(pos int32) uint32 {
 	return p.Chunks[pos>>provChunkBits][pos&(1<<provChunkBits-1)]
 }

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,60 +10,7 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// Query is reasoner.Query, documented there.
-func Query(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options) ([]Answer, error) {
-	if prog == nil {
-		prog = &datalog.Program{}
-	}
-	opt = opt.WithProgram(prog)
-	if err := CheckProgram(st, prog); err != nil {
-		return nil, err
-	}
-	syms, err := NewSymtab(st)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckProgramQuery(st, prog, q); undefined(err) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
-		return storeAnswers(ctx, st, syms, q, opt)
-	}
-	return evalQuery(ctx, st, syms, prog, q, opt, nil)
-}
-
-// Count is reasoner.Count, documented there.
-func Count(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options) (int, error) {
-	if prog == nil {
-		prog = &datalog.Program{}
-	}
-	opt = opt.WithProgram(prog)
-	if err := CheckProgram(st, prog); err != nil {
-		return 0, err
-	}
-	syms, err := NewSymtab(st)
-	if err != nil {
-		return 0, err
-	}
-	if err := CheckProgramQuery(st, prog, q); undefined(err) {
-		return 0, nil
-	} else if err != nil {
-		return 0, err
-	}
-	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
-		return countStoreAnswers(ctx, st, syms, q, opt)
-	}
-	opt.Explain = false
-	_, r, err := runQuery(ctx, st, syms, prog, q, opt, nil)
-	if err != nil || r == nil {
-		return 0, err
-	}
-	return r.Len(), nil
-}
-
-// checkQuery reports an unknown predicate or a wrong arity.
+// CheckProgramQuery reports an unknown predicate or a wrong arity.
 func CheckProgramQuery(st store.Store, prog *datalog.Program, q datalog.Atom) error {
 	c, err := NewQueryChecker(st, prog)
 	if err != nil {
@@ -133,9 +79,9 @@ func (c *QueryChecker) Check(q datalog.Atom) error {
 	return nil
 }
 
-// undefined reports whether err says that the query's predicate is
+// Undefined reports whether err says that the query's predicate is
 // undefined: its answer is empty.
-func undefined(err error) bool { return errors.Is(err, ErrUndefinedPredicate) }
+func Undefined(err error) bool { return errors.Is(err, ErrUndefinedPredicate) }
 
 // answerMaker builds the answers of a query from the symbol ids of their
 // facts' arguments: fresh Values and Fact.Args for every answer, or, with
@@ -151,6 +97,8 @@ type answerMaker struct {
 	terms []datalog.Term
 }
 
+// NewAnswerMaker returns the maker of q's answers from answer tuples named
+// through syms; with reuse, the answers share their slices.
 func NewAnswerMaker(syms *Symtab, q datalog.Atom, reuse bool) *answerMaker {
 	m := &answerMaker{syms: syms, q: q, first: make([]bool, len(q.Args)), reuse: reuse}
 	var seen []string
@@ -165,7 +113,7 @@ func NewAnswerMaker(syms *Symtab, q datalog.Atom, reuse bool) *answerMaker {
 	return m
 }
 
-// answer returns the answer whose fact has the arguments args; ^0 is an
+// Answer returns the answer whose fact has the arguments args; ^0 is an
 // anonymous argument, printed `_`. Without reuse, the answer's slices are
 // its own.
 func (m *answerMaker) Answer(args []uint32, conf float64) (Answer, error) {
@@ -193,6 +141,8 @@ func (m *answerMaker) Answer(args []uint32, conf float64) (Answer, error) {
 	return Answer{Values: vals, Confidence: conf, Fact: datalog.Atom{Pred: m.q.Pred, Args: terms}}, nil
 }
 
+// SymTerm is the term of the symbol named name: a number constant when
+// name is a number in canonical form, else a symbol.
 func SymTerm(name string) datalog.Term {
 	if c, ok := datalog.CanonicalNumber(name); ok && c == name {
 		return datalog.Term{Kind: datalog.Number, Value: name}
@@ -200,70 +150,7 @@ func SymTerm(name string) datalog.Term {
 	return datalog.Term{Kind: datalog.Symbol, Value: name}
 }
 
-// runQuery evaluates q over prog with the one evaluator and returns the
-// evaluator and the answer relation (nil when nothing answers).
-func runQuery(ctx context.Context, st store.Store, syms *Symtab, prog *datalog.Program, q datalog.Atom, opt Options,
-	shared func(string, int) *Relation) (*Evaluator, *Relation, error) {
-	setup := func(e *Evaluator) {
-		e.stored = true
-		e.Prov = opt.Explain
-		e.shared = shared
-	}
-	e := NewEvaluator(ctx, st, syms, opt)
-	setup(e)
-	var err error
-	if shared == nil {
-		// An Engine's program had its dead rules marked once (Prepare);
-		// its relations are not all in the store.
-		if prog, _, err = withoutDeadRules(st, prog, !opt.BaseOnly); err != nil {
-			return nil, nil, err
-		}
-	}
-	strong := withoutWeakRules(prog, e.Min)
-	weak := 0
-	if len(strong.Rules) < len(prog.Rules) {
-		rel := Closure(prog, Defines(prog), q.Pred)
-		for i := range prog.Rules {
-			if r := &prog.Rules[i]; rel[r.Head.Pred] && WeightOf(r.Weight) < e.Min {
-				weak++
-			}
-		}
-	}
-	var (
-		u    *Unit
-		mode queryMode
-	)
-	if !opt.NoMagic && !opt.NoRace && goalDirected(strong, q) && boundQuery(q) {
-		gd := func() *Unit { return raceUnit(strong, q) }
-		e, u, mode, err = raceQuery(ctx, st, syms, gd, plainUnitOf(strong, q), opt, setup)
-	} else {
-		u, mode = queryUnit(strong, q, !opt.NoMagic)
-		e.unit = u
-		err = e.Load(u)
-		if err == nil {
-			err = e.run(u)
-		}
-	}
-	e.weakRules = weak
-	e.ReportStats(opt.Stats)
-	if w := opt.Work; w != nil {
-		w.Evaluations.Add(1)
-		w.Derived.Add(int64(e.Derived))
-		w.Joins.Add(e.Work)
-		w.reads.Add(e.Reads)
-		w.modes[mode].Add(1)
-	}
-	if err != nil {
-		return nil, nil, Errorf("reasoner: query %s: %w", q, err)
-	}
-	ri, ok := e.RelIdx[RelKey(u.answer, len(queryVars(q)))]
-	if !ok {
-		return e, nil, nil
-	}
-	return e, e.Rels[ri], nil
-}
-
-// withoutWeakRules returns prog without its rules of weight below min (all
+// WithoutWeakRules returns prog without its rules of weight below min (all
 // of prog when it has none). A derivation's confidence is at most its
 // rule's weight, body confidences being at most 1, so such a rule derives
 // nothing an evaluation keeps; but it costs a scan of its first body
@@ -271,7 +158,7 @@ func runQuery(ctx context.Context, st store.Store, syms *Symtab, prog *datalog.P
 // demand, since magic facts are crisp. Mined files hold many such rules
 // through hub relations (born_in(A, C), born_in(B, C) at weight .005),
 // whose demand reaches most of the graph from one constant.
-func withoutWeakRules(prog *datalog.Program, min float64) *datalog.Program {
+func WithoutWeakRules(prog *datalog.Program, min float64) *datalog.Program {
 	weak := func(r datalog.Rule) bool { return WeightOf(r.Weight) < min }
 	if !slices.ContainsFunc(prog.Rules, weak) {
 		return prog
@@ -281,63 +168,13 @@ func withoutWeakRules(prog *datalog.Program, min float64) *datalog.Program {
 	return &p
 }
 
-// evalQuery evaluates q over prog with the one evaluator.
-func evalQuery(ctx context.Context, st store.Store, syms *Symtab, prog *datalog.Program, q datalog.Atom, opt Options,
-	shared func(string, int) *Relation) ([]Answer, error) {
-	e, r, err := runQuery(ctx, st, syms, prog, q, opt, shared)
-	if err != nil || r == nil {
-		return nil, err
-	}
-	answers := make([]Answer, 0, r.Len())
-	err = e.eachAnswer(r, q, opt.Explain, false, func(a Answer) bool {
-		answers = append(answers, a)
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := SortAnswersCtx(ctx, answers); err != nil {
-		return nil, Errorf("reasoner: query %s: %w", q, err)
-	}
-	return answers, nil
-}
-
-// QueryFunc is reasoner.QueryFunc, documented there.
-func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt Options, yield func(Answer) bool) error {
-	if prog == nil {
-		prog = &datalog.Program{}
-	}
-	opt = opt.WithProgram(prog)
-	if err := CheckProgram(st, prog); err != nil {
-		return err
-	}
-	syms, err := NewSymtab(st)
-	if err != nil {
-		return err
-	}
-	if err := CheckProgramQuery(st, prog, q); undefined(err) {
-		return nil
-	} else if err != nil {
-		return err
-	}
-	opt.Explain = false
-	if len(prog.Rules) == 0 && len(prog.Facts) == 0 {
-		return eachStoreAnswer(ctx, st, syms, q, opt, yield)
-	}
-	e, r, err := runQuery(ctx, st, syms, prog, q, opt, nil)
-	if err != nil || r == nil {
-		return err
-	}
-	return e.eachAnswer(r, q, false, true, yield)
-}
-
-// eachAnswer calls yield with the answer of every tuple of the answer
+// EachAnswer calls yield with the answer of every tuple of the answer
 // relation r of q, with its proof when explain is set. With reuse, the
 // answers share their slices (see answerMaker).
-func (e *Evaluator) eachAnswer(r *Relation, q datalog.Atom, explain, reuse bool, yield func(Answer) bool) error {
-	u := e.unit
+func (e *Evaluator) EachAnswer(r *Relation, q datalog.Atom, explain, reuse bool, yield func(Answer) bool) error {
+	u := e.Unit
 	m := NewAnswerMaker(e.Syms, q, reuse)
-	vars := queryVars(q)
+	vars := QueryVars(q)
 	// Per argument: the tuple column of a variable, or -1 with the
 	// constant's id (^0 for an anonymous argument) in args.
 	col := make([]int, len(q.Args))
@@ -414,7 +251,7 @@ func (e *Evaluator) proof(u *Unit, prov int32, fact datalog.Atom, conf float64, 
 		if !ok {
 			return nil, Errorf("reasoner: proof of stored %s: %w", fact, ErrNoProof)
 		}
-		return storeProof(e.St, e.Syms, f, depth+1)
+		return StoreProof(e.St, e.Syms, f, depth+1)
 	case prov <= ProvFact0:
 		d := u.Fact(int(ProvFact0 - prov))
 		p.Rule, p.Pos, p.Weight = d.text, d.pos, d.weight
@@ -449,8 +286,8 @@ func (e *Evaluator) proof(u *Unit, prov int32, fact datalog.Atom, conf float64, 
 	return p, nil
 }
 
-// storeProof rebuilds a proof from the provenance stored by Infer.
-func storeProof(st store.Store, syms *Symtab, f store.Fact, depth int) (*Proof, error) {
+// StoreProof rebuilds a proof from the provenance stored by Infer.
+func StoreProof(st store.Store, syms *Symtab, f store.Fact, depth int) (*Proof, error) {
 	if depth > maxProofDepth {
 		return nil, Errorf("reasoner: stored proof deeper than %d", maxProofDepth)
 	}
@@ -486,7 +323,7 @@ func storeProof(st store.Store, syms *Symtab, f store.Fact, depth int) (*Proof, 
 	}
 	p := &Proof{Fact: a.String(), Confidence: float64(d.Confidence), Rule: desc.text, Pos: desc.pos, Weight: desc.weight}
 	for k, b := range d.Prov.Body {
-		c, err := storeProof(st, syms, b, depth+1)
+		c, err := StoreProof(st, syms, b, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -502,24 +339,6 @@ func storeProof(st store.Store, syms *Symtab, f store.Fact, depth int) (*Proof, 
 // c: the factor 1 - c's confidence, over c.
 func negatedProof(c *Proof) *Proof {
 	return &Proof{Fact: "not " + c.Fact, Confidence: 1 - c.Confidence, Weight: 1, Negated: true, Children: []*Proof{c}}
-}
-
-// Explain is reasoner.Explain, documented there.
-func Explain(ctx context.Context, st store.Store, prog *datalog.Program, fact datalog.Atom, opt Options) (*Proof, error) {
-	for _, t := range fact.Args {
-		if t.Kind == datalog.Var {
-			return nil, Errorf("reasoner: explain %s: %w", fact, ErrNotGround)
-		}
-	}
-	opt.Explain = true
-	as, err := Query(ctx, st, prog, fact, opt)
-	if err != nil {
-		return nil, err
-	}
-	if len(as) == 0 {
-		return nil, Errorf("reasoner: explain %s: %w", fact, ErrNoProof)
-	}
-	return as[0].Proof, nil
 }
 
 // String prints the proof as an indented tree, one fact a line.
@@ -542,4 +361,16 @@ func (p *Proof) write(b *strings.Builder, depth int) {
 	for _, c := range p.Children {
 		c.write(b, depth+1)
 	}
+}
+
+// QueryVars returns the distinct named variables of a, in order of first
+// appearance.
+func QueryVars(a datalog.Atom) []datalog.Term {
+	var vs []datalog.Term
+	for _, t := range a.Args {
+		if t.Kind == datalog.Var && t.Value != "_" && !slices.ContainsFunc(vs, func(u datalog.Term) bool { return u.Value == t.Value }) {
+			vs = append(vs, datalog.Term{Kind: datalog.Var, Value: t.Value})
+		}
+	}
+	return vs
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 )
 
-// record is the JSON form of Materialisation.Record.
+// Record is the JSON form of Materialisation.Record.
 type Record struct {
 	Version int `json:"version"`
 	// Min is the threshold the materialisation applied.
@@ -18,7 +18,7 @@ type Record struct {
 	Pos     []datalog.Pos `json:"pos"`
 }
 
-// recordOf is the record of prog evaluated at threshold min.
+// EncodeRecord is the record of prog evaluated at threshold min.
 func EncodeRecord(prog *datalog.Program, min float64) []byte {
 	var b strings.Builder
 	rec := Record{Version: 1, Min: min}

@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// relation is the in-memory extension of one predicate (name and arity):
+// Relation is the in-memory extension of one predicate (name and arity):
 // tuples of symbol ids, one confidence and one provenance reference per
 // tuple, a unique index over whole tuples and lazily built secondary
 // indexes, one per pattern of bound argument positions. Tuples are only
@@ -27,12 +27,12 @@ type Relation struct {
 	Alive   int         // tuples of confidence above 0 (maintain.go removes a tuple by zeroing it)
 	tuples  [][]uint32  // chunk k holds tuples k*chunkLen.., arity words each
 	Conf    [][]float64 // confidences, chunked like tuples
-	// prov holds, per tuple, the offset of its best derivation in the
+	// Prov holds, per tuple, the offset of its best derivation in the
 	// evaluation's provenance pool, or a negative origin code (see
 	// prov*); chunked like tuples.
 	Prov   [][]int32
 	Unique hashIndex // all positions bound
-	// checkEmit makes workers drop candidates already known before
+	// CheckEmit makes workers drop candidates already known before
 	// buffering them; cands and dups count apply's candidates and those
 	// already known in the current round (see evaluator.apply).
 	CheckEmit   bool
@@ -41,7 +41,7 @@ type Relation struct {
 	Idx         map[uint32]*hashIndex // by bound-position mask
 	Internal    bool                  // magic, adorned and answer predicates: never loaded from the store
 	weighted    bool                  // some tuple has a confidence below 1 (see order.go)
-	shared      bool                  // owned by an Engine: read-only
+	Shared      bool                  // owned by an Engine: read-only
 }
 
 // chunkBits is log2 of the number of tuples in a full chunk of a
@@ -49,8 +49,8 @@ type Relation struct {
 // so that the many small relations of a program stay small.
 const (
 	ChunkBits = 15
-	chunkLen  = 1 << ChunkBits
-	ChunkMask = chunkLen - 1
+	ChunkLen  = 1 << ChunkBits
+	ChunkMask = ChunkLen - 1
 )
 
 // Origin codes of tuples without a rule derivation.
@@ -59,12 +59,13 @@ const (
 	ProvStored  = -2 // a derived fact stored earlier (query mode)
 	ProvFact0   = -3 // provFact0 - k: fact k of the program
 	ProvUnknown = -1 << 30
-	// provDeleted marks a tuple that incremental maintenance removed (its
+	// ProvDeleted marks a tuple that incremental maintenance removed (its
 	// confidence is 0): it stays in the relation and its indexes, matches
 	// nothing (every join multiplies by 0) and is never written.
 	ProvDeleted = -1<<30 + 1
 )
 
+// NewRelation returns an empty relation name of the given arity.
 func NewRelation(name string, arity int) *Relation {
 	r := &Relation{Name: name, Display: name, Arity: arity, Idx: map[uint32]*hashIndex{}, CheckEmit: true}
 	r.Unique.mask = 1<<uint(arity) - 1
@@ -72,21 +73,23 @@ func NewRelation(name string, arity int) *Relation {
 	return r
 }
 
+// Len is the number of tuples of r, removed ones included.
 func (r *Relation) Len() int { return r.N }
 
+// Tuple returns tuple i of r, a slice of its chunk.
 func (r *Relation) Tuple(i int32) []uint32 {
 	a := r.Arity
 	o := int(i&ChunkMask) * a
 	return r.tuples[i>>ChunkBits][o : o+a : o+a]
 }
 
-// confAt is the confidence of tuple i.
+// ConfAt is the confidence of tuple i.
 func (r *Relation) ConfAt(i int32) float64 { return r.Conf[i>>ChunkBits][i&ChunkMask] }
 
-// provAt is the provenance reference of tuple i.
+// ProvAt is the provenance reference of tuple i.
 func (r *Relation) ProvAt(i int32) int32 { return r.Prov[i>>ChunkBits][i&ChunkMask] }
 
-// set replaces the confidence and provenance of tuple i. A confidence that
+// Set replaces the confidence and provenance of tuple i. A confidence that
 // falls (incremental maintenance, maintain.go) marks the chains dirty as
 // one that rises does: an ordered chain is read whole until reordered.
 func (r *Relation) Set(i int32, c float64, prov int32) {
@@ -105,7 +108,7 @@ func (r *Relation) Set(i int32, c float64, prov int32) {
 	r.weighted = r.weighted || c < 1
 }
 
-// find returns the index of the tuple t, or -1.
+// Find returns the index of the tuple t, or -1.
 func (r *Relation) Find(t []uint32) int32 {
 	if r.Arity == 0 {
 		if r.N > 0 {
@@ -116,13 +119,13 @@ func (r *Relation) Find(t []uint32) int32 {
 	return r.Unique.First(r, t)
 }
 
-// add appends the tuple t (which must be absent) and indexes it.
+// Add appends the tuple t (which must be absent) and indexes it.
 func (r *Relation) Add(t []uint32, c float64, prov int32) int32 {
 	i := int32(r.N)
 	k := int(i >> ChunkBits)
 	if k == len(r.Conf) {
 		// A new chunk: full-size unless it is the first.
-		n := chunkLen
+		n := ChunkLen
 		if k == 0 {
 			n = 0
 		}
@@ -159,7 +162,7 @@ func reserve[T any](s []T, n int) []T {
 	return grown
 }
 
-// index returns the index for the bound-position mask, building it if
+// Index returns the index for the bound-position mask, building it if
 // needed. mask must be neither 0 nor the full mask. Safe for concurrent use
 // with other index calls, not with add.
 func (r *Relation) Index(mask uint32) *hashIndex {
@@ -225,7 +228,7 @@ func hashKey(mask uint32, t []uint32) uint64 {
 	return hashWords(h)
 }
 
-// sameKey reports whether tuples a and b agree on the positions of mask.
+// SameKey reports whether tuples a and b agree on the positions of mask.
 func SameKey(mask uint32, a, b []uint32) bool {
 	for m := mask; m != 0; m &= m - 1 {
 		p := bits.TrailingZeros32(m)
@@ -242,6 +245,7 @@ func slotOf(i int32, h uint64) uint64 { return h<<32 | uint64(uint32(i+1)) }
 // slotTuple is the tuple index of an occupied slot.
 func slotTuple(s uint64) int32 { return int32(uint32(s)) - 1 }
 
+// Grow makes room in ix for n tuples of r.
 func (ix *hashIndex) Grow(r *Relation, n int) {
 	size := 16
 	for size < n {
@@ -280,7 +284,7 @@ func (ix *hashIndex) slot(r *Relation, t []uint32) (uint64, uint64, bool) {
 	}
 }
 
-// first returns the newest tuple matching t on mask, or -1; follow next for
+// First returns the newest tuple matching t on mask, or -1; follow next for
 // the others.
 func (ix *hashIndex) First(r *Relation, t []uint32) int32 {
 	if len(ix.Slots) == 0 {

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// compareAnswers is the order of Query's answers: confidence descending,
+// CompareAnswers is the order of Query's answers: confidence descending,
 // then values in byte order.
 func CompareAnswers(a, b *Answer) int {
 	if c := cmp.Compare(b.Confidence, a.Confidence); c != 0 {
@@ -15,7 +15,7 @@ func CompareAnswers(a, b *Answer) int {
 	return slices.Compare(a.Values, b.Values)
 }
 
-// sortAnswers sorts answers in the order of Query.
+// SortAnswers sorts answers in the order of Query.
 func SortAnswers(as []Answer) {
 	slices.SortStableFunc(as, func(a, b Answer) int { return CompareAnswers(&a, &b) })
 }
@@ -24,7 +24,7 @@ func SortAnswers(as []Answer) {
 // checks the context between runs and every sortRun answers merged.
 const sortRun = 1 << 13
 
-// sortAnswersCtx is sortAnswers that honours ctx: a stable merge sort of a
+// SortAnswersCtx is sortAnswers that honours ctx: a stable merge sort of a
 // permutation (runs of sortRun answers sorted, then merged pairwise), which
 // stops within sortRun steps of a cancellation and returns ctx's error,
 // leaving as in some order. Sorting millions of answers takes seconds,

@@ -13,7 +13,7 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// symtab maps names to symbol ids: the store's ids, and local ids beyond the
+// Symtab maps names to symbol ids: the store's ids, and local ids beyond the
 // store's range for program constants the store does not know. Local ids
 // are never written to the store except by Infer, which interns the ones
 // its derived facts use. Safe for concurrent use.
@@ -57,7 +57,7 @@ func (s *Symtab) numberSymbols(f float64) ([]uint32, error) {
 				s.numbersErr = Errorf("reasoner: symbols: %w", err)
 				return
 			}
-			if g, ok := numberValue(n); ok {
+			if g, ok := NumberValue(n); ok {
 				s.numbers[g] = append(s.numbers[g], id)
 			}
 		}
@@ -69,13 +69,15 @@ func (s *Symtab) numberSymbols(f float64) ([]uint32, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, n := range s.lnames {
-		if g, ok := numberValue(n); ok && g == f {
-			ids = append(ids, localBase+uint32(k))
+		if g, ok := NumberValue(n); ok && g == f {
+			ids = append(ids, LocalBase+uint32(k))
 		}
 	}
 	return ids, nil
 }
 
+// NewSymtab returns the symbol table of st: its symbols, then local ids
+// for the constants it does not know.
 func NewSymtab(st store.Store) (*Symtab, error) {
 	n, err := st.NumSymbols()
 	if err != nil {
@@ -84,9 +86,9 @@ func NewSymtab(st store.Store) (*Symtab, error) {
 	return &Symtab{st: st, NStore: uint32(n), local: map[string]uint32{}, names: map[uint32]string{}}, nil
 }
 
-// id returns the id of name, assigning a local id when the store does not
+// Id returns the id of name, assigning a local id when the store does not
 // know it.
-func (s *Symtab) id(name string) (uint32, error) {
+func (s *Symtab) Id(name string) (uint32, error) {
 	id, ok, err := s.st.Lookup(name)
 	if err != nil {
 		return 0, Errorf("reasoner: lookup %q: %w", name, err)
@@ -99,7 +101,7 @@ func (s *Symtab) id(name string) (uint32, error) {
 	if id, ok := s.local[name]; ok {
 		return id, nil
 	}
-	id = localBase + uint32(len(s.lnames))
+	id = LocalBase + uint32(len(s.lnames))
 	s.local[name] = id
 	s.lnames = append(s.lnames, name)
 	return id, nil
@@ -138,13 +140,13 @@ func (s *Symtab) computed(name string) (uint32, error) {
 	if id, ok := s.local[name]; ok {
 		return id, nil
 	}
-	id = localBase + uint32(len(s.lnames))
+	id = LocalBase + uint32(len(s.lnames))
 	s.local[name] = id
 	s.lnames = append(s.lnames, name)
 	return id, nil
 }
 
-// lookup returns the id of name without assigning one.
+// Lookup returns the id of name without assigning one.
 func (s *Symtab) Lookup(name string) (uint32, bool) {
 	id, ok, err := s.st.Lookup(name)
 	if err == nil && ok && id < s.NStore {
@@ -156,15 +158,16 @@ func (s *Symtab) Lookup(name string) (uint32, bool) {
 	return id, ok
 }
 
-func (s *Symtab) IsLocal(id uint32) bool { return id >= localBase }
+// IsLocal says whether id is a local id, not one of the store's.
+func (s *Symtab) IsLocal(id uint32) bool { return id >= LocalBase }
 
-// localBase is the first local id: local ids stay apart from the store's,
+// LocalBase is the first local id: local ids stay apart from the store's,
 // which grow when facts are loaded while a materialisation lives (grow). It
 // stays below 1<<31, as code that keeps ids in int32 reads negative ones as
 // none.
-const localBase = 1 << 30
+const LocalBase = 1 << 30
 
-// grow takes in the symbols the store interned since the table was made
+// Grow takes in the symbols the store interned since the table was made
 // (n in all). It reports false when that cannot be done in place: a local
 // name is now a store symbol (tuples would hold both ids for it), or a new
 // symbol is a number while number constants are in use (their relations
@@ -186,7 +189,7 @@ func (s *Symtab) Grow(n int, numbers bool) (bool, error) {
 			if err != nil {
 				return false, Errorf("reasoner: symbols: %w", err)
 			}
-			if _, ok := numberValue(name); ok {
+			if _, ok := NumberValue(name); ok {
 				return false, nil
 			}
 		}
@@ -197,12 +200,12 @@ func (s *Symtab) Grow(n int, numbers bool) (bool, error) {
 	return true, nil
 }
 
-// name returns the name of id.
+// Name returns the name of id.
 func (s *Symtab) Name(id uint32) (string, error) {
 	s.mu.Lock()
-	if id >= localBase {
+	if id >= LocalBase {
 		defer s.mu.Unlock()
-		k := int(id - localBase)
+		k := int(id - LocalBase)
 		if k >= len(s.lnames) {
 			return "", Errorf("reasoner: name of %d: %w", id, store.ErrUnknownID)
 		}
@@ -233,9 +236,9 @@ func (s *Symtab) mustName(id uint32) string {
 	return n
 }
 
-// numberValue returns the value of s when s is written as a number of the
+// NumberValue returns the value of s when s is written as a number of the
 // dialect (-?[0-9]+(.[0-9]+)?([eE][+-]?[0-9]+)?, in the range of float64).
-func numberValue(s string) (float64, bool) {
+func NumberValue(s string) (float64, bool) {
 	if s == "" || s[0] != '-' && (s[0] < '0' || s[0] > '9') {
 		return 0, false // most names: no parse
 	}
@@ -246,12 +249,12 @@ func numberValue(s string) (float64, bool) {
 	return f, err == nil
 }
 
-// number returns the value of symbol id when its name is written as a
+// Number returns the value of symbol id when its name is written as a
 // number.
-func (s *Symtab) number(id uint32) (float64, bool) {
+func (s *Symtab) Number(id uint32) (float64, bool) {
 	if id >= s.NStore {
 		// a local symbol (or, past the table, none)
-		return numberValue(s.mustName(id))
+		return NumberValue(s.mustName(id))
 	}
 	s.kindsOnce.Do(func() {
 		s.kinds = make([]atomic.Uint32, (s.NStore+15)/16)
@@ -266,7 +269,7 @@ func (s *Symtab) number(id uint32) (float64, bool) {
 		// order the two).
 		return math.Float64frombits(s.values[id].Load()), true
 	}
-	f, ok := numberValue(s.mustName(id))
+	f, ok := NumberValue(s.mustName(id))
 	k := uint32(1)
 	if ok {
 		s.values[id].Store(math.Float64bits(f))
@@ -276,14 +279,14 @@ func (s *Symtab) number(id uint32) (float64, bool) {
 	return f, ok
 }
 
-// equalsNumber reports whether symbol id equals the number constant with
+// EqualsNumber reports whether symbol id equals the number constant with
 // symbol c and value f: compare(id as a variable's value, c as a number
 // constant) == 0.
-func (s *Symtab) equalsNumber(id, c uint32, f float64) bool {
+func (s *Symtab) EqualsNumber(id, c uint32, f float64) bool {
 	if id == c {
 		return true
 	}
-	g, ok := s.number(id)
+	g, ok := s.Number(id)
 	return ok && g == f
 }
 

@@ -29,8 +29,8 @@ func TestSymtabNumberCache(t *testing.T) {
 			if !ok {
 				t.Fatalf("%q not in the store", n)
 			}
-			f, isNum := s.number(id)
-			wf, wNum := numberValue(n)
+			f, isNum := s.Number(id)
+			wf, wNum := NumberValue(n)
 			if f != wf || isNum != wNum {
 				t.Errorf("pass %d: number(%q) = %v, %v; want %v, %v", pass, n, f, isNum, wf, wNum)
 			}

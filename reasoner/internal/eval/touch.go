@@ -7,7 +7,7 @@ type tupleState struct {
 	Existed bool
 }
 
-// touchLog records the first state of every tuple an update changes:
+// TouchLog records the first state of every tuple an update changes:
 // order[i] is the i-th tuple touched (its tkey) and old[i] what it was. A
 // set over marks kept from one update to the next: a map of every tuple an
 // update touched was a fifth of the cost of adding facts that grow a
@@ -17,14 +17,16 @@ type TouchLog struct {
 	Old []tupleState
 }
 
+// NewTouchLog returns an empty touch log whose set keeps its marks in at.
 func NewTouchLog(at *Marks) *TouchLog { return &TouchLog{TupleSet: TupleSet{At: at}} }
 
-// tkey packs a relation and a tuple index.
+// Tkey packs a relation and a tuple index.
 func Tkey(ri, t int32) uint64 { return uint64(uint32(ri))<<32 | uint64(uint32(t)) }
 
+// Untkey unpacks a Tkey into its relation and tuple index.
 func Untkey(k uint64) (int32, int32) { return int32(k >> 32), int32(uint32(k)) }
 
-// oldOf returns what tuple k was before the update: its recorded state, or
+// OldOf returns what tuple k was before the update: its recorded state, or
 // its state now when the update has not touched it.
 func (l *TouchLog) OldOf(r *Relation, k uint64) tupleState {
 	if i := l.Index(k); i >= 0 {
@@ -42,13 +44,13 @@ func (l *TouchLog) record(ri, t int32, s tupleState) {
 	}
 }
 
-// before records tuple t of r (relation ri) as it is, unless it was
+// Before records tuple t of r (relation ri) as it is, unless it was
 // recorded already.
 func (l *TouchLog) Before(r *Relation, ri, t int32) {
 	l.record(ri, t, tupleState{Conf: r.ConfAt(t), Prov: r.ProvAt(t), Existed: true})
 }
 
-// added records tuple t of relation ri as new.
+// Added records tuple t of relation ri as new.
 func (l *TouchLog) Added(ri, t int32) {
 	l.record(ri, t, tupleState{Prov: ProvDeleted})
 }
