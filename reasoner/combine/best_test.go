@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
 )
 
@@ -67,7 +68,7 @@ func TestQueryBestSameAnswers(t *testing.T) {
 		for _, th := range []float64{0, 0.1} {
 			src := minedProgram(rng, names, 3, 10, th)
 			p := mustParse(t, src)
-			st := newStore(t, tripleTSV(base))
+			st := newStore(t, oracle.TripleTSV(base))
 			var queries []string
 			for range 3 {
 				a := names[rng.IntN(len(names))]
@@ -97,7 +98,7 @@ func TestQueryBestSameAnswers(t *testing.T) {
 							}
 							if err := sameBest(b.Answers, want[:min(n, len(want))]); err != nil {
 								t.Fatalf("seed %d, min %g, %s, %s, %+v, n %d (decided at %g after %d passes): %v\nprogram:\n%s\nbase:\n%s",
-									seed, th, mode, qs, sc, n, b.Min, b.Passes, err, src, tripleTSV(base))
+									seed, th, mode, qs, sc, n, b.Min, b.Passes, err, src, oracle.TripleTSV(base))
 							}
 							passes++
 							if b.Min > max(th, eval.Exact) {

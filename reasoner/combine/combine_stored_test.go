@@ -12,6 +12,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
 )
 
@@ -25,11 +26,11 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 	rescored, raised, firsts, settled := 0, 0, 0, 0
 	for seed := range 120 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 29))
-		base, _, src := randomCase(rng, seed%2 == 1)
+		base, _, src := oracle.RandomCase(rng, seed%2 == 1)
 		if seed >= 80 {
 			// The shape of mined files, with three-step rules under
 			// object identity whose bodies read derived, weighted facts.
-			base, src = randomMinedCase(rng)
+			base, src = oracle.RandomMinedCase(rng)
 			src += randomOIRules(rng)
 		}
 		p := mustParse(t, src)
@@ -40,8 +41,8 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 		if seed%3 == 2 {
 			opt.Min = 0.3
 		}
-		plain := newStore(t, tripleTSV(base))
-		mat := newStore(t, tripleTSV(base))
+		plain := newStore(t, oracle.TripleTSV(base))
+		mat := newStore(t, oracle.TripleTSV(base))
 		if _, err := eval.Infer(ctx, mat, p, opt); err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +50,7 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		queries := randomQueries(rng, 9)
+		queries := oracle.RandomQueries(rng, 9)
 		if seed >= 80 {
 			queries = nil
 			for range 12 {
@@ -136,7 +137,7 @@ func checkRescoreFirst(t *testing.T, sn *StoredNoisyOr, q datalog.Atom, stored, 
 	return calls, settled
 }
 
-// sameAnswersWithin is sameAnswers with a relative tolerance.
+// sameAnswersWithin is oracle.SameAnswers with a relative tolerance.
 func sameAnswersWithin(got, want []eval.Answer, tol float64) error {
 	key := func(a eval.Answer) string { return strings.Join(a.Values, " ") }
 	g := map[string]float64{}
@@ -165,7 +166,7 @@ func sameAnswersWithin(got, want []eval.Answer, tol float64) error {
 }
 
 // randomOIRules returns rules of mined files' three-step shape over the
-// relations of randomMinedCase, most under object identity (A != B, A != D,
+// relations of oracle.RandomMinedCase, most under object identity (A != B, A != D,
 // C != B, which the walk of storedChains takes), some with only part of it.
 func randomOIRules(rng *rand.Rand) string {
 	weights := []string{"0.9", "0.7", "0.5", "0.3"}

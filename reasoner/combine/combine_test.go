@@ -13,6 +13,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/noisyor"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
 	"github.com/drumql/drumql/store"
 )
@@ -187,7 +188,7 @@ func noisyOrPerRule(t *testing.T, st store.Store, prog *datalog.Program, q datal
 }
 
 // TestNoisyOrTopOneEvaluation checks on programs of the shape of mined
-// files (randomMinedCase) that NoisyOrTop evaluates the rules once for all
+// files (oracle.RandomMinedCase) that NoisyOrTop evaluates the rules once for all
 // of the query predicate's rules, and gives exactly the confidences of a
 // query per rule (noisyOrPerRule).
 func TestNoisyOrTopOneEvaluation(t *testing.T) {
@@ -195,9 +196,9 @@ func TestNoisyOrTopOneEvaluation(t *testing.T) {
 	raised := 0 // answers the noisy-or raised above their best derivation
 	for seed := range 20 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 13))
-		base, src := randomMinedCase(rng)
+		base, src := oracle.RandomMinedCase(rng)
 		p := mustParse(t, src)
-		st := newStore(t, tripleTSV(base))
+		st := newStore(t, oracle.TripleTSV(base))
 		for _, qs := range []string{"h0(X, n1)?", "h1(n2, Y)?", "h0(n0, n3)?", "h1(X, Y)?"} {
 			q := mustQuery(t, qs)
 			for _, top := range []int{0, 2} {

@@ -12,6 +12,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
 	"github.com/drumql/drumql/store"
 )
@@ -46,7 +47,7 @@ func derivedOf(t testing.TB, m *Materialisation) map[string]float64 {
 
 // oracleDerived is the oracle's result without the base facts.
 func oracleDerived(t testing.TB, base []store.NamedTriple, p *datalog.Program, min float64) map[string]float64 {
-	db := oracle(t, base, p, min)
+	db := oracle.Naive(t, base, p, min)
 	isBase := map[string]bool{}
 	for _, tr := range base {
 		isBase[tr.R+"("+tr.S+","+tr.O+")"] = true
@@ -54,7 +55,7 @@ func oracleDerived(t testing.TB, base []store.NamedTriple, p *datalog.Program, m
 	out := map[string]float64{}
 	for pred, m := range db {
 		for k, c := range m {
-			f := pred + "(" + strings.Join(oracleKey(k), ",") + ")"
+			f := pred + "(" + strings.Join(oracle.Key(k), ",") + ")"
 			if !isBase[f] {
 				out[f] = c
 			}
@@ -161,7 +162,7 @@ func mutateProgram(rng *rand.Rand, src string, withNeg bool) string {
 			lines = slices.Delete(lines, i, i+1)
 		}
 	case 1, 2: // add a line
-		_, _, other := randomCase(rng, withNeg)
+		_, _, other := oracle.RandomCase(rng, withNeg)
 		ol := strings.Split(strings.TrimSpace(other), "\n")
 		if l := ol[rng.IntN(len(ol))]; l != "" {
 			lines = slices.Insert(lines, rng.IntN(len(lines)+1), l)
@@ -210,12 +211,12 @@ func maintainDifferential(t *testing.T, compact bool) {
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		withNeg := seed%2 == 1
-		base, _, src := randomCase(rng, withNeg)
+		base, _, src := oracle.RandomCase(rng, withNeg)
 		p := mustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
 		}
-		st := newStore(t, tripleTSV(base))
+		st := newStore(t, oracle.TripleTSV(base))
 		m, _, err := Materialise(ctx, st, p, eval.Options{})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
@@ -231,7 +232,7 @@ func maintainDifferential(t *testing.T, compact bool) {
 				for range 1 + rng.IntN(3) {
 					tr := store.NamedTriple{S: fmt.Sprint("n", rng.IntN(nodes)), R: fmt.Sprint("e", rng.IntN(2)), O: fmt.Sprint("n", rng.IntN(nodes))}
 					if rng.IntN(5) == 0 {
-						tr.R, tr.O = "v", graphValues[rng.IntN(len(graphValues))]
+						tr.R, tr.O = "v", oracle.GraphValues[rng.IntN(len(oracle.GraphValues))]
 					}
 					if !slices.Contains(newBase, tr) {
 						newBase = append(newBase, tr)
@@ -272,10 +273,10 @@ func maintainDifferential(t *testing.T, compact bool) {
 			prog := mustParse(t, src)
 			fail := func(what string, err error) {
 				t.Helper()
-				t.Fatalf("seed %d step %d (%s): %s:\n%v\nprogram:\n%s\nbase:\n%s\nprevious program:\n%s", seed, step, ch, what, err, src, tripleTSV(base), prevSrc)
+				t.Fatalf("seed %d step %d (%s): %s:\n%v\nprogram:\n%s\nbase:\n%s\nprevious program:\n%s", seed, step, ch, what, err, src, oracle.TripleTSV(base), prevSrc)
 			}
 			got := derivedOf(t, m)
-			fresh, _, err := Materialise(ctx, newStore(t, tripleTSV(base)), prog, eval.Options{})
+			fresh, _, err := Materialise(ctx, newStore(t, oracle.TripleTSV(base)), prog, eval.Options{})
 			if err != nil {
 				fail("from scratch", err)
 			}
@@ -388,7 +389,7 @@ func TestMaintainStoreDifferential(t *testing.T) {
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 13))
 		withNeg := seed%2 == 1
-		base, _, src := randomCase(rng, withNeg)
+		base, _, src := oracle.RandomCase(rng, withNeg)
 		p := mustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
@@ -397,7 +398,7 @@ func TestMaintainStoreDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		loadTSV(t, st, tripleTSV(base))
+		loadTSV(t, st, oracle.TripleTSV(base))
 		if _, err := eval.Infer(ctx, st, p, eval.Options{}); err != nil {
 			t.Fatal(err)
 		}
@@ -439,12 +440,12 @@ func TestMaintainStoreDifferential(t *testing.T) {
 			base, src = newBase, newSrc
 			prog := mustParse(t, src)
 			ch := updateStore(t, st, prog)
-			fresh := newStore(t, tripleTSV(base))
+			fresh := newStore(t, oracle.TripleTSV(base))
 			if _, err := eval.Infer(ctx, fresh, prog, eval.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := sameStored(storedDerived(t, st), storedDerived(t, fresh)); err != nil {
-				t.Fatalf("seed %d step %d (%s): the store against Infer from scratch:\n%v\nprogram:\n%s\nbase:\n%s", seed, step, ch, err, src, tripleTSV(base))
+				t.Fatalf("seed %d step %d (%s): the store against Infer from scratch:\n%v\nprogram:\n%s\nbase:\n%s", seed, step, ch, err, src, oracle.TripleTSV(base))
 			}
 		}
 		if err := st.Close(); err != nil {
@@ -514,12 +515,12 @@ func TestLookupAsStored(t *testing.T) {
 	looked := 0
 	for seed := range 60 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 17))
-		base, _, src := randomCase(rng, seed%2 == 1)
+		base, _, src := oracle.RandomCase(rng, seed%2 == 1)
 		p := mustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
 		}
-		st := newStore(t, tripleTSV(base))
+		st := newStore(t, oracle.TripleTSV(base))
 		m, _, err := Materialise(ctx, st, p, eval.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -540,7 +541,7 @@ func TestLookupAsStored(t *testing.T) {
 			} else if _, err := m.Write(ctx); err != nil {
 				t.Fatal(err)
 			}
-			for _, qs := range randomQueries(rng, 9) {
+			for _, qs := range oracle.RandomQueries(rng, 9) {
 				q := mustQuery(t, qs)
 				got, ok, err := m.Lookup(ctx, q, 0, 0)
 				if err != nil {
@@ -554,7 +555,7 @@ func TestLookupAsStored(t *testing.T) {
 				if err != nil {
 					continue // a predicate the store does not know
 				}
-				if err := sameAnswers(got, want); err != nil {
+				if err := oracle.SameAnswers(got, want); err != nil {
 					t.Fatalf("seed %d step %d: Lookup %s: %v", seed, step, qs, err)
 				}
 				if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -74,16 +74,6 @@ func formatAnswers(as []eval.Answer) string {
 	return b.String()
 }
 
-// answerSet is formatAnswers sorted by line: answers whose confidences
-// are equal to six digits may come in either order (two evaluations that
-// join a rule's body in different orders multiply its confidences in
-// different orders, which can differ in the last bit).
-func answerSet(as []eval.Answer) string {
-	lines := strings.SplitAfter(formatAnswers(as), "\n")
-	slices.Sort(lines)
-	return strings.Join(lines, "")
-}
-
 // derivedDump prints every derived fact of st, "atom confidence", sorted.
 func derivedDump(t testing.TB, st store.Store) string {
 	t.Helper()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/store"
 )
 
@@ -137,7 +138,7 @@ func TestOracleMinedPrograms(t *testing.T) {
 			if min > 0 {
 				want = min
 			}
-			db := oracle(t, base, p, want)
+			db := oracle.Naive(t, base, p, want)
 			var queries []string
 			for range 2 {
 				a := names[rng.IntN(len(names))]
@@ -147,34 +148,34 @@ func TestOracleMinedPrograms(t *testing.T) {
 			}
 			queries = append(queries, "goal()?", "near(X)?", "r2(X, Y)?")
 			for _, c := range configurations() {
-				st := newStore(t, tripleTSV(base))
+				st := newStore(t, oracle.TripleTSV(base))
 				en, err := Prepare(ctx, st, p, c.opt)
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, qs := range queries {
 					q := mustQuery(t, qs)
-					w := oracleAnswers(db, q)
+					w := oracle.Answers(db, q)
 					got, err := Query(ctx, st, p, q, c.opt)
 					if err != nil {
 						t.Fatalf("seed %d, min %g, %s, %s: %v", seed, min, c.name, qs, err)
 					}
-					if err := sameAnswers(got, w); err != nil {
-						t.Fatalf("seed %d, min %g, %s, Query %s: %v\nprogram:\n%s\nbase:\n%s", seed, min, c.name, qs, err, src, tripleTSV(base))
+					if err := oracle.SameAnswers(got, w); err != nil {
+						t.Fatalf("seed %d, min %g, %s, Query %s: %v\nprogram:\n%s\nbase:\n%s", seed, min, c.name, qs, err, src, oracle.TripleTSV(base))
 					}
 					got, err = en.Query(ctx, q)
 					if err != nil {
 						t.Fatalf("seed %d, min %g, %s, %s: %v", seed, min, c.name, qs, err)
 					}
-					if err := sameAnswers(got, w); err != nil {
-						t.Fatalf("seed %d, min %g, %s, Engine.Query %s: %v\nprogram:\n%s\nbase:\n%s", seed, min, c.name, qs, err, src, tripleTSV(base))
+					if err := oracle.SameAnswers(got, w); err != nil {
+						t.Fatalf("seed %d, min %g, %s, Engine.Query %s: %v\nprogram:\n%s\nbase:\n%s", seed, min, c.name, qs, err, src, oracle.TripleTSV(base))
 					}
 				}
 			}
 			if min == 0 {
 				continue
 			}
-			st := newStore(t, tripleTSV(base))
+			st := newStore(t, oracle.TripleTSV(base))
 			if _, err := eval.Infer(ctx, st, p, eval.Options{Threads: 2}); err != nil {
 				t.Fatal(err)
 			}
@@ -184,11 +185,11 @@ func TestOracleMinedPrograms(t *testing.T) {
 				if err != nil {
 					continue // a predicate with no facts is unknown to the store
 				}
-				w := oracleAnswers(db, q)
+				w := oracle.Answers(db, q)
 				for i := range w {
 					w[i].Confidence = float64(float32(w[i].Confidence))
 				}
-				if err := sameAnswers(got, w); err != nil {
+				if err := oracle.SameAnswers(got, w); err != nil {
 					t.Fatalf("seed %d, stored %s after Infer: %v", seed, qs, err)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/store"
 )
 
@@ -355,26 +356,26 @@ func TestOracleExprKnown(t *testing.T) {
 		if ds := datalog.Validate(p); ds.HasErrors() {
 			t.Fatalf("%s: %v", c.name, ds)
 		}
-		res := oracleExpr(t, knownBase(t, c.base), p, knownThreshold(p))
+		res := oracle.Expr(t, knownBase(t, c.base), p, knownThreshold(p))
 		switch {
-		case c.err && res.err == nil:
+		case c.err && res.Err == nil:
 			t.Errorf("%s: no error, want one", c.name)
 			continue
 		case c.err:
-			t.Logf("%s: %v", c.name, res.err)
-			if !res.possible || !res.demand {
-				t.Errorf("%s: a definite error must be possible (possible %v, demand %v)", c.name, res.possible, res.demand)
+			t.Logf("%s: %v", c.name, res.Err)
+			if !res.Possible || !res.Demand {
+				t.Errorf("%s: a definite error must be possible (possible %v, demand %v)", c.name, res.Possible, res.Demand)
 			}
 			continue
-		case res.err != nil:
-			t.Errorf("%s: %v", c.name, res.err)
+		case res.Err != nil:
+			t.Errorf("%s: %v", c.name, res.Err)
 			continue
-		case res.possible != c.possible:
-			t.Errorf("%s: possible error %v, want %v", c.name, res.possible, c.possible)
+		case res.Possible != c.possible:
+			t.Errorf("%s: possible error %v, want %v", c.name, res.Possible, c.possible)
 		}
 		for _, qs := range slices.Sorted(maps.Keys(c.want)) {
-			got := oracleAnswers(res.db, mustQuery(t, qs))
-			if err := sameAnswers(got, knownAnswers(t, c.want[qs])); err != nil {
+			got := oracle.Answers(res.DB, mustQuery(t, qs))
+			if err := oracle.SameAnswers(got, knownAnswers(t, c.want[qs])); err != nil {
 				t.Errorf("%s: %s: %v", c.name, qs, err)
 			}
 		}
@@ -392,9 +393,9 @@ e(X) :- m(X), d(X, _).
 f(X) :- n(X), g(X, _).
 g(X, Y) :- n(X), Y = abs(X).`
 	p := mustParse(t, src)
-	res := oracleExpr(t, nil, p, eval.Exact)
-	if res.err != nil || res.possible {
-		t.Fatalf("error %v, possible %v", res.err, res.possible)
+	res := oracle.Expr(t, nil, p, eval.Exact)
+	if res.Err != nil || res.Possible {
+		t.Fatalf("error %v, possible %v", res.Err, res.Possible)
 	}
 	for q, want := range map[string]bool{
 		"d(X, Y)?": false, // nothing binds d's arguments
@@ -405,7 +406,7 @@ g(X, Y) :- n(X), Y = abs(X).`
 		"f(X)?":    true,
 		"g(X, Y)?": false, // f's body would demand g with X bound, but f is not evaluated
 	} {
-		if got := oracleDemandErr(p, res, mustQuery(t, q)); got != want {
+		if got := oracle.DemandErr(p, res, mustQuery(t, q)); got != want {
 			t.Errorf("%s: may fail under demand %v, want %v", q, got, want)
 		}
 	}

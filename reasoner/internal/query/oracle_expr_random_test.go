@@ -12,12 +12,13 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/store"
 )
 
 // sameOracleDB compares two oracle databases, confidences within a
 // relative 1e-12.
-func sameOracleDB(got, want oracleDB) error {
+func sameOracleDB(got, want oracle.DB) error {
 	var diffs []string
 	for _, pred := range slices.Sorted(maps.Keys(want)) {
 		for k, c := range want[pred] {
@@ -54,19 +55,19 @@ func TestOracleExprPlain(t *testing.T) {
 	}
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
-		base, _, src := randomCase(rng, seed%2 == 1)
+		base, _, src := oracle.RandomCase(rng, seed%2 == 1)
 		p := mustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
 		}
 		for _, minConf := range []float64{eval.Exact, 0.45} {
-			want := oracleNaive(t, base, p, minConf)
-			res := oracleExpr(t, base, p, minConf)
-			if res.err != nil || res.possible || res.demand {
-				t.Fatalf("seed %d: the expression oracle reports an error (%v, possible %v, demand %v)\n%s", seed, res.err, res.possible, res.demand, src)
+			want := oracle.NaivePlain(t, base, p, minConf)
+			res := oracle.Expr(t, base, p, minConf)
+			if res.Err != nil || res.Possible || res.Demand {
+				t.Fatalf("seed %d: the expression oracle reports an error (%v, possible %v, demand %v)\n%s", seed, res.Err, res.Possible, res.Demand, src)
 			}
-			if err := sameOracleDB(res.db, want); err != nil {
-				t.Fatalf("seed %d, min %g: %v\nprogram:\n%s\nbase:\n%s", seed, minConf, err, src, tripleTSV(base))
+			if err := sameOracleDB(res.DB, want); err != nil {
+				t.Fatalf("seed %d, min %g: %v\nprogram:\n%s\nbase:\n%s", seed, minConf, err, src, oracle.TripleTSV(base))
 			}
 		}
 	}
@@ -102,190 +103,231 @@ var (
 // arithmetic over v's names, a bad regular expression in re, NaN from a
 // fractional power of a negative number.
 func randomExprCase(rng *rand.Rand) ([]store.NamedTriple, string, []string) {
-	nodes := 3 + rng.IntN(5)
-	node := func() string { return fmt.Sprint("n", rng.IntN(nodes)) }
-	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
-	var base []store.NamedTriple
-	seen := map[store.NamedTriple]bool{}
-	has := map[string]bool{}
-	add := func(s, r, o string) {
-		tr := store.NamedTriple{S: s, R: r, O: o}
-		if !seen[tr] {
-			seen[tr] = true
-			has[r] = true
-			base = append(base, tr)
+	g := &exprGen{rng: rng, seen: map[store.NamedTriple]bool{}, has: map[string]bool{}}
+	g.nodes = 3 + rng.IntN(5)
+	g.graph()
+	g.numberRules()
+	g.nameRules()
+	g.aggregateRules()
+	queries := g.queries()
+	return g.base, g.src.String(), queries
+}
+
+// exprGen generates a random case of randomExprCase: the graph, then the
+// program's facts and rules, then the queries, drawing from rng in that
+// order.
+type exprGen struct {
+	rng   *rand.Rand
+	nodes int
+	nums  []string // the numbers of w (and u)
+	base  []store.NamedTriple
+	seen  map[store.NamedTriple]bool
+	has   map[string]bool // the relations with a fact
+	src   strings.Builder
+}
+
+func (g *exprGen) node() string { return fmt.Sprint("n", g.rng.IntN(g.nodes)) }
+
+func (g *exprGen) pick(xs ...string) string { return xs[g.rng.IntN(len(xs))] }
+
+// add adds the triple s r o to the graph, unless it is there.
+func (g *exprGen) add(s, r, o string) {
+	tr := store.NamedTriple{S: s, R: r, O: o}
+	if !g.seen[tr] {
+		g.seen[tr] = true
+		g.has[r] = true
+		g.base = append(g.base, tr)
+	}
+}
+
+func (g *exprGen) weight() string { return g.pick("", "", "0.9 :: ", "0.5 :: ") }
+
+// rule writes a rule, sometimes weighted.
+func (g *exprGen) rule(format string, args ...any) {
+	g.src.WriteString(g.weight())
+	fmt.Fprintf(&g.src, format, args...)
+	g.src.WriteString("\n")
+}
+
+// numAtom is an atom giving x the number a: over w, or u when there are
+// program facts of u.
+func (g *exprGen) numAtom(x, a string) string {
+	if g.has["u"] && g.rng.IntN(4) == 0 {
+		return "u(" + x + ", " + a + ")"
+	}
+	return "w(" + x + ", " + a + ")"
+}
+
+func (g *exprGen) edge() string { return g.pick("e0", "e1") }
+
+func (g *exprGen) cnum() string { return g.pick("1", "2", "3", "0.5", "-1", "10", "2.5") }
+
+func (g *exprGen) cmpOp() string { return g.pick("=", "!=", "<", "<=", ">", ">=") }
+
+// numExpr is a numeric expression over vars, of depth at most depth.
+func (g *exprGen) numExpr(vars []string, depth int) string {
+	if depth == 0 || g.rng.IntN(3) == 0 {
+		if g.rng.IntN(3) == 0 {
+			return g.cnum()
+		}
+		return g.pick(vars...)
+	}
+	sub := func() string { return "(" + g.numExpr(vars, depth-1) + ")" }
+	switch g.rng.IntN(9) {
+	case 0, 1, 2:
+		return sub() + " " + g.pick("+", "-", "*") + " " + sub()
+	case 3:
+		// a divisor that may be zero now and then
+		d := g.pick("2", "3", "0.5", "-2")
+		if g.rng.IntN(3) == 0 {
+			d = sub()
+		}
+		return sub() + " " + g.pick("/", "%") + " " + d
+	case 4:
+		return g.pick("min", "max") + "(" + g.numExpr(vars, depth-1) + ", " + g.numExpr(vars, depth-1) + ")"
+	case 5:
+		return "fdiv(" + g.numExpr(vars, depth-1) + ", " + g.pick("2", "4", "-0.5", g.pick(vars...)) + ")"
+	case 6:
+		return "abs(" + g.numExpr(vars, depth-1) + ")"
+	case 7:
+		return "-" + sub()
+	default:
+		exp := g.pick("2", "3", "-1", "2", "3")
+		if g.rng.IntN(8) == 0 {
+			exp = "0.5" // NaN for a negative base: an error
+		}
+		return sub() + " ^ " + exp
+	}
+}
+
+// graph makes the base facts.
+func (g *exprGen) graph() {
+	for range 4 + g.rng.IntN(9) {
+		g.add(g.node(), g.pick("e0", "e1"), g.node())
+	}
+	g.nums = exprNumbers
+	if g.rng.IntN(3) == 0 {
+		g.nums = append(slices.Clone(g.nums), "0")
+	}
+	for range 3 + g.rng.IntN(8) {
+		g.add(g.node(), "w", g.pick(g.nums...))
+	}
+	if g.rng.IntN(2) == 0 {
+		for range 1 + g.rng.IntN(4) {
+			g.add(g.node(), "v", g.pick(oracle.GraphValues...))
 		}
 	}
-	for range 4 + rng.IntN(9) {
-		add(node(), pick("e0", "e1"), node())
+	for range 2 + g.rng.IntN(5) {
+		g.add(g.node(), "t", g.pick(exprStrings...))
 	}
-	nums := exprNumbers
-	if rng.IntN(3) == 0 {
-		nums = append(slices.Clone(nums), "0")
-	}
-	for range 3 + rng.IntN(8) {
-		add(node(), "w", pick(nums...))
-	}
-	if rng.IntN(2) == 0 {
-		for range 1 + rng.IntN(4) {
-			add(node(), "v", pick(graphValues...))
-		}
-	}
-	for range 2 + rng.IntN(5) {
-		add(node(), "t", pick(exprStrings...))
-	}
-	if rng.IntN(3) == 0 {
+	if g.rng.IntN(3) == 0 {
 		pats := exprPatterns
-		if rng.IntN(5) == 0 {
+		if g.rng.IntN(5) == 0 {
 			pats = append(slices.Clone(pats), "(")
 		}
-		for range 1 + rng.IntN(2) {
-			add(node(), "re", pick(pats...))
+		for range 1 + g.rng.IntN(2) {
+			g.add(g.node(), "re", g.pick(pats...))
 		}
 	}
+}
 
-	var src strings.Builder
-	if rng.IntN(5) == 0 {
-		src.WriteString("@min 0.3.\n")
+// numberRules writes the program's threshold now and then, its facts of u
+// and the rules of p.
+func (g *exprGen) numberRules() {
+	if g.rng.IntN(5) == 0 {
+		g.src.WriteString("@min 0.3.\n")
 	}
-	for range rng.IntN(4) {
-		has["u"] = true
-		fmt.Fprintf(&src, "%su(%s, %s).\n", pick("", "0.9 :: ", "0.6 :: ", "0.25 :: "), node(), pick(nums...))
+	for range g.rng.IntN(4) {
+		g.has["u"] = true
+		fmt.Fprintf(&g.src, "%su(%s, %s).\n", g.pick("", "0.9 :: ", "0.6 :: ", "0.25 :: "), g.node(), g.pick(g.nums...))
 	}
-	weight := func() string { return pick("", "", "0.9 :: ", "0.5 :: ") }
-	rule := func(format string, args ...any) {
-		src.WriteString(weight())
-		fmt.Fprintf(&src, format, args...)
-		src.WriteString("\n")
-	}
-	numAtom := func(x, a string) string {
-		if has["u"] && rng.IntN(4) == 0 {
-			return "u(" + x + ", " + a + ")"
-		}
-		return "w(" + x + ", " + a + ")"
-	}
-	edge := func() string { return pick("e0", "e1") }
-	cnum := func() string { return pick("1", "2", "3", "0.5", "-1", "10", "2.5") }
-	cmpOp := func() string { return pick("=", "!=", "<", "<=", ">", ">=") }
-	var numExpr func(vars []string, depth int) string
-	numExpr = func(vars []string, depth int) string {
-		if depth == 0 || rng.IntN(3) == 0 {
-			if rng.IntN(3) == 0 {
-				return cnum()
-			}
-			return pick(vars...)
-		}
-		sub := func() string { return "(" + numExpr(vars, depth-1) + ")" }
-		switch rng.IntN(9) {
-		case 0, 1, 2:
-			return sub() + " " + pick("+", "-", "*") + " " + sub()
-		case 3:
-			// a divisor that may be zero now and then
-			d := pick("2", "3", "0.5", "-2")
-			if rng.IntN(3) == 0 {
-				d = sub()
-			}
-			return sub() + " " + pick("/", "%") + " " + d
-		case 4:
-			return pick("min", "max") + "(" + numExpr(vars, depth-1) + ", " + numExpr(vars, depth-1) + ")"
-		case 5:
-			return "fdiv(" + numExpr(vars, depth-1) + ", " + pick("2", "4", "-0.5", pick(vars...)) + ")"
-		case 6:
-			return "abs(" + numExpr(vars, depth-1) + ")"
-		case 7:
-			return "-" + sub()
-		default:
-			exp := pick("2", "3", "-1", "2", "3")
-			if rng.IntN(8) == 0 {
-				exp = "0.5" // NaN for a negative base: an error
-			}
-			return sub() + " ^ " + exp
-		}
-	}
-
 	// p: numbers.
-	for range 1 + rng.IntN(3) {
-		switch rng.IntN(7) {
+	for range 1 + g.rng.IntN(3) {
+		switch g.rng.IntN(7) {
 		case 0:
-			rule("p(X, Y) :- %s, Y = %s.", numAtom("X", "A"), numExpr([]string{"A"}, 2))
+			g.rule("p(X, Y) :- %s, Y = %s.", g.numAtom("X", "A"), g.numExpr([]string{"A"}, 2))
 		case 1:
-			rule("p(X, Y) :- %s, %s(X, Z), %s, Y = %s.", numAtom("X", "A"), edge(), numAtom("Z", "B"), numExpr([]string{"A", "B"}, 2))
+			g.rule("p(X, Y) :- %s, %s(X, Z), %s, Y = %s.", g.numAtom("X", "A"), g.edge(), g.numAtom("Z", "B"), g.numExpr([]string{"A", "B"}, 2))
 		case 2:
-			rule("p(X, %s) :- %s.", numExpr([]string{"A"}, 1), numAtom("X", "A"))
+			g.rule("p(X, %s) :- %s.", g.numExpr([]string{"A"}, 1), g.numAtom("X", "A"))
 		case 3:
-			rule("p(Z, A) :- %s, w(Z, %s).", numAtom("X", "A"), pick("A + 1", "A * 2", "A - 1", "-A", "A / 2", "A + 0.5", "abs(A)", "fdiv(A, 2)", "A % 3"))
+			g.rule("p(Z, A) :- %s, w(Z, %s).", g.numAtom("X", "A"), g.pick("A + 1", "A * 2", "A - 1", "-A", "A / 2", "A + 0.5", "abs(A)", "fdiv(A, 2)", "A % 3"))
 		case 4:
-			rule("p(X, Z) :- Z = Y + %s, Y = %s, %s.", cnum(), numExpr([]string{"A"}, 1), numAtom("X", "A"))
+			g.rule("p(X, Z) :- Z = Y + %s, Y = %s, %s.", g.cnum(), g.numExpr([]string{"A"}, 1), g.numAtom("X", "A"))
 		case 5:
 			// the left side in parentheses: a % after it would start a comment
-			rule("p(X, A) :- %s, (%s) %s %s.", numAtom("X", "A"), numExpr([]string{"A"}, 1), cmpOp(), pick(cnum(), numExpr([]string{"A"}, 1)))
+			g.rule("p(X, A) :- %s, (%s) %s %s.", g.numAtom("X", "A"), g.numExpr([]string{"A"}, 1), g.cmpOp(), g.pick(g.cnum(), g.numExpr([]string{"A"}, 1)))
 		default:
-			rule("p(X, Y) :- %s(X, Z), p(Z, Y).", edge())
+			g.rule("p(X, Y) :- %s(X, Z), p(Z, Y).", g.edge())
 		}
 	}
+}
+
+// nameRules writes the rules of q and r, and now and then one that fails.
+func (g *exprGen) nameRules() {
 	// q: names and numbers.
-	for range rng.IntN(3) {
-		switch rng.IntN(10) {
+	for range g.rng.IntN(3) {
+		switch g.rng.IntN(10) {
 		case 0:
-			rule("q(X, C) :- t(X, S), C = cat(S, %s).", pick(`"_x"`, "S", "1", `"!"`))
+			g.rule("q(X, C) :- t(X, S), C = cat(S, %s).", g.pick(`"_x"`, "S", "1", `"!"`))
 		case 1:
-			rule("q(X, C) :- t(X, S), C = substr(S, %s, %s).", pick("0", "1", "2", "5"), pick("0", "1", "2", "5"))
+			g.rule("q(X, C) :- t(X, S), C = substr(S, %s, %s).", g.pick("0", "1", "2", "5"), g.pick("0", "1", "2", "5"))
 		case 2:
-			rule("q(X, S) :- t(X, S), contains(%s, S).", pick(`"a"`, "li", `"ë"`, `"東"`, `"b"`))
+			g.rule("q(X, S) :- t(X, S), contains(%s, S).", g.pick(`"a"`, "li", `"ë"`, `"東"`, `"b"`))
 		case 3:
-			rule("q(X, S) :- t(X, S), match(%q, S).", pick(exprPatterns...))
+			g.rule("q(X, S) :- t(X, S), match(%q, S).", g.pick(exprPatterns...))
 		case 4:
-			if has["re"] {
-				rule("q(X, S) :- t(X, S), re(_Y, R), match(R, S).")
+			if g.has["re"] {
+				g.rule("q(X, S) :- t(X, S), re(_Y, R), match(R, S).")
 			} else {
-				rule("q(X, S) :- t(X, S), match(%q, S).", pick(exprPatterns...))
+				g.rule("q(X, S) :- t(X, S), match(%q, S).", g.pick(exprPatterns...))
 			}
 		case 5:
-			rule("q(X, N) :- t(X, S), N = strlen(S), N > %s.", pick("1", "2", "3"))
+			g.rule("q(X, N) :- t(X, S), N = strlen(S), N > %s.", g.pick("1", "2", "3"))
 		case 6:
-			rule("q(X, C) :- p(X, N), C = %s.", pick(`cat(N, "!")`, "to_string(N)", "N * 10"))
+			g.rule("q(X, C) :- p(X, N), C = %s.", g.pick(`cat(N, "!")`, "to_string(N)", "N * 10"))
 		case 7:
-			if !has["v"] {
-				rule("q(X, C) :- t(X, S), strlen(S) > 2, C = cat(substr(S, 0, 1), strlen(S)).")
-			} else if rng.IntN(2) == 0 {
-				rule("q(X, N) :- v(X, V), N = to_number(V).") // fails on a name
+			if !g.has["v"] {
+				g.rule("q(X, C) :- t(X, S), strlen(S) > 2, C = cat(substr(S, 0, 1), strlen(S)).")
+			} else if g.rng.IntN(2) == 0 {
+				g.rule("q(X, N) :- v(X, V), N = to_number(V).") // fails on a name
 			} else {
-				rule(`q(X, N) :- v(X, V), match("-?[0-9]+([.][0-9]+)?", V), N = to_number(V).`)
+				g.rule(`q(X, N) :- v(X, V), match("-?[0-9]+([.][0-9]+)?", V), N = to_number(V).`)
 			}
 		case 8:
-			rule("q(X, S) :- t(X, S), not p(X, strlen(S)).")
+			g.rule("q(X, S) :- t(X, S), not p(X, strlen(S)).")
 		default:
-			rule("q(X, C) :- t(X, S), strlen(S) > 2, C = cat(substr(S, 0, 1), strlen(S)).")
+			g.rule("q(X, C) :- t(X, S), strlen(S) > 2, C = cat(substr(S, 0, 1), strlen(S)).")
 		}
 	}
 	// r: filters.
-	for range rng.IntN(3) {
-		switch rng.IntN(8) {
+	for range g.rng.IntN(3) {
+		switch g.rng.IntN(8) {
 		case 0:
-			rule("r(X) :- %s, (%s) %s %s.", numAtom("X", "A"), numExpr([]string{"A"}, 2), cmpOp(), cnum())
+			g.rule("r(X) :- %s, (%s) %s %s.", g.numAtom("X", "A"), g.numExpr([]string{"A"}, 2), g.cmpOp(), g.cnum())
 		case 1:
-			rule("r(X) :- p(X, N), N %s %s.", cmpOp(), cnum())
+			g.rule("r(X) :- p(X, N), N %s %s.", g.cmpOp(), g.cnum())
 		case 2:
-			rule("r(X) :- t(X, S), strlen(S) %s %s.", cmpOp(), pick("3", "4"))
+			g.rule("r(X) :- t(X, S), strlen(S) %s %s.", g.cmpOp(), g.pick("3", "4"))
 		case 3:
-			rule("r(X) :- %s, not p(X, A + 1).", numAtom("X", "A"))
+			g.rule("r(X) :- %s, not p(X, A + 1).", g.numAtom("X", "A"))
 		case 4:
-			rule("r(X) :- q(X, _), not p(X, _).")
+			g.rule("r(X) :- q(X, _), not p(X, _).")
 		case 5:
-			rule("r(X) :- %s(X, Y), w(Y, B), %s, A + B > %s.", edge(), numAtom("X", "A"), cnum())
+			g.rule("r(X) :- %s(X, Y), w(Y, B), %s, A + B > %s.", g.edge(), g.numAtom("X", "A"), g.cnum())
 		case 6:
-			if has["v"] && rng.IntN(2) == 0 {
-				rule("r(X) :- v(X, V), V + 1 > 5.") // fails on a name
+			if g.has["v"] && g.rng.IntN(2) == 0 {
+				g.rule("r(X) :- v(X, V), V + 1 > 5.") // fails on a name
 			} else {
-				rule("r(X) :- t(X, S), contains(S, \"alicia\").")
+				g.rule("r(X) :- t(X, S), contains(S, \"alicia\").")
 			}
 		default:
-			rule("r(X) :- t(X, S), not q(X, cat(S, \"_x\")).")
+			g.rule("r(X) :- t(X, S), not q(X, cat(S, \"_x\")).")
 		}
 	}
 	// Now and then a rule that fails on some data.
-	if rng.IntN(6) == 0 {
-		rule("%s", pick(
+	if g.rng.IntN(6) == 0 {
+		g.rule("%s", g.pick(
 			"p(X, Y) :- w(X, A), w(_Z, B), Y = A / B.",                  // a zero in w
 			"p(X, Y) :- w(X, A), Y = A ^ 0.5.",                          // NaN for a negative A
 			"p(X, Y) :- w(X, A), Y = A * 4611686018427387904.",          // overflow for an integer A beyond 1
@@ -294,8 +336,12 @@ func randomExprCase(rng *rand.Rand) ([]store.NamedTriple, string, []string) {
 			"a(X, N) :- t(X, _), N = sum S : { t(X, S) }.",              // names
 		))
 	}
+}
+
+// aggregateRules writes the rules of a, as, b and c.
+func (g *exprGen) aggregateRules() {
 	// a: numeric aggregates by node; as: over names.
-	anchor := func() string { return pick("w(X, _)", "e0(X, _)", "t(X, _)", "r(X)", "p(X, _)", "e1(_, X)") }
+	anchor := func() string { return g.pick("w(X, _)", "e0(X, _)", "t(X, _)", "r(X)", "p(X, _)", "e1(_, X)") }
 	numAggs := []string{
 		"count : { e1(X, _) }",
 		"count : { p(X, _) }",
@@ -313,40 +359,43 @@ func randomExprCase(rng *rand.Rand) ([]store.NamedTriple, string, []string) {
 		"mean V : { e0(X, Y), p(Y, V) }",
 		"max V + 1 : { w(X, V), not p(X, V) }",
 	}
-	for range 1 + rng.IntN(2) {
-		agg := pick(numAggs...)
-		switch rng.IntN(5) {
+	for range 1 + g.rng.IntN(2) {
+		agg := g.pick(numAggs...)
+		switch g.rng.IntN(5) {
 		case 0:
-			rule("a(X, N) :- %s, N = %s + 1.", anchor(), agg)
+			g.rule("a(X, N) :- %s, N = %s + 1.", anchor(), agg)
 		case 1:
-			rule("a(X, 1) :- %s, %s > 1.", anchor(), agg)
+			g.rule("a(X, 1) :- %s, %s > 1.", anchor(), agg)
 		case 2:
-			rule("a(X, %s) :- %s.", agg, anchor())
+			g.rule("a(X, %s) :- %s.", agg, anchor())
 		default:
-			rule("a(X, N) :- %s, N = %s.", anchor(), agg)
+			g.rule("a(X, N) :- %s, N = %s.", anchor(), agg)
 		}
 	}
-	if rng.IntN(3) == 0 {
-		rule("as(X, S) :- %s, S = %s S2 : { t(X, S2) }.", anchor(), pick("min", "max"))
+	if g.rng.IntN(3) == 0 {
+		g.rule("as(X, S) :- %s, S = %s S2 : { t(X, S2) }.", anchor(), g.pick("min", "max"))
 	}
 	// b: aggregates without grouping.
-	if rng.IntN(2) == 0 {
-		rule("%s", pick("b(N) :- N = count : { p(_, _) }.", "b(M) :- M = max V : { w(_, V) }.",
+	if g.rng.IntN(2) == 0 {
+		g.rule("%s", g.pick("b(N) :- N = count : { p(_, _) }.", "b(M) :- M = max V : { w(_, V) }.",
 			"b(S) :- S = sum N : { a(_, N) }.", "b(M) :- M = mean V : { w(_, V) }.", "b(N) :- N = count : { a(_, _), r(_) }."))
 	}
 	// c: over the aggregates.
-	if rng.IntN(2) == 0 {
-		rule("%s", pick("c(X, Y) :- a(X, N), Y = N * 2 + 1.", "c(X, N) :- a(X, N), b(M), N < M.",
+	if g.rng.IntN(2) == 0 {
+		g.rule("%s", g.pick("c(X, Y) :- a(X, N), Y = N * 2 + 1.", "c(X, N) :- a(X, N), b(M), N < M.",
 			"c(X, S) :- as(X, S), a(X, N), N > 0.", "c(X, Y) :- a(X, N), Y = fdiv(N, 4)."))
 	}
+}
 
+// queries returns the queries of the case.
+func (g *exprGen) queries() []string {
 	queries := []string{"p(X, Y)?", "q(X, Y)?", "r(X)?", "a(X, N)?", "as(X, S)?", "b(N)?", "c(X, Y)?"}
 	for range 3 {
-		n := node()
+		n := g.node()
 		queries = append(queries, "p("+n+", Y)?", "a("+n+", N)?", "r("+n+")?", "q("+n+", _)?", "c("+n+", Y)?")
 	}
-	queries = append(queries, "p(X, "+pick(nums...)+")?", "a(X, 0)?", "a(X, 2)?", "q(X, "+datalog.QuoteName(pick(exprStrings...))+")?")
-	return base, src.String(), queries
+	queries = append(queries, "p(X, "+g.pick(g.nums...)+")?", "a(X, 0)?", "a(X, 2)?", "q(X, "+datalog.QuoteName(g.pick(exprStrings...))+")?")
+	return queries
 }
 
 // oracleCone returns the predicates pred depends on (itself included):
@@ -388,14 +437,14 @@ type exprStats struct {
 func compareExpr(t *testing.T, name string, base []store.NamedTriple, src string, p *datalog.Program, queries []string, stats *exprStats) {
 	t.Helper()
 	ctx := context.Background()
-	res := oracleExpr(t, base, p, knownThreshold(p))
+	res := oracle.Expr(t, base, p, knownThreshold(p))
 	stats.programs++
 	switch {
-	case res.err != nil:
+	case res.Err != nil:
 		stats.definite++
-	case res.possible:
+	case res.Possible:
 		stats.possible++
-	case res.demand:
+	case res.Demand:
 		stats.demand++
 	}
 	hasAgg := false
@@ -409,7 +458,7 @@ func compareExpr(t *testing.T, name string, base []store.NamedTriple, src string
 	for _, qs := range queries {
 		q := mustQuery(t, qs)
 		for pred := range oracleCone(p, q.Pred) {
-			if res.errPreds[pred] {
+			if res.ErrPreds[pred] {
 				coneErr[q.Pred] = true
 			}
 		}
@@ -423,11 +472,11 @@ func compareExpr(t *testing.T, name string, base []store.NamedTriple, src string
 	}
 	for _, c := range configurations() {
 		opt := c.opt
-		st := newStore(t, tripleTSV(base))
+		st := newStore(t, oracle.TripleTSV(base))
 		fail := func(format string, args ...any) {
 			t.Helper()
 			t.Fatalf("%s, %s: %s\nprogram:\n%s\nbase:\n%s\noracle: definite error %v; possible %v; under demand %v",
-				name, c.name, fmt.Sprintf(format, args...), src, tripleTSV(base), res.err, res.possible, res.demand)
+				name, c.name, fmt.Sprintf(format, args...), src, oracle.TripleTSV(base), res.Err, res.Possible, res.Demand)
 		}
 		// judge checks an engine call's error and reports whether its
 		// answers are to be compared.
@@ -450,26 +499,26 @@ func compareExpr(t *testing.T, name string, base []store.NamedTriple, src string
 			if !slices.Contains(en.names, q.Pred) {
 				continue // unknown predicate in this program
 			}
-			want := oracleAnswers(res.db, q)
+			want := oracle.Answers(res.DB, q)
 			// A query may fail where its bottom-up evaluation meets the
 			// error, but need not: the engine leaves out rules that can
 			// derive nothing (a body atom over an empty relation), and
 			// with them what they depend on. Infer must fail.
 			mustErr := false
-			mayErr := res.possible || coneErr[q.Pred]
+			mayErr := res.Possible || coneErr[q.Pred]
 			if !opt.NoMagic {
-				mayErr = oracleDemandErr(p, res, q)
+				mayErr = oracle.DemandErr(p, res, q)
 			}
 			got, err := Query(ctx, st, p, q, opt)
 			if judge("Query "+qs, err, mustErr, mayErr) {
-				if err := sameAnswers(got, want); err != nil {
+				if err := oracle.SameAnswers(got, want); err != nil {
 					fail("Query %s: %v", qs, err)
 				}
 			}
 			var streamed []eval.Answer
 			err = QueryFunc(ctx, st, p, q, opt, keepAnswers(&streamed))
 			if judge("QueryFunc "+qs, err, mustErr, mayErr) {
-				if err := sameAnswers(streamed, want); err != nil {
+				if err := oracle.SameAnswers(streamed, want); err != nil {
 					fail("QueryFunc %s: %v", qs, err)
 				}
 			}
@@ -479,29 +528,29 @@ func compareExpr(t *testing.T, name string, base []store.NamedTriple, src string
 			}
 			got, err = en.Query(ctx, q)
 			if judge("Engine.Query "+qs, err, mustErr, mayErr) {
-				if err := sameAnswers(got, want); err != nil {
+				if err := oracle.SameAnswers(got, want); err != nil {
 					fail("Engine.Query %s: %v", qs, err)
 				}
 			}
 		}
 		_, err = eval.Infer(ctx, st, p, opt)
-		if !judge("Infer", err, res.err != nil, res.possible) {
+		if !judge("Infer", err, res.Err != nil, res.Possible) {
 			continue
 		}
 		for _, qs := range stored {
 			q := mustQuery(t, qs)
-			if _, ok := res.db[q.Pred]; !ok {
+			if _, ok := res.DB[q.Pred]; !ok {
 				continue
 			}
 			got, err := Query(ctx, st, nil, q, opt)
 			if err != nil {
 				continue // predicate without facts: unknown to the store
 			}
-			want := oracleAnswers(res.db, q)
+			want := oracle.Answers(res.DB, q)
 			for i := range want {
 				want[i].Confidence = float64(float32(want[i].Confidence))
 			}
-			if err := sameAnswers(got, want); err != nil {
+			if err := oracle.SameAnswers(got, want); err != nil {
 				fail("stored %s after Infer: %v", qs, err)
 			}
 			if n, err := Count(ctx, st, nil, q, opt); err != nil || n != len(want) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/store"
 )
 
@@ -243,12 +244,12 @@ func TestMetamorphic(t *testing.T) {
 	ctx := context.Background()
 	for seed := range 120 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 99))
-		base, _, src := randomCase(rng, false)
+		base, _, src := oracle.RandomCase(rng, false)
 		p := mustParse(t, src)
 		if datalog.Validate(p).HasErrors() || len(p.Rules) < 2 {
 			continue
 		}
-		st := newStore(t, tripleTSV(base))
+		st := newStore(t, oracle.TripleTSV(base))
 		answers := func(p *datalog.Program) map[string]float64 {
 			m := map[string]float64{}
 			for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?"} {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/store"
 )
 
@@ -112,7 +113,7 @@ func testStoredAnswers(t *testing.T, st store.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := sameAnswers(streamed, all); err != nil || n != len(all) || c.want >= 0 && n != c.want {
+		if err := oracle.SameAnswers(streamed, all); err != nil || n != len(all) || c.want >= 0 && n != c.want {
 			t.Errorf("%s: %d answers, count %d, %d streamed (%v); want %d", c.q, len(all), n, len(streamed), err, c.want)
 		}
 	}

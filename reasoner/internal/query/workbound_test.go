@@ -9,6 +9,7 @@ import (
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/goal"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 )
 
 // componentsGraph is a graph of n disjoint communities of size people each,
@@ -104,7 +105,7 @@ func TestQueryWorkOverMinedProgram(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := sameAnswers(got, want); err != nil {
+		if err := oracle.SameAnswers(got, want); err != nil {
 			t.Fatalf("%s: %v", c.query, err)
 		}
 		joins := qw.Joins.Load()

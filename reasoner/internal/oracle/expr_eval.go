@@ -1,7 +1,4 @@
-// Test helpers shared with the evaluator's tests (reasoner/internal/eval),
-// copied: a package's test files cannot be imported by another's.
-
-package maintain
+package oracle
 
 import (
 	"fmt"
@@ -12,6 +9,40 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 )
+
+// # Evaluation
+
+// oxStatus is how the evaluation of a term or literal ended.
+type oxStatus uint8
+
+const (
+	oxOK      oxStatus = iota
+	oxUnbound          // a variable it needs is not bound (its assignment failed)
+	oxErr              // an evaluation error
+	oxNone             // it does not hold (an aggregate without a value, a failed test)
+)
+
+// oxVal is the value of a term: a name, and the product of the
+// confidences of the aggregates evaluated in it.
+type oxVal struct {
+	name string
+	conf float64
+	st   oxStatus
+	err  string
+}
+
+// oxEval evaluates a program's rules over db.
+type oxEval struct {
+	db  DB
+	min float64
+	// groups are the grouping variables of every aggregate, sorted.
+	groups map[*datalog.Expr][]string
+	// aggMemo holds the value of an aggregate for values of its grouping
+	// variables; possibleMemo whether its body may fail for them. The
+	// relations an aggregate reads are complete before it is evaluated.
+	aggMemo      map[string]oxVal
+	possibleMemo map[string]bool
+}
 
 // oxScopeGroups records the grouping variables of the aggregates of a
 // scope: a rule's body with its head's arguments, or an aggregate's body
@@ -108,7 +139,7 @@ func (o *oxEval) joins(body []datalog.Literal, env0 map[string]string, use func(
 		}
 		l := &body[i]
 		for k, fc := range o.db[l.Atom.Pred] {
-			args := oracleKey(k)
+			args := Key(k)
 			if len(args) != len(l.Atom.Args) {
 				continue
 			}
@@ -168,7 +199,7 @@ func (o *oxEval) ready(t datalog.Term, env map[string]string) bool {
 	return ok
 }
 
-func oxRank(s oxStatus) int { return int(s) }
+func oxRank(s oxStatus) int { return int(s) } // oxNone > oxErr > oxUnbound > oxOK
 
 // term evaluates t in env.
 func (o *oxEval) term(t datalog.Term, env map[string]string) oxVal {
@@ -319,28 +350,7 @@ func (o *oxEval) settle(body []datalog.Literal, needs []datalog.Term, env map[st
 			if !ok {
 				continue
 			}
-			best := 0.0
-			for k, fc := range o.db[l.Atom.Pred] {
-				args := oracleKey(k)
-				if len(args) != len(l.Atom.Args) {
-					continue
-				}
-				match := true
-				for j, tm := range l.Atom.Args {
-					switch {
-					case tm.Kind == datalog.Var && tm.Value == "_":
-					case tm.Kind == datalog.Var:
-						match = match && vals[j] == args[j]
-					case tm.Kind == datalog.Compound:
-						match = match && oracleCompare(oracleValue(vals[j]), oracleValue(args[j])) == 0
-					default:
-						match = match && oracleMatches(tm, args[j])
-					}
-				}
-				if match {
-					best = max(best, fc)
-				}
-			}
+			best := o.bestMatch(l, vals)
 			if best >= 1 {
 				fail(oxVal{st: oxNone})
 			}
@@ -389,6 +399,35 @@ func (o *oxEval) settle(body []datalog.Literal, needs []datalog.Term, env map[st
 	return out
 }
 
+// bestMatch is the highest confidence of a fact matching the negated
+// literal l, whose arguments have the values vals (those of anonymous
+// variables unused): 0 when none matches.
+func (o *oxEval) bestMatch(l *datalog.Literal, vals []string) float64 {
+	best := 0.0
+	for k, fc := range o.db[l.Atom.Pred] {
+		args := Key(k)
+		if len(args) != len(l.Atom.Args) {
+			continue
+		}
+		match := true
+		for j, tm := range l.Atom.Args {
+			switch {
+			case tm.Kind == datalog.Var && tm.Value == "_":
+			case tm.Kind == datalog.Var:
+				match = match && vals[j] == args[j]
+			case tm.Kind == datalog.Compound:
+				match = match && oracleCompare(oracleValue(vals[j]), oracleValue(args[j])) == 0
+			default:
+				match = match && oracleMatches(tm, args[j])
+			}
+		}
+		if match {
+			best = max(best, fc)
+		}
+	}
+	return best
+}
+
 func oxHolds(op datalog.CmpOp, c int) bool {
 	switch op {
 	case datalog.OpEq:
@@ -435,212 +474,4 @@ func oxEnvKey(env map[string]string) string {
 		b.WriteByte(0)
 	}
 	return b.String()
-}
-
-// aggregate evaluates aggregate t for the values its grouping variables
-// have in env.
-func (o *oxEval) aggregate(t datalog.Term, env map[string]string) oxVal {
-	env0 := map[string]string{}
-	for _, g := range o.groups[t.X] {
-		v, ok := env[g]
-		if !ok {
-			return oxVal{st: oxUnbound, conf: 1}
-		}
-		env0[g] = v
-	}
-	key := fmt.Sprintf("%p\x00%s", t.X, oxEnvKey(env0))
-	if v, ok := o.aggMemo[key]; ok {
-		return v
-	}
-	v := o.aggregateOf(t, env0)
-	o.aggMemo[key] = v
-	return v
-}
-
-// aggregateOf evaluates aggregate t with its grouping variables bound by
-// env0. Its solutions are the distinct assignments of its body's
-// variables (anonymous positions included) that satisfy its body, each
-// with the best confidence of the joins that give it; those below the
-// threshold do not count. Its confidence is the lowest of its solutions'
-// (1 when none).
-func (o *oxEval) aggregateOf(t datalog.Term, env0 map[string]string) oxVal {
-	x := t.X
-	type solution struct {
-		conf   float64
-		target string
-	}
-	sols := map[string]solution{}
-	failure := ""
-	o.joins(x.Body, env0, nil, func(env map[string]string, facts [][]string, fc float64) {
-		out := o.settle(x.Body, x.Args, env, facts)
-		c := fc * out.conf
-		if c <= 0 || c < o.min {
-			return
-		}
-		switch out.st {
-		case oxErr:
-			if failure == "" {
-				failure = out.err
-			}
-		case oxOK:
-			k := oxEnvKey(env)
-			target := ""
-			if len(out.vals) > 0 {
-				target = out.vals[0]
-			}
-			if s, seen := sols[k]; !seen || s.conf < c {
-				sols[k] = solution{c, target}
-			}
-		}
-	})
-	if failure != "" {
-		return oxVal{st: oxErr, conf: 1, err: failure}
-	}
-	conf := 1.0
-	var targets []string
-	for _, k := range slices.Sorted(maps.Keys(sols)) {
-		conf = min(conf, sols[k].conf)
-		targets = append(targets, sols[k].target)
-	}
-	if x.Op == "count" {
-		targets = nil
-	}
-	name, ok, err := oxAggregateValue(x.Op, targets, len(sols))
-	switch {
-	case err != nil:
-		return oxVal{st: oxErr, conf: 1, err: fmt.Sprintf("%s: %v in %s with %v", t.Pos, err, t, env0)}
-	case !ok:
-		return oxVal{st: oxNone, conf: 1}
-	}
-	return oxVal{name: name, conf: conf}
-}
-
-// possibleScope reports whether evaluating a scope (body with needs) with
-// env0 bound may fail in some order: some subset of its positive atoms
-// joined, the assignments made as far as they go, some term whose
-// variables are bound (or aggregate whose grouping variables are) fails.
-func (o *oxEval) possibleScope(body []datalog.Literal, needs []datalog.Term, env0 map[string]string) bool {
-	var atoms []int
-	for i := range body {
-		if body[i].Kind == datalog.Positive {
-			atoms = append(atoms, i)
-		}
-	}
-	for mask := range 1 << len(atoms) {
-		use := func(i int) bool { return mask&(1<<slices.Index(atoms, i)) != 0 }
-		found := false
-		o.joins(body, env0, use, func(env map[string]string, _ [][]string, _ float64) {
-			found = found || o.possiblePartial(body, needs, env)
-		})
-		if found {
-			return true
-		}
-	}
-	return false
-}
-
-// possiblePartial reports whether a partial join (env) of a scope may
-// fail.
-func (o *oxEval) possiblePartial(body []datalog.Literal, needs []datalog.Term, env map[string]string) bool {
-	for changed := true; changed; {
-		changed = false
-		for i := range body {
-			l := &body[i]
-			if l.Kind != datalog.Comparison || l.Op != datalog.OpEq {
-				continue
-			}
-			for _, side := range [2][2]datalog.Term{{l.Left, l.Right}, {l.Right, l.Left}} {
-				v, other := side[0], side[1]
-				if v.Kind != datalog.Var || v.Value == "_" {
-					continue
-				}
-				if _, bound := env[v.Value]; bound || !o.ready(other, env) {
-					continue
-				}
-				val := o.term(other, env)
-				if val.st == oxErr {
-					return true
-				}
-				if val.st == oxOK {
-					env[v.Value] = val.name
-					changed = true
-				}
-			}
-		}
-	}
-	var fails func(t datalog.Term) bool
-	fails = func(t datalog.Term) bool {
-		if t.Kind != datalog.Compound {
-			return false
-		}
-		if !t.X.Agg {
-			for _, a := range t.X.Args {
-				if fails(a) {
-					return true
-				}
-			}
-		}
-		if !o.ready(t, env) {
-			return false
-		}
-		if o.term(t, env).st == oxErr {
-			return true
-		}
-		return t.X.Agg && o.possibleGrouped(t, env)
-	}
-	for i := range body {
-		l := &body[i]
-		for _, t := range oxLitTerms(l) {
-			if fails(t) {
-				return true
-			}
-		}
-		if l.Kind == datalog.Builtin && o.ready(l.Atom.Args[0], env) && o.ready(l.Atom.Args[1], env) {
-			a, b := o.term(l.Atom.Args[0], env), o.term(l.Atom.Args[1], env)
-			if a.st == oxOK && b.st == oxOK {
-				if _, err := oxBuiltin(l.Atom.Pred, a.name, b.name); err != nil {
-					return true
-				}
-			}
-		}
-	}
-	for _, t := range needs {
-		if fails(t) {
-			return true
-		}
-	}
-	return false
-}
-
-// possibleGrouped reports whether the body of aggregate t may fail with
-// its grouping variables bound as in env.
-func (o *oxEval) possibleGrouped(t datalog.Term, env map[string]string) bool {
-	env0 := map[string]string{}
-	for _, g := range o.groups[t.X] {
-		env0[g] = env[g]
-	}
-	key := fmt.Sprintf("%p\x00%s", t.X, oxEnvKey(env0))
-	if v, ok := o.possibleMemo[key]; ok {
-		return v
-	}
-	v := o.possibleScope(t.X.Body, t.X.Args, env0)
-	o.possibleMemo[key] = v
-	return v
-}
-
-// possibleUngrouped reports whether aggregate t may fail when evaluated
-// for every group at once (its grouping variables free, bound by its
-// body): its body may fail, or its value may for a group its body binds.
-func (o *oxEval) possibleUngrouped(t datalog.Term) bool {
-	if o.possibleScope(t.X.Body, t.X.Args, map[string]string{}) {
-		return true
-	}
-	found := false
-	o.joins(t.X.Body, map[string]string{}, nil, func(env map[string]string, _ [][]string, _ float64) {
-		if found || !o.ready(t, env) {
-			return
-		}
-		found = o.term(t, env).st == oxErr
-	})
-	return found
 }
