@@ -3,6 +3,13 @@
 // [Engine.Query]), explains answers ([Explain]) and applies rules for link
 // prediction ([Engine.RuleScores]).
 //
+// Two packages build on it: [github.com/drumql/drumql/reasoner/maintain]
+// keeps a materialisation up to date as facts and rules change, and
+// persists it; [github.com/drumql/drumql/reasoner/combine] scores answers
+// by noisy-or over their rules and finds a query's n best answers. The
+// evaluator itself lives in internal packages, of which this package is the
+// public face.
+//
 // # Semantics
 //
 // Base facts of the store have confidence 1; a program fact has its weight.
@@ -150,18 +157,18 @@
 // predicates stay goal-directed. The choice depends on the program and the
 // query only, and every choice gives the same answers and confidences.
 //
-// The n best answers (QueryBest, `query --top N`) are found at falling
-// thresholds: 1 (by max), 1/2, 1/4, then the square of the last, down to
-// the program's. Under max-product an evaluation at a threshold keeps
-// every derivation at or above it, hence every fact's best one, so the
-// answers it finds at or above the threshold are those of any lower one,
-// with the same confidences: once n of them are known, no other can come
-// first, and the weaker rules, longer chains and wider demand of the lower
-// thresholds are never evaluated. Noisy-or over each answer's k best rules
-// is decided when the n best scores are exact (k rules known, or the best
-// derivation above what unknown rules could add) and every other answer's
-// bound, with its unknown rules at the threshold, is below them. The
-// passes above the program's threshold race without the bottom-up head
+// The n best answers (combine.QueryBest, `query --top N`) are found at
+// falling thresholds: 1 (by max), 1/2, 1/4, then the square of the last,
+// down to the program's. Under max-product an evaluation at a threshold
+// keeps every derivation at or above it, hence every fact's best one, so
+// the answers it finds at or above the threshold are those of any lower
+// one, with the same confidences: once n of them are known, no other can
+// come first, and the weaker rules, longer chains and wider demand of the
+// lower thresholds are never evaluated. Noisy-or over each answer's k best
+// rules is decided when the n best scores are exact (k rules known, or the
+// best derivation above what unknown rules could add) and every other
+// answer's bound, with its unknown rules at the threshold, is below them.
+// The passes above the program's threshold race without the bottom-up head
 // start (their cost adds to the answer's), and a program that reads a
 // negated literal or an aggregate from the query down is evaluated at its
 // own threshold only: a cut fact can make `not p` stronger.

@@ -9,7 +9,7 @@
 // edits and base fact edits, with their errors and the facts they changed.
 //
 // Edits go through the reasoner's incremental maintenance
-// (reasoner.Materialisation.Apply) and are written to the store with
+// (maintain.Materialisation.Apply) and are written to the store with
 // WriteUpdate before the answer is sent. Updates are serialised and readers
 // never see a half-applied update: one sync.RWMutex guards the store and
 // the materialisation, queries take it for reading and updates for
@@ -19,6 +19,6 @@
 // The JSON objects of answers, proofs, rules and changes are package wire's:
 // drumql query and explain write the same objects with --format json.
 //
-// Catchup brings a store's derived facts up to date with a program the way
-// `drumql infer` does; the infer command and the server both use it.
+// The server brings a store's derived facts up to date with a program as
+// `drumql infer` does, with maintain.Catchup.
 package server

@@ -13,6 +13,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
 )
@@ -211,11 +212,11 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
-	changes := make([]reasoner.FactChange, len(ms.Changes))
+	changes := make([]maintain.FactChange, len(ms.Changes))
 	for i, c := range ms.Changes {
-		changes[i] = reasoner.FactChange{Fact: c.Fact, Added: c.Added}
+		changes[i] = maintain.FactChange{Fact: c.Fact, Added: c.Added}
 	}
-	ch, err := s.apply(ctx, reasoner.Delta{Base: changes})
+	ch, err := s.apply(ctx, maintain.Delta{Base: changes})
 	if err != nil {
 		// Put the base facts back as they were, then the materialisation.
 		s.undoBase(changes)
@@ -229,8 +230,8 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 }
 
 // undoBase reverses base changes in the store (best effort: on failure the
-// next Catchup accounts for what is there).
-func (s *Server) undoBase(changes []reasoner.FactChange) {
+// next maintain.Catchup accounts for what is there).
+func (s *Server) undoBase(changes []maintain.FactChange) {
 	ctx := context.Background()
 	var load, retract []store.NamedTriple
 	for _, c := range changes {
@@ -269,12 +270,12 @@ func (s *Server) undoBase(changes []reasoner.FactChange) {
 // apply applies d to the materialisation and stores what changed. On
 // error the materialisation is discarded: the caller puts the store back
 // as it was, if needed, and rebuilds it. The caller holds the write lock.
-func (s *Server) apply(ctx context.Context, d reasoner.Delta) (reasoner.Change, error) {
+func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, error) {
 	start := time.Now()
 	s.dropPrepared() // the relations or the program change
 	if s.m == nil {
 		if _, err := s.materialise(ctx, s.prog); err != nil {
-			return reasoner.Change{}, fmt.Errorf("the materialisation could not be rebuilt after a failed update: %w", err)
+			return maintain.Change{}, fmt.Errorf("the materialisation could not be rebuilt after a failed update: %w", err)
 		}
 	}
 	ch, err := s.m.Apply(ctx, d)

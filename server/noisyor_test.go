@@ -11,6 +11,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/combine"
 	"github.com/drumql/drumql/store"
 )
 
@@ -25,7 +26,7 @@ const noisyOrRules = `
 0.3 :: q(X, Y) :- p(Y, X).
 `
 
-// noisyOrWant is the reference: reasoner.NoisyOrTop over a new store that
+// noisyOrWant is the reference: combine.NoisyOrTop over a new store that
 // holds only graph, evaluating the whole program for the query.
 func noisyOrWant(t *testing.T, graph []store.NamedTriple, prog *datalog.Program, q string) answers {
 	t.Helper()
@@ -42,7 +43,7 @@ func noisyOrWant(t *testing.T, graph []store.NamedTriple, prog *datalog.Program,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if as, err = reasoner.NoisyOrTop(ctx, st, prog, atom.Atom, as, 0, reasoner.Options{}); err != nil {
+	if as, err = combine.NoisyOrTop(ctx, st, prog, atom.Atom, as, 0, reasoner.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := answers{}

@@ -12,6 +12,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/combine"
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
 )
@@ -82,7 +83,7 @@ func (s *Server) dropPrepared() {
 // storedNoisyOr returns the noisy-or rescoring over the stored
 // materialisation, prepared once per state. The caller holds the read
 // lock, and the store holds the materialisation s.m, up to date.
-func (s *Server) storedNoisyOr(ctx context.Context) (*reasoner.StoredNoisyOr, error) {
+func (s *Server) storedNoisyOr(ctx context.Context) (*combine.StoredNoisyOr, error) {
 	if sn := s.noisyOr.Load(); sn != nil {
 		return sn, nil
 	}
@@ -91,7 +92,7 @@ func (s *Server) storedNoisyOr(ctx context.Context) (*reasoner.StoredNoisyOr, er
 	if sn := s.noisyOr.Load(); sn != nil {
 		return sn, nil
 	}
-	sn, err := reasoner.PrepareStoredNoisyOr(ctx, s.st, s.prog, reasoner.Options{Min: s.m.Min(), MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads})
+	sn, err := combine.PrepareStoredNoisyOr(ctx, s.st, s.prog, reasoner.Options{Min: s.m.Min(), MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads})
 	if err != nil {
 		return nil, err
 	}
@@ -241,13 +242,13 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 	}
 	if method == "noisy-or" {
 		if overFixpoint {
-			var sn *reasoner.StoredNoisyOr
+			var sn *combine.StoredNoisyOr
 			if sn, err = s.storedNoisyOr(ctx); err != nil {
 				return nil, err
 			}
 			as, err = sn.RescoreFirst(ctx, q, as, top, req.Top)
 		} else {
-			as, err = reasoner.NoisyOrTop(ctx, s.st, s.prog, q, as, top, opt)
+			as, err = combine.NoisyOrTop(ctx, s.st, s.prog, q, as, top, opt)
 		}
 		if err != nil {
 			return nil, err

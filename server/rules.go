@@ -11,7 +11,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/suggest"
 	"github.com/drumql/drumql/parser"
-	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/wire"
 )
 
@@ -123,7 +123,7 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 	}
 	plan.place(&next, old, gone, adds)
 	// Validated above: a mined program is not validated twice.
-	ch, err := s.apply(r.Context(), reasoner.Delta{Program: &next, Validated: true})
+	ch, err := s.apply(r.Context(), maintain.Delta{Program: &next, Validated: true})
 	if err != nil {
 		s.rebuild() // the store has the state before the edit
 		s.updateError(w, err)

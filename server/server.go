@@ -16,7 +16,10 @@ import (
 	"time"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/combine"
+	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
 )
 
@@ -84,9 +87,9 @@ type Server struct {
 	// noisyOr rescores answers by noisy-or over the stored
 	// materialisation; an update drops it too, the next noisy-or query
 	// prepares it again (noisyOrMu: once, not by every client at once).
-	noisyOr   atomic.Pointer[reasoner.StoredNoisyOr]
+	noisyOr   atomic.Pointer[combine.StoredNoisyOr]
 	noisyOrMu sync.Mutex
-	m         *reasoner.Materialisation
+	m         *maintain.Materialisation
 	updated   time.Time
 	started   time.Time
 	metrics   *metrics
@@ -96,7 +99,7 @@ type Server struct {
 }
 
 // New brings the store's derived facts up to date with cfg.Program, as
-// `drumql infer` does (Catchup, or an evaluation from scratch when the
+// `drumql infer` does (maintain.Catchup, or an evaluation from scratch when the
 // store has no usable record), keeps the materialisation in memory and
 // returns the Server. what, if not nil, is told how the derived facts were
 // brought up to date.
@@ -143,7 +146,7 @@ func (s *Server) options() reasoner.Options {
 // materialise sets s.m to the materialisation of prog, brought up to date
 // in the store, and says how.
 func (s *Server) materialise(ctx context.Context, prog *datalog.Program) (string, error) {
-	res, err := Catchup(ctx, s.st, prog, s.options(), CatchupOptions{Keep: true, Validated: s.cfg.Validated && prog == s.cfg.Program})
+	res, err := maintain.Catchup(ctx, s.st, prog, s.options(), maintain.CatchupOptions{Parse: parser.ParseString, Keep: true, Validated: s.cfg.Validated && prog == s.cfg.Program})
 	if err != nil {
 		return "", err
 	}
@@ -157,7 +160,7 @@ func (s *Server) materialise(ctx context.Context, prog *datalog.Program) (string
 		}
 		return fmt.Sprintf("updated (+%d −%d ~%d)", res.Change.Added, res.Change.Removed, res.Change.Reweighted), nil
 	}
-	m, _, err := reasoner.Materialise(ctx, s.st, prog, s.options())
+	m, _, err := maintain.Materialise(ctx, s.st, prog, s.options())
 	if err != nil {
 		return "", err
 	}

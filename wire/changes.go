@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/maintain"
 )
 
 // ChangedFact is a derived fact an update changed: Old is 0 for a
@@ -39,7 +39,7 @@ type Update struct {
 
 // NewUpdate describes the change ch, made in took, listing at most limit of
 // its changed facts.
-func NewUpdate(ch reasoner.Change, took time.Duration, limit int) Update {
+func NewUpdate(ch maintain.Change, took time.Duration, limit int) Update {
 	out := Update{Added: ch.Added, Removed: ch.Removed, Reweighted: ch.Reweighted, Full: ch.Full,
 		Facts: []ChangedFact{}, MS: float64(took.Microseconds()) / 1000}
 	for i, f := range ch.Facts {

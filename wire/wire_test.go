@@ -7,10 +7,11 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/maintain"
 )
 
 func TestNewUpdate(t *testing.T) {
-	ch := reasoner.Change{Added: 2, Removed: 1, Facts: []reasoner.ChangedFact{
+	ch := maintain.Change{Added: 2, Removed: 1, Facts: []maintain.ChangedFact{
 		{Pred: "wife", Args: []string{"Alice", "bob"}, New: 0.9},
 		{Pred: "wife", Args: []string{"carol", "dan"}, Old: 0.5},
 		{Pred: "knows", Args: []string{"a", "b"}, New: 1},
@@ -24,7 +25,7 @@ func TestNewUpdate(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("NewUpdate:\n got %s\nwant %s", b, want)
 	}
-	if up := NewUpdate(reasoner.Change{}, 0, 10); up.Facts == nil {
+	if up := NewUpdate(maintain.Change{}, 0, 10); up.Facts == nil {
 		t.Error("an update without changed facts lists nil, want [] in JSON")
 	}
 }

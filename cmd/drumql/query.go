@@ -16,6 +16,8 @@ import (
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/combine"
+	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
 )
@@ -164,7 +166,7 @@ func (c *queryCmd) Run(e *env) error {
 	if c.Top > 0 && (!stored || comb.method == "max") {
 		// the N best at falling thresholds (over the stored fixpoint, one
 		// pass), each kept in a bounded heap, not every answer sorted
-		best, err := reasoner.QueryBest(e.ctx, st, answerProg, q.Atom, c.Top, reasoner.Scoring{NoisyOr: comb.method == "noisy-or", Top: comb.top}, opt)
+		best, err := combine.QueryBest(e.ctx, st, answerProg, q.Atom, c.Top, combine.Scoring{NoisyOr: comb.method == "noisy-or", Top: comb.top}, opt)
 		if err != nil {
 			return queryErr(err)
 		}
@@ -222,12 +224,12 @@ func (c *queryCmd) Run(e *env) error {
 func rescoreNoisyOr(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, answers []reasoner.Answer, comb combination, opt reasoner.Options, stored bool, first int) ([]reasoner.Answer, error) {
 	var err error
 	if stored {
-		var sn *reasoner.StoredNoisyOr
-		if sn, err = reasoner.PrepareStoredNoisyOr(e.ctx, st, prog, opt); err == nil {
+		var sn *combine.StoredNoisyOr
+		if sn, err = combine.PrepareStoredNoisyOr(e.ctx, st, prog, opt); err == nil {
 			answers, err = sn.RescoreFirst(e.ctx, q, answers, comb.top, first)
 		}
 	} else {
-		answers, err = reasoner.NoisyOrTop(e.ctx, st, prog, q, answers, comb.top, opt)
+		answers, err = combine.NoisyOrTop(e.ctx, st, prog, q, answers, comb.top, opt)
 	}
 	if err != nil {
 		return nil, err
@@ -251,7 +253,7 @@ func combinationNote(e *env, comb combination) {
 // store (the program may still define it).
 func storedFixpoint(st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options) bool {
 	ms, err := st.Materialised()
-	return err == nil && reasoner.UpToDate(ms, prog, opt) && reasoner.CheckQuery(st, nil, q) == nil
+	return err == nil && maintain.UpToDate(ms, prog, opt) && reasoner.CheckQuery(st, nil, q) == nil
 }
 
 // storedNote says on w that the answers are the stored derived facts and,

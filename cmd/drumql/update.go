@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
-	"github.com/drumql/drumql/server"
+	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
 )
 
@@ -19,7 +20,7 @@ import (
 // changes, or a record that does not match the stored facts (a note on
 // stderr says which, except for the first).
 func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt reasoner.Options, th threshold, pb *bar) (bool, error) {
-	res, err := server.Catchup(e.ctx, st, prog, opt, server.CatchupOptions{Describe: pb.describe, Validated: true}) // loadPrograms validated prog
+	res, err := maintain.Catchup(e.ctx, st, prog, opt, maintain.CatchupOptions{Parse: parser.ParseString, Describe: pb.describe, Validated: true}) // loadPrograms validated prog
 	if err != nil {
 		return true, err
 	}
@@ -68,7 +69,7 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 }
 
 // changeCounts is "+N −M ~K": derived facts added, removed, re-weighted.
-func changeCounts(ch reasoner.Change) string {
+func changeCounts(ch maintain.Change) string {
 	return fmt.Sprintf("+%d −%d ~%d", ch.Added, ch.Removed, ch.Reweighted)
 }
 
@@ -82,7 +83,7 @@ func formatDuration(d time.Duration) string {
 
 // writeChanges lists up to n of the changed facts: "+ fact  conf",
 // "− fact  conf", "~ fact  old → new".
-func writeChanges(w io.Writer, ch reasoner.Change, n int) {
+func writeChanges(w io.Writer, ch maintain.Change, n int) {
 	for i, f := range ch.Facts {
 		if i == n {
 			if more := ch.Added + ch.Removed + ch.Reweighted - n; more > 0 {

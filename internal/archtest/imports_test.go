@@ -43,6 +43,40 @@ var leafImports = map[string][]string{
 	"internal/report": {"internal/english"}, // counts in the report's captions
 }
 
+// within lists, for the packages of a top-level package that has several,
+// the packages of the same top-level package each may import (by path from
+// the module root); a package not listed may import none of its siblings.
+// reasoner is the public face of its evaluator: the evaluator
+// (reasoner/internal/eval) is the floor, goal-directed evaluation
+// (reasoner/internal/goal) builds on it, queries and the Engine
+// (reasoner/internal/query) on both; maintenance and rule combination are
+// public packages over them, and nothing under reasoner imports the facade.
+// The oracle the tests compare with is a package of its own, for tests.
+var within = map[string]map[string][]string{
+	"reasoner": {
+		"reasoner":                 {"reasoner/internal/eval", "reasoner/internal/query"},
+		"reasoner/internal/eval":   {},
+		"reasoner/internal/goal":   {"reasoner/internal/eval"},
+		"reasoner/internal/query":  {"reasoner/internal/eval", "reasoner/internal/goal"},
+		"reasoner/combine":         {"reasoner/internal/eval", "reasoner/internal/goal", "reasoner/internal/query"},
+		"reasoner/maintain":        {"reasoner/internal/eval", "reasoner/combine"},
+		"reasoner/internal/oracle": {"reasoner/internal/eval"},
+	},
+}
+
+// withinTests lists what the tests of a package in within may import
+// besides, none of which imports the package: the facade, whose types the
+// examples show, the naive oracle (reasoner/internal/oracle, a package for
+// tests), and the packages a test compares with (maintenance's tests check
+// an update against the answers of a query from scratch).
+var withinTests = map[string]map[string][]string{
+	"reasoner": {
+		"reasoner/internal/query": {"reasoner/internal/oracle"},
+		"reasoner/combine":        {"reasoner", "reasoner/internal/oracle"},
+		"reasoner/maintain":       {"reasoner", "reasoner/internal/query", "reasoner/internal/oracle"},
+	},
+}
+
 // thirdParty lists the outside modules each package may use (prefixes).
 var thirdParty = map[string][]string{
 	"datalog":  {},
@@ -156,6 +190,11 @@ func forbidden(top, self, imp string, ok []string, test bool) string {
 		toTop := strings.Split(to, "/")[0]
 		switch {
 		case imp == self: // an external test package imports its package
+		case toTop == top && within[top] != nil:
+			from := strings.TrimPrefix(self, module+"/")
+			if !slices.Contains(within[top][from], to) && !(test && slices.Contains(withinTests[top][from], to)) {
+				return fmt.Sprintf("%s imports %s: not allowed by the dependency rule of docs/ARCHITECTURE.md (within %s)", what, imp, top)
+			}
 		case toTop == top && top != "internal", slices.Contains(ok, toTop), slices.Contains(extra, toTop):
 		case toTop == "internal" && top != "internal": // a leaf: importable by every package
 		case top == "internal" && slices.Contains(leafImports[strings.TrimPrefix(self, module+"/")], to):

@@ -1,0 +1,613 @@
+package eval
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"runtime/metrics"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/store"
+)
+
+// Evaluator holds the state of one evaluation: the relations, the compiled
+// rules of the stratum being evaluated and the provenance pool.
+type Evaluator struct {
+	Unit    *Unit // the unit evaluated, for proofs after a query
+	Ctx     context.Context
+	Syms    *Symtab
+	St      store.Store
+	Min     float64
+	maxFact int
+	threads int
+	Prov    bool // record provenance
+	Stored  bool // load the store's derived facts as extensional facts (query mode)
+	// baseOnly overrides stored: derived facts are never read.
+	baseOnly bool
+	noFactor bool // Options.noFactor
+	// walkAlways and walkNever: Options.walkAlways and walkNever.
+	walkAlways, walkNever bool
+	// roundDelta and facGroups are the delta deltaPlans plans and its
+	// groupings for factorised plans (facGroupsOf), while it plans.
+	roundDelta map[int32][]int32
+	facGroups  map[deltaKey]*facGrouping
+
+	Rels   []*Relation
+	RelIdx map[string]int32
+	// Shared returns a preloaded read-only relation (store and program
+	// facts) of an Engine, or nil; never used for rule heads.
+	Shared func(pred string, arity int) *Relation
+	heads  map[string]bool
+
+	Rules  []*Crule // compiled rules of the unit, by unit rule index
+	sink   uint64   // keeps apply's prefetching loads alive
+	Pool   ProvPool // provenance: rule index, then (relation, tuple) per body fact
+	bufs   []outBuf // candidate buffers of the tasks of a round, reused
+	Cands  int64    // candidate facts merged (records of the buffers)
+	deltas int64    // delta tuples the rounds joined (fixpoint)
+	Reads  int64    // tuples the joins tried (worker.reads)
+
+	Derived int   // facts added by the program (facts and rules)
+	cut     int64 // derivations dropped below min (EvalStats.Cut)
+	// Work counts joins and loaded tuples; gate, when set (a race, see
+	// raceQuery), is told about the work done since the last checkpoint
+	// (reported) and may stop the evaluation.
+	Work, reported int64
+	Gate           func(work int64) error
+	WeakRules      int // rules left out for a weight below min
+	Iterations     int
+	Strata         int
+
+	// Progress, when set, is told about every round (Infer).
+	Progress func(Progress)
+	// lastReport is when progress was last called (reportBatch).
+	lastReport time.Time
+	Start      time.Time
+	// MaxMem caps memoryInUse during the fixpoint and the write (0: no
+	// cap); memErr is set by the first check of the fixpoint that finds it
+	// exceeded.
+	MaxMem int64
+	memErr atomic.Pointer[error]
+	// Touch, when set (an incremental update), records the state of every
+	// tuple apply changes before it changes it.
+	Touch *TouchLog
+	// writeMemory measures the memory in use for the write's checks
+	// (Options.writeMemory; nil: memoryInUse).
+	writeMemory func() int64
+	// res caches the regular expressions of match (expr.go).
+	reMu sync.Mutex
+	res  map[string]*regexp.Regexp
+}
+
+// memoryInUse is the memory the Go runtime holds for the process: what it
+// has mapped minus what it has returned to the operating system (the
+// measure of runtime/debug.SetMemoryLimit).
+func memoryInUse() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+}
+
+// checkMemory returns an ErrMemoryLimit error, recorded for the other
+// workers, when the memory in use exceeds the cap. Safe for concurrent use.
+func (e *Evaluator) checkMemory() error {
+	if e.MaxMem <= 0 {
+		return nil
+	}
+	if p := e.memErr.Load(); p != nil {
+		return *p
+	}
+	m := memoryInUse()
+	if m <= e.MaxMem {
+		return nil
+	}
+	var err error = &MemoryLimitError{InUse: m, Cap: e.MaxMem, Rounds: e.Iterations, Facts: e.Derived}
+	e.memErr.CompareAndSwap(nil, &err)
+	return *e.memErr.Load()
+}
+
+// formatBytes writes n bytes in MB (GB from 10 GB on).
+func formatBytes(n int64) string {
+	if n >= 10<<30 {
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%d MB", (n+(1<<19))>>20)
+}
+
+// reportRound tells e.progress about the round just done.
+func (e *Evaluator) reportRound() {
+	if e.Progress != nil {
+		e.lastReport = time.Now()
+		e.Progress(Progress{Phase: PhaseDerive, Rounds: e.Iterations, Facts: e.Derived, Memory: memoryInUse(), Joins: e.Work, Elapsed: time.Since(e.Start)})
+	}
+}
+
+// reportBatch tells e.progress where a long round stands, at most about
+// once a second (a round of a mined program's fixpoint can take an hour).
+func (e *Evaluator) reportBatch() {
+	if e.Progress == nil {
+		return
+	}
+	if e.lastReport.IsZero() {
+		e.lastReport = time.Now() // the first report is a second in
+	}
+	if time.Since(e.lastReport) >= time.Second {
+		e.reportRound()
+	}
+}
+
+// relation returns the index of the relation pred/arity, creating it.
+func (e *Evaluator) relation(pred string, arity int) int32 {
+	k := RelKey(pred, arity)
+	if i, ok := e.RelIdx[k]; ok {
+		return i
+	}
+	var r *Relation
+	if e.Shared != nil && !e.heads[pred] {
+		r = e.Shared(pred, arity)
+	}
+	if r == nil {
+		r = NewRelation(pred, arity)
+	}
+	i := int32(len(e.Rels))
+	e.Rels = append(e.Rels, r)
+	e.RelIdx[k] = i
+	return i
+}
+
+// Checkpoint tells the race gate, if any, about the work done since the
+// last checkpoint.
+func (e *Evaluator) Checkpoint() error {
+	if e.Gate == nil {
+		return nil
+	}
+	w := e.Work - e.reported
+	e.reported = e.Work
+	return e.Gate(w)
+}
+
+// ReportStats fills st (when not nil) with what the threshold did.
+func (e *Evaluator) ReportStats(st *EvalStats) {
+	if st != nil {
+		*st = EvalStats{Min: e.Min, WeakRules: e.WeakRules, Cut: e.cut}
+	}
+}
+
+// NewEvaluator returns an evaluator over st with the symbols syms and the
+// options opt (their defaults set).
+func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options) *Evaluator {
+	opt = opt.WithDefaults()
+	return &Evaluator{
+		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, MaxMem: opt.MaxMemory,
+		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor,
+		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever,
+	}
+}
+
+// Load prepares the unit: relations, extensional facts from the store,
+// program facts and compiled rules.
+func (e *Evaluator) Load(u *Unit) error {
+	e.heads = map[string]bool{}
+	for i := range u.Prog.Rules {
+		e.heads[u.Prog.Rules[i].Head.Pred] = true
+	}
+	for i := range u.Prog.Rules {
+		cr, err := e.CompileRule(u, i)
+		if err != nil {
+			return err
+		}
+		e.Rules = append(e.Rules, cr)
+	}
+	for i := range u.Prog.Facts {
+		f := &u.Prog.Facts[i]
+		if f.Weight >= 0 {
+			e.relation(f.Atom.Pred, len(f.Atom.Args))
+		}
+	}
+	// Mark internal relations, load the others from the store, in a
+	// deterministic order.
+	for _, r := range e.Rels {
+		if disp, ok := u.Internal[r.Name]; ok {
+			r.Internal = true
+			r.Display = disp
+		}
+	}
+	for _, r := range e.Rels {
+		if r.Internal || r.Len() > 0 {
+			continue
+		}
+		if r.Shared {
+			continue
+		}
+		if err := e.LoadStore(r); err != nil {
+			return err
+		}
+		if err := e.Checkpoint(); err != nil {
+			return err
+		}
+	}
+	for i := range u.Prog.Facts {
+		ri, t, c, err := e.ProgramFact(&u.Prog.Facts[i])
+		if err != nil {
+			return err
+		}
+		if t == nil {
+			continue
+		}
+		r := e.Rels[ri]
+		if r.Shared {
+			continue // an Engine loaded it once
+		}
+		if k := r.Find(t); k >= 0 {
+			if c > r.ConfAt(k) {
+				r.Set(k, c, int32(ProvFact0-i))
+			}
+			continue
+		}
+		if err := e.count(1); err != nil {
+			return err
+		}
+		r.Add(t, c, int32(ProvFact0-i))
+	}
+	// The relations of number constants last: the program's facts may
+	// name symbols equal to a number ("1.50" for 1.5) that only they use.
+	for _, r := range e.Rels {
+		if r.Internal && strings.HasPrefix(r.Name, NumPrefix) && r.Len() == 0 {
+			if err := e.loadNumber(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ProgramFact returns the relation, tuple and confidence of program fact f,
+// or a nil tuple when the threshold drops it.
+func (e *Evaluator) ProgramFact(f *datalog.Fact) (int32, []uint32, float64, error) {
+	c := WeightOf(f.Weight)
+	if f.Weight < 0 || c < e.Min {
+		return 0, nil, 0, nil
+	}
+	t := make([]uint32, len(f.Atom.Args))
+	for j, a := range f.Atom.Args {
+		id, err := e.Syms.Id(a.Value)
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		t[j] = id
+	}
+	return e.relation(f.Atom.Pred, len(t)), t, c, nil
+}
+
+// loadNumber fills the relation of a number constant (numPrefix) with
+// every symbol equal to it as a number.
+func (e *Evaluator) loadNumber(r *Relation) error {
+	text := strings.TrimPrefix(r.Name, NumPrefix)
+	f, ok := NumberValue(text)
+	if !ok {
+		return Errorf("reasoner: malformed number %s", text)
+	}
+	ids, err := e.Syms.numberSymbols(f)
+	if err != nil {
+		return err
+	}
+	c, err := e.Syms.Id(text)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(ids, c) {
+		ids = append(ids, c)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		r.Add([]uint32{id}, 1, ProvBase)
+	}
+	e.Work += int64(len(ids))
+	return nil
+}
+
+// LoadStore loads the base facts of r (and, in query mode, the stored
+// derived facts) from the store.
+func (e *Evaluator) LoadStore(r *Relation) error {
+	id, ok := e.Syms.Lookup(r.Name)
+	if !ok || e.Syms.IsLocal(id) {
+		return nil
+	}
+	for f, err := range e.St.Scan(id) {
+		if err != nil {
+			return Errorf("reasoner: load %s: %w", r.Name, err)
+		}
+		if len(f.Args) == r.Arity {
+			r.Add(f.Args, 1, ProvBase)
+			e.Work++
+		}
+	}
+	if err := e.Ctx.Err(); err != nil {
+		return Errorf("reasoner: load %s: %w", r.Name, err)
+	}
+	if !e.Stored || e.baseOnly {
+		return nil
+	}
+	for d, err := range e.St.ScanDerived(id) {
+		if err != nil {
+			return Errorf("reasoner: load derived %s: %w", r.Name, err)
+		}
+		c := float64(d.Confidence)
+		if len(d.Fact.Args) != r.Arity || c < e.Min {
+			continue
+		}
+		if k := r.Find(d.Fact.Args); k >= 0 {
+			if c > r.ConfAt(k) {
+				r.Set(k, c, ProvStored)
+			}
+			continue
+		}
+		r.Add(d.Fact.Args, c, ProvStored)
+	}
+	return nil
+}
+
+func (e *Evaluator) count(n int) error {
+	e.Derived += n
+	if e.Derived > e.maxFact {
+		return Errorf("reasoner: %d facts derived, more than the cap of %d: %w", e.Derived, e.maxFact, ErrTooManyFacts)
+	}
+	return nil
+}
+
+// Run evaluates the unit stratum by stratum.
+func (e *Evaluator) Run(u *Unit) error {
+	defer e.ReleaseBufs()
+	strata, ds := datalog.Stratify(u.Prog)
+	if err := ds.Err(); err != nil {
+		return Errorf("reasoner: %w", err)
+	}
+	for _, s := range strata {
+		if err := e.stratum(s); err != nil {
+			return err
+		}
+		e.Strata++
+	}
+	return nil
+}
+
+// stratum evaluates one stratum to its fixpoint, semi-naively.
+func (e *Evaluator) stratum(s datalog.Stratum) error {
+	var ps []*Plan
+	for _, ri := range s.Rules {
+		ps = append(ps, e.MakePlan(e.Rules[ri], ri, -1, nil))
+	}
+	return e.Fixpoint(s, ps)
+}
+
+// Fixpoint runs the plans ps as the first round of stratum s, then rounds
+// over the delta of the stratum's own relations, strongest band of
+// confidence first (bands.go), until none is new (one round when the
+// stratum is not recursive). Incremental maintenance
+// (maintain.go) starts it with the plans that its change calls for.
+func (e *Evaluator) Fixpoint(s datalog.Stratum, ps []*Plan) error {
+	in := map[int32]bool{}
+	for _, ri := range s.Rules {
+		in[e.Rules[ri].Head.Rel] = true
+	}
+	delta := map[int32][]int32{}
+	var b bands
+	for len(ps) > 0 {
+		e.Iterations++
+		for k := range delta {
+			delete(delta, k)
+		}
+		if err := e.round(ps, delta); err != nil {
+			return err
+		}
+		e.reportRound()
+		if err := e.checkMemory(); err != nil {
+			return err
+		}
+		if !s.Recursive {
+			return nil
+		}
+		b.split(e, delta)
+		for {
+			if len(delta) == 0 {
+				return nil
+			}
+			for _, d := range delta {
+				e.deltas += int64(len(d))
+			}
+			if ps = e.DeltaPlans(s.Rules, delta, in); len(ps) > 0 {
+				break
+			}
+			// The threshold cut every plan of the band's delta: the band
+			// is done, and the tuples waiting below it (which other rules
+			// may read above the threshold) join in the next one.
+			clear(delta)
+			b.split(e, delta)
+		}
+	}
+	return nil
+}
+
+// DeltaPlans returns the plans of a semi-naive round: for every positive
+// literal of the rules that reads a relation with tuples in delta (one of
+// those of in, when in is not nil), the rule with that literal iterating
+// them. delta is sorted (sortDelta) here.
+func (e *Evaluator) DeltaPlans(rules []int, delta map[int32][]int32, in map[int32]bool) []*Plan {
+	var ps []*Plan
+	e.sortDelta(delta)
+	e.roundDelta, e.facGroups = delta, map[deltaKey]*facGrouping{}
+	defer func() { e.roundDelta, e.facGroups = nil, nil }()
+	byConst := map[deltaKey]map[uint32][]int32{}
+	for _, ri := range rules {
+		r := e.Rules[ri]
+		for j := range r.Body {
+			l := &r.Body[j]
+			if l.Kind != datalog.Positive || (in != nil && !in[l.Atom.Rel]) {
+				continue
+			}
+			if d := e.strongEnough(r, l, e.deltaOf(l, delta, byConst)); len(d) > 0 {
+				ps = append(ps, e.MakePlan(r, ri, j, d))
+			}
+		}
+	}
+	return ps
+}
+
+// deltaKey names the delta of a relation split by the value at one
+// argument position.
+type deltaKey struct {
+	rel int32
+	pos int
+}
+
+// deltaOf returns the tuples of the round's delta that literal l can match:
+// the whole delta of its relation or, when l has a symbol constant, the
+// delta tuples with that constant at its position, read from the delta
+// split by that position (byConst, built on first use in the round). A
+// mined program has hundreds of rules with constants per relation (such as
+// `h(X, c) :- b(X, d)`): without the split every one of them scanned the
+// whole delta of b every round, to keep the few tuples with d.
+func (e *Evaluator) deltaOf(l *clit, delta map[int32][]int32, byConst map[deltaKey]map[uint32][]int32) []int32 {
+	d := delta[l.Atom.Rel]
+	if len(d) == 0 {
+		return nil
+	}
+	for k, a := range l.Atom.Args {
+		if a.V != SlotConst {
+			continue
+		}
+		key := deltaKey{l.Atom.Rel, k}
+		m, ok := byConst[key]
+		if !ok {
+			m = map[uint32][]int32{}
+			rel := e.Rels[l.Atom.Rel]
+			for _, t := range d {
+				v := rel.Tuple(t)[k]
+				m[v] = append(m[v], t)
+			}
+			byConst[key] = m
+		}
+		return m[a.C]
+	}
+	return d
+}
+
+// sortDelta orders every relation's delta by confidence, highest first
+// (then by tuple index), so that strongEnough can cut it with a binary
+// search.
+func (e *Evaluator) sortDelta(delta map[int32][]int32) {
+	for ri, d := range delta {
+		rel := e.Rels[ri]
+		slices.SortFunc(d, func(a, b int32) int {
+			if c := cmp.Compare(rel.ConfAt(b), rel.ConfAt(a)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	}
+}
+
+// strongEnough returns the prefix of the delta d (sorted by sortDelta) of
+// literal l of rule r whose tuples can start a derivation at or above the
+// threshold: the join would cut every later tuple at once (its confidence
+// times the rule's weight is below min; see worker.try). On a mined
+// program, where hundreds of rules of weights well below 1 read each
+// relation, the weak facts of a delta were most of what a round tried.
+// A magic guard's tuple cuts the same way: what the rule derives under it
+// counts at most its confidence times the rule's weight (worker.try), and
+// a goal-directed query over a mined program demands each goal with
+// hundreds of rules, most of them too weak for all but its strongest
+// demands.
+func (e *Evaluator) strongEnough(r *Crule, l *clit, d []int32) []int32 {
+	if r.crisp || len(d) == 0 {
+		return d
+	}
+	rel := e.Rels[l.Atom.Rel]
+	n, _ := slices.BinarySearchFunc(d, r.Weight, func(t int32, w float64) int {
+		if rel.ConfAt(t)*w < e.Min {
+			return 1
+		}
+		return -1
+	})
+	// Each tuple left out is a derivation the join would have cut at its
+	// first step: the threshold's note counts them the same.
+	e.cut += int64(len(d) - n)
+	return d[:n]
+}
+
+// BatchItems is the number of first-step tuples (delta tuples or scanned
+// tuples) whose candidates a round buffers before merging them into the
+// relations. Merging a batch before evaluating the next bounds the
+// candidate buffers (one round of a 14M-fact closure buffered 550 MB of
+// candidates when a round was one batch); the next batches then see the
+// facts the earlier ones added, which changes no fixpoint (they are in the
+// next round's delta either way). Batch boundaries depend on the plans
+// only, never on the number of threads, so results do not either.
+const BatchItems = 1 << 15
+
+// round evaluates the plans of one round and merges their candidates into
+// the relations, recording the new and improved tuples in delta, batch by
+// batch (see batchItems).
+func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
+	var ts []task
+	items := 0
+	flush := func() error {
+		if len(ts) == 0 {
+			return nil
+		}
+		bufs, err := e.runTasks(ts)
+		if err != nil {
+			return err
+		}
+		ts, items = ts[:0], 0
+		if err := e.apply(bufs, delta); err != nil {
+			return err
+		}
+		e.reportBatch()
+		return e.Checkpoint()
+	}
+	for _, p := range ps {
+		n, split := planItems(p)
+		if !split {
+			// One task: it counts as one item, and may fill the batch.
+			ts = append(ts, task{p, 0, 1})
+			items++
+			if items >= BatchItems {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		for lo := 0; lo < n; {
+			hi := min(n, lo+BatchItems-items)
+			ts = e.addTasks(ts, p, lo, hi)
+			items += hi - lo
+			lo = hi
+			if items >= BatchItems {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	e.endRound(delta)
+	return nil
+}
+
+// NumPrefix starts the names of the internal unary relations that hold, for
+// a number constant, every symbol equal to it as a number (007, 7, 7.0 for
+// 7): NumPrefix + the number's canonical text. The evaluator fills them
+// (see evaluator.load).
+const NumPrefix = "\x00n\x00"

@@ -1,0 +1,190 @@
+package eval
+
+import (
+	"cmp"
+	"slices"
+)
+
+// The grouped delta of a chain rule's middle atom, the groupings of a
+// round's delta it reads, and the path-by-path fallback of factorised
+// plans (see factor.go).
+
+// facGroup emits the derivations of the middle atom's delta tuples tbs,
+// which share their V1: their far ends, joined once, for every tuple of a
+// with that V1.
+func (w *Worker) facGroup(p *Plan, tbs []int32) bool {
+	fp := p.fac
+	a := fp.rel[0]
+	v1 := fp.rel[1].Tuple(tbs[0])[fp.in[1]]
+	w.fm.reset(p)
+	ents, ok := w.facBuild(p, v1, tbs)
+	if !ok || len(ents) == 0 {
+		return ok
+	}
+	wt, min := fp.weight, w.E.Min
+	var ka [2]uint32
+	ka[1-fp.in[0]] = v1
+	ordA := fp.ixA.ordered > 0
+	for ta := fp.ixA.First(a, ka[:]); ta >= 0; ta = fp.ixA.Next[ta] {
+		if !w.tick() {
+			return false
+		}
+		w.reads++
+		c0 := a.ConfAt(ta)
+		if c0*ents[0].c*wt < min {
+			if w.weakEnd(fp.ixA, ta, ka[:], &ordA) {
+				break
+			}
+			w.cut++
+			continue
+		}
+		v0 := a.Tuple(ta)[fp.in[0]]
+		if fp.neq[0][1] && !w.differ(v0, v1) {
+			continue
+		}
+		if fp.gateAt == gateFind && !w.gateDemand(fp, v0) {
+			continue // not demanded
+		}
+		if fp.neq[0][2] {
+			if _, num := w.E.Syms.Number(v0); num {
+				if !w.facDirect(p, ta, tbs) {
+					return false
+				}
+				continue
+			}
+		}
+		if !w.facEmitAll(p, ta, v0, v1, c0, ents) {
+			return false
+		}
+	}
+	return true
+}
+
+// differ reports whether symbols a and b are different values, as the
+// comparison A != B tells them apart: numbers by value, other symbols by
+// name.
+func (w *Worker) differ(a, b uint32) bool {
+	if a == b {
+		return false
+	}
+	s := w.E.Syms
+	fa, na := s.Number(a)
+	if !na {
+		return true
+	}
+	fb, nb := s.Number(b)
+	return !nb || s.compare(a, fa, na, b, fb, nb) != 0
+}
+
+// facDirect emits every path from tuple t of a through the tuples tbs of b
+// (nil: all of b's), one by one, as the join would; false when the task
+// stops.
+func (w *Worker) facDirect(p *Plan, t int32, tbs []int32) bool {
+	fp := p.fac
+	v0, v1 := fp.rel[0].Tuple(t)[fp.in[0]], fp.rel[0].Tuple(t)[1-fp.in[0]]
+	c0 := fp.rel[0].ConfAt(t)
+	if fp.neq[0][1] && !w.differ(v0, v1) {
+		return true
+	}
+	b, c := fp.rel[1], fp.rel[2]
+	var kb, kc [2]uint32
+	kb[fp.in[1]] = v1
+	tb, next := fp.ixB.First(b, kb[:]), 0
+	if tbs != nil {
+		tb, next = tbs[0], 1
+	}
+	for ; tb >= 0; tb, next = w.facNextB(fp, tb, tbs, next) {
+		if !w.tick() {
+			return false
+		}
+		w.reads++
+		v2 := b.Tuple(tb)[1-fp.in[1]]
+		cb := c0 * b.ConfAt(tb)
+		if cb*fp.weight < w.E.Min {
+			w.cut++
+			continue
+		}
+		if (fp.neq[1][2] && !w.differ(v2, v1)) || (fp.neq[0][2] && !w.differ(v2, v0)) {
+			continue
+		}
+		kc[fp.in[2]] = v2
+		for tc := fp.ixC.First(c, kc[:]); tc >= 0; tc = fp.ixC.Next[tc] {
+			if !w.tick() {
+				return false
+			}
+			w.reads++
+			v3 := c.Tuple(tc)[1-fp.in[2]]
+			if (fp.neq[1][3] && !w.differ(v3, v1)) || (fp.neq[2][3] && !w.differ(v3, v2)) ||
+				(fp.neq[0][3] && !w.differ(v3, v0)) {
+				continue
+			}
+			w.facEmit(p, [4]uint32{v0, v1, v2, v3}, [3]int32{t, tb, tc})
+		}
+	}
+	return true
+}
+
+// facGrouping is a relation's delta grouped by the value at one position
+// (groupBy).
+type facGrouping struct {
+	tuples []int32
+	groups [][2]int32
+}
+
+// facGroupsOf returns the tuples d of relation ri grouped by their value at
+// position pos. When d is a prefix of the round's delta of ri (what
+// strongEnough leaves of it for one rule), the whole delta is grouped, once
+// per round, relation and position, and returned instead: the tuples past
+// the prefix are those too weak for the rule, which facBuild skips. A
+// mined program has thousands of rules per relation; a grouping of its
+// delta per rule took gigabytes.
+func (e *Evaluator) facGroupsOf(ri int32, pos int, d []int32) *facGrouping {
+	full := e.roundDelta[ri]
+	if len(d) == 0 || len(full) < len(d) || &full[0] != &d[0] {
+		g := &facGrouping{}
+		g.tuples, g.groups = groupBy(e.Rels[ri], d, pos)
+		return g
+	}
+	k := deltaKey{ri, pos}
+	if g, ok := e.facGroups[k]; ok {
+		return g
+	}
+	g := &facGrouping{}
+	g.tuples, g.groups = groupBy(e.Rels[ri], full, pos)
+	e.facGroups[k] = g
+	return g
+}
+
+// groupBy orders the tuples d of rel by their value at position pos (then
+// as they were) and returns them with the spans of equal values.
+func groupBy(rel *Relation, d []int32, pos int) ([]int32, [][2]int32) {
+	s := slices.Clone(d)
+	slices.SortStableFunc(s, func(a, b int32) int { return cmp.Compare(rel.Tuple(a)[pos], rel.Tuple(b)[pos]) })
+	var gs [][2]int32
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && rel.Tuple(s[j])[pos] == rel.Tuple(s[i])[pos] {
+			j++
+		}
+		gs = append(gs, [2]int32{int32(i), int32(j)})
+		i = j
+	}
+	return s, gs
+}
+
+// facRepeats is how many tuples of the end atom at path position end (0 or
+// 2) of rule r share each value of the variable next to it, on average: how
+// often a memo from that end would be used.
+func (e *Evaluator) facRepeats(r *Crule, end int) float64 {
+	sh := r.fac
+	rel := e.Rels[r.Body[sh.lit[end]].Atom.Rel]
+	if rel.Len() == 0 {
+		return 0
+	}
+	p := 1 - sh.from[end] // X1, in the first atom
+	if end == 2 {
+		p = sh.from[end] // X2, in the last
+	}
+	ix := rel.Index(1 << uint(p))
+	return float64(rel.Len()) / float64(max(1, ix.count))
+}

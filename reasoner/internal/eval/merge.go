@@ -1,0 +1,132 @@
+package eval
+
+import "slices"
+
+// record decodes the record of b at word pos (see outBuf): its relation,
+// rule, tuple and provenance references, and the position of the next one.
+func (e *Evaluator) record(b *outBuf, pos int) (ri int32, rule uint32, t, refs []uint32, next int) {
+	ri, rule = int32(b.words[pos]), b.words[pos+1]
+	pos += 2
+	t = b.words[pos : pos+e.Rels[ri].Arity]
+	pos += len(t)
+	n := e.refLen(rule)
+	return ri, rule, t, b.words[pos : pos+n], pos + n
+}
+
+// refLen is the number of provenance words of a record of rule (^0: a copy).
+func (e *Evaluator) refLen(rule uint32) int {
+	switch {
+	case rule == ^uint32(0):
+		return 2
+	case e.Prov:
+		return e.Rules[rule].RefWords()
+	}
+	return 0
+}
+
+// apply merges the buffers into the relations in order and returns the
+// delta: per relation, the sorted indices of new or improved tuples.
+func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
+	var sink uint64
+	for bi := range bufs {
+		b := &bufs[bi]
+		e.Cands += int64(len(b.conf))
+		pos := 0
+		for ci, c := range b.conf {
+			if ci%prefetchBatch == 0 {
+				sink += e.prefetch(b, pos, ci)
+				if ci%(1<<18) == 0 && ci > 0 {
+					if err := e.checkMemory(); err != nil {
+						return err
+					}
+				}
+			}
+			var ri int32
+			var rule uint32
+			var t, refs []uint32
+			ri, rule, t, refs, pos = e.record(b, pos)
+			rel := e.Rels[ri]
+			k := rel.Find(t)
+			rel.cands++
+			if k >= 0 && c <= rel.ConfAt(k) {
+				rel.dups++
+				continue
+			}
+			prov := int32(ProvUnknown)
+			switch {
+			case rule == ^uint32(0):
+				prov = e.Rels[refs[0]].ProvAt(int32(refs[1]))
+			case e.Prov:
+				prov = e.Pool.Add(rule, refs)
+			}
+			if k >= 0 {
+				if e.Touch != nil {
+					e.Touch.Before(rel, ri, k)
+				}
+				rel.Set(k, c, prov)
+			} else {
+				if err := e.count(1); err != nil {
+					return err
+				}
+				k = rel.Add(t, c, prov)
+				if e.Touch != nil {
+					e.Touch.Added(ri, k)
+				}
+			}
+			delta[ri] = append(delta[ri], k)
+		}
+	}
+	e.sink = sink
+	// Tasks of the same round read what this merge added: order the
+	// chains it made stale (between tasks, as only the merge writes).
+	for ri := range delta {
+		if r := e.Rels[ri]; !r.Shared {
+			r.reorderIndexes()
+		}
+	}
+	return nil
+}
+
+// endRound sorts and deduplicates the tuples of delta and sets, for every
+// relation, whether workers should drop known candidates next round.
+func (e *Evaluator) endRound(delta map[int32][]int32) {
+	for ri, d := range delta {
+		slices.Sort(d)
+		delta[ri] = slices.Compact(d)
+	}
+	for _, r := range e.Rels {
+		if r.Shared {
+			continue // read-only, shared by concurrent queries
+		}
+		// Workers look a candidate up before buffering it only where that
+		// pays: when many candidates were already known last round. The
+		// result is the same either way (apply decides).
+		if r.cands >= 1024 {
+			r.CheckEmit = 8*r.dups >= r.cands
+		}
+		r.cands, r.dups = 0, 0
+	}
+}
+
+// prefetchBatch is the number of candidate facts whose hash slots apply
+// loads ahead of processing them.
+const prefetchBatch = 64
+
+// prefetch reads the unique-index slots of the next prefetchBatch records
+// of b from word pos (record ci) on. The loads are independent, so the
+// processor overlaps their cache misses, which on tables of millions of
+// facts are what a lookup costs; apply then finds the slots in cache. It
+// returns a value that depends on the loads, so that they are not removed.
+func (e *Evaluator) prefetch(b *outBuf, pos, ci int) uint64 {
+	var sum uint64
+	for k := ci; k < len(b.conf) && k < ci+prefetchBatch; k++ {
+		var ri int32
+		var t []uint32
+		ri, _, t, _, pos = e.record(b, pos)
+		rel := e.Rels[ri]
+		if ix := &rel.Unique; rel.Arity > 0 && len(ix.Slots) > 0 {
+			sum += ix.Slots[hashKey(ix.mask, t)&uint64(len(ix.Slots)-1)]
+		}
+	}
+	return sum
+}

@@ -1,0 +1,296 @@
+package eval
+
+import "github.com/drumql/drumql/datalog"
+
+// step is one literal of a join plan.
+type step struct {
+	lit   *clit
+	rel   *Relation
+	relI  int32
+	mask  uint32 // bound positions
+	ix    *hashIndex
+	bind  []int32 // per position: slot to bind, or -1
+	check []int32 // per position: slot to compare with (bound earlier in this atom or before), or -1
+	delta []int32 // the delta tuples when this is the delta step
+	// numbers is set when the atom has a number constant, which each
+	// tuple is checked against (it is not part of mask).
+	numbers bool
+	// assign is, for an equality that binds a variable, its slot (-1 for
+	// other steps); assignRight: the variable is the right side.
+	assign      int32
+	assignRight bool
+}
+
+// Plan is a rule's body in evaluation order; the first step may iterate a
+// delta.
+type Plan struct {
+	Rule  *Crule
+	ri    int
+	steps []step
+	agg   bool // an aggregate's body: solutions are folded, not emitted
+	// fac, when set, evaluates the plan factorised (factor.go); steps
+	// is then empty.
+	fac *facPlan
+}
+
+// MakePlan orders the body of r greedily. The delta literal (if deltaAt >=
+// 0) comes first, whatever its bound arguments. Then, before each positive
+// literal and after the last, every other literal that can be placed is:
+// a negation once all its variables are bound, a comparison or built-in
+// test once both sides (all arguments) can be computed, and an equality
+// that can assign a variable not bound by any atom once its other side
+// can (the variable it binds counts as bound from then on). The positive
+// literal placed next is chosen by nextAtom: one whose arguments are all
+// bound (a lookup) before any other, then one with some bound argument
+// before one with none, then a magic guard, then the relation with fewer
+// tuples, then the one with more bound arguments, then the earlier in the
+// body. A bound argument is a symbol constant or a variable bound by an
+// earlier step (or pre bound); a number constant and _ are not (a number
+// constant is checked on each tuple, not used as an index key).
+func (e *Evaluator) MakePlan(r *Crule, ri int, deltaAt int, delta []int32) *Plan {
+	return e.makePlanBound(r, ri, deltaAt, delta, nil)
+}
+
+// makePlanBound is makePlan with the variables pre bound before the body
+// (an aggregate's grouping variables). It also plans the bodies of the
+// rule's aggregates, once per stratum: the relations they read are in lower
+// strata, complete by now.
+func (e *Evaluator) makePlanBound(r *Crule, ri int, deltaAt int, delta []int32, pre []int32) *Plan {
+	for j := range r.Body {
+		l := &r.Body[j]
+		for _, x := range append([]*cexpr{l.lx, l.rx}, l.bargs...) {
+			e.planAggregates(x)
+		}
+	}
+	if pre == nil && r.fac != nil && !e.noFactor {
+		if fp := e.facPlanOf(r, deltaAt, delta); fp != nil {
+			return &Plan{Rule: r, ri: ri, fac: fp}
+		}
+	}
+	pl := newPlanner(e, r, ri, pre)
+	if deltaAt >= 0 {
+		pl.addAtom(deltaAt, delta)
+	}
+	for {
+		pl.placeFilters()
+		best := pl.nextAtom()
+		if best < 0 {
+			break
+		}
+		pl.addAtom(best, nil)
+	}
+	pl.placeFilters()
+	return pl.p
+}
+
+// planner orders one rule's body (makePlanBound).
+type planner struct {
+	e     *Evaluator
+	r     *Crule
+	p     *Plan
+	bound []bool // variables bound by the steps so far
+	used  []bool // body literals placed
+	// atomVar marks the variables a positive atom binds: such a variable
+	// is never assigned, an equality with it is a filter, which compares
+	// numbers by value (P = 1.5 keeps price(a, 1.50)), where a binding
+	// would match by symbol.
+	atomVar []bool
+}
+
+func newPlanner(e *Evaluator, r *Crule, ri int, pre []int32) *planner {
+	pl := &planner{e: e, r: r, p: &Plan{Rule: r, ri: ri, agg: r.agg},
+		bound: make([]bool, r.nvars), used: make([]bool, len(r.Body)), atomVar: make([]bool, r.nvars)}
+	for _, v := range pre {
+		pl.bound[v] = true
+	}
+	for j := range r.Body {
+		if l := &r.Body[j]; l.Kind == datalog.Positive {
+			for _, t := range l.Atom.Args {
+				if t.V >= 0 {
+					pl.atomVar[t.V] = true
+				}
+			}
+		}
+	}
+	return pl
+}
+
+// isBound reports whether t is bound: a symbol constant or a bound
+// variable. A number constant binds a comparison side (isSet), but in an
+// atom it is a filter (it matches every symbol written as that number),
+// not an index key.
+func (pl *planner) isBound(t Term) bool { return t.V == SlotConst || (t.V >= 0 && pl.bound[t.V]) }
+
+func (pl *planner) isSet(t Term) bool { return pl.isBound(t) || t.V == SlotNumber }
+
+// ready reports whether a comparison side (x, or the term t) can be
+// evaluated.
+func (pl *planner) ready(x *cexpr, t Term) bool {
+	if x == nil {
+		return pl.isSet(t)
+	}
+	ok := true
+	x.vars(func(v int32) { ok = ok && pl.bound[v] })
+	return ok
+}
+
+// assignable reports whether side (x, t) of l is a variable not bound yet
+// that an equality can bind.
+func (pl *planner) assignable(l *clit, x *cexpr, t Term) bool {
+	return l.op == datalog.OpEq && !l.filter && x == nil && t.V >= 0 && !pl.bound[t.V] && !pl.atomVar[t.V]
+}
+
+// addAtom places atom literal j, iterating the delta d when not nil.
+func (pl *planner) addAtom(j int, d []int32) {
+	l := &pl.r.Body[j]
+	pl.used[j] = true
+	rel := pl.e.Rels[l.Atom.Rel]
+	s := step{lit: l, rel: rel, relI: l.Atom.Rel, delta: d, assign: -1}
+	s.bind = make([]int32, len(l.Atom.Args))
+	s.check = make([]int32, len(l.Atom.Args))
+	local := map[int32]bool{}
+	for k, t := range l.Atom.Args {
+		s.bind[k], s.check[k] = -1, -1
+		switch {
+		case t.V == SlotConst:
+			s.mask |= 1 << uint(k)
+		case t.V == slotWildcard:
+		case t.V == SlotNumber:
+			s.numbers = true
+		case pl.bound[t.V]:
+			s.mask |= 1 << uint(k)
+		case local[t.V]:
+			s.check[k] = t.V
+		default:
+			local[t.V] = true
+			s.bind[k] = t.V
+		}
+	}
+	for v := range local {
+		pl.bound[v] = true
+	}
+	if l.Kind == datalog.Positive || l.Kind == datalog.Negated {
+		full := uint32(1)<<uint(rel.Arity) - 1
+		if d == nil && s.mask != 0 && s.mask != full {
+			s.ix = rel.Index(s.mask)
+		}
+	}
+	pl.p.steps = append(pl.p.steps, s)
+}
+
+// placeFilters places every literal other than a positive atom whose
+// variables are bound, and every equality that can bind one, until none is
+// left to place.
+func (pl *planner) placeFilters() {
+	for changed := true; changed; {
+		changed = false
+		for j := range pl.r.Body {
+			if !pl.used[j] && pl.r.Body[j].Kind != datalog.Positive && pl.placeFilter(j) {
+				changed = true
+			}
+		}
+	}
+}
+
+// placeFilter places literal j (not a positive atom) when it can be, and
+// reports whether it did.
+func (pl *planner) placeFilter(j int) bool {
+	l := &pl.r.Body[j]
+	switch l.Kind {
+	case datalog.Comparison:
+		lr, rr := pl.ready(l.lx, l.L), pl.ready(l.rx, l.R)
+		st := step{lit: l, assign: -1}
+		switch {
+		case lr && rr:
+		case rr && pl.assignable(l, l.lx, l.L):
+			st.assign = l.L.V
+		case lr && pl.assignable(l, l.rx, l.R):
+			st.assign, st.assignRight = l.R.V, true
+		default:
+			return false
+		}
+		if st.assign >= 0 {
+			pl.bound[st.assign] = true
+		}
+		pl.used[j] = true
+		pl.p.steps = append(pl.p.steps, st)
+	case datalog.Builtin:
+		for _, x := range l.bargs {
+			if !pl.ready(x, Term{}) {
+				return false
+			}
+		}
+		pl.used[j] = true
+		pl.p.steps = append(pl.p.steps, step{lit: l, assign: -1})
+	default:
+		for _, t := range l.Atom.Args {
+			if t.V >= 0 && !pl.bound[t.V] {
+				return false
+			}
+		}
+		pl.addAtom(j, nil)
+	}
+	return true
+}
+
+// nextAtom returns the best positive literal to place next: one whose
+// arguments are all bound (a lookup) before any other, then one with some
+// bound argument before one with none, then a magic guard, then the
+// relation with fewer tuples, then the one with more bound arguments, then
+// the earlier in the body (see isBound); -1 when none is left.
+func (pl *planner) nextAtom() int {
+	r := pl.r
+	best, bestFull, bestN, bestSize := -1, false, 0, 0
+	for j := range r.Body {
+		l := &r.Body[j]
+		if pl.used[j] || l.Kind != datalog.Positive {
+			continue
+		}
+		n := 0
+		for _, t := range l.Atom.Args {
+			if pl.isBound(t) {
+				n++
+			}
+		}
+		full := n == len(l.Atom.Args)
+		size := pl.e.Rels[l.Atom.Rel].Len()
+		better := best < 0
+		if !better {
+			switch {
+			case full != bestFull:
+				better = full
+			case (n > 0) != (bestN > 0):
+				better = n > 0
+			case l.guard != r.Body[best].guard:
+				better = l.guard
+			case size != bestSize:
+				better = size < bestSize
+			default:
+				better = n > bestN
+			}
+		}
+		if better {
+			best, bestFull, bestN, bestSize = j, full, n, size
+		}
+	}
+	return best
+}
+
+// planAggregates plans the bodies of the aggregates of x (and of those
+// nested in them), once per stratum; a new plan starts with an empty cache
+// of results.
+func (e *Evaluator) planAggregates(x *cexpr) {
+	x.aggregates(func(a *cagg) {
+		if a.plan != nil && a.planned == e.Strata {
+			return
+		}
+		a.plan = e.makePlanBound(a.rule, -1, -1, nil, a.group)
+		a.planned = e.Strata
+		a.mu.Lock()
+		a.cache = nil
+		a.mu.Unlock()
+		if a.target != nil {
+			e.planAggregates(a.target)
+		}
+	})
+}

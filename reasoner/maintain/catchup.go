@@ -1,0 +1,134 @@
+package maintain
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/store"
+)
+
+// CatchupOptions configures Catchup. The zero value means the defaults.
+type CatchupOptions struct {
+	// Keep makes Catchup return the materialisation even when the stored
+	// derived facts are already up to date (the same program, no base
+	// change), at the cost of reading them; without it nothing is read
+	// then.
+	Keep bool
+	// Describe, if not nil, is told what Catchup is doing (for a progress
+	// bar).
+	Describe func(string)
+	// Validated says prog was checked with datalog.Validate and has no
+	// error (the CLI's loading does): the update does not validate it
+	// again (Delta.Validated).
+	Validated bool
+	// Parse parses program text, as parser.ParseString does (the reasoner
+	// does not depend on the parser): Catchup reads the store's record of
+	// the last materialisation with it. It is required.
+	Parse func(filename, src string) (*datalog.Program, error)
+}
+
+// CatchupResult is what Catchup did.
+type CatchupResult struct {
+	// M is the materialisation brought up to date; nil when the store must
+	// be recomputed (Recompute) or, without CatchupOptions.Keep, when it
+	// was already current (Current).
+	M *Materialisation
+	// Recompute is set when the derived facts cannot be updated: no record
+	// (the first infer; Why is empty) or another reason, which Why gives.
+	Recompute bool
+	Why       string
+	// Current is set when the stored derived facts were already of the
+	// program with no base change since.
+	Current bool
+	// Change is what the update did, and Changed whether it wrote to the
+	// store.
+	Change  Change
+	Changed bool
+	// Start, Resumed and Applied time the phases: the call, the end of the
+	// read of the stored derived facts and the end of the update.
+	Start, Resumed, Applied time.Time
+}
+
+// Catchup brings the derived facts stored in st up to date with prog and
+// the base facts loaded or retracted since they were written, through the
+// incremental maintenance: it decodes the store's record of the last
+// materialisation, resumes it (Resume), applies the new
+// program and the logged base changes (Apply) and stores what changed
+// (WriteUpdate). It reports Recompute instead when there is no record, too
+// many base facts changed, or the record does not match the stored facts;
+// the caller then evaluates from scratch (reasoner.Infer, or Materialise
+// and Write). An error leaves the store as it was.
+func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt eval.Options, co CatchupOptions) (CatchupResult, error) {
+	res := CatchupResult{Start: time.Now()}
+	if co.Parse == nil {
+		return res, errors.New("reasoner: Catchup: CatchupOptions.Parse is nil")
+	}
+	describe := func(s string) {
+		if co.Describe != nil {
+			co.Describe(s)
+		}
+	}
+	ms, err := st.Materialised()
+	if err != nil {
+		return res, err
+	}
+	if ms.Program == nil {
+		res.Recompute = true
+		return res, nil
+	}
+	recompute := func(why string) (CatchupResult, error) {
+		res.Recompute, res.Why = true, why
+		return res, nil
+	}
+	if ms.Overflow {
+		return recompute(fmt.Sprintf("more than %d base facts changed since the last infer", store.MaxChangeLog))
+	}
+	record := RecordOf(prog, opt)
+	if RecordCurrent(ms, record) {
+		res.Current = true
+		if !co.Keep {
+			return res, nil
+		}
+	}
+	old, min, err := DecodeRecord(ms.Program, func(src string) (*datalog.Program, error) {
+		return co.Parse("record", src)
+	})
+	if err != nil {
+		return recompute(fmt.Sprintf("the store's record of the last infer cannot be read (%v)", err))
+	}
+	changes := make([]FactChange, len(ms.Changes))
+	for i, ch := range ms.Changes {
+		changes[i] = FactChange{Fact: ch.Fact, Added: ch.Added}
+	}
+	describe("reading the stored derived facts")
+	m, err := Resume(ctx, st, old, min, changes, opt)
+	switch {
+	case errors.Is(err, ErrStaleRecord), errors.Is(err, eval.ErrInvalidProgram):
+		return recompute(fmt.Sprintf("the stored derived facts cannot be updated (%v)", err))
+	case err != nil:
+		return res, err
+	}
+	res.Resumed = time.Now()
+	describe("updating")
+	ch, err := m.Apply(ctx, Delta{Base: changes, Program: prog, Validated: co.Validated, Record: record})
+	if err != nil {
+		return res, err
+	}
+	res.Applied = time.Now()
+	res.Change = ch
+	res.Changed = ch.Full || ch.Added+ch.Removed+ch.Reweighted+ch.Proofs > 0 || len(changes) > 0 ||
+		!bytes.Equal(m.Record(), ms.Program)
+	if res.Changed {
+		describe("storing the changes")
+		if err := m.WriteUpdate(ctx, ch); err != nil {
+			return res, err
+		}
+	}
+	res.M = m
+	return res, nil
+}
