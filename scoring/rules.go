@@ -8,6 +8,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/linkpred"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
@@ -49,8 +50,10 @@ type AggOverride struct {
 // candidate is scored by an aggregator over the confidences each rule
 // gives it. Each relation is ranked as the program's @aggregate directives
 // say, unless how overrides them; the slot prior, where it applies, ranks
-// the candidates no rule reaches. The grouped aggregator groups the rules
-// by their predictions on qs (never by the answers). snap is st's snapshot
+// the candidates no rule reaches. The grouped aggregator groups a
+// relation's rules as the query policy does (policy.Groups: by their
+// predictions on the relation's group triples, never on qs, so that
+// eval, query and serve group them alike). snap is st's snapshot
 // when the caller holds one (nil: take it). Score one query per call
 // (Options.BatchSize RuleBatch) to keep the memory of the candidate lists
 // to one query's per worker.
@@ -83,36 +86,10 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 	if err != nil {
 		return nil, nil, err
 	}
-	// Groups of redundant rules, per threshold, computed on demand from
-	// sketches of the rules' predictions on qs (made once).
-	groups := map[float64][]int32{}
-	var sk *linkpred.RuleSketches
-	group := func(threshold float64) ([]int32, error) {
-		if g, ok := groups[threshold]; ok {
-			return g, nil
-		}
-		if sk != nil {
-			g := sk.Groups(threshold)
-			groups[threshold] = g
-			return g, nil
-		}
-		s := linkpred.NewRuleSketches(len(prog.Rules))
-		for qi, q := range qs {
-			err := rs.hits(ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
-				for _, h := range hits {
-					s.Add(int(h.Rule), linkpred.PairKey(uint32(qi), id))
-				}
-			})
-			if err != nil {
-				return nil, err
-			}
-		}
-		sk = s
-		g := sk.Groups(threshold)
-		groups[threshold] = g
-		return g, nil
-	}
-	variantOf := func(a datalog.Aggregate) (ruleVariant, error) {
+	// variantOf is the variant of directive a for relation rel; grouped
+	// groups rel's rules as the query policy does (policy.Groups: by their
+	// predictions on rel's group triples, never on qs).
+	variantOf := func(a datalog.Aggregate, rel string) (ruleVariant, error) {
 		switch how.Method {
 		case "max":
 			a = datalog.Aggregate{Method: "max", Params: a.Params}
@@ -129,9 +106,11 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 			a.Params = append(slices.DeleteFunc(slices.Clone(a.Params), func(p datalog.Param) bool { return p.Name == "prior" }),
 				datalog.Param{Name: "prior", Value: p})
 		}
-		return aggregatorOf(a, group)
+		return aggregatorOf(a, func(threshold float64) ([]int32, error) {
+			return policy.Groups(ctx, st, rs.eng, prog, rel, threshold)
+		})
 	}
-	if rs.def, err = variantOf(prog.Aggregation("")); err != nil {
+	if rs.def, err = variantOf(prog.Aggregation(""), ""); err != nil {
 		return nil, nil, err
 	}
 	for _, q := range qs {
@@ -139,11 +118,11 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 			continue
 		}
 		a := prog.Aggregation(rs.names[q.Rel])
-		if a.Pred == "" {
+		if a.Pred == "" && a.Method != "grouped" && how.Method != "grouped" {
 			rs.byRel[q.Rel] = rs.def
 			continue
 		}
-		v, err := variantOf(a)
+		v, err := variantOf(a, rs.names[q.Rel])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -152,31 +131,34 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 	return rs, ents, nil
 }
 
-// aggregatorOf turns an @aggregate directive into a ranking variant; group
-// returns the rule groups of the grouped method for a threshold.
-func aggregatorOf(a datalog.Aggregate, group func(threshold float64) ([]int32, error)) (ruleVariant, error) {
-	v := ruleVariant{prior: a.Value("prior") == 1, desc: a}
-	switch a.Method {
-	case "max":
+// aggregatorOf turns an @aggregate directive into a ranking variant, with
+// the meaning the query policy gives it (policy.FromDirective); group
+// returns the rule groups of the grouped method for an overlap.
+func aggregatorOf(a datalog.Aggregate, group func(overlap float64) ([]int32, error)) (ruleVariant, error) {
+	if _, ok := datalog.AggregateMethods[a.Method]; !ok {
+		return ruleVariant{}, pkgerr.Newf("linkpred: unknown aggregation %q", a.Method)
+	}
+	c := policy.FromDirective(a)
+	v := ruleVariant{prior: c.Prior, desc: a}
+	switch c.Method {
+	case policy.Max:
 		v.agg, v.red, v.lazy = linkpred.Max, linkpred.MaxReduction, linkpred.MaxLazy
-	case "noisy_or":
-		top := int(a.Value("top"))
+	case policy.NoisyOr:
+		top := c.Top
 		v.agg, v.red, v.lazy = linkpred.NoisyOr(top), linkpred.NoisyOrReduction(top), linkpred.NoisyOrLazy(top)
 		v.top = top
 		if top <= 0 {
 			v.top = -1
 		}
-	case "grouped":
+	case policy.Grouped:
 		if group == nil {
-			return v, pkgerr.Errorf("linkpred: ", "linkpred: grouped aggregation needs the queries to group rules on")
+			return v, pkgerr.Newf("linkpred: grouped aggregation needs the rules' groups")
 		}
-		g, err := group(a.Value("threshold"))
+		g, err := group(c.Overlap)
 		if err != nil {
 			return v, err
 		}
 		v.agg, v.top = linkpred.GroupedNoisyOr(g), -1
-	default:
-		return v, pkgerr.Errorf("linkpred: ", "linkpred: unknown aggregation %q", a.Method)
 	}
 	return v, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/combine"
 	"github.com/drumql/drumql/store"
@@ -26,8 +27,9 @@ type QueryRequest struct {
 	// Min drops answers below this confidence (0: none dropped beyond the
 	// threshold the derived facts were stored at).
 	Min float64 `json:"min,omitempty"`
-	// Combine is "max" or "noisy-or" ("": what the program's @aggregate
-	// directive records for the predicate, as drumql query does).
+	// Combine is "max", "noisy-or" or "grouped" ("": what the program's
+	// @aggregate directive records for the predicate; policy.Combine, as
+	// drumql query does).
 	Combine string `json:"combine,omitempty"`
 	// Explain attaches the best proof to every answer.
 	Explain bool `json:"explain,omitempty"`
@@ -78,6 +80,20 @@ func stored(st store.Store, pred string) (bool, error) {
 func (s *Server) dropPrepared() {
 	s.checker.Store(nil)
 	s.noisyOr.Store(nil)
+	s.pol.Store(nil)
+}
+
+// policy returns the query policy of the current state, made once per
+// state. The caller holds the read lock.
+func (s *Server) policy() *policy.Policy {
+	if p := s.pol.Load(); p != nil {
+		return p
+	}
+	p := policy.New(s.st, s.prog)
+	if !s.pol.CompareAndSwap(nil, p) {
+		return s.pol.Load()
+	}
+	return p
 }
 
 // storedNoisyOr returns the noisy-or rescoring over the stored
@@ -185,22 +201,6 @@ func (s *Server) evalError(w http.ResponseWriter, ctx context.Context, err error
 	}
 }
 
-// combination resolves how answers are combined: the request's choice, or
-// what the program's @aggregate directive records for pred (as drumql
-// query does): noisy-or over each answer's top rules (0: all), or max.
-func combination(asked string, prog *datalog.Program, pred string) (method string, top int) {
-	if asked != "" {
-		return asked, 0
-	}
-	switch a := prog.Aggregation(pred); a.Method {
-	case "noisy_or":
-		return "noisy-or", int(a.Value("top"))
-	case "grouped":
-		return "noisy-or", int(datalog.Aggregate{Method: "noisy_or"}.Value("top"))
-	}
-	return "max", 0
-}
-
 // answers evaluates q: a lookup of the stored facts (the materialisation
 // is up to date), rescored by noisy-or over the program's rules when the
 // combination says so.
@@ -212,7 +212,11 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 	opt := reasoner.Options{Min: req.Min, Explain: req.Explain, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
 	var as []reasoner.Answer
 	held := false
-	method, top := combination(req.Combine, s.prog, q.Pred)
+	comb, err := policy.Combine(req.Combine, s.prog, q.Pred)
+	if err != nil {
+		return nil, err
+	}
+	method := comb.Method
 	// The store holds the program's fixpoint at the request's threshold
 	// (the materialisation's, or none asked): noisy-or applies the
 	// head's rules once to it, and they never derive an answer above its
@@ -224,10 +228,10 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 		// without scanning its derived facts; for noisy-or, those that
 		// can be among the first top once rescored.
 		switch {
-		case method == "max":
+		case method == policy.Max:
 			as, held, err = s.m.Lookup(ctx, q, req.Min, req.Top)
-		case overFixpoint:
-			as, held, err = s.m.LookupNoisyOr(ctx, q, req.Min, req.Top, top)
+		case overFixpoint && method == policy.NoisyOr:
+			as, held, err = s.m.LookupNoisyOr(ctx, q, req.Min, req.Top, comb.Top)
 		default:
 			as, held, err = s.m.Lookup(ctx, q, req.Min, 0)
 		}
@@ -240,17 +244,14 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 			return nil, err
 		}
 	}
-	if method == "noisy-or" {
-		if overFixpoint {
-			var sn *combine.StoredNoisyOr
+	if method != policy.Max {
+		var sn *combine.StoredNoisyOr
+		if overFixpoint && method == policy.NoisyOr {
 			if sn, err = s.storedNoisyOr(ctx); err != nil {
 				return nil, err
 			}
-			as, err = sn.RescoreFirst(ctx, q, as, top, req.Top)
-		} else {
-			as, err = combine.NoisyOrTop(ctx, s.st, s.prog, q, as, top, opt)
 		}
-		if err != nil {
+		if as, err = s.policy().Rescore(ctx, q, as, comb, opt, sn, req.Top); err != nil {
 			return nil, err
 		}
 	}
@@ -272,8 +273,8 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	case req.Min < 0 || req.Min > 1:
 		writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("min %g: must be in [0, 1]", req.Min)})
 		return
-	case req.Combine != "" && req.Combine != "max" && req.Combine != "noisy-or":
-		writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("combine %q: must be max or noisy-or", req.Combine)})
+	case req.Combine != "" && req.Combine != policy.Max && req.Combine != policy.NoisyOr && req.Combine != policy.Grouped:
+		writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("combine %q: must be max, noisy-or or grouped", req.Combine)})
 		return
 	}
 	q, ok := parseAtom(w, req.Query)
@@ -323,8 +324,11 @@ var errTooManyAnswers = fmt.Errorf("more answers than the fact cap: %w", reasone
 // them: more is ErrTooManyFacts); otherwise the answers are those of
 // answers, sorted. The caller holds the read lock.
 func (s *Server) streamAnswers(ctx context.Context, q datalog.Atom, vars []string, req QueryRequest) ([]reasoner.Answer, error) {
-	method, _ := combination(req.Combine, s.prog, q.Pred)
-	if len(vars) == 0 || method != "max" || req.Explain {
+	comb, err := policy.Combine(req.Combine, s.prog, q.Pred)
+	if err != nil {
+		return nil, err
+	}
+	if len(vars) == 0 || comb.Method != policy.Max || req.Explain {
 		return s.answers(ctx, q, req)
 	}
 	ok, err := stored(s.st, q.Pred)

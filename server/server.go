@@ -17,6 +17,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/combine"
 	"github.com/drumql/drumql/reasoner/maintain"
@@ -87,7 +88,10 @@ type Server struct {
 	// noisyOr rescores answers by noisy-or over the stored
 	// materialisation; an update drops it too, the next noisy-or query
 	// prepares it again (noisyOrMu: once, not by every client at once).
-	noisyOr   atomic.Pointer[combine.StoredNoisyOr]
+	noisyOr atomic.Pointer[combine.StoredNoisyOr]
+	// pol is the query policy of the current state (the rules' groups,
+	// prepared once; see policy), dropped by an update.
+	pol       atomic.Pointer[policy.Policy]
 	noisyOrMu sync.Mutex
 	m         *maintain.Materialisation
 	updated   time.Time

@@ -15,6 +15,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/combine"
 	"github.com/drumql/drumql/reasoner/maintain"
@@ -30,36 +31,11 @@ type queryCmd struct {
 	Top       int      `placeholder:"N" help:"Print only the N best answers (0: all)."`
 	Count     bool     `help:"Print only the number of answers."`
 	Format    string   `enum:"table,tsv,json" default:"table" help:"Output format: table, tsv or json."`
-	Combine   string   `enum:",max,noisy-or" default:"" help:"Confidence of an answer: max (the best derivation) or noisy-or over the rules that derive it. Default: what the rule files' @aggregate directive records for the query's predicate: noisy_or(top = k) is noisy-or over each answer's k best rules, grouped is treated as noisy-or over the 5 best, max or no directive is max."`
+	Combine   string   `enum:",max,noisy-or,grouped" default:"" help:"Confidence of an answer: max (the best derivation), noisy-or over the rules that derive it, or grouped (noisy-or across groups of redundant rules, max inside a group). Default: what the rule files' @aggregate directive records for the query's predicate: noisy_or(top = k) is noisy-or over each answer's k best rules, grouped(threshold = t) groups the rules as eval does, max or no directive is max."`
 	Explain   bool     `help:"Print the best proof of the top answer (with --format json, every answer carries its proof)."`
 	Unordered bool     `help:"Print answers as the evaluator reads them out, unsorted, without holding them (table columns are not aligned); with --combine max only."`
 	Threads   int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 	MaxMemory string   `placeholder:"SIZE" help:"Stop with an error when the Go runtime holds more than SIZE of memory while evaluating (e.g. 8G; default: the available memory; off: no cap). A goal-directed query over a large mined program can need as much as infer."`
-}
-
-// combination is how query scores answers: "max", or "noisy-or" over each
-// answer's top best rules (0: all).
-type combination struct {
-	method string
-	top    int
-	note   string // why, when not asked on the command line
-}
-
-// queryCombination resolves --combine: the flag when given, else what the
-// program's @aggregate directives record for pred.
-func queryCombination(flag string, prog *datalog.Program, pred string) combination {
-	if flag != "" {
-		return combination{method: flag}
-	}
-	a := prog.Aggregation(pred)
-	switch a.Method {
-	case "noisy_or":
-		return combination{method: "noisy-or", top: int(a.Value("top")), note: a.Describe()}
-	case "grouped":
-		return combination{method: "noisy-or", top: int(datalog.Aggregate{Method: "noisy_or"}.Value("top")),
-			note: a.Describe() + ", scored as noisy-or"}
-	}
-	return combination{method: "max"}
 }
 
 // Help is shown under the command's usage.
@@ -73,9 +49,11 @@ Datalog interpreter.
 
 Without --combine, an answer's confidence is combined as the rule files'
 @aggregate directive for the query's predicate says: noisy_or(top = k) gives
-noisy-or over the answer's k best rules (1 - the product of 1 - c), grouped is
-treated as noisy-or over the 5 best rules (the grouping of redundant rules is
-for eval's ranking), and max or no directive gives the best derivation.
+noisy-or over the answer's k best rules (1 - the product of 1 - c), grouped
+gives noisy-or across groups of redundant rules (max inside a group; the
+rules are grouped by their predictions on the relation's triples of the valid
+split, or its facts, as eval and serve group them), and max or no directive
+gives the best derivation.
 
 The threshold belongs to the program: derivations whose confidence is below
 the --rules files' @min directive (drumql mine writes @min 0.1; merged files
@@ -149,10 +127,14 @@ func (c *queryCmd) Run(e *env) error {
 		thresholdNote(e.stderr, stats, th, "answers", "are not counted")
 		return nil
 	}
-	comb := queryCombination(c.Combine, prog, q.Atom.Pred)
+	comb, err := policy.Combine(c.Combine, prog, q.Atom.Pred)
+	if err != nil {
+		return inputErr(err)
+	}
+	pol := policy.New(st, prog)
 	vars := queryVars(q.Atom)
 	if c.Unordered && len(vars) > 0 { // a ground query has one answer at most
-		if comb.method != "max" {
+		if comb.Method != policy.Max {
 			return inputErr(fmt.Errorf("--unordered needs --combine max (noisy-or rescores answers after they are all known)"))
 		}
 		if err := streamAnswers(e, st, answerProg, q.Atom, opt, vars, c.Format, c.Top); err != nil {
@@ -163,10 +145,10 @@ func (c *queryCmd) Run(e *env) error {
 	}
 	var answers []reasoner.Answer
 	decided := 0.0 // the threshold that decided the --top best, when above th.min
-	if c.Top > 0 && (!stored || comb.method == "max") {
+	if c.Top > 0 && comb.Method != policy.Grouped && (!stored || comb.Method == policy.Max) {
 		// the N best at falling thresholds (over the stored fixpoint, one
 		// pass), each kept in a bounded heap, not every answer sorted
-		best, err := combine.QueryBest(e.ctx, st, answerProg, q.Atom, c.Top, combine.Scoring{NoisyOr: comb.method == "noisy-or", Top: comb.top}, opt)
+		best, err := combine.QueryBest(e.ctx, st, answerProg, q.Atom, c.Top, combine.Scoring{NoisyOr: comb.Method == policy.NoisyOr, Top: comb.Top}, opt)
 		if err != nil {
 			return queryErr(err)
 		}
@@ -174,15 +156,15 @@ func (c *queryCmd) Run(e *env) error {
 		if best.Min > max(th.min, reasoner.Exact) {
 			decided = best.Min
 		}
-		if comb.method == "noisy-or" {
+		if comb.Method == policy.NoisyOr {
 			combinationNote(e, comb)
 		}
 	} else {
 		if answers, err = reasoner.Query(e.ctx, st, answerProg, q.Atom, opt); err != nil {
 			return queryErr(err)
 		}
-		if comb.method == "noisy-or" {
-			if answers, err = rescoreNoisyOr(e, st, prog, q.Atom, answers, comb, opt, stored, c.Top); err != nil {
+		if comb.Method != policy.Max {
+			if answers, err = rescore(e, st, pol, q.Atom, answers, comb, opt, stored, c.Top); err != nil {
 				return err
 			}
 		}
@@ -217,20 +199,19 @@ func (c *queryCmd) Run(e *env) error {
 	return nil
 }
 
-// rescoreNoisyOr rescores answers of q by noisy-or over prog's rules, as
-// comb says: once over the stored facts when they are prog's fixpoint
-// (stored; only the first `first` answers when first > 0), or by
-// evaluating prog again.
-func rescoreNoisyOr(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, answers []reasoner.Answer, comb combination, opt reasoner.Options, stored bool, first int) ([]reasoner.Answer, error) {
-	var err error
-	if stored {
-		var sn *combine.StoredNoisyOr
-		if sn, err = combine.PrepareStoredNoisyOr(e.ctx, st, prog, opt); err == nil {
-			answers, err = sn.RescoreFirst(e.ctx, q, answers, comb.top, first)
+// rescore rescores answers of q as the query policy does with comb: over
+// the stored facts when they are the program's fixpoint (stored; noisy-or
+// rescores only the first `first` answers when first > 0), or by
+// evaluating the program again.
+func rescore(e *env, st store.Store, pol *policy.Policy, q datalog.Atom, answers []reasoner.Answer, comb policy.Combination, opt reasoner.Options, stored bool, first int) ([]reasoner.Answer, error) {
+	var sn *combine.StoredNoisyOr
+	if stored && comb.Method == policy.NoisyOr {
+		var err error
+		if sn, err = combine.PrepareStoredNoisyOr(e.ctx, st, pol.Program(), opt); err != nil {
+			return nil, err
 		}
-	} else {
-		answers, err = combine.NoisyOrTop(e.ctx, st, prog, q, answers, comb.top, opt)
 	}
+	answers, err := pol.Rescore(e.ctx, q, answers, comb, opt, sn, first)
 	if err != nil {
 		return nil, err
 	}
@@ -240,9 +221,9 @@ func rescoreNoisyOr(e *env, st store.Store, prog *datalog.Program, q datalog.Ato
 
 // combinationNote says, unless quiet, how answers were combined when the
 // rule files' directive chose it.
-func combinationNote(e *env, comb combination) {
-	if comb.note != "" && e.showProgress() {
-		fmt.Fprintf(e.stderr, "confidences combined by %s, as the rule files' @aggregate directive says (--combine max for the best derivation)\n", comb.note)
+func combinationNote(e *env, comb policy.Combination) {
+	if comb.Directive != "" && e.showProgress() {
+		fmt.Fprintf(e.stderr, "confidences combined by %s, as the rule files' @aggregate directive says (--combine max for the best derivation)\n", comb.Directive)
 	}
 }
 

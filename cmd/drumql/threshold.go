@@ -8,6 +8,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/english"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 )
 
@@ -45,28 +46,13 @@ type threshold struct {
 }
 
 // resolveMin returns the threshold of an evaluation of prog (nil: none)
-// with --min flag (0: not given): the flag when given, else the program's
-// threshold (the smallest of its @min directives), else none. It is what
-// the reasoner does with Options.Min 0; the commands pass the resolved
-// value so that every evaluation of one command (a query and its noisy-or
-// rescoring) applies the same threshold, and to name its source.
+// with --min flag (0: not given), as the query policy resolves it
+// (policy.ResolveMin): the commands pass the resolved value so that every
+// evaluation of one command (a query and its rescoring) applies the same
+// threshold, and to name its source.
 func resolveMin(flag float64, prog *datalog.Program) threshold {
-	if flag > 0 {
-		return threshold{min: flag, source: "--min"}
-	}
-	if prog == nil {
-		return threshold{}
-	}
-	m, ok := prog.Threshold()
-	if !ok {
-		return threshold{}
-	}
-	for _, t := range prog.Thresholds {
-		if t.Min == m {
-			return threshold{min: m, source: "@min in " + t.Pos.File}
-		}
-	}
-	return threshold{min: m, source: "@min"}
+	t := policy.ResolveMin(flag, prog)
+	return threshold{min: t.Min, source: t.Source}
 }
 
 // warnThresholds prints one warning on w when prog's files set different

@@ -28,12 +28,13 @@ var allowed = map[string][]string{
 	"miner":    {"datalog", "store"},
 	"linkpred": {"store"},
 	"cluster":  {"miner"},
-	"server":   {"reasoner", "store", "datalog", "parser", "linkpred", "wire"},
+	"server":   {"reasoner", "store", "datalog", "parser", "linkpred", "wire", "policy"},
+	"policy":   {"reasoner", "store", "datalog", "linkpred"},
 	"wire":     {"datalog", "reasoner", "store"},
 	"rulefile": {"datalog", "parser"},
 	"mining":   {"miner", "scoring", "cluster", "reasoner", "linkpred", "store", "datalog", "rulefile"},
 	"exchange": {"datalog"},
-	"scoring":  {"linkpred", "miner", "reasoner", "store", "datalog"},
+	"scoring":  {"linkpred", "miner", "reasoner", "store", "datalog", "policy"},
 }
 
 // leafImports lists, per package under internal/, the other packages
@@ -93,6 +94,7 @@ var thirdParty = map[string][]string{
 	"wire":     {},
 	"rulefile": {},
 	"mining":   {},
+	"policy":   {},
 }
 
 // testOnly lists what a package's tests may import beyond what the package
@@ -105,6 +107,8 @@ var testOnly = map[string][]string{
 	"cluster": {"github.com/nats-io/nats-server/v2", "datalog", "store"},
 	// rules and programs written in the dialect's text; txtar test cases
 	"reasoner": {"parser", "golang.org/x/tools/txtar"},
+	// rules written in the dialect's text
+	"policy": {"parser"},
 	// the web page driven in headless Chromium
 	"server": {"github.com/chromedp/chromedp", "github.com/chromedp/cdproto"},
 	// rules written in the dialect's text

@@ -32,37 +32,33 @@ type Best struct {
 	// one the options and the program set when an evaluation at a higher
 	// threshold already knew the best answers for certain.
 	Min float64
-	// Passes is the number of evaluations made, one per threshold tried.
+	// Passes is the number of thresholds QueryBest tried, falling, the last
+	// being Min: 1 when it tried only the threshold the options and the
+	// program set (n <= 0, a program without rules, noisy-or over all of an
+	// answer's rules, or a negated literal or an aggregate from q's
+	// predicate down). A pass is not one evaluation: with noisy-or it may
+	// take two (the answers, then their confidences through each rule).
 	Passes int
 }
 
-// QueryBest returns the n best answers of q (every answer when n <= 0):
-// what Query (and NoisyOrTop, with sc.NoisyOr) followed by a cut to n
-// would return, with confidences equal up to the order in which a
-// derivation's product was taken (see the package documentation on the
-// race).
+// QueryBest returns the n best answers of q, best first (every answer when
+// n <= 0): those that Query returns, rescored by NoisyOrTop over each
+// answer's sc.Top best rules when sc.NoisyOr, cut to n, with confidences
+// equal up to the order in which a derivation's product was taken (see the
+// package documentation on the race). Best.Min is the threshold of the
+// evaluation that decided them, at or above the one opt and prog set
+// (eval.Exact when neither sets one); opt.Stats, if set, receives that
+// evaluation's statistics.
 //
-// It evaluates at falling thresholds: 1 (with max), 1/2, 1/4, then each
-// the square of the last, down to the threshold opt and the program set.
-// With max-product, an evaluation at a threshold τ keeps every derivation
-// of confidence at least τ, and so every fact's best one: the answers of
-// confidence at least τ are exactly those of the evaluation at any lower
-// threshold, with the same confidences. Once n of them are known the rest
-// cannot come before them, and the lower thresholds, which cost more
-// (weaker rules, longer chains, wider demand), are not evaluated. With
-// noisy-or over each answer's k best rules, the confidences through rules
-// below τ are unknown but below τ: an answer's score lies between what its
-// known rules give and what k − (its known rules) more at τ would add, and
-// an answer not found scores below noisy-or of k times τ. The n best are
-// decided when their scores are exact and every other answer's bound is
-// below the n-th.
-//
-// A query over the store alone (prog without rules) is answered in one
-// pass: there is nothing to evaluate. A program that reads, from q's
-// predicate down, a negated literal or an aggregate is evaluated at its
-// own threshold only: a fact cut by a higher threshold can make `not p`
-// stronger or change a count. So is noisy-or over all of an answer's
-// rules, which a threshold does not bound.
+// To cost less than Query, it evaluates at falling thresholds (1 with max,
+// 1/2, 1/4, then each the square of the last) and stops at the first that
+// decides the n best: with max-product, an evaluation at τ finds every
+// answer of confidence at least τ with its exact confidence. It evaluates
+// once, at the threshold opt and prog set, when n <= 0, when prog has no
+// rules, for noisy-or with sc.Top <= 0 (all rules, which a threshold does
+// not bound), and when a rule from q's predicate down reads a negated
+// literal or an aggregate (a fact cut by a higher threshold can make `not
+// p` stronger or change a count).
 func QueryBest(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, n int, sc Scoring, opt eval.Options) (Best, error) {
 	if prog == nil {
 		prog = &datalog.Program{}
@@ -236,7 +232,11 @@ func keep(a eval.Answer) eval.Answer {
 
 // bestNoisyOr returns the n best answers of q evaluated at opt.Min and
 // rescored by noisy-or over each one's top best rules, and whether they
-// are certain (always when last).
+// are certain (always when last). At τ = opt.Min an answer's score lies
+// between noisy-or of its known rules and that list padded with τ up to
+// top, and an answer not found scores below noisy-or of top times τ; the n
+// best are decided when their scores are exact and no other answer whose
+// score is not exact has a bound reaching the n-th.
 func bestNoisyOr(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, n, top int, last bool, opt eval.Options) ([]eval.Answer, bool, error) {
 	tau := opt.Min
 	answers, err := query.Query(ctx, st, prog, q, opt)
@@ -254,7 +254,7 @@ func bestNoisyOr(ctx context.Context, st store.Store, prog *datalog.Program, q d
 	if len(answers) < n {
 		return nil, false, nil
 	}
-	confs, _, err := ruleConfs(ctx, st, prog, q, opt)
+	confs, _, err := ruleConfs(ctx, st, prog, q, opt, nil)
 	if err != nil {
 		return nil, false, err
 	}

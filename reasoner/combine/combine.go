@@ -3,6 +3,8 @@ package combine
 import (
 	"cmp"
 	"context"
+	"github.com/drumql/drumql/internal/pkgerr"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,7 +41,7 @@ func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q da
 	if prog == nil {
 		return answers, nil
 	}
-	confs, ok, err := ruleConfs(ctx, st, prog, q, opt)
+	confs, ok, err := ruleConfs(ctx, st, prog, q, opt, nil)
 	if err != nil || !ok {
 		return answers, err
 	}
@@ -50,7 +52,11 @@ func NoisyOrTop(ctx context.Context, st store.Store, prog *datalog.Program, q da
 // through each rule of q's predicate that derives it, in program order,
 // keyed by the answer's values joined by NUL; ok is false when q's
 // predicate has no rule.
-func ruleConfs(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt eval.Options) (confs map[string][]float64, ok bool, err error) {
+//
+// With group, an answer's confidences are per group of rules instead: its
+// best confidence through the rules of each group (see Grouped), in order
+// of each group's first rule.
+func ruleConfs(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, opt eval.Options, group []int32) (confs map[string][]float64, ok bool, err error) {
 	// One auxiliary predicate for the rules of the query's predicate: each
 	// rule's head, tagged with the rule's index as a first argument, with
 	// the rule's body. One query over it gives every answer's confidence
@@ -67,8 +73,41 @@ func ruleConfs(ctx context.Context, st store.Store, prog *datalog.Program, q dat
 	if err != nil {
 		return nil, false, err
 	}
-	confs, err = ruleConfsOf(q, as)
+	confs, err = ruleConfsOf(q, as, group)
 	return confs, err == nil, err
+}
+
+// Grouped rescores answers as NoisyOr does, across groups of redundant
+// rules (SAFRAN's combination): an answer's confidence becomes the
+// noisy-or, over the groups of the rules that derive it, of its best
+// confidence through the rules of each group, taken highest first, when
+// that is higher than the confidence it has. group[i] is the group of
+// prog's rule i; a rule outside group is a group of its own, so a nil group
+// is NoisyOr. The result is sorted by confidence, descending, then by
+// values; answers is not modified.
+func Grouped(ctx context.Context, st store.Store, prog *datalog.Program, q datalog.Atom, answers []eval.Answer, group []int32, opt eval.Options) ([]eval.Answer, error) {
+	if prog == nil {
+		return answers, nil
+	}
+	if group == nil {
+		group = []int32{}
+	}
+	confs, ok, err := ruleConfs(ctx, st, prog, q, opt, group)
+	if err != nil || !ok {
+		return answers, err
+	}
+	// every group counts; highest first, as the rescoring of the top k
+	// best rules takes them
+	return rescored(answers, confs, math.MaxInt), nil
+}
+
+// groupOf is rule's group: group[rule], or -1-rule, a group of its own,
+// for a rule outside group.
+func groupOf(group []int32, rule int) int64 {
+	if rule < len(group) && group[rule] >= 0 {
+		return int64(group[rule])
+	}
+	return -1 - int64(rule)
 }
 
 // headRules returns the indices of prog's rules whose head predicate is
@@ -104,8 +143,11 @@ func ruleTaggedAtom(q datalog.Atom, aux string) datalog.Atom {
 
 // ruleConfsOf returns, from as, the answers of q's tagged atom
 // (ruleTaggedAtom), each answer's confidences through the rules that
-// derive it, in program order, keyed by its values joined by NUL.
-func ruleConfsOf(q datalog.Atom, as []eval.Answer) (map[string][]float64, error) {
+// derive it, in program order, keyed by its values joined by NUL; with
+// group, its best confidence through each group of rules (group[i] is the
+// group of rule i; a rule outside group is a group of its own), in order of
+// each group's first rule.
+func ruleConfsOf(q datalog.Atom, as []eval.Answer, group []int32) (map[string][]float64, error) {
 	// Per answer, its confidence through each rule that derives it, in
 	// program order.
 	type ruleConf struct {
@@ -117,7 +159,7 @@ func ruleConfsOf(q datalog.Atom, as []eval.Answer) (map[string][]float64, error)
 	for _, x := range as {
 		i, err := strconv.Atoi(x.Values[0])
 		if err != nil {
-			return nil, eval.Errorf("reasoner: noisy-or %s: rule tag %q: %w", q, x.Values[0], err)
+			return nil, pkgerr.Newf("reasoner: noisy-or %s: rule tag %q: %w", q, x.Values[0], err)
 		}
 		k := keyOf(x.Values[1:])
 		byAnswer[k] = append(byAnswer[k], ruleConf{i, x.Confidence})
@@ -125,9 +167,23 @@ func ruleConfsOf(q datalog.Atom, as []eval.Answer) (map[string][]float64, error)
 	confs := make(map[string][]float64, len(byAnswer))
 	for k, rcs := range byAnswer {
 		slices.SortFunc(rcs, func(a, b ruleConf) int { return cmp.Compare(a.rule, b.rule) })
-		cs := make([]float64, len(rcs))
-		for j, rc := range rcs {
-			cs[j] = rc.c
+		cs := make([]float64, 0, len(rcs))
+		var seen map[int64]int // group -> its place in cs
+		for _, rc := range rcs {
+			if group == nil {
+				cs = append(cs, rc.c)
+				continue
+			}
+			g := groupOf(group, rc.rule)
+			if seen == nil {
+				seen = map[int64]int{}
+			}
+			if j, ok := seen[g]; ok {
+				cs[j] = max(cs[j], rc.c)
+				continue
+			}
+			seen[g] = len(cs)
+			cs = append(cs, rc.c)
 		}
 		confs[k] = cs
 	}

@@ -3,6 +3,7 @@ package combine
 import (
 	"cmp"
 	"context"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"slices"
 	"sync"
 
@@ -135,12 +136,12 @@ func (s *StoredNoisyOr) Rescore(ctx context.Context, q datalog.Atom, answers []e
 	}
 	as, loadErr, err := s.en.EvalShared(ctx, p, ruleTaggedAtom(q, storedAux(q.Pred)))
 	if err == nil && loadErr != nil {
-		err = eval.Errorf("reasoner: noisy-or %s: %w", q, loadErr)
+		err = pkgerr.Newf("reasoner: noisy-or %s: %w", q, loadErr)
 	}
 	if err != nil {
 		return nil, err
 	}
-	confs, err := ruleConfsOf(q, as)
+	confs, err := ruleConfsOf(q, as, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,119 @@
+package policy
+
+import (
+	"context"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/linkpred"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
+)
+
+// MaxGroupTriples bounds the group triples of a relation: the rules'
+// predictions for at most this many of its triples, asked in both
+// directions, decide its groups.
+const MaxGroupTriples = 200
+
+// GroupSplit is the split whose triples of a relation are its group
+// triples when it has any.
+const GroupSplit = "valid"
+
+// RuleHits is rule application for link prediction, as [reasoner.Engine]
+// gives it: fn is called once per candidate of the query (head, given, ?)
+// (or (?, given) of head when inverse) with the confidences its rules
+// give it.
+type RuleHits interface {
+	EachRuleHit(ctx context.Context, head, given string, inverse bool, fn func(id store.ID, hits []reasoner.RuleScore)) error
+}
+
+// PrepareRules prepares prog's rules applied once to st's base facts, as
+// eval applies them (at reasoner.RankMin), for [Groups]. snap is st's
+// snapshot when the caller holds one (nil: taken when needed).
+func PrepareRules(ctx context.Context, st store.Store, prog *datalog.Program, snap *store.Snapshot) (*reasoner.Engine, error) {
+	return reasoner.Prepare(ctx, st, prog, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, Snapshot: snap, LazyLoad: true})
+}
+
+// GroupTriples returns the group triples of pred: its triples in st's
+// GroupSplit when there are any, else its base facts; at most
+// MaxGroupTriples of them, evenly spread over those in the order the store
+// yields them. A predicate the store does not know has none.
+func GroupTriples(st store.Store, pred string) ([]store.Triple, error) {
+	rel, ok, err := st.Lookup(pred)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var ts []store.Triple
+	splits, err := st.Splits()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range splits {
+		if s != GroupSplit {
+			continue
+		}
+		for t, err := range st.Split(s) {
+			if err != nil {
+				return nil, err
+			}
+			if t.R == rel {
+				ts = append(ts, t)
+			}
+		}
+	}
+	if len(ts) == 0 {
+		for f, err := range st.Scan(rel) {
+			if err != nil {
+				return nil, err
+			}
+			if len(f.Args) == 2 {
+				ts = append(ts, store.Triple{S: f.Args[0], R: rel, O: f.Args[1]})
+			}
+		}
+	}
+	return spread(ts, MaxGroupTriples), nil
+}
+
+// spread returns at most n of ts, evenly spaced, in order.
+func spread(ts []store.Triple, n int) []store.Triple {
+	if len(ts) <= n {
+		return ts
+	}
+	out := make([]store.Triple, n)
+	for i := range out {
+		out[i] = ts[i*len(ts)/n]
+	}
+	return out
+}
+
+// Groups returns the groups of prog's rules of head pred: group[i] for
+// prog.Rules[i]. Two rules are linked when the Jaccard overlap of their
+// predictions for pred's group triples (GroupTriples, each asked for its
+// tail and for its head) reaches overlap (linkpred.RuleSketches.Groups);
+// groups are the connected sets of linked rules, numbered in order of
+// their first rule. Rules of other heads predict nothing here and are
+// groups of their own. The result depends on st and prog only.
+func Groups(ctx context.Context, st store.Store, hits RuleHits, prog *datalog.Program, pred string, overlap float64) ([]int32, error) {
+	ts, err := GroupTriples(st, pred)
+	if err != nil {
+		return nil, err
+	}
+	sk := linkpred.NewRuleSketches(len(prog.Rules))
+	for i, t := range ts {
+		for dir, given := range []store.ID{t.S, t.O} {
+			name, err := st.Name(given)
+			if err != nil {
+				return nil, err
+			}
+			qi := uint32(2*i + dir)
+			err = hits.EachRuleHit(ctx, pred, name, dir == 1, func(id store.ID, hs []reasoner.RuleScore) {
+				for _, h := range hs {
+					sk.Add(int(h.Rule), linkpred.PairKey(qi, uint32(id)))
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return sk.Groups(overlap), nil
+}
