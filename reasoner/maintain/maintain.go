@@ -3,6 +3,7 @@ package maintain
 import (
 	"context"
 	"errors"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"slices"
 	"strings"
 	"time"
@@ -184,7 +185,7 @@ func materialise(ctx context.Context, st store.Store, syms *eval.Symtab, prog *d
 		m.ruleOf = append(m.ruleOf, m.addRule(&prog.Rules[i]))
 	}
 	if err := e.Load(m.u); err != nil {
-		return nil, eval.InferStats{}, eval.Errorf("reasoner: infer: %w", err)
+		return nil, eval.InferStats{}, pkgerr.Newf("reasoner: infer: %w", err)
 	}
 	for ri, r := range e.Rels {
 		if !r.Internal {
@@ -192,7 +193,7 @@ func materialise(ctx context.Context, st store.Store, syms *eval.Symtab, prog *d
 		}
 	}
 	if err := m.indexFacts(); err != nil {
-		return nil, eval.InferStats{}, eval.Errorf("reasoner: infer: %w", err)
+		return nil, eval.InferStats{}, pkgerr.Newf("reasoner: infer: %w", err)
 	}
 	m.computeActive()
 	defer e.ReleaseBufs()
@@ -202,7 +203,7 @@ func materialise(ctx context.Context, st store.Store, syms *eval.Symtab, prog *d
 			ps = append(ps, e.MakePlan(e.Rules[ri], ri, -1, nil))
 		}
 		if err := e.Fixpoint(s, ps); err != nil {
-			return nil, eval.InferStats{}, eval.Errorf("reasoner: infer: %w", err)
+			return nil, eval.InferStats{}, pkgerr.Newf("reasoner: infer: %w", err)
 		}
 		e.Strata++
 	}
@@ -262,12 +263,12 @@ func (m *Materialisation) Min() float64 { return m.e.Min }
 // discarded.
 func (m *Materialisation) Apply(ctx context.Context, d Delta) (Change, error) {
 	if m.broken != nil {
-		return Change{}, eval.Errorf("reasoner: update: a previous update failed: %w", m.broken)
+		return Change{}, pkgerr.Newf("reasoner: update: a previous update failed: %w", m.broken)
 	}
 	ch, err := m.apply(ctx, d)
 	if err != nil {
 		m.broken = err
-		return Change{}, eval.Errorf("reasoner: update: %w", err)
+		return Change{}, pkgerr.Newf("reasoner: update: %w", err)
 	}
 	if d.Program != nil && d.Record != nil {
 		m.record = d.Record

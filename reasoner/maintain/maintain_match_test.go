@@ -149,11 +149,14 @@ func TestMatchRules(t *testing.T) {
 	}
 }
 
-// TestRecordAfterApply checks what Delta.Record relies on: after an update
-// to a program, the materialisation's Record is RecordOf the program with
-// the materialisation's options, whether the update was incremental, raised
-// the threshold, or lowered it (a recomputation) — so a caller's RecordOf
-// can stand for it.
+// TestRecordAfterApply checks that after each update to a program made
+// without Delta.Record, the materialisation's Record is RecordOf(the new
+// program, the materialisation's options): after a reweighted rule and
+// after a raised threshold (both incremental), and after a lowered
+// threshold, twice (recomputations, the second also leaving out every rule
+// of p). This is what a caller that sets Delta.Record to its own RecordOf
+// relies on; the test does not set Delta.Record, so it does not check that
+// Apply takes it.
 func TestRecordAfterApply(t *testing.T) {
 	ctx := context.Background()
 	st := newStore(t, "a\te\tb\nb\te\tc\nc\te\td\n")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"slices"
 
 	"github.com/drumql/drumql/datalog"
@@ -57,17 +58,17 @@ func RecordCurrent(ms store.MaterialState, record []byte) bool {
 func DecodeRecord(data []byte, parse func(src string) (*datalog.Program, error)) (*datalog.Program, float64, error) {
 	var rec eval.Record
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, 0, eval.Errorf("reasoner: materialisation record: %w", err)
+		return nil, 0, pkgerr.Newf("reasoner: materialisation record: %w", err)
 	}
 	if rec.Version != 1 {
-		return nil, 0, eval.Errorf("reasoner: materialisation record version %d (this drumql reads 1)", rec.Version)
+		return nil, 0, pkgerr.Newf("reasoner: materialisation record version %d (this drumql reads 1)", rec.Version)
 	}
 	p, err := parse(rec.Program)
 	if err != nil {
-		return nil, 0, eval.Errorf("reasoner: materialisation record: %w", err)
+		return nil, 0, pkgerr.Newf("reasoner: materialisation record: %w", err)
 	}
 	if len(p.Rules)+len(p.Facts) != len(rec.Pos) {
-		return nil, 0, eval.Errorf("reasoner: materialisation record: %d positions for %d statements", len(rec.Pos), len(p.Rules)+len(p.Facts))
+		return nil, 0, pkgerr.Newf("reasoner: materialisation record: %d positions for %d statements", len(rec.Pos), len(p.Rules)+len(p.Facts))
 	}
 	for i := range p.Rules {
 		p.Rules[i].Pos = rec.Pos[i]
@@ -76,7 +77,7 @@ func DecodeRecord(data []byte, parse func(src string) (*datalog.Program, error))
 		p.Facts[i].Pos = rec.Pos[len(p.Rules)+i]
 	}
 	if !(rec.Min > 0 && rec.Min <= 1) {
-		return nil, 0, eval.Errorf("reasoner: materialisation record: threshold %g", rec.Min)
+		return nil, 0, pkgerr.Newf("reasoner: materialisation record: threshold %g", rec.Min)
 	}
 	return p, rec.Min, nil
 }
@@ -102,7 +103,7 @@ func Resume(ctx context.Context, st store.Store, prog *datalog.Program, min floa
 		m.ruleOf = append(m.ruleOf, m.addRule(&prog.Rules[i]))
 	}
 	if err := e.Load(m.u); err != nil {
-		return nil, eval.Errorf("reasoner: resume: %w", err)
+		return nil, pkgerr.Newf("reasoner: resume: %w", err)
 	}
 	for ri, r := range e.Rels {
 		if !r.Internal {
@@ -110,13 +111,13 @@ func Resume(ctx context.Context, st store.Store, prog *datalog.Program, min floa
 		}
 	}
 	if err := m.indexFacts(); err != nil {
-		return nil, eval.Errorf("reasoner: resume: %w", err)
+		return nil, pkgerr.Newf("reasoner: resume: %w", err)
 	}
 	if err := m.undoBase(base); err != nil {
-		return nil, eval.Errorf("reasoner: resume: %w", err)
+		return nil, pkgerr.Newf("reasoner: resume: %w", err)
 	}
 	if err := m.loadDerived(); err != nil {
-		return nil, eval.Errorf("reasoner: resume: %w", err)
+		return nil, pkgerr.Newf("reasoner: resume: %w", err)
 	}
 	e.Derived = m.countDerived() // the facts the cap counts, stored ones too
 	m.computeActive()
@@ -475,10 +476,10 @@ func (m *Materialisation) Write(ctx context.Context) (int, error) {
 	e.Ctx = ctx
 	w, err := e.PrepareWrite(m.u, map[string]int{})
 	if err != nil {
-		return 0, eval.Errorf("reasoner: write: %w", err)
+		return 0, pkgerr.Newf("reasoner: write: %w", err)
 	}
 	if err := m.st.ReplaceDerivedRecord(ctx, w.Size, m.Record(), w.Facts(e.ReportWrite(w.N))); err != nil {
-		return 0, eval.Errorf("reasoner: write: %w", err)
+		return 0, pkgerr.Newf("reasoner: write: %w", err)
 	}
 	return w.N, nil
 }
@@ -513,7 +514,7 @@ func (m *Materialisation) WriteUpdate(ctx context.Context, ch Change) error {
 			continue
 		}
 		if err := w.PrepareTuple(ri, t, newD); err != nil {
-			return eval.Errorf("reasoner: write: %w", err)
+			return pkgerr.Newf("reasoner: write: %w", err)
 		}
 		if !newD {
 			f := w.Fact(ri, t)
@@ -531,7 +532,7 @@ func (m *Materialisation) WriteUpdate(ctx context.Context, ch Change) error {
 		up.Put = append(up.Put, d)
 	}
 	if err := m.st.UpdateDerived(ctx, up); err != nil {
-		return eval.Errorf("reasoner: write: %w", err)
+		return pkgerr.Newf("reasoner: write: %w", err)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/store"
 )
 
@@ -211,14 +210,6 @@ var (
 	// diagnostics are joined to it).
 	ErrInvalidProgram = errors.New("reasoner: invalid program")
 )
-
-// Errorf is fmt.Errorf for the reasoner's "reasoner: ..." messages: the
-// wrapped errors of the reasoner are formatted without their own
-// "reasoner: ", so that a message names the package once however often it
-// was wrapped (see pkgerr.Errorf); errors.Is and errors.As still see them.
-func Errorf(format string, args ...any) error {
-	return pkgerr.Errorf("reasoner: ", format, args...)
-}
 
 // InferStats reports what Infer did.
 type InferStats struct {

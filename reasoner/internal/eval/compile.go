@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/drumql/drumql/internal/pkgerr"
 	"slices"
 	"strconv"
 
@@ -229,7 +230,7 @@ func (e *Evaluator) CompileRule(u *Unit, i int) (*Crule, error) {
 			return nil, err
 		}
 		if cr.Head.Args[j].V == slotWildcard {
-			return nil, Errorf("reasoner: %s: anonymous variable in the head of %s", r.Pos, r.Head)
+			return nil, pkgerr.Newf("reasoner: %s: anonymous variable in the head of %s", r.Pos, r.Head)
 		}
 	}
 	words := 0
@@ -298,11 +299,11 @@ func (c *ruleCompiler) termOf(t datalog.Term) (Term, error) {
 		}
 		f, ok := NumberValue(t.Value)
 		if !ok {
-			return Term{}, Errorf("reasoner: %s: malformed number %s", t.Pos, t.Value)
+			return Term{}, pkgerr.Newf("reasoner: %s: malformed number %s", t.Pos, t.Value)
 		}
 		return Term{V: SlotNumber, C: id, F: f}, nil
 	case t.Kind == datalog.Compound:
-		return Term{}, Errorf("reasoner: %s: unexpected expression %s", t.Pos, t)
+		return Term{}, pkgerr.Newf("reasoner: %s: unexpected expression %s", t.Pos, t)
 	default:
 		id, err := c.e.Syms.Id(t.Value)
 		if err != nil {

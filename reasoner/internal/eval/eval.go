@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"regexp"
 	"runtime/metrics"
 	"slices"
@@ -294,7 +295,7 @@ func (e *Evaluator) loadNumber(r *Relation) error {
 	text := strings.TrimPrefix(r.Name, NumPrefix)
 	f, ok := NumberValue(text)
 	if !ok {
-		return Errorf("reasoner: malformed number %s", text)
+		return pkgerr.Newf("reasoner: malformed number %s", text)
 	}
 	ids, err := e.Syms.numberSymbols(f)
 	if err != nil {
@@ -324,7 +325,7 @@ func (e *Evaluator) LoadStore(r *Relation) error {
 	}
 	for f, err := range e.St.Scan(id) {
 		if err != nil {
-			return Errorf("reasoner: load %s: %w", r.Name, err)
+			return pkgerr.Newf("reasoner: load %s: %w", r.Name, err)
 		}
 		if len(f.Args) == r.Arity {
 			r.Add(f.Args, 1, ProvBase)
@@ -332,14 +333,14 @@ func (e *Evaluator) LoadStore(r *Relation) error {
 		}
 	}
 	if err := e.Ctx.Err(); err != nil {
-		return Errorf("reasoner: load %s: %w", r.Name, err)
+		return pkgerr.Newf("reasoner: load %s: %w", r.Name, err)
 	}
 	if !e.Stored || e.baseOnly {
 		return nil
 	}
 	for d, err := range e.St.ScanDerived(id) {
 		if err != nil {
-			return Errorf("reasoner: load derived %s: %w", r.Name, err)
+			return pkgerr.Newf("reasoner: load derived %s: %w", r.Name, err)
 		}
 		c := float64(d.Confidence)
 		if len(d.Fact.Args) != r.Arity || c < e.Min {
@@ -359,7 +360,7 @@ func (e *Evaluator) LoadStore(r *Relation) error {
 func (e *Evaluator) count(n int) error {
 	e.Derived += n
 	if e.Derived > e.maxFact {
-		return Errorf("reasoner: %d facts derived, more than the cap of %d: %w", e.Derived, e.maxFact, ErrTooManyFacts)
+		return pkgerr.Newf("reasoner: %d facts derived, more than the cap of %d: %w", e.Derived, e.maxFact, ErrTooManyFacts)
 	}
 	return nil
 }
@@ -369,7 +370,7 @@ func (e *Evaluator) Run(u *Unit) error {
 	defer e.ReleaseBufs()
 	strata, ds := datalog.Stratify(u.Prog)
 	if err := ds.Err(); err != nil {
-		return Errorf("reasoner: %w", err)
+		return pkgerr.Newf("reasoner: %w", err)
 	}
 	for _, s := range strata {
 		if err := e.stratum(s); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/drumql/drumql/internal/english"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"iter"
 	"slices"
 	"strconv"
@@ -34,7 +36,7 @@ func CheckProgramWith(st store.Store, p *datalog.Program, validate bool) error {
 	}
 	rs, err := st.Relations()
 	if err != nil {
-		return Errorf("reasoner: relations: %w", err)
+		return pkgerr.Newf("reasoner: relations: %w", err)
 	}
 	base := map[string][]int{}
 	for _, r := range rs {
@@ -52,8 +54,8 @@ func CheckProgramWith(st store.Store, p *datalog.Program, validate bool) error {
 			want[i] = strconv.Itoa(n)
 		}
 		ds = append(ds, datalog.Diagnostic{Pos: a.Pos, Severity: datalog.Error,
-			Msg: fmt.Sprintf("%s has arity %s in the store (its base facts), used here with %d argument%s",
-				datalog.QuoteName(a.Pred), strings.Join(want, " and "), len(a.Args), plural(len(a.Args)))})
+			Msg: fmt.Sprintf("%s has arity %s in the store (its base facts), used here with %d %s",
+				datalog.QuoteName(a.Pred), strings.Join(want, " and "), len(a.Args), english.Plural(len(a.Args), "argument", "arguments"))})
 	}
 	for i := range p.Facts {
 		check(&p.Facts[i].Atom)
@@ -68,13 +70,6 @@ func CheckProgramWith(st store.Store, p *datalog.Program, validate bool) error {
 		return fmt.Errorf("%w: %w", ErrInvalidProgram, ds.Err())
 	}
 	return nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Infer is reasoner.Infer, documented there.
@@ -105,7 +100,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	e.WeakRules = len(live.Rules) - len(strong.Rules)
 	u := PlainUnit(strong)
 	if err := e.Load(u); err != nil {
-		return InferStats{}, Errorf("reasoner: infer: %w", err)
+		return InferStats{}, pkgerr.Newf("reasoner: infer: %w", err)
 	}
 	err = e.Run(u)
 	if w := opt.Work; w != nil {
@@ -116,7 +111,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 		w.InferReads.Add(e.Reads)
 	}
 	if err != nil {
-		return InferStats{}, Errorf("reasoner: infer: %w", err)
+		return InferStats{}, pkgerr.Newf("reasoner: infer: %w", err)
 	}
 	e.dropIndexes()
 	stats := InferStats{Derived: map[string]int{}, Iterations: e.Iterations, Strata: e.Strata}
@@ -124,13 +119,13 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	e.ReportStats(opt.Stats)
 	w, err := e.PrepareWrite(u, stats.Derived)
 	if err != nil {
-		return InferStats{}, Errorf("reasoner: infer: %w", err)
+		return InferStats{}, pkgerr.Newf("reasoner: infer: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return InferStats{}, Errorf("reasoner: infer: %w", err)
+		return InferStats{}, pkgerr.Newf("reasoner: infer: %w", err)
 	}
 	if err := st.ReplaceDerivedRecord(ctx, w.Size, EncodeRecord(prog, e.Min), w.Facts(e.ReportWrite(w.N))); err != nil {
-		return InferStats{}, Errorf("reasoner: infer: %w", err)
+		return InferStats{}, pkgerr.Newf("reasoner: infer: %w", err)
 	}
 	stats.Facts = w.N
 	stats.Duration = time.Since(start)

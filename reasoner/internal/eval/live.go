@@ -2,6 +2,7 @@ package eval
 
 import (
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/store"
 )
 
@@ -18,7 +19,7 @@ func DeadRules(st store.Store, p *datalog.Program, derived bool) ([]bool, int, e
 	live := map[string]bool{}
 	rs, err := st.Relations()
 	if err != nil {
-		return nil, 0, Errorf("reasoner: relations: %w", err)
+		return nil, 0, pkgerr.Newf("reasoner: relations: %w", err)
 	}
 	for _, r := range rs {
 		if r.Base > 0 || derived && r.Derived > 0 {

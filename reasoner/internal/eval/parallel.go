@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/drumql/drumql/internal/pkgerr"
 	"sync"
 	"sync/atomic"
 
@@ -98,14 +99,14 @@ func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 		e.Reads += int64(w.reads)
 	}
 	if err := e.Ctx.Err(); err != nil {
-		return nil, Errorf("reasoner: %w", err)
+		return nil, pkgerr.Newf("reasoner: %w", err)
 	}
 	if p := e.memErr.Load(); p != nil {
 		return nil, *p
 	}
 	for _, err := range errs {
 		if err != nil {
-			return nil, Errorf("reasoner: %w", err)
+			return nil, pkgerr.Newf("reasoner: %w", err)
 		}
 	}
 	return bufs, nil

@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"slices"
 	"strings"
 
@@ -32,7 +33,7 @@ type QueryChecker struct {
 func NewQueryChecker(st store.Store, prog *datalog.Program) (*QueryChecker, error) {
 	rs, err := st.Relations()
 	if err != nil {
-		return nil, Errorf("reasoner: relations: %w", err)
+		return nil, pkgerr.Newf("reasoner: relations: %w", err)
 	}
 	arities := map[string][]int{}
 	for _, r := range rs {
@@ -193,7 +194,7 @@ func (e *Evaluator) EachAnswer(r *Relation, q datalog.Atom, explain, reuse bool,
 	for t := range int32(r.Len()) {
 		if t&0xfff == 0 {
 			if err := e.Ctx.Err(); err != nil {
-				return Errorf("reasoner: query %s: %w", q, err)
+				return pkgerr.Newf("reasoner: query %s: %w", q, err)
 			}
 		}
 		tup := r.Tuple(t)
@@ -234,7 +235,7 @@ const maxProofDepth = 100_000
 // proof builds the proof tree of a fact from its provenance code.
 func (e *Evaluator) proof(u *Unit, prov int32, fact datalog.Atom, conf float64, depth int) (*Proof, error) {
 	if depth > maxProofDepth {
-		return nil, Errorf("reasoner: proof of %s deeper than %d", fact, maxProofDepth)
+		return nil, pkgerr.Newf("reasoner: proof of %s deeper than %d", fact, maxProofDepth)
 	}
 	p := &Proof{Fact: fact.String(), Confidence: conf, Weight: 1}
 	switch {
@@ -249,7 +250,7 @@ func (e *Evaluator) proof(u *Unit, prov int32, fact datalog.Atom, conf float64, 
 			f.Args = append(f.Args, id)
 		}
 		if !ok {
-			return nil, Errorf("reasoner: proof of stored %s: %w", fact, ErrNoProof)
+			return nil, pkgerr.Newf("reasoner: proof of stored %s: %w", fact, ErrNoProof)
 		}
 		return StoreProof(e.St, e.Syms, f, depth+1)
 	case prov <= ProvFact0:
@@ -289,7 +290,7 @@ func (e *Evaluator) proof(u *Unit, prov int32, fact datalog.Atom, conf float64, 
 // StoreProof rebuilds a proof from the provenance stored by Infer.
 func StoreProof(st store.Store, syms *Symtab, f store.Fact, depth int) (*Proof, error) {
 	if depth > maxProofDepth {
-		return nil, Errorf("reasoner: stored proof deeper than %d", maxProofDepth)
+		return nil, pkgerr.Newf("reasoner: stored proof deeper than %d", maxProofDepth)
 	}
 	pred, err := syms.Name(f.Rel)
 	if err != nil {
@@ -305,21 +306,21 @@ func StoreProof(st store.Store, syms *Symtab, f store.Fact, depth int) (*Proof, 
 	}
 	base, err := st.Has(f)
 	if err != nil {
-		return nil, Errorf("reasoner: explain %s: %w", a, err)
+		return nil, pkgerr.Newf("reasoner: explain %s: %w", a, err)
 	}
 	if base {
 		return &Proof{Fact: a.String(), Confidence: 1, Weight: 1, Base: true}, nil
 	}
 	d, ok, err := st.GetDerived(f)
 	if err != nil {
-		return nil, Errorf("reasoner: explain %s: %w", a, err)
+		return nil, pkgerr.Newf("reasoner: explain %s: %w", a, err)
 	}
 	if !ok {
-		return nil, Errorf("reasoner: explain %s: %w", a, ErrNoProof)
+		return nil, pkgerr.Newf("reasoner: explain %s: %w", a, ErrNoProof)
 	}
 	desc, err := decodeRule(d.Prov.Rule)
 	if err != nil {
-		return nil, Errorf("reasoner: explain %s: %w", a, err)
+		return nil, pkgerr.Newf("reasoner: explain %s: %w", a, err)
 	}
 	p := &Proof{Fact: a.String(), Confidence: float64(d.Confidence), Rule: desc.text, Pos: desc.pos, Weight: desc.weight}
 	for k, b := range d.Prov.Body {

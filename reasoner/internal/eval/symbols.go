@@ -2,6 +2,7 @@ package eval
 
 import (
 	"cmp"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"math"
 	"slices"
 	"strconv"
@@ -54,7 +55,7 @@ func (s *Symtab) numberSymbols(f float64) ([]uint32, error) {
 		for id := range s.NStore {
 			n, err := s.st.Name(id)
 			if err != nil {
-				s.numbersErr = Errorf("reasoner: symbols: %w", err)
+				s.numbersErr = pkgerr.Newf("reasoner: symbols: %w", err)
 				return
 			}
 			if g, ok := NumberValue(n); ok {
@@ -81,7 +82,7 @@ func (s *Symtab) numberSymbols(f float64) ([]uint32, error) {
 func NewSymtab(st store.Store) (*Symtab, error) {
 	n, err := st.NumSymbols()
 	if err != nil {
-		return nil, Errorf("reasoner: symbols: %w", err)
+		return nil, pkgerr.Newf("reasoner: symbols: %w", err)
 	}
 	return &Symtab{st: st, NStore: uint32(n), local: map[string]uint32{}, names: map[uint32]string{}}, nil
 }
@@ -91,7 +92,7 @@ func NewSymtab(st store.Store) (*Symtab, error) {
 func (s *Symtab) Id(name string) (uint32, error) {
 	id, ok, err := s.st.Lookup(name)
 	if err != nil {
-		return 0, Errorf("reasoner: lookup %q: %w", name, err)
+		return 0, pkgerr.Newf("reasoner: lookup %q: %w", name, err)
 	}
 	if ok && id < s.NStore {
 		return id, nil
@@ -124,7 +125,7 @@ func (s *Symtab) computed(name string) (uint32, error) {
 	s.mu.Unlock()
 	id, ok, err := s.st.Lookup(name)
 	if err != nil {
-		return 0, Errorf("reasoner: lookup %q: %w", name, err)
+		return 0, pkgerr.Newf("reasoner: lookup %q: %w", name, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -178,7 +179,7 @@ func (s *Symtab) Grow(n int, numbers bool) (bool, error) {
 	}
 	for _, name := range s.lnames {
 		if _, ok, err := s.st.Lookup(name); err != nil {
-			return false, Errorf("reasoner: symbols: %w", err)
+			return false, pkgerr.Newf("reasoner: symbols: %w", err)
 		} else if ok {
 			return false, nil
 		}
@@ -187,7 +188,7 @@ func (s *Symtab) Grow(n int, numbers bool) (bool, error) {
 		for id := s.NStore; id < uint32(n); id++ {
 			name, err := s.st.Name(id)
 			if err != nil {
-				return false, Errorf("reasoner: symbols: %w", err)
+				return false, pkgerr.Newf("reasoner: symbols: %w", err)
 			}
 			if _, ok := NumberValue(name); ok {
 				return false, nil
@@ -207,7 +208,7 @@ func (s *Symtab) Name(id uint32) (string, error) {
 		defer s.mu.Unlock()
 		k := int(id - LocalBase)
 		if k >= len(s.lnames) {
-			return "", Errorf("reasoner: name of %d: %w", id, store.ErrUnknownID)
+			return "", pkgerr.Newf("reasoner: name of %d: %w", id, store.ErrUnknownID)
 		}
 		return s.lnames[k], nil
 	}
@@ -218,7 +219,7 @@ func (s *Symtab) Name(id uint32) (string, error) {
 	}
 	n, err := s.st.Name(id)
 	if err != nil {
-		return "", Errorf("reasoner: name of %d: %w", id, err)
+		return "", pkgerr.Newf("reasoner: name of %d: %w", id, err)
 	}
 	s.mu.Lock()
 	s.names[id] = n

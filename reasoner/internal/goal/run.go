@@ -4,6 +4,7 @@ package goal
 
 import (
 	"context"
+	"github.com/drumql/drumql/internal/pkgerr"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
@@ -64,7 +65,7 @@ func RunQuery(ctx context.Context, st store.Store, syms *eval.Symtab, prog *data
 		w.Modes[mode].Add(1)
 	}
 	if err != nil {
-		return nil, nil, eval.Errorf("reasoner: query %s: %w", q, err)
+		return nil, nil, pkgerr.Newf("reasoner: query %s: %w", q, err)
 	}
 	ri, ok := e.RelIdx[eval.RelKey(u.Answer, len(eval.QueryVars(q)))]
 	if !ok {
@@ -89,7 +90,7 @@ func EvalQuery(ctx context.Context, st store.Store, syms *eval.Symtab, prog *dat
 		return nil, err
 	}
 	if err := eval.SortAnswersCtx(ctx, answers); err != nil {
-		return nil, eval.Errorf("reasoner: query %s: %w", q, err)
+		return nil, pkgerr.Newf("reasoner: query %s: %w", q, err)
 	}
 	return answers, nil
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"github.com/drumql/drumql/internal/pkgerr"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
@@ -95,7 +96,7 @@ func QueryFunc(ctx context.Context, st store.Store, prog *datalog.Program, q dat
 func Explain(ctx context.Context, st store.Store, prog *datalog.Program, fact datalog.Atom, opt eval.Options) (*eval.Proof, error) {
 	for _, t := range fact.Args {
 		if t.Kind == datalog.Var {
-			return nil, eval.Errorf("reasoner: explain %s: %w", fact, eval.ErrNotGround)
+			return nil, pkgerr.Newf("reasoner: explain %s: %w", fact, eval.ErrNotGround)
 		}
 	}
 	opt.Explain = true
@@ -104,7 +105,7 @@ func Explain(ctx context.Context, st store.Store, prog *datalog.Program, fact da
 		return nil, err
 	}
 	if len(as) == 0 {
-		return nil, eval.Errorf("reasoner: explain %s: %w", fact, eval.ErrNoProof)
+		return nil, pkgerr.Newf("reasoner: explain %s: %w", fact, eval.ErrNoProof)
 	}
 	return as[0].Proof, nil
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"slices"
 	"sync"
 
@@ -286,7 +287,7 @@ func (cd *chainData) indexSnapshot(ctx context.Context, en *Engine) (func(pred s
 	snap := en.Opt.Snapshot
 	if snap == nil {
 		if snap, err = en.St.Snapshot(ctx); err != nil {
-			return nil, eval.Errorf("reasoner: snapshot: %w", err)
+			return nil, pkgerr.Newf("reasoner: snapshot: %w", err)
 		}
 	}
 	cd.snap = snap
@@ -566,7 +567,7 @@ func (en *Engine) chainQuery(ctx context.Context, q datalog.Atom) ([]eval.Answer
 	})
 	sc.cands = cands
 	if err := ctx.Err(); err != nil {
-		return nil, true, eval.Errorf("reasoner: query %s: %w", q, err)
+		return nil, true, pkgerr.Newf("reasoner: query %s: %w", q, err)
 	}
 	free := b
 	if inverse {

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"slices"
 	"sync"
 
@@ -70,7 +71,7 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt eva
 		shared: map[string]*eval.Relation{}}
 	rs, err := st.Relations()
 	if err != nil {
-		return nil, eval.Errorf("reasoner: prepare: %w", err)
+		return nil, pkgerr.Newf("reasoner: prepare: %w", err)
 	}
 	for _, r := range rs {
 		en.arities[r.Name] = append(en.arities[r.Name], r.Arity)
@@ -199,7 +200,7 @@ func (en *Engine) Query(ctx context.Context, q datalog.Atom) ([]eval.Answer, err
 	}
 	as, loadErr, err := en.EvalShared(ctx, en.live, q)
 	if err == nil && loadErr != nil {
-		err = eval.Errorf("reasoner: query %s: %w", q, loadErr)
+		err = pkgerr.Newf("reasoner: query %s: %w", q, loadErr)
 	}
 	return as, err
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"sync/atomic"
 
 	"github.com/drumql/drumql/datalog"
@@ -139,7 +140,7 @@ func (en *Engine) NewOtherSet(ctx context.Context, prog *datalog.Program, rs []i
 		}
 	}
 	if err := e.Load(u); err != nil {
-		return nil, eval.Errorf("reasoner: rule scores: %w", err)
+		return nil, pkgerr.Newf("reasoner: rule scores: %w", err)
 	}
 	for i, cr := range e.Rules {
 		og := origins[i]

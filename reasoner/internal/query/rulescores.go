@@ -3,6 +3,7 @@ package query
 import (
 	"cmp"
 	"context"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"slices"
 
 	"github.com/drumql/drumql/datalog"
@@ -92,7 +93,7 @@ func (en *Engine) EachRuleHitAbove(ctx context.Context, head, given string, inve
 func (en *Engine) collectHits(ctx context.Context, head, given string, inverse bool, min float64) (*chainData, []HitEntry, *chainScratch, error) {
 	if en.exprRule >= 0 {
 		r := &en.prog.Rules[en.exprRule]
-		return nil, nil, nil, eval.Errorf("reasoner: rule scores: %s: rules with expressions, built-in tests or aggregates cannot score candidates (%s)", r.Pos, r.Head.Pred)
+		return nil, nil, nil, pkgerr.Newf("reasoner: rule scores: %s: rules with expressions, built-in tests or aggregates cannot score candidates (%s)", r.Pos, r.Head.Pred)
 	}
 	cd, err := en.chainInfo(ctx)
 	if err != nil {
@@ -144,7 +145,7 @@ func (en *Engine) collectHits(ctx context.Context, head, given string, inverse b
 		sc.ents = ents
 	}
 	if err := ctx.Err(); err != nil {
-		return cd, nil, sc, eval.Errorf("reasoner: rule scores: %w", err)
+		return cd, nil, sc, pkgerr.Newf("reasoner: rule scores: %w", err)
 	}
 	return cd, ents, sc, nil
 }
@@ -383,11 +384,11 @@ func (en *Engine) auxRelations(ctx context.Context) (map[string]*eval.Relation, 
 		e.Stored = true
 		u := eval.PlainUnit(eval.WithoutWeakRules(prog, e.Min))
 		if err := e.Load(u); err != nil {
-			en.auxErr = eval.Errorf("reasoner: rule scores: %w", err)
+			en.auxErr = pkgerr.Newf("reasoner: rule scores: %w", err)
 			return
 		}
 		if err := e.Run(u); err != nil {
-			en.auxErr = eval.Errorf("reasoner: rule scores: %w", err)
+			en.auxErr = pkgerr.Newf("reasoner: rule scores: %w", err)
 			return
 		}
 		for k, i := range e.RelIdx {

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"encoding/binary"
+	"github.com/drumql/drumql/internal/pkgerr"
 	"iter"
 	"slices"
 
@@ -57,7 +58,7 @@ func newStoreQuery(st store.Store, syms *eval.Symtab, q datalog.Atom, opt eval.O
 		case datalog.Number:
 			f, ok := eval.NumberValue(t.Value)
 			if !ok {
-				return nil, eval.Errorf("reasoner: query %s: malformed number %s", q, t.Value)
+				return nil, pkgerr.Newf("reasoner: query %s: malformed number %s", q, t.Value)
 			}
 			id, ok := syms.Lookup(t.Value)
 			if !ok {
@@ -114,7 +115,7 @@ func (sq *storeQuery) facts(ctx context.Context, yield func(args []uint32, conf 
 		f := store.Fact{Rel: sq.rel, Args: sq.consts}
 		base, err := sq.st.Has(f)
 		if err != nil {
-			return eval.Errorf("reasoner: query %s: %w", sq.q, err)
+			return pkgerr.Newf("reasoner: query %s: %w", sq.q, err)
 		}
 		if base {
 			yield(f.Args, 1)
@@ -122,7 +123,7 @@ func (sq *storeQuery) facts(ctx context.Context, yield func(args []uint32, conf 
 		}
 		d, ok, err := sq.st.GetDerived(f)
 		if err != nil {
-			return eval.Errorf("reasoner: query %s: %w", sq.q, err)
+			return pkgerr.Newf("reasoner: query %s: %w", sq.q, err)
 		}
 		if ok && float64(d.Confidence) >= sq.min {
 			yield(d.Fact.Args, float64(d.Confidence))
@@ -145,7 +146,7 @@ func (sq *storeQuery) facts(ctx context.Context, yield func(args []uint32, conf 
 	check := func() error {
 		if read++; read&0xfff == 0 {
 			if err := ctx.Err(); err != nil {
-				return eval.Errorf("reasoner: query %s: %w", sq.q, err)
+				return pkgerr.Newf("reasoner: query %s: %w", sq.q, err)
 			}
 		}
 		return nil
@@ -158,7 +159,7 @@ func (sq *storeQuery) facts(ctx context.Context, yield func(args []uint32, conf 
 				return nil
 			}
 			if err != nil {
-				return eval.Errorf("reasoner: query %s: %w", sq.q, err)
+				return pkgerr.Newf("reasoner: query %s: %w", sq.q, err)
 			}
 			if err := check(); err != nil {
 				return err
@@ -174,7 +175,7 @@ func (sq *storeQuery) facts(ctx context.Context, yield func(args []uint32, conf 
 	}
 	for d, err := range sq.st.ScanDerived(sq.rel) {
 		if err != nil {
-			return eval.Errorf("reasoner: query %s: %w", sq.q, err)
+			return pkgerr.Newf("reasoner: query %s: %w", sq.q, err)
 		}
 		if err := check(); err != nil {
 			return err
@@ -281,7 +282,7 @@ func storeAnswers(ctx context.Context, st store.Store, syms *eval.Symtab, q data
 		return nil, err
 	}
 	if err := eval.SortAnswersCtx(ctx, answers); err != nil {
-		return nil, eval.Errorf("reasoner: query %s: %w", q, err)
+		return nil, pkgerr.Newf("reasoner: query %s: %w", q, err)
 	}
 	return answers, nil
 }
