@@ -74,6 +74,10 @@ var prunedEdgeCases = []struct {
 	// third, below tau, puts it below the answer. A lower bound equal to
 	// the answer's score does not put the candidate above it.
 	{"lower bound at the score", 3, 1e-9, map[store.ID][]float64{0: {0.5, 0.25, 1e-8}, 1: {0.5, 0.25, 1e-10}}, Rank{1, 1}, false},
+	// Noisy-or over the top 2: the answer knows exactly two confidences
+	// (its score is exact) and ties in score with a candidate whose
+	// tie-breakers are above it.
+	{"exactly top known", 2, 0.1, map[store.ID][]float64{0: {0.5, 0.25}, 1: {0.53125, 0.2}}, Rank{2, 2}, true},
 	{"lower bound above the score", 3, 1e-9, map[store.ID][]float64{0: {0.5, 0.25, 1e-8}, 1: {0.6, 0.25}}, Rank{2, 2}, true},
 }
 
