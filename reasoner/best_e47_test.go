@@ -27,6 +27,8 @@ var bestCases = []struct {
 	sc   reasoner.Scoring
 	want string
 	min  float64
+	// explain asks for proofs (QueryBest then reads every answer out).
+	explain bool
 }{
 	{
 		// At 1/2 the answer b is known at 0.5; the answer a, not found, has
@@ -44,6 +46,16 @@ var bestCases = []struct {
 		want: "a 0.75", min: 0.25,
 	},
 	{
+		// At 1/2 the answer a is found by one rule of 0.6, its other rule
+		// unknown: its upper bound, noisy-or of 0.6 and 1/2, equals b's
+		// exact score, and its rule below 1/2 gives it that score too:
+		// a found answer's bound must count as a tie.
+		name: "noisy-or, a found answer's bound at the n-th",
+		prog: "0.6 :: s(X, Y) :- e1(X, Y).\n0.5 :: s(X, Y) :- e1(X, Y), e3(X, c).\n0.6 :: s(X, Y) :- e2(X, Y).\n" + below + " :: s(X, Y) :- e2(X, Y), e3(X, c).\n",
+		n:    1, sc: reasoner.Scoring{NoisyOr: true, Top: 2},
+		want: "a 0.8", min: 0.25,
+	},
+	{
 		name: "noisy-or, decided above the bound",
 		prog: "0.9 :: s(X, Y) :- e1(X, Y).\n0.2 :: s(X, Y) :- e2(X, Y).\n",
 		n:    1, sc: reasoner.Scoring{NoisyOr: true, Top: 1},
@@ -54,6 +66,13 @@ var bestCases = []struct {
 		prog: "0.5 :: s(X, Y) :- e1(X, Y).\n0.3 :: s(X, Y) :- e2(X, Y).\n",
 		n:    1,
 		want: "b 0.5", min: 0.5,
+	},
+	{
+		name:    "max with proofs, an answer exactly at a threshold is known",
+		prog:    "0.5 :: s(X, Y) :- e1(X, Y).\n0.3 :: s(X, Y) :- e2(X, Y).\n",
+		n:       1,
+		explain: true,
+		want:    "b 0.5", min: 0.5,
 	},
 	{
 		name: "max, an answer just below a threshold is not",
@@ -109,7 +128,7 @@ func TestQueryBestEdgesE47(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := reasoner.QueryBest(ctx, st, prog, q.Atom, c.n, c.sc, reasoner.Options{})
+			b, err := reasoner.QueryBest(ctx, st, prog, q.Atom, c.n, c.sc, reasoner.Options{Explain: c.explain})
 			if err != nil {
 				t.Fatal(err)
 			}
