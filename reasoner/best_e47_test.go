@@ -81,6 +81,12 @@ var bestCases = []struct {
 		want: "b " + below, min: 0.25,
 	},
 	{
+		name: "max, equal confidences in the order of their values",
+		prog: "0.5 :: s(X, Y) :- e1(X, Y).\n0.5 :: s(X, Y) :- e2(X, Y).\n0.5 :: s(X, Y) :- e3(X, Y).\n",
+		n:    2,
+		want: "a 0.5\nb 0.5", min: 0.5,
+	},
+	{
 		name: "max, an answer at 1",
 		prog: "s(X, Y) :- e1(X, Y).\n0.3 :: s(X, Y) :- e2(X, Y).\n",
 		n:    1,

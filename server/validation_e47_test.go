@@ -48,6 +48,7 @@ var validationCases = []validationCase{
 	{name: "rule removed without edits file", method: "POST", path: "/v1/rules", body: `{"remove": ["kin(A, B) :- aunt(A, B)."]}`, noEdits: true, status: http.StatusNotFound, msg: "remove[0]: "},
 	{name: "rule syntax", method: "POST", path: "/v1/rules", body: `{"add": ["kin(A, B) :- "]}`, status: http.StatusBadRequest},
 	{name: "two rules in one item", method: "POST", path: "/v1/rules", body: `{"add": ["kin(A, B) :- aunt(A, B). kin(A, B) :- uncle(A, B)."]}`, status: http.StatusBadRequest, msg: "add[0]: want one rule, got 2 rules"},
+	{name: "no rule in an item", method: "POST", path: "/v1/rules", body: `{"add": ["% nothing"]}`, status: http.StatusBadRequest, msg: "add[0]: want one rule, got 0 rules, 0 facts and 0 queries"},
 	{name: "a fact for a rule", method: "POST", path: "/v1/rules", body: `{"add": ["kin(a, b)."]}`, status: http.StatusBadRequest, msg: "want one rule, got 0 rules, 1 facts"},
 	{name: "unsafe rule", method: "POST", path: "/v1/rules", body: `{"add": ["kin(A, B) :- aunt(A, C)."]}`, status: http.StatusBadRequest},
 	{name: "remove not loaded", method: "POST", path: "/v1/rules", body: `{"remove": ["kin(A, B) :- aunt(A, B)."]}`, status: http.StatusNotFound, msg: "remove[0]: kin(A, B) :- aunt(A, B). is not a loaded rule"},
