@@ -14,7 +14,7 @@ import (
 func ExampleReadAnyBURL() {
 	const rules = "20\t15\t0.75\twife(X,Y) <= husband(Y,X)\n" +
 		"40\t10\t0.25\tuncle(X,Y) <= brother(X,A), father(A,Y)\n"
-	res, err := exchange.ReadAnyBURL("rules.txt", strings.NewReader(rules), exchange.ReadOptions{})
+	res, err := exchange.ReadAnyBURL("rules.txt", strings.NewReader(rules), exchange.ReadOptions{Smoothing: exchange.DefaultSmoothing})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -42,7 +42,7 @@ func ExampleWriteAnyBURL() {
 		fmt.Println(err)
 		return
 	}
-	rep, err := exchange.WriteAnyBURL(os.Stdout, prog.Rules, exchange.WriteOptions{})
+	rep, err := exchange.WriteAnyBURL(os.Stdout, prog.Rules, exchange.WriteOptions{Smoothing: exchange.DefaultSmoothing})
 	if err != nil {
 		fmt.Println(err)
 		return

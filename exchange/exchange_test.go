@@ -42,7 +42,7 @@ func checkProgram(t *testing.T, p *datalog.Program, want string) {
 }
 
 func TestReadAnyBURLShapes(t *testing.T) {
-	res, err := ReadAnyBURL("shapes.txt", bytes.NewReader(readFile(t, "anyburl-shapes.txt")), ReadOptions{})
+	res, err := ReadAnyBURL("shapes.txt", bytes.NewReader(readFile(t, "anyburl-shapes.txt")), ReadOptions{Smoothing: DefaultSmoothing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +67,10 @@ func TestReadAnyBURLWeights(t *testing.T) {
 		opt  ReadOptions
 		want float64
 	}{
-		{ReadOptions{}, 0.1262},                  // 165/(1302+5)
-		{ReadOptions{Smoothing: 10}, 0.1258},     // 165/1312
-		{ReadOptions{Smoothing: -1}, 0.1267},     // 165/1302, 4 digits
-		{ReadOptions{Column: true}, 0.126728111}, // as written
+		{ReadOptions{Smoothing: DefaultSmoothing}, 0.1262}, // 165/(1302+5)
+		{ReadOptions{Smoothing: 10}, 0.1258},               // 165/1312
+		{ReadOptions{}, 0.1267},                            // 165/1302, 4 digits: the zero value adds none
+		{ReadOptions{Column: true}, 0.126728111},           // as written
 	} {
 		res, err := ReadAnyBURL("w.txt", strings.NewReader(line), tc.opt)
 		if err != nil {
@@ -86,7 +86,7 @@ func TestReadAnyBURLWeights(t *testing.T) {
 // zero-body rules, one directive says it for the whole file.
 func TestReadAnyBURLPriorForAll(t *testing.T) {
 	src := "10\t5\t0.5\tr(X,Y) <= s(Y,X)\n100\t4\t0.04\tr(X,c) <= \n100\t3\t0.03\ts(d,Y) <=\n"
-	res, err := ReadAnyBURL("p.txt", strings.NewReader(src), ReadOptions{})
+	res, err := ReadAnyBURL("p.txt", strings.NewReader(src), ReadOptions{Smoothing: DefaultSmoothing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestReadAnyBURLErrors(t *testing.T) {
 		{"20 10 0.5 r(X,Y) <= s(X,Y) t", `e.txt:1:21: expected an atom relation(a,b), found "s(X,Y) t"`},
 		{"20 10 r(X,Y) <= s(X,Y)", "e.txt:1: expected predicted<TAB>correct<TAB>confidence<TAB>rule, found 2 field(s) before the rule"},
 	} {
-		_, err := ReadAnyBURL("e.txt", strings.NewReader(tc.line+"\n"), ReadOptions{})
+		_, err := ReadAnyBURL("e.txt", strings.NewReader(tc.line+"\n"), ReadOptions{Smoothing: DefaultSmoothing})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q:\n got %v\nwant %s", tc.line, err, tc.want)
 		}
@@ -129,7 +129,7 @@ func TestReadAnyBURLManyErrors(t *testing.T) {
 	for range 25 {
 		b.WriteString("bad line\n")
 	}
-	_, err := ReadAnyBURL("m.txt", strings.NewReader(b.String()), ReadOptions{})
+	_, err := ReadAnyBURL("m.txt", strings.NewReader(b.String()), ReadOptions{Smoothing: DefaultSmoothing})
 	var es *Errors
 	if !errors.As(err, &es) || len(es.List) != MaxErrors || es.More != 5 || es.List[19].Line != 20 {
 		t.Fatalf("got %v", err)
@@ -144,7 +144,7 @@ func TestReadAMIE(t *testing.T) {
 		{"amie-classic.tsv", "amie-classic.dl"},
 		{"amie-datalog.tsv", "amie-datalog.dl"},
 	} {
-		res, err := ReadAMIE(tc.in, bytes.NewReader(readFile(t, tc.in)), ReadOptions{})
+		res, err := ReadAMIE(tc.in, bytes.NewReader(readFile(t, tc.in)), ReadOptions{Smoothing: DefaultSmoothing})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,11 +158,11 @@ func TestReadAMIEWeights(t *testing.T) {
 		opt  ReadOptions
 		want float64
 	}{
-		{ReadOptions{}, 0.9171},                          // 5158/(5619+5)
-		{ReadOptions{Std: true}, 0.5298},                 // 5158/(9730+5)
-		{ReadOptions{Column: true}, 0.917897},            // PCA Confidence
-		{ReadOptions{Column: true, Std: true}, 0.530109}, // Std Confidence
-		{ReadOptions{Smoothing: -1}, 0.918},              // 5158/5619
+		{ReadOptions{Smoothing: DefaultSmoothing}, 0.9171},            // 5158/(5619+5)
+		{ReadOptions{Std: true, Smoothing: DefaultSmoothing}, 0.5298}, // 5158/(9730+5)
+		{ReadOptions{Column: true}, 0.917897},                         // PCA Confidence
+		{ReadOptions{Column: true, Std: true}, 0.530109},              // Std Confidence
+		{ReadOptions{}, 0.918},                                        // 5158/5619: the zero value adds none
 	} {
 		res, err := ReadAMIE("w.tsv", bytes.NewReader(src), tc.opt)
 		if err != nil {
@@ -172,7 +172,7 @@ func TestReadAMIEWeights(t *testing.T) {
 			t.Errorf("%+v: weight %v, want %v", tc.opt, got, tc.want)
 		}
 	}
-	res, err := ReadAMIE("w.tsv", bytes.NewReader(src), ReadOptions{Std: true})
+	res, err := ReadAMIE("w.tsv", bytes.NewReader(src), ReadOptions{Std: true, Smoothing: DefaultSmoothing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestReadAMIEErrors(t *testing.T) {
 		{header + "?a  r  ?b  ?a!=?c   => ?a  h  ?b\t0.1\t0.2\t0.3\t4\t20\t10\t?a\n", "e.tsv:2:1: the variable ?c of an inequality does not occur in a body atom"},
 		{header + "?a  r  ?-   => ?a  h  ?b\t0.1\t0.2\t0.3\t4\t20\t10\t?a\n", `e.tsv:2:8: "?-" is not a variable AMIE writes (?a, ?b, ?a1, ...)`},
 	} {
-		_, err := ReadAMIE("e.tsv", strings.NewReader(tc.src), ReadOptions{})
+		_, err := ReadAMIE("e.tsv", strings.NewReader(tc.src), ReadOptions{Smoothing: DefaultSmoothing})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q:\n got %v\nwant %s", tc.src, err, tc.want)
 		}
@@ -223,7 +223,7 @@ func writeDL(t *testing.T, name string) (*datalog.Program, *bytes.Buffer, WriteR
 	t.Helper()
 	p := parseDL(t, name)
 	var out bytes.Buffer
-	rep, err := WriteAnyBURL(&out, p.Rules, WriteOptions{})
+	rep, err := WriteAnyBURL(&out, p.Rules, WriteOptions{Smoothing: DefaultSmoothing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestRoundTripMined(t *testing.T) {
 	if rep.Written != len(p.Rules) || rep.MadeUp != 0 || rep.OtherWeight != 0 {
 		t.Fatalf("report %+v for %d rules", rep, len(p.Rules))
 	}
-	res, err := ReadAnyBURL("back.txt", out, ReadOptions{})
+	res, err := ReadAnyBURL("back.txt", out, ReadOptions{Smoothing: DefaultSmoothing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,12 +314,12 @@ func TestRoundTripMined(t *testing.T) {
 // prediction are the ones lost.
 func TestRoundTripAnyBURL(t *testing.T) {
 	src := readFile(t, "anyburl-shapes.txt")
-	res, err := ReadAnyBURL("shapes.txt", bytes.NewReader(src), ReadOptions{})
+	res, err := ReadAnyBURL("shapes.txt", bytes.NewReader(src), ReadOptions{Smoothing: DefaultSmoothing})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rep, err := WriteAnyBURL(&out, res.Program.Rules, WriteOptions{})
+	rep, err := WriteAnyBURL(&out, res.Program.Rules, WriteOptions{Smoothing: DefaultSmoothing})
 	if err != nil || rep.SkippedRules() != 0 || rep.MadeUp != 0 {
 		t.Fatalf("%v, report %+v", err, rep)
 	}
@@ -370,9 +370,12 @@ func TestWalkPath(t *testing.T) {
 	}
 }
 
-func TestDefaultSmoothingIsFive(t *testing.T) {
-	if smoothing(0) != 5 || smoothing(-1) != 0 || smoothing(3) != 3 {
-		t.Error("smoothing defaults")
+// TestSmoothingOption: the Smoothing option is the number added, 0 for
+// none (as convert's --smoothing 0), a negative value none; the default of
+// convert and mine is 5.
+func TestSmoothingOption(t *testing.T) {
+	if DefaultSmoothing != 5 || smoothing(0) != 0 || smoothing(-1) != 0 || smoothing(3) != 3 || smoothing(DefaultSmoothing) != 5 {
+		t.Error("smoothing option")
 	}
 	if math.Abs(smoothed(1, 5, 5)-0.1) > 0 {
 		t.Error("smoothed(1, 5, 5) != 0.1")

@@ -15,13 +15,15 @@ const DefaultSmoothing = 5
 
 // ReadOptions say how a rule file's confidences become weights (see the
 // package documentation). The zero value weights a rule
-// correct/(predicted + 5), from AMIE's PCA confidence.
+// correct/predicted, from AMIE's PCA confidence; set Smoothing to
+// DefaultSmoothing for the weights of SAFRAN, PyClause and drumql mine.
 type ReadOptions struct {
 	// Column takes the weight from the file's confidence column as
 	// written instead of computing it from the counts.
 	Column bool
-	// Smoothing is added to the predictions: 0 means DefaultSmoothing, a
-	// negative value none (the plain confidence correct/predicted).
+	// Smoothing is added to the predictions: 0 (or a negative value) for
+	// none, the plain confidence correct/predicted, as convert's
+	// --smoothing 0.
 	Smoothing int
 	// Std reads AMIE's standard confidence (Body size, Std Confidence)
 	// instead of its PCA confidence (PCA Body size, PCA Confidence).
@@ -33,18 +35,13 @@ type WriteOptions struct {
 	// Smoothing is the one readers of the written file add (SAFRAN,
 	// PyClause, AnyBURL and drumql convert read correct/(predicted + 5)):
 	// counts made up for a rule without counts reproduce its weight under
-	// it. 0 means DefaultSmoothing, a negative value none.
+	// it. 0 (or a negative value) means none.
 	Smoothing int
 }
 
-// smoothing returns the smoothing option with its default: DefaultSmoothing
-// for 0, none for a negative value.
-func smoothing(s int) int {
-	if s == 0 {
-		return DefaultSmoothing
-	}
-	return max(s, 0)
-}
+// smoothing returns the number a smoothing option adds: none for a
+// negative value.
+func smoothing(s int) int { return max(s, 0) }
 
 // roundSig rounds v > 0 to n significant digits, never to 0 and never
 // above 1, as drumql mine rounds its weights.

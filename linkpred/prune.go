@@ -302,10 +302,11 @@ func (w *worker) rankPruned(qs []Query, u []int, s *Scores, top int, t float32, 
 		if !(lo > unlisted) {
 			return 0, false // an unlisted candidate may reach it
 		}
-		// The candidates of exact scores: above hi, then those that may
-		// tie with the answer, which must equal its exact score.
+		// The candidates of exact scores: above hi, then those whose score
+		// may equal the answer's, which must equal its exact score and be
+		// above it by the known prefixes of their tie-breakers (no key is
+		// known to equal the answer's: see cmpKnown).
 		gt, _ := slices.BinarySearchFunc(w.sorted, hi, func(x scoreAt, s float32) int { return cmpFloat(s, x.score) })
-		eq := 0
 		for j := gt; j < len(w.sorted) && w.sorted[j].score >= lo; j++ {
 			c := &cs[w.sorted[j].k]
 			if c.Entity == a {
@@ -315,14 +316,10 @@ func (w *worker) rankPruned(qs []Query, u []int, s *Scores, top int, t float32, 
 				return 0, false
 			}
 			c.sortTies()
-			switch cmpKnown(c.Ties, at, t) {
-			case 1:
-				gt++
-			case 0:
-				eq++
-			default:
+			if cmpKnown(c.Ties, at, t) != 1 {
 				return 0, false
 			}
+			gt++
 		}
 		// The candidates known by their bounds: above the answer's, or
 		// below them.
@@ -335,7 +332,7 @@ func (w *worker) rankPruned(qs []Query, u []int, s *Scores, top int, t float32, 
 			}
 			gt++
 		}
-		ranks[i], scored[i] = Rank{L: 1 + gt, H: 1 + gt + eq}, true
+		ranks[i], scored[i] = Rank{L: 1 + gt, H: 1 + gt}, true
 		need = min(need, reach(top, lo))
 	}
 	return need, true
@@ -360,8 +357,9 @@ type looseAt struct{ lo, hi float32 }
 // (ct a candidate's, at the answer's, both sorted highest first), each
 // followed by unknown elements of at most t or by nothing: 1 when the
 // candidate's full list is certainly above the answer's, -1 below, 2 when
-// the known prefixes cannot tell. Lists that agree on their known parts
-// are undecided even when both end there: either may go on.
+// the known prefixes cannot tell. It never returns 0: lists that agree on
+// their known parts are undecided even when both end there, as either may
+// go on with elements of at most t.
 func cmpKnown(ct, at []float32, t float32) int {
 	n := min(len(ct), len(at))
 	for i := range n {

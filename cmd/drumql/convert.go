@@ -112,18 +112,9 @@ func convertReadError(ctx context.Context, file string, err error, tooLarge stri
 	return inputErr(fmt.Errorf("convert: %s: %w", file, err))
 }
 
-// smoothing is --smoothing as the exchange package takes it (negative:
-// none).
-func (c *convertCmd) smoothing() int {
-	if c.Smoothing == 0 {
-		return -1
-	}
-	return c.Smoothing
-}
-
 // fromLearner converts an AnyBURL or AMIE file.
 func (c *convertCmd) fromLearner(e *env, src []byte, out *bytes.Buffer) error {
-	opt := exchange.ReadOptions{Column: c.Weights == "column", Smoothing: c.smoothing(), Std: c.AMIEConfidence == "std"}
+	opt := exchange.ReadOptions{Column: c.Weights == "column", Smoothing: c.Smoothing, Std: c.AMIEConfidence == "std"}
 	read := exchange.ReadAnyBURL
 	if c.From == "amie" {
 		read = exchange.ReadAMIE
@@ -135,7 +126,7 @@ func (c *convertCmd) fromLearner(e *env, src []byte, out *bytes.Buffer) error {
 	c.reportRead(e.stderr, res, e.cli.Quiet)
 	rules := res.Program.Rules
 	if c.To == "anyburl" {
-		rep, err := exchange.WriteAnyBURL(out, rules, exchange.WriteOptions{Smoothing: c.smoothing()})
+		rep, err := exchange.WriteAnyBURL(out, rules, exchange.WriteOptions{Smoothing: c.Smoothing})
 		if err != nil {
 			return err
 		}
@@ -238,7 +229,7 @@ func (c *convertCmd) fromDrumql(e *env, src []byte, out *bytes.Buffer) error {
 		return inputErr(diagError{ds: errs})
 	}
 	exchange.AttachComments(prog, c.File, src)
-	rep, err := exchange.WriteAnyBURL(out, prog.Rules, exchange.WriteOptions{Smoothing: c.smoothing()})
+	rep, err := exchange.WriteAnyBURL(out, prog.Rules, exchange.WriteOptions{Smoothing: c.Smoothing})
 	if err != nil {
 		return err
 	}
