@@ -32,32 +32,7 @@ func TestDifferential(t *testing.T) {
 				store.SetChangeLogCap(mem, 150)
 			}
 			name := func(kind string, n int) string { return fmt.Sprintf("%s%d", kind, rng.IntN(n)) }
-			randBatch := func() *store.Batch {
-				b := &store.Batch{}
-				for range rng.IntN(3) {
-					b.Symbols = append(b.Symbols, name("s", 50))
-				}
-				for range rng.IntN(200) {
-					b.Graph = append(b.Graph, store.NamedTriple{S: name("e", 40), R: name("r", 5), O: name("e", 40)})
-				}
-				for range rng.IntN(20) {
-					args := make([]string, rng.IntN(4))
-					for i := range args {
-						args[i] = name("e", 40)
-					}
-					b.Facts = append(b.Facts, store.NamedFact{Rel: name("r", 7), Args: args})
-				}
-				if rng.IntN(3) == 0 {
-					b.Splits = map[string][]store.NamedTriple{}
-					for range 1 + rng.IntN(2) {
-						sp := name("split", 3)
-						for range rng.IntN(20) {
-							b.Splits[sp] = append(b.Splits[sp], store.NamedTriple{S: name("e", 60), R: name("r", 5), O: name("e", 60)})
-						}
-					}
-				}
-				return b
-			}
+			randBatch := func() *store.Batch { return diffBatch(rng) }
 			randDerived := func(s store.Store) []store.Derived {
 				n, _ := s.NumSymbols()
 				if n == 0 {
@@ -202,4 +177,34 @@ func seq(ds []store.Derived) iter.Seq2[store.Derived, error] {
 			}
 		}
 	}
+}
+
+// diffBatch returns a random batch of TestDifferential: symbols, triples,
+// facts of any arity and, one time in three, named splits.
+func diffBatch(rng *rand.Rand) *store.Batch {
+	name := func(kind string, n int) string { return fmt.Sprintf("%s%d", kind, rng.IntN(n)) }
+	b := &store.Batch{}
+	for range rng.IntN(3) {
+		b.Symbols = append(b.Symbols, name("s", 50))
+	}
+	for range rng.IntN(200) {
+		b.Graph = append(b.Graph, store.NamedTriple{S: name("e", 40), R: name("r", 5), O: name("e", 40)})
+	}
+	for range rng.IntN(20) {
+		args := make([]string, rng.IntN(4))
+		for i := range args {
+			args[i] = name("e", 40)
+		}
+		b.Facts = append(b.Facts, store.NamedFact{Rel: name("r", 7), Args: args})
+	}
+	if rng.IntN(3) == 0 {
+		b.Splits = map[string][]store.NamedTriple{}
+		for range 1 + rng.IntN(2) {
+			sp := name("split", 3)
+			for range rng.IntN(20) {
+				b.Splits[sp] = append(b.Splits[sp], store.NamedTriple{S: name("e", 60), R: name("r", 5), O: name("e", 60)})
+			}
+		}
+	}
+	return b
 }
