@@ -17,8 +17,6 @@ import (
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
-	"github.com/drumql/drumql/reasoner/combine"
-	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
 )
@@ -112,7 +110,7 @@ func (c *queryCmd) Run(e *env) error {
 	// answers are the stored facts and noisy-or applies the head's rules
 	// once to them: nothing is evaluated again.
 	answerProg := prog
-	stored := len(c.Rules) > 0 && storedFixpoint(st, prog, q.Atom, opt)
+	stored := len(c.Rules) > 0 && policy.StoredFixpoint(st, prog, q.Atom, opt)
 	if stored {
 		answerProg = nil
 		storedNote(e.stderr, th)
@@ -131,7 +129,6 @@ func (c *queryCmd) Run(e *env) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	pol := policy.New(st, prog)
 	vars := queryVars(q.Atom)
 	if c.Unordered && len(vars) > 0 { // a ground query has one answer at most
 		if comb.Method != policy.Max {
@@ -143,34 +140,13 @@ func (c *queryCmd) Run(e *env) error {
 		thresholdNote(e.stderr, stats, th, "answers", "are not shown")
 		return nil
 	}
-	var answers []reasoner.Answer
-	decided := 0.0 // the threshold that decided the --top best, when above th.min
-	if c.Top > 0 && comb.Method != policy.Grouped && (!stored || comb.Method == policy.Max) {
-		// the N best at falling thresholds (over the stored fixpoint, one
-		// pass), each kept in a bounded heap, not every answer sorted
-		best, err := combine.QueryBest(e.ctx, st, answerProg, q.Atom, c.Top, combine.Scoring{NoisyOr: comb.Method == policy.NoisyOr, Top: comb.Top}, opt)
-		if err != nil {
-			return queryErr(err)
-		}
-		answers = best.Answers
-		if best.Min > max(th.min, reasoner.Exact) {
-			decided = best.Min
-		}
-		if comb.Method == policy.NoisyOr {
-			combinationNote(e, comb)
-		}
-	} else {
-		if answers, err = reasoner.Query(e.ctx, st, answerProg, q.Atom, opt); err != nil {
-			return queryErr(err)
-		}
-		if comb.Method != policy.Max {
-			if answers, err = rescore(e, st, pol, q.Atom, answers, comb, opt, stored, c.Top); err != nil {
-				return err
-			}
-		}
+	res, err := policy.New(st, prog).Answers(e.ctx, q.Atom, policy.Request{Top: c.Top, Combination: comb, Stored: stored, Opt: opt})
+	if err != nil {
+		return queryErr(err)
 	}
-	if c.Top > 0 && len(answers) > c.Top {
-		answers = answers[:c.Top]
+	answers, decided := res.Answers, res.Decided
+	if comb.Method != policy.Max {
+		combinationNote(e, comb)
 	}
 	if c.Format == "json" {
 		return printAnswersJSON(e.stdout, vars, answers, c.Explain)
@@ -199,42 +175,12 @@ func (c *queryCmd) Run(e *env) error {
 	return nil
 }
 
-// rescore rescores answers of q as the query policy does with comb: over
-// the stored facts when they are the program's fixpoint (stored; noisy-or
-// rescores only the first `first` answers when first > 0), or by
-// evaluating the program again.
-func rescore(e *env, st store.Store, pol *policy.Policy, q datalog.Atom, answers []reasoner.Answer, comb policy.Combination, opt reasoner.Options, stored bool, first int) ([]reasoner.Answer, error) {
-	var sn *combine.StoredNoisyOr
-	if stored && comb.Method == policy.NoisyOr {
-		var err error
-		if sn, err = combine.PrepareStoredNoisyOr(e.ctx, st, pol.Program(), opt); err != nil {
-			return nil, err
-		}
-	}
-	answers, err := pol.Rescore(e.ctx, q, answers, comb, opt, sn, first)
-	if err != nil {
-		return nil, err
-	}
-	combinationNote(e, comb)
-	return answers, nil
-}
-
 // combinationNote says, unless quiet, how answers were combined when the
 // rule files' directive chose it.
 func combinationNote(e *env, comb policy.Combination) {
 	if comb.Directive != "" && e.showProgress() {
 		fmt.Fprintf(e.stderr, "confidences combined by %s, as the rule files' @aggregate directive says (--combine max for the best derivation)\n", comb.Directive)
 	}
-}
-
-// storedFixpoint reports whether st's derived facts are prog's fixpoint
-// at opt's threshold: infer stored them for this program (its record is
-// the one an evaluation with opt writes) and no base fact changed since.
-// A query over a predicate with no stored fact is not answered from the
-// store (the program may still define it).
-func storedFixpoint(st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options) bool {
-	ms, err := st.Materialised()
-	return err == nil && maintain.UpToDate(ms, prog, opt) && reasoner.CheckQuery(st, nil, q) == nil
 }
 
 // storedNote says on w that the answers are the stored derived facts and,
