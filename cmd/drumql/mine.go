@@ -326,7 +326,7 @@ func (c *mineCmd) assess(e *env, r *mining.Run) error {
 		if r.Metrics, err = evalModel(e, r.Store, r.Graph, r.ModelSet(), "test"); err != nil {
 			return err
 		}
-		printMetrics(e.stderr, r.Metrics)
+		r.Metrics.WriteTable(e.stderr)
 	}
 	return nil
 }
