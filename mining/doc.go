@@ -3,7 +3,9 @@
 // mined in head groups ([ModelSet], saved as a manifest and group model
 // files by [Run.SaveGroups], read back by [LoadModels]), rules read off
 // saved models instead of training ([ReadRules]), the comment that starts
-// the mined file ([Run.Header]) and the HTML report ([Run.Report]).
+// the mined file ([Run.Header]), the HTML report ([Run.Report]) and the
+// head groups mined on a cluster's workers ([MineOnCluster], from the
+// bytes of [SnapshotData]).
 //
 // It composes the miner with the rule scorers (package scoring) and the
 // reasoner, which never import each other. Nothing here prints; the
