@@ -181,19 +181,11 @@ func (c *mineCmd) mine(e *env, src miner.GraphSource, r *mining.Run) error {
 		r.Result, err = miner.Mine(e.ctx, src, r.Graph, opt, progress)
 	}
 	pb.finish()
-	if r.RulesStart.IsZero() {
-		r.RulesStart = time.Now()
+	err = r.Trained(e.ctx, err)
+	if errors.Is(err, miner.ErrUnknownRelation) {
+		return inputErr(fmt.Errorf("mine: --heads: %w", err))
 	}
-	if err != nil {
-		if r.Result == nil || len(r.Result.Models) == 0 || e.ctx.Err() == nil {
-			if errors.Is(err, miner.ErrUnknownRelation) {
-				return inputErr(fmt.Errorf("mine: --heads: %w", err))
-			}
-			return err
-		}
-		r.Stopped = err
-	}
-	return nil
+	return err
 }
 
 // progress returns the training progress callback of a run: the bar (or,
@@ -202,20 +194,19 @@ func (c *mineCmd) mine(e *env, src miner.GraphSource, r *mining.Run) error {
 func (c *mineCmd) progress(e *env, r *mining.Run) (func(miner.Progress), *bar) {
 	cfg := r.Config
 	pb := e.newBar(-1, "mining")
-	prevMean, step := 0.0, 0
 	return func(p miner.Progress) {
 		if testHookMineProgress != nil {
 			testHookMineProgress(p)
 		}
+		first := len(r.Loss) == 0
+		r.Observe(p)
 		switch {
 		case p.Trained:
-			r.RulesStart = time.Now()
 			if p.Group == p.Groups {
 				pb.finish()
 			}
 			return
 		case p.EpochDone:
-			r.ValidLoss = append(r.ValidLoss, p.ValidLoss)
 			if !e.cli.Quiet && !e.showProgress() {
 				// No bar (a log file): one line per epoch.
 				line := fmt.Sprintf("mine: epoch %d/%d: %d batches, train loss %.4f", p.Epoch, cfg.MaxEpochs, p.Batches, p.Loss)
@@ -229,7 +220,7 @@ func (c *mineCmd) progress(e *env, r *mining.Run) (func(miner.Progress), *bar) {
 		if !e.cli.Quiet && p.Groups > 1 && p.Epoch == 1 && p.Batch == 1 {
 			fmt.Fprintf(e.stderr, "mine: head group %d of %d\n", p.Group, p.Groups)
 		}
-		if step == 0 && !e.cli.Quiet {
+		if first && !e.cli.Quiet {
 			if p.EpochTriples < p.Triples {
 				fmt.Fprintf(e.stderr, "mine: an epoch trains on %d of the %d training triples (at most %d per relation, drawn afresh each epoch; --max-queries)\n",
 					p.EpochTriples, p.Triples, cfg.MaxQueries)
@@ -239,16 +230,8 @@ func (c *mineCmd) progress(e *env, r *mining.Run) (func(miner.Progress), *bar) {
 					p.CappedEntries, cfg.MaxFanOut)
 			}
 		}
-		// p.Loss is the mean over the epoch so far; recover the batch's own.
-		cur := p.Loss
-		if p.Batch > 1 {
-			cur = p.Loss*float64(p.Batch) - prevMean*float64(p.Batch-1)
-		}
-		prevMean = p.Loss
-		step++
-		r.Loss = append(r.Loss, report.LossPoint{Epoch: p.Epoch, Batch: p.Batch, Step: step, Loss: cur})
 		pb.describe(fmt.Sprintf("epoch %d/%d batch %d/%d loss %.4f %.0f q/s", p.Epoch, cfg.MaxEpochs, p.Batch, p.Batches, p.Loss, p.QueriesPerSec))
-		pb.set(step)
+		pb.set(len(r.Loss))
 	}, pb
 }
 
