@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/drumql/drumql/cluster"
+	"github.com/drumql/drumql/internal/buildinfo"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/mining"
 	"github.com/nats-io/nats.go"
@@ -150,20 +150,7 @@ func (c *clusterCancelCmd) Run(e *env) error {
 
 // buildVersion is the version a coordinator and its workers must share:
 // the release, and the commit when the build recorded one.
-func buildVersion() string {
-	v := version
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch {
-			case s.Key == "vcs.revision":
-				v += "+" + s.Value
-			case s.Key == "vcs.modified" && s.Value == "true":
-				v += "-modified"
-			}
-		}
-	}
-	return v
-}
+func buildVersion() string { return buildinfo.Version(version) }
 
 // mineCluster mines the --head-groups groups on the workers of --cluster
 // (the coordinator's side), each with opt and its heads; it returns the
