@@ -5,7 +5,9 @@
 // saved models instead of training ([ReadRules]), the comment that starts
 // the mined file ([Run.Header]), the HTML report ([Run.Report]) and the
 // head groups mined on a cluster's workers ([MineOnCluster], from the
-// bytes of [SnapshotData]).
+// bytes of [SnapshotData]); the training's progress ([Run.Observe],
+// [Run.Trained]) and the memory estimate of a run made before its graph is
+// built ([EstimateMemory], [NewGraph]).
 //
 // It composes the miner with the rule scorers (package scoring) and the
 // reasoner, which never import each other. Nothing here prints; the
