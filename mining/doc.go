@@ -1,5 +1,6 @@
-// Package mining is what `drumql mine` does around [miner.Mine]: the state
-// of a run ([Run]) from training to the written files, the models of a run
+// Package mining is what `drumql mine` does around [miner.Mine]: its
+// settings resolved into the miner's options and checked ([Settings]), the
+// state of a run ([Run]) from training to the written files, the models of a run
 // mined in head groups ([ModelSet], saved as a manifest and group model
 // files by [Run.SaveGroups], read back by [LoadModels]), rules read off
 // saved models instead of training ([ReadRules]), the comment that starts
