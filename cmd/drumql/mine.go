@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/drumql/drumql/internal/atomicfile"
-	"github.com/drumql/drumql/internal/report"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/mining"
 	"github.com/drumql/drumql/rulefile"
-	"github.com/drumql/drumql/scoring"
 	"github.com/drumql/drumql/store"
 )
 
@@ -269,9 +264,7 @@ func (c *mineCmd) keepTop(e *env, r *mining.Run) error {
 // writeOutputs writes the rule file (--out or standard output) and the
 // model (--save-model).
 func (c *mineCmd) writeOutputs(e *env, r *mining.Run) error {
-	var buf bytes.Buffer
-	rulefile.Write(&buf, r.Header(), c.Threshold, r.Directives, miner.DatalogRules(r.Result.Rules))
-	mined := rulefile.Stamp(buf.Bytes())
+	mined := r.RuleFile(c.Threshold)
 	if c.Out == "" {
 		if _, err := e.stdout.Write(mined); err != nil {
 			return err
@@ -297,11 +290,7 @@ func (c *mineCmd) assess(e *env, r *mining.Run) error {
 	}
 	var err error
 	if r.Store != nil && (!e.cli.Quiet || c.Report != "") {
-		// The rule application's candidate lists and engine are garbage
-		// now: collect them before the model's blocks are allocated.
-		runtime.GC()
-		ms := r.ModelSet()
-		if r.Coverage, err = scoring.MeasureCoverage(e.ctx, r.Store, r.Graph, ms.Models, ms.Heads, r.Result.Rules, r.Tuned); err != nil {
+		if err := r.MeasureCoverage(e.ctx); err != nil {
 			return err
 		}
 	}
@@ -319,12 +308,7 @@ func (c *mineCmd) writeReport(e *env, r *mining.Run) error {
 	if c.Report == "" {
 		return nil
 	}
-	rep := r.Report(e.ctx, e.cli.DB, time.Since(r.Start))
-	var hb bytes.Buffer
-	if err := report.Write(&hb, rep); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(c.Report, hb.Bytes())
+	return r.WriteReport(e.ctx, c.Report, e.cli.DB, time.Since(r.Start))
 }
 
 // summarise says what was done; after Ctrl-C it returns the error that
