@@ -91,6 +91,8 @@
 // [Report.Notes] and [WriteReport.Notes] word what a read or a write left
 // out or changed, a sentence each, [NotWritten] what of a program AnyBURL's
 // format has no place for, and [Header] the comment that starts a
-// converted Datalog file; [Sniff] names the format a file looks like. They
+// converted Datalog file; [Sniff] names the format a file looks like.
+// [WriteDatalog] writes the rules read as a drumql rule file, and
+// [ReadDatalog] reads one to be written in AnyBURL's format. They
 // print nothing: the caller does.
 package exchange

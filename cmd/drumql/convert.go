@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"slices"
-	"strings"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/exchange"
 	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/parser"
-	"github.com/drumql/drumql/rulefile"
 )
 
 // convertCmd is drumql convert.
@@ -141,12 +138,9 @@ func (c *convertCmd) fromLearner(e *env, src []byte, out *bytes.Buffer) error {
 		c.reportWrite(e.stderr, &rep, nil, e.cli.Quiet)
 		return nil
 	}
-	prog := &datalog.Program{Rules: rules, Aggregates: res.Program.Aggregates}
-	if ds := datalog.Validate(prog); ds.HasErrors() {
-		return inputErr(fmt.Errorf("convert: the rules of %s do not make a valid program:\n%w", c.File, ds))
+	if err := exchange.WriteDatalog(out, c.From, c.File, res, opt, c.Threshold); err != nil {
+		return inputErr(fmt.Errorf("convert: the rules of %s do not make a valid program:\n%w", c.File, err))
 	}
-	slices.SortStableFunc(rules, func(a, b datalog.Rule) int { return strings.Compare(a.Head.Pred, b.Head.Pred) })
-	rulefile.Write(out, exchange.Header(c.From, c.File, rules, &res.Report, opt), c.Threshold, res.Program.Aggregates, rules)
 	return nil
 }
 
@@ -177,23 +171,12 @@ func (c *convertCmd) reportRead(w io.Writer, res *exchange.Result, quiet bool) {
 
 // fromDrumql converts a Datalog rule file to AnyBURL's format.
 func (c *convertCmd) fromDrumql(e *env, src []byte, out *bytes.Buffer) error {
-	prog, err := parser.ParseString(c.File, string(src))
-	ds, _ := err.(datalog.Diagnostics)
-	if err != nil && ds == nil {
+	prog, err := exchange.ReadDatalog(c.File, src)
+	if ds, ok := err.(datalog.Diagnostics); ok {
+		return inputErr(diagError{ds: ds})
+	} else if err != nil {
 		return inputErr(fmt.Errorf("convert: %w", err))
 	}
-	ds = append(ds, datalog.Validate(prog)...)
-	if ds.HasErrors() {
-		ds.Sort()
-		var errs datalog.Diagnostics
-		for _, d := range ds {
-			if d.Severity == datalog.Error {
-				errs = append(errs, d)
-			}
-		}
-		return inputErr(diagError{ds: errs})
-	}
-	exchange.AttachComments(prog, c.File, src)
 	rep, err := exchange.WriteAnyBURL(out, prog.Rules, exchange.WriteOptions{Smoothing: c.smoothing()})
 	if err != nil {
 		return err
