@@ -46,18 +46,9 @@ func (c *mineCmd) ruleStep(e *env, valid int) miner.RuleStep {
 
 // checkMemory compares need with --max-memory, or with the available memory.
 func (c *mineCmd) checkMemory(e *env, need int64) error {
-	var lim miner.MemoryLimit
-	known := false
-	switch c.MaxMemory {
-	case "off":
-	case "":
-		lim, known = miner.AvailableMemory()
-	default:
-		n, err := sysmem.ParseSize(c.MaxMemory)
-		if err != nil {
-			return inputErr(fmt.Errorf("mine: --max-memory: %w", err))
-		}
-		lim, known = miner.MemoryLimit{Bytes: n, Source: "--max-memory"}, true
+	lim, known, err := sysmem.ParseCap(c.MaxMemory, "--max-memory")
+	if err != nil {
+		return inputErr(fmt.Errorf("mine: --max-memory: %w", err))
 	}
 	if !e.cli.Quiet && miner.Kernel() == "generic" {
 		fmt.Fprintln(e.stderr, "mine: sparse kernels: generic Go (a build with GOEXPERIMENT=simd uses AVX2/AVX-512 where the CPU has them)")
