@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 
 	"github.com/alecthomas/kong"
 	"github.com/drumql/drumql/internal/atomicfile"
@@ -30,10 +28,8 @@ func (f mineConfigFile) BeforeResolve(ctx *kong.Context, trace *kong.Path) error
 	if err != nil {
 		return fmt.Errorf("mine --config: %w", err)
 	}
-	var values map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&values); err != nil {
+	values, keys, err := jsonflags.Decode(data)
+	if err != nil {
 		return fmt.Errorf("mine --config %s: not a JSON object of flag values: %w", path, err)
 	}
 	flags := map[string]*kong.Flag{}
@@ -42,11 +38,6 @@ func (f mineConfigFile) BeforeResolve(ctx *kong.Context, trace *kong.Path) error
 			flags[fl.Name] = fl
 		}
 	}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	for _, k := range keys {
 		if flags[k] == nil {
 			return fmt.Errorf("mine --config %s: unknown key %q: not a flag of drumql mine (keys are flag names without the dashes, as --write-config writes them)", path, k)

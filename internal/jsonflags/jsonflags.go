@@ -1,8 +1,10 @@
 package jsonflags
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"sort"
 	"strings"
 	"time"
 )
@@ -97,4 +99,21 @@ func Encode(v reflect.Value, def any) any {
 		}
 	}
 	return v.Interface()
+}
+
+// Decode decodes data, a configuration file: one JSON object, its numbers
+// kept as written (json.Number). It returns the object's values and its
+// keys, sorted; the error is the decoder's.
+func Decode(data []byte) (values map[string]any, keys []string, err error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&values); err != nil {
+		return nil, nil, err
+	}
+	keys = make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return values, keys, nil
 }

@@ -99,3 +99,21 @@ func TestEncode(t *testing.T) {
 		}
 	}
 }
+
+func TestDecode(t *testing.T) {
+	values, keys, err := Decode([]byte(`{"seed": 18446744073709551615, "heads": ["a"], "epochs": null}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"epochs", "heads", "seed"}; !reflect.DeepEqual(keys, want) {
+		t.Errorf("keys %v, want %v", keys, want)
+	}
+	if values["seed"] != json.Number("18446744073709551615") || values["epochs"] != nil {
+		t.Errorf("values %v: want the seed as written and a null epochs", values)
+	}
+	for _, bad := range []string{`["a"]`, `{"a": }`, ``} {
+		if _, _, err := Decode([]byte(bad)); err == nil {
+			t.Errorf("Decode(%q): no error", bad)
+		}
+	}
+}
