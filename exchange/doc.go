@@ -85,4 +85,14 @@
 // object identity is restated the way drumql mine states it for its own
 // chain rules (see [chainIdentity]), so that a mined file written to
 // AnyBURL and read back gives the same rules.
+//
+// # What a conversion says
+//
+// [Report.Notes] and [WriteReport.Notes] word what a read or a write left
+// out or changed, a sentence each, [NotWritten] what of a program AnyBURL's
+// format has no place for, and [Header] the comment that starts a
+// converted Datalog file; [Sniff] names the format a file looks like.
+// [WriteDatalog] writes the rules read as a drumql rule file, and
+// [ReadDatalog] reads one to be written in AnyBURL's format. They
+// print nothing: the caller does.
 package exchange

@@ -14,8 +14,8 @@
 // [Options] gathers [Config], [ExtractOptions] and [ConstOptions]; their zero
 // values mean the defaults (the Default… constants), the ones drumql mine
 // uses, and they travel as JSON to the machines of a clustered run (package
-// cluster), which call the same Mine. [EstimateMemory], [AvailableMemory]
-// and [SoftMemoryLimit] keep a run within the machine's memory.
+// cluster), which call the same Mine. [EstimateMemory] and [SoftMemoryLimit] keep a
+// run within the machine's memory.
 //
 // # Data
 //

@@ -4,7 +4,6 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/store"
 )
 
@@ -177,22 +176,6 @@ func EstimateMemory(s Shape, cfg Config, rs RuleStep) int64 {
 		step = rules + max(extract, apply, score)
 	}
 	return memBase + (graph+names+params+max(train, step))*memGCTenths/10
-}
-
-// MemoryLimit is a bound on the memory a process may use, in bytes, and
-// where the number comes from (for messages).
-type MemoryLimit struct {
-	Bytes  int64
-	Source string
-}
-
-// AvailableMemory returns the memory available to this process, the
-// smaller of the kernel's MemAvailable and the cgroup (v2 or v1) memory
-// limit, to hold EstimateMemory against before mining; ok is false when
-// neither can be read.
-func AvailableMemory() (lim MemoryLimit, ok bool) {
-	l, ok := sysmem.Available()
-	return MemoryLimit{Bytes: l.Bytes, Source: l.Source}, ok
 }
 
 // SoftMemoryLimit makes need (EstimateMemory's) the Go collector's soft

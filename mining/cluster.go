@@ -2,9 +2,11 @@ package mining
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os"
 
 	"github.com/drumql/drumql/cluster"
 	"github.com/drumql/drumql/miner"
@@ -38,4 +40,32 @@ func GroupResults(groups []miner.Group, results []cluster.Result) (*miner.Result
 	}
 	r.Rules = miner.MergeRules(lists...)
 	return r, files, nil
+}
+
+// SnapshotData returns the bytes of the graph snapshot a cluster's workers
+// mine: the content of file, a snapshot written by miner.WriteSnapshot, or,
+// when file is "", src's written now.
+func SnapshotData(ctx context.Context, src miner.GraphSource, file string) ([]byte, error) {
+	if file != "" {
+		return os.ReadFile(file)
+	}
+	var b bytes.Buffer
+	if err := miner.WriteSnapshot(ctx, &b, src); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// MineOnCluster mines the head groups on the workers the coordinator co
+// reaches, from the graph snapshot data, each group with opt and its own
+// heads (opt's are ignored). It returns the run's result and the bytes of
+// the group models as the workers sent them ([GroupResults]); the error of
+// an interrupted run wraps ctx's.
+func MineOnCluster(ctx context.Context, co *cluster.Coordinator, data []byte, groups []miner.Group, opt miner.Options) (*miner.Result, [][]byte, error) {
+	opt.Config.Heads = nil // each job's are its group's
+	results, err := co.Mine(ctx, cluster.Plan{Snapshot: data, Options: opt, Groups: groups})
+	if err != nil {
+		return nil, nil, err
+	}
+	return GroupResults(groups, results)
 }

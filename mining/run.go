@@ -34,6 +34,7 @@ type Run struct {
 	Stopped   error
 	Loss      []report.LossPoint
 	ValidLoss []float64
+	prevMean  float64 // the running mean loss of the last batch observed
 	// RulesStart is when the rule step began (the last training ended).
 	RulesStart   time.Time
 	RuleStepTook time.Duration

@@ -199,6 +199,3 @@ func (p *Policy) Rescore(ctx context.Context, q datalog.Atom, answers []reasoner
 	}
 	return answers, nil
 }
-
-// Program returns the policy's program.
-func (p *Policy) Program() *datalog.Program { return p.prog }

@@ -112,7 +112,7 @@ func runStudy(b *testing.B, db, rules string) studyResult {
 		known := filter.Answers(q)
 		var ans []linkpred.RuleConf
 		var cands [][]linkpred.RuleConf
-		err := rs.hits(ctx, q, func(id store.ID, hits []reasoner.RuleScore) {
+		err := rs.hitsAbove(ctx, q, 0, func(id store.ID, hits []reasoner.RuleScore) {
 			hs := make([]linkpred.RuleConf, len(hits))
 			for i, h := range hits {
 				hs[i] = linkpred.RuleConf{Rule: h.Rule, Conf: float32(h.Score)}

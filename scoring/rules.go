@@ -223,15 +223,10 @@ func (r *RuleScorer) priorOf(rel store.ID) *linkpred.SlotPrior {
 	return nil
 }
 
-// hits calls fn with the rules' evidence for each candidate of q. linkpred's
+// hitsAbove calls fn with the rules' evidence of at least min (see
+// reasoner.Engine.EachRuleHitAbove) for each candidate of q. linkpred's
 // Inverse is tail prediction (Given, Rel, ?): the given entity is the head's
 // first argument, which EachRuleHit calls inverse=false.
-func (r *RuleScorer) hits(ctx context.Context, q linkpred.Query, fn func(id store.ID, hits []reasoner.RuleScore)) error {
-	return r.hitsAbove(ctx, q, 0, fn)
-}
-
-// hitsAbove is hits keeping the confidences of at least min only (see
-// reasoner.Engine.EachRuleHitAbove).
 func (r *RuleScorer) hitsAbove(ctx context.Context, q linkpred.Query, min float64, fn func(id store.ID, hits []reasoner.RuleScore)) error {
 	return r.eng.EachRuleHitAbove(ctx, r.names[q.Rel], r.names[q.Given], !q.Inverse, min, fn)
 }

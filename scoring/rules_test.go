@@ -96,7 +96,7 @@ func TestRuleRanksOneQueryAtATime(t *testing.T) {
 		// Checked against the rules' hits themselves.
 		for _, q := range qs {
 			hit := false
-			if err := rs.hits(ctx, q, func(id store.ID, _ []reasoner.RuleScore) { hit = hit || id == q.Answer }); err != nil {
+			if err := rs.hitsAbove(ctx, q, 0, func(id store.ID, _ []reasoner.RuleScore) { hit = hit || id == q.Answer }); err != nil {
 				t.Fatal(err)
 			}
 			if hit != r.reached[q] {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 func TestStatsJSONFamily(t *testing.T) {
@@ -28,7 +29,7 @@ func TestStatsJSONFamily(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("stats: exit %d: %s", code, stderr)
 	}
-	var rep statsReport
+	var rep wire.Stats
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("stats JSON: %v\n%s", err, stdout)
 	}
@@ -80,7 +81,7 @@ func TestLoadMalformedCommitsNothing(t *testing.T) {
 	if code != 0 {
 		t.Fatal("stats failed")
 	}
-	var rep statsReport
+	var rep wire.Stats
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}

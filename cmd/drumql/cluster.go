@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"runtime/debug"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/drumql/drumql/cluster"
+	"github.com/drumql/drumql/internal/buildinfo"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/mining"
 	"github.com/nats-io/nats.go"
@@ -152,33 +150,7 @@ func (c *clusterCancelCmd) Run(e *env) error {
 
 // buildVersion is the version a coordinator and its workers must share:
 // the release, and the commit when the build recorded one.
-func buildVersion() string {
-	v := version
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch {
-			case s.Key == "vcs.revision":
-				v += "+" + s.Value
-			case s.Key == "vcs.modified" && s.Value == "true":
-				v += "-modified"
-			}
-		}
-	}
-	return v
-}
-
-// clusterSnapshot returns the bytes of the snapshot the workers get: the
-// file of --snapshot, or the store's written now.
-func (c *mineCmd) clusterSnapshot(e *env, src miner.GraphSource) ([]byte, error) {
-	if c.Snapshot != "" {
-		return os.ReadFile(c.Snapshot)
-	}
-	var b bytes.Buffer
-	if err := miner.WriteSnapshot(e.ctx, &b, src); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
+func buildVersion() string { return buildinfo.Version(version) }
 
 // mineCluster mines the --head-groups groups on the workers of --cluster
 // (the coordinator's side), each with opt and its heads; it returns the
@@ -188,7 +160,6 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, g *miner.Graph, opt
 	if err != nil {
 		return nil, nil, err
 	}
-	opt.Config.Heads = nil // each job's are its group's
 	run := c.RunID
 	if run == "" {
 		var err error
@@ -199,7 +170,7 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, g *miner.Graph, opt
 	if _, err := cluster.NewNames(run); err != nil {
 		return nil, nil, inputErr(fmt.Errorf("mine: --run-id: %w", err))
 	}
-	data, err := c.clusterSnapshot(e, src)
+	data, err := mining.SnapshotData(e.ctx, src, c.Snapshot)
 	if err != nil {
 		return nil, nil, fmt.Errorf("mine --cluster: snapshot: %w", err)
 	}
@@ -231,15 +202,10 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, g *miner.Graph, opt
 		Progress: func(n cluster.Counts) {
 			say("%d queued, %d running, %d done of %d", n.Queued, n.Running, n.Done, n.Groups)
 		}}
-	results, err := co.Mine(e.ctx, cluster.Plan{Snapshot: data, Options: opt, Groups: groups})
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil, nil, fmt.Errorf("mine: interrupted; the run is kept on the server: resume it with --run-id %s: %w", run, err)
-		}
-		return nil, nil, fmt.Errorf("mine --cluster: %w", err)
-	}
-	r, files, err := mining.GroupResults(groups, results)
-	if err != nil {
+	r, files, err := mining.MineOnCluster(e.ctx, co, data, groups, opt)
+	if errors.Is(err, context.Canceled) {
+		return nil, nil, fmt.Errorf("mine: interrupted; the run is kept on the server: resume it with --run-id %s: %w", run, err)
+	} else if err != nil {
 		return nil, nil, fmt.Errorf("mine --cluster: %w", err)
 	}
 	if !c.Keep {

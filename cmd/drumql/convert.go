@@ -7,15 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"slices"
-	"strings"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/exchange"
 	"github.com/drumql/drumql/internal/atomicfile"
-	"github.com/drumql/drumql/internal/english"
 	"github.com/drumql/drumql/parser"
-	"github.com/drumql/drumql/rulefile"
 )
 
 // convertCmd is drumql convert.
@@ -133,102 +129,45 @@ func (c *convertCmd) fromLearner(e *env, src []byte, out *bytes.Buffer) error {
 		c.reportWrite(e.stderr, &rep, nil, e.cli.Quiet)
 		return nil
 	}
-	prog := &datalog.Program{Rules: rules, Aggregates: res.Program.Aggregates}
-	if ds := datalog.Validate(prog); ds.HasErrors() {
-		return inputErr(fmt.Errorf("convert: the rules of %s do not make a valid program:\n%w", c.File, ds))
+	if err := exchange.WriteDatalog(out, c.From, c.File, res, opt, c.Threshold); err != nil {
+		return inputErr(fmt.Errorf("convert: the rules of %s do not make a valid program:\n%w", c.File, err))
 	}
-	slices.SortStableFunc(rules, func(a, b datalog.Rule) int { return strings.Compare(a.Head.Pred, b.Head.Pred) })
-	rulefile.Write(out, c.header(res, rules), c.Threshold, res.Program.Aggregates, rules)
 	return nil
 }
 
 // formatHint says which --from a file that failed to read as from looks
-// like, or "".
+// like (exchange.Sniff), or "".
 func formatHint(from string, src []byte) string {
-	amie := bytes.Contains(src, []byte("=>"))
-	anyburl := bytes.Contains(src, []byte(" <= "))
-	dl := bytes.Contains(src, []byte(":-"))
-	switch {
-	case from != "amie" && amie && !anyburl:
+	switch guess := exchange.Sniff(src); {
+	case guess == "" || guess == from:
+		return ""
+	case guess == "amie":
 		return "\nhint: this looks like AMIE's output: --from amie"
-	case from != "anyburl" && anyburl && !amie:
+	case guess == "anyburl":
 		return "\nhint: this looks like AnyBURL's rules: --from anyburl"
-	case dl && !amie && !anyburl:
-		return "\nhint: this looks like a Datalog file: --from drumql"
 	}
-	return ""
-}
-
-// header is the comment that starts a converted file: what it was
-// converted from and how the weights were read.
-func (c *convertCmd) header(res *exchange.Result, rules []datalog.Rule) string {
-	heads := 0
-	for i, r := range rules {
-		if i == 0 || r.Head.Pred != rules[i-1].Head.Pred {
-			heads++
-		}
-	}
-	name := map[string]string{"anyburl": "AnyBURL", "amie": "AMIE"}[c.From]
-	h := fmt.Sprintf("%% drumql convert: %d rules for %d head relations from %s (%s)\n%% weights: ", len(rules), heads, c.File, name)
-	conf, counts := "the confidence column", "correct/(predicted"
-	if c.From == "amie" {
-		conf, counts = "PCA Confidence", "Positive Examples/(PCA Body size"
-		if c.AMIEConfidence == "std" {
-			conf, counts = "Std Confidence", "Positive Examples/(Body size"
-		}
-	}
-	switch {
-	case c.Weights == "column":
-		h += conf + " as written"
-	case c.Smoothing == 0:
-		h += strings.Replace(counts, "/(", "/", 1) + ", to 4 significant digits"
-	default:
-		h += fmt.Sprintf("%s + %d), to 4 significant digits", counts, c.Smoothing)
-	}
-	if n := len(res.Report.PriorRelations); n > 0 {
-		h += fmt.Sprintf("\n%% %d zero-body rules: the slot prior ranks %s (prior = 1)", res.Report.ZeroBody, english.Plural(n, "their relation", fmt.Sprintf("their %d relations", n)))
-	}
-	return h
+	return "\nhint: this looks like a Datalog file: --from drumql"
 }
 
 // reportRead says on stderr what a read left out or changed, and (unless
 // quiet) how many rules it read.
 func (c *convertCmd) reportRead(w io.Writer, res *exchange.Result, quiet bool) {
-	r := &res.Report
-	if r.ZeroBody > 0 {
-		fmt.Fprintf(w, "convert: %d %s (r(X,c) <=) have no Datalog form: %s by the slot prior instead (prior = 1 in @aggregate, counted on the graph), not by their confidences\n",
-			r.ZeroBody, english.Plural(r.ZeroBody, "zero-body rule", "zero-body rules"), english.Plural(len(r.PriorRelations), "their relation ranks", fmt.Sprintf("their %d relations rank", len(r.PriorRelations))))
-	}
-	if r.NoWeight > 0 {
-		fmt.Fprintf(w, "convert: %d %s with no correct prediction (weight 0) left out\n", r.NoWeight, english.Plural(r.NoWeight, "rule", "rules"))
-	}
-	if r.Duplicates > 0 {
-		fmt.Fprintf(w, "convert: %d %s listed twice: the first kept\n", r.Duplicates, english.Plural(r.Duplicates, "rule", "rules"))
+	for _, note := range res.Report.Notes() {
+		fmt.Fprintf(w, "convert: %s\n", note)
 	}
 	if !quiet {
-		fmt.Fprintf(w, "convert: %d rules of %d lines read from %s\n", r.Rules, r.Lines, c.File)
+		fmt.Fprintf(w, "convert: %d rules of %d lines read from %s\n", res.Report.Rules, res.Report.Lines, c.File)
 	}
 }
 
 // fromDrumql converts a Datalog rule file to AnyBURL's format.
 func (c *convertCmd) fromDrumql(e *env, src []byte, out *bytes.Buffer) error {
-	prog, err := parser.ParseString(c.File, string(src))
-	ds, _ := err.(datalog.Diagnostics)
-	if err != nil && ds == nil {
+	prog, err := exchange.ReadDatalog(c.File, src)
+	if ds, ok := err.(datalog.Diagnostics); ok {
+		return inputErr(diagError{ds: ds})
+	} else if err != nil {
 		return inputErr(fmt.Errorf("convert: %w", err))
 	}
-	ds = append(ds, datalog.Validate(prog)...)
-	if ds.HasErrors() {
-		ds.Sort()
-		var errs datalog.Diagnostics
-		for _, d := range ds {
-			if d.Severity == datalog.Error {
-				errs = append(errs, d)
-			}
-		}
-		return inputErr(diagError{ds: errs})
-	}
-	exchange.AttachComments(prog, c.File, src)
 	rep, err := exchange.WriteAnyBURL(out, prog.Rules, exchange.WriteOptions{Smoothing: c.Smoothing})
 	if err != nil {
 		return err
@@ -242,50 +181,12 @@ func (c *convertCmd) fromDrumql(e *env, src []byte, out *bytes.Buffer) error {
 // is the program read (its facts, queries, imports and directives are not
 // written).
 func (c *convertCmd) reportWrite(w io.Writer, rep *exchange.WriteReport, prog *datalog.Program, quiet bool) {
-	if n := rep.SkippedRules(); n > 0 {
-		fmt.Fprintf(w, "convert: %d %s AnyBURL cannot express skipped:\n", n, english.Plural(n, "rule", "rules"))
-		for _, s := range rep.Skipped {
-			fmt.Fprintf(w, "  %d with %s, the first at %s\n", s.Count, s.Reason, s.First)
-		}
-	}
-	if rep.Comparisons > 0 {
-		fmt.Fprintf(w, "convert: %d %s dropped: AnyBURL reads every rule under object identity (its variables and constants name different entities)\n",
-			rep.Comparisons, english.Plural(rep.Comparisons, "!= comparison", "!= comparisons"))
-	}
-	if rep.MadeUp > 0 {
-		fmt.Fprintf(w, "convert: %d %s no counts in their comment (support=N body=M): written with counts whose correct/(predicted + %d) is their weight, and the weight as the confidence\n",
-			rep.MadeUp, english.Plural(rep.MadeUp, "rule has", "rules have"), max(c.Smoothing, 0))
-	}
-	if rep.OtherWeight > 0 {
-		fmt.Fprintf(w, "convert: %d %s counts whose correct/(predicted + %d) is not their weight (edited, or not a confidence): the counts were written, and tools that read AnyBURL's format weight the rules by them\n",
-			rep.OtherWeight, english.Plural(rep.OtherWeight, "rule has", "rules have"), max(c.Smoothing, 0))
+	for _, note := range rep.Notes(exchange.WriteOptions{Smoothing: c.Smoothing}) {
+		fmt.Fprintf(w, "convert: %s\n", note)
 	}
 	if prog != nil {
-		var not []string
-		if n := len(prog.Facts); n > 0 {
-			not = append(not, fmt.Sprintf("%d %s", n, english.Plural(n, "fact", "facts")))
-		}
-		if n := len(prog.Queries); n > 0 {
-			not = append(not, fmt.Sprintf("%d %s", n, english.Plural(n, "query", "queries")))
-		}
-		if n := len(prog.Imports); n > 0 {
-			not = append(not, fmt.Sprintf("%d %s", n, english.Plural(n, "@import (not followed)", "@imports (not followed)")))
-		}
-		if n := len(prog.Aggregates); n > 0 {
-			d := fmt.Sprintf("%d %s", n, english.Plural(n, "@aggregate directive", "@aggregate directives")) + " (the tool that applies the rules aggregates them its own way"
-			for _, a := range prog.Aggregates {
-				if a.Value("prior") == 1 {
-					d += "; the slot prior, prior = 1, would need AnyBURL's zero-body rules counted on the graph"
-					break
-				}
-			}
-			not = append(not, d+")")
-		}
-		if len(prog.Thresholds) > 0 {
-			not = append(not, "@min")
-		}
-		if len(not) > 0 {
-			fmt.Fprintf(w, "convert: not in AnyBURL's format, not written: %s\n", strings.Join(not, ", "))
+		if not := exchange.NotWritten(prog); not != "" {
+			fmt.Fprintf(w, "convert: not in AnyBURL's format, not written: %s\n", not)
 		}
 	}
 	if !quiet {

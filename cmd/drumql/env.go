@@ -27,20 +27,14 @@ type env struct {
 // missing store is an error that says to run drumql load first.
 //
 // A store whose last writer died is recovered once by a short read-write
-// open when nobody else has it open, then opened read-only again.
+// open when nobody else has it open, then opened read-only again
+// (store.OpenReadOnly).
 func (e *env) openStore(mustExist bool) (store.Store, error) {
 	if err := e.checkExists(mustExist); err != nil {
 		return nil, err
 	}
 	dir := e.cli.DB
-	st, err := store.Open(dir, store.Options{ReadOnly: true})
-	if errors.Is(err, store.ErrIncomplete) {
-		if rw, rerr := store.Open(dir, store.Options{}); rerr == nil {
-			if rerr = rw.Close(); rerr == nil {
-				st, err = store.Open(dir, store.Options{ReadOnly: true})
-			}
-		}
-	}
+	st, err := store.OpenReadOnly(dir)
 	if err != nil {
 		return nil, storeError(err, dir, "a command that writes to it (load or infer) is running; wait for it to finish")
 	}

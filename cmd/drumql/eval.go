@@ -3,9 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/drumql/drumql/linkpred"
@@ -94,7 +92,7 @@ func (c *evalCmd) Run(e *env) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	printMetrics(e.stdout, rep)
+	rep.WriteTable(e.stdout)
 	if !e.cli.Quiet {
 		fmt.Fprintf(e.stderr, "evaluated %d queries in %s\n", rep.Queries, time.Since(start).Round(10*time.Millisecond))
 	}
@@ -144,26 +142,6 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *mining.ModelS
 		fmt.Fprintf(e.stderr, "eval: %d of the %d queries ask relations the model never learnt: %s\n", unseen, len(qs), what)
 	}
 	return rep, err
-}
-
-// printMetrics prints the metrics table: a column group per tie policy.
-func printMetrics(w io.Writer, r *linkpred.Report) {
-	fmt.Fprintf(w, "%d queries (%d head, %d tail), filtered ranking\n\n", r.Queries, r.HeadQueries, r.TailQueries)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\toptimistic\t\t\t\tpessimistic\t\t\t\texpected\t\t\t\t")
-	fmt.Fprintln(tw, "\tMRR\tH@10\tH@3\tH@1\tMRR\tH@10\tH@3\tH@1\tMRR\tH@10\tH@3\tH@1\t")
-	row := func(name string, get func(*linkpred.Metrics) linkpred.Summary) {
-		fmt.Fprintf(tw, "%s\t", name)
-		for _, m := range []*linkpred.Metrics{&r.Optimistic, &r.Pessimistic, &r.Expected} {
-			s := get(m)
-			fmt.Fprintf(tw, "%.3f\t%.3f\t%.3f\t%.3f\t", s.MRR, s.Hits10, s.Hits3, s.Hits1)
-		}
-		fmt.Fprintln(tw)
-	}
-	row("all", func(m *linkpred.Metrics) linkpred.Summary { return m.Summary })
-	row("head", func(m *linkpred.Metrics) linkpred.Summary { return m.Head })
-	row("tail", func(m *linkpred.Metrics) linkpred.Summary { return m.Tail })
-	tw.Flush()
 }
 
 // evalRules evaluates rule files applied by the reasoner

@@ -31,21 +31,14 @@ type inferCmd struct {
 // memoryCap resolves the value of a --max-memory flag: a size, "off", or
 // "" for the available memory.
 func memoryCap(flag string) (sysmem.Limit, error) {
-	switch flag {
-	case "off":
-		return sysmem.Limit{}, nil
-	case "":
-		lim, _ := sysmem.Available()
-		return lim, nil
-	}
-	n, err := sysmem.ParseSize(flag)
+	lim, _, err := sysmem.ParseCap(flag, "--max-memory")
 	if err != nil {
 		return sysmem.Limit{}, inputErr(fmt.Errorf("--max-memory %s: %w", flag, err))
 	}
-	if n <= 0 {
+	if flag != "off" && flag != "" && lim.Bytes <= 0 {
 		return sysmem.Limit{}, inputErr(fmt.Errorf("--max-memory %s: must be more than 0 (or off)", flag))
 	}
-	return sysmem.Limit{Bytes: n, Source: "--max-memory"}, nil
+	return lim, nil
 }
 
 // checkCount rejects a negative value of a count flag.

@@ -53,7 +53,7 @@ func (c *loadCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
-	replaced, err := replacedSplits(st, all)
+	replaced, err := store.ReplacedSplits(st, all)
 	if err != nil {
 		return fmt.Errorf("load: %w (the store is unchanged)", err)
 	}
@@ -70,7 +70,7 @@ func (c *loadCmd) Run(e *env) error {
 		return err
 	}
 	for _, r := range replaced {
-		fmt.Fprintf(e.stderr, "drumql: warning: split %q replaced: it had %d triples, it now has the %d of this load\n", r.name, r.old, r.new)
+		fmt.Fprintf(e.stderr, "drumql: warning: split %q replaced: it had %d triples, it now has the %d of this load\n", r.Name, r.Old, r.New)
 	}
 	fmt.Fprintf(e.stdout, "loaded %d new facts (%d already present), %d new symbols into %s\n",
 		stats.NewFacts, stats.Skipped, stats.NewSymbols, e.cli.DB)
@@ -81,78 +81,11 @@ func (c *loadCmd) Run(e *env) error {
 }
 
 // readPaths reads the triple files (or dataset folders) of paths into one
-// batch; on error, none is used ("nothing was <done>").
+// batch (store.ReadPaths); on error, none is used ("nothing was <done>").
 func readPaths(paths []string, done string) (*store.Batch, error) {
-	var all store.Batch
-	var errs []error
-	for _, p := range paths {
-		b, err := store.ReadPath(p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		mergeBatch(&all, b)
-	}
-	if len(errs) > 0 {
-		return nil, inputErr(fmt.Errorf("nothing was %s:\n%w", done, errors.Join(errs...)))
-	}
-	return &all, nil
-}
-
-// mergeBatch appends b to dst.
-func mergeBatch(dst, b *store.Batch) {
-	dst.Symbols = append(dst.Symbols, b.Symbols...)
-	dst.Graph = append(dst.Graph, b.Graph...)
-	dst.Facts = append(dst.Facts, b.Facts...)
-	for name, ts := range b.Splits {
-		if dst.Splits == nil {
-			dst.Splits = map[string][]store.NamedTriple{}
-		}
-		dst.Splits[name] = append(dst.Splits[name], ts...)
-	}
-}
-
-// splitChange is a split a load replaces with different triples.
-type splitChange struct {
-	name     string
-	old, new int
-}
-
-// replacedSplits lists, sorted by name, the splits of b that the store
-// already holds with other triples: a load replaces a split whole, and
-// the user should hear that the old one is gone.
-func replacedSplits(st store.Store, b *store.Batch) ([]splitChange, error) {
-	names, err := st.Splits()
+	all, err := store.ReadPaths(paths)
 	if err != nil {
-		return nil, err
+		return nil, inputErr(fmt.Errorf("nothing was %s:\n%w", done, err))
 	}
-	var out []splitChange
-	for _, name := range names {
-		ts, ok := b.Splits[name]
-		if !ok {
-			continue
-		}
-		n, same := 0, true
-		for t, err := range st.Split(name) {
-			if err != nil {
-				return nil, err
-			}
-			if n >= len(ts) {
-				same = false
-			} else if same {
-				s, err1 := st.Name(t.S)
-				r, err2 := st.Name(t.R)
-				o, err3 := st.Name(t.O)
-				if err := errors.Join(err1, err2, err3); err != nil {
-					return nil, err
-				}
-				same = ts[n] == store.NamedTriple{S: s, R: r, O: o}
-			}
-			n++
-		}
-		if !same || n != len(ts) {
-			out = append(out, splitChange{name, n, len(ts)})
-		}
-	}
-	return out, nil
+	return all, nil
 }

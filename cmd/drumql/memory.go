@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/drumql/drumql/scoring"
 
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/mining"
+	"github.com/drumql/drumql/scoring"
 )
 
 // loadGraph takes the snapshot that drumql mine trains on, prints the
@@ -20,32 +21,13 @@ func (c *mineCmd) loadGraph(e *env, src miner.GraphSource) (*miner.Graph, func()
 	if err != nil {
 		return nil, nil, fmt.Errorf("mine: snapshot: %w", err)
 	}
-	valid := 0
-	for _, err := range src.Split("valid") {
-		if err != nil {
-			break // no valid split
-		}
-		valid++
-	}
+	valid := mining.ValidTriples(src)
 	cfg := miner.Config{MaxLen: deref(c.Len), Rank: deref(c.Rank), Batch: deref(c.Batch), Threads: c.Threads}
-	rs := c.ruleStep(e, valid)
-	if c.fromSet != nil {
-		// --from-model: no training; the rule step of the model's T and L.
-		mc := c.fromSet.Models[0].Config()
-		cfg.MaxLen, cfg.Rank, cfg.Batch = mc.MaxLen, mc.Rank, mc.Batch
-		rs.FromModel = true
-	}
-	need := miner.EstimateMemory(miner.ShapeOf(snap, valid), cfg, rs)
+	need := mining.EstimateMemory(snap, valid, cfg, c.ruleStep(e, valid), c.fromSet)
 	if err := c.checkMemory(e, need); err != nil {
 		return nil, nil, err
 	}
-	restore := miner.SoftMemoryLimit(need)
-	g, err := miner.NewGraph(src, snap)
-	if err != nil {
-		restore()
-		return nil, nil, err
-	}
-	return g, restore, nil
+	return mining.NewGraph(src, snap, need)
 }
 
 // ruleStep describes, for the memory estimate, the rule step that follows
@@ -64,18 +46,9 @@ func (c *mineCmd) ruleStep(e *env, valid int) miner.RuleStep {
 
 // checkMemory compares need with --max-memory, or with the available memory.
 func (c *mineCmd) checkMemory(e *env, need int64) error {
-	var lim miner.MemoryLimit
-	known := false
-	switch c.MaxMemory {
-	case "off":
-	case "":
-		lim, known = miner.AvailableMemory()
-	default:
-		n, err := sysmem.ParseSize(c.MaxMemory)
-		if err != nil {
-			return inputErr(fmt.Errorf("mine: --max-memory: %w", err))
-		}
-		lim, known = miner.MemoryLimit{Bytes: n, Source: "--max-memory"}, true
+	lim, known, err := sysmem.ParseCap(c.MaxMemory, "--max-memory")
+	if err != nil {
+		return inputErr(fmt.Errorf("mine: --max-memory: %w", err))
 	}
 	if !e.cli.Quiet && miner.Kernel() == "generic" {
 		fmt.Fprintln(e.stderr, "mine: sparse kernels: generic Go (a build with GOEXPERIMENT=simd uses AVX2/AVX-512 where the CPU has them)")

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/drumql/drumql/internal/atomicfile"
-	"github.com/drumql/drumql/internal/report"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/mining"
 	"github.com/drumql/drumql/rulefile"
-	"github.com/drumql/drumql/scoring"
 	"github.com/drumql/drumql/store"
 )
 
@@ -181,19 +176,11 @@ func (c *mineCmd) mine(e *env, src miner.GraphSource, r *mining.Run) error {
 		r.Result, err = miner.Mine(e.ctx, src, r.Graph, opt, progress)
 	}
 	pb.finish()
-	if r.RulesStart.IsZero() {
-		r.RulesStart = time.Now()
+	err = r.Trained(e.ctx, err)
+	if errors.Is(err, miner.ErrUnknownRelation) {
+		return inputErr(fmt.Errorf("mine: --heads: %w", err))
 	}
-	if err != nil {
-		if r.Result == nil || len(r.Result.Models) == 0 || e.ctx.Err() == nil {
-			if errors.Is(err, miner.ErrUnknownRelation) {
-				return inputErr(fmt.Errorf("mine: --heads: %w", err))
-			}
-			return err
-		}
-		r.Stopped = err
-	}
-	return nil
+	return err
 }
 
 // progress returns the training progress callback of a run: the bar (or,
@@ -202,20 +189,19 @@ func (c *mineCmd) mine(e *env, src miner.GraphSource, r *mining.Run) error {
 func (c *mineCmd) progress(e *env, r *mining.Run) (func(miner.Progress), *bar) {
 	cfg := r.Config
 	pb := e.newBar(-1, "mining")
-	prevMean, step := 0.0, 0
 	return func(p miner.Progress) {
 		if testHookMineProgress != nil {
 			testHookMineProgress(p)
 		}
+		first := len(r.Loss) == 0
+		r.Observe(p)
 		switch {
 		case p.Trained:
-			r.RulesStart = time.Now()
 			if p.Group == p.Groups {
 				pb.finish()
 			}
 			return
 		case p.EpochDone:
-			r.ValidLoss = append(r.ValidLoss, p.ValidLoss)
 			if !e.cli.Quiet && !e.showProgress() {
 				// No bar (a log file): one line per epoch.
 				line := fmt.Sprintf("mine: epoch %d/%d: %d batches, train loss %.4f", p.Epoch, cfg.MaxEpochs, p.Batches, p.Loss)
@@ -229,7 +215,7 @@ func (c *mineCmd) progress(e *env, r *mining.Run) (func(miner.Progress), *bar) {
 		if !e.cli.Quiet && p.Groups > 1 && p.Epoch == 1 && p.Batch == 1 {
 			fmt.Fprintf(e.stderr, "mine: head group %d of %d\n", p.Group, p.Groups)
 		}
-		if step == 0 && !e.cli.Quiet {
+		if first && !e.cli.Quiet {
 			if p.EpochTriples < p.Triples {
 				fmt.Fprintf(e.stderr, "mine: an epoch trains on %d of the %d training triples (at most %d per relation, drawn afresh each epoch; --max-queries)\n",
 					p.EpochTriples, p.Triples, cfg.MaxQueries)
@@ -239,16 +225,8 @@ func (c *mineCmd) progress(e *env, r *mining.Run) (func(miner.Progress), *bar) {
 					p.CappedEntries, cfg.MaxFanOut)
 			}
 		}
-		// p.Loss is the mean over the epoch so far; recover the batch's own.
-		cur := p.Loss
-		if p.Batch > 1 {
-			cur = p.Loss*float64(p.Batch) - prevMean*float64(p.Batch-1)
-		}
-		prevMean = p.Loss
-		step++
-		r.Loss = append(r.Loss, report.LossPoint{Epoch: p.Epoch, Batch: p.Batch, Step: step, Loss: cur})
 		pb.describe(fmt.Sprintf("epoch %d/%d batch %d/%d loss %.4f %.0f q/s", p.Epoch, cfg.MaxEpochs, p.Batch, p.Batches, p.Loss, p.QueriesPerSec))
-		pb.set(step)
+		pb.set(len(r.Loss))
 	}, pb
 }
 
@@ -286,9 +264,7 @@ func (c *mineCmd) keepTop(e *env, r *mining.Run) error {
 // writeOutputs writes the rule file (--out or standard output) and the
 // model (--save-model).
 func (c *mineCmd) writeOutputs(e *env, r *mining.Run) error {
-	var buf bytes.Buffer
-	rulefile.Write(&buf, r.Header(), c.Threshold, r.Directives, miner.DatalogRules(r.Result.Rules))
-	mined := rulefile.Stamp(buf.Bytes())
+	mined := r.RuleFile(c.Threshold)
 	if c.Out == "" {
 		if _, err := e.stdout.Write(mined); err != nil {
 			return err
@@ -314,11 +290,7 @@ func (c *mineCmd) assess(e *env, r *mining.Run) error {
 	}
 	var err error
 	if r.Store != nil && (!e.cli.Quiet || c.Report != "") {
-		// The rule application's candidate lists and engine are garbage
-		// now: collect them before the model's blocks are allocated.
-		runtime.GC()
-		ms := r.ModelSet()
-		if r.Coverage, err = scoring.MeasureCoverage(e.ctx, r.Store, r.Graph, ms.Models, ms.Heads, r.Result.Rules, r.Tuned); err != nil {
+		if err := r.MeasureCoverage(e.ctx); err != nil {
 			return err
 		}
 	}
@@ -326,7 +298,7 @@ func (c *mineCmd) assess(e *env, r *mining.Run) error {
 		if r.Metrics, err = evalModel(e, r.Store, r.Graph, r.ModelSet(), "test"); err != nil {
 			return err
 		}
-		printMetrics(e.stderr, r.Metrics)
+		r.Metrics.WriteTable(e.stderr)
 	}
 	return nil
 }
@@ -336,12 +308,7 @@ func (c *mineCmd) writeReport(e *env, r *mining.Run) error {
 	if c.Report == "" {
 		return nil
 	}
-	rep := r.Report(e.ctx, e.cli.DB, time.Since(r.Start))
-	var hb bytes.Buffer
-	if err := report.Write(&hb, rep); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(c.Report, hb.Bytes())
+	return r.WriteReport(e.ctx, c.Report, e.cli.DB, time.Since(r.Start))
 }
 
 // summarise says what was done; after Ctrl-C it returns the error that

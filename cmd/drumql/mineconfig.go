@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"reflect"
-	"sort"
-	"strings"
-	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/drumql/drumql/internal/atomicfile"
+	"github.com/drumql/drumql/internal/jsonflags"
 )
 
 // mineConfigFile is mine's --config FILE: a JSON object whose keys are
@@ -32,10 +28,8 @@ func (f mineConfigFile) BeforeResolve(ctx *kong.Context, trace *kong.Path) error
 	if err != nil {
 		return fmt.Errorf("mine --config: %w", err)
 	}
-	var values map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&values); err != nil {
+	values, keys, err := jsonflags.Decode(data)
+	if err != nil {
 		return fmt.Errorf("mine --config %s: not a JSON object of flag values: %w", path, err)
 	}
 	flags := map[string]*kong.Flag{}
@@ -44,11 +38,6 @@ func (f mineConfigFile) BeforeResolve(ctx *kong.Context, trace *kong.Path) error
 			flags[fl.Name] = fl
 		}
 	}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	for _, k := range keys {
 		if flags[k] == nil {
 			return fmt.Errorf("mine --config %s: unknown key %q: not a flag of drumql mine (keys are flag names without the dashes, as --write-config writes them)", path, k)
@@ -62,79 +51,12 @@ func (f mineConfigFile) BeforeResolve(ctx *kong.Context, trace *kong.Path) error
 		if !ok || v == nil {
 			return nil, nil // null: the flag's default
 		}
-		if want := configType(fl.Target.Type()); !jsonIs(v, want) {
-			return nil, fmt.Errorf("mine --config %s: key %q: want %s, not %s", path, fl.Name, want, jsonType(v))
+		if want := jsonflags.TypeOf(fl.Target.Type()); !jsonflags.Is(v, want) {
+			return nil, fmt.Errorf("mine --config %s: key %q: want %s, not %s", path, fl.Name, want, jsonflags.TypeName(v))
 		}
-		return configValue(v), nil
+		return jsonflags.Text(v), nil
 	}))
 	return nil
-}
-
-// configType is the JSON type a flag of type t takes in a configuration
-// file.
-func configType(t reflect.Type) string {
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch {
-	case t == reflect.TypeOf(time.Duration(0)):
-		return "a string (a duration such as \"30s\")"
-	case t.Kind() == reflect.Bool:
-		return "true or false"
-	case t.Kind() == reflect.String:
-		return "a string"
-	case t.Kind() == reflect.Slice:
-		return "an array of strings"
-	}
-	return "a number"
-}
-
-// jsonIs reports whether the JSON value v is of the type configType
-// described as want.
-func jsonIs(v any, want string) bool {
-	return jsonType(v) == want || strings.HasPrefix(want, jsonType(v)+" (")
-}
-
-// jsonType names the JSON type of v as configType does.
-func jsonType(v any) string {
-	switch v := v.(type) {
-	case bool:
-		return "true or false"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case nil:
-		return "null"
-	case []any:
-		for _, e := range v {
-			if _, ok := e.(string); !ok {
-				return "an array holding " + jsonType(e)
-			}
-		}
-		return "an array of strings"
-	}
-	return "an object"
-}
-
-// configValue is a JSON value as kong's mappers take it: numbers as the
-// text they were written as (so 64-bit integers and seeds stay exact),
-// an empty array as the flag's default.
-func configValue(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		return v.String()
-	case []any:
-		if len(v) == 0 {
-			return nil // the flag's default: none
-		}
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = configValue(e)
-		}
-		return out
-	}
-	return v
 }
 
 // AfterApply keeps mine's flags, for --write-config.
@@ -171,27 +93,14 @@ func (c *mineCmd) writeConfig() error {
 	return nil
 }
 
-// flagConfigValue is fl's value as --write-config writes it.
+// flagConfigValue is fl's value as --write-config writes it; a flag left
+// out is written with the miner's default, or as null without one.
 func flagConfigValue(fl *kong.Flag, vars kong.Vars) any {
-	v := fl.Target
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			if def, ok := vars["miner_"+minerVarName(fl.Name)]; ok {
-				return json.Number(def)
-			}
-			return nil
-		}
-		v = v.Elem()
+	var def any
+	if d, ok := vars["miner_"+minerVarName(fl.Name)]; ok {
+		def = json.Number(d)
 	}
-	switch x := v.Interface().(type) {
-	case time.Duration:
-		return x.String()
-	case []string:
-		if x == nil {
-			return []string{}
-		}
-	}
-	return v.Interface()
+	return jsonflags.Encode(fl.Target, def)
 }
 
 // minerVarName is the name of the help variable (minerVars) of the miner's

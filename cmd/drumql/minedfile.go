@@ -3,9 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
+	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/rulefile"
 )
 
@@ -36,25 +35,11 @@ func checkOutput(flag, path string) error {
 	if path == "" {
 		return nil
 	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return inputErr(fmt.Errorf("%s %s: the directory %s does not exist", flag, path, dir))
-	case err != nil:
+	err := atomicfile.CheckWritable(path)
+	if _, ok := errors.AsType[*atomicfile.NotWritableError](err); ok {
 		return inputErr(fmt.Errorf("%s %s: %w", flag, path, err))
-	case !fi.IsDir():
-		return inputErr(fmt.Errorf("%s %s: %s is not a directory", flag, path, dir))
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return inputErr(fmt.Errorf("%s %s: is a directory", flag, path))
-	}
-	f, err := os.CreateTemp(dir, ".drumql-check*")
-	if err != nil {
-		return inputErr(fmt.Errorf("%s %s: cannot write to %s: %w", flag, path, dir, errors.Unwrap(err)))
-	}
-	f.Close()
-	return os.Remove(f.Name())
+	return err
 }
 
 // checkOutputs checks every output path of mine before any work (see

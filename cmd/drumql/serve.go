@@ -7,9 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/drumql/drumql/internal/sysmem"
@@ -54,7 +51,7 @@ func (c *serveCmd) editsPath(db string) string {
 	if c.Edits != "" {
 		return c.Edits
 	}
-	return filepath.Join(filepath.Dir(filepath.Clean(db)), "edits.dl")
+	return server.DefaultEdits(db)
 }
 
 func (c *serveCmd) Run(e *env) error {
@@ -76,10 +73,7 @@ func (c *serveCmd) Run(e *env) error {
 		return inputErr(fmt.Errorf("--max-body %s: %w", c.MaxBody, err))
 	}
 	edits := c.editsPath(e.cli.DB)
-	files := slices.Clone(c.Files)
-	if _, err := os.Stat(edits); err == nil && !slices.ContainsFunc(files, func(f string) bool { return sameFile(f, edits) }) {
-		files = append(files, edits)
-	}
+	files := server.RuleFiles(c.Files, edits)
 	ps, th, st, err := programAndStore(e, files, minX)
 	if err != nil {
 		return err
@@ -137,11 +131,4 @@ func (c *serveCmd) Run(e *env) error {
 	}
 	fmt.Fprintln(e.stdout, "stopped; the store is closed")
 	return nil
-}
-
-// sameFile reports whether the paths name the same file.
-func sameFile(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }

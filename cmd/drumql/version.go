@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
+	"github.com/drumql/drumql/internal/buildinfo"
 	"github.com/drumql/drumql/miner"
 )
 
@@ -15,12 +15,8 @@ type versionCmd struct{}
 
 func (versionCmd) Run(e *env) error {
 	rev := ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				rev = " (" + s.Value[:12] + ")"
-			}
-		}
+	if r := buildinfo.Revision(12); r != "" {
+		rev = " (" + r + ")"
 	}
 	fmt.Fprintf(e.stdout, "drumql %s%s\ngo: %s %s/%s\nkernel: %s\n", version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH, miner.Kernel())
 	return nil

@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"wire":     {"datalog", "reasoner", "store"},
 	"rulefile": {"datalog", "parser"},
 	"mining":   {"miner", "scoring", "cluster", "reasoner", "linkpred", "store", "datalog", "rulefile"},
-	"exchange": {"datalog"},
+	"exchange": {"datalog", "parser", "rulefile"},
 	"scoring":  {"linkpred", "miner", "reasoner", "store", "datalog", "policy"},
 }
 
@@ -112,8 +112,7 @@ var testOnly = map[string][]string{
 	// the web page driven in headless Chromium
 	"server": {"github.com/chromedp/chromedp", "github.com/chromedp/cdproto"},
 	// rules written in the dialect's text
-	"exchange": {"parser"},
-	"scoring":  {"parser"},
+	"scoring": {"parser"},
 }
 
 // buildContext sees every file whatever its build constraints, so that the

@@ -4,6 +4,7 @@
 // directory is synced so that the rename lasts too. A process killed (or
 // a machine that loses power) before the rename leaves the target as it
 // was, and a temporary file beside it; after the rename, the new file.
+// [CheckWritable] tells beforehand whether such a write can succeed.
 package atomicfile
 
 import (

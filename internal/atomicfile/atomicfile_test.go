@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -104,5 +105,37 @@ func TestFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "new" || len(temps()) != 0 {
 		t.Errorf("after Commit: the file holds %q, temporary files %v", b, temps())
+	}
+}
+
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path, want string
+	}{
+		{filepath.Join(dir, "new"), ""},
+		{file, ""},
+		{dir, "is a directory"},
+		{filepath.Join(dir, "missing", "x"), "the directory " + filepath.Join(dir, "missing") + " does not exist"},
+		{filepath.Join(file, "x"), file + " is not a directory"},
+	} {
+		err := CheckWritable(tt.path)
+		got := ""
+		if err != nil {
+			got = err.Error()
+			if _, ok := errors.AsType[*NotWritableError](err); !ok {
+				t.Errorf("CheckWritable(%s) = %T, want a *NotWritableError", tt.path, err)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("CheckWritable(%s) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the check left %d files in the directory, want 1 (the file there before)", len(entries))
 	}
 }

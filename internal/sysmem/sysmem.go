@@ -1,5 +1,6 @@
 // Package sysmem reads how much memory this process may use: the kernel's
-// MemAvailable and the cgroup (v2 or v1) memory limit.
+// MemAvailable and the cgroup (v2 or v1) memory limit; and a memory cap as
+// the commands take it (ParseCap: a size, "off", or the available memory).
 package sysmem
 
 import (
