@@ -7,13 +7,12 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/parser"
-	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 func TestCheckQuery(t *testing.T) {
-	st := newStore(t, "a\twife\tb\nb\thusband\ta\n")
-	prog := mustParse(t, "spouse(X, Y) :- wife(X, Y).\nsingle(X) :- person(X), not married(X, _).\nperson(a).\n")
+	st := testkit.NewStore(t, "a\twife\tb\nb\thusband\ta\n")
+	prog := testkit.MustParse(t, "spouse(X, Y) :- wife(X, Y).\nsingle(X) :- person(X), not married(X, _).\nperson(a).\n")
 	cases := []struct {
 		query string
 		prog  *datalog.Program
@@ -34,7 +33,7 @@ func TestCheckQuery(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
-			err := CheckQuery(st, c.prog, mustQuery(t, c.query))
+			err := CheckQuery(st, c.prog, testkit.MustQuery(t, c.query))
 			if c.want == "" {
 				if err != nil {
 					t.Errorf("CheckQuery: %v", err)
@@ -46,8 +45,8 @@ func TestCheckQuery(t *testing.T) {
 				if !errors.Is(err, ErrUndefinedPredicate) || !errors.As(err, &ds) || ds.HasErrors() || !strings.Contains(err.Error(), want) {
 					t.Errorf("CheckQuery: %v, want ErrUndefinedPredicate with a warning %q", err, want)
 				}
-				as, qerr := Query(context.Background(), st, c.prog, mustQuery(t, c.query), Options{})
-				n, cerr := Count(context.Background(), st, c.prog, mustQuery(t, c.query), Options{})
+				as, qerr := Query(context.Background(), st, c.prog, testkit.MustQuery(t, c.query), Options{})
+				n, cerr := Count(context.Background(), st, c.prog, testkit.MustQuery(t, c.query), Options{})
 				if len(as) != 0 || qerr != nil || n != 0 || cerr != nil {
 					t.Errorf("Query: %v %v, Count: %d %v; want no answer and no error", as, qerr, n, cerr)
 				}
@@ -57,45 +56,9 @@ func TestCheckQuery(t *testing.T) {
 				t.Errorf("CheckQuery: %v, want ErrUnknownPredicate with diagnostics and %q", err, c.want)
 			}
 			// Query makes the same check.
-			if _, qerr := Query(context.Background(), st, c.prog, mustQuery(t, c.query), Options{}); qerr == nil || qerr.Error() != err.Error() {
+			if _, qerr := Query(context.Background(), st, c.prog, testkit.MustQuery(t, c.query), Options{}); qerr == nil || qerr.Error() != err.Error() {
 				t.Errorf("Query: %v, CheckQuery: %v", qerr, err)
 			}
 		})
 	}
-}
-
-// newStore returns a memory store holding the triples of tsv
-// (subject<TAB>relation<TAB>object lines).
-func newStore(t testing.TB, tsv string) *store.Mem {
-	t.Helper()
-	st := store.NewMemory()
-	var b store.Batch
-	for line := range strings.SplitSeq(tsv, "\n") {
-		f := strings.Split(line, "\t")
-		if len(f) == 3 {
-			b.Graph = append(b.Graph, store.NamedTriple{S: f[0], R: f[1], O: f[2]})
-		}
-	}
-	if _, err := st.Load(context.Background(), &b, nil); err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
-func mustParse(t testing.TB, src string) *datalog.Program {
-	t.Helper()
-	p, err := parser.ParseString("test.dl", src)
-	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, src)
-	}
-	return p
-}
-
-func mustQuery(t testing.TB, src string) datalog.Atom {
-	t.Helper()
-	q, err := parser.ParseQuery(src)
-	if err != nil {
-		t.Fatalf("parse query %q: %v", src, err)
-	}
-	return q.Atom
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // sameBest reports how got, QueryBest's n best, differs from want, the
@@ -22,7 +23,7 @@ import (
 // with the n-th.
 func sameBest(got, want []eval.Answer) error {
 	if len(got) != len(want) {
-		return fmt.Errorf("%d answers, want %d:\n%s\nwant\n%s", len(got), len(want), formatAnswers(got), formatAnswers(want))
+		return fmt.Errorf("%d answers, want %d:\n%s\nwant\n%s", len(got), len(want), oracle.FormatAnswers(got), oracle.FormatAnswers(want))
 	}
 	if len(want) == 0 {
 		return nil
@@ -32,7 +33,7 @@ func sameBest(got, want []eval.Answer) error {
 	var g, w []string
 	for i := range want {
 		if !near(got[i].Confidence, want[i].Confidence) {
-			return fmt.Errorf("rank %d: confidence %g, want %g:\n%s\nwant\n%s", i, got[i].Confidence, want[i].Confidence, formatAnswers(got), formatAnswers(want))
+			return fmt.Errorf("rank %d: confidence %g, want %g:\n%s\nwant\n%s", i, got[i].Confidence, want[i].Confidence, oracle.FormatAnswers(got), oracle.FormatAnswers(want))
 		}
 		if !near(got[i].Confidence, last) {
 			g = append(g, strings.Join(got[i].Values, " "))
@@ -44,7 +45,7 @@ func sameBest(got, want []eval.Answer) error {
 	slices.Sort(g)
 	slices.Sort(w)
 	if !slices.Equal(g, w) {
-		return fmt.Errorf("answers above the n-th differ:\n%s\nwant\n%s", formatAnswers(got), formatAnswers(want))
+		return fmt.Errorf("answers above the n-th differ:\n%s\nwant\n%s", oracle.FormatAnswers(got), oracle.FormatAnswers(want))
 	}
 	return nil
 }
@@ -64,11 +65,11 @@ func TestQueryBestSameAnswers(t *testing.T) {
 	early, passes := 0, 0
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 41))
-		base, names := minedGraph(rng, 14, 3, 45)
+		base, names := testkit.MinedGraph(rng, 14, 3, 45)
 		for _, th := range []float64{0, 0.1} {
-			src := minedProgram(rng, names, 3, 10, th)
-			p := mustParse(t, src)
-			st := newStore(t, oracle.TripleTSV(base))
+			src := testkit.MinedProgram(rng, names, 3, 10, th)
+			p := testkit.MustParse(t, src)
+			st := testkit.NewStore(t, oracle.TripleTSV(base))
 			var queries []string
 			for range 3 {
 				a := names[rng.IntN(len(names))]
@@ -79,7 +80,7 @@ func TestQueryBestSameAnswers(t *testing.T) {
 			for _, mode := range []string{"race", "off"} {
 				opt := eval.Options{Threads: 2, NoMagic: mode == "off", NoRace: mode == "alone"}
 				for _, qs := range queries {
-					q := mustQuery(t, qs)
+					q := testkit.MustQuery(t, qs)
 					all, err := query.Query(ctx, st, p, q, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -121,17 +122,17 @@ func TestQueryBestSameAnswers(t *testing.T) {
 // is cut, and not s(a) would count fully: p(a) 1 instead of 0.7.
 func TestQueryBestNegation(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, "a\te\tb\n")
+	st := testkit.NewStore(t, "a\te\tb\n")
 	for _, src := range []string{
 		"0.3 :: s(X) :- e(X, _).\np(X) :- e(X, _), not s(X).\n",
 		"0.3 :: s(X) :- e(X, _).\nq(X) :- e(X, _), not s(X).\np(X) :- q(X).\n",
 	} {
-		p := mustParse(t, src)
-		b, err := QueryBest(ctx, st, p, mustQuery(t, "p(X)?"), 1, Scoring{}, eval.Options{})
+		p := testkit.MustParse(t, src)
+		b, err := QueryBest(ctx, st, p, testkit.MustQuery(t, "p(X)?"), 1, Scoring{}, eval.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f := formatAnswers(b.Answers); f != "a 0.7\n" || b.Passes != 1 {
+		if f := oracle.FormatAnswers(b.Answers); f != "a 0.7\n" || b.Passes != 1 {
 			t.Errorf("%s: %d passes, answers\n%swant a 0.7 in one pass", src, b.Passes, f)
 		}
 	}
@@ -146,11 +147,11 @@ func TestQueryBestNegation(t *testing.T) {
 func TestQueryBestWork(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(11, 12))
-	tsv := componentsGraph(rng, 300, 8)
-	p := mustParse(t, componentsProgram(rng, 40))
-	st := newStore(t, tsv)
+	tsv := testkit.ComponentsGraph(rng, 300, 8)
+	p := testkit.MustParse(t, testkit.ComponentsProgram(rng, 40))
+	st := testkit.NewStore(t, tsv)
 	for _, qs := range []string{"r0(X, c0p1)?", "r1(c0p3, Y)?"} {
-		q := mustQuery(t, qs)
+		q := testkit.MustQuery(t, qs)
 		fw := &eval.WorkCounters{}
 		all, err := query.Query(ctx, st, p, q, eval.Options{Threads: 2, Work: fw})
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/query"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // BenchmarkStoredNoisyOr measures noisy-or over a stored fixpoint, what
@@ -30,7 +31,7 @@ func BenchmarkStoredNoisyOr(b *testing.B) {
 		b.Skip("set DRUMQL_MINED_RULES to a file drumql mine wrote on fb15k-237 (see bench/maintain.sh)")
 	}
 	ctx := context.Background()
-	st := fb15k(b)
+	st := testkit.FB15k(b)
 	p, err := parser.ParseFile(rules)
 	if err != nil {
 		b.Fatal(err)

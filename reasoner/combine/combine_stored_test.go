@@ -14,6 +14,7 @@ import (
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestStoredNoisyOrAsNoisyOrTop checks the rescoring over a materialised
@@ -33,7 +34,7 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 			base, src = oracle.RandomMinedCase(rng)
 			src += randomOIRules(rng)
 		}
-		p := mustParse(t, src)
+		p := testkit.MustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
 		}
@@ -41,8 +42,8 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 		if seed%3 == 2 {
 			opt.Min = 0.3
 		}
-		plain := newStore(t, oracle.TripleTSV(base))
-		mat := newStore(t, oracle.TripleTSV(base))
+		plain := testkit.NewStore(t, oracle.TripleTSV(base))
+		mat := testkit.NewStore(t, oracle.TripleTSV(base))
 		if _, err := eval.Infer(ctx, mat, p, opt); err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestStoredNoisyOrAsNoisyOrTop(t *testing.T) {
 			}
 		}
 		for _, qs := range queries {
-			q := mustQuery(t, qs)
+			q := testkit.MustQuery(t, qs)
 			answers, err := query.Query(ctx, plain, p, q, opt)
 			if err != nil {
 				continue // a predicate neither the store nor the program knows

@@ -15,11 +15,12 @@ import (
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
 func TestNoisyOr(t *testing.T) {
-	st := newStore(t, `
+	st := testkit.NewStore(t, `
 a	p	b
 a	p	c
 a	p	e
@@ -30,7 +31,7 @@ a	r	d
 	// r(a, b) has two rules: 0.5 and 0.4; r(a, c) one; r(a, d) is a stored
 	// fact that a rule also derives (0.4); r(a, e) a program fact (0.6) that
 	// a rule also derives (0.5); s has a single rule.
-	prog := mustParse(t, `
+	prog := testkit.MustParse(t, `
 0.5 :: r(X, Y) :- p(X, Y).
 0.4 :: r(X, Y) :- q(X, Y).
 0.6 :: r(a, e).
@@ -58,20 +59,20 @@ a	r	d
 	ctx := context.Background()
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
-			q := mustQuery(t, c.query)
+			q := testkit.MustQuery(t, c.query)
 			answers, err := query.Query(ctx, st, c.prog, q, eval.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := formatAnswers(answers)
+			before := oracle.FormatAnswers(answers)
 			got, err := NoisyOr(ctx, st, c.prog, q, answers, eval.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s := formatAnswers(got); s != c.want {
+			if s := oracle.FormatAnswers(got); s != c.want {
 				t.Errorf("NoisyOr(%s) =\n%swant\n%s", c.query, s, c.want)
 			}
-			if formatAnswers(answers) != before {
+			if oracle.FormatAnswers(answers) != before {
 				t.Errorf("NoisyOr modified its input")
 			}
 		})
@@ -82,8 +83,8 @@ a	r	d
 // noisy-or lifts above another moves before it, ties by values.
 // TestNoisyOrTop: noisy-or over each answer's top best rules only.
 func TestNoisyOrTop(t *testing.T) {
-	st := newStore(t, "a\tp\tb\na\tq\tb\na\to\tb\na\tp\tc\n")
-	prog := mustParse(t, `
+	st := testkit.NewStore(t, "a\tp\tb\na\tq\tb\na\to\tb\na\tp\tc\n")
+	prog := testkit.MustParse(t, `
 0.3 :: r(X, Y) :- o(X, Y).
 0.5 :: r(X, Y) :- p(X, Y).
 0.4 :: r(X, Y) :- q(X, Y).
@@ -100,7 +101,7 @@ func TestNoisyOrTop(t *testing.T) {
 		{5, "b 0.79\nc 0.5\n"},
 	}
 	ctx := context.Background()
-	q := mustQuery(t, "r(a, Y)?")
+	q := testkit.MustQuery(t, "r(a, Y)?")
 	for _, c := range cases {
 		as, err := query.Query(ctx, st, prog, q, eval.Options{})
 		if err != nil {
@@ -110,23 +111,23 @@ func TestNoisyOrTop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := formatAnswers(got); s != c.want {
+		if s := oracle.FormatAnswers(got); s != c.want {
 			t.Errorf("top %d: got\n%swant\n%s", c.top, s, c.want)
 		}
 	}
 }
 
 func TestNoisyOrOrder(t *testing.T) {
-	st := newStore(t, "a\tp\tx\na\tq\tx\na\tp\ty\na\tq\tz\n")
+	st := testkit.NewStore(t, "a\tp\tx\na\tq\tx\na\tp\ty\na\tq\tz\n")
 	// x: 0.6 and 0.6 → 1 − 0.4·0.4 = 0.84; y: 0.7; z: 0.6.
-	prog := mustParse(t, "0.7 :: r(X, Y) :- p(X, Y), Y != x.\n0.6 :: r(X, Y) :- p(X, Y).\n0.6 :: r(X, Y) :- q(X, Y).\n")
-	q := mustQuery(t, "r(a, Y)?")
+	prog := testkit.MustParse(t, "0.7 :: r(X, Y) :- p(X, Y), Y != x.\n0.6 :: r(X, Y) :- p(X, Y).\n0.6 :: r(X, Y) :- q(X, Y).\n")
+	q := testkit.MustQuery(t, "r(a, Y)?")
 	ctx := context.Background()
 	answers, err := query.Query(ctx, st, prog, q, eval.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := formatAnswers(answers); s != "y 0.7\nx 0.6\nz 0.6\n" {
+	if s := oracle.FormatAnswers(answers); s != "y 0.7\nx 0.6\nz 0.6\n" {
 		t.Fatalf("max answers:\n%s", s)
 	}
 	got, err := NoisyOr(ctx, st, prog, q, answers, eval.Options{})
@@ -134,7 +135,7 @@ func TestNoisyOrOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	// y: 1 − 0.3·0.4 = 0.88 (two rules); x: 0.84; z: 0.6.
-	if s, want := formatAnswers(got), "y 0.88\nx 0.84\nz 0.6\n"; s != want {
+	if s, want := oracle.FormatAnswers(got), "y 0.88\nx 0.84\nz 0.6\n"; s != want {
 		t.Errorf("NoisyOr =\n%swant\n%s", s, want)
 	}
 }
@@ -197,10 +198,10 @@ func TestNoisyOrTopOneEvaluation(t *testing.T) {
 	for seed := range 20 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 13))
 		base, src := oracle.RandomMinedCase(rng)
-		p := mustParse(t, src)
-		st := newStore(t, oracle.TripleTSV(base))
+		p := testkit.MustParse(t, src)
+		st := testkit.NewStore(t, oracle.TripleTSV(base))
 		for _, qs := range []string{"h0(X, n1)?", "h1(n2, Y)?", "h0(n0, n3)?", "h1(X, Y)?"} {
-			q := mustQuery(t, qs)
+			q := testkit.MustQuery(t, qs)
 			for _, top := range []int{0, 2} {
 				opt := eval.Options{Min: 0.1, Threads: 2}
 				answers, err := query.Query(ctx, st, p, q, opt)
@@ -219,7 +220,7 @@ func TestNoisyOrTopOneEvaluation(t *testing.T) {
 				if !slices.EqualFunc(got, want, func(a, b eval.Answer) bool {
 					return slices.Equal(a.Values, b.Values) && a.Confidence == b.Confidence
 				}) {
-					t.Errorf("seed %d, %s, top %d: got\n%swant\n%sprogram:\n%s", seed, qs, top, formatAnswers(got), formatAnswers(want), src)
+					t.Errorf("seed %d, %s, top %d: got\n%swant\n%sprogram:\n%s", seed, qs, top, oracle.FormatAnswers(got), oracle.FormatAnswers(want), src)
 				}
 				raised += len(answers) - len(intersectAnswers(answers, got))
 			}
@@ -247,13 +248,13 @@ func intersectAnswers(a, b []eval.Answer) []eval.Answer {
 // h(a, b) keeps 0.9 (exactly it would be 1 - 0.1 × 0.7 = 0.93).
 func TestNoisyOrTopThreshold(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, "a\te\tb\n")
+	st := testkit.NewStore(t, "a\te\tb\n")
 	for _, c := range []struct {
 		src  string
 		want float64
 	}{{"@min 0.5.\n", 0.9}, {"", 0.93}} {
-		p := mustParse(t, c.src+"0.3 :: h(X, Y) :- e(X, Y).\n0.9 :: h(X, Y) :- e(X, Y).\n")
-		q := mustQuery(t, "h(a, Y)?")
+		p := testkit.MustParse(t, c.src+"0.3 :: h(X, Y) :- e(X, Y).\n0.9 :: h(X, Y) :- e(X, Y).\n")
+		q := testkit.MustQuery(t, "h(a, Y)?")
 		as, err := query.Query(ctx, st, p, q, eval.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/query"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestTopHits checks the k best hits kept per candidate against every hit
@@ -68,7 +69,7 @@ func TestCandidateConfs(t *testing.T) {
 	for i := range 30 {
 		fmt.Fprintf(&tsv, "n%d\te\tn%d\n", i, (i+1)%30)
 	}
-	st := newStore(t, tsv.String())
+	st := testkit.NewStore(t, tsv.String())
 	sn, err := PrepareStoredNoisyOr(ctx, st, &datalog.Program{}, eval.Options{})
 	if err != nil {
 		t.Fatal(err)

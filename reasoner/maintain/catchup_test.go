@@ -6,6 +6,7 @@ import (
 
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestCatchup follows a store through Catchup's outcomes: no record
@@ -13,8 +14,8 @@ import (
 // then a base fact loaded since (updated, the change written).
 func TestCatchup(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, "a\tedge\tb\n")
-	prog := mustParse(t, "path(X, Y) :- edge(X, Y).\n0.5 :: path(X, Z) :- path(X, Y), edge(Y, Z).\n")
+	st := testkit.NewStore(t, "a\tedge\tb\n")
+	prog := testkit.MustParse(t, "path(X, Y) :- edge(X, Y).\n0.5 :: path(X, Z) :- path(X, Y), edge(Y, Z).\n")
 	co := CatchupOptions{Parse: parser.ParseString}
 	res, err := Catchup(ctx, st, prog, eval.Options{}, co)
 	if err != nil || !res.Recompute || res.Why != "" {
@@ -31,7 +32,7 @@ func TestCatchup(t *testing.T) {
 	if err != nil || !res.Current || res.M != nil || res.Changed {
 		t.Fatalf("same program: %+v, %v; want Current, nothing read", res, err)
 	}
-	loadTSV(t, st, "b\tedge\tc\n")
+	testkit.LoadTSV(t, st, "b\tedge\tc\n")
 	res, err = Catchup(ctx, st, prog, eval.Options{}, co)
 	if err != nil || res.Recompute || res.Current || !res.Changed || res.M == nil {
 		t.Fatalf("a base fact added: %+v, %v; want an update", res, err)

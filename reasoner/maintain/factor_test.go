@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // hubTSV is a graph of n places in one country (in(p, k0)), each with one
@@ -28,11 +30,11 @@ func hubTSV(n int) string {
 func TestFactorisedChainWork(t *testing.T) {
 	ctx := context.Background()
 	const n = 400
-	p := mustParse(t, "0.5 :: h(A, B) :- in(A, C), in(D, C), cat(D, B), A != B, A != D, C != B.\n")
+	p := testkit.MustParse(t, "0.5 :: h(A, B) :- in(A, C), in(D, C), cat(D, B), A != B, A != D, C != B.\n")
 	joins := map[bool]int64{}
 	for _, off := range []bool{false, true} {
 		w := &eval.WorkCounters{}
-		st := newStore(t, hubTSV(n))
+		st := testkit.NewStore(t, hubTSV(n))
 		stats, err := eval.Infer(ctx, st, p, eval.Options{Threads: 2, Work: w, NoFactor: off})
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +91,7 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 			}
 			fmt.Fprintf(&src, "0.%d :: r%d(A, B) :- %s.\n", 3+rng.IntN(7), rng.IntN(3), strings.Join(body, ", "))
 		}
-		p := mustParse(t, src.String())
+		p := testkit.MustParse(t, src.String())
 		var dumps []string
 		for _, opt := range []eval.Options{
 			{Threads: 1, NoFactor: true},
@@ -98,16 +100,16 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 			{Threads: 1, WalkAlways: true},
 			{Threads: 2, WalkNever: true},
 		} {
-			st := newStore(t, tsv.String())
+			st := testkit.NewStore(t, tsv.String())
 			opt.Min = 1e-3
 			if _, err := eval.Infer(ctx, st, p, opt); err != nil {
 				t.Fatal(err)
 			}
-			dumps = append(dumps, derivedDump(t, st))
+			dumps = append(dumps, oracle.DerivedDump(t, st))
 		}
 		// The factorised proofs hold and are worth their confidences.
 		for _, opt := range []eval.Options{{Threads: 1, Min: 1e-3}, {Threads: 1, Min: 1e-3, WalkAlways: true}} {
-			m, _, err := Materialise(ctx, newStore(t, tsv.String()), p, opt)
+			m, _, err := Materialise(ctx, testkit.NewStore(t, tsv.String()), p, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,11 +125,11 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 		// Goal-directed, the chain rules run under magic guards over one
 		// end of the path (factorised from the guard's values, each with
 		// its demand), and the answers are the bottom-up evaluation's.
-		st := newStore(t, tsv.String())
+		st := testkit.NewStore(t, tsv.String())
 		for k := range 3 {
 			c := syms[rng.IntN(len(syms))]
 			for _, qs := range []string{fmt.Sprintf("r%d(%q, X)?", k, c), fmt.Sprintf("r%d(X, %q)?", k, c)} {
-				q := mustQuery(t, qs)
+				q := testkit.MustQuery(t, qs)
 				var got []string
 				for _, opt := range []eval.Options{
 					{Threads: 1, NoMagic: true},
@@ -158,14 +160,14 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 func TestFactorisedGatedWork(t *testing.T) {
 	ctx := context.Background()
 	const n = 400
-	p := mustParse(t, `0.5 :: h(A, B) :- in(A, C), in(D, C), cat(D, B), A != B, A != D, C != B.
+	p := testkit.MustParse(t, `0.5 :: h(A, B) :- in(A, C), in(D, C), cat(D, B), A != B, A != D, C != B.
 0.9 :: q(c0, X) :- h(X, _).
 `)
-	st := newStore(t, hubTSV(n))
+	st := testkit.NewStore(t, hubTSV(n))
 	joins := map[bool]int64{}
 	for _, off := range []bool{false, true} {
 		w := &eval.WorkCounters{}
-		as, err := query.Query(ctx, st, p, mustQuery(t, "q(c0, X)?"), eval.Options{Threads: 2, NoRace: true, Work: w, NoFactor: off})
+		as, err := query.Query(ctx, st, p, testkit.MustQuery(t, "q(c0, X)?"), eval.Options{Threads: 2, NoRace: true, Work: w, NoFactor: off})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,20 +192,20 @@ func TestFactorisedGatedWork(t *testing.T) {
 // 0.075, below it. Nor is g(z, y2) derived: the join atom by atom drops
 // it by the demand, and the factorised one derives what it derives.
 func TestGatedDemandCut(t *testing.T) {
-	p := mustParse(t, `@min 0.1.
+	p := testkit.MustParse(t, `@min 0.1.
 0.5 :: h(X, Y) :- e(X, Z), g(Z, Y).
 0.25 :: g(A, B) :- a(A, C), b(C, D), c(D, B).
 0.15 :: g(A, B) :- a(A, C), b(C, D), d(D, B).
 `)
-	st := newStore(t, "x\te\tz\nz\ta\tm\nm\tb\tn\nn\tc\ty1\nn\td\ty2\n")
+	st := testkit.NewStore(t, "x\te\tz\nz\ta\tm\nm\tb\tn\nn\tc\ty1\nn\td\ty2\n")
 	var derived []int64
 	for _, opt := range []eval.Options{{Threads: 1, NoRace: true}, {Threads: 1, NoRace: true, NoFactor: true}, {Threads: 1, NoMagic: true}} {
 		opt.Work = &eval.WorkCounters{}
-		as, err := query.Query(context.Background(), st, p, mustQuery(t, "h(x, Y)?"), opt)
+		as, err := query.Query(context.Background(), st, p, testkit.MustQuery(t, "h(x, Y)?"), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := formatAnswers(as); got != "y1 0.125\n" {
+		if got := oracle.FormatAnswers(as); got != "y1 0.125\n" {
 			t.Errorf("%+v: answers\n%s", opt, got)
 		}
 		derived = append(derived, opt.Work.Derived.Load())
@@ -224,14 +226,14 @@ func TestFactorisedWalkWork(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&tsv, "p%d\tin\tk0\np%d\tcur0\teur\n", i, i)
 	}
-	p := mustParse(t, `0.5 :: h(A, B) :- in(A, C), in(D, C), cur(D, B), A != D.
+	p := testkit.MustParse(t, `0.5 :: h(A, B) :- in(A, C), in(D, C), cur(D, B), A != D.
 cur(X, Y) :- cur0(X, Y).
 0.5 :: cur(X, Y) :- h(X, Y), cur0(X, Y).
 `)
 	joins := map[bool]int64{}
 	for _, never := range []bool{false, true} {
 		w := &eval.WorkCounters{}
-		st := newStore(t, tsv.String())
+		st := testkit.NewStore(t, tsv.String())
 		stats, err := eval.Infer(context.Background(), st, p, eval.Options{Threads: 1, Work: w, WalkNever: never})
 		if err != nil {
 			t.Fatal(err)

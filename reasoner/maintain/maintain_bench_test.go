@@ -13,6 +13,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -28,9 +29,9 @@ import (
 // remove-ms split its time.
 func BenchmarkMaintainClosure(b *testing.B) {
 	ctx := context.Background()
-	st := fb15k(b)
+	st := testkit.FB15k(b)
 	const rel = "/award/award_nominee/award_nominations./award/award_nomination/award_nominee"
-	p := mustParse(b, `reach(X, Y) :- "`+rel+`"(X, Y).`+"\n"+`reach(X, Z) :- reach(X, Y), "`+rel+`"(Y, Z).`+"\n")
+	p := testkit.MustParse(b, `reach(X, Y) :- "`+rel+`"(X, Y).`+"\n"+`reach(X, Z) :- reach(X, Y), "`+rel+`"(Y, Z).`+"\n")
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
@@ -163,7 +164,7 @@ func BenchmarkMaintainMined(b *testing.B) {
 		}
 	}
 	ctx := context.Background()
-	st := fb15k(b)
+	st := testkit.FB15k(b)
 	p, err := parser.ParseFile(rules)
 	if err != nil {
 		b.Fatal(err)

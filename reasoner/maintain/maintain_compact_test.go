@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -19,8 +20,8 @@ import (
 func TestMaintainDoesNotGrow(t *testing.T) {
 	ctx := context.Background()
 	const graph = "a\tr\tb\nb\tr\tc\n"
-	st := newStore(t, graph)
-	p := mustParse(t, "s(X, Y) :- r(X, Y).\ns(X, Z) :- s(X, Y), r(Y, Z).\n")
+	st := testkit.NewStore(t, graph)
+	p := testkit.MustParse(t, "s(X, Y) :- r(X, Y).\ns(X, Z) :- s(X, Y), r(Y, Z).\n")
 	m, _, err := Materialise(ctx, st, p, eval.Options{MaxFacts: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestMaintainDoesNotGrow(t *testing.T) {
 		apply(tr, false)
 		size(fmt.Sprintf("the same fact, %d", i))
 	}
-	fresh, _, err := Materialise(ctx, newStore(t, graph), p, eval.Options{})
+	fresh, _, err := Materialise(ctx, testkit.NewStore(t, graph), p, eval.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +89,8 @@ func TestMaintainDoesNotGrow(t *testing.T) {
 // scratch with proofs that hold.
 func TestCompactNegatedRemoved(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, "a\tr\tb\na\ts\tb\n")
-	p := mustParse(t, "0.5 :: q(X, Y) :- s(X, Y).\np(X, Y) :- r(X, Y), not q(X, Y).\n")
+	st := testkit.NewStore(t, "a\tr\tb\na\ts\tb\n")
+	p := testkit.MustParse(t, "0.5 :: q(X, Y) :- s(X, Y).\np(X, Y) :- r(X, Y), not q(X, Y).\n")
 	m, _, err := Materialise(ctx, st, p, eval.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestCompactNegatedRemoved(t *testing.T) {
 	if err := checkProofs(m); err != nil {
 		t.Error(err)
 	}
-	fresh, _, err := Materialise(ctx, newStore(t, "a\tr\tb\n"), p, eval.Options{})
+	fresh, _, err := Materialise(ctx, testkit.NewStore(t, "a\tr\tb\n"), p, eval.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -45,10 +46,10 @@ p(X, Y) :- q(X, Y), Y = X + 2.
 p(X, Y) :- "contains"(X, Y).
 p(X, Y) :- q(X, Y), contains(X, Y).
 `
-	p := mustParse(t, src)
+	p := testkit.MustParse(t, src)
 	// The same rules again, moved and commented: positions and comments
 	// must not count.
-	q := mustParse(t, "\n\n\n% moved\n"+strings.ReplaceAll(src, ":-", " :-  "))
+	q := testkit.MustParse(t, "\n\n\n% moved\n"+strings.ReplaceAll(src, ":-", " :-  "))
 	rules := append(append([]datalog.Rule{}, p.Rules...), q.Rules...)
 	for i := range q.Rules {
 		rules[len(p.Rules)+i].Comment = "a comment"
@@ -90,7 +91,7 @@ func TestMatchRules(t *testing.T) {
 		for range 2 + rng.IntN(20) {
 			lines = append(lines, ruleText())
 		}
-		m, _, err := Materialise(ctx, st, mustParse(t, strings.Join(lines, "\n")), eval.Options{})
+		m, _, err := Materialise(ctx, st, testkit.MustParse(t, strings.Join(lines, "\n")), eval.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func TestMatchRules(t *testing.T) {
 				next = []string{ruleText()}
 			}
 		}
-		np := mustParse(t, strings.Join(next, "\n"))
+		np := testkit.MustParse(t, strings.Join(next, "\n"))
 		match, same := m.matchRules(np)
 		used := map[int]bool{}
 		got := 0
@@ -159,9 +160,9 @@ func TestMatchRules(t *testing.T) {
 // Apply takes it.
 func TestRecordAfterApply(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, "a\te\tb\nb\te\tc\nc\te\td\n")
+	st := testkit.NewStore(t, "a\te\tb\nb\te\tc\nc\te\td\n")
 	opt := eval.Options{}
-	m, _, err := Materialise(ctx, st, mustParse(t, "p(X, Y) :- e(X, Y).\n0.5 :: p(X, Z) :- p(X, Y), e(Y, Z).\n"), opt)
+	m, _, err := Materialise(ctx, st, testkit.MustParse(t, "p(X, Y) :- e(X, Y).\n0.5 :: p(X, Z) :- p(X, Y), e(Y, Z).\n"), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestRecordAfterApply(t *testing.T) {
 		"@min 0.01.\np(X, Y) :- e(X, Y).\n0.6 :: p(X, Z) :- p(X, Y), e(Y, Z).\nq(X) :- p(X, d).\n",
 		"q(X) :- e(X, b).\n",
 	} {
-		prog := mustParse(t, src)
+		prog := testkit.MustParse(t, src)
 		ch, err := m.Apply(ctx, Delta{Program: prog})
 		if err != nil {
 			t.Fatal(err)
@@ -189,19 +190,19 @@ func TestRecordAfterApply(t *testing.T) {
 // q_i).
 func TestTwinsOnDemand(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, "a\te\tb\nb\te\tc\nc\tf\td\n")
+	st := testkit.NewStore(t, "a\te\tb\nb\te\tc\nc\tf\td\n")
 	src := "p(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), e(Y, Z).\n"
 	for i := range 10 {
 		src += fmt.Sprintf("q%d(X, Y) :- f(X, Y).\n", i)
 	}
-	m, _, err := Materialise(ctx, st, mustParse(t, src), eval.Options{})
+	m, _, err := Materialise(ctx, st, testkit.MustParse(t, src), eval.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.e.Rules); n != 12 {
 		t.Fatalf("after Materialise: %d rules compiled, want the program's 12", n)
 	}
-	if _, err := m.Apply(ctx, Delta{Program: mustParse(t, src+"r(X) :- e(X, b).\n")}); err != nil {
+	if _, err := m.Apply(ctx, Delta{Program: testkit.MustParse(t, src+"r(X) :- e(X, b).\n")}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.e.Rules); n != 13 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestChangeListsLargest checks the changed facts an update lists when
@@ -34,13 +35,13 @@ func changeListsLargest(t *testing.T, reversed bool) {
 		fmt.Fprintf(&tsv, "c_%d\tg\tyes\n", i)
 		fmt.Fprintf(&facts, "%g :: s(c_%d, yes).\n", float64(i+1)/1000, i)
 	}
-	st := newStore(t, tsv.String())
+	st := testkit.NewStore(t, tsv.String())
 	ctx := context.Background()
-	m, _, err := Materialise(ctx, st, mustParse(t, facts.String()), eval.Options{Min: 1e-6})
+	m, _, err := Materialise(ctx, st, testkit.MustParse(t, facts.String()), eval.Options{Min: 1e-6})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := m.Apply(ctx, Delta{Program: mustParse(t, facts.String()+"t(X, Y) :- s(X, Y), g(X, Y).\n")})
+	ch, err := m.Apply(ctx, Delta{Program: testkit.MustParse(t, facts.String()+"t(X, Y) :- s(X, Y), g(X, Y).\n")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -28,8 +29,8 @@ func TestResumeStaleRecord(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			st := newStore(t, graph)
-			m, _, err := Materialise(ctx, st, mustParse(t, written), eval.Options{})
+			st := testkit.NewStore(t, graph)
+			m, _, err := Materialise(ctx, st, testkit.MustParse(t, written), eval.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +54,7 @@ func TestResumeStaleRecord(t *testing.T) {
 			if len(facts) == 0 {
 				t.Fatal("no derived facts written")
 			}
-			rec := RecordOf(mustParse(t, tc.record), eval.Options{})
+			rec := RecordOf(testkit.MustParse(t, tc.record), eval.Options{})
 			seq := func(yield func(store.Derived, error) bool) {
 				for _, d := range facts {
 					if !yield(d, nil) {
@@ -87,8 +88,8 @@ func TestResumeMany(t *testing.T) {
 		fmt.Fprintf(&tsv, "n%d\te\tn%d\n", i, i+1)
 	}
 	ctx := context.Background()
-	st := newStore(t, tsv.String())
-	p := mustParse(t, "0.999 :: e(X, Z) :- e(X, Y), e(Y, Z).\n")
+	st := testkit.NewStore(t, tsv.String())
+	p := testkit.MustParse(t, "0.999 :: e(X, Z) :- e(X, Y), e(Y, Z).\n")
 	m, _, err := Materialise(ctx, st, p, eval.Options{Min: 1e-9})
 	if err != nil {
 		t.Fatal(err)

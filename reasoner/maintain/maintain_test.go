@@ -14,6 +14,7 @@ import (
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -212,11 +213,11 @@ func maintainDifferential(t *testing.T, compact bool) {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		withNeg := seed%2 == 1
 		base, _, src := oracle.RandomCase(rng, withNeg)
-		p := mustParse(t, src)
+		p := testkit.MustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
 		}
-		st := newStore(t, oracle.TripleTSV(base))
+		st := testkit.NewStore(t, oracle.TripleTSV(base))
 		m, _, err := Materialise(ctx, st, p, eval.Options{})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
@@ -247,7 +248,7 @@ func maintainDifferential(t *testing.T, compact bool) {
 				}
 			} else {
 				newSrc = mutateProgram(rng, src, withNeg)
-				np := mustParse(t, newSrc)
+				np := testkit.MustParse(t, newSrc)
 				if datalog.Validate(np).HasErrors() {
 					continue
 				}
@@ -270,13 +271,13 @@ func maintainDifferential(t *testing.T, compact bool) {
 			}
 			prevSrc := src
 			base, src = newBase, newSrc
-			prog := mustParse(t, src)
+			prog := testkit.MustParse(t, src)
 			fail := func(what string, err error) {
 				t.Helper()
 				t.Fatalf("seed %d step %d (%s): %s:\n%v\nprogram:\n%s\nbase:\n%s\nprevious program:\n%s", seed, step, ch, what, err, src, oracle.TripleTSV(base), prevSrc)
 			}
 			got := derivedOf(t, m)
-			fresh, _, err := Materialise(ctx, newStore(t, oracle.TripleTSV(base)), prog, eval.Options{})
+			fresh, _, err := Materialise(ctx, testkit.NewStore(t, oracle.TripleTSV(base)), prog, eval.Options{})
 			if err != nil {
 				fail("from scratch", err)
 			}
@@ -328,7 +329,7 @@ func storedDerived(t testing.TB, st store.Store) map[string]float64 {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out[factString(t, st, d.Fact)] = float64(d.Confidence)
+			out[oracle.FactString(t, st, d.Fact)] = float64(d.Confidence)
 		}
 	}
 	return out
@@ -390,7 +391,7 @@ func TestMaintainStoreDifferential(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(seed), 13))
 		withNeg := seed%2 == 1
 		base, _, src := oracle.RandomCase(rng, withNeg)
-		p := mustParse(t, src)
+		p := testkit.MustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
 		}
@@ -398,7 +399,7 @@ func TestMaintainStoreDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		loadTSV(t, st, oracle.TripleTSV(base))
+		testkit.LoadTSV(t, st, oracle.TripleTSV(base))
 		if _, err := eval.Infer(ctx, st, p, eval.Options{}); err != nil {
 			t.Fatal(err)
 		}
@@ -433,14 +434,14 @@ func TestMaintainStoreDifferential(t *testing.T) {
 				}
 			default:
 				newSrc = mutateProgram(rng, src, withNeg)
-				if datalog.Validate(mustParse(t, newSrc)).HasErrors() {
+				if datalog.Validate(testkit.MustParse(t, newSrc)).HasErrors() {
 					continue
 				}
 			}
 			base, src = newBase, newSrc
-			prog := mustParse(t, src)
+			prog := testkit.MustParse(t, src)
 			ch := updateStore(t, st, prog)
-			fresh := newStore(t, oracle.TripleTSV(base))
+			fresh := testkit.NewStore(t, oracle.TripleTSV(base))
 			if _, err := eval.Infer(ctx, fresh, prog, eval.Options{}); err != nil {
 				t.Fatal(err)
 			}
@@ -463,8 +464,8 @@ func TestMaintainFallback(t *testing.T) {
 	for i := range 120 {
 		fmt.Fprintf(&tsv, "v%d\te\tv%d\n", i, i+1)
 	}
-	st := newStore(t, tsv.String())
-	p := mustParse(t, "tc(X, Y) :- e(X, Y).\n0.99 :: tc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	st := testkit.NewStore(t, tsv.String())
+	p := testkit.MustParse(t, "tc(X, Y) :- e(X, Y).\n0.99 :: tc(X, Z) :- tc(X, Y), e(Y, Z).\n")
 	m, _, err := Materialise(ctx, st, p, eval.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -516,18 +517,18 @@ func TestLookupAsStored(t *testing.T) {
 	for seed := range 60 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 17))
 		base, _, src := oracle.RandomCase(rng, seed%2 == 1)
-		p := mustParse(t, src)
+		p := testkit.MustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
 		}
-		st := newStore(t, oracle.TripleTSV(base))
+		st := testkit.NewStore(t, oracle.TripleTSV(base))
 		m, _, err := Materialise(ctx, st, p, eval.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for step := range 3 {
 			if step > 0 {
-				np := mustParse(t, mutateProgram(rng, src, seed%2 == 1))
+				np := testkit.MustParse(t, mutateProgram(rng, src, seed%2 == 1))
 				if datalog.Validate(np).HasErrors() {
 					continue
 				}
@@ -542,7 +543,7 @@ func TestLookupAsStored(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, qs := range oracle.RandomQueries(rng, 9) {
-				q := mustQuery(t, qs)
+				q := testkit.MustQuery(t, qs)
 				got, ok, err := m.Lookup(ctx, q, 0, 0)
 				if err != nil {
 					t.Fatal(err)

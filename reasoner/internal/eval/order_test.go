@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestWeakChainsNotRead: a join step whose chain holds, after a few strong
@@ -32,11 +34,11 @@ func TestWeakChainsNotRead(t *testing.T) {
 		fmt.Fprintf(&src, "0.2 :: w(z, y%d).\n", i)
 	}
 	src.WriteString("0.4 :: h(X, Y) :- s(X, Z), w(Z, Y).\n")
-	p := mustParse(t, src.String())
+	p := testkit.MustParse(t, src.String())
 	for _, threads := range []int{1, 2} {
 		w := &WorkCounters{}
 		var es EvalStats
-		st, err := Infer(context.Background(), newStore(t, tsv.String()), p, Options{Threads: threads, Work: w, Stats: &es})
+		st, err := Infer(context.Background(), testkit.NewStore(t, tsv.String()), p, Options{Threads: threads, Work: w, Stats: &es})
 		if err != nil {
 			t.Fatal(err)
 		}

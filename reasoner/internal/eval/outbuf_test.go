@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestCandidatesPerFact bounds the candidate facts a round buffers for
@@ -22,10 +24,10 @@ func TestCandidatesPerFact(t *testing.T) {
 			fmt.Fprintf(&b, "b%d\tf\tc%d\n", z, i)
 		}
 	}
-	p := mustParse(t, "0.5 :: h(X, Y) :- e(X, Z), f(Z, Y).\n0.9 :: h(X, Y) :- f(Y, X).\n")
+	p := testkit.MustParse(t, "0.5 :: h(X, Y) :- e(X, Z), f(Z, Y).\n0.9 :: h(X, Y) :- f(Y, X).\n")
 	for _, threads := range []int{1, 2, 8} {
 		w := &WorkCounters{}
-		st, err := Infer(context.Background(), newStore(t, b.String()), p, Options{Threads: threads, Work: w})
+		st, err := Infer(context.Background(), testkit.NewStore(t, b.String()), p, Options{Threads: threads, Work: w})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestSortAnswersCtx: the cancellable sort gives the order of the stable
@@ -44,7 +45,7 @@ func TestSortAnswersCtx(t *testing.T) {
 		t.Errorf("cancelled before: %v", err)
 	}
 	// The runs take 4 checks, the merges more.
-	if err := SortAnswersCtx(newCancelAfter(6), gen(4*sortRun)); !errors.Is(err, context.Canceled) {
+	if err := SortAnswersCtx(testkit.NewCancelAfter(6), gen(4*sortRun)); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled while merging: %v", err)
 	}
 }

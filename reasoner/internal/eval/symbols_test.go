@@ -3,6 +3,8 @@ package eval
 import (
 	"strings"
 	"testing"
+
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestSymtabNumberCache checks symtab.number, whose answers for store
@@ -17,7 +19,7 @@ func TestSymtabNumberCache(t *testing.T) {
 	for _, n := range names {
 		tsv.WriteString(n + "\tr\tz\n")
 	}
-	st := newStore(t, tsv.String())
+	st := testkit.NewStore(t, tsv.String())
 	s, err := NewSymtab(st)
 	if err != nil {
 		t.Fatal(err)

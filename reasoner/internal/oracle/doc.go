@@ -4,8 +4,10 @@
 // max-product confidences, graded negation, expressions, built-ins and
 // aggregates), written from the documented semantics (package reasoner's
 // documentation, the dialect's) and sharing nothing with the engine but the
-// AST and the stratification; and the random graphs, programs and queries
-// the tests run both on (RandomCase, RandomMinedCase, RandomQueries).
+// AST and the stratification; the random graphs, programs and queries the
+// tests run both on (RandomCase, RandomMinedCase, RandomQueries); and the
+// text the tests compare the evaluator's answers and derived facts by
+// (FormatAnswers, DerivedDump, FactString).
 //
 // It exists for tests (it imports testing) and is shared by the tests of
 // reasoner/internal/query, reasoner/maintain and reasoner/combine, which

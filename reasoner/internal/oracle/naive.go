@@ -217,7 +217,7 @@ func NaivePlain(t testing.TB, base []store.NamedTriple, p *datalog.Program, minC
 	return db
 }
 
-// Answers lists the oracle's answers to q as formatAnswers would.
+// Answers lists the oracle's answers to q as FormatAnswers would.
 func Answers(db DB, q datalog.Atom) []eval.Answer {
 	best := map[string]float64{}
 	var keys [][]string

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestBandsJoinFactsOnce checks that a weighted fixpoint joins each fact
@@ -22,9 +24,9 @@ func TestBandsJoinFactsOnce(t *testing.T) {
 			fmt.Fprintf(&tsv, "n%d\tw\tn%d\n", i, j)
 		}
 	}
-	p := mustParse(t, "0.2 :: p(X, Y) :- w(X, Y).\n0.99 :: p(X, Y) :- s(X, Y).\n0.99 :: p(X, Z) :- p(X, Y), s(Y, Z).\n")
+	p := testkit.MustParse(t, "0.2 :: p(X, Y) :- w(X, Y).\n0.99 :: p(X, Y) :- s(X, Y).\n0.99 :: p(X, Z) :- p(X, Y), s(Y, Z).\n")
 	w := &eval.WorkCounters{}
-	st := newStore(t, tsv.String())
+	st := testkit.NewStore(t, tsv.String())
 	stats, err := eval.Infer(context.Background(), st, p, eval.Options{Threads: 2, Work: w})
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +36,7 @@ func TestBandsJoinFactsOnce(t *testing.T) {
 		t.Fatalf("%d facts, want %d", stats.Facts, facts)
 	}
 	// Every fact ends on the chain: 0.99^(j-i) > 0.2 for j-i <= 60.
-	if d := derivedDump(t, st); !strings.Contains(d, "p(n0, n60) 0.547") {
+	if d := oracle.DerivedDump(t, st); !strings.Contains(d, "p(n0, n60) 0.547") {
 		t.Fatalf("p(n0, n60) is not 0.99^60:\n%s", d)
 	}
 	deltas := w.InferDeltas.Load()
@@ -59,21 +61,21 @@ func TestBandsAfterCutBand(t *testing.T) {
 s(X) :- r(X).
 0.5 :: p(X) :- s(X).
 `
-	p := mustParse(t, src)
-	st := newStore(t, "a\te\tb\n")
+	p := testkit.MustParse(t, src)
+	st := testkit.NewStore(t, "a\te\tb\n")
 	for _, c := range configurations() {
-		got, err := Query(ctx, st, p, mustQuery(t, "s(X)?"), c.opt)
+		got, err := Query(ctx, st, p, testkit.MustQuery(t, "s(X)?"), c.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f := formatAnswers(got); f != "a 0.3\n" {
+		if f := oracle.FormatAnswers(got); f != "a 0.3\n" {
 			t.Errorf("%s: s(X)? gave\n%swant a 0.3", c.name, f)
 		}
 	}
 	if _, err := eval.Infer(ctx, st, p, eval.Options{Threads: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if d := derivedDump(t, st); !strings.Contains(d, "s(a) 0.3") {
+	if d := oracle.DerivedDump(t, st); !strings.Contains(d, "s(a) 0.3") {
 		t.Errorf("Infer did not derive s(a) 0.3:\n%s", d)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestBatchOfLookupPlans is the regression test of a panic (index out of
@@ -30,13 +31,13 @@ func TestBatchOfLookupPlans(t *testing.T) {
 		fmt.Fprintf(&src, "h(X, c%d) :- e(n%d, X).\n", k, k)
 	}
 	src.WriteString("h(X, Y) :- e(Y, X).\n")
-	prog := mustParse(t, src.String())
+	prog := testkit.MustParse(t, src.String())
 	// e(X, Y) and e(Y, X) give 2n distinct pairs (the chain has no
 	// 2-cycle); h(X, cK) :- e(nK, X) gives one pair each.
 	want := 2*n + 20
 	for _, c := range configurations() {
-		st := newStore(t, b.String())
-		got, err := Count(context.Background(), st, prog, mustQuery(t, "h(X, Y)?"), c.opt)
+		st := testkit.NewStore(t, b.String())
+		got, err := Count(context.Background(), st, prog, testkit.MustQuery(t, "h(X, Y)?"), c.opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -44,7 +45,7 @@ func TestBatchOfLookupPlans(t *testing.T) {
 			t.Fatalf("%s: %d answers, want %d", c.name, got, want)
 		}
 	}
-	st := newStore(t, b.String())
+	st := testkit.NewStore(t, b.String())
 	stats, err := eval.Infer(context.Background(), st, prog, eval.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -62,8 +61,8 @@ func benchEval(b *testing.B, st store.Store, p *datalog.Program, wantFacts int) 
 // BenchmarkTCChain2000 is the transitive closure of a 2000-node chain:
 // 1,999,000 derived facts, 2000 semi-naive rounds.
 func BenchmarkTCChain2000(b *testing.B) {
-	st := newStore(b, chainTSV(2000, "e"))
-	p := mustParse(b, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	st := testkit.NewStore(b, chainTSV(2000, "e"))
+	p := testkit.MustParse(b, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
 	benchEval(b, st, p, 2000*1999/2)
 }
 
@@ -71,31 +70,9 @@ func BenchmarkTCChain2000(b *testing.B) {
 // 1000-node cycle: 1,000,000 facts, confidences 0.9999^k.
 func BenchmarkWeightedCycle1000(b *testing.B) {
 	tsv := chainTSV(1000, "e") + "v999\te\tv0\n"
-	st := newStore(b, tsv)
-	p := mustParse(b, "0.9999 :: path(X, Y) :- e(X, Y).\n0.9999 :: path(X, Z) :- path(X, Y), e(Y, Z).\n")
+	st := testkit.NewStore(b, tsv)
+	p := testkit.MustParse(b, "0.9999 :: path(X, Y) :- e(X, Y).\n0.9999 :: path(X, Z) :- path(X, Y), e(Y, Z).\n")
 	benchEval(b, st, p, 1000*1000)
-}
-
-// fb15k loads fb15k-237 from $DRUMQL_DATASETS (default ../shared/datasets
-// from the repository root), or skips.
-func fb15k(b *testing.B) store.Store {
-	dir := os.Getenv("DRUMQL_DATASETS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "datasets")
-	}
-	dir = filepath.Join(dir, "fb15k-237")
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("fb15k-237 not found at %s (set DRUMQL_DATASETS): %v", dir, err)
-	}
-	batch, err := store.ReadDataset(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	st := store.NewMemory()
-	if _, err := st.Load(context.Background(), batch, nil); err != nil {
-		b.Fatal(err)
-	}
-	return st
 }
 
 type fbGraph struct {
@@ -216,7 +193,7 @@ func (g *fbGraph) topRelations(k int) []string {
 // subject of the head: a first attempt to benchmark it here grew past 24 GB,
 // which is why queries are goal-directed.
 func BenchmarkFB15kQuery1000Rules(b *testing.B) {
-	st := fb15k(b)
+	st := testkit.FB15k(b)
 	g := newFBGraph(b, st)
 	head := g.topRelations(1)[0]
 	// A fresh predicate so that the base facts of head are not answers.
@@ -266,7 +243,7 @@ func BenchmarkFB15kQuery1000Rules(b *testing.B) {
 // largest relations, one Engine per head, RuleScores for the test triples of those relations in
 // both directions, on two goroutines; one op is all of them.
 func BenchmarkFB15kRuleScores(b *testing.B) {
-	st := fb15k(b)
+	st := testkit.FB15k(b)
 	g := newFBGraph(b, st)
 	heads := g.topRelations(20)
 	// One Engine per head: each head's rules read the graph (in one

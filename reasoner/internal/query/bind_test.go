@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // numberChain is a chain of n nodes named by numbers, 0 -> 1 -> ... ->
@@ -39,7 +41,7 @@ func TestConstantsBindGoals(t *testing.T) {
 	if testing.Short() {
 		n = 800 // the bottom-up runs derive the closure, n²/2 facts
 	}
-	st := newStore(t, numberChain(n))
+	st := testkit.NewStore(t, numberChain(n))
 	num := func(k int) string { return fmt.Sprint(n - k) }
 	after := func(from int) string { // the answers X of path(n-from, X): n-from+1 .. n-1
 		var b strings.Builder
@@ -63,15 +65,15 @@ func TestConstantsBindGoals(t *testing.T) {
 		{pathProgram + "near(X) :- path(" + num(5) + ", X).\n", "near(X)?", after(5)},
 	}
 	for _, c := range cases {
-		p := mustParse(t, c.prog)
-		q := mustQuery(t, c.query)
+		p := testkit.MustParse(t, c.prog)
+		q := testkit.MustQuery(t, c.query)
 		for _, mode := range []string{"alone", "race", "off"} {
 			opt := eval.Options{Threads: 2, NoMagic: mode == "off", NoRace: mode == "alone", Work: &eval.WorkCounters{}}
 			as, err := Query(ctx, st, p, q, opt)
 			if err != nil {
 				t.Fatalf("%s, magic %s: %v", c.query, mode, err)
 			}
-			if got := formatAnswers(as); got != c.want {
+			if got := oracle.FormatAnswers(as); got != c.want {
 				t.Fatalf("%s, magic %s:\n%s\nwant\n%s", c.query, mode, got, c.want)
 			}
 			d := opt.Work.Derived.Load()

@@ -4,34 +4,12 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
-
-// cancelAfter is a context that cancels itself on the n-th call of Err:
-// a cancellation in the middle of an evaluation, at a point that depends
-// only on the evaluation (with one thread), never on the clock.
-type cancelAfter struct {
-	context.Context
-	n      atomic.Int64
-	cancel context.CancelFunc
-}
-
-func newCancelAfter(n int64) *cancelAfter {
-	ctx, cancel := context.WithCancel(context.Background())
-	c := &cancelAfter{Context: ctx, cancel: cancel}
-	c.n.Store(n)
-	return c
-}
-
-func (c *cancelAfter) Err() error {
-	if c.n.Add(-1) <= 0 {
-		c.cancel()
-	}
-	return c.Context.Err()
-}
 
 // TestErrorsNamePackageOnce: an error of the reasoner says "reasoner:"
 // once, however many of its layers wrapped it ("reasoner: query p(X, Y):
@@ -39,9 +17,9 @@ func (c *cancelAfter) Err() error {
 // canceled"), and errors.Is still finds what it wraps.
 func TestErrorsNamePackageOnce(t *testing.T) {
 	bg := context.Background()
-	st := newStore(t, chainTSV(60, "e"))
-	tc := mustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
-	q := mustQuery(t, "tc(X, Y)?")
+	st := testkit.NewStore(t, chainTSV(60, "e"))
+	tc := testkit.MustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	q := testkit.MustQuery(t, "tc(X, Y)?")
 	cancelled, cancel := context.WithCancel(bg)
 	cancel()
 	one := eval.Options{Threads: 1}
@@ -56,7 +34,7 @@ func TestErrorsNamePackageOnce(t *testing.T) {
 			return err
 		}, context.Canceled},
 		{"query cancelled in a round", func() error {
-			_, err := Query(newCancelAfter(5), st, tc, q, one)
+			_, err := Query(testkit.NewCancelAfter(5), st, tc, q, one)
 			return err
 		}, context.Canceled},
 		{"query over the cap", func() error {
@@ -64,7 +42,7 @@ func TestErrorsNamePackageOnce(t *testing.T) {
 			return err
 		}, eval.ErrTooManyFacts},
 		{"streamed query cancelled in a round", func() error {
-			return QueryFunc(newCancelAfter(5), st, tc, q, one, func(eval.Answer) bool { return true })
+			return QueryFunc(testkit.NewCancelAfter(5), st, tc, q, one, func(eval.Answer) bool { return true })
 		}, context.Canceled},
 		{"count over the cap", func() error {
 			_, err := Count(bg, st, tc, q, capped)
@@ -79,7 +57,7 @@ func TestErrorsNamePackageOnce(t *testing.T) {
 			return err
 		}, context.Canceled},
 		{"explain of a fact that does not hold", func() error {
-			_, err := Explain(bg, st, tc, mustQuery(t, "tc(v3, v1)?"), one)
+			_, err := Explain(bg, st, tc, testkit.MustQuery(t, "tc(v3, v1)?"), one)
 			return err
 		}, eval.ErrNoProof},
 		{"infer over the cap", func() error {
@@ -121,21 +99,21 @@ func TestErrorsNamePackageOnce(t *testing.T) {
 // TestInferMaxMemoryCoversWrite: Options.MaxMemory also bounds the write of
 // the derived facts; past it the write stops and the store is unchanged.
 func TestInferMaxMemoryCoversWrite(t *testing.T) {
-	st := newStore(t, chainTSV(100, "e"))
-	small := mustParse(t, "tc(X, Y) :- e(X, Y).\n")
+	st := testkit.NewStore(t, chainTSV(100, "e"))
+	small := testkit.MustParse(t, "tc(X, Y) :- e(X, Y).\n")
 	if _, err := eval.Infer(context.Background(), st, small, eval.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	before := derivedDump(t, st)
+	before := oracle.DerivedDump(t, st)
 	// The fixpoint holds far less than the 1 GiB cap; the write is told
 	// it holds more.
-	big := mustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	big := testkit.MustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
 	_, err := eval.Infer(context.Background(), st, big, eval.Options{MaxMemory: 1 << 30, WriteMemory: func() int64 { return 2 << 30 }})
 	m, ok := errors.AsType[*eval.MemoryLimitError](err)
 	if !ok || !m.Writing || !strings.Contains(err.Error(), "storing the") {
 		t.Fatalf("want a MemoryLimitError while writing, got %v", err)
 	}
-	if after := derivedDump(t, st); after != before {
+	if after := oracle.DerivedDump(t, st); after != before {
 		t.Errorf("derived facts changed after a write stopped by the cap")
 	}
 }

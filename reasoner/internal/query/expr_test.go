@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestAggregateOnePassPerGroup bounds the work of an aggregate whose group
@@ -19,9 +21,9 @@ func TestAggregateOnePassPerGroup(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&b, "hub\te\tn%d\n", i)
 	}
-	p := mustParse(t, `deg(X, Y, N) :- e(X, Y), N = count : { e(X, _) }.`)
+	p := testkit.MustParse(t, `deg(X, Y, N) :- e(X, Y), N = count : { e(X, _) }.`)
 	for _, threads := range []int{1, 2} {
-		st := newStore(t, b.String())
+		st := testkit.NewStore(t, b.String())
 		w := &eval.WorkCounters{}
 		stats, err := eval.Infer(context.Background(), st, p, eval.Options{Threads: threads, Work: w})
 		if err != nil {
@@ -34,7 +36,7 @@ func TestAggregateOnePassPerGroup(t *testing.T) {
 		if reads := w.InferReads.Load(); reads > int64(n*(1+threads)) {
 			t.Errorf("threads=%d: %d tuples read for %d edges: the hub's count is recomputed per edge", threads, reads, n)
 		}
-		as, err := Query(context.Background(), st, nil, mustQuery(t, "deg(hub, n7, N)?"), eval.Options{})
+		as, err := Query(context.Background(), st, nil, testkit.MustQuery(t, "deg(hub, n7, N)?"), eval.Options{})
 		if err != nil || len(as) != 1 || as[0].Values[0] != fmt.Sprint(n) {
 			t.Fatalf("deg(hub, n7, N)? = %v, %v; want %d", as, err, n)
 		}
@@ -56,15 +58,15 @@ func TestEvaluationErrors(t *testing.T) {
 		{"r(X, Y) :- v(X, N), Y = to_number(cat(N, a)).", `test.dl:1:1: "3a" is not a number in to_number(cat(N, a)) with N = 3`},
 		{"r(X, Y) :- v(X, N), N != x, Y = fdiv(1, N - N).", "test.dl:1:1: division by zero in fdiv(1, N - N) with N = 3"},
 	} {
-		p := mustParse(t, c.rule)
+		p := testkit.MustParse(t, c.rule)
 		for _, threads := range []int{1, 2, 8} {
-			st := newStore(t, tsv)
-			before := derivedDump(t, st)
+			st := testkit.NewStore(t, tsv)
+			before := oracle.DerivedDump(t, st)
 			_, err := eval.Infer(context.Background(), st, p, eval.Options{Threads: threads})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s, threads=%d: error %v, want one containing %q", c.rule, threads, err, c.want)
 			}
-			if after := derivedDump(t, st); after != before {
+			if after := oracle.DerivedDump(t, st); after != before {
 				t.Errorf("%s: the failed infer changed the store", c.rule)
 			}
 			q := p.Rules[0].Head
@@ -81,13 +83,13 @@ func TestEvaluationErrors(t *testing.T) {
 // from the store, and explains an aggregate from the program.
 func TestInferComputedValues(t *testing.T) {
 	const tsv = "ann\tage\t41\nbob\tage\t7\nann\tparent\tbob\nann\tparent\tcid\ncid\tage\t3.5\n"
-	p := mustParse(t, `
+	p := testkit.MustParse(t, `
 older(X, D) :- age(X, A), D = A + 10.
 label(X, L) :- age(X, _), L = cat("Dr ", X).
 kids(X, N) :- parent(X, _), N = count : { parent(X, _) }.
 kid_ages(X, S) :- parent(X, _), S = sum A : { parent(X, K), age(K, A) }.
 `)
-	st := newStore(t, tsv)
+	st := testkit.NewStore(t, tsv)
 	if _, err := eval.Infer(context.Background(), st, p, eval.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -101,14 +103,14 @@ kid_ages(X, S) :- parent(X, _), S = sum A : { parent(X, K), age(K, A) }.
 		`older(bob, 17) 1`,
 		`older(cid, 13.5) 1`,
 	}, "\n")
-	if got := derivedDump(t, st); got != want {
+	if got := oracle.DerivedDump(t, st); got != want {
 		t.Errorf("stored:\n%s\nwant\n%s", got, want)
 	}
-	as, err := Query(context.Background(), st, nil, mustQuery(t, `label(X, "Dr bob")?`), eval.Options{})
-	if err != nil || formatAnswers(as) != "bob 1\n" {
-		t.Errorf("stored label: %v %v", formatAnswers(as), err)
+	as, err := Query(context.Background(), st, nil, testkit.MustQuery(t, `label(X, "Dr bob")?`), eval.Options{})
+	if err != nil || oracle.FormatAnswers(as) != "bob 1\n" {
+		t.Errorf("stored label: %v %v", oracle.FormatAnswers(as), err)
 	}
-	pr, err := Explain(context.Background(), st, p, mustQuery(t, "kids(ann, 2)"), eval.Options{BaseOnly: true})
+	pr, err := Explain(context.Background(), st, p, testkit.MustQuery(t, "kids(ann, 2)"), eval.Options{BaseOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestDeadRulesCostNothing: rules over a relation with no facts and no
@@ -36,8 +38,8 @@ func TestDeadRulesCostNothing(t *testing.T) {
 		fmt.Fprintf(&dead, "0.9 :: h(X, v%d) :- gone(X, _).\n", i%40)
 	}
 	dead.WriteString("0.9 :: gone(X, Y) :- nothing(Y, X).\n0.9 :: gone(X, Y) :- gone(Y, X), r0(X, Y).\n")
-	pl, pd := mustParse(t, live), mustParse(t, dead.String())
-	st := newStore(t, b.String())
+	pl, pd := testkit.MustParse(t, live), testkit.MustParse(t, dead.String())
+	st := testkit.NewStore(t, b.String())
 	marks, n, err := eval.DeadRules(st, pd, true)
 	if err != nil {
 		t.Fatal(err)
@@ -46,15 +48,15 @@ func TestDeadRulesCostNothing(t *testing.T) {
 		t.Fatalf("%d dead rules, want 202 (the live ones first)", n)
 	}
 	for _, qs := range []string{"h(v1, Y)?", "h(X, v3)?", "k(v2, Y)?", "h(X, Y)?"} {
-		q := mustQuery(t, qs)
+		q := testkit.MustQuery(t, qs)
 		for _, mode := range []string{"alone", "race", "off"} {
 			run := func(p string) (string, int64, int64) {
 				opt := eval.Options{Threads: 2, NoMagic: mode == "off", NoRace: mode == "alone", Work: &eval.WorkCounters{}}
-				as, err := Query(ctx, st, mustParse(t, p), q, opt)
+				as, err := Query(ctx, st, testkit.MustParse(t, p), q, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return formatAnswers(as), opt.Work.Joins.Load(), opt.Work.Derived.Load()
+				return oracle.FormatAnswers(as), opt.Work.Joins.Load(), opt.Work.Derived.Load()
 			}
 			a1, j1, d1 := run(live)
 			a2, j2, d2 := run(dead.String())
@@ -64,7 +66,7 @@ func TestDeadRulesCostNothing(t *testing.T) {
 			}
 		}
 	}
-	s1, s2 := newStore(t, b.String()), newStore(t, b.String())
+	s1, s2 := testkit.NewStore(t, b.String()), testkit.NewStore(t, b.String())
 	i1, err := eval.Infer(ctx, s1, pl, eval.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +75,7 @@ func TestDeadRulesCostNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i1.Facts != i2.Facts || i1.Iterations != i2.Iterations || derivedDump(t, s1) != derivedDump(t, s2) {
+	if i1.Facts != i2.Facts || i1.Iterations != i2.Iterations || oracle.DerivedDump(t, s1) != oracle.DerivedDump(t, s2) {
 		t.Errorf("infer: %d facts in %d rounds with the dead rules, %d in %d without", i2.Facts, i2.Iterations, i1.Facts, i1.Iterations)
 	}
 	e1, err := Prepare(ctx, st, pl, eval.Options{BaseOnly: true, Min: eval.RankMin})

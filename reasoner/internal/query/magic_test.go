@@ -13,6 +13,7 @@ import (
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/goal"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -30,9 +31,9 @@ ancestor(X, Y) :- parent(X, Z), ancestor(Z, Y).
 func TestMagicWork(t *testing.T) {
 	ctx := context.Background()
 	const n, bound = 400, 200
-	st := newStore(t, chainTSV(n, "parent"))
-	p := mustParse(t, ancestorProgram)
-	q := mustQuery(t, fmt.Sprintf("ancestor(v%d, X)?", n-10))
+	st := testkit.NewStore(t, chainTSV(n, "parent"))
+	p := testkit.MustParse(t, ancestorProgram)
+	q := testkit.MustQuery(t, fmt.Sprintf("ancestor(v%d, X)?", n-10))
 	for _, magic := range []bool{true, false} {
 		opt := eval.Options{Threads: 1, NoMagic: !magic, NoRace: true, Work: &eval.WorkCounters{}}
 		as, err := Query(ctx, st, p, q, opt)
@@ -69,10 +70,10 @@ func TestWeakRulesSpreadNoDemand(t *testing.T) {
 	for i := range n {
 		tsv += fmt.Sprintf("v%d\tin\thub\n", i)
 	}
-	st := newStore(t, tsv)
+	st := testkit.NewStore(t, tsv)
 	weak := "0.05 :: ancestor(X, Y) :- in(X, H), in(Z, H), ancestor(Z, Y).\n"
-	q := mustQuery(t, fmt.Sprintf("ancestor(v%d, X)?", n-10))
-	want, err := Query(ctx, st, mustParse(t, ancestorProgram), q, eval.Options{Min: 0.1, Threads: 1})
+	q := testkit.MustQuery(t, fmt.Sprintf("ancestor(v%d, X)?", n-10))
+	want, err := Query(ctx, st, testkit.MustParse(t, ancestorProgram), q, eval.Options{Min: 0.1, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestWeakRulesSpreadNoDemand(t *testing.T) {
 		closure bool
 	}{{0.1, 9, false}, {0.01, n - 1, true}} {
 		opt := eval.Options{Min: c.min, Threads: 1, NoRace: true, Work: &eval.WorkCounters{}}
-		as, err := Query(ctx, st, mustParse(t, ancestorProgram+weak), q, opt)
+		as, err := Query(ctx, st, testkit.MustParse(t, ancestorProgram+weak), q, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,8 +150,8 @@ func TestMagicGolden(t *testing.T) {
 		return name
 	}
 	for _, c := range magicGoldenCases {
-		p := mustParse(t, c.program)
-		q := mustQuery(t, c.query)
+		p := testkit.MustParse(t, c.program)
+		q := testkit.MustQuery(t, c.query)
 		u, _ := goal.QueryUnit(p, q, true)
 		out := &datalog.Program{}
 		for i, r := range u.Prog.Rules {
@@ -202,7 +203,7 @@ func TestMagicGolden(t *testing.T) {
 // evaluation does (magic sets off).
 func TestQueryMode(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, `a	e	b
+	st := testkit.NewStore(t, `a	e	b
 b	e	c
 c	e	d
 d	e	a
@@ -246,8 +247,8 @@ carl	parent	eve
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := mustParse(t, c.program)
-			q := mustQuery(t, c.query)
+			p := testkit.MustParse(t, c.program)
+			q := testkit.MustQuery(t, c.query)
 			if _, mode := goal.QueryUnit(p, q, true); mode != c.want {
 				t.Errorf("%s: mode %d, want %d", c.query, mode, c.want)
 			}
@@ -260,7 +261,7 @@ carl	parent	eve
 				if err != nil {
 					t.Fatal(err)
 				}
-				got[k] = formatAnswers(as)
+				got[k] = oracle.FormatAnswers(as)
 			}
 			if got[0] != got[1] {
 				t.Errorf("%s: answers differ:\nmagic sets on:\n%smagic sets off:\n%s", c.query, got[0], got[1])
@@ -284,13 +285,13 @@ carl	parent	eve
 // bounded here by 4n).
 func TestRaceWork(t *testing.T) {
 	ctx := context.Background()
-	p := mustParse(t, ancestorProgram)
+	p := testkit.MustParse(t, ancestorProgram)
 	for _, c := range []struct {
 		n       int
 		magicOK bool // the rewrite must win
 	}{{1500, true}, {100, false}} {
-		st := newStore(t, chainTSV(c.n, "parent"))
-		q := mustQuery(t, fmt.Sprintf("ancestor(v%d, X)?", c.n-10))
+		st := testkit.NewStore(t, chainTSV(c.n, "parent"))
+		q := testkit.MustQuery(t, fmt.Sprintf("ancestor(v%d, X)?", c.n-10))
 		run := func(opt eval.Options) (string, *eval.WorkCounters) {
 			opt.Threads = 1
 			opt.Work = &eval.WorkCounters{}
@@ -298,7 +299,7 @@ func TestRaceWork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return formatAnswers(as), opt.Work
+			return oracle.FormatAnswers(as), opt.Work
 		}
 		alone, wa := run(eval.Options{NoRace: true})
 		bottomUp, wb := run(eval.Options{NoMagic: true})
@@ -340,18 +341,18 @@ func TestDemandBoundsDerivations(t *testing.T) {
 			fmt.Fprintf(&tsv, "m%d\tk\ty%d\n", m, y)
 		}
 	}
-	p := mustParse(t, `@min 0.1.
+	p := testkit.MustParse(t, `@min 0.1.
 0.3 :: h(X, Y) :- e(X, Z), g(Z, Y).
 g(X, Y) :- g0(X, Y).
 0.2 :: g(X, Y) :- f(X, M), k(M, Y).
 `)
-	st := newStore(t, tsv.String())
+	st := testkit.NewStore(t, tsv.String())
 	w := &eval.WorkCounters{}
-	as, err := Query(context.Background(), st, p, mustQuery(t, "h(a, Y)?"), eval.Options{Threads: 1, NoRace: true, Work: w})
+	as, err := Query(context.Background(), st, p, testkit.MustQuery(t, "h(a, Y)?"), eval.Options{Threads: 1, NoRace: true, Work: w})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := formatAnswers(as); got != "b 0.3\n" {
+	if got := oracle.FormatAnswers(as); got != "b 0.3\n" {
 		t.Fatalf("answers:\n%s", got)
 	}
 	if d := w.Derived.Load(); d > 20 {
@@ -381,8 +382,8 @@ func TestWidenedGoals(t *testing.T) {
 	}
 	tsv.WriteString("n0\tstart\tyes\n")
 	src.WriteString("path(X, Y) :- next(X, Y).\npath(X, Y) :- next(X, Z), path(Z, Y).\ngoal(X) :- start(X, yes), path(X, n99).\n")
-	st := newStore(t, tsv.String())
-	p := mustParse(t, src.String())
+	st := testkit.NewStore(t, tsv.String())
+	p := testkit.MustParse(t, src.String())
 	for _, c := range []struct {
 		q   string
 		max int64
@@ -393,7 +394,7 @@ func TestWidenedGoals(t *testing.T) {
 		{"goal(X)?", 500},
 	} {
 		w := &eval.WorkCounters{}
-		q := mustQuery(t, c.q)
+		q := testkit.MustQuery(t, c.q)
 		got, err := Query(context.Background(), st, p, q, eval.Options{Threads: 1, NoRace: true, Work: w})
 		if err != nil {
 			t.Fatal(err)
@@ -402,7 +403,7 @@ func TestWidenedGoals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g, x := formatAnswers(got), formatAnswers(want); g != x {
+		if g, x := oracle.FormatAnswers(got), oracle.FormatAnswers(want); g != x {
 			t.Fatalf("%s: the rewrite answers\n%s\nthe bottom-up evaluation\n%s", c.q, g, x)
 		}
 		if len(got) == 0 {
@@ -430,10 +431,10 @@ func TestWeakGuardsSkipped(t *testing.T) {
 		fmt.Fprintf(&src, "0.2 :: g(X, Y) :- f%d(X, Y).\n", k)
 		fmt.Fprintf(&tsv, "z%d\tf%d\tw%d\n", k%200, k, k)
 	}
-	st := newStore(t, tsv.String())
-	p := mustParse(t, src.String())
+	st := testkit.NewStore(t, tsv.String())
+	p := testkit.MustParse(t, src.String())
 	w := &eval.WorkCounters{}
-	as, err := Query(context.Background(), st, p, mustQuery(t, "h(a, Y)?"), eval.Options{Threads: 1, NoRace: true, Work: w})
+	as, err := Query(context.Background(), st, p, testkit.MustQuery(t, "h(a, Y)?"), eval.Options{Threads: 1, NoRace: true, Work: w})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,13 +458,13 @@ func TestSupplementaryWork(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&tsv, "c0\tr\tp%d\np%d\tin\tk0\np%d\tcat0\tcat%d\n", i, i, i, i%3)
 	}
-	p := mustParse(t, `q(c0, B) :- r(c0, A), h(A, B).
+	p := testkit.MustParse(t, `q(c0, B) :- r(c0, A), h(A, B).
 0.5 :: h(A, B) :- in(A, C), in(D, C), cat(D, B), A != D.
 cat(X, Y) :- cat0(X, Y).
 `)
-	st := newStore(t, tsv.String())
+	st := testkit.NewStore(t, tsv.String())
 	w := &eval.WorkCounters{}
-	q := mustQuery(t, "q(c0, X)?")
+	q := testkit.MustQuery(t, "q(c0, X)?")
 	as, err := Query(context.Background(), st, p, q, eval.Options{Threads: 1, NoRace: true, Work: w})
 	if err != nil {
 		t.Fatal(err)
@@ -472,8 +473,8 @@ cat(X, Y) :- cat0(X, Y).
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := formatAnswers(as); got != formatAnswers(want) || len(as) != 3 {
-		t.Fatalf("answers\n%s\nbottom-up:\n%s", got, formatAnswers(want))
+	if got := oracle.FormatAnswers(as); got != oracle.FormatAnswers(want) || len(as) != 3 {
+		t.Fatalf("answers\n%s\nbottom-up:\n%s", got, oracle.FormatAnswers(want))
 	}
 	t.Logf("joins %d", w.Joins.Load())
 	if j := w.Joins.Load(); j > 40*n {

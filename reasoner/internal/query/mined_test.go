@@ -11,6 +11,8 @@ import (
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/goal"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -41,7 +43,7 @@ func TestMinedQueryWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := mustQuery(t, qs)
+	q := testkit.MustQuery(t, qs)
 	syms, err := eval.NewSymtab(st)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +113,7 @@ func TestMinedQueryWork(t *testing.T) {
 			t.Fatal(err)
 		}
 		eval.SortAnswers(as)
-		answers[k] = formatAnswers(as)
+		answers[k] = oracle.FormatAnswers(as)
 	}
 	if answers[0] != answers[1] {
 		t.Errorf("answers differ:\nmagic-set rewrite:\n%schosen:\n%s", answers[0], answers[1])

@@ -10,6 +10,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -352,7 +353,7 @@ func knownThreshold(p *datalog.Program) float64 {
 // answers were computed by hand.
 func TestOracleExprKnown(t *testing.T) {
 	for _, c := range exprKnownCases {
-		p := mustParse(t, c.src)
+		p := testkit.MustParse(t, c.src)
 		if ds := datalog.Validate(p); ds.HasErrors() {
 			t.Fatalf("%s: %v", c.name, ds)
 		}
@@ -374,7 +375,7 @@ func TestOracleExprKnown(t *testing.T) {
 			t.Errorf("%s: possible error %v, want %v", c.name, res.Possible, c.possible)
 		}
 		for _, qs := range slices.Sorted(maps.Keys(c.want)) {
-			got := oracle.Answers(res.DB, mustQuery(t, qs))
+			got := oracle.Answers(res.DB, testkit.MustQuery(t, qs))
 			if err := oracle.SameAnswers(got, knownAnswers(t, c.want[qs])); err != nil {
 				t.Errorf("%s: %s: %v", c.name, qs, err)
 			}
@@ -392,7 +393,7 @@ h(X, Y) :- n(X), Y = to_string(X).
 e(X) :- m(X), d(X, _).
 f(X) :- n(X), g(X, _).
 g(X, Y) :- n(X), Y = abs(X).`
-	p := mustParse(t, src)
+	p := testkit.MustParse(t, src)
 	res := oracle.Expr(t, nil, p, eval.Exact)
 	if res.Err != nil || res.Possible {
 		t.Fatalf("error %v, possible %v", res.Err, res.Possible)
@@ -406,7 +407,7 @@ g(X, Y) :- n(X), Y = abs(X).`
 		"f(X)?":    true,
 		"g(X, Y)?": false, // f's body would demand g with X bound, but f is not evaluated
 	} {
-		if got := oracle.DemandErr(p, res, mustQuery(t, q)); got != want {
+		if got := oracle.DemandErr(p, res, testkit.MustQuery(t, q)); got != want {
 			t.Errorf("%s: may fail under demand %v, want %v", q, got, want)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -56,7 +57,7 @@ func TestOracleExprPlain(t *testing.T) {
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		base, _, src := oracle.RandomCase(rng, seed%2 == 1)
-		p := mustParse(t, src)
+		p := testkit.MustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
 		}
@@ -456,7 +457,7 @@ func compareExpr(t *testing.T, name string, base []store.NamedTriple, src string
 	}
 	coneErr := map[string]bool{}
 	for _, qs := range queries {
-		q := mustQuery(t, qs)
+		q := testkit.MustQuery(t, qs)
 		for pred := range oracleCone(p, q.Pred) {
 			if res.ErrPreds[pred] {
 				coneErr[q.Pred] = true
@@ -465,14 +466,14 @@ func compareExpr(t *testing.T, name string, base []store.NamedTriple, src string
 	}
 	var stored []string
 	for _, qs := range queries {
-		q := mustQuery(t, qs)
+		q := testkit.MustQuery(t, qs)
 		if !slices.ContainsFunc(q.Args, func(a datalog.Term) bool { return a.Kind != datalog.Var || a.Value == "_" }) {
 			stored = append(stored, qs)
 		}
 	}
 	for _, c := range configurations() {
 		opt := c.opt
-		st := newStore(t, oracle.TripleTSV(base))
+		st := testkit.NewStore(t, oracle.TripleTSV(base))
 		fail := func(format string, args ...any) {
 			t.Helper()
 			t.Fatalf("%s, %s: %s\nprogram:\n%s\nbase:\n%s\noracle: definite error %v; possible %v; under demand %v",
@@ -495,7 +496,7 @@ func compareExpr(t *testing.T, name string, base []store.NamedTriple, src string
 			fail("Prepare: %v", err)
 		}
 		for _, qs := range queries {
-			q := mustQuery(t, qs)
+			q := testkit.MustQuery(t, qs)
 			if !slices.Contains(en.names, q.Pred) {
 				continue // unknown predicate in this program
 			}
@@ -538,7 +539,7 @@ func compareExpr(t *testing.T, name string, base []store.NamedTriple, src string
 			continue
 		}
 		for _, qs := range stored {
-			q := mustQuery(t, qs)
+			q := testkit.MustQuery(t, qs)
 			if _, ok := res.DB[q.Pred]; !ok {
 				continue
 			}
@@ -566,7 +567,7 @@ func compareExpr(t *testing.T, name string, base []store.NamedTriple, src string
 func TestOracleExpr(t *testing.T) {
 	var stats exprStats
 	for _, c := range exprKnownCases {
-		p := mustParse(t, c.src)
+		p := testkit.MustParse(t, c.src)
 		queries := slices.Sorted(maps.Keys(c.want))
 		if len(queries) == 0 {
 			// a failing case: ask for every head relation
@@ -591,7 +592,7 @@ func TestOracleExpr(t *testing.T) {
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 34))
 		base, src, queries := randomExprCase(rng)
-		p := mustParse(t, src)
+		p := testkit.MustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			invalid++
 			continue

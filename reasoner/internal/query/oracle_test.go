@@ -10,6 +10,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
 
 // TestOracle compares the engine with the naive oracle on random programs
@@ -29,7 +30,7 @@ func TestOracle(t *testing.T) {
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		base, _, src := oracle.RandomCase(rng, seed%2 == 1)
-		p := mustParse(t, src)
+		p := testkit.MustParse(t, src)
 		if datalog.Validate(p).HasErrors() {
 			continue
 		}
@@ -38,7 +39,7 @@ func TestOracle(t *testing.T) {
 		for _, c := range confs {
 			opt := c.opt
 			opt.Work = &eval.WorkCounters{}
-			st := newStore(t, oracle.TripleTSV(base))
+			st := testkit.NewStore(t, oracle.TripleTSV(base))
 			en, err := Prepare(ctx, st, p, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -48,7 +49,7 @@ func TestOracle(t *testing.T) {
 				t.Fatalf("seed %d, %s: %s\nprogram:\n%s\nbase:\n%s", seed, c.name, fmt.Sprintf(format, args...), src, oracle.TripleTSV(base))
 			}
 			for _, qs := range queries {
-				q := mustQuery(t, qs)
+				q := testkit.MustQuery(t, qs)
 				if !slices.Contains(en.names, q.Pred) {
 					continue // unknown predicate in this program
 				}
@@ -93,7 +94,7 @@ func TestOracle(t *testing.T) {
 			}
 			for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?", "s(X, Y)?", "p(X, X)?", "q(n1, Y)?", "p(X, n2)?",
 				"q(n3, _)?", "p(_, Y)?", "s(n1, n4)?", "r(n5)?", "p(X, 1.5)?", "q(7, _)?", "v(X, Y)?"} {
-				q := mustQuery(t, qs)
+				q := testkit.MustQuery(t, qs)
 				if _, ok := db[q.Pred]; !ok {
 					continue
 				}
@@ -150,8 +151,8 @@ func TestOracleMinedShape(t *testing.T) {
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		base, src := oracle.RandomMinedCase(rng)
-		p := mustParse(t, src)
-		st := newStore(t, oracle.TripleTSV(base))
+		p := testkit.MustParse(t, src)
+		st := testkit.NewStore(t, oracle.TripleTSV(base))
 		var queries []string
 		for range 6 {
 			h, a, b := fmt.Sprint("h", rng.IntN(2)), fmt.Sprint("n", rng.IntN(5)), fmt.Sprint("n", rng.IntN(5))
@@ -162,7 +163,7 @@ func TestOracleMinedShape(t *testing.T) {
 			for _, magic := range []string{"alone", "race", "off"} {
 				opt := eval.Options{Min: minConf, Threads: 2, NoMagic: magic == "off", NoRace: magic == "alone", Work: &eval.WorkCounters{}}
 				for _, qs := range queries {
-					q := mustQuery(t, qs)
+					q := testkit.MustQuery(t, qs)
 					got, err := Query(ctx, st, p, q, opt)
 					if err != nil {
 						t.Fatalf("seed %d, %s: %v\nprogram:\n%s", seed, qs, err, src)
@@ -179,12 +180,12 @@ func TestOracleMinedShape(t *testing.T) {
 			}
 			// Infer at the same Min stores what the oracle derives (rules
 			// of weight 0.05 are left out at 0.1: they derive nothing kept).
-			ist := newStore(t, oracle.TripleTSV(base))
+			ist := testkit.NewStore(t, oracle.TripleTSV(base))
 			if _, err := eval.Infer(ctx, ist, p, eval.Options{Min: minConf, Threads: 2}); err != nil {
 				t.Fatalf("seed %d, min %g: Infer: %v\nprogram:\n%s", seed, minConf, err, src)
 			}
 			for _, qs := range queries {
-				q := mustQuery(t, qs)
+				q := testkit.MustQuery(t, qs)
 				got, err := Query(ctx, ist, nil, q, eval.Options{Min: minConf})
 				if err != nil {
 					continue // a predicate without facts is unknown to the store

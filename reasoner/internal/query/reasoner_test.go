@@ -16,6 +16,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -31,16 +32,16 @@ func chainTSV(n int, rel string) string {
 // previous derived facts, and the base facts, as they were.
 func TestInferAtomic(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, chainTSV(60, "e"))
-	small := mustParse(t, "tc(X, Y) :- e(X, Y).\n")
+	st := testkit.NewStore(t, chainTSV(60, "e"))
+	small := testkit.MustParse(t, "tc(X, Y) :- e(X, Y).\n")
 	if _, err := eval.Infer(ctx, st, small, eval.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	before := derivedDump(t, st)
+	before := oracle.DerivedDump(t, st)
 	if strings.Count(before, "\n") != 58 {
 		t.Fatalf("want 59 derived facts, got\n%s", before)
 	}
-	big := mustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	big := testkit.MustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
 	_, err := eval.Infer(ctx, st, big, eval.Options{MaxFacts: 100})
 	if !errors.Is(err, eval.ErrTooManyFacts) {
 		t.Fatalf("want ErrTooManyFacts, got %v", err)
@@ -58,7 +59,7 @@ func TestInferAtomic(t *testing.T) {
 	if _, err := eval.Infer(cctx, st, big, eval.Options{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
-	if after := derivedDump(t, st); after != before {
+	if after := oracle.DerivedDump(t, st); after != before {
 		t.Errorf("derived facts changed after failed infers")
 	}
 	if n, _ := st.Count(mustID(t, st, "e")); n != 59 {
@@ -90,7 +91,7 @@ func TestDeterminism(t *testing.T) {
 	for range 3000 {
 		fmt.Fprintf(&b, "v%d\te%d\tv%d\n", rng.IntN(300), rng.IntN(3), rng.IntN(300))
 	}
-	prog := mustParse(t, `0.9 :: p(X, Y) :- e0(X, Y).
+	prog := testkit.MustParse(t, `0.9 :: p(X, Y) :- e0(X, Y).
 0.8 :: p(X, Z) :- p(X, Y), e1(Y, Z).
 0.7 :: p(X, Z) :- e2(X, Y), p(Y, Z).
 0.6 :: q(X) :- p(X, X).
@@ -98,7 +99,7 @@ s(X, Y) :- p(X, Y), not q(Y).
 `)
 	var dumps []string
 	for _, threads := range []int{1, 2, 2} {
-		st := newStore(t, b.String())
+		st := testkit.NewStore(t, b.String())
 		if _, err := eval.Infer(ctx, st, prog, eval.Options{Threads: threads}); err != nil {
 			t.Fatal(err)
 		}
@@ -128,8 +129,8 @@ s(X, Y) :- p(X, Y), not q(Y).
 // stored provenance.
 func TestExplain(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, "bob\thusband\talice\nalice\tmother\tcarl\n")
-	prog := mustParse(t, `wife(X, Y) :- husband(Y, X).
+	st := testkit.NewStore(t, "bob\thusband\talice\nalice\tmother\tcarl\n")
+	prog := testkit.MustParse(t, `wife(X, Y) :- husband(Y, X).
 0.8 :: parent(X, Y) :- mother(X, Y).
 0.5 :: stepfather(H, C) :- wife(W, H), parent(W, C).
 `)
@@ -140,7 +141,7 @@ func TestExplain(t *testing.T) {
 			{Fact: "parent(alice, carl)", Confidence: 0.8, Rule: "0.8 :: parent(X, Y) :- mother(X, Y).", Pos: datalog.Pos{File: "test.dl", Line: 2, Col: 1}, Weight: 0.8,
 				Children: []*eval.Proof{{Fact: "mother(alice, carl)", Confidence: 1, Weight: 1, Base: true}}},
 		}}
-	fact := mustQuery(t, "stepfather(bob, carl)")
+	fact := testkit.MustQuery(t, "stepfather(bob, carl)")
 	got, err := Explain(ctx, st, prog, fact, eval.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -171,10 +172,10 @@ func TestExplain(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("proof from the store:\n%s\nwant\n%s", got, want)
 	}
-	if _, err := Explain(ctx, st, prog, mustQuery(t, "stepfather(carl, bob)"), eval.Options{}); !errors.Is(err, eval.ErrNoProof) {
+	if _, err := Explain(ctx, st, prog, testkit.MustQuery(t, "stepfather(carl, bob)"), eval.Options{}); !errors.Is(err, eval.ErrNoProof) {
 		t.Errorf("want ErrNoProof, got %v", err)
 	}
-	if _, err := Explain(ctx, st, prog, mustQuery(t, "stepfather(X, bob)"), eval.Options{}); !errors.Is(err, eval.ErrNotGround) {
+	if _, err := Explain(ctx, st, prog, testkit.MustQuery(t, "stepfather(X, bob)"), eval.Options{}); !errors.Is(err, eval.ErrNotGround) {
 		t.Errorf("want ErrNotGround, got %v", err)
 	}
 }
@@ -185,8 +186,8 @@ func TestExplain(t *testing.T) {
 // provenance Infer stored.
 func TestExplainNegation(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, "x\tg\ty\n")
-	prog := mustParse(t, `0.2 :: e(x, y).
+	st := testkit.NewStore(t, "x\tg\ty\n")
+	prog := testkit.MustParse(t, `0.2 :: e(x, y).
 0.5 :: sib(X, Y) :- e(X, Y).
 0.9 :: cousin(X, Y) :- g(X, Y), not sib(X, Y).
 `)
@@ -207,7 +208,7 @@ func TestExplainNegation(t *testing.T) {
 		}
 	}
 	round(want)
-	fact := mustQuery(t, "cousin(x, y)")
+	fact := testkit.MustQuery(t, "cousin(x, y)")
 	got, err := Explain(ctx, st, prog, fact, eval.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -230,8 +231,8 @@ func TestExplainNegation(t *testing.T) {
 }
 
 func TestUnknownPredicate(t *testing.T) {
-	st := newStore(t, "a\twife\tb\nc\twives\td\n")
-	_, err := Query(context.Background(), st, nil, mustQuery(t, "wifes(X, Y)?"), eval.Options{})
+	st := testkit.NewStore(t, "a\twife\tb\nc\twives\td\n")
+	_, err := Query(context.Background(), st, nil, testkit.MustQuery(t, "wifes(X, Y)?"), eval.Options{})
 	if !errors.Is(err, eval.ErrUnknownPredicate) || !strings.Contains(err.Error(), "did you mean wife, wives?") {
 		t.Errorf("got %v", err)
 	}
@@ -245,15 +246,15 @@ func TestMetamorphic(t *testing.T) {
 	for seed := range 120 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 99))
 		base, _, src := oracle.RandomCase(rng, false)
-		p := mustParse(t, src)
+		p := testkit.MustParse(t, src)
 		if datalog.Validate(p).HasErrors() || len(p.Rules) < 2 {
 			continue
 		}
-		st := newStore(t, oracle.TripleTSV(base))
+		st := testkit.NewStore(t, oracle.TripleTSV(base))
 		answers := func(p *datalog.Program) map[string]float64 {
 			m := map[string]float64{}
 			for _, qs := range []string{"p(X, Y)?", "q(X, Y)?", "r(X)?"} {
-				as, err := Query(ctx, st, p, mustQuery(t, qs), eval.Options{})
+				as, err := Query(ctx, st, p, testkit.MustQuery(t, qs), eval.Options{})
 				if err != nil {
 					continue
 				}
@@ -293,9 +294,9 @@ func TestMetamorphic(t *testing.T) {
 // the proof of a fact stored late in the last chunk is intact.
 func TestLargeRelation(t *testing.T) {
 	const n = 320
-	st := newStore(t, chainTSV(n, "e"))
-	prog := mustParse(t, "0.99 :: p(X, Y) :- e(X, Y).\n0.99 :: p(X, Z) :- p(X, Y), e(Y, Z).\n")
-	ans, err := Query(context.Background(), st, prog, mustQuery(t, "p(X, Y)"), eval.Options{Min: 1e-9})
+	st := testkit.NewStore(t, chainTSV(n, "e"))
+	prog := testkit.MustParse(t, "0.99 :: p(X, Y) :- e(X, Y).\n0.99 :: p(X, Z) :- p(X, Y), e(Y, Z).\n")
+	ans, err := Query(context.Background(), st, prog, testkit.MustQuery(t, "p(X, Y)"), eval.Options{Min: 1e-9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +318,7 @@ func TestLargeRelation(t *testing.T) {
 	if len(seen) != len(ans) {
 		t.Fatalf("duplicate answers")
 	}
-	p, err := Explain(context.Background(), st, prog, mustQuery(t, fmt.Sprintf("p(v0, v%d)", n-1)), eval.Options{Min: 1e-9})
+	p, err := Explain(context.Background(), st, prog, testkit.MustQuery(t, fmt.Sprintf("p(v0, v%d)", n-1)), eval.Options{Min: 1e-9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,15 +336,15 @@ func TestLargeRelation(t *testing.T) {
 // program for every entry point.
 func TestWeights(t *testing.T) {
 	ctx := context.Background()
-	st := newStore(t, "a\te\tb\n")
-	as, err := Query(ctx, st, mustParse(t, "p(X, Y) :- e(X, Y).\n"), mustQuery(t, "p(a, X)?"), eval.Options{})
+	st := testkit.NewStore(t, "a\te\tb\n")
+	as, err := Query(ctx, st, testkit.MustParse(t, "p(X, Y) :- e(X, Y).\n"), testkit.MustQuery(t, "p(a, X)?"), eval.Options{})
 	if err != nil || len(as) != 1 || as[0].Confidence != 1 {
 		t.Fatalf("rule without a weight: %v, %v; want one answer with confidence 1", as, err)
 	}
 	for _, w := range []float64{0, -0.5, 1.5} {
-		p := mustParse(t, "p(X, Y) :- e(X, Y).\n")
+		p := testkit.MustParse(t, "p(X, Y) :- e(X, Y).\n")
 		p.Rules[0].Weight = w
-		q := mustQuery(t, "p(a, X)?")
+		q := testkit.MustQuery(t, "p(a, X)?")
 		if _, err := Query(ctx, st, p, q, eval.Options{}); !errors.Is(err, eval.ErrInvalidProgram) {
 			t.Errorf("weight %g: Query error %v, want ErrInvalidProgram", w, err)
 		}
@@ -372,11 +373,11 @@ func TestStoreArity(t *testing.T) {
 		{"w(X) :- husband(X, _).\nv(X, Y) :- husband(X, Y), not wife(Y, X).\n", ""},
 	}
 	for _, c := range cases {
-		st := newStore(t, "bob\thusband\talice\nalice\twife\tbob\n")
-		if _, err := eval.Infer(ctx, st, mustParse(t, "kept(bob).\n"), eval.Options{}); err != nil {
+		st := testkit.NewStore(t, "bob\thusband\talice\nalice\twife\tbob\n")
+		if _, err := eval.Infer(ctx, st, testkit.MustParse(t, "kept(bob).\n"), eval.Options{}); err != nil {
 			t.Fatal(err)
 		}
-		p := mustParse(t, c.src)
+		p := testkit.MustParse(t, c.src)
 		_, err := eval.Infer(ctx, st, p, eval.Options{})
 		if c.want == "" {
 			if err != nil {
@@ -387,10 +388,10 @@ func TestStoreArity(t *testing.T) {
 		if !errors.Is(err, eval.ErrInvalidProgram) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: Infer error %v, want ErrInvalidProgram with %q", c.src, err, c.want)
 		}
-		if got := derivedDump(t, st); got != "kept(bob) 1" {
+		if got := oracle.DerivedDump(t, st); got != "kept(bob) 1" {
 			t.Errorf("%q: derived facts after the failed infer: %q, want kept(bob) 1", c.src, got)
 		}
-		if _, err := Query(ctx, st, p, mustQuery(t, "wife(X, Y)?"), eval.Options{}); !errors.Is(err, eval.ErrInvalidProgram) {
+		if _, err := Query(ctx, st, p, testkit.MustQuery(t, "wife(X, Y)?"), eval.Options{}); !errors.Is(err, eval.ErrInvalidProgram) {
 			t.Errorf("%q: Query error %v, want ErrInvalidProgram", c.src, err)
 		}
 		if _, err := Prepare(ctx, st, p, eval.Options{}); !errors.Is(err, eval.ErrInvalidProgram) {
@@ -416,7 +417,7 @@ func checkRuleScores(t *testing.T, en *Engine, st store.Store, n int, single fun
 				if inverse {
 					q = "h(X, " + given + ")?"
 				}
-				as, err := Query(ctx, st, single(ri), mustQuery(t, q), eval.Options{})
+				as, err := Query(ctx, st, single(ri), testkit.MustQuery(t, q), eval.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -493,10 +494,10 @@ func TestBatchedRounds(t *testing.T) {
 	if m := slices.Max(slices.Collect(maps.Values(layers))); m <= 2*eval.BatchItems {
 		t.Fatalf("largest round derives %d facts: no more than two batches", m)
 	}
-	prog := mustParse(t, "0.99 :: p(X, Y) :- e(X, Y).\n0.99 :: p(X, Z) :- p(X, Y), e(Y, Z).\n")
+	prog := testkit.MustParse(t, "0.99 :: p(X, Y) :- e(X, Y).\n0.99 :: p(X, Z) :- p(X, Y), e(Y, Z).\n")
 	var dumps []string
 	for _, threads := range []int{1, 3} {
-		st := newStore(t, b.String())
+		st := testkit.NewStore(t, b.String())
 		if _, err := eval.Infer(context.Background(), st, prog, eval.Options{Threads: threads, Min: 1e-9}); err != nil {
 			t.Fatal(err)
 		}
@@ -508,7 +509,7 @@ func TestBatchedRounds(t *testing.T) {
 				t.Fatal(err)
 			}
 			got++
-			f := factString(t, st, d.Fact)
+			f := oracle.FactString(t, st, d.Fact)
 			if w, ok := want[f]; !ok || math.Abs(float64(d.Confidence)-w) > 1e-6*w {
 				t.Fatalf("threads=%d: %s = %g, want %g (present: %v)", threads, f, d.Confidence, w, ok)
 			}
@@ -529,8 +530,8 @@ func TestBatchedRounds(t *testing.T) {
 // 40-node chain's closure: round r derives the 40 - r pairs at distance r,
 // and a 40th round finds nothing new).
 func TestInferProgress(t *testing.T) {
-	st := newStore(t, chainTSV(40, "e"))
-	prog := mustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	st := testkit.NewStore(t, chainTSV(40, "e"))
+	prog := testkit.MustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n")
 	var got []eval.Progress
 	stats, err := eval.Infer(context.Background(), st, prog, eval.Options{Progress: func(p eval.Progress) { got = append(got, p) }})
 	if err != nil {

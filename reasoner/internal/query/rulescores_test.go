@@ -11,6 +11,8 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/store/storetest"
 )
@@ -127,16 +129,16 @@ func TestRuleScores(t *testing.T) {
 	}
 	for e := range 60 {
 		for _, q := range []string{fmt.Sprintf("h(v%d, X)?", e), fmt.Sprintf("h(X, v%d)?", e), fmt.Sprintf("h(v%d, _)?", e)} {
-			a1, err := en2.Query(ctx, mustQuery(t, q))
+			a1, err := en2.Query(ctx, testkit.MustQuery(t, q))
 			if err != nil {
 				t.Fatal(err)
 			}
-			a2, err := Query(ctx, st, chainOnly, mustQuery(t, q), eval.Options{})
+			a2, err := Query(ctx, st, chainOnly, testkit.MustQuery(t, q), eval.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if formatAnswers(a1) != formatAnswers(a2) {
-				t.Fatalf("%s: fast path\n%s\nevaluator\n%s", q, formatAnswers(a1), formatAnswers(a2))
+			if oracle.FormatAnswers(a1) != oracle.FormatAnswers(a2) {
+				t.Fatalf("%s: fast path\n%s\nevaluator\n%s", q, oracle.FormatAnswers(a1), oracle.FormatAnswers(a2))
 			}
 		}
 	}
@@ -162,7 +164,7 @@ func TestRuleScoresOneStep(t *testing.T) {
 `
 	scores := func(st store.Store, src string, opt eval.Options) string {
 		t.Helper()
-		en, err := Prepare(ctx, st, mustParse(t, src), opt)
+		en, err := Prepare(ctx, st, testkit.MustParse(t, src), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +187,7 @@ func TestRuleScoresOneStep(t *testing.T) {
 		slices.Sort(out) // the extra rule's scores may reorder the hits
 		return strings.Join(out, "")
 	}
-	st := newStore(t, b.String())
+	st := testkit.NewStore(t, b.String())
 	want := scores(st, base, eval.Options{})
 	if strings.Count(want, "\n") < 50 || !strings.Contains(want, " 1 0.") {
 		t.Fatalf("too few hits, or none through the auxiliary predicate:\n%s", want)
@@ -193,7 +195,7 @@ func TestRuleScoresOneStep(t *testing.T) {
 	if got := scores(st, extra, eval.Options{}); got != want {
 		t.Errorf("rules defining a graph relation changed the scores (%d vs %d bytes):\ngot\n%s\nwant\n%s", len(got), len(want), got, want)
 	}
-	if _, err := eval.Infer(ctx, st, mustParse(t, extra), eval.Options{}); err != nil {
+	if _, err := eval.Infer(ctx, st, testkit.MustParse(t, extra), eval.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := scores(st, base, eval.Options{BaseOnly: true}); got != want {
@@ -277,7 +279,7 @@ func TestChainPathForms(t *testing.T) {
 		{"h(A, B) :- r(A, C), s(C, D), t(D, E), u(E, B), A != B, A != D, C != E.", false, false, false},
 		{"h(A, B) :- r(A, C), s(C, B), A < B.", false, false, false},
 	} {
-		prog := mustParse(t, tc.rule)
+		prog := testkit.MustParse(t, tc.rule)
 		_, neq, oi, ok := ChainPath(&prog.Rules[0])
 		if ok != tc.ok || neq != tc.neq || oi != tc.oi {
 			t.Errorf("%s: ok %v neq %v oi %v, want %v %v %v", tc.rule, ok, neq, oi, tc.ok, tc.neq, tc.oi)
@@ -353,8 +355,8 @@ func randomFacts(seed1, seed2 uint64, n, subjects, rels, objects int) string {
 func prepareScores(t *testing.T, src, facts string) (*datalog.Program, store.Store, *Engine, *chainData) {
 	t.Helper()
 	ctx := context.Background()
-	prog := mustParse(t, src)
-	st := newStore(t, facts)
+	prog := testkit.MustParse(t, src)
+	st := testkit.NewStore(t, facts)
 	en, err := Prepare(ctx, st, prog, eval.Options{})
 	if err != nil {
 		t.Fatal(err)

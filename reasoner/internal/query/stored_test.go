@@ -8,6 +8,7 @@ import (
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"github.com/drumql/drumql/store"
 )
 
@@ -52,21 +53,21 @@ func countFacts[T any](s *countingStore, seq iter.Seq2[T, error]) iter.Seq2[T, e
 // QueryFunc, Count and Query agree. On the memory store and on Badger (the
 // merge relies on both scans' order).
 func TestStoredAnswersStream(t *testing.T) {
-	t.Run("memory", func(t *testing.T) { testStoredAnswers(t, newStore(t, chainTSV(200, "e"))) })
+	t.Run("memory", func(t *testing.T) { testStoredAnswers(t, testkit.NewStore(t, chainTSV(200, "e"))) })
 	t.Run("badger", func(t *testing.T) {
 		st, err := store.Open(t.TempDir(), store.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		loadTSV(t, st, chainTSV(200, "e"))
+		testkit.LoadTSV(t, st, chainTSV(200, "e"))
 		testStoredAnswers(t, st)
 	})
 }
 
 func testStoredAnswers(t *testing.T, st store.Store) {
 	ctx := context.Background()
-	prog := mustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n0.5 :: e(X, Z) :- e(X, Y), e(Y, Z).\n")
+	prog := testkit.MustParse(t, "tc(X, Y) :- e(X, Y).\ntc(X, Z) :- tc(X, Y), e(Y, Z).\n0.5 :: e(X, Z) :- e(X, Y), e(Y, Z).\n")
 	if _, err := eval.Infer(ctx, st, prog, eval.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func testStoredAnswers(t *testing.T, st store.Store) {
 		t.Fatal(err)
 	}
 	cs := &countingStore{Store: st}
-	tc := mustQuery(t, "tc(X, Y)?")
+	tc := testkit.MustQuery(t, "tc(X, Y)?")
 	first := 0
 	if err := QueryFunc(ctx, cs, nil, tc, eval.Options{}, func(eval.Answer) bool { first++; return false }); err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func testStoredAnswers(t *testing.T, st store.Store) {
 	if first != 1 || cs.read > 2 {
 		t.Errorf("QueryFunc stopped at the first answer read %d facts (yielded %d answers), want at most 2", cs.read, first)
 	}
-	e := mustQuery(t, "e(X, Y)?")
+	e := testkit.MustQuery(t, "e(X, Y)?")
 	for _, c := range []struct {
 		q    string
 		want int // -1: as many as Query gives
@@ -100,7 +101,7 @@ func testStoredAnswers(t *testing.T, st store.Store) {
 		{"e(_, Y)?", 199},
 		{"e(v0, v2)?", 1},
 	} {
-		q := mustQuery(t, c.q)
+		q := testkit.MustQuery(t, c.q)
 		all, err := Query(ctx, st, nil, q, eval.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -150,12 +151,12 @@ func keepAnswers(as *[]eval.Answer) func(eval.Answer) bool {
 // (the collector has nothing to do while millions stream out), and the
 // answers Query collects each have their own slices.
 func TestAnswerMakerReuse(t *testing.T) {
-	st := newStore(t, chainTSV(5, "e"))
+	st := testkit.NewStore(t, chainTSV(5, "e"))
 	syms, err := eval.NewSymtab(st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := mustQuery(t, "e(X, _, Y, c)?")
+	q := testkit.MustQuery(t, "e(X, _, Y, c)?")
 	args := []uint32{mustID(t, st, "v1"), ^uint32(0), mustID(t, st, "v2"), mustID(t, st, "v3")}
 	m := eval.NewAnswerMaker(syms, q, true)
 	if _, err := m.Answer(args, 1); err != nil { // fills the name cache
@@ -165,7 +166,7 @@ func TestAnswerMakerReuse(t *testing.T) {
 		t.Errorf("reused answers: %g allocations an answer, want 0", n)
 	}
 	a, _ := m.Answer(args, 0.5)
-	if got := formatAnswers([]eval.Answer{a}); got != "v1 v2 0.5\n" || a.Fact.String() != "e(v1, _, v2, v3)" {
+	if got := oracle.FormatAnswers([]eval.Answer{a}); got != "v1 v2 0.5\n" || a.Fact.String() != "e(v1, _, v2, v3)" {
 		t.Errorf("answer %q, fact %s", got, a.Fact)
 	}
 	fresh := eval.NewAnswerMaker(syms, q, false)

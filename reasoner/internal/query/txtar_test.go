@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 	"golang.org/x/tools/txtar"
 )
 
@@ -51,28 +53,28 @@ func TestCases(t *testing.T) {
 				}
 			}
 			ctx := context.Background()
-			p := mustParse(t, prog)
+			p := testkit.MustParse(t, prog)
 			for _, c := range configurations() {
 				opt, name := c.opt, c.name
 				opt.Work = &eval.WorkCounters{}
-				st := newStore(t, base)
+				st := testkit.NewStore(t, base)
 				for _, q := range order {
-					as, err := Query(ctx, st, p, mustQuery(t, q), opt)
+					as, err := Query(ctx, st, p, testkit.MustQuery(t, q), opt)
 					if err != nil {
 						t.Fatalf("query %s: %v", q, err)
 					}
-					if got := strings.TrimSpace(formatAnswers(as)); got != queries[q] {
+					if got := strings.TrimSpace(oracle.FormatAnswers(as)); got != queries[q] {
 						t.Errorf("%s: query %s:\ngot\n%s\nwant\n%s", name, q, got, queries[q])
 					}
 					en, err := Prepare(ctx, st, p, opt)
 					if err != nil {
 						t.Fatal(err)
 					}
-					as, err = en.Query(ctx, mustQuery(t, q))
+					as, err = en.Query(ctx, testkit.MustQuery(t, q))
 					if err != nil {
 						t.Fatalf("engine query %s: %v", q, err)
 					}
-					if got := strings.TrimSpace(formatAnswers(as)); got != queries[q] {
+					if got := strings.TrimSpace(oracle.FormatAnswers(as)); got != queries[q] {
 						t.Errorf("%s: engine query %s:\ngot\n%s\nwant\n%s", name, q, got, queries[q])
 					}
 				}
@@ -80,15 +82,15 @@ func TestCases(t *testing.T) {
 				if _, err := eval.Infer(ctx, st, p, opt); err != nil {
 					t.Fatal(err)
 				}
-				if got := derivedDump(t, st); hasDerived && got != derived {
+				if got := oracle.DerivedDump(t, st); hasDerived && got != derived {
 					t.Errorf("%s: derived:\ngot\n%s\nwant\n%s", name, got, derived)
 				}
 				for _, q := range order {
-					as, err := Query(ctx, st, nil, mustQuery(t, q), opt)
+					as, err := Query(ctx, st, nil, testkit.MustQuery(t, q), opt)
 					if err != nil {
 						t.Fatalf("stored query %s: %v", q, err)
 					}
-					if got := strings.TrimSpace(formatAnswers(as)); got != queries[q] {
+					if got := strings.TrimSpace(oracle.FormatAnswers(as)); got != queries[q] {
 						t.Errorf("%s: stored query %s:\ngot\n%s\nwant\n%s", name, q, got, queries[q])
 					}
 				}

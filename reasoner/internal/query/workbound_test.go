@@ -2,69 +2,14 @@ package query
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/goal"
 	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
 )
-
-// componentsGraph is a graph of n disjoint communities of size people each,
-// over relations r0..r2, and the hub relation in(x, hub) for everyone.
-func componentsGraph(rng *rand.Rand, n, size int) string {
-	var b strings.Builder
-	for c := range n {
-		for range 3 * size {
-			fmt.Fprintf(&b, "c%dp%d\tr%d\tc%dp%d\n", c, rng.IntN(size), rng.IntN(3), c, rng.IntN(size))
-		}
-		for p := range size {
-			fmt.Fprintf(&b, "c%dp%d\tin\thub\n", c, p)
-		}
-	}
-	return b.String()
-}
-
-// componentsProgram is a mined-shaped program over componentsGraph: per
-// head, chain rules of one to three atoms, rules with constants (of the
-// first community: `h(X, c) :- b(X, _)` demands all of b once c is asked
-// for), weak rules through the hub and rules over an absent relation, at
-// the threshold 0.1. Rules over all of b have weight 0.11, as mined ones
-// over a hub have low ones: nothing chains through the hub they make.
-func componentsProgram(rng *rand.Rand, perHead int) string {
-	weights := []string{"0.9", "0.6", "0.4", "0.2", "0.12", "0.05"}
-	w := func() string { return weights[rng.IntN(len(weights))] }
-	rel := func() string { return fmt.Sprint("r", rng.IntN(3)) }
-	c0 := func() string { return fmt.Sprintf("c0p%d", rng.IntN(8)) }
-	var src strings.Builder
-	src.WriteString("@min 0.1.\n")
-	for h := range 3 {
-		head := fmt.Sprint("r", h)
-		for range perHead {
-			switch rng.IntN(8) {
-			case 0:
-				fmt.Fprintf(&src, "%s :: %s(A, B) :- %s(B, A).\n", w(), head, rel())
-			case 1, 2:
-				fmt.Fprintf(&src, "%s :: %s(A, B) :- %s(A, C), %s(C, B), A != B.\n", w(), head, rel(), rel())
-			case 3:
-				fmt.Fprintf(&src, "%s :: %s(A, B) :- %s(A, C), %s(D, C), %s(D, B), A != B, A != D, C != B.\n", w(), head, rel(), rel(), rel())
-			case 4:
-				// Weak enough that nothing chains through the hub it makes
-				// of c0p*: 0.11 times any other rule's weight is below 0.1.
-				fmt.Fprintf(&src, "0.11 :: %s(X, %s) :- %s(X, _).\n", head, c0(), rel())
-			case 5:
-				fmt.Fprintf(&src, "%s :: %s(%s, X) :- %s(%s, X).\n", w(), head, c0(), rel(), c0())
-			case 6:
-				fmt.Fprintf(&src, "0.05 :: %s(A, B) :- in(A, H), in(B, H), A != B.\n", head)
-			default:
-				fmt.Fprintf(&src, "%s :: %s(A, B) :- ghost(A, C), %s(C, B).\n", w(), head, rel())
-			}
-		}
-	}
-	return src.String()
-}
 
 // TestQueryWorkOverMinedProgram bounds the work of a goal-directed query
 // over a mined-shaped program by that of Infer of the same program, in
@@ -77,14 +22,14 @@ func componentsProgram(rng *rand.Rand, perHead int) string {
 func TestQueryWorkOverMinedProgram(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(11, 12))
-	tsv := componentsGraph(rng, 300, 8)
-	p := mustParse(t, componentsProgram(rng, 40))
+	tsv := testkit.ComponentsGraph(rng, 300, 8)
+	p := testkit.MustParse(t, testkit.ComponentsProgram(rng, 40))
 	iw := &eval.WorkCounters{}
-	if _, err := eval.Infer(ctx, newStore(t, tsv), p, eval.Options{Threads: 2, Work: iw}); err != nil {
+	if _, err := eval.Infer(ctx, testkit.NewStore(t, tsv), p, eval.Options{Threads: 2, Work: iw}); err != nil {
 		t.Fatal(err)
 	}
 	infer := iw.InferJoins.Load()
-	st := newStore(t, tsv)
+	st := testkit.NewStore(t, tsv)
 	for _, c := range []struct {
 		query string
 		part  float64 // the bound, as a part of Infer's work
@@ -95,7 +40,7 @@ func TestQueryWorkOverMinedProgram(t *testing.T) {
 		{"r0(X, c0p1)?", 1 + 1.0/goal.RaceRatio},
 		{"r1(X, Y)?", 1 + 1.0/goal.RaceRatio},
 	} {
-		q := mustQuery(t, c.query)
+		q := testkit.MustQuery(t, c.query)
 		qw := &eval.WorkCounters{}
 		got, err := Query(ctx, st, p, q, eval.Options{Threads: 2, Work: qw})
 		if err != nil {
@@ -132,9 +77,9 @@ func TestSemiNaiveWork(t *testing.T) {
 		"path(X, Y) :- e(X, Y).\npath(X, Z) :- path(X, Y), e(Y, Z).\n",
 		"0.99 :: path(X, Y) :- e(X, Y).\n0.99 :: path(X, Z) :- path(X, Y), e(Y, Z).\n",
 	} {
-		p := mustParse(t, prog)
+		p := testkit.MustParse(t, prog)
 		w := &eval.WorkCounters{}
-		st := newStore(t, chainTSV(n, "e"))
+		st := testkit.NewStore(t, chainTSV(n, "e"))
 		stats, err := eval.Infer(ctx, st, p, eval.Options{Threads: 2, Work: w})
 		if err != nil {
 			t.Fatal(err)

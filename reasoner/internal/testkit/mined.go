@@ -1,118 +1,18 @@
-// Test helpers shared with the evaluator's tests (reasoner/internal/query),
-// copied: a package's test files cannot be imported by another's.
-
-package combine
+package testkit
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"testing"
 
-	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/parser"
-	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/store"
 )
 
-// From the reasoner's bench_test.go.
-
-// fb15k loads fb15k-237 from $DRUMQL_DATASETS (default ../shared/datasets
-// from the repository root), or skips.
-func fb15k(b *testing.B) store.Store {
-	dir := os.Getenv("DRUMQL_DATASETS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "datasets")
-	}
-	dir = filepath.Join(dir, "fb15k-237")
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("fb15k-237 not found at %s (set DRUMQL_DATASETS): %v", dir, err)
-	}
-	batch, err := store.ReadDataset(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	st := store.NewMemory()
-	if _, err := st.Load(context.Background(), batch, nil); err != nil {
-		b.Fatal(err)
-	}
-	return st
-}
-
-// From the reasoner's helpers_test.go.
-
-// newStore returns a memory store holding the triples of tsv
-// (subject<TAB>relation<TAB>object lines).
-func newStore(t testing.TB, tsv string) *store.Mem {
-	t.Helper()
-	st := store.NewMemory()
-	loadTSV(t, st, tsv)
-	return st
-}
-
-// loadTSV loads the triples of tsv (subject<TAB>relation<TAB>object lines)
-// into st.
-func loadTSV(t testing.TB, st store.Store, tsv string) {
-	t.Helper()
-	var b store.Batch
-	for line := range strings.SplitSeq(tsv, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
-		if len(f) != 3 {
-			t.Fatalf("bad triple line %q", line)
-		}
-		b.Graph = append(b.Graph, store.NamedTriple{S: f[0], R: f[1], O: f[2]})
-	}
-	if _, err := st.Load(context.Background(), &b, nil); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustParse(t testing.TB, src string) *datalog.Program {
-	t.Helper()
-	p, err := parser.ParseString("test.dl", src)
-	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, src)
-	}
-	return p
-}
-
-func mustQuery(t testing.TB, src string) datalog.Atom {
-	t.Helper()
-	q, err := parser.ParseQuery(src)
-	if err != nil {
-		t.Fatalf("parse query %q: %v", src, err)
-	}
-	return q.Atom
-}
-
-// formatAnswers prints answers one a line: values then the confidence.
-func formatAnswers(as []eval.Answer) string {
-	var b strings.Builder
-	for _, a := range as {
-		vs := slices.Clone(a.Values)
-		if len(vs) == 0 {
-			vs = []string{"true"}
-		}
-		fmt.Fprintf(&b, "%s %.6g\n", strings.Join(vs, " "), a.Confidence)
-	}
-	return b.String()
-}
-
-// From the reasoner's minedgen_test.go.
-
-// minedGraph returns a random graph for minedProgram: entities e0.. (some
+// MinedGraph returns a random graph for MinedProgram: entities e0.. (some
 // named by numbers: 7, 007 and 7.0 are three symbols equal as numbers),
 // relations r0.. and a hub relation in(x, hub0|hub1) that most entities
 // have.
-func minedGraph(rng *rand.Rand, ents, rels, facts int) ([]store.NamedTriple, []string) {
+func MinedGraph(rng *rand.Rand, ents, rels, facts int) ([]store.NamedTriple, []string) {
 	names := make([]string, ents)
 	numeric := []string{"7", "007", "7.0", "12", "3", "03"}
 	for i := range names {
@@ -140,7 +40,7 @@ func minedGraph(rng *rand.Rand, ents, rels, facts int) ([]store.NamedTriple, []s
 	return base, names
 }
 
-// minedProgram writes a program of the shape drumql mine writes, for heads
+// MinedProgram writes a program of the shape drumql mine writes, for heads
 // r0..r(rels-1): per head, perHead rules of which most have constants
 // (`h(X, c) :- b(X, d)`, `h(X, c) :- b(X, _)`, `h(c, X) :- b(d, X)`, with
 // symbol and number constants: an unquoted number matches every symbol
@@ -148,7 +48,7 @@ func minedGraph(rng *rand.Rand, ents, rels, facts int) ([]store.NamedTriple, []s
 // mine writes, rules through the hub relation, rules over a relation with
 // no facts (ghost, and gone, which only such rules define), and weights
 // below and above 0.1. A threshold directive is added when min > 0.
-func minedProgram(rng *rand.Rand, names []string, rels, perHead int, min float64) string {
+func MinedProgram(rng *rand.Rand, names []string, rels, perHead int, min float64) string {
 	weights := []string{"0.9", "0.75", "0.5", "0.3", "0.15", "0.12", "0.08", "0.02"}
 	w := func() string { return weights[rng.IntN(len(weights))] }
 	rel := func() string { return fmt.Sprint("r", rng.IntN(rels)) }
@@ -209,11 +109,9 @@ func minedProgram(rng *rand.Rand, names []string, rels, perHead int, min float64
 	return src.String()
 }
 
-// From the reasoner's workbound_test.go.
-
-// componentsGraph is a graph of n disjoint communities of size people each,
+// ComponentsGraph is a graph of n disjoint communities of size people each,
 // over relations r0..r2, and the hub relation in(x, hub) for everyone.
-func componentsGraph(rng *rand.Rand, n, size int) string {
+func ComponentsGraph(rng *rand.Rand, n, size int) string {
 	var b strings.Builder
 	for c := range n {
 		for range 3 * size {
@@ -226,13 +124,13 @@ func componentsGraph(rng *rand.Rand, n, size int) string {
 	return b.String()
 }
 
-// componentsProgram is a mined-shaped program over componentsGraph: per
+// ComponentsProgram is a mined-shaped program over ComponentsGraph: per
 // head, chain rules of one to three atoms, rules with constants (of the
 // first community: `h(X, c) :- b(X, _)` demands all of b once c is asked
 // for), weak rules through the hub and rules over an absent relation, at
 // the threshold 0.1. Rules over all of b have weight 0.11, as mined ones
 // over a hub have low ones: nothing chains through the hub they make.
-func componentsProgram(rng *rand.Rand, perHead int) string {
+func ComponentsProgram(rng *rand.Rand, perHead int) string {
 	weights := []string{"0.9", "0.6", "0.4", "0.2", "0.12", "0.05"}
 	w := func() string { return weights[rng.IntN(len(weights))] }
 	rel := func() string { return fmt.Sprint("r", rng.IntN(3)) }
