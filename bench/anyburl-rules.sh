@@ -11,6 +11,7 @@
 #   RULES=rules-1000 DATA=$DRUMQL_DATASETS/fb15k-237 bench/anyburl-rules.sh
 #   RULES=rules-1000 DATA=... MINED=fb15k-237.dl SPLIT=valid bench/anyburl-rules.sh
 #   FROM=amie RULES=amie.tsv DATA=... bench/anyburl-rules.sh   # AMIE 3's output instead
+#   COMBINES="max noisy-or" PRIORS=prior RULES=... DATA=... bench/anyburl-rules.sh   # fewer rows
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -36,8 +37,8 @@ row() { # name file combine prior
 
 echo "| rules | aggregation | slot prior | MRR | H@1 | H@10 |"
 echo "|---|---|---|---|---|---|"
-for combine in max noisy-or grouped; do
-  for prior in no-prior prior; do
+for combine in ${COMBINES:-max noisy-or grouped}; do
+  for prior in ${PRIORS:-no-prior prior}; do
     row "$from $(basename "$RULES")" "$converted" "$combine" "$prior"
     if [ -n "${MINED:-}" ]; then
       row "drumql $(basename "$MINED")" "$MINED" "$combine" "$prior"
