@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"runtime"
 	"strings"
 	"testing"
@@ -14,18 +13,7 @@ import (
 // reading it, even with a message waiting to be sent: it blocked for ever
 // on a full reports channel once Mine had returned.
 func TestReadStatusStops(t *testing.T) {
-	url := natsServer(t, true)
-	nc, err := Connect(ConnOptions{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, js, ctx := jetStream(t)
 	names, err := NewNames("stop-1")
 	if err != nil {
 		t.Fatal(err)

@@ -163,21 +163,29 @@ func TestIdleRunListedAndCancelled(t *testing.T) {
 
 func fmtS(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
-// A stream that takes a run's job subjects but is not named DRUMQL_<run>_JOBS
-// is not a run.
-func TestListRunsSkipsForeignStreams(t *testing.T) {
-	url := natsServer(t, true)
-	nc, err := Connect(ConnOptions{URL: url})
+// jetStream connects to a NATS server with JetStream started for t on a
+// loopback port and returns the connection, its JetStream context and a
+// context that ends 30 s later; all are closed when t ends.
+func jetStream(t *testing.T) (*nats.Conn, jetstream.JetStream, context.Context) {
+	t.Helper()
+	nc, err := Connect(ConnOptions{URL: natsServer(t, true)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return nc, js, ctx
+}
+
+// A stream that takes a run's job subjects but is not named DRUMQL_<run>_JOBS
+// is not a run.
+func TestListRunsSkipsForeignStreams(t *testing.T) {
+	nc, js, ctx := jetStream(t)
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "OTHER_x_JOBS", Subjects: []string{"drumql.x.job.*"}}); err != nil {
 		t.Fatal(err)
 	}
