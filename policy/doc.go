@@ -20,7 +20,7 @@
 //     group (SAFRAN's combination). Two rules of a relation are linked
 //     when the Jaccard overlap of their predictions on the relation's
 //     group triples reaches the directive's threshold, and groups are the
-//     connected sets of linked rules ([Groups]). The group triples are the
+//     connected sets of linked rules ([Grouper.Groups]). The group triples are the
 //     relation's triples of the store's valid split, or its base facts when
 //     the valid split has none, at most [MaxGroupTriples] of them: they
 //     depend on the store and the program, never on the queries asked, so

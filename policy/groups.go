@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"slices"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/linkpred"
@@ -33,35 +34,39 @@ func PrepareRules(ctx context.Context, st store.Store, prog *datalog.Program, sn
 	return reasoner.Prepare(ctx, st, prog, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, Snapshot: snap, LazyLoad: true})
 }
 
-// GroupTriples returns the group triples of pred: its triples in st's
+// Grouper finds the groups of a program's rules over a store, relation by
+// relation, reading the store's GroupSplit once for all of them. It is not
+// safe for concurrent use.
+type Grouper struct {
+	st    store.Store
+	hits  RuleHits
+	prog  *datalog.Program
+	split map[store.ID][]store.Triple // GroupSplit's triples by relation, once read
+}
+
+// NewGrouper returns the grouper of prog's rules over st, applied by hits
+// (PrepareRules).
+func NewGrouper(st store.Store, hits RuleHits, prog *datalog.Program) *Grouper {
+	return &Grouper{st: st, hits: hits, prog: prog}
+}
+
+// Triples returns the group triples of pred: its triples in the store's
 // GroupSplit when there are any, else its base facts; at most
 // MaxGroupTriples of them, evenly spread over those in the order the store
 // yields them. A predicate the store does not know has none.
-func GroupTriples(st store.Store, pred string) ([]store.Triple, error) {
-	rel, ok, err := st.Lookup(pred)
+func (g *Grouper) Triples(pred string) ([]store.Triple, error) {
+	rel, ok, err := g.st.Lookup(pred)
 	if err != nil || !ok {
 		return nil, err
 	}
-	var ts []store.Triple
-	splits, err := st.Splits()
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range splits {
-		if s != GroupSplit {
-			continue
-		}
-		for t, err := range st.Split(s) {
-			if err != nil {
-				return nil, err
-			}
-			if t.R == rel {
-				ts = append(ts, t)
-			}
+	if g.split == nil {
+		if g.split, err = splitByRelation(g.st); err != nil {
+			return nil, err
 		}
 	}
+	ts := g.split[rel]
 	if len(ts) == 0 {
-		for f, err := range st.Scan(rel) {
+		for f, err := range g.st.Scan(rel) {
 			if err != nil {
 				return nil, err
 			}
@@ -71,6 +76,23 @@ func GroupTriples(st store.Store, pred string) ([]store.Triple, error) {
 		}
 	}
 	return spread(ts, MaxGroupTriples), nil
+}
+
+// splitByRelation returns st's GroupSplit's triples by relation (none
+// without such a split).
+func splitByRelation(st store.Store) (map[store.ID][]store.Triple, error) {
+	out := map[store.ID][]store.Triple{}
+	splits, err := st.Splits()
+	if err != nil || !slices.Contains(splits, GroupSplit) {
+		return out, err
+	}
+	for t, err := range st.Split(GroupSplit) {
+		if err != nil {
+			return nil, err
+		}
+		out[t.R] = append(out[t.R], t)
+	}
+	return out, nil
 }
 
 // spread returns at most n of ts, evenly spaced, in order.
@@ -85,27 +107,27 @@ func spread(ts []store.Triple, n int) []store.Triple {
 	return out
 }
 
-// Groups returns the groups of prog's rules of head pred: group[i] for
-// prog.Rules[i]. Two rules are linked when the Jaccard overlap of their
-// predictions for pred's group triples (GroupTriples, each asked for its
-// tail and for its head) reaches overlap (linkpred.RuleSketches.Groups);
-// groups are the connected sets of linked rules, numbered in order of
-// their first rule. Rules of other heads predict nothing here and are
-// groups of their own. The result depends on st and prog only.
-func Groups(ctx context.Context, st store.Store, hits RuleHits, prog *datalog.Program, pred string, overlap float64) ([]int32, error) {
-	ts, err := GroupTriples(st, pred)
+// Groups returns the groups of the program's rules of head pred: group[i]
+// for prog.Rules[i]. Two rules are linked when the Jaccard overlap of their
+// predictions for pred's group triples (Triples, each asked for its tail
+// and for its head) reaches overlap (linkpred.RuleSketches.Groups); groups
+// are the connected sets of linked rules, numbered in order of their first
+// rule. Rules of other heads predict nothing here and are groups of their
+// own. The result depends on the store and the program only.
+func (g *Grouper) Groups(ctx context.Context, pred string, overlap float64) ([]int32, error) {
+	ts, err := g.Triples(pred)
 	if err != nil {
 		return nil, err
 	}
-	sk := linkpred.NewRuleSketches(len(prog.Rules))
+	sk := linkpred.NewRuleSketches(len(g.prog.Rules))
 	for i, t := range ts {
 		for dir, given := range []store.ID{t.S, t.O} {
-			name, err := st.Name(given)
+			name, err := g.st.Name(given)
 			if err != nil {
 				return nil, err
 			}
 			qi := uint32(2*i + dir)
-			err = hits.EachRuleHit(ctx, pred, name, dir == 1, func(id store.ID, hs []reasoner.RuleScore) {
+			err = g.hits.EachRuleHit(ctx, pred, name, dir == 1, func(id store.ID, hs []reasoner.RuleScore) {
 				for _, h := range hs {
 					sk.Add(int(h.Rule), linkpred.PairKey(qi, uint32(id)))
 				}

@@ -135,9 +135,9 @@ type Policy struct {
 	st   store.Store
 	prog *datalog.Program
 
-	mu     sync.Mutex
-	eng    *reasoner.Engine
-	groups map[groupKey][]int32
+	mu      sync.Mutex
+	grouper *Grouper
+	groups  map[groupKey][]int32
 }
 
 type groupKey struct {
@@ -151,7 +151,7 @@ func New(st store.Store, prog *datalog.Program) *Policy {
 }
 
 // Groups returns the groups of the rules of head pred at overlap, as
-// [Groups] finds them, prepared once per predicate and overlap.
+// a [Grouper] finds them, prepared once per predicate and overlap.
 func (p *Policy) Groups(ctx context.Context, pred string, overlap float64) ([]int32, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -159,14 +159,14 @@ func (p *Policy) Groups(ctx context.Context, pred string, overlap float64) ([]in
 	if g, ok := p.groups[k]; ok {
 		return g, nil
 	}
-	if p.eng == nil {
+	if p.grouper == nil {
 		eng, err := PrepareRules(ctx, p.st, p.prog, nil)
 		if err != nil {
 			return nil, err
 		}
-		p.eng = eng
+		p.grouper = NewGrouper(p.st, eng, p.prog)
 	}
-	g, err := Groups(ctx, p.st, p.eng, p.prog, pred, overlap)
+	g, err := p.grouper.Groups(ctx, pred, overlap)
 	if err != nil {
 		return nil, err
 	}

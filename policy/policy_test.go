@@ -121,7 +121,7 @@ func TestGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := policy.Groups(ctx, st, eng, prog, "p", 0.5)
+	g, err := policy.NewGrouper(st, eng, prog).Groups(ctx, "p", 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,12 +137,12 @@ func TestGroups(t *testing.T) {
 		}
 	}
 	// the group triples: at most MaxGroupTriples of the facts, spread
-	ts, err := policy.GroupTriples(groupStore(t, 3*policy.MaxGroupTriples), "p")
+	ts, err := policy.NewGrouper(groupStore(t, 3*policy.MaxGroupTriples), eng, prog).Triples("p")
 	if err != nil || len(ts) != policy.MaxGroupTriples {
-		t.Fatalf("GroupTriples: %d, %v", len(ts), err)
+		t.Fatalf("Triples: %d, %v", len(ts), err)
 	}
-	if ts, err := policy.GroupTriples(st, "nothing"); err != nil || len(ts) != 0 {
-		t.Errorf("GroupTriples of an unknown predicate: %v, %v", ts, err)
+	if ts, err := policy.NewGrouper(st, eng, prog).Triples("nothing"); err != nil || len(ts) != 0 {
+		t.Errorf("Triples of an unknown predicate: %v, %v", ts, err)
 	}
 }
 

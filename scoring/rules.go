@@ -51,7 +51,7 @@ type AggOverride struct {
 // gives it. Each relation is ranked as the program's @aggregate directives
 // say, unless how overrides them; the slot prior, where it applies, ranks
 // the candidates no rule reaches. The grouped aggregator groups a
-// relation's rules as the query policy does (policy.Groups: by their
+// relation's rules as the query policy does (policy.Grouper: by their
 // predictions on the relation's group triples, never on qs, so that
 // eval, query and serve group them alike). snap is st's snapshot
 // when the caller holds one (nil: take it). Score one query per call
@@ -87,8 +87,9 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 		return nil, nil, err
 	}
 	// variantOf is the variant of directive a for relation rel; grouped
-	// groups rel's rules as the query policy does (policy.Groups: by their
+	// groups rel's rules as the query policy does (policy.Grouper: by their
 	// predictions on rel's group triples, never on qs).
+	grouper := policy.NewGrouper(st, rs.eng, prog)
 	variantOf := func(a datalog.Aggregate, rel string) (ruleVariant, error) {
 		switch how.Method {
 		case "max":
@@ -107,7 +108,7 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 				datalog.Param{Name: "prior", Value: p})
 		}
 		return aggregatorOf(a, func(threshold float64) ([]int32, error) {
-			return policy.Groups(ctx, st, rs.eng, prog, rel, threshold)
+			return grouper.Groups(ctx, rel, threshold)
 		})
 	}
 	if rs.def, err = variantOf(prog.Aggregation(""), ""); err != nil {

@@ -202,8 +202,8 @@ func (s *Server) evalError(w http.ResponseWriter, ctx context.Context, err error
 }
 
 // answers evaluates q: a lookup of the stored facts (the materialisation
-// is up to date), rescored by noisy-or over the program's rules when the
-// combination says so.
+// is up to date), rescored by noisy-or or across groups of the program's
+// rules when the combination says so (policy.Policy.Rescore).
 func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) ([]reasoner.Answer, error) {
 	ok, err := stored(s.st, q.Pred)
 	if err != nil || !ok {
