@@ -78,6 +78,10 @@ type ExtractOptions struct {
 	// (see Graph.samplePaths; only when weighting by confidence on a
 	// graph). Default DefaultPathSamples; negative: none.
 	PathSamples int `json:"path_samples,omitempty"`
+	// PathLen is the longest body, 1 to MaxPathLen, the path samples
+	// propose; 0 means the model's rule length T (at most MaxPathLen). A
+	// PathLen above T proposes bodies longer than the attention reads.
+	PathLen int `json:"path_len,omitempty"`
 	// PathCandidates bounds the bodies the path samples propose per head
 	// relation (those connecting the most sampled facts) whose support is
 	// counted, besides the Candidates best by DRUM score. Default
@@ -122,6 +126,11 @@ const (
 	DefaultPathCandidates = 300
 	DefaultPathBudget     = 100_000
 )
+
+// MaxPathLen is the longest body the path samples propose
+// (ExtractOptions.PathLen): the paths between two entities grow as the
+// mean degree to the power of their length.
+const MaxPathLen = maxSampledLen
 
 // WithDefaults returns o with every unset field replaced by its default
 // (Heads, Graph and Seed are left as they are: their defaults come from the

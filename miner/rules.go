@@ -147,7 +147,7 @@ func (m *Model) pathCandidates(r int, gv *Graph, opt ExtractOptions) []*candidat
 	R := m.numRel()
 	var sampled []*candidate
 	rng := rand.New(rand.NewPCG(opt.Seed, pathSeedSalt+uint64(r)))
-	for _, p := range gv.samplePaths(r, m.lay.nT, opt.PathSamples, opt.PathBudget, 1, rng, &pathScratch{}) {
+	for _, p := range gv.samplePaths(r, pathLen(opt.PathLen, m.lay.nT), opt.PathSamples, opt.PathBudget, 1, rng, &pathScratch{}) {
 		if c := m.makeRule(r, p.steps(R)); c != nil {
 			sampled = append(sampled, c)
 		}
@@ -156,6 +156,15 @@ func (m *Model) pathCandidates(r int, gv *Graph, opt ExtractOptions) []*candidat
 		}
 	}
 	return sampled
+}
+
+// pathLen is the longest body the path samples propose: opt (PathLen),
+// or the model's T when it is 0.
+func pathLen(opt, T int) int {
+	if opt > 0 {
+		return opt
+	}
+	return T
 }
 
 // proposal is a body the beam proposes. The beam proposes up to 2·Beam

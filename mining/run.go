@@ -38,7 +38,10 @@ type Run struct {
 	// RulesStart is when the rule step began (the last training ended).
 	RulesStart   time.Time
 	RuleStepTook time.Duration
-	Tuned        *scoring.Tuning
+	// Widened is what choosing between the run's rule set and the wide
+	// one found (see [Run.Widen]), or nil when there was no choice.
+	Widened *Widening
+	Tuned   *scoring.Tuning
 	// FullTuned is, when the best Top rules per head are kept, the tuning
 	// of the whole file (Tuned is the kept rules').
 	FullTuned  *scoring.Tuning
@@ -98,6 +101,9 @@ func (r *Run) Header() string {
 	}
 	if r.Stopped != nil {
 		header += "\n% interrupted: these are the rules of the weights when training was stopped"
+	}
+	if r.Widened != nil {
+		header += "\n% " + r.Widened.Describe()
 	}
 	if r.Tuned != nil {
 		header += "\n% " + describeTuning(r.Tuned)

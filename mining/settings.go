@@ -19,6 +19,7 @@ type Settings struct {
 	MaxRules, Candidates     *int
 	MinScore                 *float64
 	Beam, PathSamples        *int
+	PathLen                  *int
 	NoConstants              bool
 	ConstantLen              *int
 	ConstantRules            *int
@@ -116,6 +117,9 @@ func (s *Settings) Check() []error {
 			bad("min-score %g: want a score in (0, %d]: a raw DRUM score is at most the rank L = %d, so no chain rule would be kept", x, L, L)
 		}
 	}
+	if n := s.PathLen; n != nil && (*n < 1 || *n > miner.MaxPathLen) {
+		bad("path-len %d: want a body length of 1 to %d", *n, miner.MaxPathLen)
+	}
 	if n := s.ConstantLen; n != nil && *n != 1 && *n != 2 {
 		bad("constant-len %d: want 1 (one body atom) or 2 (also h(X, c) :- b1(X, Y), b2(Y, d).)", *n)
 	}
@@ -141,7 +145,7 @@ func (s *Settings) Options() miner.Options {
 		Config: cfg.WithDefaults(),
 		Extract: miner.ExtractOptions{Beam: deref(s.Beam), MaxRules: deref(s.MaxRules), Candidates: deref(s.Candidates),
 			MinSupport: deref(s.MinSupport), Weight: weight, SupportBudget: deref(s.Budget), PathSamples: deref(s.PathSamples),
-			HeadBudget: deref(s.HeadBudget)},
+			PathLen: deref(s.PathLen), HeadBudget: deref(s.HeadBudget)},
 		Constants: miner.ConstOptions{PerHead: deref(s.ConstantRules), PerConstant: deref(s.PerConstant),
 			ByConfidence: s.ConstantsBy == "confidence", Len: deref(s.ConstantLen), MinSupport: deref(s.MinSupport), Budget: deref(s.Budget)},
 		NoConstants: s.NoConstants,

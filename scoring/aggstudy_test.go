@@ -297,7 +297,7 @@ func studyVariants(sk *linkpred.RuleSketches, sqs []studyQuery, queries int) stu
 		for i, q := range all {
 			folds[i%2] = append(folds[i%2], q)
 		}
-		if len(all) < tuneMinQueries {
+		if len(all) < TuneMinQueries {
 			s := meanRR(base[1], all)
 			res.base, res.weighted, res.grouped = res.base+s, res.weighted+s, res.grouped+s
 			continue

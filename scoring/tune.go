@@ -11,9 +11,10 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// tuneMinQueries is the number of held-out queries a relation needs before
-// it may record an aggregation of its own: fewer would choose by noise.
-const tuneMinQueries = 20
+// TuneMinQueries is the number of held-out queries a relation needs before
+// it may record a choice of its own (an aggregation, a rule set): fewer
+// would choose by noise.
+const TuneMinQueries = 20
 
 // tuneCandidates are the aggregations drumql mine chooses among, simplest
 // first (Choose prefers the lower index among equals).
@@ -38,12 +39,16 @@ type Tuning struct {
 	Chosen float64
 	// Reached holds the queries whose answer some rule reaches.
 	Reached map[linkpred.Query]bool
+	// Ranks are the ranks of the queries (in the order given) under the
+	// choice: their relation's own aggregation where it has one, the
+	// overall one elsewhere.
+	Ranks []linkpred.Rank
 }
 
 // ChooseAggregation applies prog's rules once to the queries qs (a held-out
 // split, never test) and ranks them under every candidate aggregation
 // (EvaluateVariants): the best overall is recorded for every
-// relation, and a relation with at least tuneMinQueries queries whose own
+// relation, and a relation with at least TuneMinQueries queries whose own
 // best beats it records that one. It also counts the queries whose answer
 // some rule reaches (coverage). g is the graph mined from st.
 //
@@ -76,14 +81,21 @@ func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog
 	for v, r := range reps {
 		ranks[v] = r.Ranks
 	}
-	c := linkpred.Choose(qs, ranks, tuneMinQueries)
+	c := linkpred.Choose(qs, ranks, TuneMinQueries)
 	reached := map[linkpred.Query]bool{}
 	for i, ok := range reps[0].Scored { // every variant: the same rules' hits
 		if ok {
 			reached[qs[i]] = true
 		}
 	}
-	t := &Tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: reached}
+	t := &Tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: reached, Ranks: make([]linkpred.Rank, len(qs))}
+	for i, q := range qs {
+		v, ok := c.PerRelation[q.Rel]
+		if !ok {
+			v = c.Default
+		}
+		t.Ranks[i] = ranks[v][i]
+	}
 	t.Directives = append(t.Directives, tuneCandidates[c.Default])
 	rels := make([]store.ID, 0, len(c.PerRelation))
 	for r := range c.PerRelation {

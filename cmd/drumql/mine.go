@@ -30,6 +30,8 @@ type mineCmd struct {
 	MinScore      *float64       `group:"extraction" placeholder:"X" help:"Drop the chain rules whose raw DRUM score is below X, in (0, L] (a score is at most the rank L): those the beam search proposes and those the path samples propose. Default: the beam search drops bodies below ${miner_min_score}, and the bodies the path samples propose are kept whatever their score."`
 	Beam          *int           `group:"extraction" placeholder:"N" help:"Partial rule bodies kept per step of the extraction's beam search (default ${miner_beam})."`
 	PathSamples   *int           `group:"extraction" placeholder:"N" help:"Facts of each head relation whose connecting paths in the graph (up to --len steps) propose chain-rule bodies besides DRUM's, their support counted like the others (default ${miner_path_samples}; -1: bodies from DRUM's attention only)."`
+	PathLen       *int           `group:"extraction" placeholder:"N" help:"The longest body, 1 to ${miner_max_path_len}, the path samples propose (default: --len, at most ${miner_max_path_len})."`
+	Widen         string         `group:"extraction" enum:"auto,off" default:"auto" help:"auto: also read a wide rule set off the model (paths of length ${miner_max_path_len}, up to ${miner_wide_constant_rules} rules with constants per head relation) and keep, for each head relation, the set that ranks the valid split better (per relation with enough valid queries, the better set overall for the others); off: one rule set, as the flags say. Only with --aggregate auto and a valid split."`
 	NoConstants   bool           `group:"constants" help:"Learn no rules with constants (h(X, c) :- b(X, d). and h(X, c) :- b(X, _).): for the inductive setting, where test entities are new."`
 	ConstantLen   *int           `group:"constants" placeholder:"N" help:"The most atoms in the body of a rule with constants: 1, or 2 for h(X, c) :- b1(X, Y), b2(Y, d). as well (default ${miner_const_len})."`
 	ConstantRules *int           `group:"constants" placeholder:"N" help:"Rules with constants kept per head relation (default ${miner_constant_rules}), chosen as --constants-by says."`
@@ -110,6 +112,9 @@ func (c *mineCmd) Run(e *env) error {
 	defer restoreLimit()
 	r.Graph = g
 	if err := c.mine(e, src, r); err != nil {
+		return err
+	}
+	if err := c.widen(e, r); err != nil {
 		return err
 	}
 	if err := c.chooseAggregation(e, r); err != nil {
@@ -235,6 +240,22 @@ func (c *mineCmd) logStep(e *env, what string, since time.Time) {
 	if !e.cli.Quiet && !e.showProgress() {
 		fmt.Fprintf(e.stderr, "mine: %s (%s)\n", what, time.Since(since).Round(100*time.Millisecond))
 	}
+}
+
+// widen keeps, per head relation, the run's rules or the wide set's,
+// whichever ranks the valid split better (--widen; mining.Run.Widen).
+func (c *mineCmd) widen(e *env, r *mining.Run) error {
+	if c.Widen != "auto" || c.Aggregate != "auto" {
+		return nil
+	}
+	start := time.Now()
+	w, err := r.Widen(e.ctx, c.options(), c.Heads)
+	if w != nil {
+		r.Widened = w
+		c.logStep(e, fmt.Sprintf("wide rule set kept for %d of %d head relations (valid MRR %.3f, %d rules: %.3f; %d wide rules: %.3f)",
+			w.Wide, w.Heads, w.Chosen, w.BaseRules, w.BaseMRR, w.WideRules, w.WideMRR), start)
+	}
+	return err
 }
 
 // chooseAggregation chooses the aggregation recorded in the rule file

@@ -19,6 +19,7 @@ func minerVars() kong.Vars {
 		"batch": miner.DefaultBatch, "seed": miner.DefaultSeed, "max_fan_out": miner.DefaultMaxFanOut, "max_queries": miner.DefaultMaxQueries,
 		"max_rules": x.MaxRules, "candidates": x.Candidates, "min_score": x.MinScore, "beam": x.Beam, "path_samples": x.PathSamples,
 		"budget": x.SupportBudget, "head_budget": x.HeadBudget, "min_support": x.MinSupport, "smoothing": x.Smoothing,
+		"max_path_len": miner.MaxPathLen, "wide_constant_rules": mining.WideConstantRules,
 		"const_len": k.Len, "constant_rules": k.PerHead, "per_constant": k.PerConstant, "const_min_support": k.MinSupport,
 	}
 	vars := kong.Vars{}
@@ -69,7 +70,7 @@ func (c *mineCmd) validate() error {
 func (c *mineCmd) settings() *mining.Settings {
 	return &mining.Settings{Len: c.Len, Rank: c.Rank, Epochs: c.Epochs, Batch: c.Batch, Seed: c.Seed, Heads: c.Heads,
 		Threads: c.Threads, MaxFanOut: c.MaxFanOut, MaxQueries: c.MaxQueries, MaxRules: c.MaxRules, Candidates: c.Candidates,
-		MinScore: c.MinScore, Beam: c.Beam, PathSamples: c.PathSamples, NoConstants: c.NoConstants, ConstantLen: c.ConstantLen,
+		MinScore: c.MinScore, Beam: c.Beam, PathSamples: c.PathSamples, PathLen: c.PathLen, NoConstants: c.NoConstants, ConstantLen: c.ConstantLen,
 		ConstantRules: c.ConstantRules, PerConstant: c.PerConstant, ConstantsBy: c.ConstantsBy, Budget: c.Budget,
 		HeadBudget: c.HeadBudget, MinSupport: c.MinSupport, Weight: c.Weight, HeadGroups: c.HeadGroups, Top: c.Top}
 }

@@ -1,0 +1,138 @@
+package mining
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/linkpred"
+	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/scoring"
+)
+
+// The wide rule set's bounds (see [WideOptions]): what the rules with
+// constants may grow to when the valid split says they rank better.
+const (
+	WideConstantRules = 5000
+	WidePerConstant   = 5000
+)
+
+// WideOptions returns the options of the wide rule set of a run mined with
+// opt: the path samples also propose bodies of length miner.MaxPathLen, and
+// up to WideConstantRules rules with constants are kept per head relation,
+// from a pool of WidePerConstant per constant (opt's own where larger). It
+// reports whether they differ from opt's: when they do not, there is no
+// second set to choose.
+func WideOptions(opt miner.Options) (miner.Options, bool) {
+	w := opt
+	w.Extract = opt.Extract.WithDefaults()
+	w.Constants = opt.Constants.WithDefaults()
+	if w.Extract.Weight == miner.WeightConfidence && w.Extract.PathSamples > 0 {
+		w.Extract.PathLen = max(w.Extract.PathLen, miner.MaxPathLen)
+	}
+	if !opt.NoConstants {
+		w.Constants.PerHead = max(w.Constants.PerHead, WideConstantRules)
+		w.Constants.PerConstant = max(w.Constants.PerConstant, WidePerConstant)
+	}
+	base := opt.Extract.WithDefaults()
+	pathLonger := w.Extract.PathLen > max(base.PathLen, opt.Config.WithDefaults().MaxLen)
+	wider := !opt.NoConstants && (w.Constants.PerHead != opt.Constants.WithDefaults().PerHead ||
+		w.Constants.PerConstant != opt.Constants.WithDefaults().PerConstant)
+	return w, pathLonger || wider
+}
+
+// Widening is what choosing between the run's rule set and the wide one
+// found on the valid split.
+type Widening struct {
+	// Queries is the number of valid queries ranked.
+	Queries int
+	// Heads is the number of head relations; Wide those that keep the wide
+	// set's rules.
+	Heads, Wide int
+	// BaseMRR and WideMRR are the valid MRR (expected ties) of each set
+	// under its own chosen aggregation; Chosen the choice's.
+	BaseMRR, WideMRR, Chosen float64
+	// BaseRules and WideRules are the sizes of the two sets.
+	BaseRules, WideRules int
+	// BaseTuning and WideTuning are the two sets' aggregations chosen on
+	// the valid split, with the ranks the choice compares.
+	BaseTuning, WideTuning *scoring.Tuning
+}
+
+// Describe is the line of the mined file's header about the choice.
+func (w *Widening) Describe() string {
+	return fmt.Sprintf("rule sets chosen on %d valid queries: the wide set (paths of length %d, up to %d rules with constants per head) for %d of %d head relations (valid MRR %.3f; %d rules: %.3f; %d wide rules: %.3f)",
+		w.Queries, miner.MaxPathLen, WideConstantRules, w.Wide, w.Heads, w.Chosen, w.BaseRules, w.BaseMRR, w.WideRules, w.WideMRR)
+}
+
+// Widen reads a second, wider rule set off the run's models (WideOptions
+// of opt, for heads as the run's were read) and keeps, for each head
+// relation, the rules of the set that ranks the store's valid split better,
+// each set under the aggregation scoring.ChooseAggregation chooses for it:
+// per relation with at least scoring.TuneMinQueries valid queries, and the
+// better set overall for the others (the run's own set among equals, and
+// where neither reaches a query). It does nothing, and returns nil, for an
+// interrupted run, a store without a valid split, or when the wide options
+// are the run's. The rules chosen replace r.Result.Rules.
+func (r *Run) Widen(ctx context.Context, opt miner.Options, heads []string) (*Widening, error) {
+	wopt, differ := WideOptions(opt)
+	if !differ || r.Stopped != nil || len(r.Result.Rules) == 0 {
+		return nil, nil
+	}
+	vq, err := scoring.ValidQueries(r.Store)
+	if err != nil || len(vq) == 0 {
+		return nil, err
+	}
+	wide, err := ReadRules(ctx, r.Graph, r.ModelSet(), heads, wopt)
+	if err != nil {
+		return nil, err
+	}
+	base := r.Result.Rules
+	tb, err := scoring.ChooseAggregation(ctx, r.Store, r.Graph, &datalog.Program{Rules: miner.DatalogRules(base)}, vq)
+	if err != nil {
+		return nil, err
+	}
+	tw, err := scoring.ChooseAggregation(ctx, r.Store, r.Graph, &datalog.Program{Rules: miner.DatalogRules(wide.Rules)}, vq)
+	if err != nil {
+		return nil, err
+	}
+	c := linkpred.Choose(vq, [][]linkpred.Rank{tb.Ranks, tw.Ranks}, scoring.TuneMinQueries)
+	names := map[string]bool{}   // the head relations that keep the wide set
+	queried := map[string]bool{} // those with valid queries
+	for _, q := range vq {
+		name, err := r.Store.Name(q.Rel)
+		if err != nil {
+			return nil, err
+		}
+		queried[name] = true
+		v, ok := c.PerRelation[q.Rel]
+		if !ok {
+			v = c.Default
+		}
+		if v == 1 {
+			names[name] = true
+		}
+	}
+	if c.Default == 1 {
+		// Relations without valid queries follow the overall choice.
+		for _, m := range wide.Rules {
+			if !queried[m.Head] {
+				names[m.Head] = true
+			}
+		}
+	}
+	keep := func(rules []miner.MinedRule, wide bool) []miner.MinedRule {
+		return slices.DeleteFunc(slices.Clone(rules), func(m miner.MinedRule) bool { return names[m.Head] != wide })
+	}
+	w := &Widening{Queries: len(vq), BaseMRR: tb.Chosen, WideMRR: tw.Chosen, Chosen: c.Chosen,
+		BaseRules: len(base), WideRules: len(wide.Rules), BaseTuning: tb, WideTuning: tw}
+	r.Result.Rules = miner.MergeRules(keep(base, false), keep(wide.Rules, true))
+	w.Heads = CountHeads(r.Result.Rules)
+	for i, m := range r.Result.Rules {
+		if names[m.Head] && (i == 0 || r.Result.Rules[i-1].Head != m.Head) {
+			w.Wide++
+		}
+	}
+	return w, nil
+}
