@@ -77,7 +77,7 @@ func (c *explainCmd) Run(e *env) error {
 	if c.Format == "json" {
 		return writeJSON(e.stdout, wire.NewProof(p))
 	}
-	printProof(e.stdout, p)
+	wire.WriteProof(e.stdout, p)
 	if a := check.Aggregation(q.Atom.Pred); a.Method != "max" {
 		fmt.Fprintf(e.stdout, "note: the rule files rank %s facts by %s over several rules' derivations; this is the best single derivation\n",
 			datalog.QuoteName(q.Atom.Pred), a.Describe())

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
@@ -129,7 +126,7 @@ func (c *queryCmd) Run(e *env) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	vars := queryVars(q.Atom)
+	vars := wire.QueryVars(q.Atom)
 	if c.Unordered && len(vars) > 0 { // a ground query has one answer at most
 		if comb.Method != policy.Max {
 			return inputErr(fmt.Errorf("--unordered needs --combine max (noisy-or rescores answers after they are all known)"))
@@ -151,13 +148,13 @@ func (c *queryCmd) Run(e *env) error {
 	if c.Format == "json" {
 		return printAnswersJSON(e.stdout, vars, answers, c.Explain)
 	}
-	if err := printAnswers(e.ctx, e.stdout, c.Format, vars, answers); err != nil {
+	if err := wire.WriteAnswers(e.ctx, e.stdout, c.Format, vars, answers); err != nil {
 		return fmt.Errorf("query %s: %w", q.Atom, err)
 	}
 	if c.Explain && len(answers) > 0 && answers[0].Proof != nil {
 		fmt.Fprintln(e.stdout)
 		fmt.Fprintln(e.stdout, "proof of the top answer:")
-		printProof(e.stdout, answers[0].Proof)
+		wire.WriteProof(e.stdout, answers[0].Proof)
 	}
 	switch {
 	case decided > 0 && th.min > 0:
@@ -195,91 +192,20 @@ func storedNote(w io.Writer, th threshold) {
 }
 
 // streamAnswers writes every answer as the evaluator reads it out (at most
-// top when top > 0), through a buffer, holding none of them.
+// top when top > 0), through a buffer, holding none of them
+// (wire.AnswerStream).
 func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, vars []string, format string, top int) error {
-	out := &errWriter{w: e.stdout}
-	w := bufio.NewWriter(out)
-	n := 0
-	var werr error
-	row := func(a reasoner.Answer) {
-		switch format {
-		case "json":
-			x, err := json.Marshal(wire.Answer{Vars: vars, Values: a.Values, Confidence: a.Confidence})
-			if err != nil {
-				werr = err
-				return
-			}
-			if n > 0 {
-				w.WriteString(",\n  ")
-			}
-			w.Write(x)
-		case "tsv": // written piece by piece: nothing allocated per row
-			for _, v := range a.Values {
-				w.WriteString(v)
-				w.WriteByte('\t')
-			}
-			w.Write(strconv.AppendFloat(w.AvailableBuffer(), a.Confidence, 'g', -1, 64))
-			w.WriteByte('\n')
-		default:
-			if len(vars) == 0 {
-				w.WriteString("true ")
-			}
-			for _, v := range a.Values {
-				w.WriteString(v)
-				w.WriteString("  ")
-			}
-			w.Write(strconv.AppendFloat(w.AvailableBuffer(), a.Confidence, 'g', 4, 64)) // fmtConf
-			w.WriteByte('\n')
-		}
-	}
-	switch {
-	case format == "json":
-		w.WriteString("[\n  ")
-	case format == "tsv":
-		w.WriteString(strings.Join(vars, "\t") + "\tconfidence\n")
-	case len(vars) > 0:
-		w.WriteString(strings.Join(vars, "  ") + "  confidence\n")
-	}
+	s := wire.NewAnswerStream(e.stdout, format, vars)
 	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
-		row(a)
-		n++
 		// A failed write (a closed pipe when SIGPIPE is ignored) ends
 		// the query instead of formatting the rest for nothing.
-		return werr == nil && out.err == nil && (top <= 0 || n < top)
+		return s.Write(a) && (top <= 0 || s.Count() < top)
 	})
 	if err != nil {
-		w.Flush()
+		s.Flush()
 		return queryErr(err)
 	}
-	switch {
-	case format == "json":
-		w.WriteString("\n]\n")
-	case format != "tsv" && n == 0:
-		if len(vars) == 0 {
-			w.WriteString("false\n")
-		} else {
-			w.WriteString("no answers\n")
-		}
-	}
-	if werr != nil {
-		return werr
-	}
-	return w.Flush()
-}
-
-// errWriter is a writer that keeps the first error of the writes.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (w *errWriter) Write(p []byte) (int, error) {
-	if w.err != nil {
-		return 0, w.err
-	}
-	n, err := w.w.Write(p)
-	w.err = err
-	return n, err
+	return s.Close()
 }
 
 // queryErr classifies an error of reasoner.Query or Count.
@@ -430,6 +356,3 @@ func defined(st store.Store, prog *datalog.Program, pred string) bool {
 	}
 	return false
 }
-
-// queryVars returns the distinct named variables of a, in order of first
-// appearance.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
@@ -11,6 +9,7 @@ import (
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // update brings the stored derived facts up to date with prog and the base
@@ -52,13 +51,13 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 	if !res.Changed {
 		how = "nothing to update"
 	}
-	fmt.Fprintf(e.stdout, "%s derived facts in %s (%s); stored in %s\n", changeCounts(ch),
+	fmt.Fprintf(e.stdout, "%s derived facts in %s (%s); stored in %s\n", wire.ChangeCounts(ch),
 		formatDuration(time.Since(res.Start)), how, e.cli.DB)
 	if e.showProgress() {
 		fmt.Fprintf(e.stderr, "read the stored derived facts in %s, updated in %s, stored in %s\n",
 			formatDuration(res.Resumed.Sub(res.Start)), formatDuration(res.Applied.Sub(res.Resumed)), formatDuration(time.Since(res.Applied)))
 	}
-	writeChanges(e.stdout, ch, c.Changes)
+	wire.WriteChanges(e.stdout, ch, c.Changes)
 	if th.min > 0 {
 		// An update does not count what the threshold cuts in the whole
 		// program: say that it applies, and how to count.
@@ -68,11 +67,6 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 	return true, nil
 }
 
-// changeCounts is "+N −M ~K": derived facts added, removed, re-weighted.
-func changeCounts(ch maintain.Change) string {
-	return fmt.Sprintf("+%d −%d ~%d", ch.Added, ch.Removed, ch.Reweighted)
-}
-
 // formatDuration rounds d for a person: milliseconds below 10 s.
 func formatDuration(d time.Duration) string {
 	if d < 10*time.Second {
@@ -80,37 +74,3 @@ func formatDuration(d time.Duration) string {
 	}
 	return d.Round(100 * time.Millisecond).String()
 }
-
-// writeChanges lists up to n of the changed facts: "+ fact  conf",
-// "− fact  conf", "~ fact  old → new".
-func writeChanges(w io.Writer, ch maintain.Change, n int) {
-	for i, f := range ch.Facts {
-		if i == n {
-			if more := ch.Added + ch.Removed + ch.Reweighted - n; more > 0 {
-				fmt.Fprintf(w, "  ... and %d more\n", more)
-			}
-			return
-		}
-		atom := factText(f.Pred, f.Args)
-		switch {
-		case f.Old == 0:
-			fmt.Fprintf(w, "  + %s  %s\n", atom, formatConf(f.New))
-		case f.New == 0:
-			fmt.Fprintf(w, "  − %s  %s\n", atom, formatConf(f.Old))
-		default:
-			fmt.Fprintf(w, "  ~ %s  %s → %s\n", atom, formatConf(f.Old), formatConf(f.New))
-		}
-	}
-}
-
-// factText writes a fact as a program would.
-func factText(pred string, args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = datalog.QuoteName(a)
-	}
-	return datalog.QuoteName(pred) + "(" + strings.Join(q, ", ") + ")"
-}
-
-// formatConf writes a confidence with four significant digits.
-func formatConf(c float64) string { return fmt.Sprintf("%.4g", c) }
