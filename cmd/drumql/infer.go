@@ -10,6 +10,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/sysmem"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/rulefile"
 	"github.com/drumql/drumql/store"
@@ -124,7 +125,7 @@ func (c *inferCmd) Run(e *env) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim.Bytes / 10 * 9))
 	}
 	pb := e.newBar(-1, "inferring")
-	opt := reasoner.Options{Min: th.min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
+	opt := reasoner.Options{Min: th.Min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
 		Progress: func(p reasoner.Progress) {
 			pb.describe(inferProgress(p))
 			if c.Trace && p.Phase == reasoner.PhaseDerive {
@@ -171,20 +172,20 @@ func (c *inferCmd) Run(e *env) error {
 // programAndStore loads the rule files (their warnings on stderr), resolves
 // the threshold with --min minX, and opens the store for writing, warning
 // about body predicates nothing defines: what infer and serve do first.
-func programAndStore(e *env, files []string, minX float64) (*rulefile.Set, threshold, store.Store, error) {
+func programAndStore(e *env, files []string, minX float64) (*rulefile.Set, policy.Threshold, store.Store, error) {
 	var warn bytes.Buffer
 	ps, err := loadPrograms(e, &warn, files)
 	io.Copy(e.stderr, &warn)
 	if err != nil {
-		return nil, threshold{}, nil, err
+		return nil, policy.Threshold{}, nil, err
 	}
-	th := resolveMin(minX, ps.Prog)
+	th := policy.ResolveMin(minX, ps.Prog)
 	if minX == 0 {
 		warnThresholds(e.stderr, ps.Prog)
 	}
 	st, err := e.openStoreForWriting(true)
 	if err != nil {
-		return nil, threshold{}, nil, err
+		return nil, policy.Threshold{}, nil, err
 	}
 	warnUnknownBody(e.stderr, st, ps.Prog)
 	return ps, th, st, nil

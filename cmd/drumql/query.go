@@ -85,7 +85,7 @@ func (c *queryCmd) Run(e *env) error {
 	}
 	hintCapitalised(e.stderr, st, q.Atom)
 	noteStale(e.stderr, st)
-	th := resolveMin(minX, prog)
+	th := policy.ResolveMin(minX, prog)
 	if minX == 0 {
 		warnThresholds(e.stderr, prog)
 	}
@@ -101,7 +101,7 @@ func (c *queryCmd) Run(e *env) error {
 		// as infer: the collector works harder near the cap
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim.Bytes / 10 * 9))
 	}
-	opt := reasoner.Options{Min: th.min, Threads: c.Threads, Explain: c.Explain, Stats: &stats, MaxMemory: lim.Bytes}
+	opt := reasoner.Options{Min: th.Min, Threads: c.Threads, Explain: c.Explain, Stats: &stats, MaxMemory: lim.Bytes}
 	// When the store already holds the program's fixpoint at this
 	// threshold (infer stored it, and no base fact changed since), the
 	// answers are the stored facts and noisy-or applies the head's rules
@@ -157,7 +157,7 @@ func (c *queryCmd) Run(e *env) error {
 		wire.WriteProof(e.stdout, answers[0].Proof)
 	}
 	switch {
-	case decided > 0 && th.min > 0:
+	case decided > 0 && th.Min > 0:
 		// in place of the note on what the threshold cut, which was not
 		// evaluated
 		what := "best answer"
@@ -165,7 +165,7 @@ func (c *queryCmd) Run(e *env) error {
 			what = fmt.Sprintf("%d best answers", c.Top)
 		}
 		fmt.Fprintf(e.stderr, "drumql: note: the %s needed only the derivations of confidence %s or more; the weaker ones were not evaluated (--top 0 evaluates every answer)\n",
-			what, fmtMin(decided))
+			what, policy.FormatMin(decided))
 	case decided == 0:
 		thresholdNote(e.stderr, stats, th, "answers", "are not shown")
 	}
@@ -182,10 +182,10 @@ func combinationNote(e *env, comb policy.Combination) {
 
 // storedNote says on w that the answers are the stored derived facts and,
 // when a threshold applies, that weaker derivations were not stored.
-func storedNote(w io.Writer, th threshold) {
-	if th.min > reasoner.Exact {
+func storedNote(w io.Writer, th policy.Threshold) {
+	if th.Min > reasoner.Exact {
 		fmt.Fprintf(w, "drumql: note: answered from the derived facts infer stored for these rules, at the threshold %s (%s): derivations below it were not stored; %s\n",
-			fmtMin(th.min), th.source, bringBack(th))
+			policy.FormatMin(th.Min), th.Source, th.BringBack())
 		return
 	}
 	fmt.Fprintln(w, "drumql: note: answered from the derived facts infer stored for these rules")

@@ -89,7 +89,7 @@ func (c *serveCmd) Run(e *env) error {
 		h = slog.NewJSONHandler(e.stderr, nil)
 	}
 	s, err := server.New(e.ctx, server.Config{
-		Store: st, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.min, MaxFacts: c.MaxFacts,
+		Store: st, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.Min, MaxFacts: c.MaxFacts,
 		Threads: c.Threads, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, Logger: slog.New(h),
 	}, func(what string) {
 		if !e.cli.Quiet {

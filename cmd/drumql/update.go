@@ -6,6 +6,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
@@ -18,7 +19,7 @@ import (
 // instead: no derived facts with a record (the first infer), too many base
 // changes, or a record that does not match the stored facts (a note on
 // stderr says which, except for the first).
-func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt reasoner.Options, th threshold, pb *bar) (bool, error) {
+func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt reasoner.Options, th policy.Threshold, pb *bar) (bool, error) {
 	res, err := maintain.Catchup(e.ctx, st, prog, opt, maintain.CatchupOptions{Parse: parser.ParseString, Describe: pb.describe, Validated: true}) // loadPrograms validated prog
 	if err != nil {
 		return true, err
@@ -58,11 +59,11 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 			formatDuration(res.Resumed.Sub(res.Start)), formatDuration(res.Applied.Sub(res.Resumed)), formatDuration(time.Since(res.Applied)))
 	}
 	wire.WriteChanges(e.stdout, ch, c.Changes)
-	if th.min > 0 {
+	if th.Min > 0 {
 		// An update does not count what the threshold cuts in the whole
 		// program: say that it applies, and how to count.
 		fmt.Fprintf(e.stderr, "drumql: note: the threshold %s (%s) applies: derived facts below it are not stored; infer --full counts the derivations it cuts\n",
-			fmtMin(th.min), th.source)
+			policy.FormatMin(th.Min), th.Source)
 	}
 	return true, nil
 }
