@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
@@ -224,31 +223,11 @@ func queryErr(err error) error {
 }
 
 // hintCapitalised prints a hint for every variable of a whose name, as
-// written or in lower case, is an entity of the store: most often a
-// constant written with a capital letter, which makes it a variable.
+// written or in lower case, is an entity of the store
+// (policy.CapitalisedVars).
 func hintCapitalised(w io.Writer, st store.Store, a datalog.Atom) {
-	rels := map[string]bool{}
-	if rs, err := st.Relations(); err == nil {
-		for _, r := range rs {
-			rels[r.Name] = true
-		}
-	}
-	var seen []string
-	for _, t := range a.Args {
-		if t.Kind != datalog.Var || t.Value == "_" || strings.HasPrefix(t.Value, "_") || slices.Contains(seen, t.Value) {
-			continue
-		}
-		seen = append(seen, t.Value)
-		for _, name := range []string{t.Value, strings.ToLower(t.Value)} {
-			if rels[name] {
-				continue
-			}
-			if _, ok, err := st.Lookup(name); err == nil && ok {
-				fmt.Fprintf(w, "hint: %s is a variable (a name that starts with an uppercase letter); the entity is written %s\n",
-					t.Value, datalog.Term{Kind: datalog.Symbol, Value: name})
-				break
-			}
-		}
+	for _, c := range policy.CapitalisedVars(st, a) {
+		fmt.Fprintf(w, "hint: %s is a variable (a name that starts with an uppercase letter); the entity is written %s\n", c.Var, c.Entity)
 	}
 }
 
@@ -328,31 +307,8 @@ func checkQuery(st store.Store, prog *datalog.Program, q datalog.Query) error {
 	for _, d := range ds {
 		b.WriteString(d.Msg)
 	}
-	if !defined(st, prog, q.Atom.Pred) {
+	if !policy.Defined(st, prog, q.Atom.Pred) {
 		b.WriteString("\nhint: the store has no base or derived fact of it; if a rules file defines it, pass the file with --rules")
 	}
 	return inputErr(errors.New(b.String()))
-}
-
-// defined reports whether pred is a relation of st or defined by a rule or
-// fact of prog.
-func defined(st store.Store, prog *datalog.Program, pred string) bool {
-	if rels, err := st.Relations(); err == nil {
-		for _, r := range rels {
-			if r.Name == pred {
-				return true
-			}
-		}
-	}
-	for _, r := range prog.Rules {
-		if r.Head.Pred == pred {
-			return true
-		}
-	}
-	for _, f := range prog.Facts {
-		if f.Atom.Pred == pred {
-			return true
-		}
-	}
-	return false
 }
