@@ -32,7 +32,7 @@ func superviseWriter(cmd string, args []string, db string) (code int, ok bool) {
 		return 0, false
 	}
 	if res.Fault() {
-		fmt.Fprint(os.Stderr, faultMessage(cmd, db, &res))
+		fmt.Fprint(os.Stderr, res.FaultMessage(cmd, db, store.LowOnSpace(db)))
 		return exitFailure, true
 	}
 	os.Stderr.Write(res.Output)
@@ -40,26 +40,4 @@ func superviseWriter(cmd string, args []string, db string) (code int, ok bool) {
 		return res.Reraise(), true
 	}
 	return res.Code, true
-}
-
-// faultMessage is the error message of a writer that died of a fault
-// while writing the store at db.
-func faultMessage(cmd, db string, res *supervise.Result) string {
-	state := "the store is unchanged"
-	switch {
-	case cmd == "serve":
-		// a long-running writer: each edit is stored whole or not at all
-		state = "the store holds the edits stored before the fault, not the one being written"
-	case res.Committed:
-		state = fmt.Sprintf("the %s had committed before the fault: the store holds its result", cmd)
-	}
-	if store.LowOnSpace(db) {
-		return fmt.Sprintf("drumql: %s: no space left on the device of %s while writing (the write faulted); %s\n"+
-			"hint: free space on that device before using the store again: opening it next replays its log, which takes room too\n", cmd, db, state)
-	}
-	msg := fmt.Sprintf("drumql: %s crashed writing the store at %s: %s; %s\n", cmd, db, res.SignalLine(), state)
-	if path, err := res.SaveOutput(); err == nil {
-		return msg + "hint: the crash report is in " + path + "\n"
-	}
-	return msg + "the crash report:\n" + string(res.Output)
 }
