@@ -117,7 +117,10 @@ func (c *convertCmd) fromLearner(e *env, src []byte, out *bytes.Buffer) error {
 	}
 	res, err := read(c.File, bytes.NewReader(src), opt)
 	if err != nil {
-		return inputErr(fmt.Errorf("convert: nothing was converted:\n%w%s", err, formatHint(c.From, src)))
+		if hint := exchange.Hint(c.From, src); hint != "" {
+			return inputErr(fmt.Errorf("convert: nothing was converted:\n%w\n%s", err, hint))
+		}
+		return inputErr(fmt.Errorf("convert: nothing was converted:\n%w", err))
 	}
 	c.reportRead(e.stderr, res, e.cli.Quiet)
 	rules := res.Program.Rules
@@ -133,20 +136,6 @@ func (c *convertCmd) fromLearner(e *env, src []byte, out *bytes.Buffer) error {
 		return inputErr(fmt.Errorf("convert: the rules of %s do not make a valid program:\n%w", c.File, err))
 	}
 	return nil
-}
-
-// formatHint says which --from a file that failed to read as from looks
-// like (exchange.Sniff), or "".
-func formatHint(from string, src []byte) string {
-	switch guess := exchange.Sniff(src); {
-	case guess == "" || guess == from:
-		return ""
-	case guess == "amie":
-		return "\nhint: this looks like AMIE's output: --from amie"
-	case guess == "anyburl":
-		return "\nhint: this looks like AnyBURL's rules: --from anyburl"
-	}
-	return "\nhint: this looks like a Datalog file: --from drumql"
 }
 
 // reportRead says on stderr what a read left out or changed, and (unless
