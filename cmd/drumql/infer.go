@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
@@ -119,11 +118,9 @@ func (c *inferCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
-	if lim.Bytes > 0 {
-		// The collector works harder as the heap nears the cap, so that
-		// the cap stops live data, not uncollected garbage.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim.Bytes / 10 * 9))
-	}
+	// The collector works harder as the heap nears the cap, so that the cap
+	// stops live data, not uncollected garbage.
+	defer lim.Soften()()
 	pb := e.newBar(-1, "inferring")
 	opt := reasoner.Options{Min: th.Min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
 		Progress: func(p reasoner.Progress) {

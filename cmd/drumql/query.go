@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
@@ -96,10 +95,7 @@ func (c *queryCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if lim.Bytes > 0 {
-		// as infer: the collector works harder near the cap
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim.Bytes / 10 * 9))
-	}
+	defer lim.Soften()() // as infer: the collector works harder near the cap
 	opt := reasoner.Options{Min: th.Min, Threads: c.Threads, Explain: c.Explain, Stats: &stats, MaxMemory: lim.Bytes}
 	// When the store already holds the program's fixpoint at this
 	// threshold (infer stored it, and no base fact changed since), the
