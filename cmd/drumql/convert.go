@@ -12,6 +12,7 @@ import (
 	"github.com/drumql/drumql/exchange"
 	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/rulefile"
 )
 
 // convertCmd is drumql convert.
@@ -153,7 +154,7 @@ func (c *convertCmd) reportRead(w io.Writer, res *exchange.Result, quiet bool) {
 func (c *convertCmd) fromDrumql(e *env, src []byte, out *bytes.Buffer) error {
 	prog, err := exchange.ReadDatalog(c.File, src)
 	if ds, ok := err.(datalog.Diagnostics); ok {
-		return inputErr(diagError{ds: ds})
+		return inputErr(rulefile.DiagnosticsError{Diagnostics: ds})
 	} else if err != nil {
 		return inputErr(fmt.Errorf("convert: %w", err))
 	}

@@ -54,7 +54,7 @@ func checkCount(flag string, n int) error {
 func programErr(err error) error {
 	var ds datalog.Diagnostics
 	if errors.As(err, &ds) {
-		return inputErr(diagError{ds: ds})
+		return inputErr(rulefile.DiagnosticsError{Diagnostics: ds})
 	}
 	return inputErr(err)
 }
@@ -229,5 +229,5 @@ func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
 			rels = append(rels, r.Name)
 		}
 	}
-	renderWarnings(w, rulefile.UnknownBody(rels, p))
+	rulefile.WriteWarnings(w, rulefile.UnknownBody(rels, p))
 }
