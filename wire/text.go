@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/drumql/drumql/reasoner"
@@ -273,4 +274,28 @@ func WriteChanges(w io.Writer, ch maintain.Change, n int) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// UpdateSummary says what an update of the stored derived facts did, in
+// took: "+N −M ~K derived facts in 12 ms (incremental, 3 rounds)", or
+// "(recomputed, cheaper than an update)" when ch was a recomputation, or
+// "(nothing to update)" when it changed nothing (changed false).
+func UpdateSummary(ch maintain.Change, changed bool, took time.Duration) string {
+	how := fmt.Sprintf("incremental, %d rounds", ch.Rounds)
+	if ch.Full {
+		how = "recomputed, cheaper than an update"
+	}
+	if !changed {
+		how = "nothing to update"
+	}
+	return fmt.Sprintf("%s derived facts in %s (%s)", ChangeCounts(ch), FormatDuration(took), how)
+}
+
+// FormatDuration rounds d for a person: whole milliseconds below 10 s
+// ("850 ms"), tenths of a second above ("12.3s").
+func FormatDuration(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return d.Round(100 * time.Millisecond).String()
 }

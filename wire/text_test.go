@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/maintain"
@@ -165,6 +166,25 @@ func TestWriteChanges(t *testing.T) {
 		var b strings.Builder
 		if err := WriteChanges(&b, ch, c.n); err != nil || b.String() != c.want {
 			t.Errorf("WriteChanges(%d) (%v):\n%q\nwant\n%q", c.n, err, b.String(), c.want)
+		}
+	}
+}
+
+func TestUpdateSummary(t *testing.T) {
+	ch := maintain.Change{Added: 2, Removed: 1, Rounds: 3}
+	for _, c := range []struct {
+		ch      maintain.Change
+		changed bool
+		took    time.Duration
+		want    string
+	}{
+		{ch, true, 12345 * time.Microsecond, "+2 −1 ~0 derived facts in 12 ms (incremental, 3 rounds)"},
+		{maintain.Change{Added: 5, Full: true}, true, 12345 * time.Millisecond, "+5 −0 ~0 derived facts in 12.3s (recomputed, cheaper than an update)"},
+		{maintain.Change{}, false, 9999 * time.Millisecond, "+0 −0 ~0 derived facts in 9999 ms (nothing to update)"},
+		{maintain.Change{}, false, 10 * time.Second, "+0 −0 ~0 derived facts in 10s (nothing to update)"},
+	} {
+		if got := UpdateSummary(c.ch, c.changed, c.took); got != c.want {
+			t.Errorf("UpdateSummary(%+v, %v, %s) = %q, want %q", c.ch, c.changed, c.took, got, c.want)
 		}
 	}
 }

@@ -35,7 +35,7 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 		if err := st.Close(); err != nil {
 			return true, err
 		}
-		fmt.Fprintf(e.stdout, "+0 −0 ~0 derived facts in %s (nothing to update); stored in %s\n", formatDuration(time.Since(res.Start)), e.cli.DB)
+		fmt.Fprintf(e.stdout, "+0 −0 ~0 derived facts in %s (nothing to update); stored in %s\n", wire.FormatDuration(time.Since(res.Start)), e.cli.DB)
 		return true, nil
 	}
 	if res.Changed {
@@ -45,18 +45,10 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 		return true, err
 	}
 	ch := res.Change
-	how := fmt.Sprintf("incremental, %d rounds", ch.Rounds)
-	if ch.Full {
-		how = "recomputed, cheaper than an update"
-	}
-	if !res.Changed {
-		how = "nothing to update"
-	}
-	fmt.Fprintf(e.stdout, "%s derived facts in %s (%s); stored in %s\n", wire.ChangeCounts(ch),
-		formatDuration(time.Since(res.Start)), how, e.cli.DB)
+	fmt.Fprintf(e.stdout, "%s; stored in %s\n", wire.UpdateSummary(ch, res.Changed, time.Since(res.Start)), e.cli.DB)
 	if e.showProgress() {
 		fmt.Fprintf(e.stderr, "read the stored derived facts in %s, updated in %s, stored in %s\n",
-			formatDuration(res.Resumed.Sub(res.Start)), formatDuration(res.Applied.Sub(res.Resumed)), formatDuration(time.Since(res.Applied)))
+			wire.FormatDuration(res.Resumed.Sub(res.Start)), wire.FormatDuration(res.Applied.Sub(res.Resumed)), wire.FormatDuration(time.Since(res.Applied)))
 	}
 	wire.WriteChanges(e.stdout, ch, c.Changes)
 	if th.Min > 0 {
@@ -66,12 +58,4 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 			policy.FormatMin(th.Min), th.Source)
 	}
 	return true, nil
-}
-
-// formatDuration rounds d for a person: milliseconds below 10 s.
-func formatDuration(d time.Duration) string {
-	if d < 10*time.Second {
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	}
-	return d.Round(100 * time.Millisecond).String()
 }
