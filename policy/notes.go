@@ -91,3 +91,35 @@ func (t Threshold) Note(st reasoner.EvalStats, what, verb string) string {
 func count(n int64, one, many string) string {
 	return english.Thousands(n) + " " + english.Plural(n, one, many)
 }
+
+// StoredNote says that a query's answers are the derived facts infer
+// stored for the program, at the threshold t: with one, that derivations
+// below it were not stored, and how to see them.
+func (t Threshold) StoredNote() string {
+	if t.Min > reasoner.Exact {
+		return fmt.Sprintf("drumql: note: answered from the derived facts infer stored for these rules, at the threshold %s (%s): derivations below it were not stored; %s",
+			FormatMin(t.Min), t.Source, t.BringBack())
+	}
+	return "drumql: note: answered from the derived facts infer stored for these rules"
+}
+
+// DecidedNote is the note, in place of [Threshold.Note], on a query whose
+// top best answers (the best one when top <= 1) needed only the
+// derivations of confidence decided or more ([Result.Decided]): the weaker
+// ones were not evaluated.
+func DecidedNote(top int, decided float64) string {
+	what := "best answer"
+	if top > 1 {
+		what = fmt.Sprintf("%d best answers", top)
+	}
+	return fmt.Sprintf("drumql: note: the %s needed only the derivations of confidence %s or more; the weaker ones were not evaluated (--top 0 evaluates every answer)",
+		what, FormatMin(decided))
+}
+
+// UpdateNote is the note on an incremental update of the derived facts at
+// the threshold t (t.Min > 0): it applies, and since an update does not
+// count what it cuts in the whole program, how to count.
+func (t Threshold) UpdateNote() string {
+	return fmt.Sprintf("drumql: note: the threshold %s (%s) applies: derived facts below it are not stored; infer --full counts the derivations it cuts",
+		FormatMin(t.Min), t.Source)
+}

@@ -68,3 +68,20 @@ func TestThresholdNote(t *testing.T) {
 		t.Errorf("FormatMin(0.1) = %q", got)
 	}
 }
+
+func TestStoredDecidedUpdateNotes(t *testing.T) {
+	mined := policy.Threshold{Min: 0.1, Source: "@min in a.dl"}
+	for _, c := range []struct{ got, want string }{
+		{mined.StoredNote(), "drumql: note: answered from the derived facts infer stored for these rules, at the threshold 0.1 (@min in a.dl): derivations below it were not stored; --min 1e-9 (or a lower @min) brings them back"},
+		{policy.Threshold{}.StoredNote(), "drumql: note: answered from the derived facts infer stored for these rules"},
+		{policy.Threshold{Min: reasoner.Exact, Source: "--min"}.StoredNote(), "drumql: note: answered from the derived facts infer stored for these rules"},
+		{policy.DecidedNote(1, 0.25), "drumql: note: the best answer needed only the derivations of confidence 0.25 or more; the weaker ones were not evaluated (--top 0 evaluates every answer)"},
+		{policy.DecidedNote(0, 0.25), "drumql: note: the best answer needed only the derivations of confidence 0.25 or more; the weaker ones were not evaluated (--top 0 evaluates every answer)"},
+		{policy.DecidedNote(5, 0.5), "drumql: note: the 5 best answers needed only the derivations of confidence 0.5 or more; the weaker ones were not evaluated (--top 0 evaluates every answer)"},
+		{mined.UpdateNote(), "drumql: note: the threshold 0.1 (@min in a.dl) applies: derived facts below it are not stored; infer --full counts the derivations it cuts"},
+	} {
+		if c.got != c.want {
+			t.Errorf("\n got %q\nwant %q", c.got, c.want)
+		}
+	}
+}

@@ -105,7 +105,7 @@ func (c *queryCmd) Run(e *env) error {
 	stored := len(c.Rules) > 0 && policy.StoredFixpoint(st, prog, q.Atom, opt)
 	if stored {
 		answerProg = nil
-		storedNote(e.stderr, th)
+		fmt.Fprintln(e.stderr, th.StoredNote())
 	}
 	if c.Count {
 		// noisy-or rescores answers, it neither adds nor removes one
@@ -155,12 +155,7 @@ func (c *queryCmd) Run(e *env) error {
 	case decided > 0 && th.Min > 0:
 		// in place of the note on what the threshold cut, which was not
 		// evaluated
-		what := "best answer"
-		if c.Top > 1 {
-			what = fmt.Sprintf("%d best answers", c.Top)
-		}
-		fmt.Fprintf(e.stderr, "drumql: note: the %s needed only the derivations of confidence %s or more; the weaker ones were not evaluated (--top 0 evaluates every answer)\n",
-			what, policy.FormatMin(decided))
+		fmt.Fprintln(e.stderr, policy.DecidedNote(c.Top, decided))
 	case decided == 0:
 		thresholdNote(e.stderr, stats, th, "answers", "are not shown")
 	}
@@ -173,17 +168,6 @@ func combinationNote(e *env, comb policy.Combination) {
 	if comb.Directive != "" && e.showProgress() {
 		fmt.Fprintf(e.stderr, "confidences combined by %s, as the rule files' @aggregate directive says (--combine max for the best derivation)\n", comb.Directive)
 	}
-}
-
-// storedNote says on w that the answers are the stored derived facts and,
-// when a threshold applies, that weaker derivations were not stored.
-func storedNote(w io.Writer, th policy.Threshold) {
-	if th.Min > reasoner.Exact {
-		fmt.Fprintf(w, "drumql: note: answered from the derived facts infer stored for these rules, at the threshold %s (%s): derivations below it were not stored; %s\n",
-			policy.FormatMin(th.Min), th.Source, th.BringBack())
-		return
-	}
-	fmt.Fprintln(w, "drumql: note: answered from the derived facts infer stored for these rules")
 }
 
 // streamAnswers writes every answer as the evaluator reads it out (at most

@@ -54,8 +54,7 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 	if th.Min > 0 {
 		// An update does not count what the threshold cuts in the whole
 		// program: say that it applies, and how to count.
-		fmt.Fprintf(e.stderr, "drumql: note: the threshold %s (%s) applies: derived facts below it are not stored; infer --full counts the derivations it cuts\n",
-			policy.FormatMin(th.Min), th.Source)
+		fmt.Fprintln(e.stderr, th.UpdateNote())
 	}
 	return true, nil
 }
