@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -108,9 +107,7 @@ func (c *clusterRunsCmd) Run(e *env) error {
 		rows = append(rows, runRow{ID: r.ID, Created: r.Created.UTC(), AgeSeconds: int64(now.Sub(r.Created).Seconds()), Groups: r.Groups, Done: r.Done, Queued: r.Queued})
 	}
 	if c.Format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeJSON(e.stdout, rows)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\tage\tgroups done\tjobs queued")

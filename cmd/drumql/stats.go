@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
@@ -23,9 +22,7 @@ func (c *statsCmd) Run(e *env) error {
 	}
 	rep := wire.NewStats(sum)
 	if c.Format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(e.stdout, rep)
 	}
 	return rep.WriteTable(e.stdout, e.cli.DB)
 }
