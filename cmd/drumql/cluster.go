@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/drumql/drumql/cluster"
@@ -81,16 +80,6 @@ type clusterRunsCmd struct {
 	Format string `enum:"table,json" default:"table" help:"Output format: table or json."`
 }
 
-// runRow is one run of drumql cluster runs --format json.
-type runRow struct {
-	ID         string    `json:"id"`
-	Created    time.Time `json:"created"`
-	AgeSeconds int64     `json:"age_seconds"`
-	Groups     int       `json:"groups"`
-	Done       int       `json:"done"`
-	Queued     int       `json:"queued"`
-}
-
 func (c *clusterRunsCmd) Run(e *env) error {
 	nc, err := c.connect("cluster runs")
 	if err != nil {
@@ -101,20 +90,11 @@ func (c *clusterRunsCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("cluster runs: %w", err)
 	}
-	rows := make([]runRow, 0, len(runs))
-	now := time.Now()
-	for _, r := range runs {
-		rows = append(rows, runRow{ID: r.ID, Created: r.Created.UTC(), AgeSeconds: int64(now.Sub(r.Created).Seconds()), Groups: r.Groups, Done: r.Done, Queued: r.Queued})
-	}
+	rows := cluster.RunRows(runs, time.Now())
 	if c.Format == "json" {
 		return writeJSON(e.stdout, rows)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "run\tage\tgroups done\tjobs queued")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\n", r.ID, time.Duration(r.AgeSeconds)*time.Second, r.Done, r.Groups, r.Queued)
-	}
-	return tw.Flush()
+	return cluster.WriteRunsTable(e.stdout, rows)
 }
 
 // clusterCancelCmd is drumql cluster cancel.

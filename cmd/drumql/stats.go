@@ -1,7 +1,6 @@
 package main
 
 import (
-
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
 )
