@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/maintain"
 )
@@ -298,4 +301,20 @@ func FormatDuration(d time.Duration) string {
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	}
 	return d.Round(100 * time.Millisecond).String()
+}
+
+// WriteDerived writes the facts an infer derived per relation (derived, by
+// relation name), one relation a line in name order, names written as a
+// program would and aligned: "  wife        42".
+func WriteDerived(w io.Writer, derived map[string]int) error {
+	names := slices.Sorted(maps.Keys(derived))
+	width := 0
+	for _, n := range names {
+		width = max(width, len(datalog.QuoteName(n)))
+	}
+	bw := bufio.NewWriter(w)
+	for _, n := range names {
+		fmt.Fprintf(bw, "  %-*s %9d\n", width, datalog.QuoteName(n), derived[n])
+	}
+	return bw.Flush()
 }

@@ -188,3 +188,18 @@ func TestUpdateSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteDerived(t *testing.T) {
+	var b strings.Builder
+	if err := WriteDerived(&b, map[string]int{"wife": 42, "has part": 7, "a": 123456789}); err != nil {
+		t.Fatal(err)
+	}
+	want := "  a          123456789\n  \"has part\"         7\n  wife              42\n"
+	if b.String() != want {
+		t.Errorf("WriteDerived:\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	if err := WriteDerived(&b, nil); err != nil || b.Len() != 0 {
+		t.Errorf("nothing derived: %v, wrote %q", err, b.String())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/rulefile"
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // inferCmd is drumql infer.
@@ -154,14 +155,7 @@ func (c *inferCmd) Run(e *env) error {
 	if e.showProgress() {
 		fmt.Fprintf(e.stderr, "infer took %s\n", stats.Duration.Round(time.Millisecond))
 	}
-	names := sortedKeys(stats.Derived)
-	w := 0
-	for _, n := range names {
-		w = max(w, len(datalog.QuoteName(n)))
-	}
-	for _, n := range names {
-		fmt.Fprintf(e.stdout, "  %-*s %9d\n", w, datalog.QuoteName(n), stats.Derived[n])
-	}
+	wire.WriteDerived(e.stdout, stats.Derived)
 	thresholdNote(e.stderr, stats.Eval, th, "derived facts", "are not stored")
 	return nil
 }
