@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/drumql/drumql/internal/supervise"
@@ -31,13 +30,5 @@ func superviseWriter(cmd string, args []string, db string) (code int, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	if res.Fault() {
-		fmt.Fprint(os.Stderr, res.FaultMessage(cmd, db, store.LowOnSpace(db)))
-		return exitFailure, true
-	}
-	os.Stderr.Write(res.Output)
-	if res.Signal != nil {
-		return res.Reraise(), true
-	}
-	return res.Code, true
+	return res.Report(os.Stderr, cmd, db, store.LowOnSpace), true // exitFailure after a fault
 }

@@ -135,3 +135,21 @@ func (r *Result) FaultMessage(cmd, db string, lowOnSpace bool) string {
 	}
 	return msg + "the crash report:\n" + string(r.Output)
 }
+
+// Report ends the supervision of the writer command cmd over the store at
+// db: it writes on w what the child wrote, or, when the child died of a
+// fault, FaultMessage instead (lowOnSpace, asked only then, tells whether
+// db's device is nearly full), and returns the supervisor's exit code: 1
+// after a fault, the signal that killed the child raised again (Reraise),
+// else the child's own code.
+func (r *Result) Report(w io.Writer, cmd, db string, lowOnSpace func(string) bool) int {
+	if r.Fault() {
+		fmt.Fprint(w, r.FaultMessage(cmd, db, lowOnSpace(db)))
+		return 1
+	}
+	w.Write(r.Output)
+	if r.Signal != nil {
+		return r.Reraise()
+	}
+	return r.Code
+}

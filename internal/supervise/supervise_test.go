@@ -86,3 +86,19 @@ func TestFaultMessage(t *testing.T) {
 		t.Errorf("the crash report saved at %q: %v, %q", path, err, saved)
 	}
 }
+
+// TestReport: a child's output passed on with its exit code, or the fault
+// message and exit 1 (the device asked about only then).
+func TestReport(t *testing.T) {
+	asked := 0
+	low := func(db string) bool { asked++; return db == "full.db" }
+	var b bytes.Buffer
+	if code := (&Result{Exited: true, Code: 2, Output: []byte("drumql: bad flag\n")}).Report(&b, "load", "kg.db", low); code != 2 || b.String() != "drumql: bad flag\n" || asked != 0 {
+		t.Errorf("exit 2: code %d, wrote %q, device asked %d times", code, b.String(), asked)
+	}
+	b.Reset()
+	fault := &Result{Exited: true, Code: 2, Output: []byte(report)}
+	if code := fault.Report(&b, "load", "full.db", low); code != 1 || asked != 1 || !strings.HasPrefix(b.String(), "drumql: load: no space left on the device of full.db") {
+		t.Errorf("fault: code %d, wrote %q, device asked %d times", code, b.String(), asked)
+	}
+}
