@@ -123,3 +123,19 @@ func (t Threshold) UpdateNote() string {
 	return fmt.Sprintf("drumql: note: the threshold %s (%s) applies: derived facts below it are not stored; infer --full counts the derivations it cuts",
 		FormatMin(t.Min), t.Source)
 }
+
+// ProofNote is the note under the best proof of a fact of pred when prog
+// (nil: none) ranks pred's facts by another aggregation than max
+// (@aggregate): the proof is the best single derivation, not what ranks
+// the fact. It is "" under max.
+func ProofNote(prog *datalog.Program, pred string) string {
+	if prog == nil {
+		return ""
+	}
+	a := prog.Aggregation(pred)
+	if a.Method == "max" {
+		return ""
+	}
+	return fmt.Sprintf("note: the rule files rank %s facts by %s over several rules' derivations; this is the best single derivation",
+		datalog.QuoteName(pred), a.Describe())
+}

@@ -85,3 +85,20 @@ func TestStoredDecidedUpdateNotes(t *testing.T) {
 		}
 	}
 }
+
+func TestProofNote(t *testing.T) {
+	for _, c := range []struct{ src, pred, want string }{
+		{"", "wife", ""},
+		{"@aggregate max.", "wife", ""},
+		{"@aggregate noisy_or(top = 3).", "wife", "note: the rule files rank wife facts by noisy_or(top = 3) over several rules' derivations; this is the best single derivation"},
+		{"@aggregate noisy_or for wife.", "husband", ""},
+		{"@aggregate grouped for \"has part\".", "has part", "note: the rule files rank \"has part\" facts by grouped over several rules' derivations; this is the best single derivation"},
+	} {
+		if got := policy.ProofNote(mustParse(t, "a.dl", c.src), c.pred); got != c.want {
+			t.Errorf("%q, %s:\n %q\nwant %q", c.src, c.pred, got, c.want)
+		}
+	}
+	if got := policy.ProofNote(nil, "wife"); got != "" {
+		t.Errorf("no program: %q", got)
+	}
+}

@@ -50,10 +50,6 @@ func (c *explainCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
-	check := prog
-	if check == nil {
-		check = &datalog.Program{}
-	}
 	hintCapitalised(e.stderr, st, q.Atom)
 	noteStale(e.stderr, st)
 	th := policy.ResolveMin(minX, prog)
@@ -79,9 +75,8 @@ func (c *explainCmd) Run(e *env) error {
 		return writeJSON(e.stdout, wire.NewProof(p))
 	}
 	wire.WriteProof(e.stdout, p)
-	if a := check.Aggregation(q.Atom.Pred); a.Method != "max" {
-		fmt.Fprintf(e.stdout, "note: the rule files rank %s facts by %s over several rules' derivations; this is the best single derivation\n",
-			datalog.QuoteName(q.Atom.Pred), a.Describe())
+	if note := policy.ProofNote(prog, q.Atom.Pred); note != "" {
+		fmt.Fprintln(e.stdout, note)
 	}
 	thresholdNote(e.stderr, stats, th, "derivations", "are left out")
 	return nil
