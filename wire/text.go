@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/maintain"
 )
@@ -317,4 +318,22 @@ func WriteDerived(w io.Writer, derived map[string]int) error {
 		fmt.Fprintf(bw, "  %-*s %9d\n", width, datalog.QuoteName(n), derived[n])
 	}
 	return bw.Flush()
+}
+
+// ProgressText is a progress bar's description of an infer's progress p:
+// "round 3, 1200 facts derived, 40 MB in use, 2s" while deriving, "storing
+// 800/1200 facts, 3s" while writing the result.
+func ProgressText(p reasoner.Progress) string {
+	el := p.Elapsed.Round(time.Second)
+	if p.Phase == reasoner.PhaseWrite {
+		return fmt.Sprintf("storing %d/%d facts, %s", p.Written, p.Total, el)
+	}
+	return fmt.Sprintf("round %d, %d facts derived, %s in use, %s", p.Rounds, p.Facts, sysmem.Format(p.Memory), el)
+}
+
+// TraceLine is `drumql infer --trace`'s line on the progress p of the
+// derivation: the round, facts derived, joins, memory in use, elapsed time.
+func TraceLine(p reasoner.Progress) string {
+	return fmt.Sprintf("trace: round %d, %d facts derived, %d joins, %s in use, %s",
+		p.Rounds, p.Facts, p.Joins, sysmem.Format(p.Memory), p.Elapsed.Round(time.Millisecond))
 }

@@ -203,3 +203,17 @@ func TestWriteDerived(t *testing.T) {
 		t.Errorf("nothing derived: %v, wrote %q", err, b.String())
 	}
 }
+
+func TestProgressText(t *testing.T) {
+	p := reasoner.Progress{Phase: reasoner.PhaseDerive, Rounds: 3, Facts: 1200, Joins: 7, Memory: 40 << 20, Elapsed: 2400 * time.Millisecond}
+	if got, want := ProgressText(p), "round 3, 1200 facts derived, 40 MB in use, 2s"; got != want {
+		t.Errorf("ProgressText(derive) = %q, want %q", got, want)
+	}
+	if got, want := TraceLine(p), "trace: round 3, 1200 facts derived, 7 joins, 40 MB in use, 2.4s"; got != want {
+		t.Errorf("TraceLine = %q, want %q", got, want)
+	}
+	p = reasoner.Progress{Phase: reasoner.PhaseWrite, Written: 800, Total: 1200, Elapsed: 3 * time.Second}
+	if got, want := ProgressText(p), "storing 800/1200 facts, 3s"; got != want {
+		t.Errorf("ProgressText(write) = %q, want %q", got, want)
+	}
+}

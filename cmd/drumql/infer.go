@@ -125,10 +125,9 @@ func (c *inferCmd) Run(e *env) error {
 	pb := e.newBar(-1, "inferring")
 	opt := reasoner.Options{Min: th.Min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
 		Progress: func(p reasoner.Progress) {
-			pb.describe(inferProgress(p))
+			pb.describe(wire.ProgressText(p))
 			if c.Trace && p.Phase == reasoner.PhaseDerive {
-				fmt.Fprintf(e.stderr, "trace: round %d, %d facts derived, %d joins, %s in use, %s\n",
-					p.Rounds, p.Facts, p.Joins, sysmem.Format(p.Memory), p.Elapsed.Round(time.Millisecond))
+				fmt.Fprintln(e.stderr, wire.TraceLine(p))
 			}
 		}}
 	if !c.Full {
@@ -203,15 +202,6 @@ func (c *inferCmd) inferErr(e *env, err error, lim sysmem.Limit) error {
 	}
 	// the reasoner's error names the operation (reasoner: infer: ...)
 	return fmt.Errorf("%w\nthe store is unchanged (previous derived facts kept)", err)
-}
-
-// inferProgress is the progress bar's description of p.
-func inferProgress(p reasoner.Progress) string {
-	el := p.Elapsed.Round(time.Second)
-	if p.Phase == reasoner.PhaseWrite {
-		return fmt.Sprintf("storing %d/%d facts, %s", p.Written, p.Total, el)
-	}
-	return fmt.Sprintf("round %d, %d facts derived, %s in use, %s", p.Rounds, p.Facts, sysmem.Format(p.Memory), el)
 }
 
 // warnUnknownBody warns about body predicates that are neither relations of
