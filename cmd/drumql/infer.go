@@ -207,11 +207,6 @@ func (c *inferCmd) inferErr(e *env, err error, lim sysmem.Limit) error {
 // warnUnknownBody warns about body predicates that are neither relations of
 // the store nor defined by the program (rulefile.UnknownBody).
 func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
-	var rels []string
-	if rs, err := st.Relations(); err == nil {
-		for _, r := range rs {
-			rels = append(rels, r.Name)
-		}
-	}
+	rels, _ := store.RelationNames(st) // none when they cannot be read
 	rulefile.WriteWarnings(w, rulefile.UnknownBody(rels, p))
 }
