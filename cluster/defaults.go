@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // DefaultWorkerName is a worker's name when none is given: the host's
@@ -28,4 +29,15 @@ func CacheDir(flag string) string {
 		return ""
 	}
 	return flag
+}
+
+// CloseSignal sets o.Closed to close the returned channel once the
+// connection is closed for good (after reconnecting failed for o.Retry):
+// the channel a Coordinator's Lost waits on. A Closed set before is
+// replaced.
+func (o *ConnOptions) CloseSignal() <-chan struct{} {
+	lost := make(chan struct{})
+	var once sync.Once
+	o.Closed = func() { once.Do(func() { close(lost) }) }
+	return lost
 }

@@ -33,3 +33,20 @@ func TestWorkerDefaults(t *testing.T) {
 		t.Errorf("CacheDir(\"\") without a cache directory = %q, want \"\" (in memory)", got)
 	}
 }
+
+func TestCloseSignal(t *testing.T) {
+	var o ConnOptions
+	lost := o.CloseSignal()
+	select {
+	case <-lost:
+		t.Fatal("closed before the connection was")
+	default:
+	}
+	o.Closed()
+	o.Closed() // told twice: closed once, no panic
+	select {
+	case <-lost:
+	default:
+		t.Error("not closed after Closed")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/drumql/drumql/cluster"
@@ -151,11 +150,9 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, g *miner.Graph, opt
 	if err != nil {
 		return nil, nil, fmt.Errorf("mine --cluster: snapshot: %w", err)
 	}
-	var once sync.Once
-	lost := make(chan struct{})
 	opts := c.connOptions(c.Cluster, "drumql mine "+run)
 	opts.Retry = c.Reconnect
-	opts.Closed = func() { once.Do(func() { close(lost) }) }
+	lost := opts.CloseSignal()
 	say := func(format string, args ...any) {
 		if !e.cli.Quiet {
 			fmt.Fprintf(e.stderr, "mine: run %s: "+format+"\n", append([]any{run}, args...)...)
