@@ -337,3 +337,11 @@ func TraceLine(p reasoner.Progress) string {
 	return fmt.Sprintf("trace: round %d, %d facts derived, %d joins, %s in use, %s",
 		p.Rounds, p.Facts, p.Joins, sysmem.Format(p.Memory), p.Elapsed.Round(time.Millisecond))
 }
+
+// CatchupTimes says how long the phases of an update of the stored derived
+// facts took, the last ending at now: "read the stored derived facts in
+// 12 ms, updated in 3 ms, stored in 5 ms".
+func CatchupTimes(res maintain.CatchupResult, now time.Time) string {
+	return fmt.Sprintf("read the stored derived facts in %s, updated in %s, stored in %s",
+		FormatDuration(res.Resumed.Sub(res.Start)), FormatDuration(res.Applied.Sub(res.Resumed)), FormatDuration(now.Sub(res.Applied)))
+}

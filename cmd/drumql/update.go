@@ -47,8 +47,7 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 	ch := res.Change
 	fmt.Fprintf(e.stdout, "%s; stored in %s\n", wire.UpdateSummary(ch, res.Changed, time.Since(res.Start)), e.cli.DB)
 	if e.showProgress() {
-		fmt.Fprintf(e.stderr, "read the stored derived facts in %s, updated in %s, stored in %s\n",
-			wire.FormatDuration(res.Resumed.Sub(res.Start)), wire.FormatDuration(res.Applied.Sub(res.Resumed)), wire.FormatDuration(time.Since(res.Applied)))
+		fmt.Fprintln(e.stderr, wire.CatchupTimes(res, time.Now()))
 	}
 	wire.WriteChanges(e.stdout, ch, c.Changes)
 	if th.Min > 0 {
