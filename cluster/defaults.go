@@ -41,3 +41,22 @@ func (o *ConnOptions) CloseSignal() <-chan struct{} {
 	o.Closed = func() { once.Do(func() { close(lost) }) }
 	return lost
 }
+
+// LogReconnects sets o.Disconnected and o.Reconnected to tell logf of a
+// connection lost ("lost the connection to the server (ERR);
+// reconnecting", then "for up to RETRY", o.Retry, when limited) and found
+// again ("reconnected to URL"). A connection its owner closed is not told.
+func (o *ConnOptions) LogReconnects(logf func(format string, args ...any), limited bool) {
+	retry := o.Retry
+	o.Disconnected = func(err error) {
+		switch {
+		case err == nil:
+			// closed by its owner
+		case limited:
+			logf("lost the connection to the server (%v); reconnecting for up to %s", err, retry)
+		default:
+			logf("lost the connection to the server (%v); reconnecting", err)
+		}
+	}
+	o.Reconnected = func(url string) { logf("reconnected to %s", url) }
+}

@@ -1,10 +1,13 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 func TestWorkerDefaults(t *testing.T) {
@@ -48,5 +51,23 @@ func TestCloseSignal(t *testing.T) {
 	case <-lost:
 	default:
 		t.Error("not closed after Closed")
+	}
+}
+
+func TestLogReconnects(t *testing.T) {
+	var said []string
+	logf := func(format string, args ...any) { said = append(said, fmt.Sprintf(format, args...)) }
+	o := ConnOptions{Retry: 30 * time.Second}
+	o.LogReconnects(logf, true)
+	o.Disconnected(nil) // closed by its owner
+	o.Disconnected(errors.New("EOF"))
+	o.Reconnected("nats://b:4222")
+	var w ConnOptions
+	w.LogReconnects(logf, false)
+	w.Disconnected(errors.New("EOF"))
+	want := []string{"lost the connection to the server (EOF); reconnecting for up to 30s", "reconnected to nats://b:4222",
+		"lost the connection to the server (EOF); reconnecting"}
+	if !slices.Equal(said, want) {
+		t.Errorf("said %q, want %q", said, want)
 	}
 }

@@ -158,13 +158,7 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, g *miner.Graph, opt
 			fmt.Fprintf(e.stderr, "mine: run %s: "+format+"\n", append([]any{run}, args...)...)
 		}
 	}
-	opts.Disconnected = func(err error) {
-		if err == nil {
-			return // closed by us
-		}
-		say("lost the connection to the server (%v); reconnecting for up to %s", err, c.Reconnect)
-	}
-	opts.Reconnected = func(url string) { say("reconnected to %s", url) }
+	opts.LogReconnects(say, true)
 	nc, err := connectNATS(opts, "mine --cluster")
 	if err != nil {
 		return nil, nil, err

@@ -62,13 +62,7 @@ func (c *workerCmd) Run(e *env) error {
 		}
 	}
 	opts := c.connOptions(c.Cluster, "drumql worker "+name)
-	opts.Disconnected = func(err error) {
-		if err == nil {
-			return // closed by us
-		}
-		logf("lost the connection to the server (%v); reconnecting", err)
-	}
-	opts.Reconnected = func(url string) { logf("reconnected to %s", url) }
+	opts.LogReconnects(logf, false)
 	nc, err := connectNATS(opts, "worker")
 	if err != nil {
 		return err
