@@ -13,11 +13,12 @@ import (
 // to the program: a mined file says `@min 0.1.` (drumql mine writes it), a
 // hand-written program has none and is evaluated exactly. --min, when
 // given, overrides the program's. Whatever the threshold cut is said on
-// stderr (thresholdNote, policy.Threshold.Note): no answer disappears silently. drumql mine
-// writes @min 0.1 (--threshold): a mined file has hundreds of rules per head
-// relation, and chaining their weak derivations through each other would
-// derive far more than the graph (docs/BENCHMARKS.md: 489,941 facts at
-// 1e-4 for a 2,426-rule quick-start file, against about 8,000 at 0.1).
+// stderr (thresholdNote, policy.Threshold.Note): no answer disappears
+// silently. drumql mine writes @min 0.1 (--threshold): a mined file has
+// hundreds of rules per head relation, and chaining their weak derivations
+// through each other would derive far more than the graph
+// (docs/BENCHMARKS.md: 489,941 facts at 1e-4 for a 2,426-rule quick-start
+// file, against about 8,000 at 0.1).
 
 // minFlag checks --min: nil (not given) is 0, which lets the reasoner use
 // the program's threshold; a given value must be in (0, 1].
