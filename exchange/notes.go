@@ -27,6 +27,22 @@ func Sniff(src []byte) string {
 	return ""
 }
 
+// Hint says, for a file that failed to read as format from, which format
+// it looks like instead (Sniff) and the --from that reads it, e.g. "hint:
+// this looks like AMIE's output: --from amie"; "" when it looks like from
+// or like none.
+func Hint(from string, src []byte) string {
+	switch guess := Sniff(src); {
+	case guess == "" || guess == from:
+		return ""
+	case guess == "amie":
+		return "hint: this looks like AMIE's output: --from amie"
+	case guess == "anyburl":
+		return "hint: this looks like AnyBURL's rules: --from anyburl"
+	}
+	return "hint: this looks like a Datalog file: --from drumql"
+}
+
 // Header is the comment that starts a Datalog file converted from file, in
 // format ("anyburl" or "amie"), with opt: what the rules
 // were converted from and how their weights were read. rules are the rules

@@ -26,6 +26,25 @@ func TestSniff(t *testing.T) {
 	}
 }
 
+// hintTests are the hints for a file that failed to read as from.
+var hintTests = []struct {
+	from, src, want string
+}{
+	{"anyburl", "?a  wife  ?b   => ?b  husband  ?a\t0.5", "hint: this looks like AMIE's output: --from amie"},
+	{"amie", "20\t15\t0.75\twife(X,Y) <= husband(Y,X)", "hint: this looks like AnyBURL's rules: --from anyburl"},
+	{"anyburl", "0.5 :: wife(X, Y) :- husband(Y, X).", "hint: this looks like a Datalog file: --from drumql"},
+	{"amie", "?a  wife  ?b   => ?b  husband  ?a\t0.5", ""},
+	{"anyburl", "nothing known", ""},
+}
+
+func TestHint(t *testing.T) {
+	for _, tt := range hintTests {
+		if got := Hint(tt.from, []byte(tt.src)); got != tt.want {
+			t.Errorf("Hint(%s, %q) = %q, want %q", tt.from, tt.src, got, tt.want)
+		}
+	}
+}
+
 // headerTests are the weights lines of Header for each way of reading.
 var headerTests = []struct {
 	format string

@@ -8,6 +8,9 @@
 // The threshold of an evaluation is the one asked for (--min, a request's
 // min) when given, else the program's own (its @min directives, the
 // smallest when merged files give several), else none: [ResolveMin].
+// What a threshold cut is said, never dropped silently: [Threshold.Note],
+// [CutText], [Threshold.StoredNote], [DecidedNote], [Threshold.UpdateNote],
+// and [ThresholdConflict] when merged files disagree.
 //
 // The combination is the one asked for when given, else what the
 // program's @aggregate directives record for the query's predicate

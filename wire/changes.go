@@ -46,11 +46,16 @@ func NewUpdate(ch maintain.Change, took time.Duration, limit int) Update {
 		if i == limit {
 			break
 		}
-		a := datalog.Atom{Pred: f.Pred}
-		for _, x := range f.Args {
-			a.Args = append(a.Args, datalog.Term{Kind: datalog.Symbol, Value: x})
-		}
-		out.Facts = append(out.Facts, ChangedFact{Fact: a.String(), Old: f.Old, New: f.New})
+		out.Facts = append(out.Facts, ChangedFact{Fact: factText(f.Pred, f.Args), Old: f.Old, New: f.New})
 	}
 	return out
+}
+
+// factText writes a fact as a program would.
+func factText(pred string, args []string) string {
+	a := datalog.Atom{Pred: pred}
+	for _, x := range args {
+		a.Args = append(a.Args, datalog.Term{Kind: datalog.Symbol, Value: x})
+	}
+	return a.String()
 }

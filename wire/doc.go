@@ -10,4 +10,13 @@
 // back to the same value). The constructors convert the reasoner's and the
 // store's values and never read a store; the output depends on their
 // arguments only.
+//
+// The text forms are here too, so that every command prints an answer, a
+// proof or a change alike: [WriteAnswers] (a table, or TSV), [AnswerStream]
+// (answers written as a query reads them out, in any of the three formats),
+// [WriteProof] (a proof tree), [WriteChanges], [UpdateSummary] and
+// [CatchupTimes] (what an update changed), [ProgressText] and [TraceLine]
+// (an infer as it goes), [WriteDerived] (what it derived),
+// [Stats.WriteTable] (what a store holds), [MaterialLine] and [StaleNote]
+// (the state of its derived facts).
 package wire

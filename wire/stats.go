@@ -1,6 +1,15 @@
 package wire
 
-import "github.com/drumql/drumql/store"
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/drumql/drumql/store"
+)
 
 // Stats is what a store holds, as `drumql stats --format json` writes it.
 type Stats struct {
@@ -30,4 +39,52 @@ func NewStats(s *store.Summary) *Stats {
 		st.DiskBytes, st.ReclaimableBytes = &bytes, &reclaimable
 	}
 	return st
+}
+
+// WriteTable writes the summary as `drumql stats` prints it for a person:
+// the store's name (db) and its counts, its size on disk when known, the
+// splits by name, then one row per relation (name, arity, base and derived
+// facts).
+func (s *Stats) WriteTable(w io.Writer, db string) error {
+	hw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	fmt.Fprintf(hw, "store:\t%s\nentities:\t%d\nrelations:\t%d\nbase facts:\t%d\nderived facts:\t%d\n",
+		db, s.Entities, s.Relations, s.BaseFacts, s.DerivedFacts)
+	if s.DiskBytes != nil {
+		fmt.Fprintf(hw, "on disk:\t%s (%s reclaimable)\n", humanBytes(*s.DiskBytes), humanBytes(*s.ReclaimableBytes))
+	}
+	if len(s.Splits) > 0 {
+		fmt.Fprint(hw, "splits:\t")
+		for i, name := range slices.Sorted(maps.Keys(s.Splits)) {
+			if i > 0 {
+				fmt.Fprint(hw, " ")
+			}
+			fmt.Fprintf(hw, "%s=%d", name, s.Splits[name])
+		}
+		fmt.Fprintln(hw)
+	}
+	hw.Flush()
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw)
+	width := len("relation")
+	for _, r := range s.PerRelation {
+		width = max(width, len(r.Name))
+	}
+	fmt.Fprintf(bw, "%-*s  %5s  %9s  %9s\n", width, "relation", "arity", "base", "derived")
+	for _, r := range s.PerRelation {
+		fmt.Fprintf(bw, "%-*s  %5d  %9d  %9d\n", width, r.Name, r.Arity, r.Base, r.Derived)
+	}
+	return bw.Flush()
+}
+
+// humanBytes formats a byte count with a binary unit.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/drumql/drumql/store"
@@ -41,5 +42,38 @@ func TestNewStats(t *testing.T) {
 	}
 	if len(st.PerRelation) != 2 || st.PerRelation[0].Name != "r" || st.PerRelation[0].Base != 2 {
 		t.Errorf("per relation = %+v, want r with 2 base facts first", st.PerRelation)
+	}
+}
+
+// TestStatsWriteTable: the counts aligned by tabwriter, the size on disk
+// in binary units, the splits sorted by name, a row per relation.
+func TestStatsWriteTable(t *testing.T) {
+	disk, reclaim := int64(3<<20+1<<19), int64(2048)
+	st := &Stats{Entities: 3, Relations: 2, BaseFacts: 3, DerivedFacts: 1, DiskBytes: &disk, ReclaimableBytes: &reclaim,
+		Splits:      map[string]int{"valid": 2, "test": 1},
+		PerRelation: []Relation{{Name: "r", Arity: 2, Base: 2, Derived: 1}, {Name: "a_long_relation", Arity: 2, Base: 1}}}
+	var b strings.Builder
+	if err := st.WriteTable(&b, "kg.db"); err != nil {
+		t.Fatal(err)
+	}
+	want := `store:         kg.db
+entities:      3
+relations:     2
+base facts:    3
+derived facts: 1
+on disk:       3.5 MiB (2.0 KiB reclaimable)
+splits:        test=1 valid=2
+
+relation         arity       base    derived
+r                    2          2          1
+a_long_relation      2          1          0
+`
+	if b.String() != want {
+		t.Errorf("WriteTable:\n%s\nwant\n%s", b.String(), want)
+	}
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 5 << 30: "5.0 GiB", 1<<30 - 1: "1024.0 MiB"} {
+		if got := humanBytes(n); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

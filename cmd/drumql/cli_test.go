@@ -112,18 +112,6 @@ func TestHelpExit0(t *testing.T) {
 	}
 }
 
-func TestColorize(t *testing.T) {
-	in := "drumql: a.dl:1:2: error: unsafe head variable Z\np(Z) :- q(X).\n  ^\nb.dl:3:1: warning: duplicate rule\nhint: pass the file with --rules\n"
-	want := "drumql: a.dl:1:2: \x1b[1;31merror:\x1b[0m unsafe head variable Z\np(Z) :- q(X).\n  \x1b[1;32m^\x1b[0m\nb.dl:3:1: \x1b[1;33mwarning:\x1b[0m duplicate rule\n\x1b[36mhint: pass the file with --rules\x1b[0m\n"
-	if got := colorize(in); got != want {
-		t.Errorf("colorize:\n%q\nwant\n%q", got, want)
-	}
-	plain := "drumql: unknown predicate wief; did you mean wife?\n"
-	if got := colorize(plain); got != plain {
-		t.Errorf("colorize changed a message without markers: %q", got)
-	}
-}
-
 // TestMineFromModel: rules read off a saved model are those mining wrote,
 // and other extraction settings apply without training again.
 func TestMineFromModel(t *testing.T) {

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/drumql/drumql/cluster"
@@ -82,16 +79,6 @@ type clusterRunsCmd struct {
 	Format string `enum:"table,json" default:"table" help:"Output format: table or json."`
 }
 
-// runRow is one run of drumql cluster runs --format json.
-type runRow struct {
-	ID         string    `json:"id"`
-	Created    time.Time `json:"created"`
-	AgeSeconds int64     `json:"age_seconds"`
-	Groups     int       `json:"groups"`
-	Done       int       `json:"done"`
-	Queued     int       `json:"queued"`
-}
-
 func (c *clusterRunsCmd) Run(e *env) error {
 	nc, err := c.connect("cluster runs")
 	if err != nil {
@@ -102,22 +89,11 @@ func (c *clusterRunsCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("cluster runs: %w", err)
 	}
-	rows := make([]runRow, 0, len(runs))
-	now := time.Now()
-	for _, r := range runs {
-		rows = append(rows, runRow{ID: r.ID, Created: r.Created.UTC(), AgeSeconds: int64(now.Sub(r.Created).Seconds()), Groups: r.Groups, Done: r.Done, Queued: r.Queued})
-	}
+	rows := cluster.RunRows(runs, time.Now())
 	if c.Format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeJSON(e.stdout, rows)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "run\tage\tgroups done\tjobs queued")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\n", r.ID, time.Duration(r.AgeSeconds)*time.Second, r.Done, r.Groups, r.Queued)
-	}
-	return tw.Flush()
+	return cluster.WriteRunsTable(e.stdout, rows)
 }
 
 // clusterCancelCmd is drumql cluster cancel.
@@ -174,23 +150,15 @@ func (c *mineCmd) mineCluster(e *env, src miner.GraphSource, g *miner.Graph, opt
 	if err != nil {
 		return nil, nil, fmt.Errorf("mine --cluster: snapshot: %w", err)
 	}
-	var once sync.Once
-	lost := make(chan struct{})
 	opts := c.connOptions(c.Cluster, "drumql mine "+run)
 	opts.Retry = c.Reconnect
-	opts.Closed = func() { once.Do(func() { close(lost) }) }
+	lost := opts.CloseSignal()
 	say := func(format string, args ...any) {
 		if !e.cli.Quiet {
 			fmt.Fprintf(e.stderr, "mine: run %s: "+format+"\n", append([]any{run}, args...)...)
 		}
 	}
-	opts.Disconnected = func(err error) {
-		if err == nil {
-			return // closed by us
-		}
-		say("lost the connection to the server (%v); reconnecting for up to %s", err, c.Reconnect)
-	}
-	opts.Reconnected = func(url string) { say("reconnected to %s", url) }
+	opts.LogReconnects(say, true)
 	nc, err := connectNATS(opts, "mine --cluster")
 	if err != nil {
 		return nil, nil, err

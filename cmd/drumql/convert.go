@@ -12,6 +12,7 @@ import (
 	"github.com/drumql/drumql/exchange"
 	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/rulefile"
 )
 
 // convertCmd is drumql convert.
@@ -117,7 +118,10 @@ func (c *convertCmd) fromLearner(e *env, src []byte, out *bytes.Buffer) error {
 	}
 	res, err := read(c.File, bytes.NewReader(src), opt)
 	if err != nil {
-		return inputErr(fmt.Errorf("convert: nothing was converted:\n%w%s", err, formatHint(c.From, src)))
+		if hint := exchange.Hint(c.From, src); hint != "" {
+			return inputErr(fmt.Errorf("convert: nothing was converted:\n%w\n%s", err, hint))
+		}
+		return inputErr(fmt.Errorf("convert: nothing was converted:\n%w", err))
 	}
 	c.reportRead(e.stderr, res, e.cli.Quiet)
 	rules := res.Program.Rules
@@ -135,20 +139,6 @@ func (c *convertCmd) fromLearner(e *env, src []byte, out *bytes.Buffer) error {
 	return nil
 }
 
-// formatHint says which --from a file that failed to read as from looks
-// like (exchange.Sniff), or "".
-func formatHint(from string, src []byte) string {
-	switch guess := exchange.Sniff(src); {
-	case guess == "" || guess == from:
-		return ""
-	case guess == "amie":
-		return "\nhint: this looks like AMIE's output: --from amie"
-	case guess == "anyburl":
-		return "\nhint: this looks like AnyBURL's rules: --from anyburl"
-	}
-	return "\nhint: this looks like a Datalog file: --from drumql"
-}
-
 // reportRead says on stderr what a read left out or changed, and (unless
 // quiet) how many rules it read.
 func (c *convertCmd) reportRead(w io.Writer, res *exchange.Result, quiet bool) {
@@ -164,7 +154,7 @@ func (c *convertCmd) reportRead(w io.Writer, res *exchange.Result, quiet bool) {
 func (c *convertCmd) fromDrumql(e *env, src []byte, out *bytes.Buffer) error {
 	prog, err := exchange.ReadDatalog(c.File, src)
 	if ds, ok := err.(datalog.Diagnostics); ok {
-		return inputErr(diagError{ds: ds})
+		return inputErr(rulefile.DiagnosticsError{Diagnostics: ds})
 	} else if err != nil {
 		return inputErr(fmt.Errorf("convert: %w", err))
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/wire"
 )
@@ -49,18 +50,14 @@ func (c *explainCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
-	check := prog
-	if check == nil {
-		check = &datalog.Program{}
-	}
 	hintCapitalised(e.stderr, st, q.Atom)
 	noteStale(e.stderr, st)
-	th := resolveMin(minX, prog)
+	th := policy.ResolveMin(minX, prog)
 	if minX == 0 {
 		warnThresholds(e.stderr, prog)
 	}
 	var stats reasoner.EvalStats
-	p, err := reasoner.Explain(e.ctx, st, prog, q.Atom, reasoner.Options{Min: th.min, Threads: c.Threads, Stats: &stats})
+	p, err := reasoner.Explain(e.ctx, st, prog, q.Atom, reasoner.Options{Min: th.Min, Threads: c.Threads, Stats: &stats})
 	if err != nil {
 		switch {
 		case errors.Is(err, reasoner.ErrNoProof):
@@ -77,10 +74,9 @@ func (c *explainCmd) Run(e *env) error {
 	if c.Format == "json" {
 		return writeJSON(e.stdout, wire.NewProof(p))
 	}
-	printProof(e.stdout, p)
-	if a := check.Aggregation(q.Atom.Pred); a.Method != "max" {
-		fmt.Fprintf(e.stdout, "note: the rule files rank %s facts by %s over several rules' derivations; this is the best single derivation\n",
-			datalog.QuoteName(q.Atom.Pred), a.Describe())
+	wire.WriteProof(e.stdout, p)
+	if note := policy.ProofNote(prog, q.Atom.Pred); note != "" {
+		fmt.Fprintln(e.stdout, note)
 	}
 	thresholdNote(e.stderr, stats, th, "derivations", "are left out")
 	return nil
@@ -89,17 +85,17 @@ func (c *explainCmd) Run(e *env) error {
 // noProofErr is explain's error for a fact without a proof: when the
 // threshold cut derivations or left rules out, it says that it may be why
 // and how to lower it.
-func noProofErr(fact datalog.Atom, prog *datalog.Program, stats reasoner.EvalStats, th threshold) error {
+func noProofErr(fact datalog.Atom, prog *datalog.Program, stats reasoner.EvalStats, th policy.Threshold) error {
 	if prog == nil || len(prog.Rules)+len(prog.Facts) == 0 {
 		what := "neither a base fact nor derived by the last infer"
-		if th.min > 0 {
-			what += fmt.Sprintf(" with confidence >= %s", fmtMin(th.min))
+		if th.Min > 0 {
+			what += fmt.Sprintf(" with confidence >= %s", policy.FormatMin(th.Min))
 		}
 		return fmt.Errorf("%s does not hold: it is %s (pass the rule files with --rules to derive it)", fact, what)
 	}
-	if did := cutText(stats); did != "" && th.min > 0 {
+	if did := policy.CutText(stats); did != "" && th.Min > 0 {
 		return fmt.Errorf("%s has no derivation with confidence >= %s, the threshold (%s), which %s: it may hold with a lower confidence; %s",
-			fact, fmtMin(th.min), th.source, did, strings.Replace(bringBack(th), "brings them back", "would show it", 1))
+			fact, policy.FormatMin(th.Min), th.Source, did, strings.Replace(th.BringBack(), "brings them back", "would show it", 1))
 	}
 	return fmt.Errorf("%s does not hold (no derivation)", fact)
 }

@@ -5,14 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/sysmem"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/rulefile"
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // inferCmd is drumql infer.
@@ -54,7 +55,7 @@ func checkCount(flag string, n int) error {
 func programErr(err error) error {
 	var ds datalog.Diagnostics
 	if errors.As(err, &ds) {
-		return inputErr(diagError{ds: ds})
+		return inputErr(rulefile.DiagnosticsError{Diagnostics: ds})
 	}
 	return inputErr(err)
 }
@@ -118,18 +119,15 @@ func (c *inferCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
-	if lim.Bytes > 0 {
-		// The collector works harder as the heap nears the cap, so that
-		// the cap stops live data, not uncollected garbage.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim.Bytes / 10 * 9))
-	}
+	// The collector works harder as the heap nears the cap, so that the cap
+	// stops live data, not uncollected garbage.
+	defer lim.Soften()()
 	pb := e.newBar(-1, "inferring")
-	opt := reasoner.Options{Min: th.min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
+	opt := reasoner.Options{Min: th.Min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
 		Progress: func(p reasoner.Progress) {
-			pb.describe(inferProgress(p))
+			pb.describe(wire.ProgressText(p))
 			if c.Trace && p.Phase == reasoner.PhaseDerive {
-				fmt.Fprintf(e.stderr, "trace: round %d, %d facts derived, %d joins, %s in use, %s\n",
-					p.Rounds, p.Facts, p.Joins, sysmem.Format(p.Memory), p.Elapsed.Round(time.Millisecond))
+				fmt.Fprintln(e.stderr, wire.TraceLine(p))
 			}
 		}}
 	if !c.Full {
@@ -156,14 +154,7 @@ func (c *inferCmd) Run(e *env) error {
 	if e.showProgress() {
 		fmt.Fprintf(e.stderr, "infer took %s\n", stats.Duration.Round(time.Millisecond))
 	}
-	names := sortedKeys(stats.Derived)
-	w := 0
-	for _, n := range names {
-		w = max(w, len(datalog.QuoteName(n)))
-	}
-	for _, n := range names {
-		fmt.Fprintf(e.stdout, "  %-*s %9d\n", w, datalog.QuoteName(n), stats.Derived[n])
-	}
+	wire.WriteDerived(e.stdout, stats.Derived)
 	thresholdNote(e.stderr, stats.Eval, th, "derived facts", "are not stored")
 	return nil
 }
@@ -171,20 +162,20 @@ func (c *inferCmd) Run(e *env) error {
 // programAndStore loads the rule files (their warnings on stderr), resolves
 // the threshold with --min minX, and opens the store for writing, warning
 // about body predicates nothing defines: what infer and serve do first.
-func programAndStore(e *env, files []string, minX float64) (*rulefile.Set, threshold, store.Store, error) {
+func programAndStore(e *env, files []string, minX float64) (*rulefile.Set, policy.Threshold, store.Store, error) {
 	var warn bytes.Buffer
 	ps, err := loadPrograms(e, &warn, files)
 	io.Copy(e.stderr, &warn)
 	if err != nil {
-		return nil, threshold{}, nil, err
+		return nil, policy.Threshold{}, nil, err
 	}
-	th := resolveMin(minX, ps.Prog)
+	th := policy.ResolveMin(minX, ps.Prog)
 	if minX == 0 {
 		warnThresholds(e.stderr, ps.Prog)
 	}
 	st, err := e.openStoreForWriting(true)
 	if err != nil {
-		return nil, threshold{}, nil, err
+		return nil, policy.Threshold{}, nil, err
 	}
 	warnUnknownBody(e.stderr, st, ps.Prog)
 	return ps, th, st, nil
@@ -213,23 +204,9 @@ func (c *inferCmd) inferErr(e *env, err error, lim sysmem.Limit) error {
 	return fmt.Errorf("%w\nthe store is unchanged (previous derived facts kept)", err)
 }
 
-// inferProgress is the progress bar's description of p.
-func inferProgress(p reasoner.Progress) string {
-	el := p.Elapsed.Round(time.Second)
-	if p.Phase == reasoner.PhaseWrite {
-		return fmt.Sprintf("storing %d/%d facts, %s", p.Written, p.Total, el)
-	}
-	return fmt.Sprintf("round %d, %d facts derived, %s in use, %s", p.Rounds, p.Facts, sysmem.Format(p.Memory), el)
-}
-
 // warnUnknownBody warns about body predicates that are neither relations of
 // the store nor defined by the program (rulefile.UnknownBody).
 func warnUnknownBody(w io.Writer, st store.Store, p *datalog.Program) {
-	var rels []string
-	if rs, err := st.Relations(); err == nil {
-		for _, r := range rs {
-			rels = append(rels, r.Name)
-		}
-	}
-	renderWarnings(w, rulefile.UnknownBody(rels, p))
+	rels, _ := store.RelationNames(st) // none when they cannot be read
+	rulefile.WriteWarnings(w, rulefile.UnknownBody(rels, p))
 }

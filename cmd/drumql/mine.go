@@ -207,13 +207,8 @@ func (c *mineCmd) progress(e *env, r *mining.Run) (func(miner.Progress), *bar) {
 			}
 			return
 		case p.EpochDone:
-			if !e.cli.Quiet && !e.showProgress() {
-				// No bar (a log file): one line per epoch.
-				line := fmt.Sprintf("mine: epoch %d/%d: %d batches, train loss %.4f", p.Epoch, cfg.MaxEpochs, p.Batches, p.Loss)
-				if p.ValidLoss != 0 || p.ValidHits10 != 0 {
-					line += fmt.Sprintf(", valid loss %.4f, raw Hits@10 %.3f", p.ValidLoss, p.ValidHits10)
-				}
-				fmt.Fprintf(e.stderr, "%s (%s)\n", line, p.Elapsed.Round(100*time.Millisecond))
+			if !e.cli.Quiet && !e.showProgress() { // no bar (a log file): one line per epoch
+				fmt.Fprintln(e.stderr, mining.EpochLine(p, cfg))
 			}
 			return
 		}
@@ -221,16 +216,11 @@ func (c *mineCmd) progress(e *env, r *mining.Run) (func(miner.Progress), *bar) {
 			fmt.Fprintf(e.stderr, "mine: head group %d of %d\n", p.Group, p.Groups)
 		}
 		if first && !e.cli.Quiet {
-			if p.EpochTriples < p.Triples {
-				fmt.Fprintf(e.stderr, "mine: an epoch trains on %d of the %d training triples (at most %d per relation, drawn afresh each epoch; --max-queries)\n",
-					p.EpochTriples, p.Triples, cfg.MaxQueries)
-			}
-			if p.CappedEntries > 0 {
-				fmt.Fprintf(e.stderr, "mine: %d operator entries out of hubs (more than %d neighbours through one relation direction) carry no mass in propagation (--max-fan-out)\n",
-					p.CappedEntries, cfg.MaxFanOut)
+			for _, note := range mining.PlanNotes(p, cfg) {
+				fmt.Fprintln(e.stderr, note)
 			}
 		}
-		pb.describe(fmt.Sprintf("epoch %d/%d batch %d/%d loss %.4f %.0f q/s", p.Epoch, cfg.MaxEpochs, p.Batch, p.Batches, p.Loss, p.QueriesPerSec))
+		pb.describe(mining.BatchText(p, cfg))
 		pb.set(len(r.Loss))
 	}, pb
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/internal/jsonflags"
+	"github.com/drumql/drumql/mining"
 )
 
 // mineConfigFile is mine's --config FILE: a JSON object whose keys are
@@ -68,20 +69,20 @@ func (c *mineCmd) AfterApply(ctx *kong.Context) error {
 // writeConfig writes the run's configuration to --write-config: every flag
 // of mine (but --config and --write-config) with its value, keys sorted. A
 // flag left out that takes the miner's default is written with that default
-// (from the help's variables); --min-score and --min-support, whose default
-// is not one value, are written as null (the miner's defaults) when left
-// out. Read back with --config, the file runs the same mining.
+// (mining.DefaultOf, as the help shows it); --min-score and --min-support,
+// whose default is not one value, are written as null (the miner's
+// defaults) when left out. Read back with --config, the file runs the same
+// mining.
 func (c *mineCmd) writeConfig() error {
 	if c.WriteConfig == "" {
 		return nil
 	}
-	vars := minerVars()
 	values := map[string]any{}
 	for _, fl := range c.flags {
 		if configFlags[fl.Name] {
 			continue
 		}
-		values[fl.Name] = flagConfigValue(fl, vars)
+		values[fl.Name] = flagConfigValue(fl)
 	}
 	data, err := json.MarshalIndent(values, "", "  ")
 	if err != nil {
@@ -94,30 +95,12 @@ func (c *mineCmd) writeConfig() error {
 }
 
 // flagConfigValue is fl's value as --write-config writes it; a flag left
-// out is written with the miner's default, or as null without one.
-func flagConfigValue(fl *kong.Flag, vars kong.Vars) any {
+// out is written with the miner's default (mining.DefaultOf), or as null
+// without one.
+func flagConfigValue(fl *kong.Flag) any {
 	var def any
-	if d, ok := vars["miner_"+minerVarName(fl.Name)]; ok {
+	if d, ok := mining.DefaultOf(fl.Name); ok {
 		def = json.Number(d)
 	}
 	return jsonflags.Encode(fl.Target, def)
-}
-
-// minerVarName is the name of the help variable (minerVars) of the miner's
-// default for a flag that takes it when left out; --min-score and
-// --min-support have none (their default is not one value).
-func minerVarName(flag string) string {
-	switch flag {
-	case "constant-len":
-		return "const_len"
-	case "min-score", "min-support":
-		return ""
-	}
-	b := []byte(flag)
-	for i := range b {
-		if b[i] == '-' {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }

@@ -11,20 +11,12 @@ import (
 )
 
 // minerVars are the miner's defaults, which mine's flags left out take,
-// for their help (${miner_beam}, …): the library is the one source.
+// for their help (${miner_beam}, …): the library is the one source
+// (mining.Defaults).
 func minerVars() kong.Vars {
-	x, k := miner.ExtractOptions{}.WithDefaults(), miner.ConstOptions{}.WithDefaults()
-	v := map[string]any{
-		"max_len": miner.MaxRuleLen, "len": miner.DefaultMaxLen, "rank": miner.DefaultRank, "epochs": miner.DefaultMaxEpochs,
-		"batch": miner.DefaultBatch, "seed": miner.DefaultSeed, "max_fan_out": miner.DefaultMaxFanOut, "max_queries": miner.DefaultMaxQueries,
-		"max_rules": x.MaxRules, "candidates": x.Candidates, "min_score": x.MinScore, "beam": x.Beam, "path_samples": x.PathSamples,
-		"budget": x.SupportBudget, "head_budget": x.HeadBudget, "min_support": x.MinSupport, "smoothing": x.Smoothing,
-		"max_path_len": miner.MaxPathLen, "wide_constant_rules": mining.WideConstantRules,
-		"const_len": k.Len, "constant_rules": k.PerHead, "per_constant": k.PerConstant, "const_min_support": k.MinSupport,
-	}
 	vars := kong.Vars{}
-	for name, val := range v {
-		vars["miner_"+name] = fmt.Sprint(val)
+	for name, val := range mining.Defaults() {
+		vars["miner_"+name] = val
 	}
 	return vars
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/sysmem"
@@ -16,42 +15,10 @@ import (
 // minedHeader starts every rule file that drumql mine writes.
 const minedHeader = rulefile.MinedHeader
 
-// source returns the text of a file for diagnostics (rulefile.Source).
-func source(file string) []byte { return rulefile.Source(file) }
-
-// diagError is a Datalog diagnostics error, printed with source lines and
-// carets; it is an input error (exit 2).
-type diagError struct {
-	ds   datalog.Diagnostics
-	head string
-}
-
-func (e diagError) Error() string {
-	var b strings.Builder
-	if e.head != "" {
-		b.WriteString(e.head + "\n")
-	}
-	_ = e.ds.Render(&b, source)
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// renderWarnings prints the warnings of ds on w.
-func renderWarnings(w io.Writer, ds datalog.Diagnostics) {
-	var warn datalog.Diagnostics
-	for _, d := range ds {
-		if d.Severity != datalog.Error {
-			warn = append(warn, d)
-		}
-	}
-	if len(warn) > 0 {
-		_ = warn.Render(w, source)
-	}
-}
-
 // loadPrograms loads the rule files (rulefile.Load) and prints their
-// warnings on warn. Errors come back as a diagError listing every problem
-// of every file. The commands that evaluate say so when files differ in
-// their threshold (warnThresholds).
+// warnings on warn. Errors come back as a rulefile.DiagnosticsError
+// listing every problem of every file. The commands that evaluate say so
+// when files differ in their threshold (warnThresholds).
 func loadPrograms(e *env, warn io.Writer, files []string) (*rulefile.Set, error) {
 	opts, err := e.fileOptions()
 	if err != nil {
@@ -59,13 +26,13 @@ func loadPrograms(e *env, warn io.Writer, files []string) (*rulefile.Set, error)
 	}
 	ps, err := rulefile.Load(e.ctx, files, opts)
 	if ps != nil {
-		renderWarnings(warn, ps.Warnings)
+		rulefile.WriteWarnings(warn, ps.Warnings)
 	}
 	var ds datalog.Diagnostics
 	var interrupted *rulefile.InterruptedError
 	switch {
 	case errors.As(err, &ds):
-		return nil, inputErr(diagError{ds: ds})
+		return nil, inputErr(rulefile.DiagnosticsError{Diagnostics: ds})
 	case errors.As(err, &interrupted):
 		return nil, err
 	case err != nil:

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
@@ -88,7 +83,7 @@ func (c *queryCmd) Run(e *env) error {
 	}
 	hintCapitalised(e.stderr, st, q.Atom)
 	noteStale(e.stderr, st)
-	th := resolveMin(minX, prog)
+	th := policy.ResolveMin(minX, prog)
 	if minX == 0 {
 		warnThresholds(e.stderr, prog)
 	}
@@ -100,11 +95,8 @@ func (c *queryCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if lim.Bytes > 0 {
-		// as infer: the collector works harder near the cap
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim.Bytes / 10 * 9))
-	}
-	opt := reasoner.Options{Min: th.min, Threads: c.Threads, Explain: c.Explain, Stats: &stats, MaxMemory: lim.Bytes}
+	defer lim.Soften()() // as infer: the collector works harder near the cap
+	opt := reasoner.Options{Min: th.Min, Threads: c.Threads, Explain: c.Explain, Stats: &stats, MaxMemory: lim.Bytes}
 	// When the store already holds the program's fixpoint at this
 	// threshold (infer stored it, and no base fact changed since), the
 	// answers are the stored facts and noisy-or applies the head's rules
@@ -113,7 +105,7 @@ func (c *queryCmd) Run(e *env) error {
 	stored := len(c.Rules) > 0 && policy.StoredFixpoint(st, prog, q.Atom, opt)
 	if stored {
 		answerProg = nil
-		storedNote(e.stderr, th)
+		fmt.Fprintln(e.stderr, th.StoredNote())
 	}
 	if c.Count {
 		// noisy-or rescores answers, it neither adds nor removes one
@@ -129,7 +121,7 @@ func (c *queryCmd) Run(e *env) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	vars := queryVars(q.Atom)
+	vars := wire.QueryVars(q.Atom)
 	if c.Unordered && len(vars) > 0 { // a ground query has one answer at most
 		if comb.Method != policy.Max {
 			return inputErr(fmt.Errorf("--unordered needs --combine max (noisy-or rescores answers after they are all known)"))
@@ -151,24 +143,19 @@ func (c *queryCmd) Run(e *env) error {
 	if c.Format == "json" {
 		return printAnswersJSON(e.stdout, vars, answers, c.Explain)
 	}
-	if err := printAnswers(e.ctx, e.stdout, c.Format, vars, answers); err != nil {
+	if err := wire.WriteAnswers(e.ctx, e.stdout, c.Format, vars, answers); err != nil {
 		return fmt.Errorf("query %s: %w", q.Atom, err)
 	}
 	if c.Explain && len(answers) > 0 && answers[0].Proof != nil {
 		fmt.Fprintln(e.stdout)
 		fmt.Fprintln(e.stdout, "proof of the top answer:")
-		printProof(e.stdout, answers[0].Proof)
+		wire.WriteProof(e.stdout, answers[0].Proof)
 	}
 	switch {
-	case decided > 0 && th.min > 0:
+	case decided > 0 && th.Min > 0:
 		// in place of the note on what the threshold cut, which was not
 		// evaluated
-		what := "best answer"
-		if c.Top > 1 {
-			what = fmt.Sprintf("%d best answers", c.Top)
-		}
-		fmt.Fprintf(e.stderr, "drumql: note: the %s needed only the derivations of confidence %s or more; the weaker ones were not evaluated (--top 0 evaluates every answer)\n",
-			what, fmtMin(decided))
+		fmt.Fprintln(e.stderr, policy.DecidedNote(c.Top, decided))
 	case decided == 0:
 		thresholdNote(e.stderr, stats, th, "answers", "are not shown")
 	}
@@ -183,103 +170,21 @@ func combinationNote(e *env, comb policy.Combination) {
 	}
 }
 
-// storedNote says on w that the answers are the stored derived facts and,
-// when a threshold applies, that weaker derivations were not stored.
-func storedNote(w io.Writer, th threshold) {
-	if th.min > reasoner.Exact {
-		fmt.Fprintf(w, "drumql: note: answered from the derived facts infer stored for these rules, at the threshold %s (%s): derivations below it were not stored; %s\n",
-			fmtMin(th.min), th.source, bringBack(th))
-		return
-	}
-	fmt.Fprintln(w, "drumql: note: answered from the derived facts infer stored for these rules")
-}
-
 // streamAnswers writes every answer as the evaluator reads it out (at most
-// top when top > 0), through a buffer, holding none of them.
+// top when top > 0), through a buffer, holding none of them
+// (wire.AnswerStream).
 func streamAnswers(e *env, st store.Store, prog *datalog.Program, q datalog.Atom, opt reasoner.Options, vars []string, format string, top int) error {
-	out := &errWriter{w: e.stdout}
-	w := bufio.NewWriter(out)
-	n := 0
-	var werr error
-	row := func(a reasoner.Answer) {
-		switch format {
-		case "json":
-			x, err := json.Marshal(wire.Answer{Vars: vars, Values: a.Values, Confidence: a.Confidence})
-			if err != nil {
-				werr = err
-				return
-			}
-			if n > 0 {
-				w.WriteString(",\n  ")
-			}
-			w.Write(x)
-		case "tsv": // written piece by piece: nothing allocated per row
-			for _, v := range a.Values {
-				w.WriteString(v)
-				w.WriteByte('\t')
-			}
-			w.Write(strconv.AppendFloat(w.AvailableBuffer(), a.Confidence, 'g', -1, 64))
-			w.WriteByte('\n')
-		default:
-			if len(vars) == 0 {
-				w.WriteString("true ")
-			}
-			for _, v := range a.Values {
-				w.WriteString(v)
-				w.WriteString("  ")
-			}
-			w.Write(strconv.AppendFloat(w.AvailableBuffer(), a.Confidence, 'g', 4, 64)) // fmtConf
-			w.WriteByte('\n')
-		}
-	}
-	switch {
-	case format == "json":
-		w.WriteString("[\n  ")
-	case format == "tsv":
-		w.WriteString(strings.Join(vars, "\t") + "\tconfidence\n")
-	case len(vars) > 0:
-		w.WriteString(strings.Join(vars, "  ") + "  confidence\n")
-	}
+	s := wire.NewAnswerStream(e.stdout, format, vars)
 	err := reasoner.QueryFunc(e.ctx, st, prog, q, opt, func(a reasoner.Answer) bool {
-		row(a)
-		n++
 		// A failed write (a closed pipe when SIGPIPE is ignored) ends
 		// the query instead of formatting the rest for nothing.
-		return werr == nil && out.err == nil && (top <= 0 || n < top)
+		return s.Write(a) && (top <= 0 || s.Count() < top)
 	})
 	if err != nil {
-		w.Flush()
+		s.Flush()
 		return queryErr(err)
 	}
-	switch {
-	case format == "json":
-		w.WriteString("\n]\n")
-	case format != "tsv" && n == 0:
-		if len(vars) == 0 {
-			w.WriteString("false\n")
-		} else {
-			w.WriteString("no answers\n")
-		}
-	}
-	if werr != nil {
-		return werr
-	}
-	return w.Flush()
-}
-
-// errWriter is a writer that keeps the first error of the writes.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (w *errWriter) Write(p []byte) (int, error) {
-	if w.err != nil {
-		return 0, w.err
-	}
-	n, err := w.w.Write(p)
-	w.err = err
-	return n, err
+	return s.Close()
 }
 
 // queryErr classifies an error of reasoner.Query or Count.
@@ -298,31 +203,11 @@ func queryErr(err error) error {
 }
 
 // hintCapitalised prints a hint for every variable of a whose name, as
-// written or in lower case, is an entity of the store: most often a
-// constant written with a capital letter, which makes it a variable.
+// written or in lower case, is an entity of the store
+// (policy.CapitalisedVars).
 func hintCapitalised(w io.Writer, st store.Store, a datalog.Atom) {
-	rels := map[string]bool{}
-	if rs, err := st.Relations(); err == nil {
-		for _, r := range rs {
-			rels[r.Name] = true
-		}
-	}
-	var seen []string
-	for _, t := range a.Args {
-		if t.Kind != datalog.Var || t.Value == "_" || strings.HasPrefix(t.Value, "_") || slices.Contains(seen, t.Value) {
-			continue
-		}
-		seen = append(seen, t.Value)
-		for _, name := range []string{t.Value, strings.ToLower(t.Value)} {
-			if rels[name] {
-				continue
-			}
-			if _, ok, err := st.Lookup(name); err == nil && ok {
-				fmt.Fprintf(w, "hint: %s is a variable (a name that starts with an uppercase letter); the entity is written %s\n",
-					t.Value, datalog.Term{Kind: datalog.Symbol, Value: name})
-				break
-			}
-		}
+	for _, c := range policy.CapitalisedVars(st, a) {
+		fmt.Fprintf(w, "hint: %s is a variable (a name that starts with an uppercase letter); the entity is written %s\n", c.Var, c.Entity)
 	}
 }
 
@@ -402,34 +287,8 @@ func checkQuery(st store.Store, prog *datalog.Program, q datalog.Query) error {
 	for _, d := range ds {
 		b.WriteString(d.Msg)
 	}
-	if !defined(st, prog, q.Atom.Pred) {
+	if !policy.Defined(st, prog, q.Atom.Pred) {
 		b.WriteString("\nhint: the store has no base or derived fact of it; if a rules file defines it, pass the file with --rules")
 	}
 	return inputErr(errors.New(b.String()))
 }
-
-// defined reports whether pred is a relation of st or defined by a rule or
-// fact of prog.
-func defined(st store.Store, prog *datalog.Program, pred string) bool {
-	if rels, err := st.Relations(); err == nil {
-		for _, r := range rels {
-			if r.Name == pred {
-				return true
-			}
-		}
-	}
-	for _, r := range prog.Rules {
-		if r.Head.Pred == pred {
-			return true
-		}
-	}
-	for _, f := range prog.Facts {
-		if f.Atom.Pred == pred {
-			return true
-		}
-	}
-	return false
-}
-
-// queryVars returns the distinct named variables of a, in order of first
-// appearance.

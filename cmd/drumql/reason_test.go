@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/parser"
-	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -389,45 +387,6 @@ func TestErrorsNamePackageOnce(t *testing.T) {
 	code = run(ctx, []string{"--db", db, "-q", "query", "--rules", tc, "p(X, Y)?"}, strings.NewReader(""), &stdout, &errb)
 	if code != 1 || strings.Count(errb.String(), "reasoner:") != 1 || !strings.Contains(errb.String(), "context canceled") {
 		t.Errorf("cancelled query: exit %d, stderr:\n%s", code, errb.String())
-	}
-}
-
-// TestPrintAnswers: the table and TSV are written as fmt wrote them (the
-// padding counts runes), and a cancelled context stops the printing with
-// its error before anything is written.
-func TestPrintAnswers(t *testing.T) {
-	vars := []string{"X", "Yvalue"}
-	answers := []reasoner.Answer{
-		{Values: []string{"ärger", "b"}, Confidence: 1},
-		{Values: []string{"a", "longer value"}, Confidence: 0.123456},
-		{Values: []string{"bb", ""}, Confidence: 1e-5},
-	}
-	var want strings.Builder
-	widths := []int{len("ärger"), len("longer value")}
-	for i, v := range vars {
-		fmt.Fprintf(&want, "%-*s  ", widths[i], v)
-	}
-	want.WriteString("confidence\n")
-	for _, a := range answers {
-		for i, v := range a.Values {
-			fmt.Fprintf(&want, "%-*s  ", widths[i], v)
-		}
-		want.WriteString(fmtConf(a.Confidence) + "\n")
-	}
-	var b bytes.Buffer
-	if err := printAnswers(context.Background(), &b, "table", vars, answers); err != nil || b.String() != want.String() {
-		t.Errorf("table (%v):\n%q\nwant\n%q", err, b.String(), want.String())
-	}
-	b.Reset()
-	wantTSV := "X\tYvalue\tconfidence\närger\tb\t1\na\tlonger value\t0.123456\nbb\t\t1e-05\n"
-	if err := printAnswers(context.Background(), &b, "tsv", vars, answers); err != nil || b.String() != wantTSV {
-		t.Errorf("tsv (%v):\n%q\nwant\n%q", err, b.String(), wantTSV)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	b.Reset()
-	if err := printAnswers(ctx, &b, "table", vars, answers); !errors.Is(err, context.Canceled) || b.Len() != 0 {
-		t.Errorf("cancelled: %v, wrote %q", err, b.String())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // retractCmd is drumql retract.
@@ -59,21 +60,12 @@ func noteStale(w io.Writer, st store.Store) {
 	}
 }
 
-// staleNote is the note that the store's derived facts are out of date:
-// base facts were loaded or retracted since the infer that stored them;
-// "" when they are not.
+// staleNote is the note that the store's derived facts are out of date
+// (wire.StaleNote); "" when they are not.
 func staleNote(st store.Store) string {
 	ms, err := st.Materialised()
-	if err != nil || ms.Program == nil {
+	if err != nil {
 		return ""
 	}
-	switch {
-	case ms.Overflow:
-		return fmt.Sprintf("note: the derived facts are out of date: more than %d base facts changed since they were inferred; drumql infer updates them", store.MaxChangeLog)
-	case len(ms.Changes) == 1:
-		return "note: the derived facts are out of date: 1 base fact changed since they were inferred; drumql infer updates them"
-	case len(ms.Changes) > 0:
-		return fmt.Sprintf("note: the derived facts are out of date: %d base facts changed since they were inferred; drumql infer updates them", len(ms.Changes))
-	}
-	return ""
+	return wire.StaleNote(ms)
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"time"
 
 	"github.com/drumql/drumql/internal/sysmem"
@@ -89,7 +87,7 @@ func (c *serveCmd) Run(e *env) error {
 		h = slog.NewJSONHandler(e.stderr, nil)
 	}
 	s, err := server.New(e.ctx, server.Config{
-		Store: st, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.min, MaxFacts: c.MaxFacts,
+		Store: st, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.Min, MaxFacts: c.MaxFacts,
 		Threads: c.Threads, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, Logger: slog.New(h),
 	}, func(what string) {
 		if !e.cli.Quiet {
@@ -102,29 +100,17 @@ func (c *serveCmd) Run(e *env) error {
 		}
 		return (&inferCmd{}).inferErr(e, err, sysmem.Limit{})
 	}
-	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
-		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			fmt.Fprintf(e.stderr, "warning: serving on %s, reachable from other machines", ln.Addr())
-			if c.Token == "" {
-				fmt.Fprint(e.stderr, ", and without --token anyone who reaches it can change the rules and facts")
-			}
-			fmt.Fprintln(e.stderr)
+	if server.Exposed(ln.Addr()) {
+		fmt.Fprintf(e.stderr, "warning: serving on %s, reachable from other machines", ln.Addr())
+		if c.Token == "" {
+			fmt.Fprint(e.stderr, ", and without --token anyone who reaches it can change the rules and facts")
 		}
+		fmt.Fprintln(e.stderr)
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stdout, "serving http://%s (%d rules; store %s; rule edits go to %s); open http://%s/ in a browser for the page\n", ln.Addr(), len(ps.Prog.Rules), e.cli.DB, edits, ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-e.ctx.Done():
-	}
 	// Graceful: stop accepting, let the requests in flight finish.
-	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("serve: shutting down: %w", err)
+	if err := s.Serve(e.ctx, ln); err != nil {
+		return err
 	}
 	if err := st.Close(); err != nil {
 		return err

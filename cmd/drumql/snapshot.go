@@ -1,11 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"time"
 
-	"github.com/drumql/drumql/internal/atomicfile"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/store"
 )
@@ -28,9 +27,8 @@ Examples:
   drumql mine --snapshot family.snap --out family.dl`
 }
 
-// Run writes the snapshot file: the data goes to a temporary file beside
-// --out as it is produced, which is synced and renamed over --out once
-// whole, so that a killed or failing run leaves --out as it was.
+// Run writes the snapshot file (miner.WriteSnapshotFile): a killed or
+// failing run leaves --out as it was.
 func (c *snapshotCmd) Run(e *env) error {
 	st, err := e.openStore(true)
 	if err != nil {
@@ -38,56 +36,22 @@ func (c *snapshotCmd) Run(e *env) error {
 	}
 	defer st.Close()
 	start := time.Now()
-	f, err := atomicfile.Create(c.Out)
-	if err != nil {
-		return fmt.Errorf("snapshot: %w", err)
-	}
-	defer f.Abort()
-	w := &stepWriter{w: f}
-	if err := miner.WriteSnapshot(e.ctx, w, st); err != nil {
+	n, err := miner.WriteSnapshotFile(e.ctx, c.Out, st, testHookSnapshotStep)
+	if fe, ok := errors.AsType[*miner.SnapshotFileError](err); ok {
+		return fmt.Errorf("snapshot: %w", fe.Err)
+	} else if err != nil {
 		return err
 	}
-	snapshotStep("snapshot:written")
-	if err := f.Commit(); err != nil {
-		return fmt.Errorf("snapshot: %w", err)
-	}
-	snapshotStep("snapshot:renamed")
 	if !e.cli.Quiet {
-		fmt.Fprintf(e.stderr, "wrote a snapshot of %s to %s (%d bytes) in %s\n", e.cli.DB, c.Out, w.n, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(e.stderr, "wrote a snapshot of %s to %s (%d bytes) in %s\n", e.cli.DB, c.Out, n, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }
 
 // testHookSnapshotStep, when not nil, is called at each step of writing a
-// snapshot file: snapshot:writing after each piece of data reached the
-// temporary file, snapshot:written once all of it has (not synced, not
-// renamed), snapshot:renamed once the file replaced --out (synced). Only
-// tests set it, to kill the process there.
+// snapshot file (miner.StepWriting, StepWritten, StepRenamed). Only tests
+// set it, to kill the process there.
 var testHookSnapshotStep func(step string)
-
-// snapshotStep reports a step of writing a snapshot file.
-func snapshotStep(step string) {
-	if testHookSnapshotStep != nil {
-		testHookSnapshotStep(step)
-	}
-}
-
-// stepWriter passes writes on to w, counting the bytes written, and reports
-// the step snapshot:writing after each.
-type stepWriter struct {
-	w io.Writer
-	n int64
-}
-
-// Write writes p to w.
-func (s *stepWriter) Write(p []byte) (int, error) {
-	n, err := s.w.Write(p)
-	s.n += int64(n)
-	if err == nil {
-		snapshotStep("snapshot:writing")
-	}
-	return n, err
-}
 
 // mineSource opens what drumql mine trains from: the snapshot file of
 // --snapshot (st is then the file read as a store, see

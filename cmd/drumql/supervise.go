@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/drumql/drumql/internal/supervise"
@@ -31,35 +30,5 @@ func superviseWriter(cmd string, args []string, db string) (code int, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	if res.Fault() {
-		fmt.Fprint(os.Stderr, faultMessage(cmd, db, &res))
-		return exitFailure, true
-	}
-	os.Stderr.Write(res.Output)
-	if res.Signal != nil {
-		return res.Reraise(), true
-	}
-	return res.Code, true
-}
-
-// faultMessage is the error message of a writer that died of a fault
-// while writing the store at db.
-func faultMessage(cmd, db string, res *supervise.Result) string {
-	state := "the store is unchanged"
-	switch {
-	case cmd == "serve":
-		// a long-running writer: each edit is stored whole or not at all
-		state = "the store holds the edits stored before the fault, not the one being written"
-	case res.Committed:
-		state = fmt.Sprintf("the %s had committed before the fault: the store holds its result", cmd)
-	}
-	if store.LowOnSpace(db) {
-		return fmt.Sprintf("drumql: %s: no space left on the device of %s while writing (the write faulted); %s\n"+
-			"hint: free space on that device before using the store again: opening it next replays its log, which takes room too\n", cmd, db, state)
-	}
-	msg := fmt.Sprintf("drumql: %s crashed writing the store at %s: %s; %s\n", cmd, db, res.SignalLine(), state)
-	if path, err := res.SaveOutput(); err == nil {
-		return msg + "hint: the crash report is in " + path + "\n"
-	}
-	return msg + "the crash report:\n" + string(res.Output)
+	return res.Report(os.Stderr, cmd, db, store.LowOnSpace), true // exitFailure after a fault
 }

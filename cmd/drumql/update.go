@@ -2,15 +2,15 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 // update brings the stored derived facts up to date with prog and the base
@@ -19,7 +19,7 @@ import (
 // instead: no derived facts with a record (the first infer), too many base
 // changes, or a record that does not match the stored facts (a note on
 // stderr says which, except for the first).
-func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt reasoner.Options, th threshold, pb *bar) (bool, error) {
+func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt reasoner.Options, th policy.Threshold, pb *bar) (bool, error) {
 	res, err := maintain.Catchup(e.ctx, st, prog, opt, maintain.CatchupOptions{Parse: parser.ParseString, Describe: pb.describe, Validated: true}) // loadPrograms validated prog
 	if err != nil {
 		return true, err
@@ -35,7 +35,7 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 		if err := st.Close(); err != nil {
 			return true, err
 		}
-		fmt.Fprintf(e.stdout, "+0 −0 ~0 derived facts in %s (nothing to update); stored in %s\n", formatDuration(time.Since(res.Start)), e.cli.DB)
+		fmt.Fprintf(e.stdout, "+0 −0 ~0 derived facts in %s (nothing to update); stored in %s\n", wire.FormatDuration(time.Since(res.Start)), e.cli.DB)
 		return true, nil
 	}
 	if res.Changed {
@@ -45,72 +45,15 @@ func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt rea
 		return true, err
 	}
 	ch := res.Change
-	how := fmt.Sprintf("incremental, %d rounds", ch.Rounds)
-	if ch.Full {
-		how = "recomputed, cheaper than an update"
-	}
-	if !res.Changed {
-		how = "nothing to update"
-	}
-	fmt.Fprintf(e.stdout, "%s derived facts in %s (%s); stored in %s\n", changeCounts(ch),
-		formatDuration(time.Since(res.Start)), how, e.cli.DB)
+	fmt.Fprintf(e.stdout, "%s; stored in %s\n", wire.UpdateSummary(ch, res.Changed, time.Since(res.Start)), e.cli.DB)
 	if e.showProgress() {
-		fmt.Fprintf(e.stderr, "read the stored derived facts in %s, updated in %s, stored in %s\n",
-			formatDuration(res.Resumed.Sub(res.Start)), formatDuration(res.Applied.Sub(res.Resumed)), formatDuration(time.Since(res.Applied)))
+		fmt.Fprintln(e.stderr, wire.CatchupTimes(res, time.Now()))
 	}
-	writeChanges(e.stdout, ch, c.Changes)
-	if th.min > 0 {
+	wire.WriteChanges(e.stdout, ch, c.Changes)
+	if th.Min > 0 {
 		// An update does not count what the threshold cuts in the whole
 		// program: say that it applies, and how to count.
-		fmt.Fprintf(e.stderr, "drumql: note: the threshold %s (%s) applies: derived facts below it are not stored; infer --full counts the derivations it cuts\n",
-			fmtMin(th.min), th.source)
+		fmt.Fprintln(e.stderr, th.UpdateNote())
 	}
 	return true, nil
 }
-
-// changeCounts is "+N −M ~K": derived facts added, removed, re-weighted.
-func changeCounts(ch maintain.Change) string {
-	return fmt.Sprintf("+%d −%d ~%d", ch.Added, ch.Removed, ch.Reweighted)
-}
-
-// formatDuration rounds d for a person: milliseconds below 10 s.
-func formatDuration(d time.Duration) string {
-	if d < 10*time.Second {
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	}
-	return d.Round(100 * time.Millisecond).String()
-}
-
-// writeChanges lists up to n of the changed facts: "+ fact  conf",
-// "− fact  conf", "~ fact  old → new".
-func writeChanges(w io.Writer, ch maintain.Change, n int) {
-	for i, f := range ch.Facts {
-		if i == n {
-			if more := ch.Added + ch.Removed + ch.Reweighted - n; more > 0 {
-				fmt.Fprintf(w, "  ... and %d more\n", more)
-			}
-			return
-		}
-		atom := factText(f.Pred, f.Args)
-		switch {
-		case f.Old == 0:
-			fmt.Fprintf(w, "  + %s  %s\n", atom, formatConf(f.New))
-		case f.New == 0:
-			fmt.Fprintf(w, "  − %s  %s\n", atom, formatConf(f.Old))
-		default:
-			fmt.Fprintf(w, "  ~ %s  %s → %s\n", atom, formatConf(f.Old), formatConf(f.New))
-		}
-	}
-}
-
-// factText writes a fact as a program would.
-func factText(pred string, args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = datalog.QuoteName(a)
-	}
-	return datalog.QuoteName(pred) + "(" + strings.Join(q, ", ") + ")"
-}
-
-// formatConf writes a confidence with four significant digits.
-func formatConf(c float64) string { return fmt.Sprintf("%.4g", c) }

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"io"
 
 	"github.com/drumql/drumql/store"
+	"github.com/drumql/drumql/wire"
 )
 
 type verifyCmd struct{}
@@ -41,10 +41,8 @@ func (c *verifyCmd) Run(e *env) error {
 	return writeMaterialState(e.stdout, st)
 }
 
-// writeMaterialState says which materialisation the derived facts are: how
-// many, the digest of the program record an infer stored with them (the
-// same after an interrupted update as before it, or the new one), and how
-// many base facts changed since.
+// writeMaterialState says which materialisation the derived facts are
+// (wire.MaterialLine).
 func writeMaterialState(w io.Writer, st store.Store) error {
 	rs, err := st.Relations()
 	if err != nil {
@@ -58,15 +56,6 @@ func writeMaterialState(w io.Writer, st store.Store) error {
 	if err != nil {
 		return err
 	}
-	if ms.Program == nil {
-		fmt.Fprintf(w, "derived facts: %d, without a record of their program (the next infer recomputes them)\n", n)
-		return nil
-	}
-	sum := sha256.Sum256(ms.Program)
-	changed := fmt.Sprintf("%d base facts changed since", len(ms.Changes))
-	if ms.Overflow {
-		changed = fmt.Sprintf("more than %d base facts changed since", store.MaxChangeLog)
-	}
-	fmt.Fprintf(w, "derived facts: %d, of the program recorded as sha256:%x (%d bytes); %s\n", n, sum[:8], len(ms.Program), changed)
+	fmt.Fprintln(w, wire.MaterialLine(n, ms))
 	return nil
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/drumql/drumql/cluster"
@@ -45,20 +43,11 @@ func (c *workerCmd) Run(e *env) error {
 	if err := cluster.CheckURL(c.Cluster); err != nil {
 		return inputErr(fmt.Errorf("worker: --cluster: %w", err))
 	}
-	host, _ := os.Hostname()
 	name := c.Name
 	if name == "" {
-		name = fmt.Sprintf("%s:%d", host, os.Getpid())
+		name = cluster.DefaultWorkerName()
 	}
-	cache := c.Cache
-	switch cache {
-	case "off":
-		cache = ""
-	case "":
-		if dir, err := os.UserCacheDir(); err == nil {
-			cache = filepath.Join(dir, "drumql", "snapshots")
-		}
-	}
+	cache := cluster.CacheDir(c.Cache)
 	var maxMem int64
 	if c.MaxMemory != "" {
 		n, err := sysmem.ParseSize(c.MaxMemory)
@@ -73,13 +62,7 @@ func (c *workerCmd) Run(e *env) error {
 		}
 	}
 	opts := c.connOptions(c.Cluster, "drumql worker "+name)
-	opts.Disconnected = func(err error) {
-		if err == nil {
-			return // closed by us
-		}
-		logf("lost the connection to the server (%v); reconnecting", err)
-	}
-	opts.Reconnected = func(url string) { logf("reconnected to %s", url) }
+	opts.LogReconnects(logf, false)
 	nc, err := connectNATS(opts, "worker")
 	if err != nil {
 		return err

@@ -108,3 +108,48 @@ func (r *Result) SaveOutput() (string, error) {
 	}
 	return f.Name(), nil
 }
+
+// FaultMessage is the error message, ending in a newline, of the writer
+// command cmd (load, infer, retract, serve) that died of a fault while
+// writing the store at db: what the store holds after it (unchanged, the
+// command's result once it had committed, or, for serve, the edits stored
+// before), and either, when lowOnSpace (the store's device is nearly
+// full), that the device filled, or the signal and where the crash report
+// was saved (the report itself when it could not be).
+func (r *Result) FaultMessage(cmd, db string, lowOnSpace bool) string {
+	state := "the store is unchanged"
+	switch {
+	case cmd == "serve":
+		// a long-running writer: each edit is stored whole or not at all
+		state = "the store holds the edits stored before the fault, not the one being written"
+	case r.Committed:
+		state = fmt.Sprintf("the %s had committed before the fault: the store holds its result", cmd)
+	}
+	if lowOnSpace {
+		return fmt.Sprintf("drumql: %s: no space left on the device of %s while writing (the write faulted); %s\n"+
+			"hint: free space on that device before using the store again: opening it next replays its log, which takes room too\n", cmd, db, state)
+	}
+	msg := fmt.Sprintf("drumql: %s crashed writing the store at %s: %s; %s\n", cmd, db, r.SignalLine(), state)
+	if path, err := r.SaveOutput(); err == nil {
+		return msg + "hint: the crash report is in " + path + "\n"
+	}
+	return msg + "the crash report:\n" + string(r.Output)
+}
+
+// Report ends the supervision of the writer command cmd over the store at
+// db: it writes on w what the child wrote, or, when the child died of a
+// fault, FaultMessage instead (lowOnSpace, asked only then, tells whether
+// db's device is nearly full), and returns the supervisor's exit code: 1
+// after a fault, the signal that killed the child raised again (Reraise),
+// else the child's own code.
+func (r *Result) Report(w io.Writer, cmd, db string, lowOnSpace func(string) bool) int {
+	if r.Fault() {
+		fmt.Fprint(w, r.FaultMessage(cmd, db, lowOnSpace(db)))
+		return 1
+	}
+	w.Write(r.Output)
+	if r.Signal != nil {
+		return r.Reraise()
+	}
+	return r.Code
+}

@@ -2,6 +2,7 @@ package supervise
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -54,4 +55,50 @@ func TestNoChild(t *testing.T) {
 		t.Fatal("SetUp without the supervisor's variable returned a child")
 	}
 	c.Committed()
+}
+
+// TestFaultMessage: what the store holds after the fault (unchanged,
+// committed, serve's edits), the device filled or the signal and the saved
+// crash report.
+func TestFaultMessage(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	res := Result{Exited: true, Code: 2, Output: []byte(report)}
+	full := res.FaultMessage("load", "kg.db", true)
+	want := "drumql: load: no space left on the device of kg.db while writing (the write faulted); the store is unchanged\n" +
+		"hint: free space on that device before using the store again: opening it next replays its log, which takes room too\n"
+	if full != want {
+		t.Errorf("low on space:\n%q\nwant\n%q", full, want)
+	}
+	res.Committed = true
+	if got := res.FaultMessage("infer", "kg.db", true); !strings.Contains(got, "; the infer had committed before the fault: the store holds its result\n") {
+		t.Errorf("committed: %q", got)
+	}
+	if got := res.FaultMessage("serve", "kg.db", true); !strings.Contains(got, "; the store holds the edits stored before the fault, not the one being written\n") {
+		t.Errorf("serve: %q", got)
+	}
+	got := res.FaultMessage("retract", "kg.db", false)
+	head := "drumql: retract crashed writing the store at kg.db: [signal SIGBUS: bus error code=0x2 addr=0x7f0000000000 pc=0x4a1b2c]; the retract had committed before the fault: the store holds its result\nhint: the crash report is in "
+	path, ok := strings.CutPrefix(got, head)
+	if !ok {
+		t.Fatalf("crash:\n%q\nwant it to start\n%q", got, head)
+	}
+	if saved, err := os.ReadFile(strings.TrimSuffix(path, "\n")); err != nil || !bytes.Equal(saved, res.Output) {
+		t.Errorf("the crash report saved at %q: %v, %q", path, err, saved)
+	}
+}
+
+// TestReport: a child's output passed on with its exit code, or the fault
+// message and exit 1 (the device asked about only then).
+func TestReport(t *testing.T) {
+	asked := 0
+	low := func(db string) bool { asked++; return db == "full.db" }
+	var b bytes.Buffer
+	if code := (&Result{Exited: true, Code: 2, Output: []byte("drumql: bad flag\n")}).Report(&b, "load", "kg.db", low); code != 2 || b.String() != "drumql: bad flag\n" || asked != 0 {
+		t.Errorf("exit 2: code %d, wrote %q, device asked %d times", code, b.String(), asked)
+	}
+	b.Reset()
+	fault := &Result{Exited: true, Code: 2, Output: []byte(report)}
+	if code := fault.Report(&b, "load", "full.db", low); code != 1 || asked != 1 || !strings.HasPrefix(b.String(), "drumql: load: no space left on the device of full.db") {
+		t.Errorf("fault: code %d, wrote %q, device asked %d times", code, b.String(), asked)
+	}
 }

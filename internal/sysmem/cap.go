@@ -1,5 +1,7 @@
 package sysmem
 
+import "runtime/debug"
+
 // ParseCap reads a memory cap as the commands take it: "off" for none
 // (known false), "" for the memory available to the process (Available:
 // known when it can be read), or a size (ParseSize) whose Limit names
@@ -17,4 +19,17 @@ func ParseCap(s, source string) (lim Limit, known bool, err error) {
 		return Limit{}, false, err
 	}
 	return Limit{Bytes: n, Source: source}, true, nil
+}
+
+// Soften sets the Go runtime's soft memory limit to nine tenths of the
+// cap, when there is one (Bytes > 0), and returns the function that
+// restores the previous limit: the collector then works harder as the
+// heap nears the cap, so that the cap stops live data, not uncollected
+// garbage. Without a cap it changes nothing.
+func (l Limit) Soften() (restore func()) {
+	if l.Bytes <= 0 {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(l.Bytes / 10 * 9)
+	return func() { debug.SetMemoryLimit(prev) }
 }

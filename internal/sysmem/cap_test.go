@@ -1,6 +1,9 @@
 package sysmem
 
-import "testing"
+import (
+	"runtime/debug"
+	"testing"
+)
 
 func TestParseCap(t *testing.T) {
 	for _, tt := range []struct {
@@ -25,5 +28,23 @@ func TestParseCap(t *testing.T) {
 	avail, ok := Available()
 	if lim, known, err := ParseCap("", "--max-memory"); err != nil || lim.Source != avail.Source || known != ok || (known && lim.Bytes <= 0) {
 		t.Errorf("ParseCap(\"\") = %+v, %v, %v; want the available memory %+v, %v", lim, known, err, avail, ok)
+	}
+}
+
+// TestSoften: a cap sets the soft limit to nine tenths of it until
+// restored; no cap changes nothing.
+func TestSoften(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	restore := Limit{Bytes: 10 << 30}.Soften()
+	if got := debug.SetMemoryLimit(-1); got != 9<<30 {
+		t.Errorf("soft limit under a 10 GiB cap: %d, want %d", got, int64(9<<30))
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != prev {
+		t.Errorf("restored: %d, want %d", got, prev)
+	}
+	Limit{}.Soften()()
+	if got := debug.SetMemoryLimit(-1); got != prev {
+		t.Errorf("no cap changed the limit to %d (was %d)", got, prev)
 	}
 }

@@ -2,7 +2,7 @@ package main
 
 import "sort"
 
-// sortedKeys returns the keys of m in increasing order.
+// sortedKeys returns the keys of m in increasing order (for the tests).
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -1,0 +1,15 @@
+package store
+
+// RelationNames returns the names of st's relations, in the order
+// st.Relations gives them.
+func RelationNames(st Store) ([]string, error) {
+	rs, err := st.Relations()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.Name
+	}
+	return names, nil
+}
