@@ -66,6 +66,12 @@ func (w *Widening) Describe() string {
 		w.Queries, miner.MaxPathLen, WideConstantRules, w.Wide, w.Heads, w.Chosen, w.BaseRules, w.BaseMRR, w.WideRules, w.WideMRR)
 }
 
+// Summary is the line drumql mine prints about the choice.
+func (w *Widening) Summary() string {
+	return fmt.Sprintf("wide rule set kept for %d of %d head relations (valid MRR %.3f, %d rules: %.3f; %d wide rules: %.3f)",
+		w.Wide, w.Heads, w.Chosen, w.BaseRules, w.BaseMRR, w.WideRules, w.WideMRR)
+}
+
 // Widen reads a second, wider rule set off the run's models (WideOptions
 // of opt, for heads as the run's were read) and keeps, for each head
 // relation, the rules of the set that ranks the store's valid split better,
@@ -74,7 +80,8 @@ func (w *Widening) Describe() string {
 // better set overall for the others (the run's own set among equals, and
 // where neither reaches a query). It does nothing, and returns nil, for an
 // interrupted run, a store without a valid split, or when the wide options
-// are the run's. The rules chosen replace r.Result.Rules.
+// are the run's. The rules chosen replace r.Result.Rules, and r.Widened
+// records the choice.
 func (r *Run) Widen(ctx context.Context, opt miner.Options, heads []string) (*Widening, error) {
 	wopt, differ := WideOptions(opt)
 	if !differ || r.Stopped != nil || len(r.Result.Rules) == 0 {
@@ -128,6 +135,7 @@ func (r *Run) Widen(ctx context.Context, opt miner.Options, heads []string) (*Wi
 	w := &Widening{Queries: len(vq), BaseMRR: tb.Chosen, WideMRR: tw.Chosen, Chosen: c.Chosen,
 		BaseRules: len(base), WideRules: len(wide.Rules), BaseTuning: tb, WideTuning: tw}
 	r.Result.Rules = miner.MergeRules(keep(base, false), keep(wide.Rules, true))
+	r.Widened = w
 	w.Heads = CountHeads(r.Result.Rules)
 	for i, m := range r.Result.Rules {
 		if names[m.Head] && (i == 0 || r.Result.Rules[i-1].Head != m.Head) {

@@ -31,6 +31,22 @@ func ParseString(filename, src string) (*datalog.Program, error) {
 	return prog, ds.Err()
 }
 
+// ParseTyped parses a query or fact typed on a command line, as
+// ParseQuery (a final "." is dropped, a missing "?" supplied); a syntax
+// error's message is the diagnostic rendered under the text typed (less
+// white space around it and the final "."), caret included.
+func ParseTyped(s string) (datalog.Query, error) {
+	src := strings.TrimSuffix(strings.TrimSpace(s), ".")
+	q, err := ParseQuery(src)
+	var ds datalog.Diagnostics
+	if err != nil && errors.As(err, &ds) {
+		var b strings.Builder
+		_ = ds.Render(&b, func(string) []byte { return []byte(src) })
+		return q, errors.New(strings.TrimRight(b.String(), "\n"))
+	}
+	return q, err
+}
+
 // ParseQuery parses a single query such as `wife(X, alice)?`; the trailing
 // "?" is optional. Positions name the file "query".
 func ParseQuery(src string) (datalog.Query, error) {

@@ -1,10 +1,12 @@
 package policy
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -71,4 +73,28 @@ func CapitalisedVars(st store.Store, a datalog.Atom) []Capitalised {
 		}
 	}
 	return out
+}
+
+// CheckQuery returns whether a query of a over st and prog names a
+// predicate neither knows, and what the reasoner finds wrong with it
+// (reasoner.CheckQuery); for an unknown predicate the error reads as the
+// diagnostics' messages, with a hint when the store has no fact of it (a
+// rules file may define it).
+func CheckQuery(st store.Store, prog *datalog.Program, a datalog.Atom) (unknown bool, err error) {
+	err = reasoner.CheckQuery(st, prog, a)
+	if err == nil || errors.Is(err, reasoner.ErrUndefinedPredicate) {
+		return false, err
+	}
+	var ds datalog.Diagnostics
+	if !errors.Is(err, reasoner.ErrUnknownPredicate) || !errors.As(err, &ds) {
+		return false, err
+	}
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.Msg)
+	}
+	if !Defined(st, prog, a.Pred) {
+		b.WriteString("\nhint: the store has no base or derived fact of it; if a rules file defines it, pass the file with --rules")
+	}
+	return true, errors.New(b.String())
 }

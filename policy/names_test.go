@@ -3,6 +3,7 @@ package policy_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/drumql/drumql/datalog"
@@ -64,5 +65,26 @@ func TestCapitalisedVars(t *testing.T) {
 		if s := fmt.Sprintf("%v", got); s != c.want && !(c.want == "[]" && got == nil) {
 			t.Errorf("%s: %s, want %s", c.query, s, c.want)
 		}
+	}
+}
+
+func TestCheckQuery(t *testing.T) {
+	st := namesStore(t)
+	prog := &datalog.Program{Rules: []datalog.Rule{{
+		Head: datalog.Atom{Pred: "husband", Args: []datalog.Term{{Kind: datalog.Var, Value: "X"}, {Kind: datalog.Var, Value: "Y"}}},
+		Body: []datalog.Literal{{Kind: datalog.Positive, Atom: datalog.Atom{Pred: "wife",
+			Args: []datalog.Term{{Kind: datalog.Var, Value: "Y"}, {Kind: datalog.Var, Value: "X"}}}}},
+	}}}
+	atom := func(pred string) datalog.Atom {
+		return datalog.Atom{Pred: pred, Args: []datalog.Term{{Kind: datalog.Var, Value: "X"}, {Kind: datalog.Symbol, Value: "bob"}}}
+	}
+	for _, pred := range []string{"wife", "husband"} {
+		if unknown, err := policy.CheckQuery(st, prog, atom(pred)); unknown || err != nil {
+			t.Errorf("%s: unknown %v, %v", pred, unknown, err)
+		}
+	}
+	unknown, err := policy.CheckQuery(st, prog, atom("wief"))
+	if !unknown || err == nil || !strings.Contains(err.Error(), "wief") || !strings.Contains(err.Error(), "hint: the store has no base or derived fact of it") {
+		t.Errorf("wief: unknown %v, %v", unknown, err)
 	}
 }

@@ -232,8 +232,8 @@ func (c *mineCmd) logStep(e *env, what string, since time.Time) {
 	}
 }
 
-// widen keeps, per head relation, the run's rules or the wide set's,
-// whichever ranks the valid split better (--widen; mining.Run.Widen).
+// widen keeps, per head relation, the run's rules or the wide set's
+// (--widen; mining.Run.Widen).
 func (c *mineCmd) widen(e *env, r *mining.Run) error {
 	if c.Widen != "auto" || c.Aggregate != "auto" {
 		return nil
@@ -241,9 +241,7 @@ func (c *mineCmd) widen(e *env, r *mining.Run) error {
 	start := time.Now()
 	w, err := r.Widen(e.ctx, c.options(), c.Heads)
 	if w != nil {
-		r.Widened = w
-		c.logStep(e, fmt.Sprintf("wide rule set kept for %d of %d head relations (valid MRR %.3f, %d rules: %.3f; %d wide rules: %.3f)",
-			w.Wide, w.Heads, w.Chosen, w.BaseRules, w.BaseMRR, w.WideRules, w.WideMRR), start)
+		c.logStep(e, w.Summary(), start)
 	}
 	return err
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/sysmem"
@@ -215,9 +214,9 @@ func hintCapitalised(w io.Writer, st store.Store, a datalog.Atom) {
 // without any) and opens the store for reading, then checks the atom
 // against the store and the rules. The caller closes st.
 func openQuery(e *env, text string, rules []string) (datalog.Query, *datalog.Program, store.Store, error) {
-	q, err := parseAtom(text)
+	q, err := parser.ParseTyped(text)
 	if err != nil {
-		return q, nil, nil, err
+		return q, nil, nil, inputErr(err)
 	}
 	prog, err := loadRuleFlags(e, rules)
 	if err != nil {
@@ -253,42 +252,12 @@ func (e *env) queryStore(haveRules bool) (store.Store, error) {
 	return e.openStore(true)
 }
 
-// parseAtom parses a query or fact given on the command line ("?" optional).
-func parseAtom(s string) (datalog.Query, error) {
-	// ParseQuery supplies a missing "?"; the text shown under an error is
-	// what the user typed (less white space around it and a final ".").
-	src := strings.TrimSuffix(strings.TrimSpace(s), ".")
-	q, err := parser.ParseQuery(src)
-	if err != nil {
-		var ds datalog.Diagnostics
-		if errors.As(err, &ds) {
-			var b strings.Builder
-			_ = ds.Render(&b, func(string) []byte { return []byte(src) })
-			return q, inputErr(errors.New(strings.TrimRight(b.String(), "\n")))
-		}
-		return q, inputErr(err)
-	}
-	return q, nil
-}
-
-// checkQuery rejects a query the reasoner would reject (see
-// reasoner.CheckQuery) with the diagnostic's message, and a hint when the
-// predicate is unknown.
+// checkQuery rejects a query the reasoner would reject
+// (policy.CheckQuery); an unknown predicate is the user's error.
 func checkQuery(st store.Store, prog *datalog.Program, q datalog.Query) error {
-	err := reasoner.CheckQuery(st, prog, q.Atom)
-	if err == nil || errors.Is(err, reasoner.ErrUndefinedPredicate) {
-		return err
+	unknown, err := policy.CheckQuery(st, prog, q.Atom)
+	if unknown {
+		return inputErr(err)
 	}
-	var ds datalog.Diagnostics
-	if !errors.Is(err, reasoner.ErrUnknownPredicate) || !errors.As(err, &ds) {
-		return err
-	}
-	var b strings.Builder
-	for _, d := range ds {
-		b.WriteString(d.Msg)
-	}
-	if !policy.Defined(st, prog, q.Atom.Pred) {
-		b.WriteString("\nhint: the store has no base or derived fact of it; if a rules file defines it, pass the file with --rules")
-	}
-	return inputErr(errors.New(b.String()))
+	return err
 }
