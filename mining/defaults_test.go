@@ -9,7 +9,7 @@ import (
 
 func TestDefaults(t *testing.T) {
 	d := Defaults()
-	if len(d) != 21 || d["len"] != fmt.Sprint(miner.DefaultMaxLen) || d["max_len"] != fmt.Sprint(miner.MaxRuleLen) ||
+	if len(d) != 23 || d["len"] != fmt.Sprint(miner.DefaultMaxLen) || d["max_len"] != fmt.Sprint(miner.MaxRuleLen) ||
 		d["const_len"] != fmt.Sprint(miner.ConstOptions{}.WithDefaults().Len) {
 		t.Errorf("Defaults() = %v", d)
 	}

@@ -44,8 +44,11 @@ type Run struct {
 	Tuned   *scoring.Tuning
 	// FullTuned is, when the best Top rules per head are kept, the tuning
 	// of the whole file (Tuned is the kept rules').
-	FullTuned  *scoring.Tuning
-	Top        int
+	FullTuned *scoring.Tuning
+	Top       int
+	// Covering is the number of head relations whose Top rules are those
+	// that cover the most (see [Run.KeepTop]).
+	Covering   int
 	FullRules  int
 	Directives []datalog.Aggregate
 	Coverage   *scoring.Coverage
@@ -86,8 +89,8 @@ func (r *Run) TopLine() string {
 	if full > 0 {
 		share = 100 * r.Tuned.Chosen / full
 	}
-	return fmt.Sprintf("the best %d rules per head (%d of %d, by support × confidence): valid MRR %.3f, the whole file's %.3f (%.1f%%)",
-		n, len(r.Result.Rules), r.FullRules, r.Tuned.Chosen, full, share)
+	return fmt.Sprintf("the best %d rules per head (%d of %d, by support × confidence, or for %d relations those that cover the most): valid MRR %.3f, the whole file's %.3f (%.1f%%)",
+		n, len(r.Result.Rules), r.FullRules, r.Covering, r.Tuned.Chosen, full, share)
 }
 
 // Header is the comment that starts the mined file.
@@ -188,22 +191,37 @@ func (r *Run) ChooseAggregation(ctx context.Context, how string) (int, error) {
 	return len(vq), nil
 }
 
-// KeepTop keeps the best n rules per head (miner.TopRules; none when n <=
-// 0); after an aggregation chosen on valid, it chooses theirs and keeps the
-// whole file's in FullTuned (see TopLine).
+// KeepTop keeps the best n rules per head (none when n <= 0): those
+// with the highest support × weight (miner.TopRules), or those that
+// together cover the most of the head's training facts
+// (scoring.TopByCoverage), whichever ranks the head's valid queries
+// better (per relation with enough valid queries; the better overall for
+// the others); without a valid split, support × weight. After an
+// aggregation chosen on valid, it chooses theirs and keeps the whole
+// file's in FullTuned (see TopLine).
 func (r *Run) KeepTop(ctx context.Context, n int) error {
 	if n <= 0 {
 		return nil
 	}
 	r.Top, r.FullRules = n, len(r.Result.Rules)
-	r.Result.Rules = miner.TopRules(r.Result.Rules, n)
-	if r.Tuned == nil {
+	all := r.Result.Rules
+	r.Result.Rules = miner.TopRules(all, n)
+	if r.Tuned == nil || r.Store == nil {
 		return nil
 	}
 	vq, err := scoring.ValidQueries(r.Store)
+	if err != nil || len(vq) == 0 {
+		return err
+	}
+	cover, err := scoring.TopByCoverage(ctx, r.Store, r.Graph.Snapshot(), all, n)
 	if err != nil {
 		return err
 	}
+	p, err := choosePerRelation(ctx, r, vq, r.Result.Rules, cover)
+	if err != nil {
+		return err
+	}
+	r.Result.Rules, r.Covering = p.rules, p.fromB
 	prog := &datalog.Program{Rules: miner.DatalogRules(r.Result.Rules)}
 	r.FullTuned = r.Tuned
 	if r.Tuned, err = scoring.ChooseAggregation(ctx, r.Store, r.Graph, prog, vq); err != nil {

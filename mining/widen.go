@@ -96,16 +96,43 @@ func (r *Run) Widen(ctx context.Context, opt miner.Options, heads []string) (*Wi
 		return nil, err
 	}
 	base := r.Result.Rules
-	tb, err := scoring.ChooseAggregation(ctx, r.Store, r.Graph, &datalog.Program{Rules: miner.DatalogRules(base)}, vq)
+	p, err := choosePerRelation(ctx, r, vq, base, wide.Rules)
 	if err != nil {
 		return nil, err
 	}
-	tw, err := scoring.ChooseAggregation(ctx, r.Store, r.Graph, &datalog.Program{Rules: miner.DatalogRules(wide.Rules)}, vq)
+	w := &Widening{Queries: len(vq), BaseMRR: p.a.Chosen, WideMRR: p.b.Chosen, Chosen: p.chosen,
+		BaseRules: len(base), WideRules: len(wide.Rules), BaseTuning: p.a, WideTuning: p.b,
+		Heads: CountHeads(p.rules), Wide: p.fromB}
+	r.Result.Rules = p.rules
+	r.Widened = w
+	return w, nil
+}
+
+// perRelation is what choosePerRelation found.
+type perRelation struct {
+	rules  []miner.MinedRule // the merged rules
+	a, b   *scoring.Tuning   // each set's aggregation chosen on valid
+	chosen float64           // the valid MRR of the choice
+	fromB  int               // the head relations that keep b's rules
+}
+
+// choosePerRelation merges two rule sets of the same run: each head
+// relation keeps the rules of the set whose aggregation, chosen on the
+// valid queries vq (scoring.ChooseAggregation), ranks its queries better:
+// per relation with at least scoring.TuneMinQueries queries, and the
+// better set overall for the others (a among equals, and for relations
+// without valid queries unless b is better overall).
+func choosePerRelation(ctx context.Context, r *Run, vq []linkpred.Query, a, b []miner.MinedRule) (*perRelation, error) {
+	ta, err := scoring.ChooseAggregation(ctx, r.Store, r.Graph, &datalog.Program{Rules: miner.DatalogRules(a)}, vq)
 	if err != nil {
 		return nil, err
 	}
-	c := linkpred.Choose(vq, [][]linkpred.Rank{tb.Ranks, tw.Ranks}, scoring.TuneMinQueries)
-	names := map[string]bool{}   // the head relations that keep the wide set
+	tb, err := scoring.ChooseAggregation(ctx, r.Store, r.Graph, &datalog.Program{Rules: miner.DatalogRules(b)}, vq)
+	if err != nil {
+		return nil, err
+	}
+	c := linkpred.Choose(vq, [][]linkpred.Rank{ta.Ranks, tb.Ranks}, scoring.TuneMinQueries)
+	names := map[string]bool{}   // the head relations that keep b's rules
 	queried := map[string]bool{} // those with valid queries
 	for _, q := range vq {
 		name, err := r.Store.Name(q.Rel)
@@ -123,24 +150,20 @@ func (r *Run) Widen(ctx context.Context, opt miner.Options, heads []string) (*Wi
 	}
 	if c.Default == 1 {
 		// Relations without valid queries follow the overall choice.
-		for _, m := range wide.Rules {
+		for _, m := range b {
 			if !queried[m.Head] {
 				names[m.Head] = true
 			}
 		}
 	}
-	keep := func(rules []miner.MinedRule, wide bool) []miner.MinedRule {
-		return slices.DeleteFunc(slices.Clone(rules), func(m miner.MinedRule) bool { return names[m.Head] != wide })
+	keep := func(rules []miner.MinedRule, fromB bool) []miner.MinedRule {
+		return slices.DeleteFunc(slices.Clone(rules), func(m miner.MinedRule) bool { return names[m.Head] != fromB })
 	}
-	w := &Widening{Queries: len(vq), BaseMRR: tb.Chosen, WideMRR: tw.Chosen, Chosen: c.Chosen,
-		BaseRules: len(base), WideRules: len(wide.Rules), BaseTuning: tb, WideTuning: tw}
-	r.Result.Rules = miner.MergeRules(keep(base, false), keep(wide.Rules, true))
-	r.Widened = w
-	w.Heads = CountHeads(r.Result.Rules)
-	for i, m := range r.Result.Rules {
-		if names[m.Head] && (i == 0 || r.Result.Rules[i-1].Head != m.Head) {
-			w.Wide++
+	p := &perRelation{rules: miner.MergeRules(keep(a, false), keep(b, true)), a: ta, b: tb, chosen: c.Chosen}
+	for i, m := range p.rules {
+		if names[m.Head] && (i == 0 || p.rules[i-1].Head != m.Head) {
+			p.fromB++
 		}
 	}
-	return w, nil
+	return p, nil
 }

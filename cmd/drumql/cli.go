@@ -19,7 +19,7 @@ type cli struct {
 	DB    string `name:"db" default:"drumql.db" placeholder:"DIR" help:"Directory of the embedded store."`
 	Quiet bool   `short:"q" help:"No progress output on stderr."`
 
-	MaxImportSize      string `name:"max-import-size" default:"64M" placeholder:"SIZE" help:"Largest rule file or @import file read (K, M, G suffixes; large graphs go through drumql load)."`
+	MaxImportSize      string `name:"max-import-size" default:"256M" placeholder:"SIZE" help:"Largest rule file or @import file read (K, M, G suffixes; large graphs go through drumql load)."`
 	AllowImportOutside bool   `name:"allow-import-outside" help:"Let @import read files outside the directory of the rule file given (absolute paths, .., symbolic links)."`
 
 	Load    loadCmd    `cmd:"" help:"Load triples into the store (DRUM dataset folder, TSV or N-Triples)."`

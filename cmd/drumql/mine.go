@@ -48,7 +48,7 @@ type mineCmd struct {
 	SaveModel     string         `group:"output" placeholder:"FILE" help:"Save the trained parameters to FILE (for drumql eval --model)."`
 	FromModel     string         `group:"training" placeholder:"FILE" help:"Do not train: read the rules off a model saved with --save-model (to try other extraction settings)."`
 	Report        string         `group:"output" placeholder:"FILE.html" help:"Write a self-contained HTML report (loss curve, rules, metrics)."`
-	Top           int            `group:"output" placeholder:"N" help:"Write only the best N rules per head relation, for a person to read: those with the highest support × confidence on the graph (the rules that predict the most facts, most precisely). With a valid split, mine says what that costs: the valid MRR of the best N against the whole file's (the aggregation is chosen for the N kept)."`
+	Top           int            `group:"output" placeholder:"N" help:"Write only the best N rules per head relation, for a person to read: those with the highest support × confidence on the graph (the rules that predict the most facts, most precisely) or those that together cover the most of its training facts, whichever ranks its valid queries better. With a valid split, mine says what that costs: the valid MRR of the best N against the whole file's (the aggregation is chosen for the N kept)."`
 	Eval          bool           `group:"output" help:"Evaluate the model on the store's test split after training (filtered MRR, Hits@k)."`
 	Force         bool           `group:"output" help:"Replace the --out file even if drumql mine did not write it or it was edited since (mine checks a checksum in its first line)."`
 

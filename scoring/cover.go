@@ -1,0 +1,272 @@
+package scoring
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"slices"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
+)
+
+// CoverFacts is the number of a head relation's training facts, evenly
+// spread over them, whose answers decide which of its rules cover the
+// most ([TopByCoverage]).
+const CoverFacts = 500
+
+// CoverSplit is the split whose facts of a relation are its cover facts
+// when the store has it; else the graph's facts of the relation.
+const CoverSplit = "train"
+
+// TopByCoverage returns, per head relation, the n rules of rules (in
+// MergeRules' order, as drumql mine writes them) that together cover the
+// most: its CoverFacts cover facts are each asked in both directions,
+// (s, r, ?) and (?, r, o), the rules applied once to the graph (snap, at
+// reasoner.RankMin), and the rules are chosen greedily to maximise the sum
+// over those questions of the best confidence a chosen rule gives the true
+// answer — the score max gives the answers a reader checks the rules on.
+// A rule that only predicts what a more confident chosen rule predicts
+// gains nothing, so the n spread over the relation's facts instead of
+// repeating its commonest pattern. When no rule left gains anything, the
+// rest of the n are the first of miner.TopRules' order (support ×
+// weight) not chosen. The result keeps rules' order. n <= 0 keeps every
+// rule.
+func TopByCoverage(ctx context.Context, st store.Store, snap *store.Snapshot, rules []miner.MinedRule, n int) ([]miner.MinedRule, error) {
+	if n <= 0 {
+		return rules, nil
+	}
+	order := CoverOrder(rules)
+	keep := make([]bool, len(rules))
+	var facts map[store.ID][]store.Triple
+	var eng *reasoner.Engine
+	for lo := 0; lo < len(rules); {
+		hi := lo
+		for hi < len(rules) && rules[hi].Head == rules[lo].Head {
+			hi++
+		}
+		if hi-lo <= n {
+			for i := lo; i < hi; i++ {
+				keep[i] = true
+			}
+			lo = hi
+			continue
+		}
+		if eng == nil {
+			prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
+			var err error
+			if eng, err = reasoner.Prepare(ctx, st, prog, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, Snapshot: snap, LazyLoad: true}); err != nil {
+				return nil, err
+			}
+			if facts, err = coverFacts(st); err != nil {
+				return nil, err
+			}
+		}
+		hits, err := coverHits(ctx, st, eng, rules[lo].Head, facts, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range chooseCover(hits, order[lo:hi], n) {
+			keep[lo+i] = true
+		}
+		lo = hi
+	}
+	out := make([]miner.MinedRule, 0, len(rules))
+	for i, r := range rules {
+		if keep[i] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// CoverOrder returns, for each head's run of rules, the positions within
+// the run in miner.TopRules' order (support × weight, then weight, then
+// position): the order TopByCoverage falls back on.
+func CoverOrder(rules []miner.MinedRule) []int {
+	out := make([]int, len(rules))
+	for lo := 0; lo < len(rules); {
+		hi := lo
+		for hi < len(rules) && rules[hi].Head == rules[lo].Head {
+			hi++
+		}
+		idx := out[lo:hi]
+		for i := range idx {
+			idx[i] = i
+		}
+		value := func(i int) float64 { return float64(rules[lo+i].Support) * rules[lo+i].Rule.Weight }
+		slices.SortStableFunc(idx, func(a, b int) int {
+			return cmp.Or(cmp.Compare(value(b), value(a)), cmp.Compare(rules[lo+b].Rule.Weight, rules[lo+a].Rule.Weight))
+		})
+		lo = hi
+	}
+	return out
+}
+
+// coverFacts returns the cover facts of every relation: CoverSplit's
+// triples when the store has that split, else the graph's binary facts,
+// at most CoverFacts per relation, evenly spread.
+func coverFacts(st store.Store) (map[store.ID][]store.Triple, error) {
+	out := map[store.ID][]store.Triple{}
+	splits, err := st.Splits()
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(splits, CoverSplit) {
+		for t, err := range st.Split(CoverSplit) {
+			if err != nil {
+				return nil, err
+			}
+			out[t.R] = append(out[t.R], t)
+		}
+	} else {
+		rels, err := st.Relations()
+		if err != nil {
+			return nil, err
+		}
+		for _, rel := range rels {
+			for f, err := range st.Scan(rel.Rel) {
+				if err != nil {
+					return nil, err
+				}
+				if len(f.Args) == 2 {
+					out[rel.Rel] = append(out[rel.Rel], store.Triple{S: f.Args[0], R: rel.Rel, O: f.Args[1]})
+				}
+			}
+		}
+	}
+	for r, ts := range out {
+		if len(ts) > CoverFacts {
+			spread := make([]store.Triple, CoverFacts)
+			for i := range spread {
+				spread[i] = ts[i*len(ts)/CoverFacts]
+			}
+			out[r] = spread
+		}
+	}
+	return out, nil
+}
+
+// coverHit is a question a rule answers truly, with its confidence.
+type coverHit struct {
+	q    int32
+	conf float64
+}
+
+// coverHits returns, for the rules lo..hi of head (positions within the
+// run), the questions on head's cover facts whose true answer each gives,
+// with its best confidence for it.
+func coverHits(ctx context.Context, st store.Store, eng *reasoner.Engine, head string, facts map[store.ID][]store.Triple, lo, hi int) ([][]coverHit, error) {
+	out := make([][]coverHit, hi-lo)
+	rel, ok, err := st.Lookup(head)
+	if err != nil || !ok {
+		return out, err
+	}
+	for k, t := range facts[rel] {
+		for dir, given := range []store.ID{t.S, t.O} {
+			answer := []store.ID{t.O, t.S}[dir]
+			name, err := st.Name(given)
+			if err != nil {
+				return nil, err
+			}
+			q := int32(2*k + dir)
+			err = eng.EachRuleHit(ctx, head, name, dir == 1, func(id store.ID, hs []reasoner.RuleScore) {
+				if id != answer {
+					return
+				}
+				for _, h := range hs {
+					i := int(h.Rule) - lo
+					if i < 0 || i >= hi-lo {
+						continue
+					}
+					if l := len(out[i]); l > 0 && out[i][l-1].q == q {
+						out[i][l-1].conf = max(out[i][l-1].conf, h.Score)
+						continue
+					}
+					out[i] = append(out[i], coverHit{q: q, conf: h.Score})
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// chooseCover returns n positions (of len(hits) rules) chosen greedily to
+// maximise the sum over questions of the best confidence of a chosen rule
+// that answers it truly (lazy greedy: gains only shrink as rules are
+// chosen; among equal gains the earlier in order), then, when nothing
+// gains, the first of order not chosen.
+func chooseCover(hits [][]coverHit, order []int, n int) []int {
+	best := map[int32]float64{}
+	gain := func(i int) float64 {
+		g := 0.0
+		for _, h := range hits[i] {
+			if d := h.conf - best[h.q]; d > 0 {
+				g += d
+			}
+		}
+		return g
+	}
+	h := &coverHeap{}
+	for rank, i := range order {
+		h.items = append(h.items, coverItem{gain: gain(i), rank: rank, i: i})
+	}
+	heap.Init(h)
+	chosen := make([]bool, len(hits))
+	var out []int
+	for len(out) < n && h.Len() > 0 {
+		top := &h.items[0]
+		if g := gain(top.i); g < top.gain {
+			top.gain = g
+			heap.Fix(h, 0)
+			continue
+		}
+		it := heap.Pop(h).(coverItem)
+		if it.gain <= 0 {
+			break
+		}
+		chosen[it.i] = true
+		out = append(out, it.i)
+		for _, x := range hits[it.i] {
+			best[x.q] = max(best[x.q], x.conf)
+		}
+	}
+	for _, i := range order {
+		if len(out) == n {
+			break
+		}
+		if !chosen[i] {
+			chosen[i] = true
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// coverItem is a rule (i), its rank in the fallback order and its last
+// computed gain.
+type coverItem struct {
+	gain    float64
+	rank, i int
+}
+
+// coverHeap is a max-heap of coverItems by gain, then lowest rank.
+type coverHeap struct{ items []coverItem }
+
+func (h *coverHeap) Len() int { return len(h.items) }
+func (h *coverHeap) Less(a, b int) bool {
+	x, y := h.items[a], h.items[b]
+	return x.gain > y.gain || x.gain == y.gain && x.rank < y.rank
+}
+func (h *coverHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
+func (h *coverHeap) Push(x any)    { h.items = append(h.items, x.(coverItem)) }
+func (h *coverHeap) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
