@@ -26,6 +26,25 @@ var tuneCandidates = []datalog.Aggregate{
 	{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 10}, {Name: "prior", Value: 1}}},
 }
 
+// tuneThresholds are the overlaps at which the grouped candidates group a
+// relation's rules (SAFRAN's clustering threshold, chosen per relation):
+// each is a candidate grouped(threshold = t), with and without the slot
+// prior, after tuneCandidates.
+var tuneThresholds = []float64{0, 0.2, 0.4, 0.6, 0.8, 1}
+
+// candidates returns the aggregations ChooseAggregation ranks by, simplest
+// first: tuneCandidates, then grouped at each of tuneThresholds, without
+// and with the slot prior.
+func candidates() []datalog.Aggregate {
+	out := slices.Clone(tuneCandidates)
+	for _, t := range tuneThresholds {
+		out = append(out,
+			datalog.Aggregate{Method: "grouped", Params: []datalog.Param{{Name: "threshold", Value: t}}},
+			datalog.Aggregate{Method: "grouped", Params: []datalog.Param{{Name: "threshold", Value: t}, {Name: "prior", Value: 1}}})
+	}
+	return out
+}
+
 // Tuning is what choosing the aggregation found.
 type Tuning struct {
 	// Directives are the @aggregate directives to record: one for every
@@ -42,7 +61,10 @@ type Tuning struct {
 
 // ChooseAggregation applies prog's rules once to the queries qs (a held-out
 // split, never test) and ranks them under every candidate aggregation
-// (EvaluateVariants): the best overall is recorded for every
+// (EvaluateVariants): max, noisy-or over the top 3 and 10, and grouped at
+// each of tuneThresholds (each relation's rules grouped as the query policy
+// groups them, policy.Grouper, their rules applied once per relation), each
+// with and without the slot prior. The best overall is recorded for every
 // relation, and a relation with at least tuneMinQueries queries whose own
 // best beats it records that one. It also counts the queries whose answer
 // some rule reaches (coverage). g is the graph mined from st.
@@ -52,22 +74,25 @@ type Tuning struct {
 // hash-indexed relations), and the queries are scored one at a time
 // (RuleBatch), keeping their ranks only.
 func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog *datalog.Program, qs []linkpred.Query) (*Tuning, error) {
+	return ChooseAggregationSnapshot(ctx, st, g.Snapshot(), prog, qs)
+}
+
+// ChooseAggregationSnapshot is ChooseAggregation over snap, st's snapshot
+// (nil: taken), for a caller without the mined graph.
+func ChooseAggregationSnapshot(ctx context.Context, st store.Store, snap *store.Snapshot, prog *datalog.Program, qs []linkpred.Query) (*Tuning, error) {
 	filter, err := linkpred.NewFilterFor(st, qs)
 	if err != nil {
 		return nil, err
 	}
-	rs, ents, err := NewRuleScorer(ctx, st, g.Snapshot(), prog, AggOverride{}, qs, filter)
+	rs, ents, err := NewRuleScorer(ctx, st, snap, prog, AggOverride{}, qs, filter)
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range tuneCandidates {
-		v, err := aggregatorOf(a, nil)
-		if err != nil {
-			return nil, err
-		}
-		rs.variants = append(rs.variants, v)
+	cands := candidates()
+	if err := rs.setCandidates(ctx, cands, qs); err != nil {
+		return nil, err
 	}
-	reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
+	reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(cands), filter,
 		linkpred.Options{Entities: ents, PerQuery: true, BatchSize: RuleBatch})
 	if err != nil {
 		return nil, err
@@ -84,7 +109,7 @@ func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog
 		}
 	}
 	t := &Tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: reached}
-	t.Directives = append(t.Directives, tuneCandidates[c.Default])
+	t.Directives = append(t.Directives, cands[c.Default])
 	rels := make([]store.ID, 0, len(c.PerRelation))
 	for r := range c.PerRelation {
 		rels = append(rels, r)
@@ -94,11 +119,67 @@ func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog
 		return strings.Compare(rs.names[a], rs.names[b])
 	})
 	for _, r := range rels {
-		a := tuneCandidates[c.PerRelation[r]]
+		a := cands[c.PerRelation[r]]
 		a.Pred = rs.names[r]
 		t.Directives = append(t.Directives, a)
 	}
 	return t, nil
+}
+
+// setCandidates makes rs rank every query under each of cands
+// (ScoreVariants): the grouped ones with the groups of the query's
+// relation, found for every overlap of cands from one application of its
+// rules (policy.Grouper.GroupsAt).
+func (r *RuleScorer) setCandidates(ctx context.Context, cands []datalog.Aggregate, qs []linkpred.Query) error {
+	var overlaps []float64
+	at := map[float64]int{}
+	for _, a := range cands {
+		if a.Method == "grouped" {
+			if _, ok := at[a.Value("threshold")]; !ok {
+				at[a.Value("threshold")] = len(overlaps)
+				overlaps = append(overlaps, a.Value("threshold"))
+			}
+		}
+	}
+	r.variants = make([]ruleVariant, len(cands))
+	for i, a := range cands {
+		if a.Method == "grouped" {
+			continue // per relation
+		}
+		v, err := aggregatorOf(a, nil)
+		if err != nil {
+			return err
+		}
+		r.variants[i] = v
+	}
+	if len(overlaps) == 0 {
+		return nil
+	}
+	r.relVariants = map[store.ID][]ruleVariant{}
+	for _, q := range qs {
+		if _, ok := r.relVariants[q.Rel]; ok {
+			continue
+		}
+		rel := r.names[q.Rel]
+		gs, err := r.groupsAt(ctx, rel, overlaps)
+		if err != nil {
+			return err
+		}
+		r.grouper.Drop(rel) // its sketches: every overlap is grouped
+		vs := slices.Clone(r.variants)
+		for i, a := range cands {
+			if a.Method != "grouped" {
+				continue
+			}
+			v, err := aggregatorOf(a, func(t float64) (ruleGroups, error) { return gs[at[t]], nil })
+			if err != nil {
+				return err
+			}
+			vs[i] = v
+		}
+		r.relVariants[q.Rel] = vs
+	}
+	return nil
 }
 
 // tuneMaxQueries bounds the valid queries the aggregation is chosen on: a
