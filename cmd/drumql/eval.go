@@ -19,7 +19,7 @@ type evalCmd struct {
 	Model   string   `placeholder:"FILE" help:"A model saved by drumql mine --save-model (with --head-groups: its manifest, each relation scored by the model of its group). With --rules too: the rules rank the candidates and the model breaks their ties." type:"path"`
 	Rules   []string `placeholder:"FILE.dl" help:"Rule files applied by the reasoner, query by query."`
 	Split   string   `enum:"test,valid" default:"test" help:"Split to evaluate: test or valid."`
-	Combine string   `enum:",max,noisy-or,grouped" default:"" help:"How the rules' confidences for a candidate combine (default: what the rule files' @aggregate directives say, max without one): max (ties broken by the next-best rules), noisy-or (over each candidate's top 5 rules) or grouped (noisy-or across groups of redundant rules, max inside a group)."`
+	Combine string   `enum:",max,noisy-or,grouped,auto" default:"" help:"How the rules' confidences for a candidate combine (default: what the rule files' @aggregate directives say, max without one): max (ties broken by the next-best rules), noisy-or (over each candidate's top 5 rules), grouped (noisy-or across groups of redundant rules, max inside a group) or auto (chosen per relation on the store's valid split among what mine --aggregate auto chooses from, grouped at each threshold included, SAFRAN's combination; not with --split valid)."`
 	Format  string   `enum:"table,json" default:"table" help:"Output format: table or json."`
 	Limit   int      `placeholder:"N" help:"Evaluate only the first N triples of the split (for a quick look)."`
 	Prior   *bool    `negatable:"" help:"With --rules: rank the candidates no rule reaches by how many facts of the query's relation they fill the asked slot of in the graph (the rule r(X, c) weighted by c's share of r), instead of leaving them tied (with --model too: after the model's score). Default: what the rule files' @aggregate directives say (prior = 1), off without one; --no-prior turns it off."`
@@ -45,6 +45,16 @@ func (c *evalCmd) Run(e *env) error {
 	if c.Prior != nil && len(c.Rules) == 0 {
 		return inputErr(fmt.Errorf("eval: --prior breaks the ties of --rules"))
 	}
+	if c.Combine == "auto" {
+		switch {
+		case c.Split == "valid":
+			return inputErr(fmt.Errorf("eval: --combine auto chooses the combination on the valid split: evaluate another (--split test)"))
+		case c.Model != "" || len(c.Rules) == 0:
+			return inputErr(fmt.Errorf("eval: --combine auto chooses how --rules combine, without --model"))
+		case c.Prior != nil:
+			return inputErr(fmt.Errorf("eval: --combine auto chooses the slot prior too: drop --prior/--no-prior"))
+		}
+	}
 	how := scoring.AggOverride{Method: strings.ReplaceAll(c.Combine, "-", "_"), Prior: c.Prior}
 	var st store.Store
 	if c.Data != "" {
@@ -67,6 +77,7 @@ func (c *evalCmd) Run(e *env) error {
 	defer st.Close()
 	start := time.Now()
 	var rep *linkpred.Report
+	var chosen *chosenCombination
 	var err error
 	if c.Model != "" {
 		model, err := loadModel(c.Model)
@@ -82,7 +93,7 @@ func (c *evalCmd) Run(e *env) error {
 			return err
 		}
 	} else {
-		rep, err = evalRules(e, st, c.Rules, c.Split, how, c.Limit)
+		rep, chosen, err = evalRules(e, st, c.Rules, c.Split, how, c.Limit)
 		if err != nil {
 			return err
 		}
@@ -90,7 +101,17 @@ func (c *evalCmd) Run(e *env) error {
 	if c.Format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
+		if chosen != nil {
+			return enc.Encode(struct {
+				*linkpred.Report
+				Combination *chosenCombination `json:"combination"`
+			}{rep, chosen})
+		}
 		return enc.Encode(rep)
+	}
+	if chosen != nil {
+		fmt.Fprintf(e.stdout, "combination chosen on valid (%d queries): %s, %d relations their own; valid MRR %.4f\n",
+			chosen.Queries, chosen.Directive, len(chosen.Relations), chosen.ValidMRR)
 	}
 	rep.WriteTable(e.stdout)
 	if !e.cli.Quiet {
@@ -144,16 +165,55 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *mining.ModelS
 	return rep, err
 }
 
+// chosenCombination is what eval --combine auto chose on the valid split.
+type chosenCombination struct {
+	// Directive is the one for every relation (datalog.Aggregate.Describe).
+	Directive string `json:"directive"`
+	// Relations are the relations with one of their own: name to
+	// directive.
+	Relations map[string]string `json:"relations"`
+	// Queries is the number of valid queries it was chosen on, ValidMRR
+	// the MRR (expected ties) of the choice on them.
+	Queries  int     `json:"valid_queries"`
+	ValidMRR float64 `json:"valid_mrr"`
+}
+
 // evalRules evaluates rule files applied by the reasoner
-// (scoring.EvaluateRules).
-func evalRules(e *env, st store.Store, files []string, split string, how scoring.AggOverride, limit int) (*linkpred.Report, error) {
+// (scoring.EvaluateRules). With how.Method "auto", the combination is
+// first chosen on the store's valid split (scoring.ChooseAggregationSnapshot,
+// as mine --aggregate auto chooses it) and replaces the files' @aggregate
+// directives; chosen says what it is.
+func evalRules(e *env, st store.Store, files []string, split string, how scoring.AggOverride, limit int) (*linkpred.Report, *chosenCombination, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prog, err := loadRuleFlags(e, files)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return scoring.EvaluateRules(e.ctx, st, prog, how, qs)
+	var chosen *chosenCombination
+	if how.Method == "auto" {
+		vq, err := scoring.ValidQueries(st)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(vq) == 0 {
+			return nil, nil, inputErr(fmt.Errorf("eval: --combine auto: the store has no valid split to choose on"))
+		}
+		t, err := scoring.ChooseAggregationSnapshot(e.ctx, st, nil, prog, vq)
+		if err != nil {
+			return nil, nil, err
+		}
+		chosen = &chosenCombination{Directive: t.Directives[0].Describe(), Relations: map[string]string{},
+			Queries: t.Queries, ValidMRR: t.Chosen}
+		for _, a := range t.Directives[1:] {
+			chosen.Relations[a.Pred] = a.Describe()
+		}
+		p := *prog
+		p.Aggregates = t.Directives
+		prog, how = &p, scoring.AggOverride{}
+	}
+	rep, err := scoring.EvaluateRules(e.ctx, st, prog, how, qs)
+	return rep, chosen, err
 }
