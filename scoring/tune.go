@@ -52,6 +52,8 @@ type Tuning struct {
 	Directives []datalog.Aggregate
 	// Queries is the number of held-out queries ranked.
 	Queries int
+	// Candidates are the aggregations ranked by, simplest first.
+	Candidates []datalog.Aggregate
 	// MRR is each candidate's MRR (expected ties), and Chosen the choice's.
 	MRR    []float64
 	Chosen float64
@@ -108,7 +110,7 @@ func ChooseAggregationSnapshot(ctx context.Context, st store.Store, snap *store.
 			reached[qs[i]] = true
 		}
 	}
-	t := &Tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: reached}
+	t := &Tuning{Queries: len(qs), Candidates: cands, MRR: c.MRR, Chosen: c.Chosen, Reached: reached}
 	t.Directives = append(t.Directives, cands[c.Default])
 	rels := make([]store.ID, 0, len(c.PerRelation))
 	for r := range c.PerRelation {

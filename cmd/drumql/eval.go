@@ -176,6 +176,15 @@ type chosenCombination struct {
 	// the MRR (expected ties) of the choice on them.
 	Queries  int     `json:"valid_queries"`
 	ValidMRR float64 `json:"valid_mrr"`
+	// Candidates are the valid MRR of every candidate, applied to every
+	// relation.
+	Candidates []candidateMRR `json:"candidates"`
+}
+
+// candidateMRR is one candidate of eval --combine auto and its valid MRR.
+type candidateMRR struct {
+	Directive string  `json:"directive"`
+	ValidMRR  float64 `json:"valid_mrr"`
 }
 
 // evalRules evaluates rule files applied by the reasoner
@@ -209,6 +218,9 @@ func evalRules(e *env, st store.Store, files []string, split string, how scoring
 			Queries: t.Queries, ValidMRR: t.Chosen}
 		for _, a := range t.Directives[1:] {
 			chosen.Relations[a.Pred] = a.Describe()
+		}
+		for i, a := range t.Candidates {
+			chosen.Candidates = append(chosen.Candidates, candidateMRR{a.Describe(), t.MRR[i]})
 		}
 		p := *prog
 		p.Aggregates = t.Directives

@@ -31,6 +31,10 @@ func TestEvalCombineAuto(t *testing.T) {
 			Relations    map[string]string
 			ValidQueries int     `json:"valid_queries"`
 			ValidMRR     float64 `json:"valid_mrr"`
+			Candidates   []struct {
+				Directive string
+				ValidMRR  float64 `json:"valid_mrr"`
+			}
 		}
 	}
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil || got.Combination == nil {
@@ -39,6 +43,18 @@ func TestEvalCombineAuto(t *testing.T) {
 	c := got.Combination
 	if c.Directive == "" || c.ValidQueries == 0 || c.ValidMRR <= 0 {
 		t.Errorf("combination %+v", c)
+	}
+	grouped := 0
+	for _, cand := range c.Candidates {
+		if cand.ValidMRR > c.ValidMRR+1e-12 {
+			t.Errorf("candidate %+v above the choice's valid MRR %v", cand, c.ValidMRR)
+		}
+		if strings.HasPrefix(cand.Directive, "grouped(threshold = ") {
+			grouped++
+		}
+	}
+	if len(c.Candidates) < 12 || grouped < 6 {
+		t.Errorf("candidates %+v: want max, noisy-or and grouped at several thresholds", c.Candidates)
 	}
 	// The chosen directives, written in the file in place of its own.
 	chosen := fmt.Sprintf("@aggregate %s.\n", c.Directive)
