@@ -224,20 +224,48 @@ func withScore(dst []float32, start, n int, score float32) []float32 {
 func GroupedNoisyOr(group []int32) Aggregator {
 	// gid maps a rule to a group key that never collides: known groups are
 	// non-negative, ungrouped rules get -1-rule.
-	gid := func(rule int32) int64 {
+	return GroupedNoisyOrBy(func(rule int32) int64 {
 		if rule >= 0 && int(rule) < len(group) {
 			return int64(group[rule])
 		}
 		return -1 - int64(rule)
-	}
+	})
+}
+
+// GroupedNoisyOrBy is [GroupedNoisyOr] with the groups given by gid: two
+// rules are in one group when gid gives them the same key.
+func GroupedNoisyOrBy(gid func(rule int32) int64) Aggregator {
 	return func(dst []float32, hits []RuleConf) []float32 {
+		start := len(dst)
+		if len(hits) <= groupedSmall {
+			// Few hits (the common case): each rule's group looked up once,
+			// the best of each group kept in place, no sort of the hits.
+			var keys [groupedSmall]int64
+			n := 0
+			for _, h := range hits {
+				k := gid(h.Rule)
+				j := 0
+				for j < n && keys[j] != k {
+					j++
+				}
+				switch {
+				case j == n:
+					keys[n], n = k, n+1
+					dst = append(dst, h.Conf)
+				case h.Conf > dst[start+j]:
+					dst[start+j] = h.Conf
+				}
+			}
+			confs := dst[start:]
+			slices.SortFunc(confs, func(a, b float32) int { return cmp.Compare(b, a) })
+			return withScore(dst, start, len(confs), float32(noisyor.Of(confs)))
+		}
 		slices.SortFunc(hits, func(a, b RuleConf) int {
 			if c := cmp.Compare(gid(a.Rule), gid(b.Rule)); c != 0 {
 				return c
 			}
 			return cmp.Compare(b.Conf, a.Conf)
 		})
-		start := len(dst)
 		for i, h := range hits {
 			if i > 0 && gid(hits[i-1].Rule) == gid(h.Rule) {
 				continue
@@ -249,6 +277,10 @@ func GroupedNoisyOr(group []int32) Aggregator {
 		return withScore(dst, start, len(confs), float32(noisyor.Of(confs)))
 	}
 }
+
+// groupedSmall is the largest number of hits [GroupedNoisyOrBy] groups
+// without sorting them.
+const groupedSmall = 32
 
 // PairKey packs a (query, entity) pair into one prediction key for
 // [RuleSketches.Add].
@@ -317,6 +349,21 @@ func (r *RuleSketches) Add(rule int, key uint64) {
 	}
 }
 
+// Compact returns the sketches of the rules that have a prediction, in
+// order: rules[k] is the index in r of the rule whose sketch is the k-th of
+// c. The groups of c are those of r for these rules; every other rule of r
+// is a group of its own.
+func (r *RuleSketches) Compact() (rules []int32, c *RuleSketches) {
+	c = &RuleSketches{}
+	for i, s := range r.s {
+		if len(s) > 0 {
+			rules = append(rules, int32(i))
+			c.s = append(c.s, s)
+		}
+	}
+	return rules, c
+}
+
 // jaccard estimates the Jaccard overlap of two sets from their sorted
 // sketches: exactly when both sets have fewer than SketchSize keys (the
 // sketches are the sets), else as the share of the SketchSize smallest
@@ -352,6 +399,13 @@ func jaccard(x, y []uint64) float64 {
 // own. It returns group[i] for every rule, numbered 0, 1, ... in order of
 // each group's first rule. It is deterministic.
 func (r *RuleSketches) Groups(minJaccard float64) []int32 {
+	return r.GroupsAt([]float64{minJaccard})[0]
+}
+
+// GroupsAt returns the groups of [RuleSketches.Groups] at each overlap of
+// mins, in order, from one pass over the pairs of rules: the Jaccard
+// overlap of each pair is estimated once for all of them.
+func (r *RuleSketches) GroupsAt(mins []float64) [][]int32 {
 	n := len(r.s)
 	sets := make([][]uint64, n)
 	postings := make(map[uint64][]int32)
@@ -363,16 +417,12 @@ func (r *RuleSketches) Groups(minJaccard float64) []int32 {
 			postings[k] = append(postings[k], int32(i))
 		}
 	}
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
+	parents := make([][]int32, len(mins))
+	for t := range parents {
+		parents[t] = make([]int32, n)
+		for i := range parents[t] {
+			parents[t][i] = int32(i)
 		}
-		return x
 	}
 	seen := make([]int32, n) // seen[j] == i+1: pair (i, j) done
 	for i, s := range sets {
@@ -382,19 +432,50 @@ func (r *RuleSketches) Groups(minJaccard float64) []int32 {
 					continue
 				}
 				seen[j] = int32(i + 1)
-				if jac := jaccard(s, sets[j]); jac > 0 && jac >= minJaccard {
-					ri, rj := find(int32(i)), find(j)
-					if ri != rj { // the smaller index is the root
-						parent[max(ri, rj)] = min(ri, rj)
+				jac := jaccard(s, sets[j])
+				if jac <= 0 {
+					continue
+				}
+				for t, m := range mins {
+					if jac >= m {
+						union(parents[t], int32(i), j)
 					}
 				}
 			}
 		}
 	}
-	group := make([]int32, n)
+	out := make([][]int32, len(mins))
+	for t, parent := range parents {
+		out[t] = numberGroups(parent)
+	}
+	return out
+}
+
+// find returns the root of x in the union-find forest parent, halving the
+// path on the way.
+func find(parent []int32, x int32) int32 {
+	for parent[x] != x {
+		parent[x] = parent[parent[x]]
+		x = parent[x]
+	}
+	return x
+}
+
+// union links x and y in parent; the smaller root becomes the root.
+func union(parent []int32, x, y int32) {
+	rx, ry := find(parent, x), find(parent, y)
+	if rx != ry {
+		parent[max(rx, ry)] = min(rx, ry)
+	}
+}
+
+// numberGroups numbers the sets of the union-find forest parent 0, 1, ...
+// in order of each set's first element and returns every element's number.
+func numberGroups(parent []int32) []int32 {
+	group := make([]int32, len(parent))
 	ids := make(map[int32]int32)
-	for i := range n {
-		root := find(int32(i))
+	for i := range parent {
+		root := find(parent, int32(i))
 		g, ok := ids[root]
 		if !ok {
 			g = int32(len(ids))

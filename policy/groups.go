@@ -35,13 +35,23 @@ func PrepareRules(ctx context.Context, st store.Store, prog *datalog.Program, sn
 }
 
 // Grouper finds the groups of a program's rules over a store, relation by
-// relation, reading the store's GroupSplit once for all of them. It is not
-// safe for concurrent use.
+// relation, reading the store's GroupSplit once for all of them. It applies
+// the rules of a relation once (its sketches, kept until Drop), whatever
+// the overlaps its groups are asked at. It is not safe for concurrent use.
 type Grouper struct {
-	st    store.Store
-	hits  RuleHits
-	prog  *datalog.Program
-	split map[store.ID][]store.Triple // GroupSplit's triples by relation, once read
+	st       store.Store
+	hits     RuleHits
+	prog     *datalog.Program
+	split    map[store.ID][]store.Triple // GroupSplit's triples by relation, once read
+	sketches map[string]headSketches
+}
+
+// headSketches are the sketches of the predictions of a relation's rules on
+// its group triples: sk's k-th rule is the program's rule rules[k]; the
+// rules with no prediction are left out.
+type headSketches struct {
+	rules []int32
+	sk    *linkpred.RuleSketches
 }
 
 // NewGrouper returns the grouper of prog's rules over st, applied by hits
@@ -115,16 +125,70 @@ func spread(ts []store.Triple, n int) []store.Triple {
 // rule. Rules of other heads predict nothing here and are groups of their
 // own. The result depends on the store and the program only.
 func (g *Grouper) Groups(ctx context.Context, pred string, overlap float64) ([]int32, error) {
-	ts, err := g.Triples(pred)
+	rules, local, err := g.GroupsAt(ctx, pred, []float64{overlap})
 	if err != nil {
 		return nil, err
+	}
+	// Number the groups in order of their first rule, a rule with no
+	// prediction being a group of its own.
+	group := make([]int32, len(g.prog.Rules))
+	ids := map[int32]int32{}
+	next, k := int32(0), 0
+	for i := range group {
+		if k < len(rules) && int(rules[k]) == i {
+			id, ok := ids[local[0][k]]
+			if !ok {
+				id, next = next, next+1
+				ids[local[0][k]] = id
+			}
+			group[i], k = id, k+1
+			continue
+		}
+		group[i], next = next, next+1
+	}
+	return group, nil
+}
+
+// GroupsAt returns the groups of pred's rules at each of overlaps, as
+// Groups finds them, in compact form: rules are the program's rules that
+// predict something on pred's group triples, in order, and groups[t][k] is
+// the group of rules[k] at overlaps[t] (rules[k] and rules[j] are in one
+// group exactly when groups[t][k] == groups[t][j]); every other rule is a
+// group of its own. The rules are applied once per predicate, whatever
+// the overlaps.
+func (g *Grouper) GroupsAt(ctx context.Context, pred string, overlaps []float64) (rules []int32, groups [][]int32, err error) {
+	hs, ok := g.sketches[pred]
+	if !ok {
+		if hs, err = g.sketch(ctx, pred); err != nil {
+			return nil, nil, err
+		}
+		if g.sketches == nil {
+			g.sketches = map[string]headSketches{}
+		}
+		g.sketches[pred] = hs
+	}
+	return hs.rules, hs.sk.GroupsAt(overlaps), nil
+}
+
+// Drop forgets the sketches of pred's rules (their memory), which a later
+// call for pred computes again.
+func (g *Grouper) Drop(pred string) {
+	delete(g.sketches, pred)
+}
+
+// sketch applies the rules of head pred to its group triples and returns
+// the sketches of their predictions.
+func (g *Grouper) sketch(ctx context.Context, pred string) (headSketches, error) {
+	ts, err := g.Triples(pred)
+	if err != nil {
+		return headSketches{}, err
 	}
 	sk := linkpred.NewRuleSketches(len(g.prog.Rules))
 	for i, t := range ts {
 		for dir, given := range []store.ID{t.S, t.O} {
 			name, err := g.st.Name(given)
 			if err != nil {
-				return nil, err
+				return headSketches{}, err
 			}
 			qi := uint32(2*i + dir)
 			err = g.hits.EachRuleHit(ctx, pred, name, dir == 1, func(id store.ID, hs []reasoner.RuleScore) {
@@ -133,9 +197,10 @@ func (g *Grouper) Groups(ctx context.Context, pred string, overlap float64) ([]i
 				}
 			})
 			if err != nil {
-				return nil, err
+				return headSketches{}, err
 			}
 		}
 	}
-	return sk.Groups(overlap), nil
+	rules, compact := sk.Compact()
+	return headSketches{rules: rules, sk: compact}, nil
 }

@@ -3,12 +3,15 @@ package policy_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/policy"
+	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -162,4 +165,83 @@ func ExampleCombine() {
 	// wife: noisy-or (top 3, overlap 0) from noisy_or(top = 3)
 	// husband: grouped (top 0, overlap 0.6) from grouped(threshold = 0.6)
 	// asked: max
+}
+
+// TestGroupsAtOverlaps checks that the groups a Grouper derives from the
+// sketches it keeps per relation are, at every overlap, those of
+// sketching every rule of the program and grouping them at that overlap
+// (what Groups did before it kept them), and that GroupsAt gives the same
+// partition in compact form.
+func TestGroupsAtOverlaps(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMemory()
+	rng := rand.New(rand.NewPCG(4, 8))
+	b := &store.Batch{}
+	for range 200 {
+		b.Facts = append(b.Facts, store.NamedFact{Rel: []string{"p", "q", "r", "s"}[rng.IntN(4)],
+			Args: []string{fmt.Sprint("e", rng.IntN(30)), fmt.Sprint("e", rng.IntN(30))}})
+	}
+	if _, err := st.Load(ctx, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	prog := mustParse(t, "p.dl", `
+0.9 :: p(X, Y) :- q(X, Y).
+0.5 :: other(X) :- q(X, _).
+0.8 :: p(X, Y) :- r(X, Y).
+0.7 :: p(X, Y) :- s(X, Y).
+0.6 :: p(X, Y) :- q(X, Y), s(X, _).
+0.4 :: p(X, Y) :- s(X, Z), s(W, Z), q(W, Y).
+0.3 :: p(X, Y) :- q(X, W), s(X, Z), s(V, Z), q(V, Y).
+0.2 :: p(X, Y) :- s(X, Y), q(X, _), r(X, _).
+`)
+	eng, err := policy.PrepareRules(ctx, st, prog, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := policy.NewGrouper(st, eng, prog).Triples("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := linkpred.NewRuleSketches(len(prog.Rules))
+	for i, tr := range ts {
+		for dir, given := range []store.ID{tr.S, tr.O} {
+			name, err := st.Name(given)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = eng.EachRuleHit(ctx, "p", name, dir == 1, func(id store.ID, hs []reasoner.RuleScore) {
+				for _, h := range hs {
+					sk.Add(int(h.Rule), linkpred.PairKey(uint32(2*i+dir), uint32(id)))
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g := policy.NewGrouper(st, eng, prog)
+	overlaps := []float64{0, 0.05, 0.1, 0.3, 0.5, 0.9, 1}
+	rules, compact, err := g.GroupsAt(ctx, "p", overlaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	distinct := map[string]bool{}
+	for k, o := range overlaps {
+		want := sk.Groups(o)
+		got, err := g.Groups(ctx, "p", o)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("overlap %g: groups %v, %v; want %v", o, got, err, want)
+		}
+		for a := range rules {
+			for b := range rules {
+				if (compact[k][a] == compact[k][b]) != (want[rules[a]] == want[rules[b]]) {
+					t.Errorf("overlap %g: rules %d and %d together %t in compact form", o, rules[a], rules[b], compact[k][a] == compact[k][b])
+				}
+			}
+		}
+		distinct[fmt.Sprint(want)] = true
+	}
+	if len(distinct) < 3 {
+		t.Errorf("%d distinct groupings over the overlaps: the case tests little", len(distinct))
+	}
 }

@@ -307,8 +307,9 @@ func TestPrunedRanksExact(t *testing.T) {
 }
 
 // TestPrunedVariantsExact checks the pruning of ChooseAggregation's pass,
-// every candidate aggregation at once (ScoreVariants), against the full
-// ranking, on random graphs and programs.
+// every candidate aggregation at once (ScoreVariants, grouped at every
+// threshold included), against the full ranking, on random graphs and
+// programs.
 func TestPrunedVariantsExact(t *testing.T) {
 	decided := 0
 	for seed := range uint64(8) {
@@ -318,12 +319,11 @@ func TestPrunedVariantsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		pc := newPruneCase(t, st, prog)
-		for _, a := range append(tuneCandidates, datalog.Aggregate{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 2}}}) {
-			v, err := aggregatorOf(a, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pc.c.rs.variants = append(pc.c.rs.variants, v)
+		// Every candidate, grouped at each threshold with each relation's
+		// groups (pruned by their number of groups).
+		cands := append(candidates(), datalog.Aggregate{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 2}}})
+		if err := pc.c.rs.setCandidates(context.Background(), cands, pc.qs); err != nil {
+			t.Fatal(err)
 		}
 		pc.c.variantsSet = true
 		decided += pc.compare(t, len(pc.c.rs.variants), pruneAt(seed), fmt.Sprintf("seed %d, rules\n%s\n", seed, rules)).decided

@@ -89,7 +89,8 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 	// variantOf is the variant of directive a for relation rel; grouped
 	// groups rel's rules as the query policy does (policy.Grouper: by their
 	// predictions on rel's group triples, never on qs).
-	grouper := policy.NewGrouper(st, rs.eng, prog)
+	rs.grouper = policy.NewGrouper(st, rs.eng, prog)
+	rs.nrules = len(prog.Rules)
 	variantOf := func(a datalog.Aggregate, rel string) (ruleVariant, error) {
 		switch how.Method {
 		case "max":
@@ -107,8 +108,12 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 			a.Params = append(slices.DeleteFunc(slices.Clone(a.Params), func(p datalog.Param) bool { return p.Name == "prior" }),
 				datalog.Param{Name: "prior", Value: p})
 		}
-		return aggregatorOf(a, func(threshold float64) ([]int32, error) {
-			return grouper.Groups(ctx, rel, threshold)
+		return aggregatorOf(a, func(threshold float64) (ruleGroups, error) {
+			gs, err := rs.groupsAt(ctx, rel, []float64{threshold})
+			if err != nil {
+				return ruleGroups{}, err
+			}
+			return gs[0], nil
 		})
 	}
 	if rs.def, err = variantOf(prog.Aggregation(""), ""); err != nil {
@@ -135,7 +140,7 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 // aggregatorOf turns an @aggregate directive into a ranking variant, with
 // the meaning the query policy gives it (policy.FromDirective); group
 // returns the rule groups of the grouped method for an overlap.
-func aggregatorOf(a datalog.Aggregate, group func(overlap float64) ([]int32, error)) (ruleVariant, error) {
+func aggregatorOf(a datalog.Aggregate, group func(overlap float64) (ruleGroups, error)) (ruleVariant, error) {
 	if _, ok := datalog.AggregateMethods[a.Method]; !ok {
 		return ruleVariant{}, pkgerr.Newf("linkpred: unknown aggregation %q", a.Method)
 	}
@@ -159,9 +164,75 @@ func aggregatorOf(a datalog.Aggregate, group func(overlap float64) ([]int32, err
 		if err != nil {
 			return v, err
 		}
-		v.agg, v.top = linkpred.GroupedNoisyOr(g), -1
+		v.agg, v.top = linkpred.GroupedNoisyOrBy(g.key), g.count
 	}
 	return v, nil
+}
+
+// ruleGroups are the groups of one relation's rules at one overlap (see
+// policy.Grouper.GroupsAt): rules are the rules with a prediction, in
+// order, group[k] the group of rules[k]; every other rule is a group of
+// its own. slot, shared by every relation of a scorer, maps a rule to its
+// position in its relation's rules.
+type ruleGroups struct {
+	rules []int32
+	group []int32
+	slot  []int32
+	// count is the number of groups of the relation's rules, a bound on
+	// the confidences a candidate's key combines (RuleScorer.PruneTop); -1
+	// when unknown.
+	count int
+}
+
+// key returns the group key of rule: the same for two rules exactly when
+// they are in one group.
+func (g ruleGroups) key(rule int32) int64 {
+	if rule >= 0 && int(rule) < len(g.slot) {
+		k := g.slot[rule]
+		if k < 0 {
+			return -1 - int64(rule) // in no relation's rules: alone
+		}
+		if int(k) < len(g.rules) && g.rules[k] == rule {
+			return int64(g.group[k])
+		}
+	}
+	if k, ok := slices.BinarySearch(g.rules, rule); ok {
+		return int64(g.group[k])
+	}
+	return -1 - int64(rule)
+}
+
+// groupsAt returns the groups of rel's rules at each overlap (policy
+// Grouper.GroupsAt), each rule application done once per relation.
+func (r *RuleScorer) groupsAt(ctx context.Context, rel string, overlaps []float64) ([]ruleGroups, error) {
+	rules, local, err := r.grouper.GroupsAt(ctx, rel, overlaps)
+	if err != nil {
+		return nil, err
+	}
+	if r.ruleSlot == nil {
+		r.ruleSlot = make([]int32, r.nrules)
+		for i := range r.ruleSlot {
+			r.ruleSlot[i] = -1
+		}
+	}
+	for k, rule := range rules {
+		if r.ruleSlot[rule] < 0 {
+			r.ruleSlot[rule] = int32(k)
+		}
+	}
+	out := make([]ruleGroups, len(overlaps))
+	for t, group := range local {
+		count := -1
+		if n := r.heads[rel]; n >= len(rules) {
+			distinct := map[int32]bool{}
+			for _, g := range group {
+				distinct[g] = true
+			}
+			count = max(n-len(rules)+len(distinct), 1)
+		}
+		out[t] = ruleGroups{rules: rules, group: group, slot: r.ruleSlot, count: count}
+	}
+	return out, nil
 }
 
 // entityPos maps a symbol id to its position in an entity list, or -1. A
@@ -204,9 +275,15 @@ type RuleScorer struct {
 	slot     *linkpred.SlotPrior
 	def      ruleVariant
 	byRel    map[store.ID]ruleVariant
-	variants []ruleVariant  // for ScoreVariants
-	hybrid   bool           // a HybridScorer applies the prior itself
-	heads    map[string]int // the number of rules of each head predicate
+	variants []ruleVariant // for ScoreVariants
+	// relVariants, for ScoreVariants, replaces variants for a relation
+	// (its grouped variants need its own groups).
+	relVariants map[store.ID][]ruleVariant
+	grouper     *policy.Grouper
+	nrules      int            // the program's rules
+	ruleSlot    []int32        // see ruleGroups.slot
+	hybrid      bool           // a HybridScorer applies the prior itself
+	heads       map[string]int // the number of rules of each head predicate
 }
 
 // variant returns the ranking variant of relation rel.
@@ -246,6 +323,9 @@ func (r *RuleScorer) ScoreVariants(ctx context.Context, qs []linkpred.Query, out
 // VariantScorer, see ChooseAggregation), else the variant of q's relation
 // (a Scorer, whose only variant is 0).
 func (r *RuleScorer) variantAt(v int, q linkpred.Query) ruleVariant {
+	if vs, ok := r.relVariants[q.Rel]; ok {
+		return vs[v]
+	}
 	if r.variants != nil {
 		return r.variants[v]
 	}
@@ -295,16 +375,28 @@ func (r *RuleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 	bs := bestScratch.Get().(*linkpred.BestScratch)
 	defer bestScratch.Put(bs)
 	vrs := make([]ruleVariant, len(outs))
+	// Each variant takes the cheapest path its aggregator has: lazy (its
+	// candidates' confidences sorted only if the ranking compares them; not
+	// for a HybridScorer, which replaces the tie-breakers), a reduction of
+	// the best confidence per rule, or the aggregator over every hit.
+	const (
+		pathLazy = iota
+		pathReduce
+		pathRules
+	)
+	paths := make([]int, len(outs))
 	for i, q := range qs {
-		reduce := true // every variant is a reduction: the best per rule once
-		// Every variant is lazy: its candidates' confidences are sorted only
-		// if the ranking compares them. Not for a HybridScorer, which
-		// replaces the tie-breakers.
-		lazy := !r.hybrid
+		anyLazy, anyReduce := false, false
 		for v := range outs {
 			vrs[v] = variant(v, q)
-			reduce = reduce && vrs[v].red != nil
-			lazy = lazy && vrs[v].lazy != nil
+			switch {
+			case vrs[v].lazy != nil && !r.hybrid:
+				paths[v], anyLazy = pathLazy, true
+			case vrs[v].red != nil:
+				paths[v], anyReduce = pathReduce, true
+			default:
+				paths[v] = pathRules
+			}
 		}
 		err := r.hitsAbove(ctx, q, min, func(id store.ID, hits []reasoner.RuleScore) {
 			p := r.pos.of(id)
@@ -315,21 +407,24 @@ func (r *RuleScorer) score(ctx context.Context, qs []linkpred.Query, outs [][]li
 			for _, h := range hits {
 				conf = append(conf, linkpred.RuleConf{Rule: h.Rule, Conf: float32(h.Score)})
 			}
-			switch {
-			case lazy:
+			if anyLazy {
 				best = bs.Distinct(best[:0], conf)
 				for v, out := range outs {
-					score, ties := vrs[v].lazy(best)
-					out[i].AddLazy(p, score, ties)
+					if paths[v] == pathLazy {
+						score, ties := vrs[v].lazy(best)
+						out[i].AddLazy(p, score, ties)
+					}
 				}
-				return
-			case reduce:
+			}
+			if anyReduce {
+				// The lazy variants copied their ties: best may be re-sorted.
 				best = bs.BestPerRule(best[:0], conf)
 			}
 			for v, out := range outs {
-				if reduce {
+				switch paths[v] {
+				case pathReduce:
 					out[i].AddBest(vrs[v].red, p, best)
-				} else {
+				case pathRules:
 					out[i].AddRules(vrs[v].agg, p, conf)
 				}
 			}

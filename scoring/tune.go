@@ -27,6 +27,25 @@ var tuneCandidates = []datalog.Aggregate{
 	{Method: "noisy_or", Params: []datalog.Param{{Name: "top", Value: 10}, {Name: "prior", Value: 1}}},
 }
 
+// tuneThresholds are the overlaps at which the grouped candidates group a
+// relation's rules (SAFRAN's clustering threshold, chosen per relation):
+// each is a candidate grouped(threshold = t), with and without the slot
+// prior, after tuneCandidates.
+var tuneThresholds = []float64{0, 0.2, 0.4, 0.6, 0.8, 1}
+
+// candidates returns the aggregations ChooseAggregation ranks by, simplest
+// first: tuneCandidates, then grouped at each of tuneThresholds, without
+// and with the slot prior.
+func candidates() []datalog.Aggregate {
+	out := slices.Clone(tuneCandidates)
+	for _, t := range tuneThresholds {
+		out = append(out,
+			datalog.Aggregate{Method: "grouped", Params: []datalog.Param{{Name: "threshold", Value: t}}},
+			datalog.Aggregate{Method: "grouped", Params: []datalog.Param{{Name: "threshold", Value: t}, {Name: "prior", Value: 1}}})
+	}
+	return out
+}
+
 // Tuning is what choosing the aggregation found.
 type Tuning struct {
 	// Directives are the @aggregate directives to record: one for every
@@ -34,6 +53,8 @@ type Tuning struct {
 	Directives []datalog.Aggregate
 	// Queries is the number of held-out queries ranked.
 	Queries int
+	// Candidates are the aggregations ranked by, simplest first.
+	Candidates []datalog.Aggregate
 	// MRR is each candidate's MRR (expected ties), and Chosen the choice's.
 	MRR    []float64
 	Chosen float64
@@ -47,7 +68,10 @@ type Tuning struct {
 
 // ChooseAggregation applies prog's rules once to the queries qs (a held-out
 // split, never test) and ranks them under every candidate aggregation
-// (EvaluateVariants): the best overall is recorded for every
+// (EvaluateVariants): max, noisy-or over the top 3 and 10, and grouped at
+// each of tuneThresholds (each relation's rules grouped as the query policy
+// groups them, policy.Grouper, their rules applied once per relation), each
+// with and without the slot prior. The best overall is recorded for every
 // relation, and a relation with at least TuneMinQueries queries whose own
 // best beats it records that one. It also counts the queries whose answer
 // some rule reaches (coverage). g is the graph mined from st.
@@ -57,22 +81,25 @@ type Tuning struct {
 // hash-indexed relations), and the queries are scored one at a time
 // (RuleBatch), keeping their ranks only.
 func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog *datalog.Program, qs []linkpred.Query) (*Tuning, error) {
+	return ChooseAggregationSnapshot(ctx, st, g.Snapshot(), prog, qs)
+}
+
+// ChooseAggregationSnapshot is ChooseAggregation over snap, st's snapshot
+// (nil: taken), for a caller without the mined graph.
+func ChooseAggregationSnapshot(ctx context.Context, st store.Store, snap *store.Snapshot, prog *datalog.Program, qs []linkpred.Query) (*Tuning, error) {
 	filter, err := linkpred.NewFilterFor(st, qs)
 	if err != nil {
 		return nil, err
 	}
-	rs, ents, err := NewRuleScorer(ctx, st, g.Snapshot(), prog, AggOverride{}, qs, filter)
+	rs, ents, err := NewRuleScorer(ctx, st, snap, prog, AggOverride{}, qs, filter)
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range tuneCandidates {
-		v, err := aggregatorOf(a, nil)
-		if err != nil {
-			return nil, err
-		}
-		rs.variants = append(rs.variants, v)
+	cands := candidates()
+	if err := rs.setCandidates(ctx, cands, qs); err != nil {
+		return nil, err
 	}
-	reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(rs.variants), filter,
+	reps, err := linkpred.EvaluateVariants(ctx, qs, rs, len(cands), filter,
 		linkpred.Options{Entities: ents, PerQuery: true, BatchSize: RuleBatch})
 	if err != nil {
 		return nil, err
@@ -88,7 +115,7 @@ func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog
 			reached[qs[i]] = true
 		}
 	}
-	t := &Tuning{Queries: len(qs), MRR: c.MRR, Chosen: c.Chosen, Reached: reached, Ranks: make([]linkpred.Rank, len(qs))}
+	t := &Tuning{Queries: len(qs), Candidates: cands, MRR: c.MRR, Chosen: c.Chosen, Reached: reached, Ranks: make([]linkpred.Rank, len(qs))}
 	for i, q := range qs {
 		v, ok := c.PerRelation[q.Rel]
 		if !ok {
@@ -96,7 +123,7 @@ func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog
 		}
 		t.Ranks[i] = ranks[v][i]
 	}
-	t.Directives = append(t.Directives, tuneCandidates[c.Default])
+	t.Directives = append(t.Directives, cands[c.Default])
 	rels := make([]store.ID, 0, len(c.PerRelation))
 	for r := range c.PerRelation {
 		rels = append(rels, r)
@@ -106,11 +133,67 @@ func ChooseAggregation(ctx context.Context, st store.Store, g *miner.Graph, prog
 		return strings.Compare(rs.names[a], rs.names[b])
 	})
 	for _, r := range rels {
-		a := tuneCandidates[c.PerRelation[r]]
+		a := cands[c.PerRelation[r]]
 		a.Pred = rs.names[r]
 		t.Directives = append(t.Directives, a)
 	}
 	return t, nil
+}
+
+// setCandidates makes rs rank every query under each of cands
+// (ScoreVariants): the grouped ones with the groups of the query's
+// relation, found for every overlap of cands from one application of its
+// rules (policy.Grouper.GroupsAt).
+func (r *RuleScorer) setCandidates(ctx context.Context, cands []datalog.Aggregate, qs []linkpred.Query) error {
+	var overlaps []float64
+	at := map[float64]int{}
+	for _, a := range cands {
+		if a.Method == "grouped" {
+			if _, ok := at[a.Value("threshold")]; !ok {
+				at[a.Value("threshold")] = len(overlaps)
+				overlaps = append(overlaps, a.Value("threshold"))
+			}
+		}
+	}
+	r.variants = make([]ruleVariant, len(cands))
+	for i, a := range cands {
+		if a.Method == "grouped" {
+			continue // per relation
+		}
+		v, err := aggregatorOf(a, nil)
+		if err != nil {
+			return err
+		}
+		r.variants[i] = v
+	}
+	if len(overlaps) == 0 {
+		return nil
+	}
+	r.relVariants = map[store.ID][]ruleVariant{}
+	for _, q := range qs {
+		if _, ok := r.relVariants[q.Rel]; ok {
+			continue
+		}
+		rel := r.names[q.Rel]
+		gs, err := r.groupsAt(ctx, rel, overlaps)
+		if err != nil {
+			return err
+		}
+		r.grouper.Drop(rel) // its sketches: every overlap is grouped
+		vs := slices.Clone(r.variants)
+		for i, a := range cands {
+			if a.Method != "grouped" {
+				continue
+			}
+			v, err := aggregatorOf(a, func(t float64) (ruleGroups, error) { return gs[at[t]], nil })
+			if err != nil {
+				return err
+			}
+			vs[i] = v
+		}
+		r.relVariants[q.Rel] = vs
+	}
+	return nil
 }
 
 // tuneMaxQueries bounds the valid queries the aggregation is chosen on: a

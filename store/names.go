@@ -1,5 +1,7 @@
 package store
 
+import "slices"
+
 // RelationNames returns the names of st's relations, in the order
 // st.Relations gives them.
 func RelationNames(st Store) ([]string, error) {
@@ -12,4 +14,10 @@ func RelationNames(st Store) ([]string, error) {
 		names[i] = r.Name
 	}
 	return names, nil
+}
+
+// HasSplit reports whether st has a split of that name.
+func HasSplit(st Store, name string) (bool, error) {
+	names, err := st.Splits()
+	return slices.Contains(names, name), err
 }

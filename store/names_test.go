@@ -29,3 +29,17 @@ func TestRelationNames(t *testing.T) {
 		t.Errorf("RelationNames = %v, %v; want %v", names, err, want)
 	}
 }
+
+func TestHasSplit(t *testing.T) {
+	st := NewMemory()
+	defer st.Close()
+	b := &Batch{Splits: map[string][]NamedTriple{"valid": {{S: "a", R: "wife", O: "b"}}}}
+	if _, err := st.Load(context.Background(), b, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"valid": true, "test": false} {
+		if ok, err := HasSplit(st, name); ok != want || err != nil {
+			t.Errorf("HasSplit(%q) = %v, %v; want %v", name, ok, err, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ type evalCmd struct {
 	Model   string   `placeholder:"FILE" help:"A model saved by drumql mine --save-model (with --head-groups: its manifest, each relation scored by the model of its group). With --rules too: the rules rank the candidates and the model breaks their ties." type:"path"`
 	Rules   []string `placeholder:"FILE.dl" help:"Rule files applied by the reasoner, query by query."`
 	Split   string   `enum:"test,valid" default:"test" help:"Split to evaluate: test or valid."`
-	Combine string   `enum:",max,noisy-or,grouped" default:"" help:"How the rules' confidences for a candidate combine (default: what the rule files' @aggregate directives say, max without one): max (ties broken by the next-best rules), noisy-or (over each candidate's top 5 rules) or grouped (noisy-or across groups of redundant rules, max inside a group)."`
+	Combine string   `enum:",max,noisy-or,grouped,auto" default:"" help:"How the rules' confidences for a candidate combine (default: what the rule files' @aggregate directives say, max without one): max (ties broken by the next-best rules), noisy-or (over each candidate's top 5 rules), grouped (noisy-or across groups of redundant rules, max inside a group) or auto (chosen per relation on the store's valid split among what mine --aggregate auto chooses from, grouped at each threshold included, SAFRAN's combination; not with --split valid)."`
 	Format  string   `enum:"table,json" default:"table" help:"Output format: table or json."`
 	Limit   int      `placeholder:"N" help:"Evaluate only the first N triples of the split (for a quick look)."`
 	Prior   *bool    `negatable:"" help:"With --rules: rank the candidates no rule reaches by how many facts of the query's relation they fill the asked slot of in the graph (the rule r(X, c) weighted by c's share of r), instead of leaving them tied (with --model too: after the model's score). Default: what the rule files' @aggregate directives say (prior = 1), off without one; --no-prior turns it off."`
@@ -45,6 +46,16 @@ func (c *evalCmd) Run(e *env) error {
 	if c.Prior != nil && len(c.Rules) == 0 {
 		return inputErr(fmt.Errorf("eval: --prior breaks the ties of --rules"))
 	}
+	if c.Combine == "auto" {
+		switch {
+		case c.Split == "valid":
+			return inputErr(fmt.Errorf("eval: --combine auto chooses the combination on the valid split: evaluate another (--split test)"))
+		case c.Model != "" || len(c.Rules) == 0:
+			return inputErr(fmt.Errorf("eval: --combine auto chooses how --rules combine, without --model"))
+		case c.Prior != nil:
+			return inputErr(fmt.Errorf("eval: --combine auto chooses the slot prior too: drop --prior/--no-prior"))
+		}
+	}
 	how := scoring.AggOverride{Method: strings.ReplaceAll(c.Combine, "-", "_"), Prior: c.Prior}
 	var st store.Store
 	if c.Data != "" {
@@ -67,6 +78,7 @@ func (c *evalCmd) Run(e *env) error {
 	defer st.Close()
 	start := time.Now()
 	var rep *linkpred.Report
+	var chosen *scoring.Chosen
 	var err error
 	if c.Model != "" {
 		model, err := loadModel(c.Model)
@@ -82,7 +94,7 @@ func (c *evalCmd) Run(e *env) error {
 			return err
 		}
 	} else {
-		rep, err = evalRules(e, st, c.Rules, c.Split, how, c.Limit)
+		rep, chosen, err = evalRules(e, st, c.Rules, c.Split, how, c.Limit)
 		if err != nil {
 			return err
 		}
@@ -90,7 +102,17 @@ func (c *evalCmd) Run(e *env) error {
 	if c.Format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
+		if chosen != nil {
+			return enc.Encode(struct {
+				*linkpred.Report
+				Combination *scoring.Chosen `json:"combination"`
+			}{rep, chosen})
+		}
 		return enc.Encode(rep)
+	}
+	if chosen != nil {
+		fmt.Fprintf(e.stdout, "combination chosen on valid (%d queries): %s, %d relations their own; valid MRR %.4f\n",
+			chosen.Queries, chosen.Directive, len(chosen.Relations), chosen.ValidMRR)
 	}
 	rep.WriteTable(e.stdout)
 	if !e.cli.Quiet {
@@ -145,15 +167,26 @@ func evalModelLimit(e *env, st store.Store, g *miner.Graph, model *mining.ModelS
 }
 
 // evalRules evaluates rule files applied by the reasoner
-// (scoring.EvaluateRules).
-func evalRules(e *env, st store.Store, files []string, split string, how scoring.AggOverride, limit int) (*linkpred.Report, error) {
+// (scoring.EvaluateRules); with how.Method "auto", under the combination
+// chosen on the store's valid split (scoring.ChooseCombination).
+func evalRules(e *env, st store.Store, files []string, split string, how scoring.AggOverride, limit int) (*linkpred.Report, *scoring.Chosen, error) {
 	qs, err := splitQueries(st, split, limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prog, err := loadRuleFlags(e, files)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return scoring.EvaluateRules(e.ctx, st, prog, how, qs)
+	var chosen *scoring.Chosen
+	if how.Method == "auto" {
+		if prog, chosen, err = scoring.ChooseCombination(e.ctx, st, prog); errors.Is(err, scoring.ErrNoValidSplit) {
+			return nil, nil, inputErr(fmt.Errorf("eval: --combine auto: %w", err))
+		} else if err != nil {
+			return nil, nil, err
+		}
+		how = scoring.AggOverride{}
+	}
+	rep, err := scoring.EvaluateRules(e.ctx, st, prog, how, qs)
+	return rep, chosen, err
 }

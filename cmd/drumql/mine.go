@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -40,7 +39,7 @@ type mineCmd struct {
 	Config        mineConfigFile `placeholder:"FILE" help:"Read flag values from FILE, a JSON object keyed by mine's flag names (as --write-config writes it); flags on the command line override it, and a key that is not a flag of mine is an error."`
 	WriteConfig   string         `placeholder:"FILE" help:"Write the run's configuration, every flag's value (the miner's defaults included), to FILE as JSON before mining: --config FILE runs the same mining again."`
 	Threshold     float64        `default:"0.1" placeholder:"X" help:"The threshold written into the rule file (@min X, in (0, 1]): infer, query and explain drop derivations of its rules below X (their --min overrides it). A mined file has hundreds of rules per head relation, and chaining their weak derivations through each other would derive nearly every pair (default ${default})."`
-	Aggregate     string         `group:"aggregation" enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max and noisy-or over the top 3 or 10 rules, each with and without the slot prior; max without a valid split."`
+	Aggregate     string         `group:"aggregation" enum:"auto,max,noisy-or" default:"auto" help:"The aggregation recorded in the rule file (@aggregate) for ranking: auto chooses it on the valid split (overall, and per relation with enough queries) among max, noisy-or over the top 3 or 10 rules and grouped at thresholds 0, 0.2, 0.4, 0.6, 0.8 and 1 (SAFRAN's combination), each with and without the slot prior; max without a valid split."`
 	Budget        *int           `group:"extraction" placeholder:"N" help:"Edge visits allowed to count one rule's support exactly (default ${miner_budget}); past it, the counts of a chain rule's starts done so far (a seeded random sample) are scaled to all of them, and the comment says sample=done/all; a two-step rule with constants is left out."`
 	HeadBudget    *int           `group:"extraction" placeholder:"N" help:"Edge visits allowed to count the support of all the bodies of one head relation, in the order they are proposed (default ${miner_head_budget}); bodies left when it is spent are left out."`
 	MinSupport    *int           `group:"extraction" placeholder:"N" help:"Drop rules, chain rules and rules with constants, that predict fewer than N facts of the graph correctly (-1 keeps all). Default: ${miner_min_support} for chain rules, ${miner_const_min_support} for rules with constants."`
@@ -114,9 +113,6 @@ func (c *mineCmd) Run(e *env) error {
 	if err := c.mine(e, src, r); err != nil {
 		return err
 	}
-	if err := c.widen(e, r); err != nil {
-		return err
-	}
 	if err := c.chooseAggregation(e, r); err != nil {
 		return err
 	}
@@ -142,14 +138,10 @@ func (c *mineCmd) checkEvalSplit(st store.Store) error {
 	if !c.Eval || st == nil {
 		return nil
 	}
-	names, err := st.Splits()
-	if err != nil {
+	if ok, err := store.HasSplit(st, "test"); err != nil || ok {
 		return err
 	}
-	if !slices.Contains(names, "test") {
-		return inputErr(fmt.Errorf("mine --eval: the store has no test split to evaluate on (load a dataset folder with a test.txt, or drop --eval)"))
-	}
-	return nil
+	return inputErr(fmt.Errorf("mine --eval: the store has no test split to evaluate on (load a dataset folder with a test.txt, or drop --eval)"))
 }
 
 // mine trains the model (or the group models, here or on the --cluster
@@ -232,24 +224,18 @@ func (c *mineCmd) logStep(e *env, what string, since time.Time) {
 	}
 }
 
-// widen keeps, per head relation, the run's rules or the wide set's
-// (--widen; mining.Run.Widen).
-func (c *mineCmd) widen(e *env, r *mining.Run) error {
-	if c.Widen != "auto" || c.Aggregate != "auto" {
-		return nil
-	}
-	start := time.Now()
-	w, err := r.Widen(e.ctx, c.options(), c.Heads)
-	if w != nil {
-		c.logStep(e, w.Summary(), start)
-	}
-	return err
-}
-
-// chooseAggregation chooses the aggregation recorded in the rule file
-// (--aggregate; see mining.Run.ChooseAggregation).
+// chooseAggregation keeps, per head relation, the run's rules or the wide
+// set's (--widen; mining.Run.Widen), then chooses the aggregation recorded
+// in the rule file (--aggregate; see mining.Run.ChooseAggregation).
 func (c *mineCmd) chooseAggregation(e *env, r *mining.Run) error {
 	c.logStep(e, fmt.Sprintf("%d rules read and counted", len(r.Result.Rules)), r.RulesStart)
+	if start := time.Now(); c.Widen == "auto" && c.Aggregate == "auto" {
+		if w, err := r.Widen(e.ctx, c.options(), c.Heads); err != nil {
+			return err
+		} else if w != nil {
+			c.logStep(e, w.Summary(), start)
+		}
+	}
 	tuneStart := time.Now()
 	n, err := r.ChooseAggregation(e.ctx, c.Aggregate)
 	if n > 0 {

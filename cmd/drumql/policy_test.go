@@ -24,7 +24,7 @@ import (
 	"github.com/drumql/drumql/store"
 )
 
-// policyRules are the rules of TestOnePolicy's relation t, over base
+// policyRules are the rules of TestOnePolicy's relations t and s, over base
 // relations only, so that applying them once to the graph (eval) and their
 // fixpoint (query, serve) derive the same facts of t. The second rule
 // predicts what the first does (a redundant rule: grouped puts the two in
@@ -35,11 +35,16 @@ const policyRules = `0.6 :: t(X, Y) :- a(X, Z), b(Z, Y).
 0.4 :: t(X, Y) :- a(X, Z), c(Z, Y).
 0.35 :: t(X, Y) :- b(Y, X).
 0.3 :: t(X, Y) :- c(Y, X).
+0.7 :: s(X, Y) :- a(Y, X).
+0.55 :: s(X, Y) :- a(Y, X), a(Y, W).
+0.5 :: s(X, Y) :- b(X, Z), c(Z, Y).
+0.3 :: s(X, Y) :- c(X, Y).
+0.25 :: s(X, Y) :- b(X, Y).
 `
 
 // policyDataset writes a seeded random DRUM dataset: base relations a, b
 // and c, and t, half of whose triples follow a(X, Z), b(Z, Y), split into
-// facts, valid and test.
+// facts, valid and test; then s, half of whose triples are a's reversed.
 func policyDataset(t *testing.T, seed uint64) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 47))
@@ -74,8 +79,21 @@ func policyDataset(t *testing.T, seed uint64) string {
 	for range 30 {
 		ts = append(ts, [2]int{rng.IntN(n), rng.IntN(n)})
 	}
-	for i, p := range ts {
-		line := fmt.Sprintf("%s\tt\t%s\n", e(p[0]), e(p[1]))
+	ss := [][2]int{}
+	for i, x := range as {
+		if i%2 == 0 {
+			ss = append(ss, [2]int{x[1], x[0]})
+		}
+	}
+	for range 20 {
+		ss = append(ss, [2]int{rng.IntN(n), rng.IntN(n)})
+	}
+	for i, p := range append(ts, ss...) {
+		rel := "t"
+		if i >= len(ts) {
+			rel = "s"
+		}
+		line := fmt.Sprintf("%s\t%s\t%s\n", e(p[0]), rel, e(p[1]))
 		switch i % 4 {
 		case 0:
 			valid.WriteString(line)
@@ -108,7 +126,10 @@ type rankedAnswer struct {
 // same order wherever the scores differ.
 func TestOnePolicy(t *testing.T) {
 	data := policyDataset(t, 1)
-	for _, directive := range []string{"", "@aggregate noisy_or(top = 2).", "@aggregate grouped(threshold = 0.5).", "@aggregate noisy_or(top = 5).\n@aggregate grouped(threshold = 0.9) for t."} {
+	for _, directive := range []string{"", "@aggregate noisy_or(top = 2).", "@aggregate grouped(threshold = 0.5).", "@aggregate noisy_or(top = 5).\n@aggregate grouped(threshold = 0.9) for t.",
+		// per relation, at different thresholds, as eval --combine auto and
+		// mine --aggregate auto may choose them
+		"@aggregate max(prior = 1).\n@aggregate grouped(threshold = 0.2) for s.\n@aggregate grouped(threshold = 0.8, prior = 1) for t."} {
 		t.Run(directive, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "db")
 			if _, errOut, code := runCLI(t, "", "-q", "--db", db, "load", data); code != 0 {
@@ -163,37 +184,42 @@ func onePolicy(t *testing.T, db, rules string) {
 	}
 	// every known triple of t (facts, valid, test): eval filters them out
 	// of a query's candidates, but for its answer
-	known := map[[2]string]bool{}
+	known := map[[3]string]bool{}
 	for _, split := range []string{"facts", "valid", "test"} {
 		for tr, err := range st.Split(split) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			known[[2]string{name(tr.S), name(tr.O)}] = true
+			known[[3]string{name(tr.S), name(tr.R), name(tr.O)}] = true
 		}
 	}
-	type named struct{ given, answer string }
+	type named struct{ rel, given, answer string }
 	names := make([]named, len(qs))
+	rels := map[string]bool{}
 	for i, q := range qs {
-		names[i] = named{name(q.Given), name(q.Answer)}
+		names[i] = named{name(q.Rel), name(q.Given), name(q.Answer)}
+		rels[names[i].rel] = true
+	}
+	if len(rels) != 2 {
+		t.Fatalf("test queries of %v: want t and s", rels)
 	}
 	filtered := func(i int, as []rankedAnswer) []rankedAnswer {
-		q, given, answer := qs[i], names[i].given, names[i].answer
+		q, rel, given, answer := qs[i], names[i].rel, names[i].given, names[i].answer
 		return slices.DeleteFunc(as, func(a rankedAnswer) bool {
-			pair := [2]string{given, a.name}
+			k := [3]string{given, rel, a.name}
 			if !q.Inverse {
-				pair = [2]string{a.name, given}
+				k = [3]string{a.name, rel, given}
 			}
-			return a.name != answer && known[pair]
+			return a.name != answer && known[k]
 		})
 	}
 	texts := make([]string, len(qs))
 	evals := make([][]rankedAnswer, len(qs))
 	for i, q := range qs {
 		if q.Inverse {
-			texts[i] = fmt.Sprintf("t(%s, X)?", name(q.Given))
+			texts[i] = fmt.Sprintf("%s(%s, X)?", names[i].rel, names[i].given)
 		} else {
-			texts[i] = fmt.Sprintf("t(X, %s)?", name(q.Given))
+			texts[i] = fmt.Sprintf("%s(X, %s)?", names[i].rel, names[i].given)
 		}
 		for _, c := range out[i].Sparse {
 			id := ents[c.Entity]
