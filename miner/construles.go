@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/gainheap"
 	"github.com/drumql/drumql/internal/pkgerr"
 	"github.com/drumql/drumql/internal/workpool"
 )
@@ -423,21 +424,21 @@ func chooseByCoverage(cands []headCand, arena []int32, nFacts, n int) []headCand
 		}
 		return g
 	}
-	h := &gainHeap{}
+	h := &gainheap.Heap{}
 	for i := range cands {
-		h.items = append(h.items, gainItem{gain: gain(&cands[i]), i: i})
+		h.Items = append(h.Items, gainheap.Item{Gain: gain(&cands[i]), Rank: i, I: i})
 	}
 	heap.Init(h)
 	chosen := make([]bool, len(cands))
 	for k := 0; k < n && h.Len() > 0; {
-		top := &h.items[0]
-		g := gain(&cands[top.i])
-		if g < top.gain {
-			top.gain = g
+		top := &h.Items[0]
+		g := gain(&cands[top.I])
+		if g < top.Gain {
+			top.Gain = g
 			heap.Fix(h, 0)
 			continue
 		}
-		it := heap.Pop(h).(gainItem)
+		it := heap.Pop(h).(gainheap.Item)
 		if g <= 0 {
 			// Every fact is predicted at the best confidence the candidates
 			// reach: the rest are chosen by confidence (they still break
@@ -450,8 +451,8 @@ func chooseByCoverage(cands []headCand, arena []int32, nFacts, n int) []headCand
 			}
 			break
 		}
-		chosen[it.i] = true
-		hc := &cands[it.i]
+		chosen[it.I] = true
+		hc := &cands[it.I]
 		for _, f := range arena[hc.lo:hc.hi] {
 			best[f] = max(best[f], hc.conf)
 		}
@@ -464,28 +465,6 @@ func chooseByCoverage(cands []headCand, arena []int32, nFacts, n int) []headCand
 		}
 	}
 	return out
-}
-
-// gainItem is a candidate's index and its last computed gain.
-type gainItem struct {
-	gain float64
-	i    int
-}
-
-// gainHeap orders candidates by decreasing gain, then increasing index.
-type gainHeap struct{ items []gainItem }
-
-func (h *gainHeap) Len() int { return len(h.items) }
-func (h *gainHeap) Less(a, b int) bool {
-	x, y := h.items[a], h.items[b]
-	return x.gain > y.gain || x.gain == y.gain && x.i < y.i
-}
-func (h *gainHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
-func (h *gainHeap) Push(x any)    { h.items = append(h.items, x.(gainItem)) }
-func (h *gainHeap) Pop() any {
-	it := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return it
 }
 
 // constRule builds the rule of candidate cd for head h with constant c at

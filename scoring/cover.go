@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/gainheap"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
@@ -212,27 +213,27 @@ func chooseCover(hits [][]coverHit, order []int, n int) []int {
 		}
 		return g
 	}
-	h := &coverHeap{}
+	h := &gainheap.Heap{}
 	for rank, i := range order {
-		h.items = append(h.items, coverItem{gain: gain(i), rank: rank, i: i})
+		h.Items = append(h.Items, gainheap.Item{Gain: gain(i), Rank: rank, I: i})
 	}
 	heap.Init(h)
 	chosen := make([]bool, len(hits))
 	var out []int
 	for len(out) < n && h.Len() > 0 {
-		top := &h.items[0]
-		if g := gain(top.i); g < top.gain {
-			top.gain = g
+		top := &h.Items[0]
+		if g := gain(top.I); g < top.Gain {
+			top.Gain = g
 			heap.Fix(h, 0)
 			continue
 		}
-		it := heap.Pop(h).(coverItem)
-		if it.gain <= 0 {
+		it := heap.Pop(h).(gainheap.Item)
+		if it.Gain <= 0 {
 			break
 		}
-		chosen[it.i] = true
-		out = append(out, it.i)
-		for _, x := range hits[it.i] {
+		chosen[it.I] = true
+		out = append(out, it.I)
+		for _, x := range hits[it.I] {
 			best[x.q] = max(best[x.q], x.conf)
 		}
 	}
@@ -246,27 +247,4 @@ func chooseCover(hits [][]coverHit, order []int, n int) []int {
 		}
 	}
 	return out
-}
-
-// coverItem is a rule (i), its rank in the fallback order and its last
-// computed gain.
-type coverItem struct {
-	gain    float64
-	rank, i int
-}
-
-// coverHeap is a max-heap of coverItems by gain, then lowest rank.
-type coverHeap struct{ items []coverItem }
-
-func (h *coverHeap) Len() int { return len(h.items) }
-func (h *coverHeap) Less(a, b int) bool {
-	x, y := h.items[a], h.items[b]
-	return x.gain > y.gain || x.gain == y.gain && x.rank < y.rank
-}
-func (h *coverHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
-func (h *coverHeap) Push(x any)    { h.items = append(h.items, x.(coverItem)) }
-func (h *coverHeap) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
 }
