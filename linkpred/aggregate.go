@@ -2,6 +2,7 @@ package linkpred
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/drumql/drumql/internal/noisyor"
@@ -406,6 +407,9 @@ func (r *RuleSketches) Groups(minJaccard float64) []int32 {
 // mins, in order, from one pass over the pairs of rules: the Jaccard
 // overlap of each pair is estimated once for all of them.
 func (r *RuleSketches) GroupsAt(mins []float64) [][]int32 {
+	if len(mins) == 0 {
+		return nil
+	}
 	n := len(r.s)
 	sets := make([][]uint64, n)
 	postings := make(map[uint64][]int32)
@@ -424,6 +428,17 @@ func (r *RuleSketches) GroupsAt(mins []float64) [][]int32 {
 			parents[t][i] = int32(i)
 		}
 	}
+	// A pair already joined at the highest overlap is joined at every
+	// one (a link at an overlap is a link at each lower one), and a pair
+	// whose exact overlap cannot reach the lowest is linked at none: the
+	// estimate is skipped for both, which changes no group.
+	top, low := 0, math.Inf(1)
+	for t, m := range mins {
+		if m > mins[top] {
+			top = t
+		}
+		low = min(low, m)
+	}
 	seen := make([]int32, n) // seen[j] == i+1: pair (i, j) done
 	for i, s := range sets {
 		for _, k := range s {
@@ -432,6 +447,12 @@ func (r *RuleSketches) GroupsAt(mins []float64) [][]int32 {
 					continue
 				}
 				seen[j] = int32(i + 1)
+				if find(parents[top], int32(i)) == find(parents[top], j) {
+					continue
+				}
+				if x, y := len(s), len(sets[j]); x < SketchSize && y < SketchSize && float64(min(x, y)) < low*float64(max(x, y)) {
+					continue // |x ∩ y| / |x ∪ y| <= min / max
+				}
 				jac := jaccard(s, sets[j])
 				if jac <= 0 {
 					continue
