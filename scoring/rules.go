@@ -2,11 +2,14 @@ package scoring
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"slices"
 	"sync"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/pkgerr"
+	"github.com/drumql/drumql/internal/workpool"
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
@@ -91,7 +94,7 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 	// predictions on rel's group triples, never on qs).
 	rs.grouper = policy.NewGrouper(st, rs.eng, prog)
 	rs.nrules = len(prog.Rules)
-	variantOf := func(a datalog.Aggregate, rel string) (ruleVariant, error) {
+	override := func(a datalog.Aggregate) datalog.Aggregate {
 		switch how.Method {
 		case "max":
 			a = datalog.Aggregate{Method: "max", Params: a.Params}
@@ -108,7 +111,10 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 			a.Params = append(slices.DeleteFunc(slices.Clone(a.Params), func(p datalog.Param) bool { return p.Name == "prior" }),
 				datalog.Param{Name: "prior", Value: p})
 		}
-		return aggregatorOf(a, func(threshold float64) (ruleGroups, error) {
+		return a
+	}
+	variantOf := func(a datalog.Aggregate, rel string) (ruleVariant, error) {
+		return aggregatorOf(override(a), func(threshold float64) (ruleGroups, error) {
 			gs, err := rs.groupsAt(ctx, rel, []float64{threshold})
 			if err != nil {
 				return ruleGroups{}, err
@@ -117,6 +123,24 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 		})
 	}
 	if rs.def, err = variantOf(prog.Aggregation(""), ""); err != nil {
+		return nil, nil, err
+	}
+	// The grouped relations' groups, found on every core before the
+	// variants take them in order.
+	var rels []string
+	var overlaps [][]float64
+	seen := map[store.ID]bool{}
+	for _, q := range qs {
+		if seen[q.Rel] {
+			continue
+		}
+		seen[q.Rel] = true
+		name := rs.names[q.Rel]
+		if c := policy.FromDirective(override(prog.Aggregation(name))); c.Method == policy.Grouped {
+			rels, overlaps = append(rels, name), append(overlaps, []float64{c.Overlap})
+		}
+	}
+	if err := rs.prefetchGroups(ctx, rels, overlaps); err != nil {
 		return nil, nil, err
 	}
 	for _, q := range qs {
@@ -202,13 +226,53 @@ func (g ruleGroups) key(rule int32) int64 {
 	return -1 - int64(rule)
 }
 
-// groupsAt returns the groups of rel's rules at each overlap (policy
-// Grouper.GroupsAt), each rule application done once per relation.
-func (r *RuleScorer) groupsAt(ctx context.Context, rel string, overlaps []float64) ([]ruleGroups, error) {
-	rules, local, err := r.grouper.GroupsAt(ctx, rel, overlaps)
-	if err != nil {
-		return nil, err
+// foundGroups are a relation's groups as policy.Grouper.GroupsAt returns
+// them, found ahead (RuleScorer.prefetchGroups).
+type foundGroups struct {
+	overlaps []float64
+	rules    []int32
+	local    [][]int32
+}
+
+// prefetchGroups finds the groups of each relation rels[i] at overlaps[i]
+// on every core (policy.Grouper is safe for concurrent use, each relation
+// grouped by one goroutine), dropping each one's sketches once grouped,
+// for groupsAt to take. The groups do not depend on the order.
+func (r *RuleScorer) prefetchGroups(ctx context.Context, rels []string, overlaps [][]float64) error {
+	found := make([]foundGroups, len(rels))
+	errs := make([]error, len(rels))
+	workpool.Run(runtime.GOMAXPROCS(0), len(rels), func(_, i int) bool {
+		rules, local, err := r.grouper.GroupsAt(ctx, rels[i], overlaps[i])
+		r.grouper.Drop(rels[i])
+		found[i], errs[i] = foundGroups{overlaps: overlaps[i], rules: rules, local: local}, err
+		return err == nil
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
+	if r.found == nil {
+		r.found = map[string]foundGroups{}
+	}
+	for i, rel := range rels {
+		r.found[rel] = found[i]
+	}
+	return nil
+}
+
+// groupsAt returns the groups of rel's rules at each overlap (policy
+// Grouper.GroupsAt), each rule application done once per relation: those
+// prefetchGroups found when it found them at these overlaps.
+func (r *RuleScorer) groupsAt(ctx context.Context, rel string, overlaps []float64) ([]ruleGroups, error) {
+	f, ok := r.found[rel]
+	if ok && slices.Equal(f.overlaps, overlaps) {
+		delete(r.found, rel)
+	} else {
+		var err error
+		if f.rules, f.local, err = r.grouper.GroupsAt(ctx, rel, overlaps); err != nil {
+			return nil, err
+		}
+	}
+	rules, local := f.rules, f.local
 	if r.ruleSlot == nil {
 		r.ruleSlot = make([]int32, r.nrules)
 		for i := range r.ruleSlot {
@@ -280,10 +344,11 @@ type RuleScorer struct {
 	// (its grouped variants need its own groups).
 	relVariants map[store.ID][]ruleVariant
 	grouper     *policy.Grouper
-	nrules      int            // the program's rules
-	ruleSlot    []int32        // see ruleGroups.slot
-	hybrid      bool           // a HybridScorer applies the prior itself
-	heads       map[string]int // the number of rules of each head predicate
+	found       map[string]foundGroups // see prefetchGroups
+	nrules      int                    // the program's rules
+	ruleSlot    []int32                // see ruleGroups.slot
+	hybrid      bool                   // a HybridScorer applies the prior itself
+	heads       map[string]int         // the number of rules of each head predicate
 }
 
 // variant returns the ranking variant of relation rel.

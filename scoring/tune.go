@@ -170,6 +170,18 @@ func (r *RuleScorer) setCandidates(ctx context.Context, cands []datalog.Aggregat
 		return nil
 	}
 	r.relVariants = map[store.ID][]ruleVariant{}
+	var rels []string
+	var each [][]float64 // the same overlaps for every relation
+	seen := map[store.ID]bool{}
+	for _, q := range qs {
+		if !seen[q.Rel] {
+			seen[q.Rel] = true
+			rels, each = append(rels, r.names[q.Rel]), append(each, overlaps)
+		}
+	}
+	if err := r.prefetchGroups(ctx, rels, each); err != nil {
+		return err
+	}
 	for _, q := range qs {
 		if _, ok := r.relVariants[q.Rel]; ok {
 			continue
@@ -179,7 +191,6 @@ func (r *RuleScorer) setCandidates(ctx context.Context, cands []datalog.Aggregat
 		if err != nil {
 			return err
 		}
-		r.grouper.Drop(rel) // its sketches: every overlap is grouped
 		vs := slices.Clone(r.variants)
 		for i, a := range cands {
 			if a.Method != "grouped" {
