@@ -31,7 +31,11 @@ type Run struct {
 	Files [][]byte
 	// Stopped is the error of an interrupted training: the rules are
 	// those of the weights at that moment.
-	Stopped   error
+	Stopped error
+	// TimeCap is mine --time, the cap on training (0: none), and Cut
+	// whether it cut training (TrainingContext).
+	TimeCap   time.Duration
+	Cut       bool
 	Loss      []report.LossPoint
 	ValidLoss []float64
 	prevMean  float64 // the running mean loss of the last batch observed
@@ -104,6 +108,9 @@ func (r *Run) Header() string {
 	}
 	if r.Stopped != nil {
 		header += "\n% interrupted: these are the rules of the weights when training was stopped"
+	}
+	if r.Cut {
+		header += "\n% " + r.CutLine()
 	}
 	if r.Widened != nil {
 		header += "\n% " + r.Widened.Describe()

@@ -18,6 +18,7 @@ type mineCmd struct {
 	Len           *int           `placeholder:"T" help:"Maximum rule length T, 1 to ${miner_max_len} (default ${miner_len})."`
 	Rank          *int           `group:"training" placeholder:"L" help:"Rank L, the number of rule groups learnt per query, at least 1 (default ${miner_rank})."`
 	Epochs        *int           `placeholder:"N" help:"Maximum number of epochs, at least 1 (default ${miner_epochs}, with early stopping)."`
+	Time          time.Duration  `placeholder:"D" help:"Cap local training (not --cluster) at D since mine started (e.g. 10m; 0: none): when it passes, the rules are read off the weights then, and the file's header says the cap cut training. What follows training is not capped."`
 	Batch         *int           `group:"training" placeholder:"B" help:"Training triples per batch, at least 1 (default ${miner_batch})."`
 	Seed          *uint64        `group:"training" placeholder:"S" help:"Random seed, at least 1 (default ${miner_seed})."`
 	Heads         []string       `sep:"," placeholder:"R1,R2" help:"Only learn rules for these head relations."`
@@ -170,7 +171,10 @@ func (c *mineCmd) mine(e *env, src miner.GraphSource, r *mining.Run) error {
 			opt.HeadGroups = c.HeadGroups
 		}
 		opt.RulesWhenStopped = true
-		r.Result, err = miner.Mine(e.ctx, src, r.Graph, opt, progress)
+		tctx, cancel := r.TrainingContext(e.ctx, c.Time)
+		defer cancel()
+		r.Result, err = miner.Mine(tctx, src, r.Graph, opt, progress)
+		err = r.Trained(tctx, err)
 	}
 	pb.finish()
 	err = r.Trained(e.ctx, err)

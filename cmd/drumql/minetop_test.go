@@ -1,11 +1,14 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/parser"
 )
 
@@ -47,5 +50,39 @@ func TestMineTop(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "", "--db", db, "mine", "--top=-1"); code != 2 || !strings.Contains(stderr, "--top -1") {
 		t.Errorf("--top -1: exit %d: %s", code, stderr)
+	}
+}
+
+// TestMineTimeCap: --time cuts training when it passes (here during the
+// second batch, which the hook holds past it): mine still writes the rules
+// of the weights then, exits 0, and the file's header says the cap cut it.
+func TestMineTimeCap(t *testing.T) {
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "load", filepath.Join(repoRoot(t), "examples", "families")); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	batches := 0
+	testHookMineProgress = func(p miner.Progress) {
+		if !p.EpochDone {
+			if batches++; batches == 2 {
+				time.Sleep(time.Second)
+			}
+		}
+	}
+	defer func() { testHookMineProgress = nil }()
+	out := filepath.Join(tmp, "capped.dl")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--time", "500ms", "--widen", "off", "--out", out); code != 0 {
+		t.Fatalf("mine --time: exit %d: %s", code, stderr)
+	}
+	src, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "% training cut by --time 500ms after 0 epochs: these are the rules of the weights then") {
+		t.Errorf("no cap note in the header:\n%.600s", src)
+	}
+	if _, stderr, code := runCLI(t, "", "check", out); code != 0 {
+		t.Errorf("check of the capped rules: exit %d: %s", code, stderr)
 	}
 }
