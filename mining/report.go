@@ -55,6 +55,7 @@ func (r *Run) Report(ctx context.Context, db string, took time.Duration) *report
 	if r.Stopped != nil {
 		rep.Notes = append(rep.Notes, "Training was interrupted (Ctrl-C): the rules are those of the weights at that moment.")
 	}
+	first := r.reportFirst(ctx, rep)
 	ex := newExampler(ctx, r.Store)
 	for lo := 0; lo < len(rules); {
 		hi := lo
@@ -69,11 +70,16 @@ func (r *Run) Report(ctx context.Context, db string, took time.Duration) *report
 			shown[t.Rule.Key()] = true
 		}
 		for i := lo; i < hi; i++ {
+			if first[rules[i].Rule.Key()] {
+				h.Top++
+			}
+		}
+		for i := lo; i < hi; i++ {
 			mr := &rules[i]
 			body := mr.Rule
 			body.Comment = ""
 			body.Weight = 1
-			row := report.RuleRow{Text: body.String(), Weight: mr.Rule.Weight, Score: mr.Score, Support: -1, Confidence: -1}
+			row := report.RuleRow{Text: body.String(), Weight: mr.Rule.Weight, Score: mr.Score, Support: -1, Confidence: -1, First: first[mr.Rule.Key()]}
 			if mr.Counted {
 				row.Support, row.Confidence = mr.Support, mr.Confidence
 			}
@@ -90,6 +96,32 @@ func (r *Run) Report(ctx context.Context, db string, took time.Duration) *report
 			Optimistic: policyMetrics(&m.Optimistic), Pessimistic: policyMetrics(&m.Pessimistic), Expected: policyMetrics(&m.Expected)}
 	}
 	return rep
+}
+
+// reportTop is the number of rules per head the report lists first: those
+// mine --top reportTop keeps.
+const reportTop = 20
+
+// reportFirst returns the rules the report lists first, by key: the ones
+// mine --top reportTop would keep of the run's rules (KeepTop's choice:
+// for a --top run, every rule it kept), or none when the choice fails (a
+// note on rep says so).
+func (r *Run) reportFirst(ctx context.Context, rep *report.Report) map[string]bool {
+	rules := r.Result.Rules
+	if r.Top > 0 && r.Top <= reportTop {
+		rules = r.Result.Rules
+	} else {
+		var err error
+		if rules, _, _, err = r.topSets(ctx, r.Result.Rules, reportTop); err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("The rules mine --top %d keeps are not marked: %v", reportTop, err))
+			return nil
+		}
+	}
+	first := make(map[string]bool, len(rules))
+	for _, m := range rules {
+		first[m.Rule.Key()] = true
+	}
+	return first
 }
 
 // policyMetrics converts the metrics of one tie policy for the report.

@@ -211,24 +211,14 @@ func (r *Run) KeepTop(ctx context.Context, n int) error {
 		return nil
 	}
 	r.Top, r.FullRules = n, len(r.Result.Rules)
-	all := r.Result.Rules
-	r.Result.Rules = miner.TopRules(all, n)
-	if r.Tuned == nil || r.Store == nil {
+	top, covering, vq, err := r.topSets(ctx, r.Result.Rules, n)
+	if err != nil {
+		return err
+	}
+	r.Result.Rules, r.Covering = top, covering
+	if len(vq) == 0 {
 		return nil
 	}
-	vq, err := scoring.ValidQueries(r.Store)
-	if err != nil || len(vq) == 0 {
-		return err
-	}
-	cover, err := scoring.TopByCoverage(ctx, r.Store, r.Graph.Snapshot(), all, n)
-	if err != nil {
-		return err
-	}
-	p, err := choosePerRelation(ctx, r, vq, r.Result.Rules, cover)
-	if err != nil {
-		return err
-	}
-	r.Result.Rules, r.Covering = p.rules, p.fromB
 	prog := &datalog.Program{Rules: miner.DatalogRules(r.Result.Rules)}
 	r.FullTuned = r.Tuned
 	if r.Tuned, err = scoring.ChooseAggregation(ctx, r.Store, r.Graph, prog, vq); err != nil {
@@ -236,4 +226,27 @@ func (r *Run) KeepTop(ctx context.Context, n int) error {
 	}
 	r.Directives = r.Tuned.Directives
 	return nil
+}
+
+// topSets returns the best n rules per head of all as KeepTop keeps them,
+// the number of heads that keep the covering set, and the valid queries
+// the choice was made on (none: support × weight for every head).
+func (r *Run) topSets(ctx context.Context, all []miner.MinedRule, n int) ([]miner.MinedRule, int, []linkpred.Query, error) {
+	byValue := miner.TopRules(all, n)
+	if r.Tuned == nil || r.Store == nil {
+		return byValue, 0, nil, nil
+	}
+	vq, err := scoring.ValidQueries(r.Store)
+	if err != nil || len(vq) == 0 {
+		return byValue, 0, nil, err
+	}
+	cover, err := scoring.TopByCoverage(ctx, r.Store, r.Graph.Snapshot(), all, n)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	p, err := choosePerRelation(ctx, r, vq, byValue, cover)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return p.rules, p.fromB, vq, nil
 }

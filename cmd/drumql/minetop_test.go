@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,43 @@ func TestMineTimeCap(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "", "check", out); code != 0 {
 		t.Errorf("check of the capped rules: exit %d: %s", code, stderr)
+	}
+}
+
+// TestReportListsTopFirst: the report of a whole file lists first, per
+// head, the rules mine --top 20 keeps (marked ★), and only those: on
+// family's aunt, whose file has far more than 20 rules.
+func TestReportListsTopFirst(t *testing.T) {
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "load", filepath.Join(repoRoot(t), "examples", "family")); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	model, page := filepath.Join(tmp, "m"), filepath.Join(tmp, "r.html")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--heads", "aunt", "--epochs", "1", "--widen", "off",
+		"--save-model", model, "--report", page, "--out", filepath.Join(tmp, "all.dl")); code != 0 {
+		t.Fatalf("mine --report: exit %d: %s", code, stderr)
+	}
+	top, stderr, code := runCLI(t, "", "--db", db, "-q", "mine", "--from-model", model, "--widen", "off", "--top", "20")
+	if code != 0 {
+		t.Fatalf("mine --top 20: exit %d: %s", code, stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept, starred []string
+	for _, line := range strings.Split(top, "\n") {
+		if _, rule, ok := strings.Cut(line, " :: "); ok {
+			kept = append(kept, rule)
+		}
+	}
+	for _, m := range regexp.MustCompile(`<tr><td>\d+ ★</td>.*?<td class="rule">([^<]*)</td>`).FindAllStringSubmatch(string(html), -1) {
+		starred = append(starred, strings.ReplaceAll(m[1], "&#34;", `"`))
+	}
+	slices.Sort(kept)
+	slices.Sort(starred)
+	if all := strings.Count(string(html), `<td class="rule">`); len(kept) != 20 || all <= 20 || !slices.Equal(starred, kept) {
+		t.Errorf("the report marks %d of %d rules first, mine --top 20 keeps %d:\n%q\n%q", len(starred), all, len(kept), starred, kept)
 	}
 }

@@ -64,8 +64,14 @@ type LossPoint struct {
 
 // HeadRules holds the rules mined for one head relation.
 type HeadRules struct {
-	Head  string    // the head relation, as printed in Datalog
-	Rules []RuleRow // shown best first: by decreasing Support × Weight when counted, then Weight (stable)
+	Head string // the head relation, as printed in Datalog
+	// Rules are shown best first: those marked First in their order, then
+	// the others by decreasing Support × Weight when counted, then Weight
+	// (stable).
+	Rules []RuleRow
+	// Top is the number of rules marked First when they are the rules
+	// mine --top keeps (0: none marked).
+	Top int
 }
 
 // RuleRow is one mined rule.
@@ -78,7 +84,10 @@ type RuleRow struct {
 	// unknown); Example a grounding of the rule in the graph whose head
 	// holds, as text ("" when none was looked for).
 	Confidence float64
-	Example    string
+	// First marks a rule of the head's best few for a reader: those
+	// mine --top N keeps, shown first.
+	First   bool
+	Example string
 }
 
 // Scores holds the link-prediction metrics of a set of queries under one
@@ -157,6 +166,7 @@ type headView struct {
 	ID, Head   string
 	HasSupport bool
 	HasExample bool
+	Top        int // see HeadRules.Top
 	Rules      []ruleView
 }
 
@@ -164,6 +174,7 @@ type ruleView struct {
 	N, Pct                             int
 	Weight, Score, Support, Confidence string
 	Text, Example                      string
+	First                              bool
 }
 
 func buildView(r *Report) *view {
@@ -203,17 +214,26 @@ func buildHead(i int, h HeadRules) headView {
 	// Best first: the rules that predict the most facts most precisely
 	// (support × weight), then the most confident.
 	value := func(r RuleRow) float64 { return float64(max(r.Support, 0)) * r.Weight }
+	first := func(r RuleRow) int {
+		if r.First {
+			return 0
+		}
+		return 1
+	}
 	slices.SortStableFunc(rules, func(a, b RuleRow) int {
-		return cmp.Or(cmpDesc(value(a), value(b)), cmpDesc(a.Weight, b.Weight))
+		if a.First && b.First {
+			return 0 // in the order given
+		}
+		return cmp.Or(cmp.Compare(first(a), first(b)), cmpDesc(value(a), value(b)), cmpDesc(a.Weight, b.Weight))
 	})
-	hv := headView{ID: "h" + strconv.Itoa(i+1), Head: h.Head, Rules: make([]ruleView, len(rules))}
+	hv := headView{ID: "h" + strconv.Itoa(i+1), Head: h.Head, Top: h.Top, Rules: make([]ruleView, len(rules))}
 	for j, rr := range rules {
 		w := rr.Weight
 		pct := 0
 		if w > 0 && !math.IsNaN(w) {
 			pct = int(math.Round(math.Min(w, 1) * 100))
 		}
-		rv := ruleView{N: j + 1, Pct: pct, Weight: fmtFixed(w, 3), Score: fmtG(rr.Score), Text: rr.Text, Example: rr.Example}
+		rv := ruleView{N: j + 1, Pct: pct, Weight: fmtFixed(w, 3), Score: fmtG(rr.Score), Text: rr.Text, Example: rr.Example, First: rr.First && h.Top > 0}
 		if rr.Support >= 0 {
 			hv.HasSupport = true
 			rv.Support = strconv.Itoa(rr.Support)

@@ -275,6 +275,26 @@ func TestRulesBestFirst(t *testing.T) {
 	}
 }
 
+// TestRulesTopFirst: the rules marked First (those mine --top keeps) come
+// first, in the order given, starred, then the others best first.
+func TestRulesTopFirst(t *testing.T) {
+	r := &report.Report{Heads: []report.HeadRules{{Head: "p", Top: 2, Rules: []report.RuleRow{
+		{Text: "p(X,Y) :- c(X,Y).", Weight: 0.5, Support: -1, Confidence: -1, First: true},
+		{Text: "p(X,Y) :- b(X,Y).", Weight: 1, Support: 4, Confidence: 1},
+		{Text: "p(X,Y) :- a(X,Y).", Weight: 0.2, Support: 3, Confidence: 0.25, First: true},
+		{Text: "p(X,Y) :- d(X,Y).", Weight: 0.5, Support: 7, Confidence: 0.5},
+	}}}}
+	page := render(t, r)
+	_, texts := scan(t, page)
+	want := []string{"p(X,Y) :- c(X,Y).", "p(X,Y) :- a(X,Y).", "p(X,Y) :- b(X,Y).", "p(X,Y) :- d(X,Y)."}
+	if !slices.Equal(texts, want) {
+		t.Errorf("rule order %q, want %q", texts, want)
+	}
+	if n := strings.Count(page, " ★</td>"); n != 2 || !strings.Contains(page, "the first 2 (marked ★) are those <code>mine --top 2</code> keeps") {
+		t.Errorf("%d rules starred, or no note", n)
+	}
+}
+
 func TestDownsample(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	const n = 12345

@@ -64,12 +64,12 @@ var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 
 <h2 id="rules">Rules</h2>
 {{- if .Heads}}
-<p class="sub">{{.Rules}} rules for {{len .Heads}} head {{if eq (len .Heads) 1}}relation{{else}}relations{{end}}, each head's best first: the rules that predict the most facts most precisely (support × weight), with an example from the graph for the first ones.</p>
+<p class="sub">{{.Rules}} rules for {{len .Heads}} head {{if eq (len .Heads) 1}}relation{{else}}relations{{end}}, each head's best first: the rules <code>mine --top</code> keeps, marked ★, then the rules that predict the most facts most precisely (support × weight), with an example from the graph for the first ones.</p>
 <ol class="toc">{{range .Heads}}<li><a href="#{{.ID}}">{{.Head}}</a> <span class="n">{{len .Rules}}</span></li>{{end}}</ol>
 {{range $h := .Heads}}<section id="{{$h.ID}}">
-<h3><span class="hd">{{$h.Head}}</span> <span class="n">{{len $h.Rules}} rules</span> <a class="up" href="#rules">↑</a></h3>
+<h3><span class="hd">{{$h.Head}}</span> <span class="n">{{len $h.Rules}} rules{{if $h.Top}}; the first {{$h.Top}} (marked ★) are those <code>mine --top {{$h.Top}}</code> keeps{{end}}</span> <a class="up" href="#rules">↑</a></h3>
 {{if $h.Rules}}<table class="rt"><thead><tr><th>#</th><th>weight</th><th>score</th>{{if $h.HasSupport}}<th>support</th><th>confidence</th>{{end}}<th>rule</th>{{if $h.HasExample}}<th>example from the graph</th>{{end}}</tr></thead><tbody>
-{{range $h.Rules}}<tr><td>{{.N}}</td><td class="w"><i><b style="width:{{.Pct}}%"></b></i>{{.Weight}}</td><td>{{.Score}}</td>{{if $h.HasSupport}}<td>{{.Support}}</td><td>{{.Confidence}}</td>{{end}}<td class="rule">{{.Text}}</td>{{if $h.HasExample}}<td>{{.Example}}</td>{{end}}</tr>
+{{range $h.Rules}}<tr><td>{{.N}}{{if .First}} ★{{end}}</td><td class="w"><i><b style="width:{{.Pct}}%"></b></i>{{.Weight}}</td><td>{{.Score}}</td>{{if $h.HasSupport}}<td>{{.Support}}</td><td>{{.Confidence}}</td>{{end}}<td class="rule">{{.Text}}</td>{{if $h.HasExample}}<td>{{.Example}}</td>{{end}}</tr>
 {{end}}</tbody></table>{{else}}<p class="empty">No rules mined.</p>{{end}}
 </section>
 {{end}}
