@@ -16,7 +16,8 @@ type serveCmd struct {
 	Files        []string      `arg:"" optional:"" name:"rules" help:"Datalog rule files (.dl), loaded as infer loads them."`
 	Addr         string        `default:"127.0.0.1:7474" placeholder:"HOST:PORT" help:"Address to listen on (loopback by default; another address serves the network)."`
 	Token        string        `placeholder:"SECRET" env:"DRUMQL_TOKEN" help:"Require 'Authorization: Bearer SECRET' on every request that changes something (POST /v1/rules, /v1/facts); the environment variable DRUMQL_TOKEN keeps it out of the process list."`
-	Edits        string        `placeholder:"FILE" help:"File that rules added through POST /v1/rules are appended to, and loaded with the rule files on start (default: edits.dl next to the store)."`
+	ReadToken    string        `placeholder:"SECRET" env:"DRUMQL_READ_TOKEN" help:"Require 'Authorization: Bearer SECRET' (or the --token) on every read too (query, explain, rules, stats); health, the page and /metrics stay open."`
+	Edits        string        `placeholder:"FILE" help:"File that rules added through POST /v1/rules are appended to, and loaded with the rule files on start (default: edits.dl in the store's directory)."`
 	QueryTimeout time.Duration `default:"30s" placeholder:"DURATION" help:"Stop a query or explanation that takes longer (503)."`
 	MaxBody      string        `default:"1M" placeholder:"SIZE" help:"Largest request body (413 beyond it)."`
 	MaxFacts     int           `default:"5000000" placeholder:"N" help:"Refuse a query or an update that would derive more than N facts (413)."`
@@ -44,7 +45,7 @@ Examples:
   curl -s localhost:7474/v1/query -d '{"query": "wife(X, marc_ueda)?", "top": 3}'`
 }
 
-// editsPath is the edits file: --edits, or edits.dl next to the store.
+// editsPath is the edits file: --edits, or edits.dl in the store's directory.
 func (c *serveCmd) editsPath(db string) string {
 	if c.Edits != "" {
 		return c.Edits
@@ -88,7 +89,7 @@ func (c *serveCmd) Run(e *env) error {
 	}
 	s, err := server.New(e.ctx, server.Config{
 		Store: st, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.Min, MaxFacts: c.MaxFacts,
-		Threads: c.Threads, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, Logger: slog.New(h),
+		Threads: c.Threads, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, ReadToken: c.ReadToken, Logger: slog.New(h),
 	}, func(what string) {
 		if !e.cli.Quiet {
 			fmt.Fprintln(e.stderr, what)
