@@ -308,9 +308,14 @@ func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, 
 }
 
 // rebuild rebuilds the materialisation from the store after a failed
-// update (Apply's materialisation must then be discarded), as at start.
+// update (Apply's materialisation must then be discarded), as at start;
+// not once Serve is stopping.
 func (s *Server) rebuild() {
 	s.dropPrepared()
+	if s.stopping.Load() {
+		s.m = nil // the store is as before the update; the next start catches up
+		return
+	}
 	if _, err := s.materialise(context.Background(), s.prog); err != nil {
 		s.m = nil // the next update tries again
 	}

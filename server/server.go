@@ -103,6 +103,11 @@ type Server struct {
 	handler   http.Handler
 	// inFlight counts the requests being answered.
 	inFlight atomic.Int64
+	// active waits for the handlers running (Serve's shutdown).
+	active sync.WaitGroup
+	// stopping is set when Serve shuts down: a failed update no longer
+	// rebuilds the materialisation (the next start catches up).
+	stopping atomic.Bool
 }
 
 // New brings the store's derived facts up to date with cfg.Program, as
@@ -252,6 +257,8 @@ func (w *statusWriter) Flush() {
 func (s *Server) instrument(endpoint string, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		s.active.Add(1)
+		defer s.active.Done()
 		s.inFlight.Add(1)
 		defer s.inFlight.Add(-1)
 		sw := &statusWriter{ResponseWriter: w}
