@@ -32,8 +32,8 @@ func (serveCmd) Help() string {
 memory, and answers a JSON API under /v1 (query, explain, rules, rule and fact
 edits, stats; GET /v1/openapi.json describes it), Prometheus metrics at
 /metrics and a web page at / (queries, proofs, the rules to browse and edit)
-until SIGINT or SIGTERM; in-flight requests finish and the store closes
-cleanly. On start the derived facts are brought up to date as infer
+until SIGINT or SIGTERM; in-flight requests get 1.2 s, then are cancelled (an
+update rolled back), and the store closes cleanly. On start the derived facts are brought up to date as infer
 does. Rule edits are applied incrementally and persisted: added rules are
 appended to the --edits file, a removed rule is deleted from its file (an
 atomic rewrite that keeps every other line). One line per request is logged
