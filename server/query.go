@@ -112,7 +112,7 @@ func (s *Server) storedNoisyOr(ctx context.Context) (*combine.StoredNoisyOr, err
 	if sn := s.noisyOr.Load(); sn != nil {
 		return sn, nil
 	}
-	sn, err := combine.PrepareStoredNoisyOr(ctx, s.st, s.prog, reasoner.Options{Min: s.m.Min(), MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads})
+	sn, err := combine.PrepareStoredNoisyOr(ctx, s.st, s.prog, reasoner.Options{Min: s.m.Min(), MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory})
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +195,8 @@ func (s *Server) evalError(w http.ResponseWriter, ctx context.Context, err error
 	case errors.Is(err, reasoner.ErrMemoryLimit):
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, apiError{Code: CodeMemoryLimit, Error: err.Error()})
+	case errors.Is(err, reasoner.ErrStringTooLong):
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeLimit, Error: err.Error()})
 	case errors.Is(err, reasoner.ErrUnknownPredicate):
 		writeError(w, http.StatusNotFound, apiError{Error: err.Error()})
 	case errors.Is(err, reasoner.ErrInvalidProgram), errors.Is(err, reasoner.ErrNotGround):
@@ -214,7 +216,7 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 	if err != nil || !ok {
 		return nil, err
 	}
-	opt := reasoner.Options{Min: req.Min, Explain: req.Explain, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
+	opt := reasoner.Options{Min: req.Min, Explain: req.Explain, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
 	var as []reasoner.Answer
 	held := false
 	comb, err := policy.Combine(req.Combine, s.prog, q.Pred)
@@ -342,7 +344,7 @@ func (s *Server) streamAnswers(ctx context.Context, q datalog.Atom, vars []strin
 	}
 	var as []reasoner.Answer
 	over := false
-	opt := reasoner.Options{Min: req.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
+	opt := reasoner.Options{Min: req.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
 	err = reasoner.QueryFunc(ctx, s.st, nil, q, opt, func(a reasoner.Answer) bool {
 		if len(as) == s.cfg.MaxFacts {
 			over = true
@@ -429,7 +431,7 @@ func (s *Server) proof(ctx context.Context, fact datalog.Atom) (*reasoner.Proof,
 	if err != nil {
 		return nil, err
 	}
-	p, err := reasoner.Explain(ctx, s.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads})
+	p, err := reasoner.Explain(ctx, s.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory})
 	if err == nil {
 		err = ctx.Err()
 	}

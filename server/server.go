@@ -54,6 +54,12 @@ type Config struct {
 	// MaxFacts caps the facts an evaluation may derive: a query or an
 	// update beyond it is refused (413). 0 means DefaultMaxFacts.
 	MaxFacts int
+	// MaxMemory caps the memory (bytes) the Go runtime holds while an
+	// update or a query evaluates (reasoner.Options.MaxMemory): beyond it
+	// the update is refused and rolled back (413, memory_limit), a query
+	// stopped (503, memory_limit, Retry-After), the served state kept.
+	// 0: no cap.
+	MaxMemory int64
 	// Threads is the number of goroutines an evaluation may use (0: all
 	// cores).
 	Threads int
@@ -152,7 +158,7 @@ func New(ctx context.Context, cfg Config, what func(string)) (*Server, error) {
 
 // options are the evaluation options of updates.
 func (s *Server) options() reasoner.Options {
-	return reasoner.Options{Min: s.cfg.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
+	return reasoner.Options{Min: s.cfg.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
 }
 
 // materialise sets s.m to the materialisation of prog, brought up to date

@@ -21,6 +21,7 @@ type serveCmd struct {
 	QueryTimeout time.Duration `default:"30s" placeholder:"DURATION" help:"Stop a query or explanation that takes longer (503)."`
 	MaxBody      string        `default:"1M" placeholder:"SIZE" help:"Largest request body (413 beyond it)."`
 	MaxFacts     int           `default:"5000000" placeholder:"N" help:"Refuse a query or an update that would derive more than N facts (413)."`
+	MaxMemory    string        `placeholder:"SIZE" help:"Cap the memory the Go runtime holds while an update or a query evaluates (e.g. 8G; off: none): an update beyond it is refused and rolled back (413), a query stopped (503); default: 3/4 of the available memory at start (the smaller of MemAvailable and the cgroup limit)."`
 	Min          *float64      `placeholder:"X" help:"Threshold of the derived facts, overriding the rule files' @min (as infer --min)."`
 	Threads      int           `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 	LogFormat    string        `enum:"text,json" default:"text" help:"Request log on stderr: text or json (one line per request)."`
@@ -58,19 +59,11 @@ func (c *serveCmd) Run(e *env) error {
 	if err := errors.Join(err, checkCount("threads", c.Threads)); err != nil {
 		return err
 	}
-	if c.MaxFacts <= 0 {
-		return inputErr(fmt.Errorf("--max-facts %d: must be more than 0", c.MaxFacts))
-	}
-	if c.QueryTimeout <= 0 {
-		return inputErr(fmt.Errorf("--query-timeout %s: must be more than 0", c.QueryTimeout))
-	}
-	maxBody, err := sysmem.ParseSize(c.MaxBody)
-	if err == nil && maxBody <= 0 {
-		err = errors.New("must be more than 0")
-	}
+	maxBody, mem, err := server.Limits{MaxFacts: c.MaxFacts, QueryTimeout: c.QueryTimeout, MaxBody: c.MaxBody, MaxMemory: c.MaxMemory}.Check()
 	if err != nil {
-		return inputErr(fmt.Errorf("--max-body %s: %w", c.MaxBody, err))
+		return inputErr(err)
 	}
+	defer mem.Soften()()
 	edits := c.editsPath(e.cli.DB)
 	files := server.RuleFiles(c.Files, edits)
 	ps, th, st, err := programAndStore(e, files, minX)
@@ -89,7 +82,7 @@ func (c *serveCmd) Run(e *env) error {
 	}
 	s, err := server.New(e.ctx, server.Config{
 		Store: st, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.Min, MaxFacts: c.MaxFacts,
-		Threads: c.Threads, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, ReadToken: c.ReadToken, Logger: slog.New(h),
+		Threads: c.Threads, MaxMemory: mem.Bytes, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, ReadToken: c.ReadToken, Logger: slog.New(h),
 	}, func(what string) {
 		if !e.cli.Quiet {
 			fmt.Fprintln(e.stderr, what)
