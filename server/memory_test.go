@@ -29,4 +29,3 @@ func TestStringGrowingRule(t *testing.T) {
 	}
 	e.mustDo(http.StatusOK, "POST", "/v1/facts", `{"add": [["a", "is", "b"]]}`)
 }
-
