@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/drumql/drumql/internal/servefile"
 )
 
 // ShutdownGrace is how long Serve lets the requests in flight finish once
@@ -24,12 +26,19 @@ const (
 // edits file as before it) and waits for them for ShutdownCancel at most:
 // a SIGTERM is obeyed within 2 s whatever is running. It returns the
 // error that stopped serving before ctx was done; nil after a shutdown.
-// The caller closes the store after it returns.
+// While it serves, Config.DB/serve.addr names it. The caller closes the
+// store after it returns.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	base, cancelAll := context.WithCancel(context.Background())
 	defer cancelAll()
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return base }}
+	if s.cfg.DB != "" {
+		if err := servefile.Write(s.cfg.DB, "http://"+ln.Addr().String()); err != nil {
+			return err
+		}
+		defer servefile.Remove(s.cfg.DB)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -43,6 +43,10 @@ type Config struct {
 	// error (drumql serve's loading does): bringing the materialisation
 	// up to date at start does not validate it again.
 	Validated bool
+	// DB is the store's directory: Serve writes DB/serve.addr (its
+	// address and process id, internal/servefile) while it serves, for
+	// the commands the store's lock refuses to name it. Empty: none.
+	DB string
 	// Files are the rule files the program was loaded from, for /v1/stats.
 	Files []string
 	// Edits is the file that rules added through POST /v1/rules are

@@ -81,7 +81,7 @@ func (c *serveCmd) Run(e *env) error {
 		h = slog.NewJSONHandler(e.stderr, nil)
 	}
 	s, err := server.New(e.ctx, server.Config{
-		Store: st, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.Min, MaxFacts: c.MaxFacts,
+		Store: st, DB: e.cli.DB, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.Min, MaxFacts: c.MaxFacts,
 		Threads: c.Threads, MaxMemory: mem.Bytes, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, ReadToken: c.ReadToken, Logger: slog.New(h),
 	}, func(what string) {
 		if !e.cli.Quiet {
