@@ -257,3 +257,23 @@ func TestWriteErrorBounded(t *testing.T) {
 		t.Errorf("clip: %q", c)
 	}
 }
+
+// TestNumericOrder: answers of equal confidence list numbers by value,
+// then names, with max and with noisy-or alike.
+func TestNumericOrder(t *testing.T) {
+	e := newEnv(t, "x has 10\nx has b\nx has 2\nx has 1\nx has a\n", "0.5 :: val(X, Y) :- has(X, Y).\n", nil)
+	for _, comb := range []string{"max", "noisy-or"} {
+		var rows []map[string]any
+		b := e.mustDo(http.StatusOK, "POST", "/v1/query", `{"query": "val(x, Y)?", "combine": "`+comb+`"}`)
+		if err := json.Unmarshal(b, &rows); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rows {
+			got = append(got, r["Y"].(string))
+		}
+		if strings.Join(got, " ") != "1 2 10 a b" {
+			t.Errorf("%s: %v, want 1 2 10 a b", comb, got)
+		}
+	}
+}
