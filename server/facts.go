@@ -242,6 +242,8 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 	}
 	out := wire.NewUpdate(ch, time.Since(start), MaxListedFacts)
 	out.BaseAdded, out.BaseRemoved = added, removed
+	out.Version = s.version
+	s.tag(w, s.version)
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -303,6 +305,7 @@ func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, 
 		return ch, err
 	}
 	s.updated = time.Now()
+	s.version++
 	s.metrics.updates.Observe(time.Since(start).Seconds())
 	return ch, nil
 }

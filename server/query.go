@@ -311,11 +311,13 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = ctx.Err()
 	}
+	version := s.version
 	s.mu.RUnlock()
 	if err != nil {
 		s.evalError(w, ctx, err)
 		return
 	}
+	s.tag(w, version)
 	if stream {
 		writeStream(w, vars, as, req.Explain)
 		return
@@ -405,7 +407,9 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := s.proof(ctx, fact)
+	version := s.version
 	s.mu.RUnlock()
+	s.tag(w, version)
 	switch {
 	case errors.Is(err, errNotStored):
 		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: no fact of %s is stored or derived", clip(fact.String()), clip(datalog.QuoteName(fact.Pred)))})

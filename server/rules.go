@@ -28,8 +28,9 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 	// Read under the lock (an edit rewrites the files the comments are
 	// read from), written after it.
 	s.mu.RLock()
-	out := s.ruleInfos(head)
+	out, version := s.ruleInfos(head), s.version
 	s.mu.RUnlock()
+	s.tag(w, version)
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -142,6 +143,8 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 	resp := wire.NewUpdate(ch, time.Since(start), MaxListedFacts)
 	resp.RulesAdded, resp.RulesRemoved = len(adds), len(gone)
 	resp.Warnings = s.unknownBody(req.Add, adds)
+	resp.Version = s.version
+	s.tag(w, s.version)
 	writeJSON(w, http.StatusOK, resp)
 }
 

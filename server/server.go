@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -108,9 +109,15 @@ type Server struct {
 	noisyOrMu sync.Mutex
 	m         *maintain.Materialisation
 	updated   time.Time
-	started   time.Time
-	metrics   *metrics
-	handler   http.Handler
+	// version counts the committed states served: 1 at start, one more
+	// for each update applied (written under the write lock, read under
+	// the read lock); epoch tells this process's versions from another's
+	// in ETags.
+	version uint64
+	epoch   string
+	started time.Time
+	metrics *metrics
+	handler http.Handler
 	// inFlight counts the requests being answered.
 	inFlight atomic.Int64
 	// active waits for the handlers running (Serve's shutdown).
@@ -144,7 +151,8 @@ func New(ctx context.Context, cfg Config, what func(string)) (*Server, error) {
 	if cfg.Threads <= 0 {
 		cfg.Threads = runtime.GOMAXPROCS(0)
 	}
-	s := &Server{cfg: cfg, st: cfg.Store, prog: cfg.Program, started: time.Now()}
+	s := &Server{cfg: cfg, st: cfg.Store, prog: cfg.Program, started: time.Now(), version: 1}
+	s.epoch = strconv.FormatInt(s.started.UnixNano(), 36)
 	start := time.Now()
 	how, err := s.materialise(ctx, s.prog)
 	if err != nil {
@@ -196,6 +204,14 @@ func (s *Server) materialise(ctx context.Context, prog *datalog.Program) (string
 		how += ": " + res.Why
 	}
 	return how, nil
+}
+
+// tag says which version answered: the headers ETag ("EPOCH-VERSION")
+// and Drumql-Version.
+func (s *Server) tag(w http.ResponseWriter, version uint64) {
+	v := strconv.FormatUint(version, 10)
+	w.Header().Set("ETag", `"`+s.epoch+"-"+v+`"`)
+	w.Header().Set("Drumql-Version", v)
 }
 
 // Handler returns the HTTP handler of the API.

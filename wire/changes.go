@@ -35,6 +35,9 @@ type Update struct {
 	// the store nor the program knows (the literal never holds), as infer
 	// warns.
 	Warnings []string `json:"warnings,omitempty"`
+	// Version is the server's state after the update (its readers' from
+	// then on: a client that got this answer reads its own write).
+	Version uint64 `json:"version,omitempty"`
 }
 
 // NewUpdate describes the change ch, made in took, listing at most limit of
