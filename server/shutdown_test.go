@@ -104,8 +104,8 @@ func TestShutdownWithUpdateInFlight(t *testing.T) {
 		t.Errorf("the update finished: make the graph larger")
 	}
 	e.srv.mu.Lock() // the handler is done
-	e.srv.mu.Unlock()
 	e.srv.stopping.Store(false)
+	e.srv.mu.Unlock()
 	if after := e.state(); after != before {
 		t.Errorf("not rolled back:\nbefore %s\nafter  %s", before, after)
 	}
