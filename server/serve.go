@@ -15,7 +15,7 @@ import (
 // its context is done; then it cancels them (an update is rolled back)
 // and waits at most ShutdownCancel for their handlers to return.
 const (
-	ShutdownGrace  = 1200 * time.Millisecond
+	ShutdownGrace  = time.Second
 	ShutdownCancel = 500 * time.Millisecond
 )
 

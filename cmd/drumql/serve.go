@@ -33,7 +33,7 @@ func (serveCmd) Help() string {
 memory, and answers a JSON API under /v1 (query, explain, rules, rule and fact
 edits, stats; GET /v1/openapi.json describes it), Prometheus metrics at
 /metrics and a web page at / (queries, proofs, the rules to browse and edit)
-until SIGINT or SIGTERM; in-flight requests get 1.2 s, then are cancelled (an
+until SIGINT or SIGTERM; in-flight requests get 1 s, then are cancelled (an
 update rolled back), and the store closes cleanly. On start the derived facts are brought up to date as infer
 does. Rule edits are applied incrementally and persisted: added rules are
 appended to the --edits file, a removed rule is deleted from its file (an
