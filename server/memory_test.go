@@ -1,9 +1,15 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
 )
 
 // TestStringGrowingRule: a rule that doubles a string every round (over a
@@ -28,4 +34,25 @@ func TestStringGrowingRule(t *testing.T) {
 		t.Errorf("grow(X, seed): %d answers, want the 2 of before", len(got))
 	}
 	e.mustDo(http.StatusOK, "POST", "/v1/facts", `{"add": [["a", "is", "b"]]}`)
+}
+
+// TestMaxMemoryReachesEvaluations: Config.MaxMemory is the evaluations'
+// cap: a server whose start must evaluate the program refuses to start
+// past it, with the reasoner's memory error.
+func TestMaxMemoryReachesEvaluations(t *testing.T) {
+	st := store.NewMemory()
+	ctx := context.Background()
+	if _, err := st.Load(ctx, &store.Batch{Graph: graphOf(t, chainGraph(10, 10))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := parser.ParseString("rules.dl", "path(X, Z) :- edge(X, Z).\npath(X, Z) :- path(X, Y), edge(Y, Z).\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(ctx, Config{Store: st, Program: prog, MaxMemory: 1}, nil); !errors.Is(err, reasoner.ErrMemoryLimit) {
+		t.Errorf("New with a cap of 1 byte: %v, want ErrMemoryLimit", err)
+	}
+	if _, err := New(ctx, Config{Store: st, Program: prog}, nil); err != nil {
+		t.Errorf("New without a cap: %v", err)
+	}
 }
