@@ -5,7 +5,8 @@
 # (a lookup of the stored materialisation) and with combine noisy-or (the
 # head's rules applied once to it); then the same queries are asked
 # through one `drumql query` process each, without and with the rule
-# files, for the cost beside it.
+# files, for the cost beside it. The lookups run once more beside a writer
+# (WRITE_RATE updates a second, default 5, of 10 base facts each).
 #
 # Case families: the quick start's store and rules (examples/families, its
 # rules mined here, merged with examples/families/expert.dl); the queries
@@ -61,6 +62,9 @@ run_case() {
   "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" || true
   "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine max || true
   "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine noisy-or || true
+  # The lookups again beside a writer: WRITE_RATE updates a second (default
+  # 5) of 10 new facts each (added, then removed by the next).
+  "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine max -write-rate "${WRITE_RATE:-5}" -write-rel "${WRITE_REL:-husband}" || true
   kill -TERM "$pid"
   wait "$pid" || true
   trap - EXIT

@@ -86,6 +86,9 @@ var (
 	ErrNotGround          = eval.ErrNotGround
 	ErrNoProof            = eval.ErrNoProof
 	ErrInvalidProgram     = eval.ErrInvalidProgram
+	// ErrStringTooLong: an expression made a string longer than the
+	// store's longest name (store.MaxNameLen).
+	ErrStringTooLong = eval.ErrStringTooLong
 )
 
 // Infer materialises prog over the base facts of st: it evaluates the

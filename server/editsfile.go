@@ -7,9 +7,11 @@ import (
 )
 
 // DefaultEdits is the edits file ([Config.Edits]) of the store in the
-// directory db when none is chosen: edits.dl beside that directory.
+// directory db when none is chosen: edits.dl inside that directory, so
+// that it goes with the store it belongs to (never into the working
+// directory of --db drumql.db).
 func DefaultEdits(db string) string {
-	return filepath.Join(filepath.Dir(filepath.Clean(db)), "edits.dl")
+	return filepath.Join(filepath.Clean(db), "edits.dl")
 }
 
 // RuleFiles returns the rule files a server loads on start: files, and

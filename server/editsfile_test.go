@@ -9,7 +9,7 @@ import (
 
 func TestRuleFiles(t *testing.T) {
 	dir := t.TempDir()
-	if got, want := DefaultEdits(filepath.Join(dir, "kg.db")+"/"), filepath.Join(dir, "edits.dl"); got != want {
+	if got, want := DefaultEdits(filepath.Join(dir, "kg.db")+"/"), filepath.Join(dir, "kg.db", "edits.dl"); got != want {
 		t.Errorf("DefaultEdits = %s, want %s", got, want)
 	}
 	rules, edits := filepath.Join(dir, "rules.dl"), filepath.Join(dir, "edits.dl")

@@ -48,6 +48,14 @@ func parseFactText(text string) (add, remove []store.NamedTriple, e *apiError) {
 			body = rest
 		}
 		t, at, msg := parseFactLine(body)
+		if msg == "" {
+			for _, n := range [3]string{t.S, t.R, t.O} {
+				if err := store.CheckName(n); err != nil {
+					msg, at = err.Error(), 1
+					break
+				}
+			}
+		}
 		if msg != "" {
 			c := utf8.RuneCountInString(line[:col-1]) + 1 + at - 1
 			return nil, nil, &apiError{Error: msg, File: "text", Line: i + 1, Col: c}
@@ -105,6 +113,9 @@ func splitNames(src string) (names []string, cols []int, bad int) {
 // parseFactLine reads one fact, "rel(s, o)" or "s rel o"; on error it
 // returns the message and its column in src (in runes, from 1).
 func parseFactLine(src string) (store.NamedTriple, int, string) {
+	if e := checkArity(src, ""); e != nil {
+		return store.NamedTriple{}, e.Col, e.Error
+	}
 	names, cols, bad := splitNames(src)
 	if bad > 0 {
 		return store.NamedTriple{}, bad, "a quoted name without its closing quote"
@@ -132,11 +143,11 @@ func parseFactLine(src string) (store.NamedTriple, int, string) {
 	}
 	a := q.Atom
 	if len(a.Args) != 2 {
-		return store.NamedTriple{}, a.Pos.Col, fmt.Sprintf("%s has %d arguments: a base fact is a triple, rel(s, o)", a, len(a.Args))
+		return store.NamedTriple{}, a.Pos.Col, fmt.Sprintf("%s has %d arguments: a base fact is a triple, rel(s, o)", clip(a.String()), len(a.Args))
 	}
 	for _, t := range a.Args {
 		if t.Kind != datalog.Symbol && t.Kind != datalog.Number {
-			return store.NamedTriple{}, t.Pos.Col, fmt.Sprintf("%s: a fact has names, not variables or expressions", a)
+			return store.NamedTriple{}, t.Pos.Col, fmt.Sprintf("%s: a fact has names, not variables or expressions", clip(a.String()))
 		}
 	}
 	return store.NamedTriple{S: a.Args[0].Value, R: a.Pred, O: a.Args[1].Value}, 0, ""
@@ -148,6 +159,11 @@ func triples(list [][]string, name string) ([]store.NamedTriple, error) {
 	for i, t := range list {
 		if len(t) != 3 || t[0] == "" || t[1] == "" || t[2] == "" {
 			return nil, fmt.Errorf("%s[%d]: a fact is [subject, relation, object], three names", name, i)
+		}
+		for j, n := range t {
+			if err := store.CheckName(n); err != nil {
+				return nil, fmt.Errorf("%s[%d][%d]: %w", name, i, j, err)
+			}
 		}
 		out = append(out, store.NamedTriple{S: t[0], R: t[1], O: t[2]})
 	}
@@ -226,6 +242,8 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 	}
 	out := wire.NewUpdate(ch, time.Since(start), MaxListedFacts)
 	out.BaseAdded, out.BaseRemoved = added, removed
+	out.Version = s.version
+	s.tag(w, s.version)
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -287,14 +305,20 @@ func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, 
 		return ch, err
 	}
 	s.updated = time.Now()
+	s.version++
 	s.metrics.updates.Observe(time.Since(start).Seconds())
 	return ch, nil
 }
 
 // rebuild rebuilds the materialisation from the store after a failed
-// update (Apply's materialisation must then be discarded), as at start.
+// update (Apply's materialisation must then be discarded), as at start;
+// not once Serve is stopping.
 func (s *Server) rebuild() {
 	s.dropPrepared()
+	if s.stopping.Load() {
+		s.m = nil // the store is as before the update; the next start catches up
+		return
+	}
 	if _, err := s.materialise(context.Background(), s.prog); err != nil {
 		s.m = nil // the next update tries again
 	}
@@ -304,11 +328,18 @@ func (s *Server) rebuild() {
 func (s *Server) updateError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, reasoner.ErrTooManyFacts):
-		writeError(w, http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("the update would derive more than %d facts (--max-facts): nothing was changed", s.cfg.MaxFacts)})
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		writeError(w, http.StatusServiceUnavailable, apiError{Error: "the update was cancelled: nothing was changed"})
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeLimit, Error: fmt.Sprintf("the update would derive more than %d facts (--max-facts): nothing was changed", s.cfg.MaxFacts)})
+	case errors.Is(err, reasoner.ErrMemoryLimit):
+		// updates are serialised: this one alone passed the limit
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeMemoryLimit, Error: err.Error() + " (--max-memory): nothing was changed"})
+	case errors.Is(err, reasoner.ErrStringTooLong):
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeLimit, Error: err.Error() + ": nothing was changed"})
+	case errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, apiError{Code: CodeTimeout, Error: "the update took too long and was stopped: nothing was changed"})
+	case errors.Is(err, context.Canceled):
+		writeError(w, http.StatusServiceUnavailable, apiError{Code: CodeCancelled, Error: "the update was cancelled: nothing was changed"})
 	case errors.Is(err, reasoner.ErrInvalidProgram):
-		writeError(w, http.StatusBadRequest, apiError{Error: err.Error()})
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeParse, Error: err.Error()})
 	default:
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 	}

@@ -59,8 +59,21 @@ func newMetrics(s *Server) *metrics {
 	return m
 }
 
-// observe counts a request.
+// methodLabel is the label of a request's method: one of HTTP's, or
+// "other" for any made-up one (a client must not grow the metrics).
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
+}
+
+// observe counts a request; endpoint is one of the routes' (or "other"),
+// the method is reduced by methodLabel.
 func (m *metrics) observe(endpoint, method string, status int, d time.Duration) {
+	method = methodLabel(method)
 	code := strconv.Itoa(status)
 	m.requests.WithLabelValues(endpoint, method, code).Inc()
 	m.latency.WithLabelValues(endpoint, method, code).Observe(d.Seconds())

@@ -44,6 +44,10 @@ type ExplainRequest struct {
 // parseAtom parses a query or a fact as typed ("?" and a final "."
 // optional); a syntax error is written as a 400 and ok is false.
 func parseAtom(w http.ResponseWriter, text string) (datalog.Atom, bool) {
+	if e := checkArity(text, ""); e != nil {
+		writeError(w, http.StatusBadRequest, *e)
+		return datalog.Atom{}, false
+	}
 	src := strings.TrimSuffix(strings.TrimSpace(text), ".")
 	q, err := parser.ParseQuery(src)
 	if err != nil {
@@ -52,7 +56,7 @@ func parseAtom(w http.ResponseWriter, text string) (datalog.Atom, bool) {
 			e.File = ""
 			writeError(w, http.StatusBadRequest, e)
 		} else {
-			writeError(w, http.StatusBadRequest, apiError{Error: err.Error()})
+			writeError(w, http.StatusBadRequest, apiError{Code: CodeParse, Error: err.Error()})
 		}
 		return datalog.Atom{}, false
 	}
@@ -108,7 +112,7 @@ func (s *Server) storedNoisyOr(ctx context.Context) (*combine.StoredNoisyOr, err
 	if sn := s.noisyOr.Load(); sn != nil {
 		return sn, nil
 	}
-	sn, err := combine.PrepareStoredNoisyOr(ctx, s.st, s.prog, reasoner.Options{Min: s.m.Min(), MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads})
+	sn, err := combine.PrepareStoredNoisyOr(ctx, s.st, s.prog, reasoner.Options{Min: s.m.Min(), MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory})
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +144,7 @@ func (s *Server) check(w http.ResponseWriter, q datalog.Atom) bool {
 		// Nothing defines the predicate and it is no likely typo: the
 		// answer is empty, with the warning in a header.
 		if ds, ok := errors.AsType[datalog.Diagnostics](err); ok && len(ds) > 0 {
-			w.Header().Set("Warning", `199 drumql "`+strings.ReplaceAll(ds[0].Msg, `"`, `'`)+`"`)
+			w.Header().Set("Warning", `199 drumql "`+strings.ReplaceAll(clip(ds[0].Msg), `"`, `'`)+`"`)
 		}
 		return true
 	}
@@ -183,19 +187,22 @@ func (s *Server) defined(pred string) bool {
 func (s *Server) evalError(w http.ResponseWriter, ctx context.Context, err error) {
 	switch {
 	case ctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
-		writeError(w, http.StatusServiceUnavailable, apiError{Error: fmt.Sprintf("the query took longer than the limit of %s (--query-timeout) and was stopped", s.cfg.QueryTimeout)})
+		writeError(w, http.StatusServiceUnavailable, apiError{Code: CodeTimeout, Error: fmt.Sprintf("the query took longer than the limit of %s (--query-timeout) and was stopped", s.cfg.QueryTimeout)})
 	case errors.Is(err, errTooManyAnswers):
-		writeError(w, http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("more than %d answers (--max-facts): a streamed answer is read out before it is written; narrow the query or ask for top", s.cfg.MaxFacts)})
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeLimit, Error: fmt.Sprintf("more than %d answers (--max-facts): a streamed answer is read out before it is written; narrow the query or ask for top", s.cfg.MaxFacts)})
 	case errors.Is(err, reasoner.ErrTooManyFacts):
-		writeError(w, http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("the evaluation would derive more than %d facts (--max-facts) and was stopped", s.cfg.MaxFacts)})
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeLimit, Error: fmt.Sprintf("the evaluation would derive more than %d facts (--max-facts) and was stopped", s.cfg.MaxFacts)})
 	case errors.Is(err, reasoner.ErrMemoryLimit):
-		writeError(w, http.StatusServiceUnavailable, apiError{Error: err.Error()})
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, apiError{Code: CodeMemoryLimit, Error: err.Error()})
+	case errors.Is(err, reasoner.ErrStringTooLong):
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeLimit, Error: err.Error()})
 	case errors.Is(err, reasoner.ErrUnknownPredicate):
 		writeError(w, http.StatusNotFound, apiError{Error: err.Error()})
 	case errors.Is(err, reasoner.ErrInvalidProgram), errors.Is(err, reasoner.ErrNotGround):
-		writeError(w, http.StatusBadRequest, apiError{Error: err.Error()})
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeParse, Error: err.Error()})
 	case ctx.Err() != nil:
-		writeError(w, http.StatusServiceUnavailable, apiError{Error: "the request was cancelled"})
+		writeError(w, http.StatusServiceUnavailable, apiError{Code: CodeCancelled, Error: "the request was cancelled"})
 	default:
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 	}
@@ -209,7 +216,7 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 	if err != nil || !ok {
 		return nil, err
 	}
-	opt := reasoner.Options{Min: req.Min, Explain: req.Explain, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
+	opt := reasoner.Options{Min: req.Min, Explain: req.Explain, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
 	var as []reasoner.Answer
 	held := false
 	comb, err := policy.Combine(req.Combine, s.prog, q.Pred)
@@ -274,7 +281,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("min %g: must be in [0, 1]", req.Min)})
 		return
 	case req.Combine != "" && req.Combine != policy.Max && req.Combine != policy.NoisyOr && req.Combine != policy.Grouped:
-		writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("combine %q: must be max, noisy-or or grouped", req.Combine)})
+		writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("combine %q: must be max, noisy-or or grouped", clip(req.Combine))})
 		return
 	}
 	q, ok := parseAtom(w, req.Query)
@@ -304,11 +311,13 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = ctx.Err()
 	}
+	version := s.version
 	s.mu.RUnlock()
 	if err != nil {
 		s.evalError(w, ctx, err)
 		return
 	}
+	s.tag(w, version)
 	if stream {
 		writeStream(w, vars, as, req.Explain)
 		return
@@ -337,7 +346,7 @@ func (s *Server) streamAnswers(ctx context.Context, q datalog.Atom, vars []strin
 	}
 	var as []reasoner.Answer
 	over := false
-	opt := reasoner.Options{Min: req.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
+	opt := reasoner.Options{Min: req.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
 	err = reasoner.QueryFunc(ctx, s.st, nil, q, opt, func(a reasoner.Answer) bool {
 		if len(as) == s.cfg.MaxFacts {
 			over = true
@@ -384,7 +393,7 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, t := range fact.Args {
 		if t.Kind == datalog.Var {
-			writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("%s has variables: explain takes a fact (query with \"explain\": true for the proof of each answer)", fact)})
+			writeError(w, http.StatusBadRequest, apiError{Error: fmt.Sprintf("%s has variables: explain takes a fact (query with \"explain\": true for the proof of each answer)", clip(fact.String()))})
 			return
 		}
 	}
@@ -398,12 +407,14 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := s.proof(ctx, fact)
+	version := s.version
 	s.mu.RUnlock()
+	s.tag(w, version)
 	switch {
 	case errors.Is(err, errNotStored):
-		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: no fact of %s is stored or derived", fact, datalog.QuoteName(fact.Pred))})
+		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: no fact of %s is stored or derived", clip(fact.String()), clip(datalog.QuoteName(fact.Pred)))})
 	case errors.Is(err, reasoner.ErrNoProof):
-		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: it is neither a base fact nor derived", fact)})
+		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: it is neither a base fact nor derived", clip(fact.String()))})
 	case err != nil:
 		s.evalError(w, ctx, err)
 	default:
@@ -424,7 +435,7 @@ func (s *Server) proof(ctx context.Context, fact datalog.Atom) (*reasoner.Proof,
 	if err != nil {
 		return nil, err
 	}
-	p, err := reasoner.Explain(ctx, s.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads})
+	p, err := reasoner.Explain(ctx, s.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory})
 	if err == nil {
 		err = ctx.Err()
 	}

@@ -28,8 +28,9 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 	// Read under the lock (an edit rewrites the files the comments are
 	// read from), written after it.
 	s.mu.RLock()
-	out := s.ruleInfos(head)
+	out, version := s.ruleInfos(head), s.version
 	s.mu.RUnlock()
+	s.tag(w, version)
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -60,6 +61,9 @@ func (s *Server) ruleInfos(head string) []wire.Rule {
 
 // parseRule parses the text of one rule; item names it in errors.
 func parseRule(text, item string) (datalog.Rule, *apiError) {
+	if e := checkArity(text, item); e != nil {
+		return datalog.Rule{}, e
+	}
 	p, err := parser.ParseString(item, text)
 	if err != nil {
 		if ds, ok := errors.AsType[datalog.Diagnostics](err); ok {
@@ -103,16 +107,17 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, *e)
 		return
 	}
-	if e := checkAdded(old, gone, adds, req.Add); e != nil {
-		writeError(w, http.StatusConflict, *e)
-		return
-	}
 	// The new program, checked with the added rules at their positions in
-	// the request, so that a problem is reported there.
+	// the request, so that a problem is reported there; an invalid rule
+	// (a weight out of range) is that error, loaded already or not.
 	next := *old
 	next.Rules = append(keptRules(old, gone), adds...)
 	if ds := datalog.Validate(&next); ds.HasErrors() {
 		writeError(w, http.StatusBadRequest, diagError(editErrors(ds), ""))
+		return
+	}
+	if e := checkAdded(old, gone, adds, req.Add); e != nil {
+		writeError(w, http.StatusConflict, *e)
 		return
 	}
 	// The files as they will be: spans cut, rules appended.
@@ -138,6 +143,8 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 	resp := wire.NewUpdate(ch, time.Since(start), MaxListedFacts)
 	resp.RulesAdded, resp.RulesRemoved = len(adds), len(gone)
 	resp.Warnings = s.unknownBody(req.Add, adds)
+	resp.Version = s.version
+	s.tag(w, s.version)
 	writeJSON(w, http.StatusOK, resp)
 }
 
@@ -176,7 +183,7 @@ func removedRules(old *datalog.Program, removes []datalog.Rule, texts []string) 
 			}
 		}
 		if found < 0 {
-			return nil, http.StatusNotFound, &apiError{Error: fmt.Sprintf("remove[%d]: %s is not a loaded rule (GET /v1/rules lists them)", i, texts[i]), File: fmt.Sprintf("remove[%d]", i)}
+			return nil, http.StatusNotFound, &apiError{Error: fmt.Sprintf("remove[%d]: %s is not a loaded rule (GET /v1/rules lists them)", i, clip(texts[i])), File: fmt.Sprintf("remove[%d]", i)}
 		}
 		gone[found] = true
 	}
@@ -195,7 +202,7 @@ func checkAdded(old *datalog.Program, gone map[int]bool, adds []datalog.Rule, te
 	for i, a := range adds {
 		k := a.Key()
 		if keys[k] {
-			return &apiError{Error: fmt.Sprintf("add[%d]: %s is loaded already (remove it in the same request to change its weight)", i, texts[i]), File: fmt.Sprintf("add[%d]", i)}
+			return &apiError{Error: fmt.Sprintf("add[%d]: %s is loaded already (remove it in the same request to change its weight)", i, clip(texts[i])), File: fmt.Sprintf("add[%d]", i)}
 		}
 		keys[k] = true
 	}
@@ -262,7 +269,7 @@ func (s *Server) unknownBody(texts []string, adds []datalog.Rule) []string {
 				continue
 			}
 			msg := fmt.Sprintf("add[%d]: %s: %s is not a relation of the store and no rule or fact defines it: the literal never holds",
-				i, texts[i], datalog.QuoteName(l.Atom.Pred))
+				i, clip(texts[i]), clip(datalog.QuoteName(l.Atom.Pred)))
 			if near := suggest.Nearest(l.Atom.Pred, names, 3); len(near) > 0 {
 				for j := range near {
 					near[j] = datalog.QuoteName(near[j])

@@ -2,20 +2,43 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/drumql/drumql/internal/servefile"
+)
+
+// ShutdownGrace is how long Serve lets the requests in flight finish once
+// its context is done; then it cancels them (an update is rolled back)
+// and waits at most ShutdownCancel for their handlers to return.
+const (
+	ShutdownGrace  = time.Second
+	ShutdownCancel = 500 * time.Millisecond
 )
 
 // Serve answers HTTP requests on ln with the server's handler until ctx
-// is done, then shuts down gracefully: it stops accepting connections and
-// lets the requests in flight finish, for up to a minute. It returns the
-// error that stopped serving before ctx was done, or the shutdown's
-// ("serve: shutting down: ..."); nil after a clean shutdown. The caller
-// closes the store after it returns.
+// is done, then shuts down: it stops accepting connections and lets the
+// requests in flight finish for ShutdownGrace, then cancels those still
+// running (an update is rolled back: the store, the rule files and the
+// edits file as before it) and waits for them for ShutdownCancel at most:
+// a SIGTERM is obeyed within 2 s whatever is running. It returns the
+// error that stopped serving before ctx was done; nil after a shutdown.
+// While it serves, Config.DB/serve.addr names it. The caller closes the
+// store after it returns.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	base, cancelAll := context.WithCancel(context.Background())
+	defer cancelAll()
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return base }}
+	if s.cfg.DB != "" {
+		if err := servefile.Write(s.cfg.DB, "http://"+ln.Addr().String()); err != nil {
+			return err
+		}
+		defer servefile.Remove(s.cfg.DB)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -23,10 +46,25 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	s.stopping.Store(true)
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	err := srv.Shutdown(sctx)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("serve: shutting down: %w", err)
+	}
+	// Requests still running: cancel them, close their connections, and
+	// wait (bounded) for their handlers, which roll back.
+	cancelAll()
+	_ = srv.Close()
+	done := make(chan struct{})
+	go func() { s.active.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(ShutdownCancel):
 	}
 	return nil
 }

@@ -2,14 +2,13 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +44,10 @@ type Config struct {
 	// error (drumql serve's loading does): bringing the materialisation
 	// up to date at start does not validate it again.
 	Validated bool
+	// DB is the store's directory: Serve writes DB/serve.addr (its
+	// address and process id, internal/servefile) while it serves, for
+	// the commands the store's lock refuses to name it. Empty: none.
+	DB string
 	// Files are the rule files the program was loaded from, for /v1/stats.
 	Files []string
 	// Edits is the file that rules added through POST /v1/rules are
@@ -56,6 +59,12 @@ type Config struct {
 	// MaxFacts caps the facts an evaluation may derive: a query or an
 	// update beyond it is refused (413). 0 means DefaultMaxFacts.
 	MaxFacts int
+	// MaxMemory caps the memory (bytes) the Go runtime holds while an
+	// update or a query evaluates (reasoner.Options.MaxMemory): beyond it
+	// the update is refused and rolled back (413, memory_limit), a query
+	// stopped (503, memory_limit, Retry-After), the served state kept.
+	// 0: no cap.
+	MaxMemory int64
 	// Threads is the number of goroutines an evaluation may use (0: all
 	// cores).
 	Threads int
@@ -69,6 +78,11 @@ type Config struct {
 	// by every request that changes something (POST /v1/rules and
 	// /v1/facts).
 	Token string
+	// ReadToken, when not empty, is required (or Token) by every request
+	// that reads the store: queries, proofs, the rules and the stats. The
+	// page, its files, /v1/health, /v1/openapi.json and /metrics stay
+	// open.
+	ReadToken string
 	// Logger receives one line per request; nil logs nothing.
 	Logger *slog.Logger
 }
@@ -95,11 +109,22 @@ type Server struct {
 	noisyOrMu sync.Mutex
 	m         *maintain.Materialisation
 	updated   time.Time
-	started   time.Time
-	metrics   *metrics
-	handler   http.Handler
+	// version counts the committed states served: 1 at start, one more
+	// for each update applied (written under the write lock, read under
+	// the read lock); epoch tells this process's versions from another's
+	// in ETags.
+	version uint64
+	epoch   string
+	started time.Time
+	metrics *metrics
+	handler http.Handler
 	// inFlight counts the requests being answered.
 	inFlight atomic.Int64
+	// active waits for the handlers running (Serve's shutdown).
+	active sync.WaitGroup
+	// stopping is set when Serve shuts down: a failed update no longer
+	// rebuilds the materialisation (the next start catches up).
+	stopping atomic.Bool
 }
 
 // New brings the store's derived facts up to date with cfg.Program, as
@@ -126,7 +151,8 @@ func New(ctx context.Context, cfg Config, what func(string)) (*Server, error) {
 	if cfg.Threads <= 0 {
 		cfg.Threads = runtime.GOMAXPROCS(0)
 	}
-	s := &Server{cfg: cfg, st: cfg.Store, prog: cfg.Program, started: time.Now()}
+	s := &Server{cfg: cfg, st: cfg.Store, prog: cfg.Program, started: time.Now(), version: 1}
+	s.epoch = strconv.FormatInt(s.started.UnixNano(), 36)
 	start := time.Now()
 	how, err := s.materialise(ctx, s.prog)
 	if err != nil {
@@ -144,7 +170,7 @@ func New(ctx context.Context, cfg Config, what func(string)) (*Server, error) {
 
 // options are the evaluation options of updates.
 func (s *Server) options() reasoner.Options {
-	return reasoner.Options{Min: s.cfg.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads}
+	return reasoner.Options{Min: s.cfg.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
 }
 
 // materialise sets s.m to the materialisation of prog, brought up to date
@@ -180,6 +206,14 @@ func (s *Server) materialise(ctx context.Context, prog *datalog.Program) (string
 	return how, nil
 }
 
+// tag says which version answered: the headers ETag ("EPOCH-VERSION")
+// and Drumql-Version.
+func (s *Server) tag(w http.ResponseWriter, version uint64) {
+	v := strconv.FormatUint(version, 10)
+	w.Header().Set("ETag", `"`+s.epoch+"-"+v+`"`)
+	w.Header().Set("Drumql-Version", v)
+}
+
 // Handler returns the HTTP handler of the API.
 func (s *Server) Handler() http.Handler { return s.handler }
 
@@ -195,25 +229,25 @@ func (s *Server) routes() http.Handler {
 	}
 	handle("GET /v1/health", "/v1/health", s.health)
 	handle("GET /v1/openapi.json", "/v1/openapi.json", s.openapi)
-	handle("POST /v1/query", "/v1/query", s.query)
-	handle("POST /v1/explain", "/v1/explain", s.explain)
-	handle("GET /v1/rules", "/v1/rules", s.listRules)
+	handle("POST /v1/query", "/v1/query", s.read(s.query))
+	handle("POST /v1/explain", "/v1/explain", s.read(s.explain))
+	handle("GET /v1/rules", "/v1/rules", s.read(s.listRules))
 	handle("POST /v1/rules", "/v1/rules", s.auth(s.editRules))
 	handle("POST /v1/facts", "/v1/facts", s.auth(s.editFacts))
-	handle("GET /v1/stats", "/v1/stats", s.stats)
+	handle("GET /v1/stats", "/v1/stats", s.read(s.stats))
 	handle("GET /metrics", "/metrics", s.metrics.handler().ServeHTTP)
 	for path, methods := range allow {
 		// the other methods of a path: 405
 		mux.Handle(path, s.instrument(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", strings.Join(methods, ", "))
-			writeError(w, http.StatusMethodNotAllowed, apiError{Error: fmt.Sprintf("%s %s: use %s", r.Method, path, strings.Join(methods, " or "))})
+			writeError(w, http.StatusMethodNotAllowed, apiError{Error: fmt.Sprintf("%s %s: use %s", clip(r.Method), path, strings.Join(methods, " or "))})
 		}))
 	}
 	// the web page and its assets (GET and HEAD)
 	mux.Handle("GET /{$}", s.instrument("/", s.page))
 	mux.Handle("GET /static/", s.instrument("/static/", s.static()))
 	mux.Handle("/", s.instrument("other", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("no endpoint %s %s (the page is at /, the API under /v1: see /v1/openapi.json)", r.Method, r.URL.Path)})
+		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("no endpoint %s %s (the page is at /, the API under /v1: see /v1/openapi.json)", clip(r.Method), clip(r.URL.Path))})
 	}))
 	return mux
 }
@@ -249,6 +283,8 @@ func (w *statusWriter) Flush() {
 func (s *Server) instrument(endpoint string, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		s.active.Add(1)
+		defer s.active.Done()
 		s.inFlight.Add(1)
 		defer s.inFlight.Add(-1)
 		sw := &statusWriter{ResponseWriter: w}
@@ -265,81 +301,6 @@ func (s *Server) instrument(endpoint string, h http.HandlerFunc) http.Handler {
 				slog.Int("status", sw.status), slog.Float64("duration_ms", float64(d.Microseconds())/1000))
 		}
 	})
-}
-
-// auth requires the token, when there is one.
-func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="drumql"`)
-				writeError(w, http.StatusUnauthorized, apiError{Error: "this request changes the store: it needs the header Authorization: Bearer TOKEN (the --token of drumql serve)"})
-				return
-			}
-		}
-		h(w, r)
-	}
-}
-
-// apiError is the body of an error response.
-type apiError struct {
-	Error string `json:"error"`
-	// File, Line and Col locate a problem in the text sent (File names
-	// the item of a list, such as "add[0]") or in a rule file.
-	File string `json:"file,omitempty"`
-	Line int    `json:"line,omitempty"`
-	Col  int    `json:"col,omitempty"`
-}
-
-// writeJSON writes v with the status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, e apiError) { writeJSON(w, status, e) }
-
-// decode reads the JSON body into v; on error it writes the response
-// (400, or 413 for a body too large) and returns false.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("more than one JSON value")
-	}
-	if err == nil {
-		return true
-	}
-	if mb, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		writeError(w, http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("request body larger than %d bytes (--max-body)", mb.Limit)})
-		return false
-	}
-	e := apiError{Error: "bad JSON: " + err.Error()}
-	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		e.Error = "bad JSON: " + se.Error()
-	}
-	writeError(w, http.StatusBadRequest, e)
-	return false
-}
-
-// diagError is the response of Datalog diagnostics: the first error, with
-// its position; item names the list item the text came from.
-func diagError(ds datalog.Diagnostics, item string) apiError {
-	for _, d := range ds {
-		if d.Severity == datalog.Error {
-			f := d.Pos.File
-			if item != "" {
-				f = item
-			}
-			return apiError{Error: d.Msg, File: f, Line: d.Pos.Line, Col: d.Pos.Col}
-		}
-	}
-	return apiError{Error: ds.Error()}
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {

@@ -19,7 +19,9 @@ type Stats struct {
 	Files        []string        `json:"files"`
 	Edits        string          `json:"edits,omitempty"`
 	// Min is the threshold of the materialisation.
-	Min        float64   `json:"min"`
+	Min float64 `json:"min"`
+	// Version is the state's: 1 at start, one more for each update.
+	Version    uint64    `json:"version"`
 	LastUpdate time.Time `json:"last_update"`
 	Started    time.Time `json:"started"`
 }
@@ -35,7 +37,7 @@ func (s *Server) collect() (Stats, error) {
 		return Stats{}, err
 	}
 	out := Stats{Symbols: n, Relations: len(rels), PerRelation: []wire.Relation{}, Rules: len(s.prog.Rules),
-		ProgramFacts: len(s.prog.Facts), Files: s.cfg.Files, Edits: s.cfg.Edits, LastUpdate: s.updated, Started: s.started}
+		ProgramFacts: len(s.prog.Facts), Files: s.cfg.Files, Edits: s.cfg.Edits, Version: s.version, LastUpdate: s.updated, Started: s.started}
 	if out.Files == nil {
 		out.Files = []string{}
 	}
@@ -58,5 +60,6 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
+	s.tag(w, st.Version)
 	writeJSON(w, http.StatusOK, st)
 }

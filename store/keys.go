@@ -56,7 +56,7 @@ const (
 )
 
 // maxArity is the largest arity a fact may have (the arity is one key byte).
-const maxArity = 255
+const maxArity = MaxArity
 
 // errCorrupt reports a key or value that does not decode.
 var errCorrupt = errors.New("store: corrupt key or value")

@@ -128,7 +128,7 @@ type batchPrep struct {
 	lookup func(string) (ID, bool)
 	has    func(Fact) (bool, error)
 	local  map[string]ID // new names, by name
-	long   error         // the first name over MaxNameLen
+	long   error         // the first name CheckName refuses
 	seen2  map[[3]ID]struct{}
 	seenN  map[string]struct{}
 	kbuf   []byte
@@ -143,8 +143,8 @@ func (bp *batchPrep) intern(name string) ID {
 	if id, ok := bp.local[name]; ok {
 		return id
 	}
-	if len(name) > MaxNameLen && bp.long == nil {
-		bp.long = fmt.Errorf("%w (a name of %d bytes starting %q)", ErrNameTooLong, len(name), name[:40])
+	if bp.long == nil {
+		bp.long = CheckName(name)
 	}
 	id := ID(bp.nsym0 + len(bp.p.newNames))
 	bp.local[name] = id

@@ -19,6 +19,11 @@ type Summary struct {
 	// Disk is the store's size on disk, nil for a store that keeps none
 	// (in memory).
 	Disk *DiskUsage
+	// Generation counts the committed loads and retractions that changed
+	// the base facts, the dictionary or the splits (DB.Generation); nil
+	// for a store that keeps none (in memory). Equal generations: the
+	// same base facts.
+	Generation *uint64
 }
 
 // Summarize counts what st holds. It reads every split, so it takes time in
@@ -63,6 +68,13 @@ func Summarize(ctx context.Context, st Store) (*Summary, error) {
 			return nil, err
 		}
 		sum.Disk = &u
+	}
+	if g, ok := st.(interface{ Generation() (uint64, error) }); ok {
+		n, err := g.Generation()
+		if err != nil {
+			return nil, err
+		}
+		sum.Generation = &n
 	}
 	return sum, nil
 }

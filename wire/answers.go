@@ -3,8 +3,6 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
-	"strconv"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner"
@@ -14,8 +12,10 @@ import (
 // appearance: the keys of an answer object.
 func QueryVars(a datalog.Atom) []string {
 	var vs []string
+	seen := make(map[string]bool, len(a.Args)) // linear in the arguments
 	for _, t := range a.Args {
-		if t.Kind == datalog.Var && t.Value != "_" && !slices.Contains(vs, t.Value) {
+		if t.Kind == datalog.Var && t.Value != "_" && !seen[t.Value] {
+			seen[t.Value] = true
 			vs = append(vs, t.Value)
 		}
 	}
@@ -26,7 +26,7 @@ func QueryVars(a datalog.Atom) []string {
 // /v1/explain): snake_case keys, children always an array.
 type Proof struct {
 	Fact       string  `json:"fact"`
-	Confidence float64 `json:"confidence"`
+	Confidence Conf    `json:"confidence"`
 	Rule       string  `json:"rule,omitempty"`
 	File       string  `json:"file,omitempty"`
 	Line       int     `json:"line,omitempty"`
@@ -40,7 +40,7 @@ type Proof struct {
 
 // NewProof converts a proof tree.
 func NewProof(p *reasoner.Proof) Proof {
-	j := Proof{Fact: p.Fact, Confidence: p.Confidence, Rule: p.Rule, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col,
+	j := Proof{Fact: p.Fact, Confidence: Conf(p.Confidence), Rule: p.Rule, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col,
 		Weight: p.Weight, Base: p.Base, Negated: p.Negated, Aggregate: p.Aggregate, Children: make([]Proof, 0, len(p.Children))}
 	for _, c := range p.Children {
 		j.Children = append(j.Children, NewProof(c))
@@ -72,7 +72,7 @@ func (r Answer) MarshalJSON() ([]byte, error) {
 		b.WriteByte(',')
 	}
 	b.WriteString(`"confidence":`)
-	b.WriteString(strconv.FormatFloat(r.Confidence, 'g', -1, 64))
+	b.WriteString(ConfText(r.Confidence))
 	if r.Proof != nil {
 		x, err := json.Marshal(r.Proof)
 		if err != nil {
@@ -116,7 +116,7 @@ func Answers(vars []string, answers []reasoner.Answer, explain bool) any {
 func GroundAnswer(answers []reasoner.Answer, explain bool) map[string]any {
 	v := map[string]any{"holds": len(answers) > 0}
 	if len(answers) > 0 {
-		v["confidence"] = answers[0].Confidence
+		v["confidence"] = Conf(answers[0].Confidence)
 		if explain && answers[0].Proof != nil {
 			v["proof"] = NewProof(answers[0].Proof)
 		}

@@ -10,9 +10,9 @@ import (
 // ChangedFact is a derived fact an update changed: Old is 0 for a
 // fact that appeared, New 0 for one that disappeared.
 type ChangedFact struct {
-	Fact string  `json:"fact"`
-	Old  float64 `json:"old"`
-	New  float64 `json:"new"`
+	Fact string `json:"fact"`
+	Old  Conf   `json:"old"`
+	New  Conf   `json:"new"`
 }
 
 // Update is what an update changed, the answer of POST /v1/rules and
@@ -35,6 +35,9 @@ type Update struct {
 	// the store nor the program knows (the literal never holds), as infer
 	// warns.
 	Warnings []string `json:"warnings,omitempty"`
+	// Version is the server's state after the update (its readers' from
+	// then on: a client that got this answer reads its own write).
+	Version uint64 `json:"version,omitempty"`
 }
 
 // NewUpdate describes the change ch, made in took, listing at most limit of
@@ -46,7 +49,7 @@ func NewUpdate(ch maintain.Change, took time.Duration, limit int) Update {
 		if i == limit {
 			break
 		}
-		out.Facts = append(out.Facts, ChangedFact{Fact: factText(f.Pred, f.Args), Old: f.Old, New: f.New})
+		out.Facts = append(out.Facts, ChangedFact{Fact: factText(f.Pred, f.Args), Old: Conf(f.Old), New: Conf(f.New)})
 	}
 	return out
 }

@@ -24,6 +24,11 @@ type Stats struct {
 	// part of it that compactions free (absent for an in-memory store).
 	DiskBytes        *int64 `json:"disk_bytes,omitempty"`
 	ReclaimableBytes *int64 `json:"reclaimable_bytes,omitempty"`
+	// Generation counts the loads and retractions that changed the
+	// store's base facts (absent for an in-memory store): the quick start
+	// keeps it to tell a store it made, unchanged, from one with facts
+	// added since.
+	Generation *uint64 `json:"generation,omitempty"`
 }
 
 // NewStats is the summary s of a store ([store.Summarize]); its
@@ -38,6 +43,7 @@ func NewStats(s *store.Summary) *Stats {
 		bytes, reclaimable := s.Disk.Bytes, s.Disk.Reclaimable
 		st.DiskBytes, st.ReclaimableBytes = &bytes, &reclaimable
 	}
+	st.Generation = s.Generation
 	return st
 }
 

@@ -345,3 +345,23 @@ func CatchupTimes(res maintain.CatchupResult, now time.Time) string {
 	return fmt.Sprintf("read the stored derived facts in %s, updated in %s, stored in %s",
 		FormatDuration(res.Resumed.Sub(res.Start)), FormatDuration(res.Applied.Sub(res.Resumed)), FormatDuration(now.Sub(res.Applied)))
 }
+
+// PrintAnswers prints the answers of a query as drumql query does: with
+// format json the value of Answers, indented; otherwise WriteAnswers'
+// table or tsv and, with explain, the proof of the top answer.
+func PrintAnswers(ctx context.Context, w io.Writer, format string, vars []string, answers []reasoner.Answer, explain bool) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(Answers(vars, answers, explain))
+	}
+	if err := WriteAnswers(ctx, w, format, vars, answers); err != nil {
+		return err
+	}
+	if explain && len(answers) > 0 && answers[0].Proof != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "proof of the top answer:")
+		WriteProof(w, answers[0].Proof)
+	}
+	return nil
+}

@@ -7,7 +7,10 @@
 //
 // q.txt holds one query per line ("wife(X, marc_ueda)?"); each client walks
 // the list from its own offset. Every answer must be 200: any other status
-// is counted and printed.
+// is counted and printed. With -write-rate R, one more client sends R
+// updates a second while the readers run, each adding -write-facts new
+// base facts of relation -write-rel (then, the next update, removing
+// them), and its latencies are printed apart.
 package main
 
 import (
@@ -32,6 +35,9 @@ func main() {
 	dur := flag.Duration("for", 20*time.Second, "how long to send queries")
 	top := flag.Int("top", 10, "answers per query")
 	combine := flag.String("combine", "", "the query's combine (max, noisy-or, ...; empty: the rule files' @aggregate)")
+	writeRate := flag.Float64("write-rate", 0, "updates a second sent beside the readers (0: none)")
+	writeFacts := flag.Int("write-facts", 10, "base facts each update adds or removes")
+	writeRel := flag.String("write-rel", "husband", "the relation of the facts the updates add")
 	flag.Parse()
 	qs, err := readLines(*file)
 	if err != nil || len(qs) == 0 {
@@ -79,6 +85,14 @@ func main() {
 			mu.Unlock()
 		}()
 	}
+	var writes []time.Duration
+	if *writeRate > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			writes = writer(client, *url, *writeRate, *writeFacts, *writeRel, deadline, &mu, bad)
+		}()
+	}
 	wg.Wait()
 	el := time.Since(start)
 	slices.Sort(lat)
@@ -90,10 +104,52 @@ func main() {
 	fmt.Printf("%s: %d queries from %d clients in %.1f s: %.0f queries/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
 		how, len(lat), *clients, el.Seconds(), float64(len(lat))/el.Seconds(),
 		ms(pct(0.5)), ms(pct(0.99)), ms(lat[len(lat)-1]))
+	if len(writes) > 0 {
+		slices.Sort(writes)
+		fmt.Printf("beside them %d updates of %d facts (%.1f a second): p50 %.2f ms, max %.2f ms\n", len(writes), *writeFacts,
+			float64(len(writes))/el.Seconds(), ms(writes[len(writes)/2]), ms(writes[len(writes)-1]))
+	}
 	if len(bad) > 0 {
 		fmt.Printf("not 200: %v (status -1: transport errors)\n", bad)
 		os.Exit(1)
 	}
+}
+
+// writer sends rate updates a second until deadline, alternately adding
+// n new facts of rel and removing them, and returns their latencies.
+func writer(client *http.Client, url string, rate float64, n int, rel string, deadline time.Time, mu *sync.Mutex, bad map[int]int) []time.Duration {
+	var out []time.Duration
+	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
+	defer tick.Stop()
+	for i := 0; time.Now().Before(deadline); i++ {
+		<-tick.C
+		var facts [][]string
+		for j := range n {
+			facts = append(facts, []string{fmt.Sprintf("serveload_s%d_%d", i/2, j), rel, fmt.Sprintf("serveload_o%d_%d", i/2, j)})
+		}
+		key := "add"
+		if i%2 == 1 {
+			key = "remove"
+		}
+		body, _ := json.Marshal(map[string]any{key: facts})
+		t := time.Now()
+		resp, err := client.Post(url+"/v1/facts", "application/json", bytes.NewReader(body))
+		if err != nil {
+			mu.Lock()
+			bad[-1]++
+			mu.Unlock()
+			continue
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		out = append(out, time.Since(t))
+		if resp.StatusCode != http.StatusOK {
+			mu.Lock()
+			bad[resp.StatusCode]++
+			mu.Unlock()
+		}
+	}
+	return out
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -7,10 +7,12 @@ import (
 	"os"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/servefile"
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/remote"
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
 )
@@ -68,6 +70,15 @@ func (c *queryCmd) Run(e *env) error {
 	minX, err := minFlag(c.Min)
 	if err := errors.Join(err, checkCount("top", c.Top), checkCount("threads", c.Threads)); err != nil {
 		return err
+	}
+	if srv, ok := servefile.Read(e.cli.DB); ok && len(c.Rules) == 0 && !c.Count && !c.Unordered { // serve holds the store: ask it
+		vars, answers, err := remote.Ask(e.ctx, srv.URL, os.Getenv("DRUMQL_TOKEN"), remote.Query{Text: c.Query, Top: c.Top, Min: minX, Combine: c.Combine, Explain: c.Explain})
+		if re, ok := errors.AsType[*remote.Error](err); ok && re.Input() {
+			return inputErr(err)
+		} else if err != nil {
+			return err
+		}
+		return wire.PrintAnswers(e.ctx, e.stdout, c.Format, vars, answers, c.Explain)
 	}
 	q, prog, st, err := openQuery(e, c.Query, c.Rules)
 	if err != nil {
@@ -139,16 +150,8 @@ func (c *queryCmd) Run(e *env) error {
 	if comb.Method != policy.Max {
 		combinationNote(e, comb)
 	}
-	if c.Format == "json" {
-		return printAnswersJSON(e.stdout, vars, answers, c.Explain)
-	}
-	if err := wire.WriteAnswers(e.ctx, e.stdout, c.Format, vars, answers); err != nil {
-		return fmt.Errorf("query %s: %w", q.Atom, err)
-	}
-	if c.Explain && len(answers) > 0 && answers[0].Proof != nil {
-		fmt.Fprintln(e.stdout)
-		fmt.Fprintln(e.stdout, "proof of the top answer:")
-		wire.WriteProof(e.stdout, answers[0].Proof)
+	if err := wire.PrintAnswers(e.ctx, e.stdout, c.Format, vars, answers, c.Explain); err != nil || c.Format == "json" {
+		return err
 	}
 	switch {
 	case decided > 0 && th.Min > 0:

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -348,66 +347,6 @@ func TestMineOutKeepsEdits(t *testing.T) {
 	beside, _ := os.ReadFile(out + ".new")
 	if code == 0 || !strings.Contains(stderr, out+".new") || string(got) != edit || !strings.HasPrefix(string(beside), minedHeader) {
 		t.Errorf("edited during mine: exit %d, stderr %q, file %q, beside it %.60q", code, stderr, got, beside)
-	}
-}
-
-// TestQuickstartKeepsForeignStore runs examples/quickstart.sh in a scratch
-// copy of the repository layout, with a stub go that builds a stub drumql:
-// a ./drumql.db the quick start did not create is left alone (exit 1),
-// one it created is replaced.
-func TestQuickstartKeepsForeignStore(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
-	}
-	tmp := t.TempDir()
-	script, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "quickstart.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := func(path, content string, mode os.FileMode) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(tmp, "examples", "quickstart.sh"), string(script), 0o755)
-	// go build -o OUT PKG writes a drumql whose load makes a store and
-	// whose mine writes a mined file.
-	write(filepath.Join(tmp, "fakebin", "go"), `#!/bin/sh
-cat > "$3" <<'X'
-#!/bin/sh
-case "$1" in
-load) mkdir -p drumql.db && echo fresh > drumql.db/MANIFEST ;;
-mine) echo '% drumql mine: stub' > families.dl ;;
-esac
-X
-chmod +x "$3"
-`, 0o755)
-	quickstart := func() (string, error) {
-		cmd := exec.Command("bash", filepath.Join(tmp, "examples", "quickstart.sh"))
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Join(tmp, "fakebin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	manifest := filepath.Join(tmp, "drumql.db", "MANIFEST")
-	write(manifest, "the user's own store\n", 0o644)
-	out, err := quickstart()
-	if got, _ := os.ReadFile(manifest); err == nil || string(got) != "the user's own store\n" || !strings.Contains(out, "did not create it") {
-		t.Fatalf("quickstart beside a store of the user's: %v, store now %q:\n%s", err, got, out)
-	}
-	if err := os.RemoveAll(filepath.Join(tmp, "drumql.db")); err != nil {
-		t.Fatal(err)
-	}
-	for run := 1; run <= 2; run++ { // creates the store, then replaces its own
-		if out, err := quickstart(); err != nil {
-			t.Fatalf("quickstart run %d: %v:\n%s", run, err, out)
-		}
-		if got, _ := os.ReadFile(manifest); string(got) != "fresh\n" {
-			t.Errorf("quickstart run %d: store holds %q", run, got)
-		}
 	}
 }
 

@@ -16,10 +16,12 @@ type serveCmd struct {
 	Files        []string      `arg:"" optional:"" name:"rules" help:"Datalog rule files (.dl), loaded as infer loads them."`
 	Addr         string        `default:"127.0.0.1:7474" placeholder:"HOST:PORT" help:"Address to listen on (loopback by default; another address serves the network)."`
 	Token        string        `placeholder:"SECRET" env:"DRUMQL_TOKEN" help:"Require 'Authorization: Bearer SECRET' on every request that changes something (POST /v1/rules, /v1/facts); the environment variable DRUMQL_TOKEN keeps it out of the process list."`
-	Edits        string        `placeholder:"FILE" help:"File that rules added through POST /v1/rules are appended to, and loaded with the rule files on start (default: edits.dl next to the store)."`
+	ReadToken    string        `placeholder:"SECRET" env:"DRUMQL_READ_TOKEN" help:"Require 'Authorization: Bearer SECRET' (or the --token) on every read too (query, explain, rules, stats); health, the page and /metrics stay open."`
+	Edits        string        `placeholder:"FILE" help:"File that rules added through POST /v1/rules are appended to, and loaded with the rule files on start (default: edits.dl in the store's directory)."`
 	QueryTimeout time.Duration `default:"30s" placeholder:"DURATION" help:"Stop a query or explanation that takes longer (503)."`
 	MaxBody      string        `default:"1M" placeholder:"SIZE" help:"Largest request body (413 beyond it)."`
 	MaxFacts     int           `default:"5000000" placeholder:"N" help:"Refuse a query or an update that would derive more than N facts (413)."`
+	MaxMemory    string        `placeholder:"SIZE" help:"Cap the memory the Go runtime holds while an update or a query evaluates (e.g. 8G; off: none): an update beyond it is refused and rolled back (413), a query stopped (503); default: 3/4 of the available memory at start (the smaller of MemAvailable and the cgroup limit)."`
 	Min          *float64      `placeholder:"X" help:"Threshold of the derived facts, overriding the rule files' @min (as infer --min)."`
 	Threads      int           `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 	LogFormat    string        `enum:"text,json" default:"text" help:"Request log on stderr: text or json (one line per request)."`
@@ -31,8 +33,8 @@ func (serveCmd) Help() string {
 memory, and answers a JSON API under /v1 (query, explain, rules, rule and fact
 edits, stats; GET /v1/openapi.json describes it), Prometheus metrics at
 /metrics and a web page at / (queries, proofs, the rules to browse and edit)
-until SIGINT or SIGTERM; in-flight requests finish and the store closes
-cleanly. On start the derived facts are brought up to date as infer
+until SIGINT or SIGTERM; in-flight requests get 1 s, then are cancelled (an
+update rolled back), and the store closes cleanly. On start the derived facts are brought up to date as infer
 does. Rule edits are applied incrementally and persisted: added rules are
 appended to the --edits file, a removed rule is deleted from its file (an
 atomic rewrite that keeps every other line). One line per request is logged
@@ -44,7 +46,7 @@ Examples:
   curl -s localhost:7474/v1/query -d '{"query": "wife(X, marc_ueda)?", "top": 3}'`
 }
 
-// editsPath is the edits file: --edits, or edits.dl next to the store.
+// editsPath is the edits file: --edits, or edits.dl in the store's directory.
 func (c *serveCmd) editsPath(db string) string {
 	if c.Edits != "" {
 		return c.Edits
@@ -57,19 +59,11 @@ func (c *serveCmd) Run(e *env) error {
 	if err := errors.Join(err, checkCount("threads", c.Threads)); err != nil {
 		return err
 	}
-	if c.MaxFacts <= 0 {
-		return inputErr(fmt.Errorf("--max-facts %d: must be more than 0", c.MaxFacts))
-	}
-	if c.QueryTimeout <= 0 {
-		return inputErr(fmt.Errorf("--query-timeout %s: must be more than 0", c.QueryTimeout))
-	}
-	maxBody, err := sysmem.ParseSize(c.MaxBody)
-	if err == nil && maxBody <= 0 {
-		err = errors.New("must be more than 0")
-	}
+	maxBody, mem, err := server.Limits{MaxFacts: c.MaxFacts, QueryTimeout: c.QueryTimeout, MaxBody: c.MaxBody, MaxMemory: c.MaxMemory}.Check()
 	if err != nil {
-		return inputErr(fmt.Errorf("--max-body %s: %w", c.MaxBody, err))
+		return inputErr(err)
 	}
+	defer mem.Soften()()
 	edits := c.editsPath(e.cli.DB)
 	files := server.RuleFiles(c.Files, edits)
 	ps, th, st, err := programAndStore(e, files, minX)
@@ -87,8 +81,8 @@ func (c *serveCmd) Run(e *env) error {
 		h = slog.NewJSONHandler(e.stderr, nil)
 	}
 	s, err := server.New(e.ctx, server.Config{
-		Store: st, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.Min, MaxFacts: c.MaxFacts,
-		Threads: c.Threads, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, Logger: slog.New(h),
+		Store: st, DB: e.cli.DB, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.Min, MaxFacts: c.MaxFacts,
+		Threads: c.Threads, MaxMemory: mem.Bytes, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, ReadToken: c.ReadToken, Logger: slog.New(h),
 	}, func(what string) {
 		if !e.cli.Quiet {
 			fmt.Fprintln(e.stderr, what)

@@ -93,7 +93,7 @@ func (s *serving) post(t *testing.T, path, body string, header ...string) (int, 
 }
 
 // TestServe runs drumql serve: its answers are those of drumql query
-// --format json, a rule added goes to edits.dl next to the store and is
+// --format json, a rule added goes to edits.dl in the store's directory and is
 // loaded by the next serve, and SIGINT stops it with the store closed.
 func TestServe(t *testing.T) {
 	db := loadedDB(t, "marc_ueda\thusband\talice_ortiz\nbob\thusband\tcarol\ncarol\taunt\tdan\nbob\tuncle\tdan\n")
@@ -127,7 +127,7 @@ func TestServe(t *testing.T) {
 	if out != body {
 		t.Errorf("POST /v1/query:\n%s\ndrumql query --format json:\n%s", body, out)
 	}
-	edits := filepath.Join(dir, "edits.dl")
+	edits := filepath.Join(db, "edits.dl")
 	if got := source(edits); !strings.HasSuffix(string(got), "\n0.5 :: spouse(X, Y) :- wife(X, Y).\n") {
 		t.Fatalf("edits.dl: %q", got)
 	}

@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"server":   {"reasoner", "store", "datalog", "parser", "linkpred", "wire", "policy"},
 	"policy":   {"reasoner", "store", "datalog", "linkpred"},
 	"wire":     {"datalog", "reasoner", "store"},
+	"remote":   {"datalog", "parser", "reasoner", "wire"},
 	"rulefile": {"datalog", "parser"},
 	"mining":   {"miner", "scoring", "cluster", "reasoner", "linkpred", "store", "datalog", "rulefile"},
 	"exchange": {"datalog", "parser", "rulefile"},

@@ -81,6 +81,9 @@ func ParseLine(line string) (Triple, *Error) {
 	if !utf8.ValidString(line) {
 		return Triple{}, &Error{Col: 1, Reason: "invalid UTF-8"}
 	}
+	if i := strings.IndexByte(line, 0); i >= 0 {
+		return Triple{}, &Error{Col: utf8.RuneCountInString(line[:i]) + 1, Reason: "a NUL byte"}
+	}
 	h, rest, ok1 := strings.Cut(line, "\t")
 	r, t, ok2 := strings.Cut(rest, "\t")
 	if !ok1 || !ok2 || strings.IndexByte(t, '\t') >= 0 {

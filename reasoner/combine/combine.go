@@ -224,7 +224,7 @@ func rescoredBy(answers []eval.Answer, confOf func(vals []string) []float64, top
 			}
 			return 1
 		}
-		return slices.Compare(a.Values, b.Values)
+		return eval.CompareValues(a.Values, b.Values)
 	})
 	return out
 }

@@ -78,7 +78,7 @@ func settledFirst(answers []eval.Answer, top, n int) (first []eval.Answer, ok bo
 		if a.Confidence != b.Confidence {
 			return a.Confidence > b.Confidence
 		}
-		return slices.Compare(a.Values, b.Values) < 0
+		return eval.CompareValues(a.Values, b.Values) < 0
 	}
 	first = make([]eval.Answer, 0, n+1)
 	for i := range answers {

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"errors"
+	"github.com/drumql/drumql/store"
 	"math"
 	"strconv"
 	"strings"
@@ -75,12 +77,25 @@ func nameValue(s string) value {
 	return v
 }
 
-// evalError is an evaluation error of a rule's expression.
+// evalError is an evaluation error of a rule's expression; err, if not
+// nil, is the sentinel it matches (ErrStringTooLong).
 type evalError struct {
 	msg string
+	err error
 }
 
 func (e *evalError) Error() string { return e.msg }
+
+func (e *evalError) Unwrap() error { return e.err }
+
+// MaxString is the longest string an expression may make, in bytes: the
+// store's longest name (a longer one could never be stored), and a bound
+// on what a rule that grows strings (T = cat(S, S)) takes in memory.
+const MaxString = store.MaxNameLen
+
+// ErrStringTooLong is matched by the error of an evaluation stopped by an
+// expression making a string longer than MaxString.
+var ErrStringTooLong = errors.New("a string longer than the store's longest name")
 
 // maxExactInt is the magnitude up to which every integer is a float64.
 const maxExactInt = 1 << 53

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -128,7 +129,7 @@ func (w *Worker) apply(x *cexpr, a []value) (value, bool) {
 		if !w.numberOf(&a[0]) || !w.numberOf(&a[1]) {
 			// + of a name that is not a number concatenates (as
 			// Soufflé's + of symbols)
-			return nameValue(w.nameOf(&a[0]) + w.nameOf(&a[1])), true
+			return w.concat(a)
 		}
 		return w.arith(x, a[0], a[1])
 	case datalog.OpSub, datalog.OpMul, datalog.OpDiv, datalog.OpMod, datalog.OpPow, "fdiv", "min", "max":
@@ -160,11 +161,7 @@ func (w *Worker) apply(x *cexpr, a []value) (value, bool) {
 		}
 		return floatValue(-v.f), true
 	case "cat":
-		var b strings.Builder
-		for i := range a {
-			b.WriteString(w.nameOf(&a[i]))
-		}
-		return nameValue(b.String()), true
+		return w.concat(a)
 	case "strlen":
 		return intValue(int64(utf8.RuneCountInString(w.nameOf(&a[0])))), true
 	case "substr":
@@ -335,4 +332,30 @@ func opHolds(op datalog.CmpOp, c int) bool {
 	default:
 		return c >= 0
 	}
+}
+
+// concat is the name of the values of a one after the other (cat, and +
+// of names); beyond MaxString bytes it fails the evaluation with an error
+// matching ErrStringTooLong.
+func (w *Worker) concat(a []value) (value, bool) {
+	n := 0
+	for i := range a {
+		n += len(w.nameOf(&a[i]))
+	}
+	if n > MaxString {
+		if w.err == nil {
+			where := ""
+			if w.rule != nil && w.rule.pos.Line > 0 {
+				where = w.rule.pos.String() + ": "
+			}
+			w.err = &evalError{msg: fmt.Sprintf("%sa concatenation makes a string of %d bytes, longer than the limit of %d (the store's longest name)", where, n, MaxString), err: ErrStringTooLong}
+		}
+		return value{}, false
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i := range a {
+		b.WriteString(w.nameOf(&a[i]))
+	}
+	return nameValue(b.String()), true
 }

@@ -4,15 +4,64 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // CompareAnswers is the order of Query's answers: confidence descending,
-// then values in byte order.
+// then values in the order of CompareValues.
 func CompareAnswers(a, b *Answer) int {
 	if c := cmp.Compare(b.Confidence, a.Confidence); c != 0 {
 		return c
 	}
-	return slices.Compare(a.Values, b.Values)
+	return CompareValues(a.Values, b.Values)
+}
+
+// CompareValues orders the values of two answers position by position
+// (compareValue), a shorter list first when one is a prefix.
+func CompareValues(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if c := compareValue(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// compareValue orders names: numbers (a name that starts with a digit, or
+// a sign and a digit, and reads as a number) first, by value (2 before
+// 10), then the other names in byte order; numbers of equal value in
+// byte order ("1" before "1.0").
+func compareValue(x, y string) int {
+	if x == y {
+		return 0
+	}
+	nx, xok := numberName(x)
+	ny, yok := numberName(y)
+	switch {
+	case xok && yok:
+		if c := cmp.Compare(nx, ny); c != 0 {
+			return c
+		}
+	case xok:
+		return -1
+	case yok:
+		return 1
+	}
+	return strings.Compare(x, y)
+}
+
+// numberName reads a name as a number, when it is one.
+func numberName(s string) (float64, bool) {
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	if i >= len(s) || s[i] < '0' || s[i] > '9' {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
 }
 
 // SortAnswers sorts answers in the order of Query.
