@@ -330,7 +330,7 @@ func appendLiteral(b []byte, l *Literal, leaf func([]byte, Term) []byte) []byte 
 		return leaf(b, t)
 	}
 	atom := func(b []byte, a *Atom, builtin bool) []byte {
-		if !builtin && Builtins[a.Pred] > 0 {
+		if !builtin && (Builtins[a.Pred] > 0 || len(a.Args) == 0 && (a.Pred == "true" || a.Pred == "false")) {
 			b = appendQuoted(b, a.Pred) // a predicate, not the built-in test
 		} else {
 			b = appendName(b, a.Pred)
@@ -348,6 +348,9 @@ func appendLiteral(b []byte, l *Literal, leaf func([]byte, Term) []byte) []byte 
 		b = append(b, ' ')
 		return term(b, l.Right)
 	case Builtin:
+		if l.Not {
+			b = append(b, "not "...)
+		}
 		return atom(b, &l.Atom, true)
 	default:
 		return atom(b, &l.Atom, false)
