@@ -1,0 +1,189 @@
+package souffle
+
+import (
+	"math/big"
+	"strings"
+	"unicode"
+)
+
+// Clauses: facts and rules, translated token by token into drumql's
+// dialect, one a line of Program.Text.
+
+// functors are Soufflé's functions and tests drumql has, by the name
+// drumql calls them.
+var functors = map[string]bool{
+	"cat": true, "strlen": true, "substr": true, "to_number": true, "to_string": true,
+	"min": true, "max": true, "abs": true, "contains": true, "match": true,
+}
+
+// rejected are names of Soufflé functions and operators drumql does not
+// run, with the feature named in the message.
+var rejected = map[string]string{
+	"ord": "ord", "autoinc": "autoinc()", "range": "range", "as": "as(x, type)",
+	"to_float": "numeric conversions (to_float)", "to_unsigned": "numeric conversions (to_unsigned)",
+	"itof": "numeric conversions (itof)", "itou": "numeric conversions (itou)", "utoi": "numeric conversions (utoi)",
+	"ftoi": "numeric conversions (ftoi)", "ftou": "numeric conversions (ftou)", "utof": "numeric conversions (utof)",
+	"band": "bitwise operators (band)", "bor": "bitwise operators (bor)", "bxor": "bitwise operators (bxor)",
+	"bnot": "bitwise operators (bnot)", "bshl": "bitwise operators (bshl)", "bshr": "bitwise operators (bshr)",
+	"bshru": "bitwise operators (bshru)", "land": "logical operators (land)", "lor": "logical operators (lor)",
+	"lxor": "logical operators (lxor)", "lnot": "logical operators (lnot)", "nil": "records (nil)",
+	"lsh": "bitwise operators", "rsh": "bitwise operators",
+}
+
+// aggregators are Soufflé's aggregate functions.
+var aggregators = map[string]bool{"count": true, "sum": true, "min": true, "max": true, "mean": true}
+
+// clause translates one clause, up to its final "." at depth 0.
+func (r *reader) clause() error {
+	start := r.i
+	depth := 0
+	end := -1
+	for j := r.i; j < len(r.ts); j++ {
+		t := r.ts[j]
+		if t.kind == tEOF || t.kind == tDirective {
+			break
+		}
+		if t.kind != tPunct {
+			continue
+		}
+		switch t.text {
+		case "(", "{", "[":
+			depth++
+		case ")", "}", "]":
+			depth--
+		case ".":
+			if depth == 0 {
+				end = j
+			}
+		}
+		if end >= 0 {
+			break
+		}
+	}
+	if end < 0 {
+		return errAt(r.ts[start].at, "expected a clause ending with \".\", from %s", describe(r.ts[start]))
+	}
+	ts := r.ts[start : end+1]
+	r.i = end + 1
+	vars := variableNames(ts)
+	inHead := true
+	for k, t := range ts {
+		var next token
+		if k+1 < len(ts) {
+			next = ts[k+1]
+		}
+		text := t.text
+		switch t.kind {
+		case tIdent:
+			call := next.kind == tPunct && next.text == "("
+			if f, ok := rejected[t.text]; ok && (call || t.text == "nil" || isOperatorWord(t.text)) {
+				return unsupported(t.at, f)
+			}
+			switch {
+			case call && (functors[t.text] || aggregators[t.text]):
+			case call:
+				if strings.Contains(t.text, "?") {
+					text = `"` + t.text + `"`
+				}
+				text = `"` + t.text + `"` // a relation: its name as written
+			case aggregators[t.text] && next.kind != tEOF && !(next.kind == tPunct && (next.text == "," || next.text == ")" || next.text == "=")):
+			case t.text == "true" || t.text == "false" || t.text == "_":
+			default:
+				text = vars[t.text]
+			}
+		case tNumber:
+			n, err := number(t)
+			if err != nil {
+				return err
+			}
+			text = n
+		case tPunct:
+			switch t.text {
+			case "$":
+				return unsupported(t.at, "algebraic data types and autoinc ($)")
+			case "[":
+				return unsupported(t.at, "records ([a, b])")
+			case "@":
+				return unsupported(t.at, "user-defined functors (@f(...))")
+			case ":-":
+				inHead = false
+			case "<=":
+				if inHead {
+					return unsupported(t.at, "subsumption (<=)")
+				}
+			}
+		}
+		r.emit(text, t.at)
+	}
+	r.out.WriteByte('\n')
+	r.p.lines = append(r.p.lines, r.cur)
+	r.cur, r.col = nil, 0
+	return nil
+}
+
+// isOperatorWord reports whether w is a binary or unary operator word.
+func isOperatorWord(w string) bool {
+	return strings.HasPrefix(w, "b") || strings.HasPrefix(w, "l")
+}
+
+// emit appends text from at to the current line of the translation.
+func (r *reader) emit(text string, at pos) {
+	if r.col > 0 {
+		r.out.WriteByte(' ')
+		r.col++
+	} else {
+		r.col = 1
+	}
+	r.cur = append(r.cur, span{col: r.col, at: at})
+	r.out.WriteString(text)
+	r.col += len(text)
+}
+
+// variableNames maps the variables of a clause (names not followed by
+// "(") to drumql variables: the name itself when it starts with an
+// uppercase letter, else the name capitalised when no other variable has
+// that name, else V_ and the name.
+func variableNames(ts []token) map[string]string {
+	names := map[string]bool{}
+	for _, t := range ts {
+		if t.kind == tIdent {
+			names[t.text] = true
+		}
+	}
+	m := map[string]string{}
+	for n := range names {
+		switch c := n[0]; {
+		case c >= 'A' && c <= 'Z':
+			m[n] = n
+		case c == '_' && len(n) > 1:
+			m[n] = n
+		case c == '?':
+			m[n] = "Q_" + n[1:]
+		default:
+			up := string(unicode.ToUpper(rune(c))) + n[1:]
+			if names[up] {
+				up = "V_" + n
+			}
+			m[n] = up
+		}
+	}
+	return m
+}
+
+// number returns a Soufflé number in drumql's notation: hexadecimal and
+// binary integers in decimal.
+func number(t token) (string, error) {
+	s := strings.TrimSuffix(t.text, "u")
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0b") {
+		base := 16
+		if s[1] == 'b' {
+			base = 2
+		}
+		v, ok := new(big.Int).SetString(s[2:], base)
+		if !ok {
+			return "", errAt(t.at, "malformed number %s", t.text)
+		}
+		return v.String(), nil
+	}
+	return s, nil
+}

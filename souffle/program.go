@@ -1,0 +1,125 @@
+package souffle
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Program is a Soufflé program read: its declarations, I/O directives and
+// its clauses translated into drumql's dialect (Text, parsed by Load).
+type Program struct {
+	Decls  map[string]*Decl
+	Order  []string // relation names in order of declaration
+	Types  map[string]string
+	Inputs []IO
+	// Outputs are the .output directives, PrintSizes the .printsize ones,
+	// in source order.
+	Outputs    []IO
+	PrintSizes []IO
+	// Text is the clauses in drumql's dialect, one a line; lines maps each
+	// line of Text to the source positions of its tokens.
+	Text  string
+	lines [][]span
+}
+
+// Decl is a `.decl`: a relation, its columns and whether it is an
+// equivalence relation.
+type Decl struct {
+	Name  string
+	Cols  []Col
+	Eqrel bool
+	At    pos
+}
+
+// Col is one column of a declared relation: its name, its type as
+// written and the primitive type it resolves to (symbol, number,
+// unsigned or float).
+type Col struct {
+	Name, Type, Kind string
+}
+
+// IO is an `.input`, `.output` or `.printsize` directive: the relation
+// and its parameters (IO, filename, delimiter, headers, ...).
+type IO struct {
+	Rel    string
+	Params map[string]string
+	At     pos
+}
+
+// span says that the text of a translated line from column col on comes
+// from the source at at.
+type span struct {
+	col int
+	at  pos
+}
+
+// reader reads the tokens of a preprocessed program.
+type reader struct {
+	ts  []token
+	i   int
+	p   *Program
+	out strings.Builder
+	col int // 1-based column of the next byte of the current line of out
+	cur []span
+}
+
+func (r *reader) peek() token { return r.ts[r.i] }
+func (r *reader) next() token {
+	t := r.ts[r.i]
+	if t.kind != tEOF {
+		r.i++
+	}
+	return t
+}
+
+func (r *reader) isPunct(s string) bool {
+	t := r.peek()
+	return t.kind == tPunct && t.text == s
+}
+
+func (r *reader) expect(s string) (token, error) {
+	t := r.next()
+	if t.kind != tPunct || t.text != s {
+		return t, errAt(t.at, "expected %q, not %s", s, describe(t))
+	}
+	return t, nil
+}
+
+func describe(t token) string {
+	if t.kind == tEOF {
+		return "the end of the file"
+	}
+	return strconv.Quote(t.text)
+}
+
+// read reads a whole program.
+func read(ts []token) (*Program, error) {
+	r := &reader{ts: ts, p: &Program{Decls: map[string]*Decl{}, Types: map[string]string{}}}
+	for r.peek().kind != tEOF {
+		var err error
+		if r.peek().kind == tDirective {
+			err = r.directive()
+		} else {
+			err = r.clause()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	r.p.Text = r.out.String()
+	return r.p, nil
+}
+
+// unsupported returns the error of a feature drumql does not run.
+func unsupported(at pos, feature string) error {
+	return errAt(at, "unsupported: %s", feature)
+}
+
+// Unsupported lists the Soufflé features `drumql run` rejects, each with
+// one message naming it at file:line:col.
+var Unsupported = []string{
+	"components (.comp, .init, .override)", "user-defined functors (.functor, @f(...))",
+	"records ([a, b], nil)", "algebraic data types ($C(x))", "autoinc() and $", "ord", "range",
+	"choice-domain", "subsumption (<=)", "as(x, type)", "bitwise and logical operators (band, bor, ...)",
+	"numeric conversions to_float, to_unsigned, itof, ftoi, ...", ".plan", ".limitsize", "lattices",
+}
