@@ -9,11 +9,11 @@ import (
 type tokKind uint8
 
 const (
-	tIdent  tokKind = iota // a name: relation, variable, type, functor, keyword
-	tNumber                // a number as written
-	tString                // a string with its quotes, as written
-	tPunct                 // an operator or punctuation
-	tDirective             // .decl, .input, ...: the name with its dot
+	tIdent     tokKind = iota // a name: relation, variable, type, functor, keyword
+	tNumber                   // a number as written
+	tString                   // a string with its quotes, as written
+	tPunct                    // an operator or punctuation
+	tDirective                // .decl, .input, ...: the name with its dot
 	tEOF
 )
 

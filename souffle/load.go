@@ -173,8 +173,12 @@ func (p *Program) eqrels(prog *datalog.Program) {
 		}
 		at := datalog.Pos{File: d.At.file, Line: d.At.line, Col: d.At.col}
 		v := func(n string) datalog.Term { return datalog.Term{Kind: datalog.Var, Value: n, Pos: at} }
-		a := func(x, y string) datalog.Atom { return datalog.Atom{Pred: name, Args: []datalog.Term{v(x), v(y)}, Pos: at} }
-		lit := func(x, y string) datalog.Literal { return datalog.Literal{Kind: datalog.Positive, Atom: a(x, y), Pos: at} }
+		a := func(x, y string) datalog.Atom {
+			return datalog.Atom{Pred: name, Args: []datalog.Term{v(x), v(y)}, Pos: at}
+		}
+		lit := func(x, y string) datalog.Literal {
+			return datalog.Literal{Kind: datalog.Positive, Atom: a(x, y), Pos: at}
+		}
 		prog.Rules = append(prog.Rules,
 			datalog.Rule{Weight: 1, Head: a("X", "X"), Body: []datalog.Literal{lit("X", "_")}, Pos: at},
 			datalog.Rule{Weight: 1, Head: a("X", "X"), Body: []datalog.Literal{lit("_", "X")}, Pos: at},

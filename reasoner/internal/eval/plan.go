@@ -176,7 +176,8 @@ func (pl *planner) addAtom(j int, d []int32) {
 	for v := range local {
 		pl.bound[v] = true
 	}
-	s.exists = l.Kind == datalog.Positive && !l.guard && len(l.Atom.Args) > 0 &&
+	// (not in an aggregate's body, whose solutions each count)
+	s.exists = l.Kind == datalog.Positive && !l.guard && !pl.p.agg && len(l.Atom.Args) > 0 &&
 		!slices.ContainsFunc(l.Atom.Args, func(t Term) bool { return t.V != slotWildcard })
 	if l.Kind == datalog.Positive || l.Kind == datalog.Negated {
 		full := uint32(1)<<uint(rel.Arity) - 1
