@@ -37,7 +37,7 @@ for n in "${names[@]}"; do
   why=""
   if [ $code -ne 0 ]; then
     why="exit $code: $(grep -v '^\s*$' "$out/.stderr" | head -1)"
-    [ $code -eq 124 ] && why="timeout after ${limit}s"
+    if [ $code -eq 124 ]; then why="timeout after ${limit}s"; fi
   else
     for want in "$d"/*.csv; do
       [ -e "$want" ] || continue

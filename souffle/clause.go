@@ -67,6 +67,7 @@ func (r *reader) clause() error {
 	r.i = end + 1
 	vars := variableNames(ts)
 	inHead := true
+	texts := make([]string, len(ts))
 	for k, t := range ts {
 		var next token
 		if k+1 < len(ts) {
@@ -113,12 +114,58 @@ func (r *reader) clause() error {
 				}
 			}
 		}
-		r.emit(text, t.at)
+		texts[k] = text
 	}
+	r.emitAll(ts, texts, 0, len(ts))
 	r.out.WriteByte('\n')
 	r.p.lines = append(r.p.lines, r.cur)
 	r.cur, r.col = nil, 0
 	return nil
+}
+
+// emitAll emits the translations of tokens lo..hi-1. Soufflé's to_number
+// of a float truncates it towards zero: to_number(E) is emitted as
+// (to_number(E) - to_number(E) % 1).
+func (r *reader) emitAll(ts []token, texts []string, lo, hi int) {
+	for k := lo; k < hi; k++ {
+		t := ts[k]
+		if t.kind == tIdent && t.text == "to_number" && k+1 < hi && ts[k+1].text == "(" {
+			m := matching(ts, k+1)
+			if m < hi {
+				r.emit("(", t.at)
+				r.emit(texts[k], t.at)
+				r.emitAll(ts, texts, k+1, m+1)
+				r.emit("-", t.at)
+				r.emit(texts[k], t.at)
+				r.emitAll(ts, texts, k+1, m+1)
+				r.emit("%", t.at)
+				r.emit("1", t.at)
+				r.emit(")", t.at)
+				k = m
+				continue
+			}
+		}
+		r.emit(texts[k], t.at)
+	}
+}
+
+// matching returns the index of the parenthesis that closes ts[open].
+func matching(ts []token, open int) int {
+	depth := 0
+	for j := open; j < len(ts); j++ {
+		if ts[j].kind != tPunct {
+			continue
+		}
+		switch ts[j].text {
+		case "(":
+			depth++
+		case ")":
+			if depth--; depth == 0 {
+				return j
+			}
+		}
+	}
+	return len(ts)
 }
 
 // isOperatorWord reports whether w is a binary or unary operator word.

@@ -55,6 +55,15 @@ func (r *reader) decl() error {
 		if err != nil {
 			return err
 		}
+		names := []token{name}
+		for r.isPunct(",") { // .decl A, B(x: number): the same attributes
+			r.next()
+			n, err := r.ident("a relation name")
+			if err != nil {
+				return err
+			}
+			names = append(names, n)
+		}
 		if _, err := r.expect("("); err != nil {
 			return err
 		}
@@ -80,11 +89,16 @@ func (r *reader) decl() error {
 		if _, err := r.expect(")"); err != nil {
 			return err
 		}
-		if old, ok := r.p.Decls[d.Name]; ok {
-			return errAt(name.at, "relation %s declared twice (first at %s)", d.Name, old.At)
+		var decls []*Decl
+		for _, n := range names {
+			if old, ok := r.p.Decls[n.text]; ok {
+				return errAt(n.at, "relation %s declared twice (first at %s)", n.text, old.At)
+			}
+			dn := &Decl{Name: n.text, At: n.at, Cols: d.Cols}
+			r.p.Decls[n.text] = dn
+			r.p.Order = append(r.p.Order, n.text)
+			decls = append(decls, dn)
 		}
-		r.p.Decls[d.Name] = d
-		r.p.Order = append(r.p.Order, d.Name)
 		// qualifiers
 		for {
 			t := r.peek()
@@ -97,11 +111,15 @@ func (r *reader) decl() error {
 			}
 			switch t.text {
 			case "eqrel":
-				d.Eqrel = true
+				for _, d := range decls {
+					d.Eqrel = true
+				}
 			case "choice":
 				return unsupported(t.at, "choice-domain")
 			case "input", "output", "printsize":
-				r.p.addIO(t.text, IO{Rel: d.Name, At: t.at})
+				for _, d := range decls {
+					r.p.addIO(t.text, IO{Rel: d.Name, At: t.at})
+				}
 			default:
 				if !qualifiers[t.text] {
 					return nil
