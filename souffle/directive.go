@@ -15,6 +15,9 @@ func (r *reader) directive() error {
 	case ".input", ".output", ".printsize":
 		return r.io(d)
 	case ".pragma":
+		if t := r.peek(); t.kind == tString && unquote(t.text) == "magic-transform" {
+			r.p.Magic = true
+		}
 		for r.peek().kind == tString {
 			r.next()
 		}

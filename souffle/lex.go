@@ -77,8 +77,8 @@ func lex(lines []string, where []pos) ([]token, error) {
 				i += 2
 			case isIdentStart(c):
 				j := i + 1
-				for j < len(line) && isIdentPart(line[j]) {
-					j++
+				for j < len(line) && (isIdentPart(line[j]) || line[j] == '.' && j+1 < len(line) && isIdentStart(line[j+1])) {
+					j++ // a qualified name (a.b) is one token
 				}
 				ts = append(ts, token{tIdent, line[i:j], p})
 				i = j

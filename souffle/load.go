@@ -33,6 +33,9 @@ func Read(path string, src []byte) (*Program, *datalog.Program, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if ts, err = expandComponents(ts); err != nil {
+		return nil, nil, err
+	}
 	p, err := read(ts)
 	if err != nil {
 		return nil, nil, err

@@ -2,6 +2,8 @@ package souffle
 
 import (
 	"strconv"
+
+	"github.com/drumql/drumql/datalog"
 	"strings"
 )
 
@@ -20,6 +22,11 @@ type Program struct {
 	// line of Text to the source positions of its tokens.
 	Text  string
 	lines [][]span
+	// Magic is set by `.pragma "magic-transform"`: each output is then
+	// evaluated goal-directed (from the constants of the rules that
+	// define it), not the whole program.
+	Magic bool
+	goal  *datalog.Program // the program queried for each output (Magic)
 }
 
 // Decl is a `.decl`: a relation, its columns and whether it is an

@@ -55,15 +55,15 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	opt := reasoner.Options{Threads: max(cfg.Jobs, 1)}
+	if p.Magic {
+		p.goal = prog
+		return p.write(ctx, cfg, st, prog, stdout)
+	}
 	if _, err := reasoner.Infer(ctx, st, prog, opt); err != nil {
-		return remapErr(err)
+		return err
 	}
 	return p.write(ctx, cfg, st, prog, stdout)
 }
-
-// remapErr returns an evaluation error as it is (its positions are the
-// Soufflé source's already).
-func remapErr(err error) error { return err }
 
 // runDrumql runs a file of drumql's dialect: its facts and rules, every
 // relation a rule defines written as REL.csv.
@@ -160,7 +160,7 @@ func (p *Program) tuples(ctx context.Context, st store.Store, rel string, conf b
 		q.Args = append(q.Args, datalog.Term{Kind: datalog.Var, Value: "V" + strconv.Itoa(i)})
 	}
 	var lines []string
-	err := reasoner.QueryFunc(ctx, st, nil, q, reasoner.Options{}, func(a reasoner.Answer) bool {
+	err := reasoner.QueryFunc(ctx, st, p.goal, q, reasoner.Options{}, func(a reasoner.Answer) bool {
 		var b strings.Builder
 		if len(d.Cols) == 0 {
 			b.WriteString("()")
