@@ -2,6 +2,7 @@ package souffle
 
 import (
 	"math/big"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -116,6 +117,7 @@ func (r *reader) clause() error {
 		}
 		texts[k] = text
 	}
+	badPatterns(ts, texts)
 	r.emitAll(ts, texts, 0, len(ts))
 	r.out.WriteByte('\n')
 	r.p.lines = append(r.p.lines, r.cur)
@@ -145,8 +147,58 @@ func (r *reader) emitAll(ts []token, texts []string, lo, hi int) {
 				continue
 			}
 		}
-		r.emit(texts[k], t.at)
+		if texts[k] != "" {
+			r.emit(texts[k], t.at)
+		}
 	}
+}
+
+// badPatterns replaces each test match(P, S) (negated or not) whose
+// constant pattern P is no regular expression by false: in Soufflé such
+// a test fails either way, with a warning.
+func badPatterns(ts []token, texts []string) {
+	for k := 0; k+3 < len(ts); k++ {
+		if ts[k].kind != tIdent || ts[k].text != "match" || ts[k+1].text != "(" || ts[k+2].kind != tString {
+			continue
+		}
+		if !badRegexp(unquote(ts[k+2].text)) {
+			continue
+		}
+		m := matching(ts, k+1)
+		if m >= len(ts) {
+			continue
+		}
+		texts[k] = "false"
+		for j := k + 1; j <= m; j++ {
+			texts[j] = ""
+		}
+		if k > 0 && ts[k-1].kind == tPunct && ts[k-1].text == "!" {
+			texts[k-1] = ""
+		}
+	}
+}
+
+// repetition is a well-formed bound of a repetition: {n}, {n,}, {n,m}.
+var repetition = regexp.MustCompile(`^\{[0-9]+(,[0-9]*)?\}`)
+
+// badRegexp reports whether p is no regular expression for Soufflé (C++'s
+// ECMAScript grammar): one Go rejects, or a "{" that starts no
+// repetition bound (Go reads it as a literal brace).
+func badRegexp(p string) bool {
+	if _, err := regexp.Compile(p); err != nil {
+		return true
+	}
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '{':
+			if !repetition.MatchString(p[i:]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // matching returns the index of the parenthesis that closes ts[open].

@@ -256,3 +256,23 @@ E("a", "b"). E("b", "c").
 		}
 	}
 }
+
+func TestBadPattern(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"prog.dl": `.decl s(x: symbol)
+s("foobar"). s("fob").
+.decl a, b, c(x: symbol)
+.output a, b, c
+a(x) :- s(x), match("fo{2}b.*", x).
+b(x) :- s(x), !match("fo{x}b.*", x).
+c(x) :- s(x), match("b.*[", x).
+`})
+	if _, err := runIn(t, dir, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a.csv": "foobar\n", "b.csv": "", "c.csv": ""} {
+		if got := readOut(t, filepath.Join(dir, "out", name)); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
