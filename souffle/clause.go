@@ -15,15 +15,22 @@ import (
 var functors = map[string]bool{
 	"cat": true, "strlen": true, "substr": true, "to_number": true, "to_string": true,
 	"min": true, "max": true, "abs": true, "contains": true, "match": true,
+	"to_float": true, "to_unsigned": true, "itof": true, "itou": true, "utoi": true, "utof": true,
+	"ftoi": true, "ftou": true,
+}
+
+// conversions are Soufflé's numeric conversions: those to a float or
+// between integers are the value itself in drumql's untyped arithmetic
+// (identity), those from a float to an integer truncate as to_number.
+var conversions = map[string]string{
+	"to_float": "", "to_unsigned": "", "itof": "", "itou": "", "utoi": "", "utof": "",
+	"ftoi": "to_number", "ftou": "to_number",
 }
 
 // rejected are names of Soufflé functions and operators drumql does not
 // run, with the feature named in the message.
 var rejected = map[string]string{
 	"ord": "ord", "autoinc": "autoinc()", "range": "range", "as": "as(x, type)",
-	"to_float": "numeric conversions (to_float)", "to_unsigned": "numeric conversions (to_unsigned)",
-	"itof": "numeric conversions (itof)", "itou": "numeric conversions (itou)", "utoi": "numeric conversions (utoi)",
-	"ftoi": "numeric conversions (ftoi)", "ftou": "numeric conversions (ftou)", "utof": "numeric conversions (utof)",
 	"band": "bitwise operators (band)", "bor": "bitwise operators (bor)", "bxor": "bitwise operators (bxor)",
 	"bnot": "bitwise operators (bnot)", "bshl": "bitwise operators (bshl)", "bshr": "bitwise operators (bshr)",
 	"bshru": "bitwise operators (bshru)", "land": "logical operators (land)", "lor": "logical operators (lor)",
@@ -131,7 +138,13 @@ func (r *reader) clause() error {
 func (r *reader) emitAll(ts []token, texts []string, lo, hi int) {
 	for k := lo; k < hi; k++ {
 		t := ts[k]
-		if t.kind == tIdent && t.text == "to_number" && k+1 < hi && ts[k+1].text == "(" {
+		if to, ok := conversions[t.text]; ok && t.kind == tIdent && k+1 < hi && ts[k+1].text == "(" {
+			texts[k] = to // the parenthesised argument alone, or to_number(...)
+			if to == "" {
+				continue
+			}
+		}
+		if t.kind == tIdent && texts[k] == "to_number" && k+1 < hi && ts[k+1].text == "(" {
 			m := matching(ts, k+1)
 			if m < hi {
 				r.emit("(", t.at)

@@ -276,3 +276,23 @@ c(x) :- s(x), match("b.*[", x).
 		}
 	}
 }
+
+func TestConversions(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"prog.dl": `.decl f(x: float)
+.decl n(x: number)
+.decl u(x: unsigned)
+.output f, n, u
+f(to_float(3)). f(itof(2) + 0.5).
+n(ftoi(2.75)). n(to_number(-2.5)).
+u(to_unsigned(7)).
+`})
+	if _, err := runIn(t, dir, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"f.csv": "2.5\n3\n", "n.csv": "-2\n2\n", "u.csv": "7\n"} {
+		if got := readOut(t, filepath.Join(dir, "out", name)); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
