@@ -36,7 +36,7 @@ for n in "${names[@]}"; do
   set -e
   why=""
   if [ $code -ne 0 ]; then
-    why="exit $code: $(grep -v '^\s*$' "$out/.stderr" | head -1)"
+    why="exit $code: $(awk 'NF { print; exit }' "$out/.stderr")"
     if [ $code -eq 124 ]; then why="timeout after ${limit}s"; fi
   else
     for want in "$d"/*.csv; do

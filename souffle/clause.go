@@ -17,6 +17,8 @@ var functors = map[string]bool{
 	"min": true, "max": true, "abs": true, "contains": true, "match": true,
 	"to_float": true, "to_unsigned": true, "itof": true, "itou": true, "utoi": true, "utof": true,
 	"ftoi": true, "ftou": true,
+	"band": true, "bor": true, "bxor": true, "bnot": true, "bshl": true, "bshr": true, "bshru": true,
+	"land": true, "lor": true, "lxor": true, "lnot": true,
 }
 
 // conversions are Soufflé's numeric conversions: those to a float or
@@ -30,12 +32,7 @@ var conversions = map[string]string{
 // rejected are names of Soufflé functions and operators drumql does not
 // run, with the feature named in the message.
 var rejected = map[string]string{
-	"ord": "ord", "autoinc": "autoinc()", "range": "range", "as": "as(x, type)",
-	"band": "bitwise operators (band)", "bor": "bitwise operators (bor)", "bxor": "bitwise operators (bxor)",
-	"bnot": "bitwise operators (bnot)", "bshl": "bitwise operators (bshl)", "bshr": "bitwise operators (bshr)",
-	"bshru": "bitwise operators (bshru)", "land": "logical operators (land)", "lor": "logical operators (lor)",
-	"lxor": "logical operators (lxor)", "lnot": "logical operators (lnot)", "nil": "records (nil)",
-	"lsh": "bitwise operators", "rsh": "bitwise operators",
+	"ord": "ord", "autoinc": "autoinc()", "range": "range", "as": "as(x, type)", "nil": "records (nil)",
 }
 
 // aggregators are Soufflé's aggregate functions.
@@ -71,7 +68,7 @@ func (r *reader) clause() error {
 	if end < 0 {
 		return errAt(r.ts[start].at, "expected a clause ending with \".\", from %s", describe(r.ts[start]))
 	}
-	ts := r.ts[start : end+1]
+	ts := infix(r.ts[start : end+1])
 	r.i = end + 1
 	vars := variableNames(ts)
 	inHead := true
@@ -85,7 +82,7 @@ func (r *reader) clause() error {
 		switch t.kind {
 		case tIdent:
 			call := next.kind == tPunct && next.text == "("
-			if f, ok := rejected[t.text]; ok && (call || t.text == "nil" || isOperatorWord(t.text)) {
+			if f, ok := rejected[t.text]; ok && (call || t.text == "nil") {
 				return unsupported(t.at, f)
 			}
 			switch {
@@ -231,11 +228,6 @@ func matching(ts []token, open int) int {
 		}
 	}
 	return len(ts)
-}
-
-// isOperatorWord reports whether w is a binary or unary operator word.
-func isOperatorWord(w string) bool {
-	return strings.HasPrefix(w, "b") || strings.HasPrefix(w, "l")
 }
 
 // emit appends text from at to the current line of the translation.

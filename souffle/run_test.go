@@ -296,3 +296,24 @@ u(to_unsigned(7)).
 		}
 	}
 }
+
+func TestOperatorWords(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"prog.dl": `.decl r(name: symbol, x: number)
+.output r
+r("and-or", 12 band 10 bor 1).
+r("shift", 1 bshl 4 + 1).
+r("xor", 6 bxor 3).
+r("not", bnot 0).
+r("logic", 1 land 0 lor 1).
+r("lnot", lnot (2 band 1)).
+r("shru", -1 bshru 60).
+`})
+	if _, err := runIn(t, dir, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "and-or\t9\nlnot\t1\nlogic\t1\nnot\t-1\nshift\t32\nshru\t15\nxor\t5\n"
+	if got := readOut(t, filepath.Join(dir, "out", "r.csv")); got != want {
+		t.Errorf("r.csv = %q, want %q", got, want)
+	}
+}

@@ -191,6 +191,21 @@ func (w *Worker) apply(x *cexpr, a []value) (value, bool) {
 	case "to_string":
 		return a[0], true
 	}
+	if _, ok := datalog.BitFunctions(x.op, 0, 0); ok {
+		if !w.numbers(x, a) {
+			return value{}, false
+		}
+		var ij [2]int64
+		for k := range a {
+			if !a[k].isInt {
+				w.errorIn(x, "%s takes integers, not %s", x.op, valueTerm(w.nameOf(&a[k])))
+				return value{}, false
+			}
+			ij[k] = a[k].i
+		}
+		r, _ := datalog.BitFunctions(x.op, ij[0], ij[1])
+		return intValue(r), true
+	}
 	w.errorIn(x, "unknown function %s", x.op)
 	return value{}, false
 }

@@ -49,6 +49,18 @@ func oxApply(op string, args []string) (string, error) {
 		}
 		return string(rs[i:end]), nil
 	}
+	if _, ok := datalog.BitFunctions(op, 0, 0); ok {
+		var ij [2]int64
+		for k, a := range args {
+			n, ok := oxReadNum(a)
+			if !ok || !n.isInt {
+				return "", fmt.Errorf("%s takes integers, not %s", op, a)
+			}
+			ij[k] = n.i
+		}
+		r, _ := datalog.BitFunctions(op, ij[0], ij[1])
+		return strconv.FormatInt(r, 10), nil
+	}
 	if op == datalog.OpAdd {
 		// + of a name that is not a number concatenates the names
 		for _, a := range args {
