@@ -32,7 +32,7 @@ var conversions = map[string]string{
 // rejected are names of Soufflé functions and operators drumql does not
 // run, with the feature named in the message.
 var rejected = map[string]string{
-	"ord": "ord", "autoinc": "autoinc()", "range": "range", "as": "as(x, type)", "nil": "records (nil)",
+	"ord": "ord", "autoinc": "autoinc()", "as": "as(x, type)", "nil": "records (nil)",
 }
 
 // aggregators are Soufflé's aggregate functions.
@@ -86,7 +86,7 @@ func (r *reader) clause() error {
 				return unsupported(t.at, f)
 			}
 			switch {
-			case call && (functors[t.text] || aggregators[t.text]):
+			case call && (functors[t.text] || aggregators[t.text] || t.text == "range"):
 			case call:
 				if strings.Contains(t.text, "?") {
 					text = `"` + t.text + `"`
@@ -122,6 +122,9 @@ func (r *reader) clause() error {
 		texts[k] = text
 	}
 	badPatterns(ts, texts)
+	if err := r.ranges(ts, texts); err != nil {
+		return err
+	}
 	r.emitAll(ts, texts, 0, len(ts))
 	r.out.WriteByte('\n')
 	r.p.lines = append(r.p.lines, r.cur)

@@ -53,6 +53,7 @@ func Read(path string, src []byte) (*Program, *datalog.Program, error) {
 		return nil, nil, err
 	}
 	p.remap(prog)
+	prog.Facts = append(prog.Facts, p.rangeFacts...)
 	if err := p.check(prog); err != nil {
 		return nil, nil, err
 	}

@@ -27,6 +27,8 @@ type Program struct {
 	// define it), not the whole program.
 	Magic bool
 	goal  *datalog.Program // the program queried for each output (Magic)
+	// rangeFacts are the values of the ranges of the clauses (rangeop.go)
+	rangeFacts []datalog.Fact
 }
 
 // Decl is a `.decl`: a relation, its columns and whether it is an

@@ -317,3 +317,25 @@ r("shru", -1 bshru 60).
 		t.Errorf("r.csv = %q, want %q", got, want)
 	}
 }
+
+func TestRange(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"prog.dl": `.decl up, down, even(x: number)
+.decl f(x: float)
+.output up, down, even, f
+up(x) :- x = range(1, 4).
+down(x) :- range(3, 0) = x.
+even(n) :- n = count : { i = range(0, 10), i % 2 = 0 }.
+f(x) :- x = range(1.5, -0.6, -0.5).
+`})
+	if _, err := runIn(t, dir, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"up.csv": "1\n2\n3\n", "down.csv": "1\n2\n3\n", "even.csv": "5\n", "f.csv": "-0.5\n0\n0.5\n1\n1.5\n",
+	} {
+		if got := readOut(t, filepath.Join(dir, "out", name)); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
