@@ -73,7 +73,12 @@ func (r *reader) clause() error {
 	vars := variableNames(ts)
 	inHead := true
 	texts := make([]string, len(ts))
+	skip := false // the token is dropped
 	for k, t := range ts {
+		if skip {
+			skip = false
+			continue
+		}
 		var next token
 		if k+1 < len(ts) {
 			next = ts[k+1]
@@ -104,6 +109,10 @@ func (r *reader) clause() error {
 			}
 			text = n
 		case tPunct:
+			if t.text == "-" && k+2 < len(ts) && ts[k+1].text == "-" && ts[k+2].kind == tNumber && (k == 0 || ts[k-1].kind == tPunct && ts[k-1].text != ")") {
+				skip = true // --2 is 2 (two unary minuses)
+				continue
+			}
 			switch t.text {
 			case "$":
 				return unsupported(t.at, "algebraic data types and autoinc ($)")

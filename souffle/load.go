@@ -147,6 +147,9 @@ func (p *Program) check(prog *datalog.Program) error {
 		if err := seen(r.Head); err != nil {
 			return err
 		}
+		if err := witnesses(r); err != nil {
+			return err
+		}
 		var err error
 		r.BodyAtoms(func(l *datalog.Literal, _ bool) {
 			if err == nil {
@@ -207,4 +210,38 @@ func factPath(io IO, dir, ext string) string {
 // readSource reads a program file.
 func readSource(path string) ([]byte, error) {
 	return os.ReadFile(path)
+}
+
+// witnesses rejects a rule whose head takes a variable bound only inside
+// an aggregate (Soufflé's aggregate witnesses).
+func witnesses(r *datalog.Rule) error {
+	bound := map[string]bool{}
+	for _, l := range r.Body {
+		switch {
+		case l.Kind == datalog.Positive:
+			for _, t := range l.Atom.Args {
+				if t.Kind == datalog.Var {
+					bound[t.Value] = true
+				}
+			}
+		case l.Kind == datalog.Comparison && l.Op == datalog.OpEq:
+			for _, t := range []datalog.Term{l.Left, l.Right} {
+				if t.Kind == datalog.Var {
+					bound[t.Value] = true
+				}
+			}
+		}
+	}
+	inside := map[string]bool{}
+	r.Aggregates(func(t datalog.Term) {
+		for i := range t.X.Body {
+			t.X.Body[i].Vars(func(v datalog.Term) { inside[v.Value] = true })
+		}
+	})
+	for _, t := range r.Head.Args {
+		if t.Kind == datalog.Var && !bound[t.Value] && inside[t.Value] {
+			return errAt(pos{t.Pos.File, t.Pos.Line, t.Pos.Col}, "unsupported: aggregate witnesses (%s is bound only inside an aggregate)", t.Value)
+		}
+	}
+	return nil
 }
