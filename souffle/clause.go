@@ -16,7 +16,7 @@ var functors = map[string]bool{
 	"cat": true, "strlen": true, "substr": true, "to_number": true, "to_string": true,
 	"min": true, "max": true, "abs": true, "contains": true, "match": true,
 	"to_float": true, "to_unsigned": true, "itof": true, "itou": true, "utoi": true, "utof": true,
-	"ftoi": true, "ftou": true,
+	"ftoi": true, "ftou": true, "fdiv": true, // fdiv: a division of floats (infix.go)
 	"band": true, "bor": true, "bxor": true, "bnot": true, "bshl": true, "bshr": true, "bshru": true,
 	"land": true, "lor": true, "lxor": true, "lnot": true,
 }
@@ -68,7 +68,7 @@ func (r *reader) clause() error {
 	if end < 0 {
 		return errAt(r.ts[start].at, "expected a clause ending with \".\", from %s", describe(r.ts[start]))
 	}
-	ts := infix(r.ts[start : end+1])
+	ts := infix(r.ts[start:end+1], r.floatVars(r.ts[start:end+1]))
 	r.i = end + 1
 	vars := variableNames(ts)
 	inHead := true
@@ -302,4 +302,35 @@ func number(t token) (string, error) {
 		return v.String(), nil
 	}
 	return s, nil
+}
+
+// floatVars returns the variables of a clause that are arguments of an
+// attribute of type float.
+func (r *reader) floatVars(ts []token) map[string]bool {
+	m := map[string]bool{}
+	for k := 0; k+1 < len(ts); k++ {
+		d, ok := r.p.Decls[ts[k].text]
+		if ts[k].kind != tIdent || !ok || ts[k+1].text != "(" {
+			continue
+		}
+		col, depth := 0, 0
+		for j := k + 1; j < len(ts); j++ {
+			t := ts[j]
+			switch {
+			case isOpen(t):
+				depth++
+			case isClose(t):
+				depth--
+			case depth == 1 && t.text == ",":
+				col++
+			case depth == 1 && t.kind == tIdent && col < len(d.Cols) && r.p.kind(d.Cols[col].Type) == "float" &&
+				ts[j-1].text == "(" || depth == 1 && t.kind == tIdent && ts[j-1].text == "," && col < len(d.Cols) && r.p.kind(d.Cols[col].Type) == "float":
+				m[t.text] = true
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	return m
 }

@@ -190,12 +190,12 @@ func (p *Program) tuples(ctx context.Context, st store.Store, rel string, conf b
 	return lines, nil
 }
 
-// format writes value v of column c as Soufflé does: floats with six
-// significant digits (C++'s default), the rest as they are.
+// format writes value v of column c: a float in the fewest digits that
+// read back as it (0.0009765625, 1000000, 1e+21), the rest as they are.
 func (p *Program) format(c Col, v string) string {
 	if p.kind(c.Type) == "float" {
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return strconv.FormatFloat(f, 'g', 6, 64)
+			return strconv.FormatFloat(f, 'g', -1, 64)
 		}
 	}
 	return v

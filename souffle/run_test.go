@@ -340,3 +340,25 @@ f(x) :- x = range(1.5, -0.6, -0.5).
 		}
 	}
 }
+
+func TestFloatDivision(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"prog.dl": `.decl h(x: float)
+.decl n(x: number)
+.output h, n
+h(64.0).
+h(x / 2) :- h(x), x >= 0.5.
+n(7 / 2).
+n(x / 2) :- x = 9.
+`})
+	if _, err := runIn(t, dir, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"h.csv": "0.25\n0.5\n1\n16\n2\n32\n4\n64\n8\n", "n.csv": "3\n4\n",
+	} {
+		if got := readOut(t, filepath.Join(dir, "out", name)); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
