@@ -101,6 +101,7 @@ func (r *reader) clause() error {
 			case t.text == "true" || t.text == "false" || t.text == "_":
 			default:
 				text = vars[t.text]
+				r.p.sourceNames[text] = t.text
 			}
 		case tNumber:
 			n, err := number(t)

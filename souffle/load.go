@@ -147,7 +147,7 @@ func (p *Program) check(prog *datalog.Program) error {
 		if err := seen(r.Head); err != nil {
 			return err
 		}
-		if err := witnesses(r); err != nil {
+		if err := p.witnesses(r); err != nil {
 			return err
 		}
 		var err error
@@ -214,7 +214,7 @@ func readSource(path string) ([]byte, error) {
 
 // witnesses rejects a rule whose head takes a variable bound only inside
 // an aggregate (Soufflé's aggregate witnesses).
-func witnesses(r *datalog.Rule) error {
+func (p *Program) witnesses(r *datalog.Rule) error {
 	bound := map[string]bool{}
 	for _, l := range r.Body {
 		switch {
@@ -240,7 +240,11 @@ func witnesses(r *datalog.Rule) error {
 	})
 	for _, t := range r.Head.Args {
 		if t.Kind == datalog.Var && !bound[t.Value] && inside[t.Value] {
-			return errAt(pos{t.Pos.File, t.Pos.Line, t.Pos.Col}, "unsupported: aggregate witnesses (%s is bound only inside an aggregate)", t.Value)
+			name := t.Value
+			if n, ok := p.sourceNames[name]; ok {
+				name = n
+			}
+			return errAt(pos{t.Pos.File, t.Pos.Line, t.Pos.Col}, "unsupported: aggregate witnesses (%s is bound only inside an aggregate)", name)
 		}
 	}
 	return nil

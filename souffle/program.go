@@ -29,6 +29,9 @@ type Program struct {
 	goal  *datalog.Program // the program queried for each output (Magic)
 	// rangeFacts are the values of the ranges of the clauses (rangeop.go)
 	rangeFacts []datalog.Fact
+	// sourceNames are the variables of the clauses as the source names
+	// them, by their names in Text (for messages)
+	sourceNames map[string]string
 }
 
 // Decl is a `.decl`: a relation, its columns and whether it is an
@@ -103,7 +106,7 @@ func describe(t token) string {
 
 // read reads a whole program.
 func read(ts []token) (*Program, error) {
-	r := &reader{ts: ts, p: &Program{Decls: map[string]*Decl{}, Types: map[string]string{}}}
+	r := &reader{ts: ts, p: &Program{Decls: map[string]*Decl{}, Types: map[string]string{}, sourceNames: map[string]string{}}}
 	for r.peek().kind != tEOF {
 		var err error
 		if r.peek().kind == tDirective {
