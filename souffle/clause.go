@@ -93,10 +93,7 @@ func (r *reader) clause() error {
 			switch {
 			case call && (functors[t.text] || aggregators[t.text] || t.text == "range"):
 			case call:
-				if strings.Contains(t.text, "?") {
-					text = `"` + t.text + `"`
-				}
-				text = `"` + t.text + `"` // a relation: its name as written
+				text = `"` + t.text + `"` // a relation: its name as written (an identifier)
 			case aggregators[t.text] && next.kind != tEOF && !(next.kind == tPunct && (next.text == "," || next.text == ")" || next.text == "=")):
 			case t.text == "true" || t.text == "false" || t.text == "_":
 			default:

@@ -37,11 +37,10 @@ func (p *preprocessor) file(path, src string) error {
 		return &Error{At: path + ":1:1", Msg: "#include nested more than 32 deep"}
 	}
 	defer func() { p.depth-- }()
-	type cond struct{ on, seenElse bool }
-	var conds []cond
+	var conds []bool // the #ifdef lines open, each true when its part is kept
 	active := func() bool {
-		for _, c := range conds {
-			if !c.on {
+		for _, on := range conds {
+			if !on {
 				return false
 			}
 		}
@@ -69,12 +68,12 @@ func (p *preprocessor) file(path, src string) error {
 		switch word {
 		case "ifdef", "ifndef":
 			_, def := p.macros[rest]
-			conds = append(conds, cond{on: def == (word == "ifdef")})
+			conds = append(conds, def == (word == "ifdef"))
 		case "else":
 			if len(conds) == 0 {
 				return errAt(at, "#else without #ifdef")
 			}
-			conds[len(conds)-1].on = !conds[len(conds)-1].on
+			conds[len(conds)-1] = !conds[len(conds)-1]
 		case "endif":
 			if len(conds) == 0 {
 				return errAt(at, "#endif without #ifdef")

@@ -126,12 +126,3 @@ func read(ts []token) (*Program, error) {
 func unsupported(at pos, feature string) error {
 	return errAt(at, "unsupported: %s", feature)
 }
-
-// Unsupported lists the Soufflé features `drumql run` rejects, each with
-// one message naming it at file:line:col.
-var Unsupported = []string{
-	"components (.comp, .init, .override)", "user-defined functors (.functor, @f(...))",
-	"records ([a, b], nil)", "algebraic data types ($C(x))", "autoinc() and $", "ord", "range",
-	"choice-domain", "subsumption (<=)", "as(x, type)", "bitwise and logical operators (band, bor, ...)",
-	"numeric conversions to_float, to_unsigned, itof, ftoi, ...", ".plan", ".limitsize", "lattices",
-}
