@@ -142,7 +142,7 @@ func (p *Program) write(ctx context.Context, cfg Config, st store.Store, prog *d
 			io.WriteString(stdout, "===============\n")
 			continue
 		}
-		if err := writeAtomic(factPath(o.io, cfg.OutputDir, ".csv"), o.lines); err != nil {
+		if err := writeAtomic(factPath(o.io, cfg.OutputDir, ".csv"), p.outputLines(o)); err != nil {
 			return err
 		}
 	}
@@ -179,12 +179,11 @@ func (p *Program) tuples(ctx context.Context, st store.Store, rel string, conf b
 		lines = append(lines, b.String())
 		return true
 	})
+	if errors.Is(err, reasoner.ErrUnknownPredicate) {
+		return nil, nil // an input relation of no fact
+	}
 	if err != nil {
-		var ds datalog.Diagnostics
-		if errors.As(err, &ds) {
-			return nil, nil // a relation nothing derived
-		}
-		return nil, fmt.Errorf("run: reading %s: %w", rel, err)
+		return nil, err
 	}
 	slices.Sort(lines)
 	return lines, nil
@@ -227,4 +226,28 @@ func writeAtomic(path string, lines []string) error {
 		return fmt.Errorf("run: writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// outputLines returns the lines of an output file: with the directive's
+// delimiter (tab by default), after a header line of the attribute names
+// with headers=true.
+func (p *Program) outputLines(o output) []string {
+	delim, ok := o.io.Params["delimiter"]
+	lines := o.lines
+	if ok && delim != "\t" {
+		lines = make([]string, len(o.lines))
+		for i, l := range o.lines {
+			lines[i] = strings.ReplaceAll(l, "\t", delim)
+		}
+	} else {
+		delim = "\t"
+	}
+	if o.io.Params["headers"] == "true" {
+		var names []string
+		for _, c := range p.Decls[o.io.Rel].Cols {
+			names = append(names, c.Name)
+		}
+		lines = append([]string{strings.Join(names, delim) + "\n"}, lines...)
+	}
+	return lines
 }

@@ -362,3 +362,38 @@ n(x / 2) :- x = 9.
 		}
 	}
 }
+
+func TestOutputParams(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"prog.dl": `.decl e(from: symbol, to: number)
+.input e
+.output e(delimiter=",", headers=true)
+.decl none(x: number)
+.input none
+.output none
+`,
+		"facts/e.facts":    "a\t1\nb\t2\n",
+		"facts/none.facts": "",
+	})
+	if _, err := runIn(t, dir, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"e.csv": "from,to\na,1\nb,2\n", "none.csv": ""} {
+		if got := readOut(t, filepath.Join(dir, "out", name)); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestMagicValidated(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"prog.dl": `.pragma "magic-transform" "*"
+.decl p(x: number)
+.output p
+p(x) :- p(y).
+`})
+	if _, err := runIn(t, dir, Config{}); err == nil || !strings.Contains(err.Error(), "prog.dl:4:3") {
+		t.Fatalf("error %v, want the unsafe head variable at prog.dl:4:3", err)
+	}
+}
