@@ -12,12 +12,15 @@ import (
 )
 
 // IsSouffle reports whether a file is a Soufflé file: its name ends in
-// .souffle, or it has a `.decl` or a line `@dialect souffle`.
+// .souffle, or it has a line `@dialect souffle` or a line that starts
+// with one of Soufflé's directives (.decl, .type, .comp, .init, .input,
+// .output, .printsize, .functor, .pragma), which drumql's dialect has
+// none of.
 func IsSouffle(path string, src []byte) bool {
 	return strings.HasSuffix(path, ".souffle") || soufflePattern.Match(src)
 }
 
-var soufflePattern = regexp.MustCompile(`(?m)^\s*(\.decl\b|@dialect\s+souffle\b)`)
+var soufflePattern = regexp.MustCompile(`(?m)^\s*(\.(decl|type|comp|init|input|output|printsize|functor|pragma)\b|@dialect\s+souffle\b)`)
 
 // Read reads the Soufflé program of file path, whose text is src: its
 // declarations, directives and clauses (as drumql's Datalog, positions
@@ -25,7 +28,7 @@ var soufflePattern = regexp.MustCompile(`(?m)^\s*(\.decl\b|@dialect\s+souffle\b)
 // datalog.Diagnostics.
 func Read(path string, src []byte) (*Program, *datalog.Program, error) {
 	text := soufflePrefix.ReplaceAllString(string(src), "")
-	pre, err := preprocess(path, text)
+	pre, drumqlFiles, err := preprocess(path, text)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,6 +59,11 @@ func Read(path string, src []byte) (*Program, *datalog.Program, error) {
 	prog.Facts = append(prog.Facts, p.rangeFacts...)
 	if err := p.check(prog); err != nil {
 		return nil, nil, err
+	}
+	for _, f := range drumqlFiles {
+		if err := p.merge(prog, f); err != nil {
+			return nil, nil, err
+		}
 	}
 	p.eqrels(prog)
 	return p, prog, nil
@@ -247,5 +255,42 @@ func (p *Program) witnesses(r *datalog.Rule) error {
 			return errAt(pos{t.Pos.File, t.Pos.Line, t.Pos.Col}, "unsupported: aggregate witnesses (%s is bound only inside an aggregate)", name)
 		}
 	}
+	return nil
+}
+
+// merge adds the facts and rules of a file of drumql's dialect that the
+// program includes: relations are shared by name, and one the program
+// declares must have its arity there.
+func (p *Program) merge(prog *datalog.Program, path string) error {
+	q, err := parser.ParseFile(path)
+	if err != nil {
+		return err
+	}
+	arity := func(a datalog.Atom) error {
+		if d, ok := p.Decls[a.Pred]; ok && len(d.Cols) != len(a.Args) {
+			return errAt(pos{a.Pos.File, a.Pos.Line, a.Pos.Col}, "relation %s has %d attributes (%s), not %d", a.Pred, len(d.Cols), d.At, len(a.Args))
+		}
+		return nil
+	}
+	for _, f := range q.Facts {
+		if err := arity(f.Atom); err != nil {
+			return err
+		}
+	}
+	for i := range q.Rules {
+		r := &q.Rules[i]
+		err := arity(r.Head)
+		r.BodyAtoms(func(l *datalog.Literal, _ bool) {
+			if err == nil {
+				err = arity(l.Atom)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	prog.Facts = append(prog.Facts, q.Facts...)
+	prog.Rules = append(prog.Rules, q.Rules...)
+	prog.Thresholds = append(prog.Thresholds, q.Thresholds...)
 	return nil
 }

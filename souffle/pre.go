@@ -22,14 +22,17 @@ type preprocessor struct {
 	out    source
 	macros map[string]string
 	depth  int
+	// drumql are the included files of drumql's dialect (not Soufflé
+	// files), read by the parser and merged with the program.
+	drumql []string
 }
 
 var macroName = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
-func preprocess(path string, src string) (source, error) {
+func preprocess(path string, src string) (source, []string, error) {
 	p := &preprocessor{macros: map[string]string{}}
 	err := p.file(path, src)
-	return p.out, err
+	return p.out, p.drumql, err
 }
 
 func (p *preprocessor) file(path, src string) error {
@@ -104,7 +107,9 @@ func (p *preprocessor) file(path, src string) error {
 			if err != nil {
 				return errAt(at, "#include %q: %v", name, err)
 			}
-			if err := p.file(full, string(b)); err != nil {
+			if !IsSouffle(full, b) {
+				p.drumql = append(p.drumql, full) // drumql's dialect
+			} else if err := p.file(full, string(b)); err != nil {
 				return err
 			}
 		}

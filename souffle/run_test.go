@@ -176,6 +176,8 @@ func TestIsSouffle(t *testing.T) {
 		{"p.souffle", "e(1).\n", true},
 		{"p.dl", "@dialect souffle\ne(1).\n", true},
 		{"p.dl", "e(1).\n% .decl in a comment is not at the start of a line\n", false},
+		{"types.dl", ".type node <: symbol\n", true},
+		{"rules.dl", "r(X) :- e(X).\n", false},
 	} {
 		if got := IsSouffle(c.path, []byte(c.src)); got != c.want {
 			t.Errorf("IsSouffle(%q, %q) = %v", c.path, c.src, got)
@@ -395,5 +397,31 @@ p(x) :- p(y).
 `})
 	if _, err := runIn(t, dir, Config{}); err == nil || !strings.Contains(err.Error(), "prog.dl:4:3") {
 		t.Fatalf("error %v, want the unsafe head variable at prog.dl:4:3", err)
+	}
+}
+
+// TestMixedDialects checks a Soufflé program that includes a file of
+// drumql's dialect: relations shared by name, a bare constant a symbol,
+// and an arity that differs from the declaration an error.
+func TestMixedDialects(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"prog.dl": `.decl edge(x: symbol, y: symbol)
+.decl reach(x: symbol, y: symbol)
+.output reach
+#include "rules.dl"
+edge("a", "b").
+`,
+		"rules.dl": "% drumql's dialect\nedge(b, c).\nreach(X, Y) :- edge(X, Y).\nreach(X, Z) :- reach(X, Y), edge(Y, Z).\n",
+	})
+	if _, err := runIn(t, dir, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readOut(t, filepath.Join(dir, "out", "reach.csv")), "a\tb\na\tc\nb\tc\n"; got != want {
+		t.Errorf("reach.csv = %q, want %q", got, want)
+	}
+	write(t, dir, map[string]string{"rules.dl": "edge(a, b, c).\n"})
+	if _, err := runIn(t, dir, Config{}); err == nil || !strings.Contains(err.Error(), "rules.dl:1:1: error: relation edge has 2 attributes") {
+		t.Errorf("error %v, want the arity of edge at rules.dl:1:1", err)
 	}
 }
