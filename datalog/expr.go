@@ -39,6 +39,10 @@ var Functions = map[string]int{
 	// Soufflé's bitwise and logical operators, on integers (see BitFunctions)
 	"band": 2, "bor": 2, "bxor": 2, "bshl": 2, "bshr": 2, "bshru": 2, "bnot": 1,
 	"land": 2, "lor": 2, "lxor": 2, "lnot": 1,
+	// ord(X): a number is itself, a name its number in the symbol table
+	// (the store's dictionary, then the program's own constants): the
+	// order in which the symbols were first seen, as Soufflé's ord
+	"ord": 1,
 }
 
 // BitFunctions are the functions of Functions on 64-bit integers, with

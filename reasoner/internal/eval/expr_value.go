@@ -190,6 +190,12 @@ func (w *Worker) apply(x *cexpr, a []value) (value, bool) {
 		return v, true
 	case "to_string":
 		return a[0], true
+	case "ord":
+		if w.numberOf(&a[0]) {
+			return a[0], true
+		}
+		id, ok := w.intern(&a[0])
+		return intValue(int64(id)), ok
 	}
 	if _, ok := datalog.BitFunctions(x.op, 0, 0); ok {
 		if !w.numbers(x, a) {

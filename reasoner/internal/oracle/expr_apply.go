@@ -23,6 +23,8 @@ func oxApply(op string, args []string) (string, error) {
 		return strconv.Itoa(utf8.RuneCountInString(args[0])), nil
 	case "to_string":
 		return args[0], nil
+	case "ord":
+		return "", errors.New("oracle: ord (a symbol table's order) is not modelled")
 	case "to_number":
 		n, ok := oxReadNum(args[0])
 		if !ok {
