@@ -3,6 +3,7 @@ package souffle
 import (
 	"math/big"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -128,6 +129,7 @@ func (r *reader) clause() error {
 		}
 		texts[k] = text
 	}
+	floatStrings(ts, texts)
 	badPatterns(ts, texts)
 	if err := r.ranges(ts, texts); err != nil {
 		return err
@@ -170,6 +172,23 @@ func (r *reader) emitAll(ts []token, texts []string, lo, hi int) {
 		if texts[k] != "" {
 			r.emit(texts[k], t.at)
 		}
+	}
+}
+
+// floatStrings writes to_string of a float constant as Soufflé does, with
+// six decimals (to_string(3.14) is "3.140000").
+func floatStrings(ts []token, texts []string) {
+	for k := 0; k+3 < len(ts); k++ {
+		if ts[k].text != "to_string" || ts[k+1].text != "(" || ts[k+2].kind != tNumber || ts[k+3].text != ")" ||
+			strings.HasPrefix(ts[k+2].text, "0x") || !strings.ContainsAny(ts[k+2].text, ".eE") {
+			continue
+		}
+		f, err := strconv.ParseFloat(ts[k+2].text, 64)
+		if err != nil {
+			continue
+		}
+		texts[k] = strconv.Quote(strconv.FormatFloat(f, 'f', 6, 64))
+		texts[k+1], texts[k+2], texts[k+3] = "", "", ""
 	}
 }
 

@@ -289,11 +289,14 @@ func TestConversions(t *testing.T) {
 f(to_float(3)). f(itof(2) + 0.5).
 n(ftoi(2.75)). n(to_number(-2.5)).
 u(to_unsigned(7)).
+.decl s(x: symbol)
+.output s
+s("pi:" + to_string(3.14)).
 `})
 	if _, err := runIn(t, dir, Config{}); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{"f.csv": "2.5\n3\n", "n.csv": "-2\n2\n", "u.csv": "7\n"} {
+	for name, want := range map[string]string{"f.csv": "2.5\n3\n", "n.csv": "-2\n2\n", "u.csv": "7\n", "s.csv": "pi:3.140000\n"} {
 		if got := readOut(t, filepath.Join(dir, "out", name)); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
