@@ -93,6 +93,8 @@ func (r *reader) clause() error {
 			}
 			switch {
 			case call && (functors[t.text] || aggregators[t.text] || t.text == "range"):
+			case call && !r.declared[t.text]:
+				return errAt(t.at, "relation %s is not declared (.decl %s(...)), and no functor is named so", t.text, t.text)
 			case call:
 				text = `"` + t.text + `"` // a relation: its name as written (an identifier)
 			case aggregators[t.text] && next.kind != tEOF && !(next.kind == tPunct && (next.text == "," || next.text == ")" || next.text == "=")):

@@ -73,6 +73,8 @@ type reader struct {
 	out strings.Builder
 	col int // 1-based column of the next byte of the current line of out
 	cur []span
+	// declared are the names of the program's .decl directives
+	declared map[string]bool
 }
 
 func (r *reader) peek() token { return r.ts[r.i] }
@@ -107,6 +109,19 @@ func describe(t token) string {
 // read reads a whole program.
 func read(ts []token) (*Program, error) {
 	r := &reader{ts: ts, p: &Program{Decls: map[string]*Decl{}, Types: map[string]string{}, sourceNames: map[string]string{}}}
+	// the declared relations, wherever their .decl is
+	r.declared = map[string]bool{}
+	for i, t := range ts {
+		if t.kind != tDirective || t.text != ".decl" {
+			continue
+		}
+		for j := i + 1; j < len(ts) && ts[j].kind == tIdent; j += 2 {
+			r.declared[ts[j].text] = true
+			if j+1 >= len(ts) || ts[j+1].text != "," {
+				break
+			}
+		}
+	}
 	for r.peek().kind != tEOF {
 		var err error
 		if r.peek().kind == tDirective {
