@@ -65,7 +65,10 @@ type Literal struct {
 	Op    CmpOp
 	Left  Term // Comparison (an expression when Kind is Compound)
 	Right Term // Comparison
-	Pos   Pos
+	// Not negates a built-in test: !match(Re, S) holds when match does
+	// not (Builtin only; a negated atom is Kind Negated).
+	Not bool
+	Pos Pos
 }
 
 // Rule is `[w ::] head :- body.`; Weight is 1 for a hard rule.

@@ -36,6 +36,60 @@ const (
 var Functions = map[string]int{
 	"min": -2, "max": -2, "abs": 1, "fdiv": 2,
 	"cat": -2, "strlen": 1, "substr": 3, "to_number": 1, "to_string": 1,
+	// Soufflé's bitwise and logical operators, on integers (see BitFunctions)
+	"band": 2, "bor": 2, "bxor": 2, "bshl": 2, "bshr": 2, "bshru": 2, "bnot": 1,
+	"land": 2, "lor": 2, "lxor": 2, "lnot": 1,
+	// ord(X): a number is itself, a name its number in the symbol table
+	// (the store's dictionary, then the program's own constants): the
+	// order in which the symbols were first seen, as Soufflé's ord
+	"ord": 1,
+}
+
+// BitFunctions are the functions of Functions on 64-bit integers, with
+// their results: band, bor, bxor, bnot (bitwise and, or, exclusive or,
+// complement), bshl, bshr, bshru (shifts left, right arithmetic, right
+// logical; a shift by 64 or more is 0, or -1 for bshr of a negative),
+// land, lor, lxor, lnot (logical: 0 is false, every other integer true;
+// the result is 1 or 0). A non-integer operand is an error.
+func BitFunctions(op string, a, b int64) (int64, bool) {
+	bit := func(c bool) int64 {
+		if c {
+			return 1
+		}
+		return 0
+	}
+	switch op {
+	case "band":
+		return a & b, true
+	case "bor":
+		return a | b, true
+	case "bxor":
+		return a ^ b, true
+	case "bnot":
+		return ^a, true
+	case "bshl", "bshr", "bshru":
+		switch {
+		case b < 0 || b >= 64:
+			if op == "bshr" && a < 0 {
+				return -1, true
+			}
+			return 0, true
+		case op == "bshl":
+			return a << b, true
+		case op == "bshr":
+			return a >> b, true
+		}
+		return int64(uint64(a) >> b), true
+	case "land":
+		return bit(a != 0 && b != 0), true
+	case "lor":
+		return bit(a != 0 || b != 0), true
+	case "lxor":
+		return bit((a != 0) != (b != 0)), true
+	case "lnot":
+		return bit(a == 0), true
+	}
+	return 0, false
 }
 
 // Aggregators lists the aggregate functions; all but count take a target.
@@ -330,7 +384,7 @@ func appendLiteral(b []byte, l *Literal, leaf func([]byte, Term) []byte) []byte 
 		return leaf(b, t)
 	}
 	atom := func(b []byte, a *Atom, builtin bool) []byte {
-		if !builtin && Builtins[a.Pred] > 0 {
+		if !builtin && (Builtins[a.Pred] > 0 || len(a.Args) == 0 && (a.Pred == "true" || a.Pred == "false")) {
 			b = appendQuoted(b, a.Pred) // a predicate, not the built-in test
 		} else {
 			b = appendName(b, a.Pred)
@@ -348,6 +402,9 @@ func appendLiteral(b []byte, l *Literal, leaf func([]byte, Term) []byte) []byte 
 		b = append(b, ' ')
 		return term(b, l.Right)
 	case Builtin:
+		if l.Not {
+			b = append(b, "not "...)
+		}
 		return atom(b, &l.Atom, true)
 	default:
 		return atom(b, &l.Atom, false)

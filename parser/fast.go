@@ -207,7 +207,7 @@ func (f *fastParser) literal() (datalog.Literal, bool) {
 		}
 		lit.Right, ok = f.term()
 		return lit, ok
-	case t.Type == tokIdent && datalog.Builtins[t.Value] > 0:
+	case t.Type == tokIdent && (datalog.Builtins[t.Value] > 0 || t.Value == "true" || t.Value == "false"):
 		return lit, false // a built-in test: the participle path parses it
 	case t.Type == tokIdent || t.Type == tokString:
 		if f.i+1 < len(f.ts) && f.ts[f.i+1].Type == tokPunct {

@@ -27,7 +27,8 @@ import (
 //	product    = unary { ( "*" | "/" | "%" ) unary }
 //	unary      = [ "-" ] primary [ "^" unary ]
 //	primary    = Var | Number | "(" body ")"
-//	           | name [ "(" [ expr { "," expr } ] ")" | [ expr ] ":" ( "{" conj "}" | atom ) ]
+//	           | name [ "(" [ expr { "," expr } ] ")" [ ":" ( "{" conj "}" | atom ) ]
+//	                  | [ expr ] ":" ( "{" conj "}" | atom ) ]
 //	name       = Ident | String
 //	op         = "=" | "!=" | "<=" | ">=" | "<" | ">"
 //
@@ -165,12 +166,17 @@ type gPrimary struct {
 
 // gName is a name, then arguments (a function call or an atom), or an
 // aggregate: `count : { body }`, `sum V : { body }` (the body may be a
-// single atom without braces).
+// single atom without braces). A parenthesised target right after the
+// name (`min (Z + 1) : { a(Z) }`) first reads as arguments; the ":" after
+// them (Colon) makes them the target.
 type gName struct {
 	Pos    lexer.Position
 	Name   string     `parser:"@( Ident | String )"`
 	Parens bool       `parser:"( @'('"`
 	Args   []*gExpr   `parser:"  ( @@ ( ',' @@ )* )? ')'"`
+	Colon  bool       `parser:"  ( @':'"`
+	PBody  *gConjunct `parser:"    ( '{' @@ '}'"`
+	PAtom  *gAtom     `parser:"    | @@ ) )?"`
 	Target *gExpr     `parser:"| ( @@ )? ':'"`
 	Braced *gConjunct `parser:"  ( '{' @@ '}'"`
 	Single *gAtom     `parser:"  | @@ ) )?"`

@@ -62,11 +62,11 @@ func (l *lowerer) literal(g *gLiteral) ([][]datalog.Literal, bool) {
 	var ok bool
 	switch {
 	case g.Neg != nil:
-		if !strings.HasPrefix(g.Neg.Pred, `"`) && datalog.Builtins[g.Neg.Pred] > 0 {
-			l.errorf(g.Neg.Pos, "not %s(...): a built-in test cannot be negated (write %q(...) for a predicate of that name)", g.Neg.Pred, g.Neg.Pred)
-			return nil, false
-		}
 		lit.Kind = datalog.Negated
+		if !strings.HasPrefix(g.Neg.Pred, `"`) && datalog.Builtins[g.Neg.Pred] > 0 {
+			// !match(Re, S): the test does not hold
+			lit.Kind, lit.Not = datalog.Builtin, true
+		}
 		lit.Atom, ok = l.atom(g.Neg)
 	case g.Op != "":
 		lit.Kind = datalog.Comparison
@@ -85,6 +85,12 @@ func (l *lowerer) literal(g *gLiteral) ([][]datalog.Literal, bool) {
 			return nil, false
 		}
 		n := p.Name
+		switch {
+		case n.Name == "true" && !n.Parens:
+			return [][]datalog.Literal{{}}, true // holds: no literal
+		case n.Name == "false" && !n.Parens:
+			return nil, true // never holds: no rule
+		}
 		lit.Kind = datalog.Positive
 		if !strings.HasPrefix(n.Name, `"`) && datalog.Builtins[n.Name] > 0 {
 			lit.Kind = datalog.Builtin
@@ -111,7 +117,7 @@ func (g *gExpr) single() *gPrimary {
 }
 
 func (n *gName) isAggregate() bool {
-	return n.Target != nil || n.Braced != nil || n.Single != nil
+	return n.Target != nil || n.Braced != nil || n.Single != nil || n.Colon
 }
 
 // text is the source text of an expression, for messages.
@@ -232,6 +238,16 @@ func (l *lowerer) aggregate(n *gName) (datalog.Term, bool) {
 		return datalog.Term{}, false
 	}
 	x := &datalog.Expr{Op: n.Name, Agg: true}
+	if n.Colon {
+		// min (Z + 1) : { a(Z) }: the parenthesised arguments are the target
+		if len(n.Args) != 1 {
+			l.errorf(n.Pos, "%s takes one target, not %d: N = %s V : { p(X, V) }", n.Name, len(n.Args), n.Name)
+			return datalog.Term{}, false
+		}
+		m := *n
+		m.Parens, m.Colon, m.Target, m.Braced, m.Single = false, false, n.Args[0], n.PBody, n.PAtom
+		n = &m
+	}
 	switch {
 	case n.Name == "count" && n.Target != nil:
 		l.errorf(n.Target.Pos, "count takes no target: N = count : { p(X) }")

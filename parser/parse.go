@@ -212,6 +212,9 @@ func syntaxError(err error, stmt []lexer.Token) datalog.Diagnostic {
 // nodeNames replaces participle's names of grammar nodes in "expected"
 // lists with words.
 var nodeNames = strings.NewReplacer(
+	// a parenthesised aggregate target (min (X + 1) : {...}) is rare
+	// enough not to be listed after every argument list
+	`")" (":" (("{" GConjunct "}") | GAtom))?`, `")"`,
 	`GPrimary ("^" GUnary)?`, "a literal or an expression",
 	`GLiteral ("," GLiteral)*`, "a literal",
 	`GConjunct (";" GConjunct)*`, "a body",
@@ -339,7 +342,14 @@ func (l *lowerer) statement(st *gStatement) {
 	}
 	for _, h := range heads {
 		for _, body := range bodies {
-			l.prog.Rules = append(l.prog.Rules, datalog.Rule{Weight: weight, Head: h, Body: body, Pos: pos(c.Pos)})
+			if len(body) == 0 && !slices.ContainsFunc(h.Args, func(t datalog.Term) bool { return t.Kind != datalog.Symbol && t.Kind != datalog.Number }) {
+				// p(1) :- true. is the fact p(1).
+				l.prog.Facts = append(l.prog.Facts, datalog.Fact{Weight: weight, Atom: h, Pos: pos(c.Pos)})
+				continue
+			}
+			r := datalog.Rule{Weight: weight, Head: h, Body: body, Pos: pos(c.Pos)}
+			r.LocalizeAggregates()
+			l.prog.Rules = append(l.prog.Rules, r)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/sysmem"
+	"github.com/drumql/drumql/internal/tsv"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/maintain"
 )
@@ -55,7 +56,7 @@ func WriteAnswers(ctx context.Context, w io.Writer, format string, vars []string
 		bw.WriteString(strings.Join(vars, "\t") + "\tconfidence\n")
 		row = func(a *reasoner.Answer) {
 			for _, v := range a.Values {
-				bw.WriteString(v)
+				bw.WriteString(tsv.Escape(v))
 				bw.WriteByte('\t')
 			}
 			bw.Write(strconv.AppendFloat(bw.AvailableBuffer(), a.Confidence, 'g', -1, 64))
@@ -66,7 +67,7 @@ func WriteAnswers(ctx context.Context, w io.Writer, format string, vars []string
 		for i, v := range vars {
 			widths[i] = len(v)
 			for _, a := range answers {
-				widths[i] = max(widths[i], len(a.Values[i]))
+				widths[i] = max(widths[i], len(tsv.Escape(a.Values[i])))
 			}
 		}
 		cell := func(i int, v string) {
@@ -81,7 +82,7 @@ func WriteAnswers(ctx context.Context, w io.Writer, format string, vars []string
 		bw.WriteString("confidence\n")
 		row = func(a *reasoner.Answer) {
 			for i, v := range a.Values {
-				cell(i, v)
+				cell(i, tsv.Escape(v))
 			}
 			bw.WriteString(FormatConfidence(a.Confidence))
 			bw.WriteByte('\n')
@@ -146,7 +147,7 @@ func (s *AnswerStream) Write(a reasoner.Answer) bool {
 		w.Write(x)
 	case "tsv": // written piece by piece: nothing allocated per row
 		for _, v := range a.Values {
-			w.WriteString(v)
+			w.WriteString(tsv.Escape(v))
 			w.WriteByte('\t')
 		}
 		w.Write(strconv.AppendFloat(w.AvailableBuffer(), a.Confidence, 'g', -1, 64))
@@ -156,7 +157,7 @@ func (s *AnswerStream) Write(a reasoner.Answer) bool {
 			w.WriteString("true ")
 		}
 		for _, v := range a.Values {
-			w.WriteString(v)
+			w.WriteString(tsv.Escape(v))
 			w.WriteString("  ")
 		}
 		w.Write(strconv.AppendFloat(w.AvailableBuffer(), a.Confidence, 'g', 4, 64)) // FormatConfidence

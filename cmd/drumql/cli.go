@@ -12,7 +12,11 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/drumql/drumql/souffle"
 )
+
+type runCmd struct{ souffle.Command } // drumql run: package souffle
+func (c *runCmd) Run(e *env) error    { return inputErr(c.Command.Run(e.ctx, e.stdout, e.stderr)) }
 
 // cli is the kong grammar of the command line.
 type cli struct {
@@ -35,6 +39,7 @@ type cli struct {
 	Verify  verifyCmd  `cmd:"" help:"Check the whole store for damage (checksums, keys, counts)."`
 	Serve   serveCmd   `cmd:"" help:"Serve queries, proofs, rules and edits over HTTP (JSON API under /v1, /metrics)."`
 	Version versionCmd `cmd:"" help:"Print version information."`
+	Run     runCmd     `cmd:"" help:"Run a Soufflé program as Soufflé does: its .input files in, its .output files out (no store)."`
 
 	Snapshot snapshotCmd `cmd:"" help:"Write what mining reads (graph, symbols, splits) to one checksummed file."`
 	Worker   workerCmd   `cmd:"" help:"Mine head groups for 'drumql mine --cluster' runs on a NATS JetStream server."`

@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"mining":   {"miner", "scoring", "cluster", "reasoner", "linkpred", "store", "datalog", "rulefile"},
 	"exchange": {"datalog", "parser", "rulefile"},
 	"scoring":  {"linkpred", "miner", "reasoner", "store", "datalog", "policy"},
+	"souffle":  {"datalog", "parser", "reasoner", "store"},
 }
 
 // leafImports lists, per package under internal/, the other packages
@@ -112,6 +113,7 @@ var thirdParty = map[string][]string{
 	"rulefile": {},
 	"mining":   {},
 	"policy":   {},
+	"souffle":  {},
 }
 
 // testOnly lists what a package's tests may import beyond what the package

@@ -104,3 +104,28 @@ func ParseLine(line string) (Triple, *Error) {
 	}
 	return Triple{Head: h, Relation: r, Tail: t}, nil
 }
+
+// Escape returns s as one TSV or table cell: a backslash, tab, newline or
+// carriage return in it is written \\, \t, \n or \r, so that a value
+// stays one cell of one line; s itself when it has none of them.
+func Escape(s string) string {
+	if !strings.ContainsAny(s, "\\\t\n\r") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -45,6 +45,7 @@ type clit struct {
 	// builtin and bargs are a built-in test (contains, match) and its
 	// arguments.
 	builtin string
+	not     bool // the built-in test is negated
 	bargs   []*cexpr
 	// aggs are the aggregates of the literal's expressions, with the
 	// first of their provenance words (see crule.naggw).
@@ -373,7 +374,7 @@ func (c *ruleCompiler) literal(l datalog.Literal, guard bool, body []clit) ([]cl
 		}
 		return append(body, cl), nil
 	case datalog.Builtin:
-		cl.builtin = l.Atom.Pred
+		cl.builtin, cl.not = l.Atom.Pred, l.Not
 		for _, t := range l.Atom.Args {
 			x, err := c.expr(t)
 			if err != nil {

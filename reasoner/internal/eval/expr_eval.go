@@ -92,30 +92,39 @@ func (w *Worker) assign(s *step) (float64, bool) {
 	return c, true
 }
 
-// builtin evaluates a built-in test.
+// builtin evaluates a built-in test, negated or not: the confidence of
+// its arguments, and whether it holds (false also when an argument has
+// no value or failed).
 func (w *Worker) builtin(l *clit) (float64, bool) {
-	conf := 1.0
+	c, holds, ok := w.builtinTest(l)
+	return c, ok && holds != l.not
+}
+
+// builtinTest evaluates a built-in test's arguments and the test; ok is
+// false when an argument has no value or failed.
+func (w *Worker) builtinTest(l *clit) (conf float64, holds, ok bool) {
+	conf = 1.0
 	var names [2]string
 	for i, x := range l.bargs {
 		v, c, ok := w.eval(x)
 		if !ok {
-			return 0, false
+			return 0, false, false
 		}
 		conf *= c
 		names[i] = w.nameOf(&v)
 	}
 	switch l.builtin {
 	case "contains":
-		return conf, strings.Contains(names[1], names[0])
+		return conf, strings.Contains(names[1], names[0]), true
 	default: // match
 		// A pattern from the data that is not a regular expression
 		// matches nothing (as in Soufflé); a constant one is an error of
 		// the program (datalog.Validate).
 		re, err := w.E.regexp(names[0])
 		if err != nil {
-			return 0, false
+			return conf, false, true
 		}
-		return conf, re.MatchString(names[1])
+		return conf, re.MatchString(names[1]), true
 	}
 }
 

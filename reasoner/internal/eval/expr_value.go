@@ -187,6 +187,27 @@ func (w *Worker) apply(x *cexpr, a []value) (value, bool) {
 		return v, true
 	case "to_string":
 		return a[0], true
+	case "ord":
+		if w.numberOf(&a[0]) {
+			return a[0], true
+		}
+		id, ok := w.intern(&a[0])
+		return intValue(int64(id)), ok
+	}
+	if _, ok := datalog.BitFunctions(x.op, 0, 0); ok {
+		if !w.numbers(x, a) {
+			return value{}, false
+		}
+		var ij [2]int64
+		for k := range a {
+			if !a[k].isInt {
+				w.errorIn(x, "%s takes integers, not %s", x.op, valueTerm(w.nameOf(&a[k])))
+				return value{}, false
+			}
+			ij[k] = a[k].i
+		}
+		r, _ := datalog.BitFunctions(x.op, ij[0], ij[1])
+		return intValue(r), true
 	}
 	w.errorIn(x, "unknown function %s", x.op)
 	return value{}, false

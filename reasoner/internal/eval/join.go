@@ -66,6 +66,23 @@ func (w *Worker) exec(p *Plan, lo, hi int) {
 		return
 	}
 	s := &p.steps[0]
+	if s.exists {
+		// an existence test: its strongest tuple in the range
+		var t int32
+		if s.delta != nil {
+			if i := strongest(s.rel, s.delta[lo:hi], 0, 0); i >= 0 {
+				t = s.delta[lo+int(i)]
+			} else {
+				t = -1
+			}
+		} else {
+			t = strongest(s.rel, nil, int32(lo), int32(hi))
+		}
+		if t >= 0 {
+			w.try(p, 0, t, 1)
+		}
+		return
+	}
 	if s.delta != nil {
 		for _, t := range s.delta[lo:hi] {
 			w.try(p, 0, t, 1)
@@ -209,6 +226,10 @@ func (w *Worker) Join(p *Plan, k int, conf float64) {
 		rel := s.rel
 		full := uint32(1)<<uint(rel.Arity) - 1
 		switch {
+		case s.exists:
+			if t := strongest(rel, nil, 0, int32(rel.Len())); t >= 0 {
+				w.try(p, k, t, conf)
+			}
 		case s.mask == 0:
 			for t := range int32(rel.Len()) {
 				w.try(p, k, t, conf)
@@ -399,4 +420,31 @@ func (w *Worker) recordAggregates(l *clit) {
 			words[4+i] = w.vals[g]
 		}
 	}
+}
+
+// strongest returns the tuple of rel of the highest confidence (the first
+// of them) among ts when it is not nil (then its index in ts), else among
+// lo..hi-1; -1 when there is none. It stops at a tuple of confidence 1.
+func strongest(rel *Relation, ts []int32, lo, hi int32) int32 {
+	best, bc := int32(-1), -1.0
+	if ts != nil {
+		for i, t := range ts {
+			if c := rel.ConfAt(t); c > bc {
+				best, bc = int32(i), c
+				if c >= 1 {
+					break
+				}
+			}
+		}
+		return best
+	}
+	for t := lo; t < hi; t++ {
+		if c := rel.ConfAt(t); c > bc {
+			best, bc = t, c
+			if c >= 1 {
+				break
+			}
+		}
+	}
+	return best
 }

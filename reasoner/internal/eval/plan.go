@@ -1,6 +1,10 @@
 package eval
 
-import "github.com/drumql/drumql/datalog"
+import (
+	"slices"
+
+	"github.com/drumql/drumql/datalog"
+)
 
 // step is one literal of a join plan.
 type step struct {
@@ -15,6 +19,9 @@ type step struct {
 	// numbers is set when the atom has a number constant, which each
 	// tuple is checked against (it is not part of mask).
 	numbers bool
+	// exists is set for a positive atom whose arguments are all "_" (an
+	// existence test): only its strongest tuple is tried.
+	exists bool
 	// assign is, for an equality that binds a variable, its slot (-1 for
 	// other steps); assignRight: the variable is the right side.
 	assign      int32
@@ -169,6 +176,9 @@ func (pl *planner) addAtom(j int, d []int32) {
 	for v := range local {
 		pl.bound[v] = true
 	}
+	// (not in an aggregate's body, whose solutions each count)
+	s.exists = l.Kind == datalog.Positive && !l.guard && !pl.p.agg && len(l.Atom.Args) > 0 &&
+		!slices.ContainsFunc(l.Atom.Args, func(t Term) bool { return t.V != slotWildcard })
 	if l.Kind == datalog.Positive || l.Kind == datalog.Negated {
 		full := uint32(1)<<uint(rel.Arity) - 1
 		if d == nil && s.mask != 0 && s.mask != full {

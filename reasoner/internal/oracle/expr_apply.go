@@ -23,6 +23,8 @@ func oxApply(op string, args []string) (string, error) {
 		return strconv.Itoa(utf8.RuneCountInString(args[0])), nil
 	case "to_string":
 		return args[0], nil
+	case "ord":
+		return "", errors.New("oracle: ord (a symbol table's order) is not modelled")
 	case "to_number":
 		n, ok := oxReadNum(args[0])
 		if !ok {
@@ -48,6 +50,18 @@ func oxApply(op string, args []string) (string, error) {
 			end = i + n
 		}
 		return string(rs[i:end]), nil
+	}
+	if _, ok := datalog.BitFunctions(op, 0, 0); ok {
+		var ij [2]int64
+		for k, a := range args {
+			n, ok := oxReadNum(a)
+			if !ok || !n.isInt {
+				return "", fmt.Errorf("%s takes integers, not %s", op, a)
+			}
+			ij[k] = n.i
+		}
+		r, _ := datalog.BitFunctions(op, ij[0], ij[1])
+		return strconv.FormatInt(r, 10), nil
 	}
 	if op == datalog.OpAdd {
 		// + of a name that is not a number concatenates the names

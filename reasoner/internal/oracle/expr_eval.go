@@ -377,6 +377,7 @@ func (o *oxEval) settle(body []datalog.Literal, needs []datalog.Term, env map[st
 				continue
 			}
 			holds, err := oxBuiltin(l.Atom.Pred, va.name, vb.name)
+			holds = holds != l.Not
 			switch {
 			case err != nil:
 				fail(oxVal{st: oxErr, err: fmt.Sprintf("%s: %v", l.Pos, err)})

@@ -1,0 +1,253 @@
+package souffle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
+)
+
+// Config is what `drumql run` was asked: Soufflé's flags.
+type Config struct {
+	Program    string // PROG.dl
+	FactDir    string // -F, default "."
+	OutputDir  string // -D, default "."; "-" writes the outputs to stdout
+	Jobs       int    // -j; 0 or 1 evaluates serially
+	NoWarn     bool   // -w
+	Confidence bool   // --confidence: a last column with each tuple's confidence
+}
+
+// Run reads, evaluates and writes the program of cfg: every .output
+// relation to its file (or stdout), the .printsize counts to stdout. It
+// writes nothing when reading or evaluating fails; each output file is
+// written whole or not at all (a temporary file renamed).
+func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
+	src, err := readSource(cfg.Program)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if !IsSouffle(cfg.Program, src) {
+		return runDrumql(ctx, cfg, src, stdout)
+	}
+	p, prog, err := Read(cfg.Program, src)
+	if err != nil {
+		return err
+	}
+	b, err := p.readInputs(ctx, cfg.FactDir)
+	if err != nil {
+		return err
+	}
+	st := store.NewMemory()
+	defer st.Close()
+	if len(b.Facts) > 0 {
+		if _, err := st.Load(ctx, b, nil); err != nil {
+			return fmt.Errorf("run: loading the input facts: %w", err)
+		}
+	}
+	opt := reasoner.Options{Threads: max(cfg.Jobs, 1)}
+	if p.Magic {
+		p.goal = prog
+		return p.write(ctx, cfg, st, prog, stdout)
+	}
+	if _, err := reasoner.Infer(ctx, st, prog, opt); err != nil {
+		return err
+	}
+	return p.write(ctx, cfg, st, prog, stdout)
+}
+
+// runDrumql runs a file of drumql's dialect: its facts and rules, every
+// relation a rule defines written as REL.csv.
+func runDrumql(ctx context.Context, cfg Config, src []byte, stdout io.Writer) error {
+	prog, err := parser.ParseString(cfg.Program, string(src))
+	if err != nil {
+		return err
+	}
+	p := &Program{Decls: map[string]*Decl{}, Types: map[string]string{}}
+	for _, r := range prog.Rules {
+		if _, ok := p.Decls[r.Head.Pred]; !ok {
+			d := &Decl{Name: r.Head.Pred}
+			for range r.Head.Args {
+				d.Cols = append(d.Cols, Col{Type: "symbol", Kind: "symbol"})
+			}
+			p.Decls[d.Name] = d
+			p.Order = append(p.Order, d.Name)
+			p.Outputs = append(p.Outputs, IO{Rel: d.Name, Params: map[string]string{}})
+		}
+	}
+	slices.SortFunc(p.Outputs, func(a, b IO) int { return strings.Compare(a.Rel, b.Rel) })
+	st := store.NewMemory()
+	defer st.Close()
+	if _, err := reasoner.Infer(ctx, st, prog, reasoner.Options{Threads: max(cfg.Jobs, 1)}); err != nil {
+		return err
+	}
+	return p.write(ctx, cfg, st, prog, stdout)
+}
+
+// output is one relation's tuples, formatted.
+type output struct {
+	io    IO
+	lines []string
+}
+
+// write computes every output, then writes them.
+func (p *Program) write(ctx context.Context, cfg Config, st store.Store, prog *datalog.Program, stdout io.Writer) error {
+	defined := map[string]bool{}
+	for _, f := range prog.Facts {
+		defined[f.Atom.Pred] = true
+	}
+	for _, r := range prog.Rules {
+		defined[r.Head.Pred] = true
+	}
+	for _, in := range p.Inputs {
+		defined[in.Rel] = true
+	}
+	tuples := func(rel string) ([]string, error) {
+		if !defined[rel] {
+			return nil, nil
+		}
+		return p.tuples(ctx, st, rel, cfg.Confidence)
+	}
+	var outs []output
+	for _, o := range p.Outputs {
+		lines, err := tuples(o.Rel)
+		if err != nil {
+			return err
+		}
+		outs = append(outs, output{o, lines})
+	}
+	var sizes []string
+	for _, o := range p.PrintSizes {
+		lines, err := tuples(o.Rel)
+		if err != nil {
+			return err
+		}
+		sizes = append(sizes, fmt.Sprintf("%s\t%d\n", o.Rel, len(lines)))
+	}
+	for _, o := range outs {
+		if cfg.OutputDir == "-" || o.io.Params["IO"] == "stdout" {
+			fmt.Fprintf(stdout, "---------------\n%s\n===============\n", o.io.Rel)
+			for _, l := range o.lines {
+				io.WriteString(stdout, l)
+			}
+			io.WriteString(stdout, "===============\n")
+			continue
+		}
+		if err := writeAtomic(factPath(o.io, cfg.OutputDir, ".csv"), p.outputLines(o)); err != nil {
+			return err
+		}
+	}
+	for _, s := range sizes {
+		io.WriteString(stdout, s)
+	}
+	return nil
+}
+
+// tuples returns the facts of rel, one formatted line each, sorted.
+func (p *Program) tuples(ctx context.Context, st store.Store, rel string, conf bool) ([]string, error) {
+	d := p.Decls[rel]
+	q := datalog.Atom{Pred: rel}
+	for i := range d.Cols {
+		q.Args = append(q.Args, datalog.Term{Kind: datalog.Var, Value: "V" + strconv.Itoa(i)})
+	}
+	var lines []string
+	err := reasoner.QueryFunc(ctx, st, p.goal, q, reasoner.Options{}, func(a reasoner.Answer) bool {
+		var b strings.Builder
+		if len(d.Cols) == 0 {
+			b.WriteString("()")
+		}
+		for i, v := range a.Values {
+			if i > 0 {
+				b.WriteByte('\t')
+			}
+			b.WriteString(p.format(d.Cols[i], v))
+		}
+		if conf {
+			b.WriteByte('\t')
+			b.WriteString(strconv.FormatFloat(a.Confidence, 'g', -1, 64))
+		}
+		b.WriteByte('\n')
+		lines = append(lines, b.String())
+		return true
+	})
+	if errors.Is(err, reasoner.ErrUnknownPredicate) {
+		return nil, nil // an input relation of no fact
+	}
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(lines)
+	return lines, nil
+}
+
+// format writes value v of column c: a float in the fewest digits that
+// read back as it (0.0009765625, 1000000, 1e+21), the rest as they are.
+func (p *Program) format(c Col, v string) string {
+	if p.kind(c.Type) == "float" {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	return v
+}
+
+// writeAtomic writes lines to path through a temporary file renamed over
+// it.
+func writeAtomic(path string, lines []string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("run: writing %s: %w", path, err)
+	}
+	for _, l := range lines {
+		if _, err = f.WriteString(l); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = f.Close()
+	} else {
+		f.Close()
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("run: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// outputLines returns the lines of an output file: with the directive's
+// delimiter (tab by default), after a header line of the attribute names
+// with headers=true.
+func (p *Program) outputLines(o output) []string {
+	delim, ok := o.io.Params["delimiter"]
+	lines := o.lines
+	if ok && delim != "\t" {
+		lines = make([]string, len(o.lines))
+		for i, l := range o.lines {
+			lines[i] = strings.ReplaceAll(l, "\t", delim)
+		}
+	} else {
+		delim = "\t"
+	}
+	if o.io.Params["headers"] == "true" {
+		var names []string
+		for _, c := range p.Decls[o.io.Rel].Cols {
+			names = append(names, c.Name)
+		}
+		lines = append([]string{strings.Join(names, delim) + "\n"}, lines...)
+	}
+	return lines
+}
