@@ -27,13 +27,11 @@ const CoverSplit = "train"
 // most: its CoverFacts cover facts are each asked in both directions,
 // (s, r, ?) and (?, r, o), the rules applied once to the graph (snap, at
 // reasoner.RankMin), and the rules are chosen greedily to maximise the sum
-// over those questions of the best reciprocal rank a chosen rule alone
-// gives the true answer (other true answers filtered, ties expected) —
-// how well the rules a reader checks rank the answers, not only whether
-// they reach them: a rule that reaches the truth among a thousand equal
-// candidates gains little. A rule that only ranks what a chosen rule
-// ranks as well gains nothing, so the n spread over the relation's facts
-// instead of repeating its commonest pattern. When no rule left gains anything, the
+// over those questions of the best confidence a chosen rule gives the true
+// answer — the score max gives the answers a reader checks the rules on.
+// A rule that only predicts what a more confident chosen rule predicts
+// gains nothing, so the n spread over the relation's facts instead of
+// repeating its commonest pattern. When no rule left gains anything, the
 // rest of the n are the first of miner.TopRules' order (support ×
 // weight) not chosen. The result keeps rules' order. n <= 0 keeps every
 // rule.
@@ -108,9 +106,9 @@ func CoverOrder(rules []miner.MinedRule) []int {
 	return out
 }
 
-// coverFacts returns the facts of every relation whose questions decide
-// its cover: CoverSplit's triples when the store has that split, else the
-// graph's binary facts (coverHits asks at most CoverFacts of them).
+// coverFacts returns the cover facts of every relation: CoverSplit's
+// triples when the store has that split, else the graph's binary facts,
+// at most CoverFacts per relation, evenly spread.
 func coverFacts(st store.Store) (map[store.ID][]store.Triple, error) {
 	out := map[store.ID][]store.Triple{}
 	splits, err := st.Splits()
@@ -140,26 +138,19 @@ func coverFacts(st store.Store) (map[store.ID][]store.Triple, error) {
 			}
 		}
 	}
+	for r, ts := range out {
+		if len(ts) > CoverFacts {
+			spread := make([]store.Triple, CoverFacts)
+			for i := range spread {
+				spread[i] = ts[i*len(ts)/CoverFacts]
+			}
+			out[r] = spread
+		}
+	}
 	return out, nil
 }
 
-// spreadTriples returns at most n of ts, evenly spread, in order.
-func spreadTriples(ts []store.Triple, n int) []store.Triple {
-	if len(ts) <= n {
-		return ts
-	}
-	out := make([]store.Triple, n)
-	for i := range out {
-		out[i] = ts[i*len(ts)/n]
-	}
-	return out
-}
-
-// coverHit is a question a rule answers truly, with the value of its
-// answer there: 1 over the rank the rule alone gives the true answer among
-// the question's candidates (expected ties: a rule that gives k candidates
-// the answer's confidence ranks it (k+1)/2 among them), the question's
-// other true answers left out as evaluation filters them.
+// coverHit is a question a rule answers truly, with its confidence.
 type coverHit struct {
 	q    int32
 	conf float64
@@ -167,81 +158,39 @@ type coverHit struct {
 
 // coverHits returns, for the rules lo..hi of head (positions within the
 // run), the questions on head's cover facts whose true answer each gives,
-// with the value of that answer (coverHit). facts are head's facts, of
-// which at most CoverFacts, evenly spread, are asked, and all are the true
-// answers filtered.
+// with its best confidence for it.
 func coverHits(ctx context.Context, st store.Store, eng *reasoner.Engine, head string, facts map[store.ID][]store.Triple, lo, hi int) ([][]coverHit, error) {
 	out := make([][]coverHit, hi-lo)
 	rel, ok, err := st.Lookup(head)
 	if err != nil || !ok {
 		return out, err
 	}
-	known := map[[3]store.ID]bool{} // (given, direction, answer)
-	for _, t := range facts[rel] {
-		known[[3]store.ID{t.S, 0, t.O}] = true
-		known[[3]store.ID{t.O, 1, t.S}] = true
-	}
-	type hit struct {
-		rule int32
-		conf float64
-	}
-	var others []hit                 // the question's hits of wrong answers
-	answer := make([]float64, hi-lo) // the true answer's confidence by rule, 0: none
-	var hitRules []int32
-	for k, t := range spreadTriples(facts[rel], CoverFacts) {
+	for k, t := range facts[rel] {
 		for dir, given := range []store.ID{t.S, t.O} {
-			truth := []store.ID{t.O, t.S}[dir]
+			answer := []store.ID{t.O, t.S}[dir]
 			name, err := st.Name(given)
 			if err != nil {
 				return nil, err
 			}
-			others, hitRules = others[:0], hitRules[:0]
+			q := int32(2*k + dir)
 			err = eng.EachRuleHit(ctx, head, name, dir == 1, func(id store.ID, hs []reasoner.RuleScore) {
-				wrong := id != truth
-				if wrong && known[[3]store.ID{given, store.ID(dir), id}] {
-					return // another true answer: filtered
+				if id != answer {
+					return
 				}
 				for _, h := range hs {
-					i := int32(int(h.Rule) - lo)
-					if i < 0 || int(i) >= hi-lo {
+					i := int(h.Rule) - lo
+					if i < 0 || i >= hi-lo {
 						continue
 					}
-					if wrong {
-						others = append(others, hit{i, h.Score})
+					if l := len(out[i]); l > 0 && out[i][l-1].q == q {
+						out[i][l-1].conf = max(out[i][l-1].conf, h.Score)
 						continue
 					}
-					if answer[i] == 0 {
-						hitRules = append(hitRules, i)
-					}
-					answer[i] = max(answer[i], h.Score)
+					out[i] = append(out[i], coverHit{q: q, conf: h.Score})
 				}
 			})
 			if err != nil {
 				return nil, err
-			}
-			if len(hitRules) == 0 {
-				continue
-			}
-			// A rule's rank of the truth: 1 + the wrong answers above it +
-			// half of those level with it (a candidate hit twice by one
-			// rule counts once, at its best: the rules' hits are per
-			// candidate, so a rule scores each candidate once).
-			above := make(map[int32]float64, len(hitRules))
-			for _, o := range others {
-				if c := answer[o.rule]; c > 0 {
-					switch {
-					case o.conf > c:
-						above[o.rule]++
-					case o.conf == c:
-						above[o.rule] += 0.5
-					}
-				}
-			}
-			q := int32(2*k + dir)
-			slices.Sort(hitRules)
-			for _, i := range hitRules {
-				out[i] = append(out[i], coverHit{q: q, conf: 1 / (1 + above[i])})
-				answer[i] = 0
 			}
 		}
 	}

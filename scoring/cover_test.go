@@ -8,7 +8,6 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/miner"
-	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -105,76 +104,5 @@ func TestChooseCover(t *testing.T) {
 		if got := chooseCover(hits, tt.order, tt.n); !slices.Equal(got, tt.want) {
 			t.Errorf("order %v, n %d: %v, want %v", tt.order, tt.n, got, tt.want)
 		}
-	}
-}
-
-// TestTopByCoverageRanks: a rule's gain is how well it ranks the truth, not
-// its confidence. p (0.9) reaches b0 from a0 level with five wrong answers;
-// q (0.5) reaches only b0: asked (a0, h, ?), p ranks the truth 3.5th and q
-// first, so n = 1 keeps q, where the most confident rule would be p. The
-// other true answer b2 of a1 is filtered: p ranks b1 first there.
-func TestTopByCoverageRanks(t *testing.T) {
-	b := &store.Batch{Splits: map[string][]store.NamedTriple{}}
-	add := func(split, s, r, o string) {
-		nt := store.NamedTriple{S: s, R: r, O: o}
-		b.Graph = append(b.Graph, nt)
-		b.Splits[split] = append(b.Splits[split], nt)
-	}
-	add("train", "a0", "h", "b0")
-	add("facts", "a0", "p", "b0")
-	add("facts", "a0", "q", "b0")
-	for i := range 5 {
-		add("facts", "a0", "p", fmt.Sprint("z", i))
-	}
-	st := store.NewMemory()
-	if _, err := st.Load(context.Background(), b, nil); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := st.Snapshot(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules := []miner.MinedRule{coverRule("p", 0.9, 1), coverRule("q", 0.5, 1)}
-	top, err := TopByCoverage(context.Background(), st, snap, rules, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(top) != 1 || top[0].Rule.Body[0].Atom.Pred != "q" {
-		t.Errorf("TopByCoverage(1) keeps %v, want q", top)
-	}
-	// The filter: a1's other true answer b2, which p also predicts, does
-	// not count against p, so p ranks b1 first from a1 and b2 first too.
-	b2 := &store.Batch{Splits: map[string][]store.NamedTriple{}}
-	for _, f := range [][3]string{{"a1", "h", "b1"}, {"a1", "h", "b2"}} {
-		nt := store.NamedTriple{S: f[0], R: f[1], O: f[2]}
-		b2.Graph = append(b2.Graph, nt)
-		b2.Splits["train"] = append(b2.Splits["train"], nt)
-	}
-	for _, f := range [][3]string{{"a1", "p", "b1"}, {"a1", "p", "b2"}} {
-		b2.Graph = append(b2.Graph, store.NamedTriple{S: f[0], R: f[1], O: f[2]})
-	}
-	st2 := store.NewMemory()
-	if _, err := st2.Load(context.Background(), b2, nil); err != nil {
-		t.Fatal(err)
-	}
-	eng, err := reasoner.Prepare(context.Background(), st2, &datalog.Program{Rules: miner.DatalogRules(rules)}, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, LazyLoad: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	facts, err := coverFacts(st2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits, err := coverHits(context.Background(), st2, eng, "h", facts, 0, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range hits[0] {
-		if h.conf != 1 {
-			t.Errorf("p ranks question %d's truth at 1/%v, want first", h.q, 1/h.conf)
-		}
-	}
-	if len(hits[0]) != 4 {
-		t.Errorf("p answers %d questions truly, want 4", len(hits[0]))
 	}
 }
