@@ -8,11 +8,15 @@ import (
 
 // besideStores returns a store held by a running serve (with the token
 // s3cret and the rules of rules) and a copy of it that no server holds,
-// both loaded with tsv.
+// both loaded with tsv, the copy with the rules' facts inferred as the
+// server stores them.
 func besideStores(t *testing.T, tsv, rules string) (served, alone string) {
 	t.Helper()
 	served, alone = loadedDB(t, tsv), loadedDB(t, tsv)
 	prog := writeFile(t, t.TempDir(), "rules.dl", rules)
+	if _, stderr, code := runCLI(t, "", "--db", alone, "-q", "infer", prog); code != 0 {
+		t.Fatalf("infer: exit %d: %s", code, stderr)
+	}
 	startServe(t, "--db", served, "-q", "serve", "--addr", "127.0.0.1:0", "--token", "s3cret", prog)
 	return served, alone
 }
@@ -61,5 +65,26 @@ func TestServeLoadRetract(t *testing.T) {
 	out, stderr, code := runCLI(t, "", "--db", served, "query", "wife(X, Y)?")
 	if code != 0 || !strings.Contains(out, "carol") || !strings.Contains(out, "gina") || strings.Contains(out, "erin") {
 		t.Errorf("wife(X, Y)? beside serve after load and retract: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestServeExplain: explain beside serve asks the server for the proof
+// and prints it, and fails, as it does on a store no server holds that
+// infer brought up to date.
+func TestServeExplain(t *testing.T) {
+	served, alone := besideStores(t, "marc_ueda\thusband\talice_ortiz\nbob\tfather\tcarol\n",
+		"0.8 :: wife(A, B) :- husband(B, A).\n0.5 :: parent(A, B) :- father(A, B).\n0.9 :: kin(A, B) :- wife(A, B).\n")
+	for _, args := range [][]string{
+		{"explain", "kin(alice_ortiz, marc_ueda)"},
+		{"explain", "--format", "json", "kin(alice_ortiz, marc_ueda)"},
+		{"explain", "husband(marc_ueda, alice_ortiz)"},
+		{"explain", "parent(bob, carol)"},
+		{"explain", "wife(marc_ueda, alice_ortiz)"}, // does not hold: exit 1
+		{"explain", "wief(a, b)"},                   // nothing defines wief: exit 1
+		{"explain", "wife(X, marc_ueda)"},           // not a fact: exit 2
+		{"explain", "wife(a"},                       // exit 2
+		{"explain", "wife(a)"},                      // exit 2
+	} {
+		sameBeside(t, served, alone, args...)
 	}
 }

@@ -70,9 +70,8 @@ func (c *queryCmd) Run(e *env) error {
 	if err := errors.Join(err, checkCount("top", c.Top), checkCount("threads", c.Threads)); err != nil {
 		return err
 	}
-	rq := remote.Query{Text: c.Query, Top: c.Top, Min: minX, Combine: c.Combine, Explain: c.Explain, Local: len(c.Rules) > 0 || c.Count || c.Unordered}
-	if ok, err := remote.Answer(e.ctx, e.cli.DB, rq, c.Format, e.stdout); ok { // serve holds the store: ask it
-		return err
+	if ok, err := remote.Answer(e.ctx, e.cli.DB, remote.Query{Text: c.Query, Top: c.Top, Min: minX, Combine: c.Combine, Explain: c.Explain, Local: len(c.Rules) > 0 || c.Count || c.Unordered}, c.Format, e.stdout); ok {
+		return err // serve holds the store: ask it
 	}
 	q, prog, st, err := openQuery(e, c.Query, c.Rules)
 	if err != nil {
