@@ -63,7 +63,7 @@ func Send(ctx context.Context, db string, f Files, w io.Writer) (handled bool, e
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() { pw.CloseWithError(writeParts(mw, paths)) }()
-	raw, err := send(ctx, srv.URL+endpoint, os.Getenv(Token), mw.FormDataContentType(), pr)
+	raw, err := send(ctx, http.MethodPost, srv.URL+endpoint, os.Getenv(Token), mw.FormDataContentType(), pr)
 	pr.Close()
 	if err != nil {
 		return true, err

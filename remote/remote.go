@@ -149,19 +149,21 @@ func proof(p *wire.Proof) *reasoner.Proof {
 
 // post sends body and returns the answer's body, or an *Error.
 func post(ctx context.Context, url, token string, body []byte) ([]byte, error) {
-	return send(ctx, url, token, "application/json", bytes.NewReader(body))
+	return send(ctx, http.MethodPost, url, token, "application/json", bytes.NewReader(body))
 }
 
-// send posts body, of the content type ctype, and returns the answer's
-// body, or an *Error.
-func send(ctx context.Context, url, token, ctype string, body io.Reader) ([]byte, error) {
+// send sends a request with body, of the content type ctype (none: ""),
+// and returns the answer's body, or an *Error.
+func send(ctx context.Context, method, url, token, ctype string, body io.Reader) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, body)
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", ctype)
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

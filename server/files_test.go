@@ -6,6 +6,8 @@ import (
 	"mime/multipart"
 	"strings"
 	"testing"
+
+	"github.com/drumql/drumql/wire"
 )
 
 // multipartOf is a multipart body with a part per name and contents (form
@@ -30,7 +32,8 @@ func multipartOf(t *testing.T, parts ...string) (string, string) {
 // TestLoadRetractFiles: POST /v1/load and /v1/retract read triple files
 // from the body (TSV, or N-Triples by the part's name), count as drumql
 // load and retract do, update the derived facts, and change nothing when
-// a line is bad (every bad line named by the part's name).
+// a line is bad (every bad line named by the part's name); GET
+// /v1/summary counts as drumql stats does.
 func TestLoadRetractFiles(t *testing.T) {
 	e := newEnv(t, "marc_ueda husband alice_ortiz", "0.8 :: wife(A, B) :- husband(B, A).\n", nil)
 	body, ctype := multipartOf(t, "/client/more.tsv", "bob\thusband\tcarol\nmarc_ueda\thusband\talice_ortiz\n", "x.nt", "<fred> <husband> <gina> .\n")
@@ -59,5 +62,13 @@ func TestLoadRetractFiles(t *testing.T) {
 	}
 	if res.BaseRemoved != 1 || res.Missing != 1 || res.Removed != 1 {
 		t.Errorf("retract: %+v, want 1 removed, 1 missing, 1 derived fact removed", res)
+	}
+	// the summary drumql stats prints counts what is left
+	var sum wire.Stats
+	if err := json.Unmarshal(e.mustDo(200, "GET", "/v1/summary", ""), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.BaseFacts != 2 || sum.DerivedFacts != 2 || sum.Entities != 4 || sum.Generation == nil {
+		t.Errorf("summary: %+v, want 2 base and 2 derived facts over 4 entities, a generation", sum)
 	}
 }

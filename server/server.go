@@ -237,6 +237,7 @@ func (s *Server) routes() http.Handler {
 	handle("POST /v1/load", "/v1/load", s.auth(s.loadFiles))
 	handle("POST /v1/retract", "/v1/retract", s.auth(s.retractFiles))
 	handle("GET /v1/stats", "/v1/stats", s.read(s.stats))
+	handle("GET /v1/summary", "/v1/summary", s.read(s.summary))
 	handle("GET /metrics", "/metrics", s.metrics.handler().ServeHTTP)
 	for path, methods := range allow {
 		// the other methods of a path: 405

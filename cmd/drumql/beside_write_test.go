@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -22,17 +23,21 @@ func besideStores(t *testing.T, tsv, rules string) (served, alone string) {
 }
 
 // sameBeside runs args on the served store and on the copy and fails
-// unless both print the same (the store's path aside) and exit alike.
+// unless both print the same (the store's path and its size on disk
+// aside: two stores) and exit alike.
 func sameBeside(t *testing.T, served, alone string, args ...string) {
 	t.Helper()
 	out1, err1, code1 := runCLI(t, "", append([]string{"--db", served}, args...)...)
 	out2, err2, code2 := runCLI(t, "", append([]string{"--db", alone}, args...)...)
-	out1 = strings.ReplaceAll(out1, served, "DB")
-	out2 = strings.ReplaceAll(out2, alone, "DB")
+	out1 = diskSize.ReplaceAllString(strings.ReplaceAll(out1, served, "DB"), "SIZE")
+	out2 = diskSize.ReplaceAllString(strings.ReplaceAll(out2, alone, "DB"), "SIZE")
 	if out1 != out2 || code1 != code2 {
 		t.Errorf("%v: beside serve (exit %d)\n%s%s\nalone (exit %d)\n%s%s", args, code1, out1, err1, code2, out2, err2)
 	}
 }
+
+// diskSize is a store's size on disk in the output of stats.
+var diskSize = regexp.MustCompile(`(?m)(on disk: .*|"(disk|reclaimable)_bytes": \d+,?)$`)
 
 // TestServeLoadRetract: load and retract beside serve send the files'
 // contents to the server, with the token of DRUMQL_TOKEN, and print and
@@ -85,6 +90,25 @@ func TestServeExplain(t *testing.T) {
 		{"explain", "wife(a"},                       // exit 2
 		{"explain", "wife(a)"},                      // exit 2
 	} {
+		sameBeside(t, served, alone, args...)
+	}
+}
+
+// TestServeStats: stats beside serve asks the server for the store's
+// summary and prints it as it does on a store no server holds, before
+// and after a load through the server.
+func TestServeStats(t *testing.T) {
+	served, alone := besideStores(t, "marc_ueda\thusband\talice_ortiz\n", "0.8 :: wife(A, B) :- husband(B, A).\n")
+	t.Setenv("DRUMQL_TOKEN", "s3cret")
+	more := writeFile(t, t.TempDir(), "more.tsv", "bob\thusband\tcarol\n")
+	for _, args := range [][]string{{"stats"}, {"stats", "--format", "json"}, {"-q", "load", more}} {
+		sameBeside(t, served, alone, args...)
+	}
+	// the server keeps its derived facts up to date: infer does on the copy
+	if _, stderr, code := runCLI(t, "", "--db", alone, "-q", "infer", writeFile(t, t.TempDir(), "rules.dl", "0.8 :: wife(A, B) :- husband(B, A).\n")); code != 0 {
+		t.Fatalf("infer: exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{{"stats"}, {"stats", "--format", "json"}} {
 		sameBeside(t, served, alone, args...)
 	}
 }
