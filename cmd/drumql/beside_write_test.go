@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -110,5 +111,23 @@ func TestServeStats(t *testing.T) {
 	}
 	for _, args := range [][]string{{"stats"}, {"stats", "--format", "json"}} {
 		sameBeside(t, served, alone, args...)
+	}
+}
+
+// TestServeLoadTooLarge: files larger than the server's --max-body are
+// refused whole, the limit named: nothing is loaded.
+func TestServeLoadTooLarge(t *testing.T) {
+	db := loadedDB(t, "marc_ueda\thusband\talice_ortiz\n")
+	startServe(t, "--db", db, "-q", "serve", "--addr", "127.0.0.1:0", "--max-body", "1K")
+	var big strings.Builder
+	for i := 0; big.Len() < 1<<20; i++ {
+		fmt.Fprintf(&big, "e%d\thusband\tf%d\n", i, i)
+	}
+	_, stderr, code := runCLI(t, "", "--db", db, "load", writeFile(t, t.TempDir(), "big.tsv", big.String()))
+	if code != 1 || !strings.Contains(stderr, "--max-body") {
+		t.Errorf("a load over --max-body beside serve: exit %d: %s", code, stderr)
+	}
+	if out, _, _ := runCLI(t, "", "--db", db, "query", "husband(e1, X)?"); strings.Contains(out, "f1") {
+		t.Errorf("a load over --max-body loaded: %s", out)
 	}
 }
