@@ -1,6 +1,7 @@
 // Package remote is the command line's side of a running drumql serve:
-// when the server holds the store (internal/servefile), drumql query asks
-// it through the HTTP API and prints the answers as it prints its own.
+// when the server holds the store (internal/servefile), drumql query,
+// explain, stats, load and retract ask it through the HTTP API and print
+// what they print without it.
 package remote
 
 import (
@@ -10,10 +11,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/servefile"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/wire"
@@ -47,6 +50,26 @@ type Query struct {
 	Min     float64
 	Combine string
 	Explain bool
+	// Local is set for a query that needs what the API lacks (rule
+	// files, a count, unordered answers): Answer leaves it to the caller.
+	Local bool
+}
+
+// Answer asks q of the server that holds the store in db, if one does
+// (internal/servefile), with the token of $DRUMQL_TOKEN, and prints the
+// answers on w in format as drumql query prints its own
+// (wire.PrintAnswers). handled is false when no server holds the store or
+// q is Local: the caller then answers it itself.
+func Answer(ctx context.Context, db string, q Query, format string, w io.Writer) (handled bool, err error) {
+	srv, ok := servefile.Read(db)
+	if !ok || q.Local {
+		return false, nil
+	}
+	vars, as, err := Ask(ctx, srv.URL, os.Getenv(Token), q)
+	if err != nil {
+		return true, err
+	}
+	return true, wire.PrintAnswers(ctx, w, format, vars, as, q.Explain)
 }
 
 // Ask posts q to the server at url (token, if any, as the bearer) and
@@ -126,13 +149,21 @@ func proof(p *wire.Proof) *reasoner.Proof {
 
 // post sends body and returns the answer's body, or an *Error.
 func post(ctx context.Context, url, token string, body []byte) ([]byte, error) {
+	return send(ctx, http.MethodPost, url, token, "application/json", bytes.NewReader(body))
+}
+
+// send sends a request with body, of the content type ctype (none: ""),
+// and returns the answer's body, or an *Error.
+func send(ctx context.Context, method, url, token, ctype string, body io.Reader) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -122,7 +122,7 @@ func TestEndpoints(t *testing.T) {
 		t.Fatalf("openapi: %v %q", err, api.OpenAPI)
 	}
 	for path, methods := range map[string][]string{"/v1/health": {"get"}, "/v1/query": {"post"}, "/v1/explain": {"post"},
-		"/v1/rules": {"get", "post"}, "/v1/facts": {"post"}, "/v1/stats": {"get"}, "/v1/openapi.json": {"get"}, "/metrics": {"get"}, "/": {"get"}, "/static/{file}": {"get"}} {
+		"/v1/rules": {"get", "post"}, "/v1/facts": {"post"}, "/v1/load": {"post"}, "/v1/retract": {"post"}, "/v1/stats": {"get"}, "/v1/summary": {"get"}, "/v1/openapi.json": {"get"}, "/metrics": {"get"}, "/": {"get"}, "/static/{file}": {"get"}} {
 		for _, m := range methods {
 			if api.Paths[path][m] == nil {
 				t.Errorf("openapi.json lacks %s %s", m, path)

@@ -21,6 +21,7 @@ const (
 	CodeParse       = "parse"              // Datalog syntax or validation (with line and col)
 	CodeAuth        = "auth"               // a missing or wrong token
 	CodeNotFound    = "not_found"          // no such predicate, fact, rule or endpoint
+	CodeNoProof     = "no_proof"           // explain: the fact does not hold (404)
 	CodeMethod      = "method_not_allowed" // another method on a known path
 	CodeConflict    = "conflict"           // an added rule is loaded already
 	CodeTooLarge    = "too_large"          // a body over --max-body

@@ -196,28 +196,35 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, apiError{Error: err.Error()})
 		return
 	}
+	if out, _, _, ok := s.changeFacts(w, r, add, rm); ok {
+		writeJSON(w, http.StatusOK, out)
+	}
+}
+
+// changeFacts removes rm and adds add to the store's base facts and
+// updates the materialisation. On error it writes the response and
+// returns false; on success the caller writes out (the version is tagged).
+func (s *Server) changeFacts(w http.ResponseWriter, r *http.Request, add, rm []store.NamedTriple) (out wire.Update, ls store.LoadStats, rs store.RetractStats, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	start := time.Now()
 	ctx := r.Context()
-	var removed, added int
+	var err error
 	if len(rm) > 0 {
-		rs, err := s.st.Retract(ctx, &store.Batch{Graph: rm})
+		rs, err = s.st.Retract(ctx, &store.Batch{Graph: rm})
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
-			return
+			return out, ls, rs, false
 		}
-		removed = rs.Removed
 	}
 	if len(add) > 0 {
-		ls, err := s.st.Load(ctx, &store.Batch{Graph: add}, nil)
+		ls, err = s.st.Load(ctx, &store.Batch{Graph: add}, nil)
 		if err != nil {
 			// the retraction is in: bring the derived facts along
 			s.rebuild()
 			writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
-			return
+			return out, ls, rs, false
 		}
-		added = ls.NewFacts
 	}
 	ms, err := s.st.Materialised()
 	if err == nil && ms.Overflow {
@@ -226,7 +233,7 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.rebuild()
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
-		return
+		return out, ls, rs, false
 	}
 	changes := make([]maintain.FactChange, len(ms.Changes))
 	for i, c := range ms.Changes {
@@ -238,13 +245,13 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 		s.undoBase(changes)
 		s.rebuild()
 		s.updateError(w, err)
-		return
+		return out, ls, rs, false
 	}
-	out := wire.NewUpdate(ch, time.Since(start), MaxListedFacts)
-	out.BaseAdded, out.BaseRemoved = added, removed
+	out = wire.NewUpdate(ch, time.Since(start), MaxListedFacts)
+	out.BaseAdded, out.BaseRemoved = ls.NewFacts, rs.Removed
 	out.Version = s.version
 	s.tag(w, s.version)
-	writeJSON(w, http.StatusOK, out)
+	return out, ls, rs, true
 }
 
 // undoBase reverses base changes in the store (best effort: on failure the

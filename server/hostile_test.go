@@ -212,7 +212,7 @@ func TestErrorCodes(t *testing.T) {
 		{"POST", "/v1/rules", `{"add": ["p(X) :- q(Y)."]}`, 400, CodeParse},
 		{"POST", "/v1/rules", `{"remove": ["p(X) :- q(X)."]}`, 404, CodeNotFound},
 		{"POST", "/v1/facts", `{"text": "a b"}`, 400, CodeParse},
-		{"POST", "/v1/explain", `{"fact": "wife(bob, nobody)"}`, 404, CodeNotFound},
+		{"POST", "/v1/explain", `{"fact": "wife(bob, nobody)"}`, 404, CodeNoProof},
 	} {
 		code, b := e.do(c.method, c.path, c.body)
 		if code != c.status {
@@ -236,7 +236,7 @@ func TestErrorCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	enum := doc.Components.Schemas["Error"].Properties["code"].Enum
-	for _, c := range []string{CodeBadRequest, CodeParse, CodeAuth, CodeNotFound, CodeMethod, CodeConflict, CodeTooLarge, CodeLimit, CodeMemoryLimit, CodeTimeout, CodeCancelled, CodeInternal} {
+	for _, c := range []string{CodeBadRequest, CodeParse, CodeAuth, CodeNotFound, CodeNoProof, CodeMethod, CodeConflict, CodeTooLarge, CodeLimit, CodeMemoryLimit, CodeTimeout, CodeCancelled, CodeInternal} {
 		if !strings.Contains(strings.Join(enum, " "), c) {
 			t.Errorf("openapi.json: the Error schema's code lacks %q", c)
 		}

@@ -412,9 +412,9 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	s.tag(w, version)
 	switch {
 	case errors.Is(err, errNotStored):
-		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: no fact of %s is stored or derived", clip(fact.String()), clip(datalog.QuoteName(fact.Pred)))})
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNoProof, Error: fmt.Sprintf("%s does not hold: no fact of %s is stored or derived", clip(fact.String()), clip(datalog.QuoteName(fact.Pred)))})
 	case errors.Is(err, reasoner.ErrNoProof):
-		writeError(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("%s does not hold: it is neither a base fact nor derived", clip(fact.String()))})
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNoProof, Error: fmt.Sprintf("%s does not hold: it is neither a base fact nor derived", clip(fact.String()))})
 	case err != nil:
 		s.evalError(w, ctx, err)
 	default:

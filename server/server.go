@@ -234,7 +234,10 @@ func (s *Server) routes() http.Handler {
 	handle("GET /v1/rules", "/v1/rules", s.read(s.listRules))
 	handle("POST /v1/rules", "/v1/rules", s.auth(s.editRules))
 	handle("POST /v1/facts", "/v1/facts", s.auth(s.editFacts))
+	handle("POST /v1/load", "/v1/load", s.auth(s.loadFiles))
+	handle("POST /v1/retract", "/v1/retract", s.auth(s.retractFiles))
 	handle("GET /v1/stats", "/v1/stats", s.read(s.stats))
+	handle("GET /v1/summary", "/v1/summary", s.read(s.summary))
 	handle("GET /metrics", "/metrics", s.metrics.handler().ServeHTTP)
 	for path, methods := range allow {
 		// the other methods of a path: 405

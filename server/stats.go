@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
 )
 
@@ -62,4 +63,20 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 	}
 	s.tag(w, st.Version)
 	writeJSON(w, http.StatusOK, st)
+}
+
+// summary is GET /v1/summary: the store's counts as drumql stats prints
+// them (store.Summarize: entities, splits, size on disk, generation).
+// It reads the whole graph, under the read lock, as drumql stats does.
+func (s *Server) summary(w http.ResponseWriter, r *http.Request) {
+	s.mu.RLock()
+	sum, err := store.Summarize(r.Context(), s.st)
+	v := s.version
+	s.mu.RUnlock()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
+		return
+	}
+	s.tag(w, v)
+	writeJSON(w, http.StatusOK, wire.NewStats(sum))
 }

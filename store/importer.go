@@ -200,25 +200,48 @@ func ReadNTriples(path string) (*Batch, error) {
 		return nil, wrapf("store: read %s: %w", path, err)
 	}
 	defer f.Close()
+	return readNTriples(f, path)
+}
+
+func readNTriples(r io.Reader, name string) (*Batch, error) {
 	var c collector
 	var ts []NamedTriple
-	err = eachLine(f, func(line int, text string) {
+	err := eachLine(r, func(line int, text string) {
 		if !utf8.ValidString(text) {
-			c.add(path, line, "invalid UTF-8")
+			c.add(name, line, "invalid UTF-8")
 			return
 		}
 		t, ok, err := parseNTLine(text)
 		if err != nil {
-			c.add(path, line, "%v", err)
+			c.add(name, line, "%v", err)
 		} else if n := max(len(t.S), len(t.R), len(t.O)); ok && n > MaxNameLen {
-			c.add(path, line, "%s", longName(n))
+			c.add(name, line, "%s", longName(n))
 		} else if ok {
 			ts = append(ts, t)
 		}
 	})
 	if err != nil {
-		return nil, wrapf("store: read %s: %w", path, err)
+		return nil, wrapf("store: read %s: %w", name, err)
 	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	return &Batch{Graph: ts}, nil
+}
+
+// ReadTriples reads the triples of one file's contents from r, as ReadPath
+// reads the file: N-Triples when name ends in .nt, TSV otherwise. name is
+// used for that choice and in the errors only: no file is opened.
+func ReadTriples(name string, r io.Reader) (*Batch, error) {
+	if strings.EqualFold(filepath.Ext(name), ".nt") {
+		return readNTriples(r, name)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, wrapf("store: read %s: %w", name, err)
+	}
+	var c collector
+	ts := parseTSVString(string(data), name, &c)
 	if err := c.err(); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -45,6 +46,17 @@ func NewStats(s *store.Summary) *Stats {
 	}
 	st.Generation = s.Generation
 	return st
+}
+
+// Write writes the summary as drumql stats prints it: in format json, an
+// indented JSON document; in any other, the table of WriteTable.
+func (s *Stats) Write(w io.Writer, format, db string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	return s.WriteTable(w, db)
 }
 
 // WriteTable writes the summary as `drumql stats` prints it for a person:

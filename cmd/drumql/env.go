@@ -74,10 +74,7 @@ func (e *env) checkExists(mustExist bool) error {
 func storeError(err error, dir, inUse string) error {
 	switch {
 	case errors.Is(err, store.ErrInUse):
-		if srv, ok := servefile.Read(dir); ok {
-			inUse = srv.Hint()
-		}
-		return fmt.Errorf("%w\nhint: %s", err, inUse)
+		return fmt.Errorf("%w\nhint: %s", err, servefile.HintOr(dir, inUse))
 	case errors.Is(err, store.ErrNotWritable):
 		return fmt.Errorf("%w\nhint: load and infer write to the store; query, explain, stats, eval, mine and verify open it read-only and work on it as it is (or copy it to a writable directory)", err)
 	case errors.Is(err, store.ErrIncomplete):

@@ -25,6 +25,7 @@ type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
+func (usageError) Input() bool     { return true }
 
 func inputErr(err error) error {
 	if err == nil {
@@ -52,8 +53,8 @@ func reportError(stderr io.Writer, err error) int {
 	if errors.Is(err, store.ErrCorrupt) {
 		return exitCorrupt
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
+	var ue interface{ Input() bool } // usageError, or a server's answer that the input was at fault
+	if errors.As(err, &ue) && ue.Input() {
 		return exitUsage
 	}
 	return exitFailure

@@ -8,6 +8,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/remote"
 	"github.com/drumql/drumql/wire"
 )
 
@@ -44,6 +45,9 @@ func (c *explainCmd) Run(e *env) error {
 	minX, err := minFlag(c.Min)
 	if err := errors.Join(err, checkCount("threads", c.Threads)); err != nil {
 		return err
+	}
+	if ok, err := remote.Explain(e.ctx, e.cli.DB, remote.Fact{Text: c.Fact, Format: c.Format, Local: len(c.Rules) > 0 || c.Min != nil}, e.stdout); ok {
+		return err // serve holds the store: it finds the proof
 	}
 	q, prog, st, err := openQuery(e, c.Fact, c.Rules)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/drumql/drumql/remote"
 	"github.com/drumql/drumql/store"
 )
 
@@ -29,6 +30,9 @@ Examples:
 func (c *loadCmd) Run(e *env) error {
 	if c.Inductive != nil && *c.Inductive < 1 {
 		return inputErr(fmt.Errorf("--inductive %d: want a number of test triples of at least 1 (or leave it out)", *c.Inductive))
+	}
+	if ok, err := remote.Send(e.ctx, e.cli.DB, remote.Files{Load: true, Inductive: c.Inductive != nil, Paths: c.Paths}, e.stdout); ok {
+		return err // serve holds the store: it loads the files
 	}
 	all, err := readPaths(c.Paths, "loaded")
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/internal/servefile"
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/policy"
@@ -71,14 +70,8 @@ func (c *queryCmd) Run(e *env) error {
 	if err := errors.Join(err, checkCount("top", c.Top), checkCount("threads", c.Threads)); err != nil {
 		return err
 	}
-	if srv, ok := servefile.Read(e.cli.DB); ok && len(c.Rules) == 0 && !c.Count && !c.Unordered { // serve holds the store: ask it
-		vars, answers, err := remote.Ask(e.ctx, srv.URL, os.Getenv("DRUMQL_TOKEN"), remote.Query{Text: c.Query, Top: c.Top, Min: minX, Combine: c.Combine, Explain: c.Explain})
-		if re, ok := errors.AsType[*remote.Error](err); ok && re.Input() {
-			return inputErr(err)
-		} else if err != nil {
-			return err
-		}
-		return wire.PrintAnswers(e.ctx, e.stdout, c.Format, vars, answers, c.Explain)
+	if ok, err := remote.Answer(e.ctx, e.cli.DB, remote.Query{Text: c.Query, Top: c.Top, Min: minX, Combine: c.Combine, Explain: c.Explain, Local: len(c.Rules) > 0 || c.Count || c.Unordered}, c.Format, e.stdout); ok {
+		return err // serve holds the store: ask it
 	}
 	q, prog, st, err := openQuery(e, c.Query, c.Rules)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/drumql/drumql/remote"
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
 )
@@ -27,6 +28,9 @@ Examples:
 }
 
 func (c *retractCmd) Run(e *env) error {
+	if ok, err := remote.Send(e.ctx, e.cli.DB, remote.Files{Paths: c.Paths}, e.stdout); ok {
+		return err // serve holds the store: it retracts the facts
+	}
 	all, err := readPaths(c.Paths, "retracted")
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 type serveCmd struct {
 	Files        []string      `arg:"" optional:"" name:"rules" help:"Datalog rule files (.dl), loaded as infer loads them."`
 	Addr         string        `default:"127.0.0.1:7474" placeholder:"HOST:PORT" help:"Address to listen on (loopback by default; another address serves the network)."`
-	Token        string        `placeholder:"SECRET" env:"DRUMQL_TOKEN" help:"Require 'Authorization: Bearer SECRET' on every request that changes something (POST /v1/rules, /v1/facts); the environment variable DRUMQL_TOKEN keeps it out of the process list."`
+	Token        string        `placeholder:"SECRET" env:"DRUMQL_TOKEN" help:"Require 'Authorization: Bearer SECRET' on every request that changes something (POST /v1/rules, /v1/facts, /v1/load, /v1/retract); the environment variable DRUMQL_TOKEN keeps it out of the process list."`
 	ReadToken    string        `placeholder:"SECRET" env:"DRUMQL_READ_TOKEN" help:"Require 'Authorization: Bearer SECRET' (or the --token) on every read too (query, explain, rules, stats); health, the page and /metrics stay open."`
 	Edits        string        `placeholder:"FILE" help:"File that rules added through POST /v1/rules are appended to, and loaded with the rule files on start (default: edits.dl in the store's directory)."`
 	QueryTimeout time.Duration `default:"30s" placeholder:"DURATION" help:"Stop a query or explanation that takes longer (503)."`

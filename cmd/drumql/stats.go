@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/drumql/drumql/remote"
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
 )
@@ -10,6 +11,9 @@ type statsCmd struct {
 }
 
 func (c *statsCmd) Run(e *env) error {
+	if ok, err := remote.Stats(e.ctx, e.cli.DB, c.Format, e.stdout); ok {
+		return err // serve holds the store: it counts
+	}
 	st, err := e.openStore(true)
 	if err != nil {
 		return err
@@ -19,9 +23,5 @@ func (c *statsCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	rep := wire.NewStats(sum)
-	if c.Format == "json" {
-		return writeJSON(e.stdout, rep)
-	}
-	return rep.WriteTable(e.stdout, e.cli.DB)
+	return wire.NewStats(sum).Write(e.stdout, c.Format, e.cli.DB)
 }

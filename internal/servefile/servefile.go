@@ -31,6 +31,15 @@ func (i Info) Hint() string {
 	return fmt.Sprintf("serve (pid %d, %s) holds the store: stop it or use the API (%s/v1/query, /v1/facts, ...)", i.PID, i.URL, i.URL)
 }
 
+// HintOr is the Hint of the server holding the store in db, or hint when
+// none does.
+func HintOr(db, hint string) string {
+	if i, ok := Read(db); ok {
+		return i.Hint()
+	}
+	return hint
+}
+
 // Path is the file of the store in db.
 func Path(db string) string { return filepath.Join(db, Name) }
 

@@ -58,7 +58,8 @@ class ConflictError(DrumqlError):
 
 
 class NotFoundError(DrumqlError):
-    """No such predicate, fact or rule (code not_found)."""
+    """No such predicate, fact or rule (code not_found), or a fact explain finds
+    no proof of (code no_proof)."""
 
 
 _CLASSES = {
@@ -70,6 +71,7 @@ _CLASSES = {
     "timeout": TimeoutError,
     "conflict": ConflictError,
     "not_found": NotFoundError,
+    "no_proof": NotFoundError,
 }
 
 
