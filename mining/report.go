@@ -107,10 +107,8 @@ const reportTop = 20
 // for a --top run, every rule it kept), or none when the choice fails (a
 // note on rep says so).
 func (r *Run) reportFirst(ctx context.Context, rep *report.Report) map[string]bool {
-	rules := r.Result.Rules
-	if r.Top > 0 && r.Top <= reportTop {
-		rules = r.Result.Rules
-	} else {
+	rules := r.Result.Rules // a --top run's: what it kept
+	if r.Top <= 0 || r.Top > reportTop {
 		var err error
 		if rules, _, _, err = r.topSets(ctx, r.Result.Rules, reportTop); err != nil {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("The rules mine --top %d keeps are not marked: %v", reportTop, err))
