@@ -158,7 +158,7 @@ func oracle(s string) []string {
 		n := i + 1
 		switch fs := strings.Split(line, "\t"); {
 		case strings.TrimSpace(line) == "":
-		case !utf8.ValidString(line):
+		case !utf8.ValidString(line), strings.Contains(line, "\x00"):
 			out = append(out, fmt.Sprintf("%d: bad", n))
 		case len(fs) != 3:
 			out = append(out, fmt.Sprintf("%d: bad", n))
@@ -177,7 +177,7 @@ func oracle(s string) []string {
 func FuzzTSV(f *testing.F) {
 	for _, s := range []string{
 		"a\tr\tb\r\nc\tr\td\n", "\uFEFFa\tr\tb", "x\n\ty\t\n\xff\t\t\n", "\t\t\n \r\r\n",
-		"a\t \tb\n", "a\tr\tb\r\r\n", "a\tr\t\u00a0", "Zoë\tr\t\n", "# c\na\tr\tb\t\n",
+		"a\t \tb\n", "a\tr\tb\r\r\n", "a\tr\t\u00a0", "Zoë\tr\t\n", "# c\na\tr\tb\t\n", "\x00\t0\t0",
 	} {
 		f.Add([]byte(s))
 	}
