@@ -62,22 +62,8 @@ func main() {
 				if *combine != "" {
 					req["combine"] = *combine
 				}
-				body, _ := json.Marshal(req)
-				t := time.Now()
-				resp, err := client.Post(*url+"/v1/query", "application/json", bytes.NewReader(body))
-				if err != nil {
-					mu.Lock()
-					bad[-1]++
-					mu.Unlock()
-					continue
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				mine = append(mine, time.Since(t))
-				if resp.StatusCode != http.StatusOK {
-					mu.Lock()
-					bad[resp.StatusCode]++
-					mu.Unlock()
+				if d, ok := post(client, *url+"/v1/query", req, &mu, bad); ok {
+					mine = append(mine, d)
 				}
 			}
 			mu.Lock()
@@ -131,25 +117,35 @@ func writer(client *http.Client, url string, rate float64, n int, rel string, de
 		if i%2 == 1 {
 			key = "remove"
 		}
-		body, _ := json.Marshal(map[string]any{key: facts})
-		t := time.Now()
-		resp, err := client.Post(url+"/v1/facts", "application/json", bytes.NewReader(body))
-		if err != nil {
-			mu.Lock()
-			bad[-1]++
-			mu.Unlock()
-			continue
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		out = append(out, time.Since(t))
-		if resp.StatusCode != http.StatusOK {
-			mu.Lock()
-			bad[resp.StatusCode]++
-			mu.Unlock()
+		if d, ok := post(client, url+"/v1/facts", map[string]any{key: facts}, mu, bad); ok {
+			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// post sends v as JSON to url and returns how long the answer took, read
+// whole; a transport error counts as status -1 in bad and returns false,
+// and an answer other than 200 is counted under its status.
+func post(client *http.Client, url string, v any, mu *sync.Mutex, bad map[int]int) (time.Duration, bool) {
+	body, _ := json.Marshal(v)
+	t := time.Now()
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		mu.Lock()
+		bad[-1]++
+		mu.Unlock()
+		return 0, false
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	d := time.Since(t)
+	if resp.StatusCode != http.StatusOK {
+		mu.Lock()
+		bad[resp.StatusCode]++
+		mu.Unlock()
+	}
+	return d, true
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
