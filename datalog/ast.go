@@ -111,6 +111,8 @@ type Program struct {
 	Aggregates []Aggregate
 	// Thresholds are the `@min` directives, in source order.
 	Thresholds []Threshold
+	// RuleGroups are the `@groups` directives, in source order.
+	RuleGroups []RuleGroups
 }
 
 // Threshold is `@min X.`: the program's threshold, the smallest confidence

@@ -339,8 +339,8 @@ func (t Threshold) appendTo(b []byte) []byte {
 }
 
 // Format writes the program in canonical form: the directives (the
-// threshold, then the aggregation directives), imports, facts, rules and
-// queries, each group in slice order, one per line, the groups separated by
+// threshold, then the aggregation directives), imports, facts, rules, the
+// rule groups and queries, each group in slice order, one per line, the groups separated by
 // a blank line. The output parses back to the same program, positions and
 // rule comments aside. A program with several `@min` directives (files
 // merged) is written with one, its [Program.Threshold]: the smallest, which
@@ -396,6 +396,11 @@ func (p *Program) Format(w io.Writer) error {
 	}
 	if err := group(len(p.Rules), func(i int, b []byte) []byte {
 		return p.Rules[i].appendTo(b)
+	}); err != nil {
+		return err
+	}
+	if err := group(len(p.RuleGroups), func(i int, b []byte) []byte {
+		return p.RuleGroups[i].appendTo(b)
 	}); err != nil {
 		return err
 	}

@@ -58,6 +58,11 @@ func (p *Program) items() ([]item, map[string]int) {
 			rank[a.Pos.File] = len(rank)
 		}
 	}
+	for _, g := range p.RuleGroups {
+		if _, ok := rank[g.Pos.File]; !ok {
+			rank[g.Pos.File] = len(rank)
+		}
+	}
 	for _, im := range p.Imports {
 		if _, ok := rank[im.Pos.File]; !ok {
 			rank[im.Pos.File] = len(rank)
@@ -183,6 +188,7 @@ func Validate(p *Program) Diagnostics {
 	comp, _ := g.sccs()
 	ds = append(ds, negativeCycles(p, g, comp)...)
 	ds = append(ds, checkAggregates(p)...)
+	ds = append(ds, checkRuleGroups(p)...)
 	for _, t := range p.Thresholds {
 		if !(t.Min > 0 && t.Min <= 1) {
 			ds = append(ds, Diagnostic{t.Pos, Error, fmt.Sprintf(

@@ -24,7 +24,7 @@ func WriteDatalog(b *bytes.Buffer, format, file string, res *Result, opt ReadOpt
 		return ds
 	}
 	slices.SortStableFunc(rules, func(a, b datalog.Rule) int { return strings.Compare(a.Head.Pred, b.Head.Pred) })
-	rulefile.Write(b, Header(format, file, rules, &res.Report, opt), threshold, res.Program.Aggregates, rules)
+	rulefile.Write(b, Header(format, file, rules, &res.Report, opt), threshold, res.Program.Aggregates, rules, nil)
 	return nil
 }
 

@@ -15,10 +15,10 @@ import (
 
 // RuleFile is the run's rule file, stamped as mined (rulefile.Stamp): the
 // comment of Header, threshold written as @min, the aggregation chosen
-// (Directives) and the rules.
+// (Directives), the rules and their groups (RuleGroups).
 func (r *Run) RuleFile(threshold float64) []byte {
 	var buf bytes.Buffer
-	rulefile.Write(&buf, r.Header(), threshold, r.Directives, miner.DatalogRules(r.Result.Rules))
+	rulefile.Write(&buf, r.Header(), threshold, r.Directives, miner.DatalogRules(r.Result.Rules), r.RuleGroups)
 	return rulefile.Stamp(buf.Bytes())
 }
 

@@ -26,3 +26,23 @@ func TestRuleFile(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleFileGroups checks that the run's @groups directives are written
+// at the end of the rule file (the parser's tests read them back).
+func TestRuleFileGroups(t *testing.T) {
+	v := func(n string) datalog.Term { return datalog.Term{Kind: datalog.Var, Value: n} }
+	var rules []miner.MinedRule
+	for _, body := range []string{"husband", "spouse", "married"} {
+		rules = append(rules, miner.MinedRule{Head: "wife", Rule: datalog.Rule{Weight: 0.5,
+			Head: datalog.Atom{Pred: "wife", Args: []datalog.Term{v("X"), v("Y")}},
+			Body: []datalog.Literal{{Kind: datalog.Positive, Atom: datalog.Atom{Pred: body, Args: []datalog.Term{v("Y"), v("X")}}}}}})
+	}
+	rg := datalog.RuleGroups{Pred: "wife", Threshold: 0.4, Rules: 3, Sum: "0123456789abcdef", Groups: [][]int32{{1, 3}}}
+	r := &Run{From: "family.db", Config: miner.Config{MaxLen: 2, Rank: 3, Batch: 64, Seed: 1},
+		Result: &miner.Result{Rules: rules}, RuleGroups: []datalog.RuleGroups{rg},
+		Directives: []datalog.Aggregate{{Method: "grouped", Params: []datalog.Param{{Name: "threshold", Value: 0.4}}}}}
+	data := string(r.RuleFile(0.1))
+	if !strings.HasSuffix(data, "\n"+rg.String()+"\n") {
+		t.Errorf("the rule file does not end with %s:\n%s", rg, data)
+	}
+}

@@ -55,6 +55,9 @@ type Run struct {
 	Covering   int
 	FullRules  int
 	Directives []datalog.Aggregate
+	// RuleGroups are the @groups directives of the relations Directives
+	// rank grouped (scoring.Tuning.Groups).
+	RuleGroups []datalog.RuleGroups
 	Coverage   *scoring.Coverage
 	Metrics    *linkpred.Report
 }
@@ -171,7 +174,7 @@ func CountHeads(rules []miner.MinedRule) int {
 // queries the choice was made on (0 when none was made).
 func (r *Run) ChooseAggregation(ctx context.Context, how string) (int, error) {
 	rules := r.Result.Rules
-	r.Directives = []datalog.Aggregate{{Method: "max"}}
+	r.Directives, r.RuleGroups = []datalog.Aggregate{{Method: "max"}}, nil
 	switch how {
 	case "noisy-or":
 		r.Directives = []datalog.Aggregate{{Method: "noisy_or"}}
@@ -194,7 +197,7 @@ func (r *Run) ChooseAggregation(ctx context.Context, how string) (int, error) {
 	if r.Tuned, err = scoring.ChooseAggregation(ctx, r.Store, r.Graph, prog, vq); err != nil {
 		return 0, err
 	}
-	r.Directives = r.Tuned.Directives
+	r.Directives, r.RuleGroups = r.Tuned.Directives, r.Tuned.Groups
 	return len(vq), nil
 }
 
@@ -224,7 +227,7 @@ func (r *Run) KeepTop(ctx context.Context, n int) error {
 	if r.Tuned, err = scoring.ChooseAggregation(ctx, r.Store, r.Graph, prog, vq); err != nil {
 		return err
 	}
-	r.Directives = r.Tuned.Directives
+	r.Directives, r.RuleGroups = r.Tuned.Directives, r.Tuned.Groups
 	return nil
 }
 

@@ -268,6 +268,7 @@ func (l *loader) loadDL(path, src string) {
 	l.prog.Queries = append(l.prog.Queries, p.Queries...)
 	l.prog.Aggregates = append(l.prog.Aggregates, p.Aggregates...)
 	l.prog.Thresholds = append(l.prog.Thresholds, p.Thresholds...)
+	l.prog.RuleGroups = append(l.prog.RuleGroups, p.RuleGroups...)
 	for _, im := range p.Imports {
 		if l.err != nil {
 			return

@@ -13,11 +13,14 @@ import (
 // backtracking parser last gave up. It parses one statement at a time (see
 // parseTokens): the tokens up to and including a "." or "?".
 //
-//	statement  = import | aggregate | threshold | clause
+//	statement  = import | aggregate | threshold | groups | clause
 //	import     = "@import" String "."
 //	aggregate  = "@aggregate" Ident [ "(" [ param { "," param } ] ")" ] [ "for" name ] "."
 //	param      = Ident "=" Number
 //	threshold  = "@min" term "."        (a Number in (0, 1], checked when lowered)
+//	groups     = "@groups" "(" [ gparam { "," gparam } ] ")" "for" name
+//	             [ ":" Number { Number } { ";" Number { Number } } ] "."
+//	gparam     = Ident "=" ( Number | String )
 //	clause     = [ Number "::" ] atom { "," atom } [ ":-" body ] ( "." | "?" )
 //	atom       = name [ "(" [ expr { "," expr } ] ")" ]
 //	body       = conj { ";" conj }
@@ -45,7 +48,30 @@ type gStatement struct {
 	Import    *gImport    `parser:"  @@"`
 	Aggregate *gAggregate `parser:"| @@"`
 	Threshold *gThreshold `parser:"| @@"`
+	Groups    *gGroups    `parser:"| @@"`
 	Clause    *gClause    `parser:"| @@"`
+}
+
+// gGroups is `@groups(threshold = T, rules = N, sum = "HEX") for REL: 1 3; 2 4.`
+// (the groups optional); the parameters are checked when it is lowered.
+type gGroups struct {
+	Pos    lexer.Position
+	Params []*gGroupParam `parser:"'@groups' '(' ( @@ ( ',' @@ )* )? ')'"`
+	For    string         `parser:"'for' @( Ident | String )"`
+	Groups []*gGroup      `parser:"( ':' @@ ( ';' @@ )* )? '.'"`
+}
+
+// gGroupParam is one `name = value` parameter of @groups.
+type gGroupParam struct {
+	Pos   lexer.Position
+	Name  string `parser:"@Ident '='"`
+	Value string `parser:"@( Number | String )"`
+}
+
+// gGroup is one group of @groups: rule ordinals.
+type gGroup struct {
+	Pos   lexer.Position
+	Rules []string `parser:"@Number+"`
 }
 
 // gThreshold is `@min X.`. X is parsed as any term so that a name or a

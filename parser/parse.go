@@ -234,6 +234,11 @@ var nodeNames = strings.NewReplacer(
 	"GThreshold", "a threshold directive",
 	"GMinValue", "<number>",
 	"GParam", "a parameter",
+	`GGroup (";" GGroup)*`, "rule numbers",
+	`GGroupParam ("," GGroupParam)*`, "a parameter",
+	"GGroups", "a groups directive",
+	"GGroupParam", "a parameter",
+	"GGroup", "rule numbers",
 	" | ", " or ",
 )
 
@@ -286,6 +291,10 @@ func (l *lowerer) statement(st *gStatement) {
 	}
 	if th := st.Threshold; th != nil {
 		l.threshold(th)
+		return
+	}
+	if g := st.Groups; g != nil {
+		l.ruleGroups(g)
 		return
 	}
 	c := st.Clause
@@ -511,4 +520,65 @@ func prefix(s string, max int) string {
 		n++
 	}
 	return s
+}
+
+// ruleGroups lowers `@groups(...) for REL: ...`: its three parameters,
+// each once (threshold and rules numbers, sum a string), and its groups of
+// rule ordinals; datalog.Validate checks their ranges.
+func (l *lowerer) ruleGroups(g *gGroups) {
+	rg := datalog.RuleGroups{Pred: g.For, Pos: pos(g.Pos)}
+	if strings.HasPrefix(g.For, `"`) {
+		rg.Pred = unquote(g.For)
+	}
+	set := map[string]bool{}
+	for _, p := range g.Params {
+		if set[p.Name] {
+			l.errorf(p.Pos, "@groups: parameter %s set twice", p.Name)
+			continue
+		}
+		set[p.Name] = true
+		if str := strings.HasPrefix(p.Value, `"`); p.Name == "sum" && !str {
+			l.errorf(p.Pos, "@groups: sum must be a string of 16 hexadecimal digits, not %s", p.Value)
+			continue
+		} else if str && (p.Name == "threshold" || p.Name == "rules") {
+			l.errorf(p.Pos, "@groups: %s must be a number, not %s", p.Name, p.Value)
+			continue
+		}
+		switch p.Name {
+		case "sum":
+			rg.Sum = unquote(p.Value)
+		case "threshold":
+			v, err := strconv.ParseFloat(p.Value, 64)
+			if err != nil {
+				l.errorf(p.Pos, "@groups: threshold %s is out of range", p.Value)
+			}
+			rg.Threshold = v
+		case "rules":
+			n, err := strconv.Atoi(p.Value)
+			if err != nil || n < 1 {
+				l.errorf(p.Pos, "@groups: rules must be a positive integer, not %s", p.Value)
+			}
+			rg.Rules = n
+		default:
+			l.errorf(p.Pos, "@groups has no parameter %s (it takes threshold, rules and sum)", p.Name)
+		}
+	}
+	for _, name := range []string{"threshold", "rules", "sum"} {
+		if !set[name] {
+			l.errorf(g.Pos, "@groups for %s: parameter %s is missing (it takes threshold, rules and sum)", datalog.QuoteName(rg.Pred), name)
+		}
+	}
+	for _, grp := range g.Groups {
+		ords := make([]int32, 0, len(grp.Rules))
+		for _, r := range grp.Rules {
+			n, err := strconv.ParseInt(r, 10, 32)
+			if err != nil {
+				l.errorf(grp.Pos, "@groups: %s is not a rule number (an integer from 1)", r)
+				continue
+			}
+			ords = append(ords, int32(n))
+		}
+		rg.Groups = append(rg.Groups, ords)
+	}
+	l.prog.RuleGroups = append(l.prog.RuleGroups, rg)
 }

@@ -48,6 +48,7 @@ type Grouper struct {
 	hits  RuleHits
 	prog  *datalog.Program
 	split func() (map[store.ID][]store.Triple, error) // GroupSplit's triples by relation, read once
+	heads func() map[string][]int32                   // the rules of the relations prog records groups of
 
 	mu       sync.Mutex // guards sketches
 	sketches map[string]headSketches
@@ -66,6 +67,12 @@ type headSketches struct {
 func NewGrouper(st store.Store, hits RuleHits, prog *datalog.Program) *Grouper {
 	return &Grouper{st: st, hits: hits, prog: prog, split: sync.OnceValues(func() (map[store.ID][]store.Triple, error) {
 		return splitByRelation(st)
+	}), heads: sync.OnceValue(func() map[string][]int32 {
+		preds := make([]string, len(prog.RuleGroups))
+		for i, rg := range prog.RuleGroups {
+			preds[i] = rg.Pred
+		}
+		return prog.HeadRules(preds)
 	})}
 }
 
@@ -137,24 +144,29 @@ func (g *Grouper) Groups(ctx context.Context, pred string, overlap float64) ([]i
 	if err != nil {
 		return nil, err
 	}
-	// Number the groups in order of their first rule, a rule with no
-	// prediction being a group of its own.
-	group := make([]int32, len(g.prog.Rules))
+	return numberGroups(len(g.prog.Rules), rules, local[0]), nil
+}
+
+// numberGroups returns the group of each of n rules given in GroupsAt's
+// compact form (rules[k] in group local[k]), numbered in order of their
+// first rule, a rule not in rules being a group of its own.
+func numberGroups(n int, rules, local []int32) []int32 {
+	group := make([]int32, n)
 	ids := map[int32]int32{}
 	next, k := int32(0), 0
 	for i := range group {
 		if k < len(rules) && int(rules[k]) == i {
-			id, ok := ids[local[0][k]]
+			id, ok := ids[local[k]]
 			if !ok {
 				id, next = next, next+1
-				ids[local[0][k]] = id
+				ids[local[k]] = id
 			}
 			group[i], k = id, k+1
 			continue
 		}
 		group[i], next = next, next+1
 	}
-	return group, nil
+	return group
 }
 
 // GroupsAt returns the groups of pred's rules at each of overlaps, as
@@ -165,6 +177,11 @@ func (g *Grouper) Groups(ctx context.Context, pred string, overlap float64) ([]i
 // group of its own. The rules are applied once per predicate, whatever
 // the overlaps.
 func (g *Grouper) GroupsAt(ctx context.Context, pred string, overlaps []float64) (rules []int32, groups [][]int32, err error) {
+	if len(overlaps) == 1 {
+		if rules, group, ok := Recorded(g.prog, pred, overlaps[0], g.heads()[pred]); ok {
+			return rules, [][]int32{group}, nil
+		}
+	}
 	g.mu.Lock()
 	hs, ok := g.sketches[pred]
 	g.mu.Unlock()

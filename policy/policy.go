@@ -159,6 +159,11 @@ func (p *Policy) Groups(ctx context.Context, pred string, overlap float64) ([]in
 	if g, ok := p.groups[k]; ok {
 		return g, nil
 	}
+	if rules, local, ok := Recorded(p.prog, pred, overlap, nil); ok {
+		g := numberGroups(len(p.prog.Rules), rules, local)
+		p.groups[k] = g
+		return g, nil
+	}
 	if p.grouper == nil {
 		eng, err := PrepareRules(ctx, p.st, p.prog, nil)
 		if err != nil {

@@ -3,7 +3,6 @@ package policy_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -174,16 +173,7 @@ func ExampleCombine() {
 // partition in compact form.
 func TestGroupsAtOverlaps(t *testing.T) {
 	ctx := context.Background()
-	st := store.NewMemory()
-	rng := rand.New(rand.NewPCG(4, 8))
-	b := &store.Batch{}
-	for range 200 {
-		b.Facts = append(b.Facts, store.NamedFact{Rel: []string{"p", "q", "r", "s"}[rng.IntN(4)],
-			Args: []string{fmt.Sprint("e", rng.IntN(30)), fmt.Sprint("e", rng.IntN(30))}})
-	}
-	if _, err := st.Load(ctx, b, nil); err != nil {
-		t.Fatal(err)
-	}
+	st := randomGroupStore(t)
 	prog := mustParse(t, "p.dl", `
 0.9 :: p(X, Y) :- q(X, Y).
 0.5 :: other(X) :- q(X, _).

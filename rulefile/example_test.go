@@ -18,7 +18,7 @@ func ExampleWrite() {
 		return
 	}
 	var b bytes.Buffer
-	rulefile.Write(&b, rulefile.MinedHeader+": 1 rules for 1 head relations", 0.1, []datalog.Aggregate{{Method: "max"}}, prog.Rules)
+	rulefile.Write(&b, rulefile.MinedHeader+": 1 rules for 1 head relations", 0.1, []datalog.Aggregate{{Method: "max"}}, prog.Rules, nil)
 	fmt.Print(b.String())
 	stamped := rulefile.Stamp(b.Bytes())
 	fmt.Println(rulefile.StateOf(stamped) == rulefile.Intact, rulefile.StateOf(append(stamped, '\n')) == rulefile.Edited)

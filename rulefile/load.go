@@ -62,6 +62,7 @@ func Load(ctx context.Context, files []string, opts parser.FileOptions) (*Set, e
 	mined := &datalog.Program{}
 	var aggs []datalog.Aggregate // every file's directives, in file order
 	var ths []datalog.Threshold
+	var rgs []datalog.RuleGroups
 	var all datalog.Diagnostics
 	for _, f := range files {
 		p, err := parser.ParseFileContext(ctx, f, opts)
@@ -88,11 +89,13 @@ func Load(ctx context.Context, files []string, opts parser.FileOptions) (*Set, e
 		dst.Queries = append(dst.Queries, p.Queries...)
 		aggs = append(aggs, p.Aggregates...)
 		ths = append(ths, p.Thresholds...)
+		rgs = append(rgs, p.RuleGroups...)
 	}
 	if all.HasErrors() {
 		both := concat(expert, mined)
 		both.Aggregates = aggs
 		both.Thresholds = ths
+		both.RuleGroups = rgs
 		for _, d := range datalog.Validate(both) {
 			if d.Severity == datalog.Error {
 				all = append(all, d)
@@ -116,6 +119,7 @@ func Load(ctx context.Context, files []string, opts parser.FileOptions) (*Set, e
 	}
 	s.Prog.Aggregates = aggs
 	s.Prog.Thresholds = ths
+	s.Prog.RuleGroups = rgs
 	ds := datalog.Validate(s.Prog)
 	if ds.HasErrors() {
 		return s, ds

@@ -175,10 +175,10 @@ func IsMined(path string) bool {
 
 // Write writes a rule file as drumql mine writes it: the header comment,
 // the @aggregate directives, the @min directive (the threshold min, with a
-// comment on what it is for) and the rules, each with its comment, a
+// comment on what it is for), the rules, each with its comment, a
 // "% ---- head ----" line before each run of rules with the same head
-// relation.
-func Write(b *bytes.Buffer, header string, min float64, directives []datalog.Aggregate, rules []datalog.Rule) {
+// relation, and the @groups directives of the relations ranked grouped.
+func Write(b *bytes.Buffer, header string, min float64, directives []datalog.Aggregate, rules []datalog.Rule, groups []datalog.RuleGroups) {
 	b.WriteString(header + "\n")
 	if len(directives) > 0 {
 		b.WriteByte('\n')
@@ -195,5 +195,14 @@ func Write(b *bytes.Buffer, header string, min float64, directives []datalog.Agg
 		}
 		b.WriteString(r.String())
 		b.WriteByte('\n')
+	}
+	if len(groups) == 0 {
+		return
+	}
+	b.WriteString("\n% The groups of the rules of the relations ranked grouped, found on the valid split when these rules\n")
+	b.WriteString("% were mined (rule numbers count each relation's rules from 1). A relation whose rules are edited\n")
+	b.WriteString("% (other than in weight) no longer matches its sum, and its groups are found again from the store.\n")
+	for _, g := range groups {
+		b.WriteString(g.String() + "\n")
 	}
 }

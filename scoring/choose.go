@@ -60,6 +60,6 @@ func ChooseCombination(ctx context.Context, st store.Store, prog *datalog.Progra
 		c.Candidates = append(c.Candidates, CandidateMRR{a.Describe(), t.MRR[i]})
 	}
 	p := *prog
-	p.Aggregates = t.Directives
+	p.Aggregates, p.RuleGroups = t.Directives, t.Groups
 	return &p, c, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/noisyor"
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/parser"
@@ -408,13 +409,9 @@ func TestChooseGrouped(t *testing.T) {
 		t.Errorf("valid MRR of the choice %g, want 1", tu.Chosen)
 	}
 	// The directives as mine writes them, read back.
-	var file strings.Builder
-	for _, a := range tu.Directives {
-		fmt.Fprintln(&file, a)
-	}
-	back, err := parser.ParseString("back.dl", file.String())
+	back, err := parser.ParseString("back.dl", directivesText(tu))
 	if err != nil {
-		t.Fatalf("%v\n%s", err, file.String())
+		t.Fatalf("%v\n%s", err, directivesText(tu))
 	}
 	for i, a := range tu.Directives {
 		got := back.Aggregates[i]
@@ -425,4 +422,66 @@ func TestChooseGrouped(t *testing.T) {
 	if a := back.Aggregation("t"); a.Method != "grouped" || a.Value("threshold") != def.Value("threshold") {
 		t.Errorf("t reads %s back", a)
 	}
+	checkRecordedGroups(t, st, prog, tu, def.Value("threshold"))
+}
+
+// checkRecordedGroups checks TestChooseGrouped's @groups directives: one,
+// for t (u ranks by max), whose groups are, by construction, t's three
+// rules alike (rules 1 to 3) and the two that overlap by half apart; and
+// that ranking the valid queries with the directives and the groups
+// written in the file gives the ranks of finding the groups again.
+func checkRecordedGroups(t *testing.T, st store.Store, prog *datalog.Program, tu *Tuning, threshold float64) {
+	t.Helper()
+	ctx := context.Background()
+	if len(tu.Groups) != 1 {
+		t.Fatalf("recorded groups %v: want t's only", tu.Groups)
+	}
+	g := tu.Groups[0]
+	var tRules []*datalog.Rule
+	for i := range prog.Rules {
+		if prog.Rules[i].Head.Pred == "t" {
+			tRules = append(tRules, &prog.Rules[i])
+		}
+	}
+	if g.Pred != "t" || g.Threshold != threshold || g.Rules != 5 || g.Sum != datalog.HeadSum(tRules) || fmt.Sprint(g.Groups) != "[[1 2 3]]" {
+		t.Errorf("recorded %s; want t's 5 rules at %g, rules 1 2 3 together", g, threshold)
+	}
+	var file strings.Builder
+	file.WriteString(directivesText(tu))
+	for _, r := range prog.Rules {
+		fmt.Fprintln(&file, r)
+	}
+	found, err := parser.ParseString("found.dl", file.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(&file, g)
+	recorded, err := parser.ParseString("recorded.dl", file.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := ValidQueries(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := EvaluateRules(ctx, st, found, AggOverride{}, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := EvaluateRules(ctx, st, recorded, AggOverride{}, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Expected.MRR != b.Expected.MRR || a.Expected.MRR != 1 {
+		t.Errorf("valid MRR %g with the groups found, %g with them recorded; want 1 both", a.Expected.MRR, b.Expected.MRR)
+	}
+}
+
+// directivesText is the @aggregate directives of tu, one per line.
+func directivesText(tu *Tuning) string {
+	var b strings.Builder
+	for _, a := range tu.Directives {
+		fmt.Fprintln(&b, a)
+	}
+	return b.String()
 }

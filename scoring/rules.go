@@ -345,6 +345,7 @@ type RuleScorer struct {
 	relVariants map[store.ID][]ruleVariant
 	grouper     *policy.Grouper
 	found       map[string]foundGroups // see prefetchGroups
+	tuned       map[string]tunedGroups // see setCandidates
 	nrules      int                    // the program's rules
 	ruleSlot    []int32                // see ruleGroups.slot
 	hybrid      bool                   // a HybridScorer applies the prior itself

@@ -8,6 +8,7 @@ import (
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
+	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/store"
 )
 
@@ -60,6 +61,10 @@ type Tuning struct {
 	Chosen float64
 	// Reached holds the queries whose answer some rule reaches.
 	Reached map[linkpred.Query]bool
+	// Groups are the @groups directives of the relations Directives rank
+	// grouped: their rules' groups at their overlap, as ranking them
+	// found them, for eval, query and serve to read rather than find.
+	Groups []datalog.RuleGroups
 	// Ranks are the ranks of the queries (in the order given) under the
 	// choice: their relation's own aggregation where it has one, the
 	// overall one elsewhere.
@@ -137,7 +142,55 @@ func ChooseAggregationSnapshot(ctx context.Context, st store.Store, snap *store.
 		a.Pred = rs.names[r]
 		t.Directives = append(t.Directives, a)
 	}
+	if t.Groups, err = rs.recordGroups(ctx, prog, t.Directives); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// tunedGroups are a relation's groups at each overlap of the grouped
+// candidates, as setCandidates found them.
+type tunedGroups struct {
+	overlaps []float64
+	groups   []ruleGroups
+}
+
+// recordGroups returns the @groups directives of the relations that
+// directives rank grouped, by name: every head relation of prog whose
+// directive (its own, else the one for every relation) is grouped, its
+// groups at the directive's overlap as the tuning found them (or, for a
+// relation without valid queries, as policy.Grouper finds them).
+func (r *RuleScorer) recordGroups(ctx context.Context, prog *datalog.Program, directives []datalog.Aggregate) ([]datalog.RuleGroups, error) {
+	chosen := &datalog.Program{Aggregates: directives}
+	var preds []string
+	var overlaps []float64
+	for pred := range r.heads {
+		if a := chosen.Aggregation(pred); a.Method == "grouped" {
+			preds = append(preds, pred)
+		}
+	}
+	slices.Sort(preds)
+	for _, pred := range preds {
+		overlaps = append(overlaps, chosen.Aggregation(pred).Value("threshold"))
+	}
+	idx := prog.HeadRules(preds)
+	out := make([]datalog.RuleGroups, len(preds))
+	for i, pred := range preds {
+		var rules, local []int32
+		if tg, ok := r.tuned[pred]; ok && slices.Contains(tg.overlaps, overlaps[i]) {
+			g := tg.groups[slices.Index(tg.overlaps, overlaps[i])]
+			rules, local = g.rules, g.group
+		} else {
+			rs, ls, err := r.grouper.GroupsAt(ctx, pred, overlaps[i:i+1])
+			if err != nil {
+				return nil, err
+			}
+			r.grouper.Drop(pred)
+			rules, local = rs, ls[0]
+		}
+		out[i] = policy.Record(prog, pred, overlaps[i], idx[pred], rules, local)
+	}
+	return out, nil
 }
 
 // setCandidates makes rs rank every query under each of cands
@@ -191,6 +244,10 @@ func (r *RuleScorer) setCandidates(ctx context.Context, cands []datalog.Aggregat
 		if err != nil {
 			return err
 		}
+		if r.tuned == nil {
+			r.tuned = map[string]tunedGroups{}
+		}
+		r.tuned[rel] = tunedGroups{overlaps: overlaps, groups: gs}
 		vs := slices.Clone(r.variants)
 		for i, a := range cands {
 			if a.Method != "grouped" {
