@@ -79,8 +79,14 @@ const hexDigits = "0123456789abcdef"
 // that any byte string survives a round trip).
 func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	start := 0 // s[start:i] is copied as it is, in one append
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		start = i + 1
 		switch {
 		case c == '"':
 			dst = append(dst, '\\', '"')
@@ -92,12 +98,11 @@ func appendQuoted(dst []byte, s string) []byte {
 			dst = append(dst, '\\', 't')
 		case c == '\r':
 			dst = append(dst, '\\', 'r')
-		case c < 0x20 || c == 0x7f:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
 		default:
-			dst = append(dst, c)
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
 		}
 	}
+	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
 
@@ -422,7 +427,7 @@ func (r Rule) Key() string {
 	var names []string
 	var index map[string]int // used instead of names once there are many
 	count := 0
-	b := make([]byte, 0, 64)
+	b := make([]byte, 0, 256)
 	term := func(t Term) {
 		if t.Kind != Var {
 			b = t.appendTo(b)
