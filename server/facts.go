@@ -318,6 +318,9 @@ func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, 
 		s.setM(nil, 0)
 		return ch, err
 	}
+	if s.hook != nil {
+		s.hook("written")
+	}
 	s.metrics.updates.Observe(time.Since(start).Seconds())
 	return ch, nil
 }

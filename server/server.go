@@ -117,7 +117,8 @@ type Server struct {
 	// rebuilds the materialisation (the next start catches up).
 	stopping atomic.Bool
 	// hook, when set (tests), is called by an update with the stage it
-	// reached: "applying" before the materialisation changes.
+	// reached: "applying" before the materialisation changes, "written"
+	// once the store has the update, before it is published.
 	hook func(stage string)
 }
 

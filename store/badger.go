@@ -73,6 +73,8 @@ type DB struct {
 	// taken of, and the read transaction every read of the view runs in.
 	parent *DB
 	snap   *badger.Txn
+	// pins are the store's open read views and the drops they defer.
+	pins pins
 }
 
 // splitPtr is the current generation and size of a split.

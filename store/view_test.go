@@ -117,3 +117,74 @@ func TestReadView(t *testing.T) {
 		})
 	}
 }
+
+// TestReadViewKeepsReplacedGeneration: derived facts replaced whole (a new
+// generation, the old one dropped) stay readable in a view taken before,
+// and are dropped once it closes.
+func TestReadViewKeepsReplacedGeneration(t *testing.T) {
+	ctx := context.Background()
+	st := mustOpen(t, t.TempDir())
+	defer st.Close()
+	if _, err := st.Load(ctx, &Batch{Graph: []NamedTriple{{"a", "r", "b"}, {"a", "d", "b"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, _, _ := st.Lookup("d")
+	a, _, _ := st.Lookup("a")
+	b, _, _ := st.Lookup("b")
+	big := make([]Derived, 0, 3000)
+	for i := range 3000 {
+		big = append(big, Derived{Fact: Fact{Rel: d, Args: []ID{a, b, ID(i)}}, Confidence: 1})
+	}
+	if err := st.ReplaceDerivedRecord(ctx, 0, []byte("p1"), seqOf(big)); err != nil {
+		t.Fatal(err)
+	}
+	v, err := st.ReadView()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ReplaceDerivedRecord(ctx, 0, []byte("p2"), seqOf([]Derived{{Fact: Fact{Rel: d, Args: []ID{b, a}}, Confidence: 1}})); err != nil {
+		t.Fatal(err)
+	}
+	count := func(st Store) int {
+		n := 0
+		for _, err := range st.ScanDerived(d) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		return n
+	}
+	if n := count(st); n != 1 {
+		t.Fatalf("the store has %d derived facts, want 1", n)
+	}
+	if n := count(v); n != 3000 {
+		t.Errorf("the view taken before the replacement reads %d derived facts, want 3000", n)
+	}
+	if ms, err := v.Materialised(); err != nil || string(ms.Program) != "p1" {
+		t.Errorf("the view's record: %q (%v), want p1", ms.Program, err)
+	}
+	if len(st.pins.deferred) != 1 {
+		t.Errorf("%d drops deferred, want the old generation's", len(st.pins.deferred))
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st.pins.mu.Lock()
+	n, views := len(st.pins.deferred), len(st.pins.views)
+	st.pins.mu.Unlock()
+	if n != 0 || views != 0 {
+		t.Errorf("after the view closed: %d drops deferred, %d views open; want none", n, views)
+	}
+}
+
+// seqOf yields ds.
+func seqOf(ds []Derived) func(func(Derived, error) bool) {
+	return func(yield func(Derived, error) bool) {
+		for _, d := range ds {
+			if !yield(d, nil) {
+				return
+			}
+		}
+	}
+}
