@@ -380,8 +380,15 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.evalError(w, ctx, err)
 	default:
-		writeJSON(w, http.StatusOK, wire.NewProof(p))
+		writeJSON(w, http.StatusOK, versionedProof{wire.NewProof(p), v.n})
 	}
+}
+
+// versionedProof is the body of POST /v1/explain: the proof, and the
+// version that answered.
+type versionedProof struct {
+	wire.Proof
+	Version uint64 `json:"version"`
 }
 
 // errNotStored is the error of proof for a relation the store lacks.

@@ -74,5 +74,8 @@ func (s *Server) summary(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.tag(w, v.n)
-	writeJSON(w, http.StatusOK, wire.NewStats(sum))
+	writeJSON(w, http.StatusOK, struct {
+		*wire.Stats
+		Version uint64 `json:"version"`
+	}{wire.NewStats(sum), v.n})
 }
