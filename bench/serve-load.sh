@@ -25,6 +25,7 @@
 #   bench/serve-load.sh
 #   MINED=fb.dl CASES="families fb" bench/serve-load.sh
 #   CASES=chain bench/serve-load.sh
+#   WRITER_ONLY=1 CASES="families chain" bench/serve-load.sh   # issue 50's runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DS=${DRUMQL_DATASETS:-../shared/datasets}
@@ -66,15 +67,21 @@ run_case() {
   echo "case $name ($(wc -l < "$out/$name.q") distinct queries):"
   # As the files say, as a lookup of the materialisation (max), and with
   # noisy-or (the head's rules applied once to the materialisation).
-  "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" || true
+  # (WRITER_ONLY=1: only the lookups alone and beside the writer.)
+  if [ -z "${WRITER_ONLY:-}" ]; then
+    "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" || true
+  fi
   "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine max || true
-  "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine noisy-or || true
+  if [ -z "${WRITER_ONLY:-}" ]; then
+    "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine noisy-or || true
+  fi
   # The lookups again beside a writer: WRITE_RATE updates a second (default
   # 5) of 10 new facts each (added, then removed by the next).
   "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine max -write-rate "${WRITE_RATE:-5}" -write-rel "${WRITE_REL:-husband}" || true
   kill -TERM "$pid"
   wait "$pid" || true
   trap - EXIT
+  [ -z "${WRITER_ONLY:-}" ] || return 0
   # The same lookups through drumql query, one process each (the stored
   # facts, as serve's combine max).
   local n=50 start end
