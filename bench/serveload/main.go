@@ -43,6 +43,7 @@ func main() {
 	writeFacts := flag.Int("write-facts", 10, "base facts each update adds or removes")
 	writeRel := flag.String("write-rel", "husband", "the relation of the facts the updates add")
 	update := flag.String("update", "", "a POST /v1/rules body sent once as the readers start; they run until it is answered")
+	slowest := flag.Int("slowest", 0, "print the N slowest queries, with when they were sent")
 	flag.Parse()
 	qs, err := readLines(*file)
 	if err != nil || len(qs) == 0 {
@@ -53,6 +54,8 @@ func main() {
 	client := &http.Client{Transport: tr, Timeout: time.Minute}
 	var mu sync.Mutex
 	var lat []time.Duration
+	type slow struct{ at, took time.Duration }
+	var slows []slow
 	bad := map[int]int{}
 	deadline := time.Now().Add(*dur)
 	running := func() bool { return time.Now().Before(deadline) }
@@ -88,6 +91,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			var mine []time.Duration
+			var mySlow []slow
 			for i := c * len(qs) / *clients; running(); i++ {
 				req := map[string]any{"query": qs[i%len(qs)], "top": *top}
 				if *combine != "" {
@@ -95,10 +99,14 @@ func main() {
 				}
 				if d, ok := post(client, *url+"/v1/query", req, &mu, bad); ok {
 					mine = append(mine, d)
+					if *slowest > 0 {
+						mySlow = append(mySlow, slow{time.Since(start) - d, d})
+					}
 				}
 			}
 			mu.Lock()
 			lat = append(lat, mine...)
+			slows = append(slows, mySlow...)
 			mu.Unlock()
 		}()
 	}
@@ -130,6 +138,12 @@ func main() {
 		slices.Sort(writes)
 		fmt.Printf("beside them %d updates of %d facts (%.1f a second): p50 %.2f ms, max %.2f ms; the server spent %.2f s in updates (%.1f%% of %.1f s)\n", len(writes), *writeFacts,
 			float64(len(writes))/el.Seconds(), ms(writes[len(writes)/2]), ms(writes[len(writes)-1]), busy, 100*busy/el.Seconds(), el.Seconds())
+	}
+	if *slowest > 0 {
+		slices.SortFunc(slows, func(a, b slow) int { return int(b.took - a.took) })
+		for _, q := range slows[:min(*slowest, len(slows))] {
+			fmt.Printf("  a query sent at %.3f s took %.2f ms\n", q.at.Seconds(), ms(q.took))
+		}
 	}
 	if *update != "" {
 		fmt.Printf("the reads above ran during one rule edit, answered in %.1f s\n", updated.Seconds())
