@@ -260,22 +260,25 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	// while its answer is written.
 	stream := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
 	vars := wire.QueryVars(q)
-	v := s.acquire()
-	if !s.check(w, v, q) {
-		v.release()
-		return
-	}
 	var as []reasoner.Answer
 	var err error
-	if stream {
-		as, err = s.streamAnswers(ctx, v, q, vars, req)
-	} else {
-		as, err = s.answers(ctx, v, q, req)
+	checked := false
+	v := s.reading(func(v *version) {
+		if checked = s.check(w, v, q); !checked {
+			return
+		}
+		if stream {
+			as, err = s.streamAnswers(ctx, v, q, vars, req)
+		} else {
+			as, err = s.answers(ctx, v, q, req)
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+	})
+	if !checked {
+		return
 	}
-	if err == nil {
-		err = ctx.Err()
-	}
-	v.release()
 	if err != nil {
 		s.evalError(w, ctx, err)
 		return
@@ -364,13 +367,17 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	// The proof is read from one version and written after it is
 	// released (as a query's answers are).
-	v := s.acquire()
-	if !s.check(w, v, fact) {
-		v.release()
+	var p *reasoner.Proof
+	var err error
+	checked := false
+	v := s.reading(func(v *version) {
+		if checked = s.check(w, v, fact); checked {
+			p, err = s.proof(ctx, v, fact)
+		}
+	})
+	if !checked {
 		return
 	}
-	p, err := s.proof(ctx, v, fact)
-	v.release()
 	s.tag(w, v.n)
 	switch {
 	case errors.Is(err, errNotStored):

@@ -24,9 +24,8 @@ type RulesRequest struct {
 
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 	head := r.URL.Query().Get("head")
-	v := s.acquire()
-	out := ruleInfos(v, head)
-	v.release()
+	var out []wire.Rule
+	v := s.reading(func(v *version) { out = ruleInfos(v, head) })
 	s.tag(w, v.n)
 	writeJSON(w, http.StatusOK, out)
 }

@@ -51,9 +51,9 @@ func (s *Server) collect(v *version) (Stats, error) {
 }
 
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
-	v := s.acquire()
-	st, err := s.collect(v)
-	v.release()
+	var st Stats
+	var err error
+	s.reading(func(v *version) { st, err = s.collect(v) })
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
@@ -66,9 +66,9 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 // them (store.Summarize: entities, splits, size on disk, generation).
 // It reads the whole graph of the current version, as drumql stats does.
 func (s *Server) summary(w http.ResponseWriter, r *http.Request) {
-	v := s.acquire()
-	sum, err := store.Summarize(r.Context(), v.st)
-	v.release()
+	var sum *store.Summary
+	var err error
+	v := s.reading(func(v *version) { sum, err = store.Summarize(r.Context(), v.st) })
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return

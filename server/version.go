@@ -107,6 +107,15 @@ func (s *Server) acquire() *version {
 	}
 }
 
+// reading runs f on the current version, held while f runs, and returns
+// it (its number names the answer).
+func (s *Server) reading(f func(v *version)) *version {
+	v := s.acquire()
+	defer v.release()
+	f(v)
+	return v
+}
+
 // publish makes the state the writer committed (prog over the store as it
 // is now, with the materialisation s.m, or none) the current version, and
 // releases the previous one; it returns the new version's number. The
