@@ -308,7 +308,7 @@ func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, 
 	// the materialisation changes.
 	s.setM(s.m, 0)
 	if s.hook != nil {
-		s.hook("applying")
+		s.hook(ctx, "applying")
 	}
 	ch, err := s.m.Apply(ctx, d)
 	if err == nil {
@@ -319,7 +319,7 @@ func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, 
 		return ch, err
 	}
 	if s.hook != nil {
-		s.hook("written")
+		s.hook(ctx, "written")
 	}
 	s.metrics.updates.Observe(time.Since(start).Seconds())
 	return ch, nil

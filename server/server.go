@@ -118,8 +118,9 @@ type Server struct {
 	stopping atomic.Bool
 	// hook, when set (tests), is called by an update with the stage it
 	// reached: "applying" before the materialisation changes, "written"
-	// once the store has the update, before it is published.
-	hook func(stage string)
+	// once the store has the update, before it is published; ctx is the
+	// update's.
+	hook func(ctx context.Context, stage string)
 }
 
 // New brings the store's derived facts up to date with cfg.Program, as

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,7 +107,7 @@ func TestReadsDuringUpdate(t *testing.T) {
 	}
 	old := e.srv.cur.Load()
 	written, release := make(chan struct{}), make(chan struct{})
-	e.srv.hook = func(stage string) {
+	e.srv.hook = func(_ context.Context, stage string) {
 		if stage == "written" {
 			close(written)
 			<-release
@@ -169,7 +170,7 @@ func TestReadersSeeOneVersion(t *testing.T) {
 	want := map[uint64]state{1: {1, 900, 1}, 2: {30, 30 * 31 / 2 * 30, 2}}
 	var first sync.WaitGroup
 	applying, release := make(chan struct{}), make(chan struct{})
-	e.srv.hook = func(stage string) {
+	e.srv.hook = func(_ context.Context, stage string) {
 		if stage == "applying" {
 			close(applying)
 			<-release
@@ -252,51 +253,77 @@ func TestReadersSeeOneVersion(t *testing.T) {
 	}
 }
 
-// TestFailedUpdatePublishesNothing: an update refused past the fact cap
-// (after it began to change the materialisation) publishes no version:
-// reads during it and after it see the version before, with the same
-// answers, and the materialisation, rebuilt, answers for that version
-// again.
+// TestFailedUpdatePublishesNothing: an update refused past the fact cap,
+// and one whose client leaves, both stopped after they began to change
+// the materialisation, publish no version: reads during them and after
+// them see the version before, with the same answers, and the
+// materialisation, rebuilt, answers for that version again.
 func TestFailedUpdatePublishesNothing(t *testing.T) {
-	e := snapEnv(t, func(c *Config) { c.MaxFacts = 2000 })
-	before, v0, err := e.snapState()
-	if err != nil {
-		t.Fatal(err)
-	}
-	applying, release := make(chan struct{}), make(chan struct{})
-	var stages []string
-	e.srv.hook = func(stage string) {
-		stages = append(stages, stage)
-		if stage == "applying" {
-			close(applying)
-			<-release
-		}
-	}
-	edit := make(chan int, 1)
-	go func() {
-		code, _, _, _ := e.read("POST", "/v1/rules", chainRule)
-		edit <- code
-	}()
-	<-applying
-	during, vd, err := e.snapState()
-	if err != nil || vd != v0 || during != before {
-		t.Errorf("during the update (error %v), version %d:\n%s\nwant version %d:\n%s", err, vd, during, v0, before)
-	}
-	close(release)
-	if code := <-edit; code != http.StatusRequestEntityTooLarge {
-		t.Fatalf("the update past the cap: %d, want 413", code)
-	}
-	if len(stages) != 1 {
-		t.Errorf("the failed update reached the stages %v, want only applying", stages)
-	}
-	after, va, err := e.snapState()
-	if err != nil || va != v0 || after != before {
-		t.Errorf("after the failed update (error %v), version %d:\n%s\nwant version %d:\n%s", err, va, after, v0, before)
-	}
-	e.srv.mmu.RLock()
-	m, mver := e.srv.m, e.srv.mver
-	e.srv.mmu.RUnlock()
-	if m == nil || mver != v0 {
-		t.Errorf("after the failed update the materialisation holds version %d (nil: %v), want %d", mver, m == nil, v0)
+	for _, leave := range []bool{false, true} {
+		t.Run(fmt.Sprintf("client leaves %v", leave), func(t *testing.T) {
+			e := snapEnv(t, func(c *Config) {
+				if !leave {
+					c.MaxFacts = 2000
+				}
+			})
+			before, v0, err := e.snapState()
+			if err != nil {
+				t.Fatal(err)
+			}
+			applying, release := make(chan struct{}), make(chan struct{})
+			var stages []string
+			e.srv.hook = func(ctx context.Context, stage string) {
+				stages = append(stages, stage)
+				if stage == "applying" {
+					close(applying)
+					<-release
+					if leave {
+						<-ctx.Done() // the server saw the client leave
+					}
+				}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			edit := make(chan int, 1)
+			go func() {
+				req, _ := http.NewRequestWithContext(ctx, "POST", e.ts.URL+"/v1/rules", strings.NewReader(chainRule))
+				resp, err := e.ts.Client().Do(req)
+				if err != nil {
+					edit <- -1
+					return
+				}
+				resp.Body.Close()
+				edit <- resp.StatusCode
+			}()
+			<-applying
+			during, vd, err := e.snapState()
+			if err != nil || vd != v0 || during != before {
+				t.Errorf("during the update (error %v), version %d:\n%s\nwant version %d:\n%s", err, vd, during, v0, before)
+			}
+			want := http.StatusRequestEntityTooLarge
+			if leave {
+				cancel()
+				want = -1
+			}
+			close(release)
+			if code := <-edit; code != want {
+				t.Fatalf("the update: %d, want %d", code, want)
+			}
+			e.srv.wmu.Lock() // the update is over (rolled back)
+			e.srv.wmu.Unlock()
+			if len(stages) != 1 {
+				t.Errorf("the failed update reached the stages %v, want only applying", stages)
+			}
+			after, va, err := e.snapState()
+			if err != nil || va != v0 || after != before {
+				t.Errorf("after the failed update (error %v), version %d:\n%s\nwant version %d:\n%s", err, va, after, v0, before)
+			}
+			e.srv.mmu.RLock()
+			m, mver := e.srv.m, e.srv.mver
+			e.srv.mmu.RUnlock()
+			if m == nil || mver != v0 {
+				t.Errorf("after the failed update the materialisation holds version %d (nil: %v), want %d", mver, m == nil, v0)
+			}
+		})
 	}
 }
