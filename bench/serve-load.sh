@@ -15,9 +15,17 @@
 # rule file (MINED, a file drumql mine wrote on it; the case is skipped
 # without it) at threshold MIN (default 0.5), materialised by serve on
 # start; the queries are rel(X, tail)? for the first 500 test triples.
+# Case chain: 200 chains of 200 edges (CHAIN, default 200) served with
+# path(X, Z) :- edge(X, Z); CHAIN_CLIENTS readers (default 1) look up
+# edge(c7_3, X)? while the rule path(X, Z) :- path(X, Y), edge(Y, Z) is
+# added (the closure: 200 x 200 x 201 / 2 facts), until the edit is
+# answered: the longest lookup during a long update. Not in the default
+# CASES.
 #
 #   bench/serve-load.sh
 #   MINED=fb.dl CASES="families fb" bench/serve-load.sh
+#   CASES=chain bench/serve-load.sh
+#   WRITER_ONLY=1 CASES="families chain" bench/serve-load.sh   # issue 50's runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DS=${DRUMQL_DATASETS:-../shared/datasets}
@@ -59,15 +67,21 @@ run_case() {
   echo "case $name ($(wc -l < "$out/$name.q") distinct queries):"
   # As the files say, as a lookup of the materialisation (max), and with
   # noisy-or (the head's rules applied once to the materialisation).
-  "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" || true
+  # (WRITER_ONLY=1: only the lookups alone and beside the writer.)
+  if [ -z "${WRITER_ONLY:-}" ]; then
+    "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" || true
+  fi
   "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine max || true
-  "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine noisy-or || true
+  if [ -z "${WRITER_ONLY:-}" ]; then
+    "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine noisy-or || true
+  fi
   # The lookups again beside a writer: WRITE_RATE updates a second (default
   # 5) of 10 new facts each (added, then removed by the next).
   "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/$name.q" -clients "$CLIENTS" -for "$FOR" -combine max -write-rate "${WRITE_RATE:-5}" -write-rel "${WRITE_REL:-husband}" || true
   kill -TERM "$pid"
   wait "$pid" || true
   trap - EXIT
+  [ -z "${WRITER_ONLY:-}" ] || return 0
   # The same lookups through drumql query, one process each (the stored
   # facts, as serve's combine max).
   local n=50 start end
@@ -94,6 +108,28 @@ if [[ " $CASES " == *" families "* ]]; then
   "$bin" --db "$out/fam.db" -q mine --out "$out/families.dl" > /dev/null
   queries examples/families/test.txt > "$out/families.q"
   run_case families "$out/fam.db" "$out/families.dl" examples/families/expert.dl
+fi
+
+if [[ " $CASES " == *" chain "* ]]; then
+  n=${CHAIN:-200}
+  awk -v n="$n" 'BEGIN { for (c = 0; c < n; c++) for (i = 0; i < n; i++) printf "c%d_%d\tedge\tc%d_%d\n", c, i, c, i + 1 }' > "$out/chain.tsv"
+  "$bin" --db "$out/chain.db" -q load "$out/chain.tsv" > /dev/null
+  echo 'path(X, Z) :- edge(X, Z).' > "$out/chain.dl"
+  echo 'edge(c7_3, X)?' > "$out/chain.q"
+  "$bin" --db "$out/chain.db" -q serve --addr "127.0.0.1:$PORT" --edits "$out/chain.edits.dl" "$out/chain.dl" > "$out/chain.serve.out" 2> "$out/chain.serve.log" &
+  pid=$!
+  trap 'kill -TERM '"$pid"' 2> /dev/null || true' EXIT
+  for _ in $(seq 600); do
+    curl -sf "127.0.0.1:$PORT/v1/health" > /dev/null && break
+    sleep 0.5
+  done
+  echo
+  echo "case chain ($n chains of $n edges): lookups of edge(c7_3, X) during the closure's rule edit"
+  "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/chain.q" -clients "${CHAIN_CLIENTS:-1}" -combine max \
+    -update '{"add": ["path(X, Z) :- path(X, Y), edge(Y, Z)."]}' -slowest 5 || true
+  kill -TERM "$pid"
+  wait "$pid" || true
+  trap - EXIT
 fi
 
 if [[ " $CASES " == *" fb "* ]]; then

@@ -205,8 +205,8 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 // updates the materialisation. On error it writes the response and
 // returns false; on success the caller writes out (the version is tagged).
 func (s *Server) changeFacts(w http.ResponseWriter, r *http.Request, add, rm []store.NamedTriple) (out wire.Update, ls store.LoadStats, rs store.RetractStats, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	start := time.Now()
 	ctx := r.Context()
 	var err error
@@ -247,10 +247,11 @@ func (s *Server) changeFacts(w http.ResponseWriter, r *http.Request, add, rm []s
 		s.updateError(w, err)
 		return out, ls, rs, false
 	}
+	v := s.publish(s.cur.Load().prog)
 	out = wire.NewUpdate(ch, time.Since(start), MaxListedFacts)
 	out.BaseAdded, out.BaseRemoved = ls.NewFacts, rs.Removed
-	out.Version = s.version
-	s.tag(w, s.version)
+	out.Version = v
+	s.tag(w, v)
 	return out, ls, rs, true
 }
 
@@ -292,43 +293,52 @@ func (s *Server) undoBase(changes []maintain.FactChange) {
 	}
 }
 
-// apply applies d to the materialisation and stores what changed. On
-// error the materialisation is discarded: the caller puts the store back
-// as it was, if needed, and rebuilds it. The caller holds the write lock.
+// apply applies d to the materialisation and stores what changed; the
+// caller publishes the next version. On error the materialisation is
+// discarded: the caller puts the store back as it was, if needed, and
+// rebuilds it. The caller holds wmu.
 func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, error) {
 	start := time.Now()
-	s.dropPrepared() // the relations or the program change
 	if s.m == nil {
-		if _, err := s.materialise(ctx, s.prog); err != nil {
+		if _, err := s.materialise(ctx, s.cur.Load().prog); err != nil {
 			return maintain.Change{}, fmt.Errorf("the materialisation could not be rebuilt after a failed update: %w", err)
 		}
+	}
+	// From here the readers of the current version read its store view:
+	// the materialisation changes.
+	s.setM(s.m, 0)
+	if s.hook != nil {
+		s.hook(ctx, "applying")
 	}
 	ch, err := s.m.Apply(ctx, d)
 	if err == nil {
 		err = s.m.WriteUpdate(ctx, ch)
 	}
 	if err != nil {
-		s.m = nil
+		s.setM(nil, 0)
 		return ch, err
 	}
-	s.updated = time.Now()
-	s.version++
+	if s.hook != nil {
+		s.hook(ctx, "written")
+	}
 	s.metrics.updates.Observe(time.Since(start).Seconds())
 	return ch, nil
 }
 
 // rebuild rebuilds the materialisation from the store after a failed
 // update (Apply's materialisation must then be discarded), as at start;
-// not once Serve is stopping.
+// not once Serve is stopping. The store is as the current version has it:
+// the materialisation holds that version again.
 func (s *Server) rebuild() {
-	s.dropPrepared()
 	if s.stopping.Load() {
-		s.m = nil // the store is as before the update; the next start catches up
+		s.setM(nil, 0) // the store is as before the update; the next start catches up
 		return
 	}
-	if _, err := s.materialise(context.Background(), s.prog); err != nil {
-		s.m = nil // the next update tries again
+	if _, err := s.materialise(context.Background(), s.cur.Load().prog); err != nil {
+		s.setM(nil, 0) // the next update tries again
+		return
 	}
+	s.setM(s.m, s.cur.Load().n)
 }
 
 // updateError writes the response of a failed update.

@@ -55,9 +55,7 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request, load bool) {
 	}
 	if len(add)+len(rm) == 0 {
 		// nothing changes: the counts of an empty edit
-		s.mu.RLock()
-		v := s.version
-		s.mu.RUnlock()
+		v := s.cur.Load().n
 		s.tag(w, v)
 		writeJSON(w, http.StatusOK, FilesResult{Update: wire.Update{Facts: []wire.ChangedFact{}, Version: v}})
 		return

@@ -36,9 +36,9 @@ func newMetrics(s *Server) *metrics {
 	})
 	counts := func(f func(Stats) int) func() float64 {
 		return func() float64 {
-			s.mu.RLock()
-			defer s.mu.RUnlock()
-			st, err := s.collect()
+			var st Stats
+			var err error
+			s.reading(func(v *version) { st, err = s.collect(v) })
 			if err != nil {
 				return -1
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/combine"
+	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
 )
@@ -78,62 +79,19 @@ func stored(st store.Store, pred string) (bool, error) {
 	return false, nil
 }
 
-// dropPrepared drops what is prepared for one state of the store and the
-// program (the query checker, the noisy-or rescoring): an update changes
-// it. The caller holds the write lock.
-func (s *Server) dropPrepared() {
-	s.checker.Store(nil)
-	s.noisyOr.Store(nil)
-	s.pol.Store(nil)
-}
-
-// policy returns the query policy of the current state, made once per
-// state. The caller holds the read lock.
-func (s *Server) policy() *policy.Policy {
-	if p := s.pol.Load(); p != nil {
-		return p
-	}
-	p := policy.New(s.st, s.prog)
-	if !s.pol.CompareAndSwap(nil, p) {
-		return s.pol.Load()
-	}
-	return p
-}
-
-// storedNoisyOr returns the noisy-or rescoring over the stored
-// materialisation, prepared once per state. The caller holds the read
-// lock, and the store holds the materialisation s.m, up to date.
-func (s *Server) storedNoisyOr(ctx context.Context) (*combine.StoredNoisyOr, error) {
-	if sn := s.noisyOr.Load(); sn != nil {
-		return sn, nil
-	}
-	s.noisyOrMu.Lock()
-	defer s.noisyOrMu.Unlock()
-	if sn := s.noisyOr.Load(); sn != nil {
-		return sn, nil
-	}
-	sn, err := combine.PrepareStoredNoisyOr(ctx, s.st, s.prog, reasoner.Options{Min: s.m.Min(), MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory})
-	if err != nil {
-		return nil, err
-	}
-	s.noisyOr.Store(sn)
-	return sn, nil
-}
-
 // check rejects a query over a predicate neither the store nor the
 // program knows (404 with the did-you-mean) or with a wrong arity (400).
-func (s *Server) check(w http.ResponseWriter, q datalog.Atom) bool {
-	c := s.checker.Load()
+func (s *Server) check(w http.ResponseWriter, v *version, q datalog.Atom) bool {
+	c := v.checker.Load()
 	if c == nil {
-		// Made once per state of the store and the program (an update
-		// drops it), not once per query: a mined program has a hundred
-		// thousand rules.
-		nc, err := reasoner.NewQueryChecker(s.st, s.prog)
+		// Made once per version, not once per query: a mined program
+		// has a hundred thousand rules.
+		nc, err := reasoner.NewQueryChecker(v.st, v.prog)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 			return false
 		}
-		s.checker.CompareAndSwap(nil, nc)
+		v.checker.CompareAndSwap(nil, nc)
 		c = nc
 	}
 	err := c.Check(q)
@@ -149,7 +107,7 @@ func (s *Server) check(w http.ResponseWriter, q datalog.Atom) bool {
 		return true
 	}
 	status := http.StatusBadRequest
-	if errors.Is(err, reasoner.ErrUnknownPredicate) && !s.defined(q.Pred) {
+	if errors.Is(err, reasoner.ErrUnknownPredicate) && !defined(v, q.Pred) {
 		status = http.StatusNotFound // rather than a wrong arity
 	}
 	if ds, ok := errors.AsType[datalog.Diagnostics](err); ok {
@@ -164,18 +122,18 @@ func (s *Server) check(w http.ResponseWriter, q datalog.Atom) bool {
 	return false
 }
 
-// defined reports whether pred is a relation of the store or defined by
-// the program.
-func (s *Server) defined(pred string) bool {
-	if ok, err := stored(s.st, pred); ok || err != nil {
+// defined reports whether pred is a relation of v's store or defined by
+// its program.
+func defined(v *version, pred string) bool {
+	if ok, err := stored(v.st, pred); ok || err != nil {
 		return ok
 	}
-	for _, r := range s.prog.Rules {
+	for _, r := range v.prog.Rules {
 		if r.Head.Pred == pred {
 			return true
 		}
 	}
-	for _, f := range s.prog.Facts {
+	for _, f := range v.prog.Facts {
 		if f.Atom.Pred == pred {
 			return true
 		}
@@ -208,18 +166,19 @@ func (s *Server) evalError(w http.ResponseWriter, ctx context.Context, err error
 	}
 }
 
-// answers evaluates q: a lookup of the stored facts (the materialisation
-// is up to date), rescored by noisy-or or across groups of the program's
-// rules when the combination says so (policy.Policy.Rescore).
-func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) ([]reasoner.Answer, error) {
-	ok, err := stored(s.st, q.Pred)
+// answers evaluates q over version v: a lookup of its stored facts (the
+// materialisation is up to date), rescored by noisy-or or across groups
+// of the program's rules when the combination says so
+// (policy.Policy.Rescore).
+func (s *Server) answers(ctx context.Context, v *version, q datalog.Atom, req QueryRequest) ([]reasoner.Answer, error) {
+	ok, err := stored(v.st, q.Pred)
 	if err != nil || !ok {
 		return nil, err
 	}
 	opt := reasoner.Options{Min: req.Min, Explain: req.Explain, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
 	var as []reasoner.Answer
 	held := false
-	comb, err := policy.Combine(req.Combine, s.prog, q.Pred)
+	comb, err := policy.Combine(req.Combine, v.prog, q.Pred)
 	if err != nil {
 		return nil, err
 	}
@@ -228,37 +187,42 @@ func (s *Server) answers(ctx context.Context, q datalog.Atom, req QueryRequest) 
 	// (the materialisation's, or none asked): noisy-or applies the
 	// head's rules once to it, and they never derive an answer above its
 	// stored confidence.
-	overFixpoint := s.m != nil && (req.Min <= 0 || req.Min == s.m.Min())
-	if !req.Explain && s.m != nil {
-		// From the materialisation in memory, through the relation's
-		// index: the same answers as the store's (TestLookupAsStored),
-		// without scanning its derived facts; for noisy-or, those that
-		// can be among the first top once rescored.
-		switch {
-		case method == policy.Max:
-			as, held, err = s.m.Lookup(ctx, q, req.Min, req.Top)
-		case overFixpoint && method == policy.NoisyOr:
-			as, held, err = s.m.LookupNoisyOr(ctx, q, req.Min, req.Top, comb.Top)
-		default:
-			as, held, err = s.m.Lookup(ctx, q, req.Min, 0)
-		}
+	overFixpoint := req.Min <= 0 || req.Min == v.min
+	if !req.Explain {
+		// From the materialisation in memory when it holds v, through
+		// the relation's index: the same answers as the store's
+		// (TestLookupAsStored), without scanning its derived facts; for
+		// noisy-or, those that can be among the first top once
+		// rescored.
+		_, err = s.withM(v, func(m *maintain.Materialisation) error {
+			var err error
+			switch {
+			case method == policy.Max:
+				as, held, err = m.Lookup(ctx, q, req.Min, req.Top)
+			case overFixpoint && method == policy.NoisyOr:
+				as, held, err = m.LookupNoisyOr(ctx, q, req.Min, req.Top, comb.Top)
+			default:
+				as, held, err = m.Lookup(ctx, q, req.Min, 0)
+			}
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
 	}
 	if !held {
-		if as, err = reasoner.Query(ctx, s.st, nil, q, opt); err != nil {
+		if as, err = reasoner.Query(ctx, v.st, nil, q, opt); err != nil {
 			return nil, err
 		}
 	}
 	if method != policy.Max {
 		var sn *combine.StoredNoisyOr
 		if overFixpoint && method == policy.NoisyOr {
-			if sn, err = s.storedNoisyOr(ctx); err != nil {
+			if sn, err = s.storedNoisyOr(ctx, v); err != nil {
 				return nil, err
 			}
 		}
-		if as, err = s.policy().Rescore(ctx, q, as, comb, opt, sn, req.Top); err != nil {
+		if as, err = v.policy().Rescore(ctx, q, as, comb, opt, sn, req.Top); err != nil {
 			return nil, err
 		}
 	}
@@ -290,34 +254,36 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.QueryTimeout)
 	defer cancel()
-	// The answers are read out under the read lock, into memory bounded by
+	// The answers are read out from one version, into memory bounded by
 	// the fact cap, and written after it is released: a client that reads
-	// slowly, or stops reading, holds no lock while its answer is written,
-	// and every answer still comes from one state.
+	// slowly, or stops reading, holds no version (nor its store view)
+	// while its answer is written.
 	stream := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
 	vars := wire.QueryVars(q)
-	s.mu.RLock()
-	if !s.check(w, q) {
-		s.mu.RUnlock()
-		return
-	}
 	var as []reasoner.Answer
 	var err error
-	if stream {
-		as, err = s.streamAnswers(ctx, q, vars, req)
-	} else {
-		as, err = s.answers(ctx, q, req)
+	checked := false
+	v := s.reading(func(v *version) {
+		if checked = s.check(w, v, q); !checked {
+			return
+		}
+		if stream {
+			as, err = s.streamAnswers(ctx, v, q, vars, req)
+		} else {
+			as, err = s.answers(ctx, v, q, req)
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+	})
+	if !checked {
+		return
 	}
-	if err == nil {
-		err = ctx.Err()
-	}
-	version := s.version
-	s.mu.RUnlock()
 	if err != nil {
 		s.evalError(w, ctx, err)
 		return
 	}
-	s.tag(w, version)
+	s.tag(w, v.n)
 	if stream {
 		writeStream(w, vars, as, req.Explain)
 		return
@@ -331,23 +297,23 @@ var errTooManyAnswers = fmt.Errorf("more answers than the fact cap: %w", reasone
 // streamAnswers reads out the answers of a streamed query. A lookup with
 // max is read as the store is scanned (unsorted, at most the fact cap of
 // them: more is ErrTooManyFacts); otherwise the answers are those of
-// answers, sorted. The caller holds the read lock.
-func (s *Server) streamAnswers(ctx context.Context, q datalog.Atom, vars []string, req QueryRequest) ([]reasoner.Answer, error) {
-	comb, err := policy.Combine(req.Combine, s.prog, q.Pred)
+// answers, sorted. The caller holds v.
+func (s *Server) streamAnswers(ctx context.Context, v *version, q datalog.Atom, vars []string, req QueryRequest) ([]reasoner.Answer, error) {
+	comb, err := policy.Combine(req.Combine, v.prog, q.Pred)
 	if err != nil {
 		return nil, err
 	}
 	if len(vars) == 0 || comb.Method != policy.Max || req.Explain {
-		return s.answers(ctx, q, req)
+		return s.answers(ctx, v, q, req)
 	}
-	ok, err := stored(s.st, q.Pred)
+	ok, err := stored(v.st, q.Pred)
 	if err != nil || !ok {
 		return nil, err
 	}
 	var as []reasoner.Answer
 	over := false
 	opt := reasoner.Options{Min: req.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
-	err = reasoner.QueryFunc(ctx, s.st, nil, q, opt, func(a reasoner.Answer) bool {
+	err = reasoner.QueryFunc(ctx, v.st, nil, q, opt, func(a reasoner.Answer) bool {
 		if len(as) == s.cfg.MaxFacts {
 			over = true
 			return false
@@ -399,17 +365,20 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.QueryTimeout)
 	defer cancel()
-	// The proof is read under the read lock and written after it (as a
-	// query's answers are).
-	s.mu.RLock()
-	if !s.check(w, fact) {
-		s.mu.RUnlock()
+	// The proof is read from one version and written after it is
+	// released (as a query's answers are).
+	var p *reasoner.Proof
+	var err error
+	checked := false
+	v := s.reading(func(v *version) {
+		if checked = s.check(w, v, fact); checked {
+			p, err = s.proof(ctx, v, fact)
+		}
+	})
+	if !checked {
 		return
 	}
-	p, err := s.proof(ctx, fact)
-	version := s.version
-	s.mu.RUnlock()
-	s.tag(w, version)
+	s.tag(w, v.n)
 	switch {
 	case errors.Is(err, errNotStored):
 		writeError(w, http.StatusNotFound, apiError{Code: CodeNoProof, Error: fmt.Sprintf("%s does not hold: no fact of %s is stored or derived", clip(fact.String()), clip(datalog.QuoteName(fact.Pred)))})
@@ -418,24 +387,30 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.evalError(w, ctx, err)
 	default:
-		writeJSON(w, http.StatusOK, wire.NewProof(p))
+		writeJSON(w, http.StatusOK, versionedProof{wire.NewProof(p), v.n})
 	}
+}
+
+// versionedProof is the body of POST /v1/explain: the proof, and the
+// version that answered.
+type versionedProof struct {
+	wire.Proof
+	Version uint64 `json:"version"`
 }
 
 // errNotStored is the error of proof for a relation the store lacks.
 var errNotStored = errors.New("no such relation in the store")
 
-// proof is the best proof of fact from the store. The caller holds the
-// read lock.
-func (s *Server) proof(ctx context.Context, fact datalog.Atom) (*reasoner.Proof, error) {
-	has, err := stored(s.st, fact.Pred)
+// proof is the best proof of fact from v's store. The caller holds v.
+func (s *Server) proof(ctx context.Context, v *version, fact datalog.Atom) (*reasoner.Proof, error) {
+	has, err := stored(v.st, fact.Pred)
 	if err == nil && !has {
 		err = errNotStored
 	}
 	if err != nil {
 		return nil, err
 	}
-	p, err := reasoner.Explain(ctx, s.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory})
+	p, err := reasoner.Explain(ctx, v.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory})
 	if err == nil {
 		err = ctx.Err()
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -25,36 +24,24 @@ type RulesRequest struct {
 
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request) {
 	head := r.URL.Query().Get("head")
-	// Read under the lock (an edit rewrites the files the comments are
-	// read from), written after it.
-	s.mu.RLock()
-	out, version := s.ruleInfos(head), s.version
-	s.mu.RUnlock()
-	s.tag(w, version)
+	var out []wire.Rule
+	v := s.reading(func(v *version) { out = ruleInfos(v, head) })
+	s.tag(w, v.n)
 	writeJSON(w, http.StatusOK, out)
 }
 
-// ruleInfos lists the loaded rules of head (all: ""). The caller holds
-// the read lock.
-func (s *Server) ruleInfos(head string) []wire.Rule {
-	prog := s.prog
-	// each file is read and split once (a mined file has thousands of
-	// rules)
-	files := map[string][]string{}
+// ruleInfos lists the loaded rules of head (all: "") in version v, with
+// the comments of its rule files.
+func ruleInfos(v *version, head string) []wire.Rule {
+	// each file is read and split once per program (a mined file has
+	// thousands of rules)
+	files := v.rules.lines()
 	out := []wire.Rule{}
-	for _, rule := range prog.Rules {
+	for _, rule := range v.prog.Rules {
 		if head != "" && rule.Head.Pred != head {
 			continue
 		}
-		f := rule.Pos.File
-		lines, ok := files[f]
-		if !ok && f != "" {
-			if src, err := os.ReadFile(f); err == nil {
-				lines = strings.Split(string(src), "\n")
-			}
-			files[f] = lines
-		}
-		out = append(out, wire.NewRule(rule, lines))
+		out = append(out, wire.NewRule(rule, files[rule.Pos.File]))
 	}
 	return out
 }
@@ -97,10 +84,11 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, apiError{Error: "rules cannot be added: the server has no edits file"})
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	start := time.Now()
-	old := s.prog
+	cur := s.cur.Load()
+	old := cur.prog
 	// The loaded rules to remove, by index.
 	gone, status, e := removedRules(old, removes, req.Remove)
 	if e != nil {
@@ -134,17 +122,21 @@ func (s *Server) editRules(w http.ResponseWriter, r *http.Request) {
 		s.updateError(w, err)
 		return
 	}
-	s.prog = &next
-	s.dropPrepared()
-	if err := plan.write(); err != nil {
-		writeError(w, http.StatusInternalServerError, apiError{Error: fmt.Sprintf("the update is applied and stored, but the rule files could not be written (%v): the next start loads the files as they are", err)})
+	// The versions of the old program keep the lines of its files, then
+	// the files change, then the new version is published (with the
+	// files as they are, written or not: the store has the update).
+	cur.rules.lines()
+	werr := plan.write()
+	v := s.publish(&next)
+	if werr != nil {
+		writeError(w, http.StatusInternalServerError, apiError{Error: fmt.Sprintf("the update is applied and stored, but the rule files could not be written (%v): the next start loads the files as they are", werr)})
 		return
 	}
 	resp := wire.NewUpdate(ch, time.Since(start), MaxListedFacts)
 	resp.RulesAdded, resp.RulesRemoved = len(adds), len(gone)
-	resp.Warnings = s.unknownBody(req.Add, adds)
-	resp.Version = s.version
-	s.tag(w, s.version)
+	resp.Warnings = s.unknownBody(&next, req.Add, adds)
+	resp.Version = v
+	s.tag(w, v)
 	writeJSON(w, http.StatusOK, resp)
 }
 
@@ -241,8 +233,8 @@ func editErrors(ds datalog.Diagnostics) datalog.Diagnostics {
 
 // unknownBody warns about the body predicates of the added rules that are
 // neither relations of the store nor defined by the program: most often a
-// typo. The caller holds the lock.
-func (s *Server) unknownBody(texts []string, adds []datalog.Rule) []string {
+// typo; prog is the program after the edit. The caller holds wmu.
+func (s *Server) unknownBody(prog *datalog.Program, texts []string, adds []datalog.Rule) []string {
 	known := map[string]bool{}
 	var names []string
 	if rels, err := s.st.Relations(); err == nil {
@@ -251,13 +243,13 @@ func (s *Server) unknownBody(texts []string, adds []datalog.Rule) []string {
 			names = append(names, r.Name)
 		}
 	}
-	for _, r := range s.prog.Rules {
+	for _, r := range prog.Rules {
 		if !known[r.Head.Pred] {
 			names = append(names, r.Head.Pred)
 		}
 		known[r.Head.Pred] = true
 	}
-	for _, f := range s.prog.Facts {
+	for _, f := range prog.Facts {
 		known[f.Atom.Pred] = true
 	}
 	var out []string

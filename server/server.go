@@ -16,9 +16,7 @@ import (
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
-	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
-	"github.com/drumql/drumql/reasoner/combine"
 	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/store"
 )
@@ -89,31 +87,24 @@ type Config struct {
 
 // Server answers the JSON API over one store, one program and its
 // materialisation. Its handler is safe for concurrent use: updates are
-// serialised, and a query sees the state before or after an update, never
-// a part of it (one RWMutex: queries read-lock it, updates lock it).
+// serialised (wmu), and every request reads one committed version (see
+// version), never a part of an update, and never waits for one.
 type Server struct {
-	cfg  Config
-	st   store.Store
-	mu   sync.RWMutex
-	prog *datalog.Program
-	// checker checks queries against the store's relations and prog; an
-	// update drops it (nil), the next query makes it again.
-	checker atomic.Pointer[reasoner.QueryChecker]
-	// noisyOr rescores answers by noisy-or over the stored
-	// materialisation; an update drops it too, the next noisy-or query
-	// prepares it again (noisyOrMu: once, not by every client at once).
-	noisyOr atomic.Pointer[combine.StoredNoisyOr]
-	// pol is the query policy of the current state (the rules' groups,
-	// prepared once; see policy), dropped by an update.
-	pol       atomic.Pointer[policy.Policy]
-	noisyOrMu sync.Mutex
-	m         *maintain.Materialisation
-	updated   time.Time
-	// version counts the committed states served: 1 at start, one more
-	// for each update applied (written under the write lock, read under
-	// the read lock); epoch tells this process's versions from another's
-	// in ETags.
-	version uint64
+	cfg Config
+	st  store.Store
+	// wmu serialises the updates: the writer changes the store and the
+	// materialisation and publishes the next version.
+	wmu sync.Mutex
+	// cur is the version requests read (acquire).
+	cur atomic.Pointer[version]
+	// m is the materialisation, changed in place by the writer; mver is
+	// the version it holds, 0 while an update changes it or after one
+	// failed. Both are written under wmu and mmu; readers read them
+	// under mmu (withM).
+	mmu  sync.RWMutex
+	m    *maintain.Materialisation
+	mver uint64
+	// epoch tells this process's versions from another's in ETags.
 	epoch   string
 	started time.Time
 	metrics *metrics
@@ -125,6 +116,11 @@ type Server struct {
 	// stopping is set when Serve shuts down: a failed update no longer
 	// rebuilds the materialisation (the next start catches up).
 	stopping atomic.Bool
+	// hook, when set (tests), is called by an update with the stage it
+	// reached: "applying" before the materialisation changes, "written"
+	// once the store has the update, before it is published; ctx is the
+	// update's.
+	hook func(ctx context.Context, stage string)
 }
 
 // New brings the store's derived facts up to date with cfg.Program, as
@@ -151,14 +147,14 @@ func New(ctx context.Context, cfg Config, what func(string)) (*Server, error) {
 	if cfg.Threads <= 0 {
 		cfg.Threads = runtime.GOMAXPROCS(0)
 	}
-	s := &Server{cfg: cfg, st: cfg.Store, prog: cfg.Program, started: time.Now(), version: 1}
+	s := &Server{cfg: cfg, st: cfg.Store, started: time.Now()}
 	s.epoch = strconv.FormatInt(s.started.UnixNano(), 36)
 	start := time.Now()
-	how, err := s.materialise(ctx, s.prog)
+	how, err := s.materialise(ctx, cfg.Program)
 	if err != nil {
 		return nil, err
 	}
-	s.updated = time.Now()
+	s.publish(cfg.Program)
 	if what != nil {
 		what(fmt.Sprintf("derived facts %s in %s", how, time.Since(start).Round(time.Millisecond)))
 	}
@@ -174,14 +170,14 @@ func (s *Server) options() reasoner.Options {
 }
 
 // materialise sets s.m to the materialisation of prog, brought up to date
-// in the store, and says how.
+// in the store, and says how. The caller holds wmu (or is New).
 func (s *Server) materialise(ctx context.Context, prog *datalog.Program) (string, error) {
 	res, err := maintain.Catchup(ctx, s.st, prog, s.options(), maintain.CatchupOptions{Parse: parser.ParseString, Keep: true, Validated: s.cfg.Validated && prog == s.cfg.Program})
 	if err != nil {
 		return "", err
 	}
 	if !res.Recompute {
-		s.m = res.M
+		s.setM(res.M, 0)
 		switch {
 		case !res.Changed:
 			return "up to date", nil
@@ -198,7 +194,7 @@ func (s *Server) materialise(ctx context.Context, prog *datalog.Program) (string
 	if err != nil {
 		return "", err
 	}
-	s.m = m
+	s.setM(m, 0)
 	how := fmt.Sprintf("computed (%d facts)", n)
 	if res.Why != "" {
 		how += ": " + res.Why

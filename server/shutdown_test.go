@@ -55,9 +55,9 @@ func TestUpdateClientLeaves(t *testing.T) {
 		t.Fatal("the update answered within 200 ms: make the graph larger")
 	}
 	left := time.Now()
-	e.srv.mu.Lock() // the update's lock, free once it stopped
+	e.srv.wmu.Lock() // the update's lock, free once it stopped
 	stopped := time.Since(left)
-	e.srv.mu.Unlock()
+	e.srv.wmu.Unlock()
 	if stopped > 2*time.Second {
 		t.Errorf("the update ran on %s after its client left", stopped)
 	}
@@ -103,9 +103,9 @@ func TestShutdownWithUpdateInFlight(t *testing.T) {
 	if code := <-answered; code == http.StatusOK {
 		t.Errorf("the update finished: make the graph larger")
 	}
-	e.srv.mu.Lock() // the handler is done
+	e.srv.wmu.Lock() // the handler is done
 	e.srv.stopping.Store(false)
-	e.srv.mu.Unlock()
+	e.srv.wmu.Unlock()
 	if after := e.state(); after != before {
 		t.Errorf("not rolled back:\nbefore %s\nafter  %s", before, after)
 	}

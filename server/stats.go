@@ -27,23 +27,20 @@ type Stats struct {
 	Started    time.Time `json:"started"`
 }
 
-// collect reads the counts; the caller holds the lock.
-func (s *Server) collect() (Stats, error) {
-	rels, err := s.st.Relations()
+// collect reads the counts of version v, which the caller holds.
+func (s *Server) collect(v *version) (Stats, error) {
+	rels, err := v.st.Relations()
 	if err != nil {
 		return Stats{}, err
 	}
-	n, err := s.st.NumSymbols()
+	n, err := v.st.NumSymbols()
 	if err != nil {
 		return Stats{}, err
 	}
-	out := Stats{Symbols: n, Relations: len(rels), PerRelation: []wire.Relation{}, Rules: len(s.prog.Rules),
-		ProgramFacts: len(s.prog.Facts), Files: s.cfg.Files, Edits: s.cfg.Edits, Version: s.version, LastUpdate: s.updated, Started: s.started}
+	out := Stats{Symbols: n, Relations: len(rels), PerRelation: []wire.Relation{}, Rules: len(v.prog.Rules),
+		ProgramFacts: len(v.prog.Facts), Files: s.cfg.Files, Edits: s.cfg.Edits, Version: v.n, LastUpdate: v.updated, Started: s.started, Min: v.min}
 	if out.Files == nil {
 		out.Files = []string{}
-	}
-	if s.m != nil {
-		out.Min = s.m.Min()
 	}
 	for _, r := range rels {
 		out.BaseFacts += r.Base
@@ -54,9 +51,9 @@ func (s *Server) collect() (Stats, error) {
 }
 
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
-	s.mu.RLock()
-	st, err := s.collect()
-	s.mu.RUnlock()
+	var st Stats
+	var err error
+	s.reading(func(v *version) { st, err = s.collect(v) })
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
@@ -67,16 +64,18 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 
 // summary is GET /v1/summary: the store's counts as drumql stats prints
 // them (store.Summarize: entities, splits, size on disk, generation).
-// It reads the whole graph, under the read lock, as drumql stats does.
+// It reads the whole graph of the current version, as drumql stats does.
 func (s *Server) summary(w http.ResponseWriter, r *http.Request) {
-	s.mu.RLock()
-	sum, err := store.Summarize(r.Context(), s.st)
-	v := s.version
-	s.mu.RUnlock()
+	var sum *store.Summary
+	var err error
+	v := s.reading(func(v *version) { sum, err = store.Summarize(r.Context(), v.st) })
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
-	s.tag(w, v)
-	writeJSON(w, http.StatusOK, wire.NewStats(sum))
+	s.tag(w, v.n)
+	writeJSON(w, http.StatusOK, struct {
+		*wire.Stats
+		Version uint64 `json:"version"`
+	}{wire.NewStats(sum), v.n})
 }

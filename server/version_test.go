@@ -82,4 +82,13 @@ func TestVersions(t *testing.T) {
 	if err := json.Unmarshal(e.mustDo(http.StatusOK, "GET", "/v1/stats", ""), &st); err != nil || st.Version != 21 {
 		t.Errorf("stats version %d (%v), want 21", st.Version, err)
 	}
+	// the objects that answer reads say the version in their body too
+	for _, r := range [][3]string{{"POST", "/v1/explain", `{"fact": "wife(w0, h0)"}`}, {"GET", "/v1/summary", ""}} {
+		var body struct {
+			Version uint64
+		}
+		if err := json.Unmarshal(e.mustDo(http.StatusOK, r[0], r[1], r[2]), &body); err != nil || body.Version != 21 {
+			t.Errorf("%s: version %d (%v), want 21", r[1], body.Version, err)
+		}
+	}
 }

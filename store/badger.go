@@ -68,6 +68,13 @@ type DB struct {
 	dnext   uint64 // last derived generation allocated
 	mat     matState
 	splits  map[string]splitPtr
+
+	// parent and snap are set in a read view (ReadView): the store it was
+	// taken of, and the read transaction every read of the view runs in.
+	parent *DB
+	snap   *badger.Txn
+	// pins are the store's open read views and the drops they defer.
+	pins pins
 }
 
 // splitPtr is the current generation and size of a split.
@@ -361,11 +368,18 @@ func (d *DB) view(fn func(txn *badger.Txn) error) error {
 	if err := d.open(); err != nil {
 		return err
 	}
+	if d.snap != nil {
+		return badgerCorrupt(d.dir, fn(d.snap))
+	}
 	return badgerCorrupt(d.dir, d.bdb.View(fn))
 }
 
-// Close implements Store.
+// Close implements Store. Closing a read view releases its snapshot and
+// leaves the store open.
 func (d *DB) Close() error {
+	if d.parent != nil {
+		return d.closeView()
+	}
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	d.mu.Lock()

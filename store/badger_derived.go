@@ -219,7 +219,9 @@ func (d *DB) flipDerived(gen uint64, counts map[relArity]int, mat matState) erro
 	d.wrules.ok, d.wrules.ids = false, nil
 	d.step("derived:flipped")
 	err = d.bdb.Sync()
-	_ = d.dropPrefixes(append(genPrefixes(old), materialPrefixes(oldMat)...)...)
+	// A read view of the previous generation keeps it until it closes.
+	_ = d.dropUnread(func(v *DB) bool { return v.dgen == old || oldMat.ID != 0 && v.mat.ID == oldMat.ID },
+		append(genPrefixes(old), materialPrefixes(oldMat)...)...)
 	d.step("derived:done")
 	return err
 }

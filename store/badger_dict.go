@@ -6,6 +6,9 @@ import (
 
 // Lookup implements Store.
 func (d *DB) Lookup(name string) (ID, bool, error) {
+	if d.parent != nil {
+		return d.viewLookup(name)
+	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {

@@ -308,7 +308,8 @@ func (lp *logPlan) state(cur matState) matState {
 func (d *DB) dropLog(before matState) {
 	prefix := binary.BigEndian.AppendUint64([]byte{tagLog}, before.ID)
 	if before.Count > 1<<14 {
-		_ = d.dropPrefixes(prefix)
+		// a read view of the log keeps it until it closes
+		_ = d.dropUnread(func(v *DB) bool { return v.mat.ID == before.ID && !v.mat.Overflow }, prefix)
 	} else {
 		_ = d.deletePrefixes(prefix)
 	}

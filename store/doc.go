@@ -90,7 +90,12 @@
 // (allocated through mdnext), then flips mderived and the derived counters in
 // one small transaction, then deletes the previous generation. Until the flip
 // readers see the previous set; generations other than the visible one are
-// garbage and are removed by the next Open. ClearDerived flips to an empty
+// garbage and are removed by the next Open. A read view (ReadView: one Badger
+// read transaction, what drumql serve's versions read) sees the generation
+// that was visible when it was taken: the previous generation, and a change
+// log dropped whole, are deleted only once no open view reads them (in the
+// background, as a writer); Badger keeps the old versions of the keys other
+// writes replace for the views' transactions. ClearDerived flips to an empty
 // generation. If ds holds a fact twice, the derivation with the higher
 // confidence is kept (the first on ties). ReplaceDerivedSeq does the same
 // for facts yielded one at a time (the reasoner's millions of derived facts

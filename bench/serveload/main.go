@@ -10,7 +10,11 @@
 // is counted and printed. With -write-rate R, one more client sends R
 // updates a second while the readers run, each adding -write-facts new
 // base facts of relation -write-rel (then, the next update, removing
-// them), and its latencies are printed apart.
+// them), and its latencies are printed apart, with the share of the
+// server's time its updates took (drumql_update_duration_seconds in
+// /metrics). With -update BODY, one POST /v1/rules of BODY (a long rule
+// edit) is sent when the readers start, and they run until it is
+// answered: the latencies printed are those of the reads during it.
 package main
 
 import (
@@ -38,6 +42,8 @@ func main() {
 	writeRate := flag.Float64("write-rate", 0, "updates a second sent beside the readers (0: none)")
 	writeFacts := flag.Int("write-facts", 10, "base facts each update adds or removes")
 	writeRel := flag.String("write-rel", "husband", "the relation of the facts the updates add")
+	update := flag.String("update", "", "a POST /v1/rules body sent once as the readers start; they run until it is answered")
+	slowest := flag.Int("slowest", 0, "print the N slowest queries, with when they were sent")
 	flag.Parse()
 	qs, err := readLines(*file)
 	if err != nil || len(qs) == 0 {
@@ -48,26 +54,59 @@ func main() {
 	client := &http.Client{Transport: tr, Timeout: time.Minute}
 	var mu sync.Mutex
 	var lat []time.Duration
+	type slow struct{ at, took time.Duration }
+	var slows []slow
 	bad := map[int]int{}
 	deadline := time.Now().Add(*dur)
+	running := func() bool { return time.Now().Before(deadline) }
 	var wg sync.WaitGroup
 	start := time.Now()
+	busy0 := updateSeconds(client, *url)
+	var updated time.Duration
+	if *update != "" {
+		// the readers run while the update does
+		done := make(chan struct{})
+		running = func() bool {
+			select {
+			case <-done:
+				return false
+			default:
+				return true
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done)
+			var body any
+			if err := json.Unmarshal([]byte(*update), &body); err != nil {
+				fmt.Fprintln(os.Stderr, "serveload: -update:", err)
+				os.Exit(2)
+			}
+			updated, _ = post(client, *url+"/v1/rules", body, &mu, bad)
+		}()
+	}
 	for c := range *clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var mine []time.Duration
-			for i := c * len(qs) / *clients; time.Now().Before(deadline); i++ {
+			var mySlow []slow
+			for i := c * len(qs) / *clients; running(); i++ {
 				req := map[string]any{"query": qs[i%len(qs)], "top": *top}
 				if *combine != "" {
 					req["combine"] = *combine
 				}
 				if d, ok := post(client, *url+"/v1/query", req, &mu, bad); ok {
 					mine = append(mine, d)
+					if *slowest > 0 {
+						mySlow = append(mySlow, slow{time.Since(start) - d, d})
+					}
 				}
 			}
 			mu.Lock()
 			lat = append(lat, mine...)
+			slows = append(slows, mySlow...)
 			mu.Unlock()
 		}()
 	}
@@ -81,6 +120,11 @@ func main() {
 	}
 	wg.Wait()
 	el := time.Since(start)
+	busy := updateSeconds(client, *url) - busy0
+	if len(lat) == 0 {
+		fmt.Fprintln(os.Stderr, "serveload: no query was answered", bad)
+		os.Exit(1)
+	}
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
 	how := "combine " + *combine
@@ -92,8 +136,17 @@ func main() {
 		ms(pct(0.5)), ms(pct(0.99)), ms(lat[len(lat)-1]))
 	if len(writes) > 0 {
 		slices.Sort(writes)
-		fmt.Printf("beside them %d updates of %d facts (%.1f a second): p50 %.2f ms, max %.2f ms\n", len(writes), *writeFacts,
-			float64(len(writes))/el.Seconds(), ms(writes[len(writes)/2]), ms(writes[len(writes)-1]))
+		fmt.Printf("beside them %d updates of %d facts (%.1f a second): p50 %.2f ms, max %.2f ms; the server spent %.2f s in updates (%.1f%% of %.1f s)\n", len(writes), *writeFacts,
+			float64(len(writes))/el.Seconds(), ms(writes[len(writes)/2]), ms(writes[len(writes)-1]), busy, 100*busy/el.Seconds(), el.Seconds())
+	}
+	if *slowest > 0 {
+		slices.SortFunc(slows, func(a, b slow) int { return int(b.took - a.took) })
+		for _, q := range slows[:min(*slowest, len(slows))] {
+			fmt.Printf("  a query sent at %.3f s took %.2f ms\n", q.at.Seconds(), ms(q.took))
+		}
+	}
+	if *update != "" {
+		fmt.Printf("the reads above ran during one rule edit, answered in %.1f s\n", updated.Seconds())
 	}
 	if len(bad) > 0 {
 		fmt.Printf("not 200: %v (status -1: transport errors)\n", bad)
@@ -146,6 +199,26 @@ func post(client *http.Client, url string, v any, mu *sync.Mutex, bad map[int]in
 		mu.Unlock()
 	}
 	return d, true
+}
+
+// updateSeconds is the server's time spent in updates so far (the sum of
+// drumql_update_duration_seconds in /metrics), 0 if it cannot be read.
+func updateSeconds(client *http.Client, url string) float64 {
+	resp, err := client.Get(url + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "drumql_update_duration_seconds_sum "); ok {
+			var f float64
+			if _, err := fmt.Sscan(v, &f); err == nil {
+				return f
+			}
+		}
+	}
+	return 0
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
