@@ -5,8 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
+
+	"github.com/drumql/drumql/internal/workpool"
 )
 
 // RuleGroups is a `@groups` directive: the groups of one head relation's
@@ -44,13 +47,36 @@ type RuleGroups struct {
 // the SHA-256 of their [Rule.Key]s, one per line. Weights, positions and
 // comments are not part of it; the rules' order is.
 func HeadSum(rules []*Rule) string {
+	keys := make([]string, len(rules))
+	for i, r := range rules {
+		keys[i] = r.Key()
+	}
+	return headSum(keys)
+}
+
+// headSum is HeadSum of the rules whose keys are keys.
+func headSum(keys []string) string {
 	h := sha256.New()
 	b := make([]byte, 0, 256)
-	for _, r := range rules {
-		b = append(append(b[:0], r.Key()...), '\n')
+	for _, k := range keys {
+		b = append(append(b[:0], k...), '\n')
 		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// RuleKeys returns the Key of each of rules, computed on every core (a
+// mined file has hundreds of thousands of rules).
+func RuleKeys(rules []Rule) []string {
+	keys := make([]string, len(rules))
+	const chunk = 4096
+	workpool.Run(runtime.GOMAXPROCS(0), (len(rules)+chunk-1)/chunk, func(_, c int) bool {
+		for i := c * chunk; i < min(len(rules), (c+1)*chunk); i++ {
+			keys[i] = rules[i].Key()
+		}
+		return true
+	})
+	return keys
 }
 
 // String returns the directive in canonical form, its groups in the order
@@ -104,7 +130,7 @@ func (p *Program) RuleGroupsFor(pred string) (RuleGroups, bool) {
 // for one relation is a warning (the first is used), and so is one that
 // does not match its relation's rules (their number or HeadSum): the
 // groups are then found again.
-func checkRuleGroups(p *Program) Diagnostics {
+func checkRuleGroups(p *Program, keys []string) Diagnostics {
 	var ds Diagnostics
 	if len(p.RuleGroups) == 0 {
 		return nil
@@ -150,13 +176,22 @@ func checkRuleGroups(p *Program) Diagnostics {
 			continue
 		}
 		first[g.Pred] = true
-		if idx := heads[g.Pred]; len(ds) == before && (len(idx) != g.Rules || g.Sum != HeadSum(p.RulesAt(idx))) {
+		if idx := heads[g.Pred]; len(ds) == before && (len(idx) != g.Rules || g.Sum != headSumAt(keys, idx)) {
 			ds = append(ds, Diagnostic{g.Pos, Warning, fmt.Sprintf(
 				"@groups for %s does not match its rules (%d now, %d when the groups were found, or changed other than in weight): their groups are found again from the store",
 				QuoteName(g.Pred), len(idx), g.Rules)})
 		}
 	}
 	return ds
+}
+
+// headSumAt is HeadSum of the rules at idx, keys being every rule's key.
+func headSumAt(keys []string, idx []int32) string {
+	ks := make([]string, len(idx))
+	for k, i := range idx {
+		ks[k] = keys[i]
+	}
+	return headSum(ks)
 }
 
 // RulesAt returns the rules of p at idx (indices in p.Rules).

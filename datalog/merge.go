@@ -41,8 +41,7 @@ func Merge(expert, mined *Program) (*Program, Diagnostics) {
 		Imports: slices.Concat(expert.Imports, mined.Imports),
 	}
 	keys := make(map[string]int, len(expert.Rules)+len(mined.Rules))
-	for i := range out.Rules {
-		k := out.Rules[i].Key()
+	for i, k := range RuleKeys(out.Rules) {
 		if _, ok := keys[k]; !ok {
 			keys[k] = i
 		}
@@ -60,9 +59,10 @@ func Merge(expert, mined *Program) (*Program, Diagnostics) {
 		}
 	}
 	var ds Diagnostics
+	minedKeys := RuleKeys(mined.Rules)
 	for i := range mined.Rules {
 		r := &mined.Rules[i]
-		k := r.Key()
+		k := minedKeys[i]
 		if j, ok := keys[k]; ok {
 			old := &out.Rules[j]
 			ds = append(ds, Diagnostic{r.Pos, Warning, fmt.Sprintf(

@@ -137,6 +137,7 @@ func Validate(p *Program) Diagnostics {
 		}
 	}
 	keys := make(map[string]Pos, len(p.Rules))
+	ruleKeys := RuleKeys(p.Rules)
 	var scratch []varInfo
 	its, rank := p.items()
 	for _, it := range its {
@@ -171,7 +172,7 @@ func Validate(p *Program) Diagnostics {
 			} else {
 				ds = checkSafety(r, ds, &scratch)
 			}
-			k := r.Key()
+			k := ruleKeys[it.index]
 			if first, ok := keys[k]; ok {
 				ds = append(ds, Diagnostic{r.Pos, Warning, "duplicate rule: same as the rule at " + first.String()})
 			} else {
@@ -188,7 +189,7 @@ func Validate(p *Program) Diagnostics {
 	comp, _ := g.sccs()
 	ds = append(ds, negativeCycles(p, g, comp)...)
 	ds = append(ds, checkAggregates(p)...)
-	ds = append(ds, checkRuleGroups(p)...)
+	ds = append(ds, checkRuleGroups(p, ruleKeys)...)
 	for _, t := range p.Thresholds {
 		if !(t.Min > 0 && t.Min <= 1) {
 			ds = append(ds, Diagnostic{t.Pos, Error, fmt.Sprintf(
