@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/parser"
 )
 
 func TestReadDatalog(t *testing.T) {
@@ -54,5 +55,19 @@ func TestWriteDatalog(t *testing.T) {
 	u, h, m := strings.Index(out, ":: uncle("), strings.Index(out, "husband(Y, X)"), strings.Index(out, "married(X, Y)")
 	if !(u >= 0 && u < h && h < m) {
 		t.Errorf("the rules are not sorted by head relation, stably:\n%s", out)
+	}
+}
+
+// TestNotWrittenGroups: a file's @groups directives are named among what
+// AnyBURL's format cannot hold.
+func TestNotWrittenGroups(t *testing.T) {
+	p, err := parser.ParseString("g.dl", "p(X, Y) :- q(X, Y).\n"+
+		`@groups(threshold = 0.4, rules = 1, sum = "0123456789abcdef") for p.`+"\n"+
+		`@groups(threshold = 0.4, rules = 1, sum = "0123456789abcdef") for q.`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := NotWritten(p), "2 @groups directives"; got != want {
+		t.Errorf("NotWritten = %q, want %q", got, want)
 	}
 }

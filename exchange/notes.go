@@ -152,5 +152,8 @@ func NotWritten(prog *datalog.Program) string {
 	if len(prog.Thresholds) > 0 {
 		not = append(not, "@min")
 	}
+	if n := len(prog.RuleGroups); n > 0 {
+		not = append(not, fmt.Sprintf("%d %s", n, english.Plural(n, "@groups directive", "@groups directives")))
+	}
 	return strings.Join(not, ", ")
 }
