@@ -69,7 +69,8 @@ func (r *reader) clause() error {
 	if end < 0 {
 		return errAt(r.ts[start].at, "expected a clause ending with \".\", from %s", describe(r.ts[start]))
 	}
-	ts := infix(r.ts[start:end+1], r.floatVars(r.ts[start:end+1]))
+	cl := r.ts[start : end+1]
+	ts := infix(cl, r.kindVars(cl, "float"), unsignedVars(cl, r.kindVars(cl, "unsigned")))
 	r.i = end + 1
 	vars := variableNames(ts)
 	inHead := true
@@ -149,6 +150,22 @@ func (r *reader) clause() error {
 func (r *reader) emitAll(ts []token, texts []string, lo, hi int) {
 	for k := lo; k < hi; k++ {
 		t := ts[k]
+		if unsignedConversions[t.text] && t.kind == tIdent && texts[k] == t.text && k+1 < hi && ts[k+1].text == "(" {
+			// to_unsigned(E) is E band uMask (-1 is 4294967295); ftou
+			// truncates E first
+			m := matching(ts, k+1)
+			if m < hi {
+				r.emit("band", t.at)
+				r.emit("(", t.at)
+				texts[k] = conversions[t.text]
+				r.emitAll(ts, texts, k, m+1)
+				r.emit(",", t.at)
+				r.emit(uMask, t.at)
+				r.emit(")", t.at)
+				k = m
+				continue
+			}
+		}
 		if to, ok := conversions[t.text]; ok && t.kind == tIdent && k+1 < hi && ts[k+1].text == "(" {
 			texts[k] = to // the parenthesised argument alone, or to_number(...)
 			if to == "" {
@@ -323,9 +340,9 @@ func number(t token) (string, error) {
 	return s, nil
 }
 
-// floatVars returns the variables of a clause that are arguments of an
-// attribute of type float.
-func (r *reader) floatVars(ts []token) map[string]bool {
+// kindVars returns the variables of a clause that are arguments of an
+// attribute of primitive type kind (float, unsigned).
+func (r *reader) kindVars(ts []token, kind string) map[string]bool {
 	m := map[string]bool{}
 	for k := 0; k+1 < len(ts); k++ {
 		d, ok := r.p.Decls[ts[k].text]
@@ -342,8 +359,8 @@ func (r *reader) floatVars(ts []token) map[string]bool {
 				depth--
 			case depth == 1 && t.text == ",":
 				col++
-			case depth == 1 && t.kind == tIdent && col < len(d.Cols) && r.p.kind(d.Cols[col].Type) == "float" &&
-				ts[j-1].text == "(" || depth == 1 && t.kind == tIdent && ts[j-1].text == "," && col < len(d.Cols) && r.p.kind(d.Cols[col].Type) == "float":
+			case depth == 1 && t.kind == tIdent && (ts[j-1].text == "(" || ts[j-1].text == ",") &&
+				col < len(d.Cols) && r.p.kind(d.Cols[col].Type) == kind:
 				m[t.text] = true
 			}
 			if depth == 0 {

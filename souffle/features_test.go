@@ -1,0 +1,54 @@
+package souffle
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// runWant runs prog (with the fact files facts) and checks the output
+// files of want (name: content).
+func runWant(t *testing.T, prog string, facts map[string]string, want map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"prog.dl": prog}
+	for name, content := range facts {
+		files[filepath.Join("facts", name)] = content
+	}
+	write(t, dir, files)
+	for _, jobs := range []int{1, 3} {
+		if _, err := runIn(t, dir, Config{Jobs: jobs}); err != nil {
+			t.Fatal(err)
+		}
+		for name, w := range want {
+			if got := readOut(t, filepath.Join(dir, "out", name)); got != w {
+				t.Errorf("-j %d: %s = %q, want %q", jobs, name, got, w)
+			}
+		}
+	}
+}
+
+// TestUnsignedWraps checks that unsigned arithmetic wraps around at 32
+// bits, as in Soufflé's default build, whether the operands are unsigned
+// constants, variables of unsigned attributes or variables equated with
+// unsigned values; numbers do not wrap.
+func TestUnsignedWraps(t *testing.T) {
+	runWant(t, `.decl top(x: unsigned)
+top(4294967295u).
+.decl u(name: symbol, x: unsigned)
+.output u
+u("bnot", bnot(1u)).
+u("sub", 0u - 1u).
+u("succ", x + 1u) :- top(x).
+u("twice", x * 2u) :- top(x).
+u("eq", y + 2u) :- x = 4294967295u, y = x.
+u("conv", to_unsigned(-1)).
+u("shl", 1u bshl 32u).
+u("small", 3u + 4u).
+.decl n(x: number)
+.output n
+n(0 - 1). n(2147483647 + 1).
+`, nil, map[string]string{
+		"u.csv": "bnot\t4294967294\nconv\t4294967295\neq\t1\nshl\t0\nsmall\t7\nsub\t4294967295\nsucc\t0\ntwice\t4294967294\n",
+		"n.csv": "-1\n2147483648\n",
+	})
+}
