@@ -19,7 +19,7 @@ var functors = map[string]bool{
 	"to_float": true, "to_unsigned": true, "itof": true, "itou": true, "utoi": true, "utof": true,
 	"ftoi": true, "ftou": true, "fdiv": true, // fdiv: a division of floats (infix.go)
 	"band": true, "bor": true, "bxor": true, "bnot": true, "bshl": true, "bshr": true, "bshru": true,
-	"land": true, "lor": true, "lxor": true, "lnot": true, "ord": true,
+	"land": true, "lor": true, "lxor": true, "lnot": true, "ord": true, "autoinc": true,
 }
 
 // conversions are Soufflé's numeric conversions: those to a float or
@@ -33,7 +33,7 @@ var conversions = map[string]string{
 // rejected are names of Soufflé functions and operators drumql does not
 // run, with the feature named in the message.
 var rejected = map[string]string{
-	"autoinc": "autoinc()", "as": "as(x, type)", "nil": "records (nil)",
+	"as": "as(x, type)", "nil": "records (nil)",
 }
 
 // aggregators are Soufflé's aggregate functions.

@@ -46,6 +46,9 @@ type Evaluator struct {
 	Shared func(pred string, arity int) *Relation
 	heads  map[string]bool
 
+	// autoinc is the next value of autoinc() (Soufflé's counter).
+	autoinc atomic.Int64
+
 	Rules  []*Crule // compiled rules of the unit, by unit rule index
 	sink   uint64   // keeps apply's prefetching loads alive
 	Pool   ProvPool // provenance: rule index, then (relation, tuple) per body fact
@@ -200,6 +203,11 @@ func (e *Evaluator) Load(u *Unit) error {
 	e.heads = map[string]bool{}
 	for i := range u.Prog.Rules {
 		e.heads[u.Prog.Rules[i].Head.Pred] = true
+		if callsAutoinc(&u.Prog.Rules[i]) {
+			// autoinc() numbers in evaluation order: in one thread, that
+			// order is the same in every run
+			e.threads = 1
+		}
 	}
 	for i := range u.Prog.Rules {
 		cr, err := e.CompileRule(u, i)

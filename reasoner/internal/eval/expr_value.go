@@ -187,6 +187,8 @@ func (w *Worker) apply(x *cexpr, a []value) (value, bool) {
 		return v, true
 	case "to_string":
 		return a[0], true
+	case "autoinc":
+		return intValue(w.E.autoinc.Add(1) - 1), true
 	case "ord":
 		if w.numberOf(&a[0]) {
 			return a[0], true

@@ -138,6 +138,13 @@ func (pl *planner) ready(x *cexpr, t Term) bool {
 	}
 	ok := true
 	x.vars(func(v int32) { ok = ok && pl.bound[v] })
+	if ok && x.callsAutoinc() {
+		// autoinc() numbers each solution of the positive atoms: it is
+		// evaluated after them
+		for j := range pl.r.Body {
+			ok = ok && (pl.used[j] || pl.r.Body[j].Kind != datalog.Positive)
+		}
+	}
 	return ok
 }
 
