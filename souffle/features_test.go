@@ -95,3 +95,44 @@ func TestAutoincThreads(t *testing.T) {
 B(autoinc(), i) :- A(i).
 `, map[string]string{"A.facts": in.String()}, map[string]string{"B.csv": want.String()})
 }
+
+// TestAggregateWitnesses checks that a variable bound only inside a min or
+// max aggregate takes the values of the solutions reaching its value (a
+// tie gives one tuple each), also when the aggregate's value is unused
+// (_ = min ...) or the aggregate is nested in another.
+func TestAggregateWitnesses(t *testing.T) {
+	runWant(t, `.decl s(n: symbol, h: number)
+s("ann", 170). s("bob", 180). s("cid", 180).
+.decl tallest(n: symbol, h: number)
+.output tallest
+tallest(who, m) :- m = max h : { s(who, h) }.
+.decl d(x: number, y: number)
+d(1, 5). d(2, 2). d(4, 0).
+.decl least(x: number, y: number)
+.output least
+least(x, y) :- _ = min x + y : { d(x, y) }.
+.decl nested(n: number, w: number)
+.output nested
+nested(c, w) :- c = count : { d(x, _), x > min y : { d(y, w) } }.
+`, nil, map[string]string{
+		"tallest.csv": "bob\t180\ncid\t180\n",
+		"least.csv":   "2\t2\n4\t0\n",
+		"nested.csv":  "2\t5\n",
+	})
+}
+
+// TestAggregateProjection checks that an aggregate whose body has several
+// atoms counts its solutions without their anonymous positions, as
+// Soufflé does, and one of a single atom its tuples.
+func TestAggregateProjection(t *testing.T) {
+	runWant(t, `.decl b(x: number, y: symbol)
+b(1, "p"). b(1, "q"). b(2, "p").
+.decl c(x: number)
+c(1). c(2).
+.decl n(what: symbol, k: number)
+.output n
+n("joined", k) :- k = count : { b(x, _), c(x) }.
+n("summed", k) :- k = sum x : { b(x, _), c(x) }.
+n("scanned", k) :- k = count : b(_, _).
+`, nil, map[string]string{"n.csv": "joined\t2\nscanned\t3\nsummed\t3\n"})
+}
