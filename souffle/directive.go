@@ -118,7 +118,10 @@ func (r *reader) decl() error {
 					d.Eqrel = true
 				}
 			case "choice":
-				return unsupported(t.at, "choice-domain")
+				if err := r.choiceDomain(decls); err != nil {
+					return err
+				}
+				continue
 			case "input", "output", "printsize":
 				for _, d := range decls {
 					r.p.addIO(t.text, IO{Rel: d.Name, At: t.at})
@@ -282,4 +285,73 @@ func unquote(s string) string {
 		b = append(b, s[i])
 	}
 	return string(b)
+}
+
+// choiceDomain reads `choice-domain K, ...` after a declaration (at
+// "choice"): each key an attribute or a parenthesised list of them.
+func (r *reader) choiceDomain(decls []*Decl) error {
+	at := r.next()
+	if _, err := r.expect("-"); err != nil {
+		return err
+	}
+	if t := r.next(); t.kind != tIdent || t.text != "domain" {
+		return errAt(at.at, "expected choice-domain, not choice-%s", t.text)
+	}
+	d := decls[0]
+	col := func() (int, error) {
+		t, err := r.ident("an attribute name")
+		if err != nil {
+			return 0, err
+		}
+		for i, c := range d.Cols {
+			if c.Name == t.text {
+				return i, nil
+			}
+		}
+		return 0, errAt(t.at, "choice-domain: %s is no attribute of %s", t.text, d.Name)
+	}
+	for {
+		var key []int
+		if r.isPunct("(") {
+			r.next()
+			for {
+				c, err := col()
+				if err != nil {
+					return err
+				}
+				key = append(key, c)
+				if !r.isPunct(",") {
+					break
+				}
+				r.next()
+			}
+			if _, err := r.expect(")"); err != nil {
+				return err
+			}
+		} else {
+			c, err := col()
+			if err != nil {
+				return err
+			}
+			key = []int{c}
+		}
+		for _, d := range decls {
+			d.Choice = append(d.Choice, key)
+		}
+		// another key: a comma, then an attribute or a parenthesis
+		if !r.isPunct(",") || !(r.ts[r.i+1].kind == tIdent && d.hasCol(r.ts[r.i+1].text) || r.ts[r.i+1].text == "(") {
+			return nil
+		}
+		r.next()
+	}
+}
+
+// hasCol reports whether d has an attribute of that name.
+func (d *Decl) hasCol(name string) bool {
+	for _, c := range d.Cols {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -136,3 +136,59 @@ n("summed", k) :- k = sum x : { b(x, _), c(x) }.
 n("scanned", k) :- k = count : b(_, _).
 `, nil, map[string]string{"n.csv": "joined\t2\nscanned\t3\nsummed\t3\n"})
 }
+
+// TestChoiceDomain checks choice-domain: a tuple is added only when no
+// tuple has its key (one attribute, two keys, or a key of two
+// attributes), the choice is maximal, and it is the same for every -j.
+func TestChoiceDomain(t *testing.T) {
+	var students, profs strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&students, "s%d\tm%d\n", i, i%7)
+	}
+	for i := range 40 {
+		fmt.Fprintf(&profs, "p%d\tm%d\n", i, i%7)
+	}
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"prog.dl": `.decl student(s: symbol, m: symbol)
+.input student
+.decl prof(p: symbol, m: symbol)
+.input prof
+.decl advisor(s: symbol, p: symbol) choice-domain s
+.output advisor
+advisor(s, p) :- student(s, m), prof(p, m).
+.decl pair(s: symbol, p: symbol) choice-domain s, p
+pair(s, p) :- student(s, m), prof(p, m).
+.decl team(s: symbol, m: symbol, p: symbol) choice-domain (m, p)
+team(s, m, p) :- student(s, m), prof(p, m).
+.decl bad(what: symbol)
+.output bad
+bad("advisor not a function") :- advisor(s, p), advisor(s, q), p != q.
+bad("a student without advisor") :- student(s, _), !advisor(s, _).
+bad("pair not injective") :- pair(s, p), pair(t, p), s != t.
+bad("pair not a function") :- pair(s, p), pair(s, q), p != q.
+bad("pair not maximal") :- prof(p, m), !pair(_, p), student(s, m), !pair(s, _).
+bad("team not a function") :- team(s, m, p), team(t, m, p), s != t.
+bad("team not maximal") :- student(_, m), prof(p, m), !team(_, m, p).
+.decl size(n: number)
+.output size
+size(n) :- n = count : { pair(_, _) }.
+`, "facts/student.facts": students.String(), "facts/prof.facts": profs.String()})
+	var first string
+	for _, jobs := range []int{1, 4} {
+		if _, err := runIn(t, dir, Config{Jobs: jobs}); err != nil {
+			t.Fatal(err)
+		}
+		if got := readOut(t, filepath.Join(dir, "out", "bad.csv")); got != "" {
+			t.Errorf("-j %d: bad.csv = %q", jobs, got)
+		}
+		if got := readOut(t, filepath.Join(dir, "out", "size.csv")); got != "40\n" {
+			t.Errorf("-j %d: size.csv = %q, want 40 pairs", jobs, got)
+		}
+		got := readOut(t, filepath.Join(dir, "out", "advisor.csv"))
+		if first == "" {
+			first = got
+		} else if got != first {
+			t.Errorf("-j %d: advisor.csv differs from -j 1's", jobs)
+		}
+	}
+}

@@ -41,6 +41,9 @@ type Decl struct {
 	Cols  []Col
 	Eqrel bool
 	At    pos
+	// Choice are the keys of its choice domain (each a list of attribute
+	// positions): a tuple is added only when no tuple has its key.
+	Choice [][]int
 }
 
 // Col is one column of a declared relation: its name, its type as

@@ -54,7 +54,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			return fmt.Errorf("run: loading the input facts: %w", err)
 		}
 	}
-	opt := reasoner.Options{Threads: max(cfg.Jobs, 1)}
+	opt := reasoner.Options{Threads: max(cfg.Jobs, 1), Choice: p.choices()}
 	if p.Magic {
 		p.goal = prog
 		return p.write(ctx, cfg, st, prog, stdout)
@@ -160,7 +160,7 @@ func (p *Program) tuples(ctx context.Context, st store.Store, rel string, conf b
 		q.Args = append(q.Args, datalog.Term{Kind: datalog.Var, Value: "V" + strconv.Itoa(i)})
 	}
 	var lines []string
-	err := reasoner.QueryFunc(ctx, st, p.goal, q, reasoner.Options{}, func(a reasoner.Answer) bool {
+	err := reasoner.QueryFunc(ctx, st, p.goal, q, reasoner.Options{Choice: p.choices()}, func(a reasoner.Answer) bool {
 		var b strings.Builder
 		if len(d.Cols) == 0 {
 			b.WriteString("()")
@@ -250,4 +250,19 @@ func (p *Program) outputLines(o output) []string {
 		lines = append([]string{strings.Join(names, delim) + "\n"}, lines...)
 	}
 	return lines
+}
+
+// choices returns the choice domains of the declared relations, by name
+// (reasoner.Options.Choice).
+func (p *Program) choices() map[string][][]int {
+	var m map[string][][]int
+	for name, d := range p.Decls {
+		if len(d.Choice) > 0 {
+			if m == nil {
+				m = map[string][][]int{}
+			}
+			m[name] = d.Choice
+		}
+	}
+	return m
 }

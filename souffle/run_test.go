@@ -212,7 +212,7 @@ func TestRunErrors(t *testing.T) {
 		{"witness", map[string]string{"prog.dl": ".decl s(n: symbol, h: number)\n.decl t(n: symbol, h: number)\nt(who, m) :- m = sum h : { s(who, h) }.\n"}, nil, "prog.dl:3:18: error: unsupported: aggregate witnesses of sum (who is bound only inside it"},
 		{"records", map[string]string{"prog.dl": ".type P = [a: number, b: number]\n.decl e(x: P)\n"}, nil, "prog.dl:1:11: error: unsupported: records"},
 		{"functor", map[string]string{"prog.dl": ".functor f(x: number): number\n.decl e(x: number)\n"}, nil, "prog.dl:1:1: error: unsupported: user-defined functors"},
-		{"choice", map[string]string{"prog.dl": ".decl e(x: number, y: number) choice-domain x\n"}, nil, "prog.dl:1:31: error: unsupported: choice-domain"},
+		{"choice", map[string]string{"prog.dl": ".decl e(x: number, y: number) choice-domain z\n"}, nil, "prog.dl:1:45: error: choice-domain: z is no attribute of e"},
 		{"subsumption", map[string]string{"prog.dl": ".decl e(x: number)\ne(x) <= e(y) :- x < y.\n"}, nil, "prog.dl:2:6: error: unsupported: subsumption"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

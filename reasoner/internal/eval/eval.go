@@ -46,6 +46,8 @@ type Evaluator struct {
 	Shared func(pred string, arity int) *Relation
 	heads  map[string]bool
 
+	// choice is Options.Choice.
+	choice map[string][][]int
 	// autoinc is the next value of autoinc() (Soufflé's counter).
 	autoinc atomic.Int64
 
@@ -161,6 +163,9 @@ func (e *Evaluator) relation(pred string, arity int) int32 {
 	}
 	if r == nil {
 		r = NewRelation(pred, arity)
+		if keys := e.choice[pred]; len(keys) > 0 {
+			r.choice = newChoiceSet(keys)
+		}
 	}
 	i := int32(len(e.Rels))
 	e.Rels = append(e.Rels, r)
@@ -193,7 +198,7 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 	return &Evaluator{
 		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, MaxMem: opt.MaxMemory,
 		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor,
-		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever,
+		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, choice: opt.Choice,
 	}
 }
 
@@ -261,6 +266,9 @@ func (e *Evaluator) Load(u *Unit) error {
 				r.Set(k, c, int32(ProvFact0-i))
 			}
 			continue
+		}
+		if !r.choose(t) {
+			continue // another fact has its choice-domain key
 		}
 		if err := e.count(1); err != nil {
 			return err
