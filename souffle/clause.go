@@ -70,6 +70,11 @@ func (r *reader) clause() error {
 		return errAt(r.ts[start].at, "expected a clause ending with \".\", from %s", describe(r.ts[start]))
 	}
 	cl := r.ts[start : end+1]
+	if sub, ok, err := r.subsumptive(cl); err != nil {
+		return err
+	} else if ok {
+		cl = sub
+	}
 	ts := infix(cl, r.kindVars(cl, "float"), unsignedVars(cl, r.kindVars(cl, "unsigned")))
 	r.i = end + 1
 	vars := variableNames(ts)

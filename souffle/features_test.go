@@ -192,3 +192,32 @@ size(n) :- n = count : { pair(_, _) }.
 		}
 	}
 }
+
+// TestSubsumption checks `r(x) <= r(y) :- body.`: a tuple dominated by
+// another tuple (not by itself) is removed, for the outputs and for the
+// rules that read the relation.
+func TestSubsumption(t *testing.T) {
+	runWant(t, `.decl e(x: number)
+e(3). e(6). e(7).
+.decl top(x: number)
+.output top
+top(x) :- e(x).
+top(x) <= top(y) :- x < y.
+.decl user(x: number)
+.output user
+user(x + 1) :- top(x).
+.decl best(k: symbol, v: number)
+.output best
+best("a", 1). best("a", 5). best("b", 2).
+best(k, v1) <= best(k, v2) :- v1 < v2.
+.decl self(x: number)
+.output self
+self(2).
+self(x) <= self(y) :- x = 2.
+`, nil, map[string]string{
+		"top.csv":  "7\n",
+		"user.csv": "8\n",
+		"best.csv": "a\t5\nb\t2\n",
+		"self.csv": "2\n",
+	})
+}

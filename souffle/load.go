@@ -60,6 +60,9 @@ func Read(path string, src []byte) (*Program, *datalog.Program, error) {
 	if err := p.check(prog); err != nil {
 		return nil, nil, err
 	}
+	if err := p.subsume(prog); err != nil {
+		return nil, nil, err
+	}
 	for _, f := range drumqlFiles {
 		if err := p.merge(prog, f); err != nil {
 			return nil, nil, err

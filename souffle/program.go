@@ -29,6 +29,8 @@ type Program struct {
 	goal  *datalog.Program // the program queried for each output (Magic)
 	// rangeFacts are the values of the ranges of the clauses (rangeop.go)
 	rangeFacts []datalog.Fact
+	// subsumed are the relations with subsumptions (subsume.go)
+	subsumed []string
 	// sourceNames are the variables of the clauses as the source names
 	// them, by their names in Text (for messages)
 	sourceNames map[string]string

@@ -115,6 +115,9 @@ func (p *Program) write(ctx context.Context, cfg Config, st store.Store, prog *d
 		if !defined[rel] {
 			return nil, nil
 		}
+		if slices.Contains(p.subsumed, rel) {
+			return p.tuples(ctx, st, kept(rel), cfg.Confidence)
+		}
 		return p.tuples(ctx, st, rel, cfg.Confidence)
 	}
 	var outs []output
