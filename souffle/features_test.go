@@ -221,3 +221,29 @@ self(x) <= self(y) :- x = 2.
 		"self.csv": "2\n",
 	})
 }
+
+// TestRangeVariableBounds checks range with bounds that are variables or
+// expressions, with and without a step, counting up and down, in a rule's
+// body and in an aggregate's.
+func TestRangeVariableBounds(t *testing.T) {
+	runWant(t, `.decl n(x: number)
+n(3). n(-2).
+.decl r(x: number, v: number)
+.output r
+r(x, v) :- n(x), v = range(0, x).
+.decl s(x: number, v: number)
+.output s
+s(x, v) :- n(x), x > 0, range(x * 3, 0, -x) = v.
+.decl c(x: number, k: number)
+.output c
+c(x, k) :- n(x), k = count : { _y = range(x, 10) }.
+.decl m(k: number)
+.output m
+m(k) :- t = count : { n(_) }, k = sum v : { v = range(0, t + 2) }.
+`, nil, map[string]string{
+		"r.csv": "-2\t-1\n-2\t0\n3\t0\n3\t1\n3\t2\n",
+		"s.csv": "3\t3\n3\t6\n3\t9\n",
+		"c.csv": "-2\t12\n3\t7\n",
+		"m.csv": "6\n",
+	})
+}

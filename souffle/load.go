@@ -63,6 +63,7 @@ func Read(path string, src []byte) (*Program, *datalog.Program, error) {
 	if err := p.subsume(prog); err != nil {
 		return nil, nil, err
 	}
+	p.rangeRules(prog)
 	for _, f := range drumqlFiles {
 		if err := p.merge(prog, f); err != nil {
 			return nil, nil, err

@@ -29,6 +29,9 @@ type Program struct {
 	goal  *datalog.Program // the program queried for each output (Magic)
 	// rangeFacts are the values of the ranges of the clauses (rangeop.go)
 	rangeFacts []datalog.Fact
+	// varRanges are the ranges with bounds that are not constants
+	// (rangevar.go)
+	varRanges []varRange
 	// subsumed are the relations with subsumptions (subsume.go)
 	subsumed []string
 	// sourceNames are the variables of the clauses as the source names
