@@ -33,7 +33,7 @@ var conversions = map[string]string{
 // rejected are names of Soufflé functions and operators drumql does not
 // run, with the feature named in the message.
 var rejected = map[string]string{
-	"as": "as(x, type)", "nil": "records (nil)",
+	"as": "as(x, type)",
 }
 
 // aggregators are Soufflé's aggregate functions.
@@ -75,6 +75,7 @@ func (r *reader) clause() error {
 	} else if ok {
 		cl = sub
 	}
+	cl = r.records(cl)
 	ts := infix(cl, r.kindVars(cl, "float"), unsignedVars(cl, r.kindVars(cl, "unsigned")))
 	r.i = end + 1
 	vars := variableNames(ts)
@@ -94,7 +95,7 @@ func (r *reader) clause() error {
 		switch t.kind {
 		case tIdent:
 			call := next.kind == tPunct && next.text == "("
-			if f, ok := rejected[t.text]; ok && (call || t.text == "nil") {
+			if f, ok := rejected[t.text]; ok && call {
 				return unsupported(t.at, f)
 			}
 			switch {
@@ -123,8 +124,6 @@ func (r *reader) clause() error {
 			switch t.text {
 			case "$":
 				return unsupported(t.at, "algebraic data types and autoinc ($)")
-			case "[":
-				return unsupported(t.at, "records ([a, b])")
 			case "@":
 				return unsupported(t.at, "user-defined functors (@f(...))")
 			case ":-":

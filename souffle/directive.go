@@ -177,7 +177,7 @@ func (r *reader) typeDecl() error {
 	}
 	first := r.peek()
 	if first.kind == tPunct && first.text == "[" {
-		return unsupported(first.at, "records ([a, b])")
+		return r.recordType(name)
 	}
 	if first.kind == tPunct && first.text == "$" {
 		return unsupported(first.at, "algebraic data types ($C(x))")
@@ -202,11 +202,14 @@ func (r *reader) typeDecl() error {
 	return nil
 }
 
-// kind resolves a type to its primitive type.
+// kind resolves a type to its primitive type, or "record".
 func (p *Program) kind(ty string) string {
 	for range 64 {
 		if primitive[ty] {
 			return ty
+		}
+		if _, ok := p.Records[ty]; ok {
+			return "record"
 		}
 		base, ok := p.Types[ty]
 		if !ok {
@@ -354,4 +357,34 @@ func (d *Decl) hasCol(name string) bool {
 		}
 	}
 	return false
+}
+
+// recordType reads the fields of a record type (at its "["):
+// .type T = [a: A, b: B].
+func (r *reader) recordType(name token) error {
+	r.next()
+	var cols []Col
+	for !r.isPunct("]") {
+		f, err := r.ident("a field name")
+		if err != nil {
+			return err
+		}
+		if _, err := r.expect(":"); err != nil {
+			return err
+		}
+		ty, err := r.ident("a type")
+		if err != nil {
+			return err
+		}
+		cols = append(cols, Col{Name: f.text, Type: ty.text})
+		if !r.isPunct(",") {
+			break
+		}
+		r.next()
+	}
+	if _, err := r.expect("]"); err != nil {
+		return err
+	}
+	r.p.Records[name.text] = cols
+	return nil
 }

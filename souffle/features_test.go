@@ -247,3 +247,37 @@ m(k) :- t = count : { n(_) }, k = sum v : { v = range(0, t + 2) }.
 		"m.csv": "6\n",
 	})
 }
+
+// TestRecords checks records: built in facts and heads (nested, nil),
+// taken apart by patterns in body atoms and by x = [a, b], compared
+// whole, and printed as Soufflé prints them; a macro's text with a string
+// that names the macro is expanded once.
+func TestRecords(t *testing.T) {
+	runWant(t, `.type Pair = [a: number, b: symbol]
+.type List = [head: number, tail: List]
+#define First [1, "First"]
+.decl p(x: Pair)
+p(First). p([2, "b"]). p([3, "c, d]"]).
+.decl firsts(a: number, b: symbol)
+.output firsts
+firsts(a, b) :- p([a, b]).
+.decl l(x: List)
+.output l
+l(nil).
+l([n, r]) :- p([n, _]), l(r), len(r, k), k < 2.
+.decl len(x: List, n: number)
+len(nil, 0).
+len([n, r], k + 1) :- l([n, r]), len(r, k).
+.decl heads(a: number, b: number)
+.output heads
+heads(x, y) :- l(r), r = [x, s], s = [y, nil].
+.decl same(x: number)
+.output same
+same(a) :- p(x), x = [a, _], x != [2, "b"].
+`, nil, map[string]string{
+		"firsts.csv": "1\tFirst\n2\tb\n3\tc, d]\n",
+		"heads.csv":  "1\t1\n1\t2\n1\t3\n2\t1\n2\t2\n2\t3\n3\t1\n3\t2\n3\t3\n",
+		"same.csv":   "1\n3\n",
+		"l.csv":      "[1, [1, nil]]\n[1, [2, nil]]\n[1, [3, nil]]\n[1, nil]\n[2, [1, nil]]\n[2, [2, nil]]\n[2, [3, nil]]\n[2, nil]\n[3, [1, nil]]\n[3, [2, nil]]\n[3, [3, nil]]\n[3, nil]\nnil\n",
+	})
+}

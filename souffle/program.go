@@ -13,6 +13,8 @@ type Program struct {
 	Decls  map[string]*Decl
 	Order  []string // relation names in order of declaration
 	Types  map[string]string
+	// Records are the record types, by name: their fields
+	Records map[string][]Col
 	Inputs []IO
 	// Outputs are the .output directives, PrintSizes the .printsize ones,
 	// in source order.
@@ -83,6 +85,8 @@ type reader struct {
 	cur []span
 	// declared are the names of the program's .decl directives
 	declared map[string]bool
+	// records counts the variables made for record patterns (record.go)
+	nrec int
 }
 
 func (r *reader) peek() token { return r.ts[r.i] }
@@ -116,7 +120,8 @@ func describe(t token) string {
 
 // read reads a whole program.
 func read(ts []token) (*Program, error) {
-	r := &reader{ts: ts, p: &Program{Decls: map[string]*Decl{}, Types: map[string]string{}, sourceNames: map[string]string{}}}
+	r := &reader{ts: ts, p: &Program{Decls: map[string]*Decl{}, Types: map[string]string{}, Records: map[string][]Col{},
+		sourceNames: map[string]string{}}}
 	// the declared relations, wherever their .decl is
 	r.declared = map[string]bool{}
 	for i, t := range ts {

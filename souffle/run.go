@@ -195,10 +195,13 @@ func (p *Program) tuples(ctx context.Context, st store.Store, rel string, conf b
 // format writes value v of column c: a float in the fewest digits that
 // read back as it (0.0009765625, 1000000, 1e+21), the rest as they are.
 func (p *Program) format(c Col, v string) string {
-	if p.kind(c.Type) == "float" {
+	switch p.kind(c.Type) {
+	case "float":
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			return strconv.FormatFloat(f, 'g', -1, 64)
 		}
+	case "record":
+		return p.formatRecord(c.Type, v)
 	}
 	return v
 }
