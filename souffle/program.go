@@ -10,12 +10,12 @@ import (
 // Program is a Soufflé program read: its declarations, I/O directives and
 // its clauses translated into drumql's dialect (Text, parsed by Load).
 type Program struct {
-	Decls  map[string]*Decl
-	Order  []string // relation names in order of declaration
-	Types  map[string]string
+	Decls map[string]*Decl
+	Order []string // relation names in order of declaration
+	Types map[string]string
 	// Records are the record types, by name: their fields
 	Records map[string][]Col
-	Inputs []IO
+	Inputs  []IO
 	// Outputs are the .output directives, PrintSizes the .printsize ones,
 	// in source order.
 	Outputs    []IO
