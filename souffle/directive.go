@@ -180,7 +180,10 @@ func (r *reader) typeDecl() error {
 		return r.recordType(name)
 	}
 	if first.kind == tPunct && first.text == "$" {
-		return unsupported(first.at, "algebraic data types ($C(x))")
+		return unsupported(first.at, "algebraic data types ($C(x) in a .type)")
+	}
+	if first.kind == tIdent && r.ts[r.i+1].kind == tPunct && r.ts[r.i+1].text == "{" {
+		return r.adtType(name)
 	}
 	// a union: T = A | B | ...
 	var kinds []string
@@ -189,7 +192,7 @@ func (r *reader) typeDecl() error {
 		if err != nil {
 			return err
 		}
-		if r.isPunct("{") || r.isPunct("(") {
+		if r.isPunct("(") {
 			return unsupported(u.at, "algebraic data types")
 		}
 		kinds = append(kinds, u.text)
@@ -387,4 +390,47 @@ func (r *reader) recordType(name token) error {
 	}
 	r.p.Records[name.text] = cols
 	return nil
+}
+
+// adtType reads the branches of an algebraic data type (at its first
+// constructor): .type T = C {a: A, b: B} | D {}. Its values are encoded
+// as records whose prefix names the constructor ($C[...], $D).
+func (r *reader) adtType(name token) error {
+	r.p.Records[name.text] = nil
+	for {
+		c, err := r.ident("a constructor")
+		if err != nil {
+			return err
+		}
+		if _, err := r.expect("{"); err != nil {
+			return err
+		}
+		var cols []Col
+		for !r.isPunct("}") {
+			f, err := r.ident("a field name")
+			if err != nil {
+				return err
+			}
+			if _, err := r.expect(":"); err != nil {
+				return err
+			}
+			ty, err := r.ident("a type")
+			if err != nil {
+				return err
+			}
+			cols = append(cols, Col{Name: f.text, Type: ty.text})
+			if !r.isPunct(",") {
+				break
+			}
+			r.next()
+		}
+		if _, err := r.expect("}"); err != nil {
+			return err
+		}
+		r.p.ctors["$"+c.text] = cols
+		if !r.isPunct("|") {
+			return nil
+		}
+		r.next()
+	}
 }

@@ -133,6 +133,12 @@ func (p *Program) value(c Col, s string) (string, error) {
 	switch p.kind(c.Type) {
 	case "symbol":
 		return s, nil
+	case "record":
+		// a constructor without fields ($Mon) is its own encoding
+		if strings.HasPrefix(s, "$") && !strings.ContainsAny(s, "([") {
+			return s, nil
+		}
+		return "", fmt.Errorf("%q: records and constructors with fields are not read from fact files (attribute %s: %s)", s, c.Name, c.Type)
 	case "float":
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {

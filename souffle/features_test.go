@@ -281,3 +281,31 @@ same(a) :- p(x), x = [a, _], x != [2, "b"].
 		"l.csv":      "[1, [1, nil]]\n[1, [2, nil]]\n[1, [3, nil]]\n[1, nil]\n[2, [1, nil]]\n[2, [2, nil]]\n[2, [3, nil]]\n[2, nil]\n[3, [1, nil]]\n[3, [2, nil]]\n[3, [3, nil]]\n[3, nil]\nnil\n",
 	})
 }
+
+// TestADT checks algebraic data types: constructors with and without
+// fields, built, compared, taken apart by patterns, read from fact files
+// (those without fields) and printed as Soufflé prints them.
+func TestADT(t *testing.T) {
+	runWant(t, `.type Shape = Circle {r: number} | Rect {w: number, h: number} | Dot {}
+.decl s(x: Shape)
+.input s
+s($Circle(2)). s($Rect(2, 3)).
+.decl area(x: Shape, a: number)
+.output area
+area($Circle(r), 3 * r * r) :- s($Circle(r)).
+area($Rect(w, h), w * h) :- s($Rect(w, h)).
+area($Dot, 0) :- s($Dot).
+.decl same(x: number)
+.output same
+same(1) :- $Rect(1, 2) = $Rect(1, 2).
+same(2) :- $Rect(1, 2) != $Circle(1).
+same(3) :- $Rect(1, 2) = $Rect(2, 1).
+.decl wide(w: number)
+.output wide
+wide(w) :- s(x), x = $Rect(w, _).
+`, map[string]string{"s.facts": "$Dot\n"}, map[string]string{
+		"area.csv": "$Circle(2)\t12\n$Dot\t0\n$Rect(2, 3)\t6\n",
+		"same.csv": "1\n2\n",
+		"wide.csv": "2\n",
+	})
+}

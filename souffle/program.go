@@ -13,9 +13,13 @@ type Program struct {
 	Decls map[string]*Decl
 	Order []string // relation names in order of declaration
 	Types map[string]string
-	// Records are the record types, by name: their fields
+	// Records are the record types, by name: their fields (none for an
+	// algebraic data type, whose constructors are in ctors)
 	Records map[string][]Col
-	Inputs  []IO
+	// ctors are the fields of the constructors of algebraic data types,
+	// by name with its $
+	ctors  map[string][]Col
+	Inputs []IO
 	// Outputs are the .output directives, PrintSizes the .printsize ones,
 	// in source order.
 	Outputs    []IO
@@ -120,7 +124,7 @@ func describe(t token) string {
 
 // read reads a whole program.
 func read(ts []token) (*Program, error) {
-	r := &reader{ts: ts, p: &Program{Decls: map[string]*Decl{}, Types: map[string]string{}, Records: map[string][]Col{},
+	r := &reader{ts: ts, p: &Program{Decls: map[string]*Decl{}, Types: map[string]string{}, Records: map[string][]Col{}, ctors: map[string][]Col{},
 		sourceNames: map[string]string{}}}
 	// the declared relations, wherever their .decl is
 	r.declared = map[string]bool{}

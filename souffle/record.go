@@ -23,7 +23,7 @@ const lenDigits = 8
 func (r *reader) records(ts []token) []token {
 	has := false
 	for _, t := range ts {
-		has = has || t.kind == tPunct && t.text == "[" || t.kind == tIdent && t.text == "nil"
+		has = has || t.kind == tPunct && (t.text == "[" || t.text == "$") || t.kind == tIdent && t.text == "nil"
 	}
 	if !has {
 		return ts
@@ -42,12 +42,18 @@ func (r *reader) records(ts []token) []token {
 		}
 	}
 	rw.neck = neck
+	rw.known = map[string]bool{}
 	for j := neck + 1; neck >= 0 && j+1 < len(ts); j++ {
 		if rw.positiveAtom(j) {
 			m := matching(ts, j+1)
 			for _, t := range ts[j+2 : min(m, len(ts))] {
 				if t.kind == tIdent {
 					rw.bound[t.text] = true
+				}
+			}
+			for _, a := range splitArgs(ts, j+2, m) {
+				if a[1] == a[0]+1 && ts[a[0]].kind == tIdent {
+					rw.known[ts[a[0]].text] = true
 				}
 			}
 		}
@@ -61,6 +67,10 @@ type recordRewriter struct {
 	ts    []token
 	neck  int
 	bound map[string]bool // variables of positive body atoms
+	// known are the variables bound before the atom being rewritten: the
+	// arguments of positive atoms, and the fields of the record patterns
+	// taken apart so far
+	known map[string]bool
 }
 
 // positiveAtom reports whether ts[j] starts a positive atom of the body.
@@ -88,8 +98,8 @@ func (rw *recordRewriter) seq(lo, hi int) []token {
 			m := matching(ts, i+1)
 			out = rw.atom(out, i, m)
 			i = m
-		case t.kind == tPunct && t.text == "[":
-			e := closing(ts, i)
+		case rw.structEnd(i) > 0:
+			e := rw.structEnd(i)
 			if i > rw.neck && rw.neck >= 0 {
 				if x, ok := rw.assigned(i, e, lo, hi); ok {
 					// x = [a, b] (or [a, b] = x): take x apart
@@ -116,8 +126,9 @@ func (rw *recordRewriter) seq(lo, hi int) []token {
 func (rw *recordRewriter) assigned(i, e, lo, hi int) (int, bool) {
 	ts := rw.ts
 	free := false
-	for _, t := range ts[i:e] {
-		free = free || t.kind == tIdent && t.text != "nil" && t.text != "_" && !rw.bound[t.text]
+	for j := i; j < e; j++ {
+		t := ts[j]
+		free = free || t.kind == tIdent && t.text != "nil" && t.text != "_" && !rw.bound[t.text] && ts[j-1].text != "$"
 	}
 	if !free {
 		return 0, false
@@ -139,15 +150,27 @@ func (rw *recordRewriter) assigned(i, e, lo, hi int) (int, bool) {
 // record pattern becomes a variable, taken apart after the atom.
 func (rw *recordRewriter) atom(out []token, i, m int) []token {
 	ts := rw.ts
-	var after []token
+	var before, after []token
 	head := []token{ts[i], ts[i+1]}
 	for k, a := range splitArgs(ts, i+2, m) {
 		if k > 0 {
 			head = append(head, token{kind: tPunct, text: ",", at: ts[a[0]].at})
 		}
-		if ts[a[0]].text == "[" && closing(ts, a[0]) == a[1]-1 {
+		if rw.structEnd(a[0]) == a[1]-1 {
 			v := rw.fresh(ts[a[0]].at)
 			head = append(head, v)
+			if rw.buildable(a[0], a[1]) {
+				// its fields are known: also built before the atom,
+				// which can then be looked up
+				before = append(before, v, token{kind: tPunct, text: "=", at: v.at})
+				before = append(before, rw.build(a[0], a[1]-1)...)
+				before = append(before, token{kind: tPunct, text: ",", at: v.at})
+			}
+			for _, t := range ts[a[0]:a[1]] {
+				if t.kind == tIdent {
+					rw.known[t.text] = true
+				}
+			}
 			after = append(after, token{kind: tPunct, text: ",", at: v.at})
 			after = append(after, rw.destructure([]token{v}, a[0], a[1]-1)...)
 			continue
@@ -155,19 +178,33 @@ func (rw *recordRewriter) atom(out []token, i, m int) []token {
 		head = append(head, rw.seq(a[0], a[1])...)
 	}
 	head = append(head, ts[m])
-	if len(after) == 0 {
+	if len(after) == 0 && len(before) == 0 {
 		return append(out, head...)
 	}
 	braced := len(out) > 0 && out[len(out)-1].text == ":" // count : a([x, _])
 	if braced {
 		out = append(out, token{kind: tPunct, text: "{", at: ts[i].at})
 	}
+	out = append(out, before...)
 	out = append(out, head...)
 	out = append(out, after...)
 	if braced {
 		out = append(out, token{kind: tPunct, text: "}", at: ts[m].at})
 	}
 	return out
+}
+
+// buildable reports whether the record pattern ts[lo:hi] can be built: it
+// has no _ and its variables are known.
+func (rw *recordRewriter) buildable(lo, hi int) bool {
+	for j := lo; j < hi; j++ {
+		t := rw.ts[j]
+		if t.kind == tIdent && t.text != "nil" && !(j+1 < hi && rw.ts[j+1].text == "(") && rw.ts[j-1].text != "$" &&
+			(t.text == "_" || !rw.known[t.text]) {
+			return false
+		}
+	}
+	return true
 }
 
 // splitArgs returns the extents [lo, hi) of the arguments of ts[lo:hi]
@@ -192,15 +229,49 @@ func splitArgs(ts []token, lo, hi int) [][2]int {
 	return args
 }
 
-// build returns the tokens that build the record ts[i..e]:
+// structEnd returns the index of the last token of the record or
+// constructor that starts at ts[i] ([...], $C(...), $C), or 0.
+func (rw *recordRewriter) structEnd(i int) int {
+	ts := rw.ts
+	switch {
+	case ts[i].kind == tPunct && ts[i].text == "[":
+		return closing(ts, i)
+	case ts[i].kind == tPunct && ts[i].text == "$" && i+1 < len(ts) && ts[i+1].kind == tIdent:
+		if i+2 < len(ts) && ts[i+2].text == "(" {
+			return matching(ts, i+2)
+		}
+		return i + 1
+	}
+	return 0
+}
+
+// shape returns the encoding's prefix of the record or constructor
+// ts[i..e] ("[", "$C[", or "$C" for a constructor without fields) and
+// the extents of its fields.
+func (rw *recordRewriter) shape(i, e int) (string, [][2]int) {
+	ts := rw.ts
+	if ts[i].text == "[" {
+		return "[", splitArgs(ts, i+1, e)
+	}
+	if e == i+1 {
+		return "$" + ts[i+1].text, nil
+	}
+	return "$" + ts[i+1].text + "[", splitArgs(ts, i+3, e)
+}
+
+// build returns the tokens that build the record or constructor ts[i..e]:
 // cat("[", LEN(f1), f1, ..., "]").
 func (rw *recordRewriter) build(i, e int) []token {
 	at := rw.ts[i].at
 	p := func(s string) token { return token{kind: tPunct, text: s, at: at} }
 	id := func(s string) token { return token{kind: tIdent, text: s, at: at} }
 	str := func(s string) token { return token{kind: tString, text: strconv.Quote(s), at: at} }
-	out := []token{id("cat"), p("("), str("[")}
-	for _, a := range splitArgs(rw.ts, i+1, e) {
+	prefix, fields := rw.shape(i, e)
+	if len(fields) == 0 {
+		return []token{str(prefix)}
+	}
+	out := []token{id("cat"), p("("), str(prefix)}
+	for _, a := range fields {
 		f := rw.seq(a[0], a[1])
 		// substr(to_string(100000000 + strlen(f)), 1, 8)
 		out = append(out, p(","), id("substr"), p("("), id("to_string"), p("("),
@@ -220,9 +291,22 @@ func (rw *recordRewriter) build(i, e int) []token {
 func (rw *recordRewriter) destructure(x []token, i, e int) []token {
 	at := rw.ts[i].at
 	p := func(s string) token { return token{kind: tPunct, text: s, at: at} }
-	out := append(append([]token(nil), x...), p("!="), token{kind: tString, text: `"nil"`, at: at})
-	offset := []token{{kind: tNumber, text: "1", at: at}}
-	for _, a := range splitArgs(rw.ts, i+1, e) {
+	num := func(n int) token { return token{kind: tNumber, text: strconv.Itoa(n), at: at} }
+	prefix, fields := rw.shape(i, e)
+	var out []token
+	switch {
+	case prefix == "[": // a record: not nil
+		out = append(append(out, x...), p("!="), token{kind: tString, text: `"nil"`, at: at})
+	case len(fields) == 0: // $C
+		out = append(append(out, x...), p("="), token{kind: tString, text: strconv.Quote(prefix), at: at})
+	default: // $C(...): substr(x, 0, len("$C[")) = "$C["
+		out = append(out, token{kind: tIdent, text: "substr", at: at}, p("("))
+		out = append(out, x...)
+		out = append(out, p(","), num(0), p(","), num(len(prefix)), p(")"), p("="),
+			token{kind: tString, text: strconv.Quote(prefix), at: at})
+	}
+	offset := []token{num(len(prefix))}
+	for _, a := range fields {
 		// the field's length: (substr(x, offset, 8) + 0)
 		n := []token{p("("), {kind: tIdent, text: "substr", at: at}, p("(")}
 		n = append(n, x...)
@@ -246,7 +330,7 @@ func (rw *recordRewriter) destructure(x []token, i, e int) []token {
 		f := rw.ts[a[0]:a[1]]
 		switch {
 		case len(f) == 1 && f[0].text == "_":
-		case f[0].text == "[" && closing(rw.ts, a[0]) == a[1]-1:
+		case rw.structEnd(a[0]) == a[1]-1:
 			v := rw.fresh(f[0].at)
 			out = append(out, p(","), v, p("="))
 			out = append(out, field...)
@@ -262,7 +346,8 @@ func (rw *recordRewriter) destructure(x []token, i, e int) []token {
 	return out
 }
 
-// formatRecord writes record v of type ty as Soufflé does: [1, [2, nil]].
+// formatRecord writes record or constructor v of type ty as Soufflé
+// does: [1, [2, nil]], $Int(0), $Mon.
 func (p *Program) formatRecord(ty string, v string) string {
 	for range 64 {
 		if _, ok := p.Records[ty]; ok {
@@ -271,11 +356,21 @@ func (p *Program) formatRecord(ty string, v string) string {
 		ty = p.Types[ty]
 	}
 	fields := p.Records[ty]
+	open, end := "[", "]"
+	if strings.HasPrefix(v, "$") {
+		ctor, _, _ := strings.Cut(v, "[")
+		fs, ok := p.ctors[ctor]
+		if !ok || len(fs) == 0 {
+			return v
+		}
+		fields, open, end = fs, ctor+"(", ")"
+		v = v[len(ctor):]
+	}
 	if v == "nil" || len(v) < 2 || v[0] != '[' {
 		return v
 	}
 	var b strings.Builder
-	b.WriteByte('[')
+	b.WriteString(open)
 	rest := []rune(v[1:])
 	for i, f := range fields {
 		if len(rest) < lenDigits {
@@ -291,6 +386,6 @@ func (p *Program) formatRecord(ty string, v string) string {
 		b.WriteString(p.format(f, string(rest[lenDigits:lenDigits+n])))
 		rest = rest[lenDigits+n:]
 	}
-	b.WriteByte(']')
+	b.WriteString(end)
 	return b.String()
 }

@@ -252,3 +252,16 @@ func (x *cexpr) callsAutoinc() bool {
 	}
 	return x.op == "autoinc" || slices.ContainsFunc(x.args, (*cexpr).callsAutoinc)
 }
+
+// neverNumber reports whether x's value is never a number: a cat whose
+// first argument is a symbol constant that starts with a character no
+// number starts with (see NumberValue), such as Soufflé's records
+// ("[...]").
+func (x *cexpr) neverNumber() bool {
+	if x == nil || x.op != "cat" || len(x.args) == 0 {
+		return false
+	}
+	first := x.args[0].src
+	return first.Kind == datalog.Symbol && first.Value != "" && first.Value[0] != '-' &&
+		(first.Value[0] < '0' || first.Value[0] > '9')
+}
