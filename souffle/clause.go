@@ -30,12 +30,6 @@ var conversions = map[string]string{
 	"ftoi": "to_number", "ftou": "to_number",
 }
 
-// rejected are names of Soufflé functions and operators drumql does not
-// run, with the feature named in the message.
-var rejected = map[string]string{
-	"as": "as(x, type)",
-}
-
 // aggregators are Soufflé's aggregate functions.
 var aggregators = map[string]bool{"count": true, "sum": true, "min": true, "max": true, "mean": true}
 
@@ -75,7 +69,7 @@ func (r *reader) clause() error {
 	} else if ok {
 		cl = sub
 	}
-	cl = r.records(cl)
+	cl = r.records(casts(cl))
 	ts := infix(cl, r.kindVars(cl, "float"), unsignedVars(cl, r.kindVars(cl, "unsigned")))
 	r.i = end + 1
 	vars := variableNames(ts)
@@ -95,9 +89,6 @@ func (r *reader) clause() error {
 		switch t.kind {
 		case tIdent:
 			call := next.kind == tPunct && next.text == "("
-			if f, ok := rejected[t.text]; ok && call {
-				return unsupported(t.at, f)
-			}
 			switch {
 			case call && (functors[t.text] || aggregators[t.text] || t.text == "range"):
 			case call && !r.declared[t.text]:
@@ -373,4 +364,27 @@ func (r *reader) kindVars(ts []token, kind string) map[string]bool {
 		}
 	}
 	return m
+}
+
+// casts drops Soufflé's casts: as(E, T) is (E), E's value taken as one of
+// type T.
+func casts(ts []token) []token {
+	var out []token
+	for i := 0; i < len(ts); i++ {
+		if ts[i].kind != tIdent || ts[i].text != "as" || i+1 >= len(ts) || ts[i+1].text != "(" {
+			out = append(out, ts[i])
+			continue
+		}
+		m := matching(ts, i+1)
+		args := splitArgs(ts, i+2, m)
+		if m >= len(ts) || len(args) != 2 {
+			out = append(out, ts[i])
+			continue
+		}
+		out = append(out, ts[i+1])
+		out = append(out, casts(ts[args[0][0]:args[0][1]])...)
+		out = append(out, ts[m])
+		i = m
+	}
+	return out
 }

@@ -309,3 +309,14 @@ wide(w) :- s(x), x = $Rect(w, _).
 		"wide.csv": "2\n",
 	})
 }
+
+// TestCast checks as(E, T): E's value, taken as one of type T.
+func TestCast(t *testing.T) {
+	runWant(t, `.type Id <: number
+.decl n(x: number)
+n(3).
+.decl id(x: Id)
+.output id
+id(as(x + 1, Id)) :- n(x).
+`, nil, map[string]string{"id.csv": "4\n"})
+}
