@@ -134,11 +134,11 @@ func (p *Program) value(c Col, s string) (string, error) {
 	case "symbol":
 		return s, nil
 	case "record":
-		// a constructor without fields ($Mon) is its own encoding
-		if strings.HasPrefix(s, "$") && !strings.ContainsAny(s, "([") {
-			return s, nil
+		v, err := p.readRecord(c.Type, s)
+		if err != nil {
+			return "", fmt.Errorf("%w (attribute %s: %s)", err, c.Name, c.Type)
 		}
-		return "", fmt.Errorf("%q: records and constructors with fields are not read from fact files (attribute %s: %s)", s, c.Name, c.Type)
+		return v, nil
 	case "float":
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {

@@ -320,3 +320,28 @@ n(3).
 id(as(x + 1, Id)) :- n(x).
 `, nil, map[string]string{"id.csv": "4\n"})
 }
+
+// TestRecordsRead checks records and constructors read from a fact file:
+// nested, nil, symbols quoted or not, written back as Soufflé writes
+// them, and taken apart by rules.
+func TestRecordsRead(t *testing.T) {
+	runWant(t, `.type List = [head: symbol, tail: List]
+.type Shape = Circle {r: number} | Rect {w: number, h: number} | Dot {}
+.decl in(l: List, s: Shape)
+.input in
+.decl out(l: List, s: Shape)
+.output out
+out(l, s) :- in(l, s).
+.decl heads(h: symbol)
+.output heads
+heads(h) :- in([h, _], _).
+heads(h) :- in([_, [h, _]], _).
+.decl wide(w: number)
+.output wide
+wide(w) :- in(_, $Rect(w, _)).
+`, map[string]string{"in.facts": "[a, [\"b, c\", nil]]\t$Rect(2, 3)\nnil\t$Dot\n[d,nil]\t$Circle( 007 )\n"}, map[string]string{
+		"out.csv":   "[a, [b, c, nil]]\t$Rect(2, 3)\n[d, nil]\t$Circle(7)\nnil\t$Dot\n",
+		"heads.csv": "a\nb, c\nd\n",
+		"wide.csv":  "2\n",
+	})
+}
