@@ -12,7 +12,7 @@ func (r *reader) directive() error {
 		return r.decl()
 	case ".type":
 		return r.typeDecl()
-	case ".input", ".output", ".printsize":
+	case ".input", ".output", ".printsize", ".limitsize":
 		return r.io(d)
 	case ".pragma":
 		if t := r.peek(); t.kind == tString && unquote(t.text) == "magic-transform" {
@@ -152,6 +152,8 @@ func (p *Program) addIO(kind string, io IO) {
 		p.Inputs = append(p.Inputs, io)
 	case "output", ".output":
 		p.Outputs = append(p.Outputs, io)
+	case ".limitsize":
+		p.Limits = append(p.Limits, io)
 	default:
 		p.PrintSizes = append(p.PrintSizes, io)
 	}

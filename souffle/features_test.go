@@ -345,3 +345,17 @@ wide(w) :- in(_, $Rect(w, _)).
 		"wide.csv":  "2\n",
 	})
 }
+
+// TestLimitSize checks .limitsize: the fixpoint of a recursive relation
+// stops after the round that gives it at least n tuples.
+func TestLimitSize(t *testing.T) {
+	runWant(t, `.decl nat(x: number)
+.limitsize nat(n=5)
+.output nat
+nat(0).
+nat(x + 1) :- nat(x).
+.decl evens(x: number)
+.output evens
+evens(x) :- nat(x), x % 2 = 0.
+`, nil, map[string]string{"nat.csv": "0\n1\n2\n3\n4\n", "evens.csv": "0\n2\n4\n"})
+}

@@ -175,7 +175,7 @@ func (p *Program) check(prog *datalog.Program) error {
 		// (r's aggregates are behind pointers, unmoved when prog.Rules grows)
 		projectAggregates(r, prog, projections)
 	}
-	for _, list := range [][]IO{p.Inputs, p.Outputs, p.PrintSizes} {
+	for _, list := range [][]IO{p.Inputs, p.Outputs, p.PrintSizes, p.Limits} {
 		for _, io := range list {
 			if _, ok := p.Decls[io.Rel]; !ok {
 				return errAt(io.At, "relation %s is not declared", io.Rel)

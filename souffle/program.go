@@ -24,6 +24,8 @@ type Program struct {
 	// in source order.
 	Outputs    []IO
 	PrintSizes []IO
+	// Limits are the .limitsize directives (their parameter n)
+	Limits []IO
 	// Text is the clauses in drumql's dialect, one a line; lines maps each
 	// line of Text to the source positions of its tokens.
 	Text  string

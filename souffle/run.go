@@ -54,7 +54,11 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			return fmt.Errorf("run: loading the input facts: %w", err)
 		}
 	}
-	opt := reasoner.Options{Threads: max(cfg.Jobs, 1), Choice: p.choices()}
+	limits, err := p.limits()
+	if err != nil {
+		return err
+	}
+	opt := reasoner.Options{Threads: max(cfg.Jobs, 1), Choice: p.choices(), Limit: limits}
 	if p.Magic {
 		p.goal = prog
 		return p.write(ctx, cfg, st, prog, stdout)
@@ -271,4 +275,21 @@ func (p *Program) choices() map[string][][]int {
 		}
 	}
 	return m
+}
+
+// limits returns the sizes of the .limitsize directives, by relation
+// (reasoner.Options.Limit).
+func (p *Program) limits() (map[string]int, error) {
+	var m map[string]int
+	for _, l := range p.Limits {
+		n, err := strconv.Atoi(l.Params["n"])
+		if err != nil || n < 0 {
+			return nil, errAt(l.At, ".limitsize %s: expected n=N, a number of tuples, not %q", l.Rel, l.Params["n"])
+		}
+		if m == nil {
+			m = map[string]int{}
+		}
+		m[l.Rel] = n
+	}
+	return m, nil
 }

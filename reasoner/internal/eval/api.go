@@ -69,6 +69,11 @@ type Options struct {
 	// candidates in the order of the rules and of their first atoms'
 	// tuples). Base facts of the store are not checked.
 	Choice map[string][][]int
+	// Limit bounds relations as Soufflé's `.limitsize r(n=N)`: the
+	// fixpoint of a recursive stratum stops after the first round that
+	// leaves one of its relations with at least N tuples (a relation of a
+	// stratum that is not recursive is evaluated whole).
+	Limit map[string]int
 
 	// The switches below are for tests, which run the same cases under
 	// every combination; the zero value is what users get (every

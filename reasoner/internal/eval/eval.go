@@ -46,8 +46,9 @@ type Evaluator struct {
 	Shared func(pred string, arity int) *Relation
 	heads  map[string]bool
 
-	// choice is Options.Choice.
+	// choice is Options.Choice, limit Options.Limit.
 	choice map[string][][]int
+	limit  map[string]int
 	// autoinc is the next value of autoinc() (Soufflé's counter).
 	autoinc atomic.Int64
 
@@ -199,6 +200,7 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, MaxMem: opt.MaxMemory,
 		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor,
 		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, choice: opt.Choice,
+		limit: opt.Limit,
 	}
 }
 
@@ -430,7 +432,7 @@ func (e *Evaluator) Fixpoint(s datalog.Stratum, ps []*Plan) error {
 		if err := e.checkMemory(); err != nil {
 			return err
 		}
-		if !s.Recursive {
+		if !s.Recursive || e.limitReached(in) {
 			return nil
 		}
 		b.split(e, delta)
@@ -628,3 +630,15 @@ func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
 // 7): NumPrefix + the number's canonical text. The evaluator fills them
 // (see evaluator.load).
 const NumPrefix = "\x00n\x00"
+
+// limitReached reports whether a relation of in has reached its limit
+// (Options.Limit).
+func (e *Evaluator) limitReached(in map[int32]bool) bool {
+	for ri := range in {
+		r := e.Rels[ri]
+		if n, ok := e.limit[r.Name]; ok && r.N >= n {
+			return true
+		}
+	}
+	return false
+}
