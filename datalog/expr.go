@@ -43,6 +43,9 @@ var Functions = map[string]int{
 	// (the store's dictionary, then the program's own constants): the
 	// order in which the symbols were first seen, as Soufflé's ord
 	"ord": 1,
+	// autoinc(): Soufflé's counter, 0, 1, 2, ... in evaluation order (a
+	// program that calls it is evaluated in one thread)
+	"autoinc": 0,
 }
 
 // BitFunctions are the functions of Functions on 64-bit integers, with

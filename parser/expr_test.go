@@ -63,7 +63,7 @@ func TestExpressions(t *testing.T) {
 // aggregates and bodies.
 func TestExpressionErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{"p(Y) :- q(X), Y = f(X).", "f.dl:1:19: error: unknown function f (the functions are abs, band, bnot, bor, bshl, bshr, bshru, bxor, cat, fdiv, land, lnot, lor, lxor, max, min, ord, strlen, substr, to_number, to_string)"},
+		{"p(Y) :- q(X), Y = f(X).", "f.dl:1:19: error: unknown function f (the functions are abs, autoinc, band, bnot, bor, bshl, bshr, bshru, bxor, cat, fdiv, land, lnot, lor, lxor, max, min, ord, strlen, substr, to_number, to_string)"},
 		{"p(Y) :- q(X), Y = abs(X, 1).", "f.dl:1:19: error: abs takes 1 argument, not 2"},
 		{"p(Y) :- q(X), Y = cat(X).", "f.dl:1:19: error: cat takes 2 or more arguments, not 1"},
 		{"p(Y) :- q(X), Y = total : { q(X) }.", "f.dl:1:19: error: unknown aggregate total (count, sum, min, max or mean: N = count : { p(X) })"},

@@ -19,7 +19,7 @@ var functors = map[string]bool{
 	"to_float": true, "to_unsigned": true, "itof": true, "itou": true, "utoi": true, "utof": true,
 	"ftoi": true, "ftou": true, "fdiv": true, // fdiv: a division of floats (infix.go)
 	"band": true, "bor": true, "bxor": true, "bnot": true, "bshl": true, "bshr": true, "bshru": true,
-	"land": true, "lor": true, "lxor": true, "lnot": true, "ord": true,
+	"land": true, "lor": true, "lxor": true, "lnot": true, "ord": true, "autoinc": true,
 }
 
 // conversions are Soufflé's numeric conversions: those to a float or
@@ -28,12 +28,6 @@ var functors = map[string]bool{
 var conversions = map[string]string{
 	"to_float": "", "to_unsigned": "", "itof": "", "itou": "", "utoi": "", "utof": "",
 	"ftoi": "to_number", "ftou": "to_number",
-}
-
-// rejected are names of Soufflé functions and operators drumql does not
-// run, with the feature named in the message.
-var rejected = map[string]string{
-	"autoinc": "autoinc()", "as": "as(x, type)", "nil": "records (nil)",
 }
 
 // aggregators are Soufflé's aggregate functions.
@@ -69,7 +63,14 @@ func (r *reader) clause() error {
 	if end < 0 {
 		return errAt(r.ts[start].at, "expected a clause ending with \".\", from %s", describe(r.ts[start]))
 	}
-	ts := infix(r.ts[start:end+1], r.floatVars(r.ts[start:end+1]))
+	cl := r.ts[start : end+1]
+	if sub, ok, err := r.subsumptive(cl); err != nil {
+		return err
+	} else if ok {
+		cl = sub
+	}
+	cl = r.records(casts(cl))
+	ts := infix(cl, r.kindVars(cl, "float"), unsignedVars(cl, r.kindVars(cl, "unsigned")))
 	r.i = end + 1
 	vars := variableNames(ts)
 	inHead := true
@@ -88,9 +89,6 @@ func (r *reader) clause() error {
 		switch t.kind {
 		case tIdent:
 			call := next.kind == tPunct && next.text == "("
-			if f, ok := rejected[t.text]; ok && (call || t.text == "nil") {
-				return unsupported(t.at, f)
-			}
 			switch {
 			case call && (functors[t.text] || aggregators[t.text] || t.text == "range"):
 			case call && !r.declared[t.text]:
@@ -117,8 +115,6 @@ func (r *reader) clause() error {
 			switch t.text {
 			case "$":
 				return unsupported(t.at, "algebraic data types and autoinc ($)")
-			case "[":
-				return unsupported(t.at, "records ([a, b])")
 			case "@":
 				return unsupported(t.at, "user-defined functors (@f(...))")
 			case ":-":
@@ -149,6 +145,22 @@ func (r *reader) clause() error {
 func (r *reader) emitAll(ts []token, texts []string, lo, hi int) {
 	for k := lo; k < hi; k++ {
 		t := ts[k]
+		if unsignedConversions[t.text] && t.kind == tIdent && texts[k] == t.text && k+1 < hi && ts[k+1].text == "(" {
+			// to_unsigned(E) is E band uMask (-1 is 4294967295); ftou
+			// truncates E first
+			m := matching(ts, k+1)
+			if m < hi {
+				r.emit("band", t.at)
+				r.emit("(", t.at)
+				texts[k] = conversions[t.text]
+				r.emitAll(ts, texts, k, m+1)
+				r.emit(",", t.at)
+				r.emit(uMask, t.at)
+				r.emit(")", t.at)
+				k = m
+				continue
+			}
+		}
 		if to, ok := conversions[t.text]; ok && t.kind == tIdent && k+1 < hi && ts[k+1].text == "(" {
 			texts[k] = to // the parenthesised argument alone, or to_number(...)
 			if to == "" {
@@ -323,9 +335,9 @@ func number(t token) (string, error) {
 	return s, nil
 }
 
-// floatVars returns the variables of a clause that are arguments of an
-// attribute of type float.
-func (r *reader) floatVars(ts []token) map[string]bool {
+// kindVars returns the variables of a clause that are arguments of an
+// attribute of primitive type kind (float, unsigned).
+func (r *reader) kindVars(ts []token, kind string) map[string]bool {
 	m := map[string]bool{}
 	for k := 0; k+1 < len(ts); k++ {
 		d, ok := r.p.Decls[ts[k].text]
@@ -342,8 +354,8 @@ func (r *reader) floatVars(ts []token) map[string]bool {
 				depth--
 			case depth == 1 && t.text == ",":
 				col++
-			case depth == 1 && t.kind == tIdent && col < len(d.Cols) && r.p.kind(d.Cols[col].Type) == "float" &&
-				ts[j-1].text == "(" || depth == 1 && t.kind == tIdent && ts[j-1].text == "," && col < len(d.Cols) && r.p.kind(d.Cols[col].Type) == "float":
+			case depth == 1 && t.kind == tIdent && (ts[j-1].text == "(" || ts[j-1].text == ",") &&
+				col < len(d.Cols) && r.p.kind(d.Cols[col].Type) == kind:
 				m[t.text] = true
 			}
 			if depth == 0 {
@@ -352,4 +364,27 @@ func (r *reader) floatVars(ts []token) map[string]bool {
 		}
 	}
 	return m
+}
+
+// casts drops Soufflé's casts: as(E, T) is (E), E's value taken as one of
+// type T.
+func casts(ts []token) []token {
+	var out []token
+	for i := 0; i < len(ts); i++ {
+		if ts[i].kind != tIdent || ts[i].text != "as" || i+1 >= len(ts) || ts[i+1].text != "(" {
+			out = append(out, ts[i])
+			continue
+		}
+		m := matching(ts, i+1)
+		args := splitArgs(ts, i+2, m)
+		if m >= len(ts) || len(args) != 2 {
+			out = append(out, ts[i])
+			continue
+		}
+		out = append(out, ts[i+1])
+		out = append(out, casts(ts[args[0][0]:args[0][1]])...)
+		out = append(out, ts[m])
+		i = m
+	}
+	return out
 }

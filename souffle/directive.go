@@ -12,7 +12,7 @@ func (r *reader) directive() error {
 		return r.decl()
 	case ".type":
 		return r.typeDecl()
-	case ".input", ".output", ".printsize":
+	case ".input", ".output", ".printsize", ".limitsize":
 		return r.io(d)
 	case ".pragma":
 		if t := r.peek(); t.kind == tString && unquote(t.text) == "magic-transform" {
@@ -118,7 +118,10 @@ func (r *reader) decl() error {
 					d.Eqrel = true
 				}
 			case "choice":
-				return unsupported(t.at, "choice-domain")
+				if err := r.choiceDomain(decls); err != nil {
+					return err
+				}
+				continue
 			case "input", "output", "printsize":
 				for _, d := range decls {
 					r.p.addIO(t.text, IO{Rel: d.Name, At: t.at})
@@ -149,6 +152,8 @@ func (p *Program) addIO(kind string, io IO) {
 		p.Inputs = append(p.Inputs, io)
 	case "output", ".output":
 		p.Outputs = append(p.Outputs, io)
+	case ".limitsize":
+		p.Limits = append(p.Limits, io)
 	default:
 		p.PrintSizes = append(p.PrintSizes, io)
 	}
@@ -174,10 +179,13 @@ func (r *reader) typeDecl() error {
 	}
 	first := r.peek()
 	if first.kind == tPunct && first.text == "[" {
-		return unsupported(first.at, "records ([a, b])")
+		return r.recordType(name)
 	}
 	if first.kind == tPunct && first.text == "$" {
-		return unsupported(first.at, "algebraic data types ($C(x))")
+		return unsupported(first.at, "algebraic data types ($C(x) in a .type)")
+	}
+	if first.kind == tIdent && r.ts[r.i+1].kind == tPunct && r.ts[r.i+1].text == "{" {
+		return r.adtType(name)
 	}
 	// a union: T = A | B | ...
 	var kinds []string
@@ -186,7 +194,7 @@ func (r *reader) typeDecl() error {
 		if err != nil {
 			return err
 		}
-		if r.isPunct("{") || r.isPunct("(") {
+		if r.isPunct("(") {
 			return unsupported(u.at, "algebraic data types")
 		}
 		kinds = append(kinds, u.text)
@@ -199,11 +207,14 @@ func (r *reader) typeDecl() error {
 	return nil
 }
 
-// kind resolves a type to its primitive type.
+// kind resolves a type to its primitive type, or "record".
 func (p *Program) kind(ty string) string {
 	for range 64 {
 		if primitive[ty] {
 			return ty
+		}
+		if _, ok := p.Records[ty]; ok {
+			return "record"
 		}
 		base, ok := p.Types[ty]
 		if !ok {
@@ -282,4 +293,146 @@ func unquote(s string) string {
 		b = append(b, s[i])
 	}
 	return string(b)
+}
+
+// choiceDomain reads `choice-domain K, ...` after a declaration (at
+// "choice"): each key an attribute or a parenthesised list of them.
+func (r *reader) choiceDomain(decls []*Decl) error {
+	at := r.next()
+	if _, err := r.expect("-"); err != nil {
+		return err
+	}
+	if t := r.next(); t.kind != tIdent || t.text != "domain" {
+		return errAt(at.at, "expected choice-domain, not choice-%s", t.text)
+	}
+	d := decls[0]
+	col := func() (int, error) {
+		t, err := r.ident("an attribute name")
+		if err != nil {
+			return 0, err
+		}
+		for i, c := range d.Cols {
+			if c.Name == t.text {
+				return i, nil
+			}
+		}
+		return 0, errAt(t.at, "choice-domain: %s is no attribute of %s", t.text, d.Name)
+	}
+	for {
+		var key []int
+		if r.isPunct("(") {
+			r.next()
+			for {
+				c, err := col()
+				if err != nil {
+					return err
+				}
+				key = append(key, c)
+				if !r.isPunct(",") {
+					break
+				}
+				r.next()
+			}
+			if _, err := r.expect(")"); err != nil {
+				return err
+			}
+		} else {
+			c, err := col()
+			if err != nil {
+				return err
+			}
+			key = []int{c}
+		}
+		for _, d := range decls {
+			d.Choice = append(d.Choice, key)
+		}
+		// another key: a comma, then an attribute or a parenthesis
+		if !r.isPunct(",") || !(r.ts[r.i+1].kind == tIdent && d.hasCol(r.ts[r.i+1].text) || r.ts[r.i+1].text == "(") {
+			return nil
+		}
+		r.next()
+	}
+}
+
+// hasCol reports whether d has an attribute of that name.
+func (d *Decl) hasCol(name string) bool {
+	for _, c := range d.Cols {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// recordType reads the fields of a record type (at its "["):
+// .type T = [a: A, b: B].
+func (r *reader) recordType(name token) error {
+	r.next()
+	var cols []Col
+	for !r.isPunct("]") {
+		f, err := r.ident("a field name")
+		if err != nil {
+			return err
+		}
+		if _, err := r.expect(":"); err != nil {
+			return err
+		}
+		ty, err := r.ident("a type")
+		if err != nil {
+			return err
+		}
+		cols = append(cols, Col{Name: f.text, Type: ty.text})
+		if !r.isPunct(",") {
+			break
+		}
+		r.next()
+	}
+	if _, err := r.expect("]"); err != nil {
+		return err
+	}
+	r.p.Records[name.text] = cols
+	return nil
+}
+
+// adtType reads the branches of an algebraic data type (at its first
+// constructor): .type T = C {a: A, b: B} | D {}. Its values are encoded
+// as records whose prefix names the constructor ($C[...], $D).
+func (r *reader) adtType(name token) error {
+	r.p.Records[name.text] = nil
+	for {
+		c, err := r.ident("a constructor")
+		if err != nil {
+			return err
+		}
+		if _, err := r.expect("{"); err != nil {
+			return err
+		}
+		var cols []Col
+		for !r.isPunct("}") {
+			f, err := r.ident("a field name")
+			if err != nil {
+				return err
+			}
+			if _, err := r.expect(":"); err != nil {
+				return err
+			}
+			ty, err := r.ident("a type")
+			if err != nil {
+				return err
+			}
+			cols = append(cols, Col{Name: f.text, Type: ty.text})
+			if !r.isPunct(",") {
+				break
+			}
+			r.next()
+		}
+		if _, err := r.expect("}"); err != nil {
+			return err
+		}
+		r.p.ctors["$"+c.text] = cols
+		if !r.isPunct("|") {
+			return nil
+		}
+		r.next()
+	}
 }

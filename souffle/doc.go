@@ -12,6 +12,6 @@
 // store needed, and every `.output` relation written as Soufflé writes it.
 //
 // What is not supported fails with one message naming the feature at
-// file:line:col ("unsupported: records ([a, b])"); docs/SOUFFLE.md lists
-// what is supported.
+// file:line:col ("unsupported: user-defined functors (.functor)");
+// docs/SOUFFLE.md lists what is supported.
 package souffle

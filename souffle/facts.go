@@ -133,6 +133,12 @@ func (p *Program) value(c Col, s string) (string, error) {
 	switch p.kind(c.Type) {
 	case "symbol":
 		return s, nil
+	case "record":
+		v, err := p.readRecord(c.Type, s)
+		if err != nil {
+			return "", fmt.Errorf("%w (attribute %s: %s)", err, c.Name, c.Type)
+		}
+		return v, nil
 	case "float":
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {

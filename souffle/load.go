@@ -60,6 +60,10 @@ func Read(path string, src []byte) (*Program, *datalog.Program, error) {
 	if err := p.check(prog); err != nil {
 		return nil, nil, err
 	}
+	if err := p.subsume(prog); err != nil {
+		return nil, nil, err
+	}
+	p.rangeRules(prog)
 	for _, f := range drumqlFiles {
 		if err := p.merge(prog, f); err != nil {
 			return nil, nil, err
@@ -150,12 +154,13 @@ func (p *Program) check(prog *datalog.Program) error {
 			return err
 		}
 	}
-	for i := range prog.Rules {
+	projections := map[string]bool{}
+	for i, n := 0, len(prog.Rules); i < n; i++ {
 		r := &prog.Rules[i]
 		if err := seen(r.Head); err != nil {
 			return err
 		}
-		if err := p.witnesses(r); err != nil {
+		if err := p.groundWitnesses(r); err != nil {
 			return err
 		}
 		var err error
@@ -167,8 +172,10 @@ func (p *Program) check(prog *datalog.Program) error {
 		if err != nil {
 			return err
 		}
+		// (r's aggregates are behind pointers, unmoved when prog.Rules grows)
+		projectAggregates(r, prog, projections)
 	}
-	for _, list := range [][]IO{p.Inputs, p.Outputs, p.PrintSizes} {
+	for _, list := range [][]IO{p.Inputs, p.Outputs, p.PrintSizes, p.Limits} {
 		for _, io := range list {
 			if _, ok := p.Decls[io.Rel]; !ok {
 				return errAt(io.At, "relation %s is not declared", io.Rel)
@@ -218,44 +225,6 @@ func factPath(io IO, dir, ext string) string {
 // readSource reads a program file.
 func readSource(path string) ([]byte, error) {
 	return os.ReadFile(path)
-}
-
-// witnesses rejects a rule whose head takes a variable bound only inside
-// an aggregate (Soufflé's aggregate witnesses).
-func (p *Program) witnesses(r *datalog.Rule) error {
-	bound := map[string]bool{}
-	for _, l := range r.Body {
-		switch {
-		case l.Kind == datalog.Positive:
-			for _, t := range l.Atom.Args {
-				if t.Kind == datalog.Var {
-					bound[t.Value] = true
-				}
-			}
-		case l.Kind == datalog.Comparison && l.Op == datalog.OpEq:
-			for _, t := range []datalog.Term{l.Left, l.Right} {
-				if t.Kind == datalog.Var {
-					bound[t.Value] = true
-				}
-			}
-		}
-	}
-	inside := map[string]bool{}
-	r.Aggregates(func(t datalog.Term) {
-		for i := range t.X.Body {
-			t.X.Body[i].Vars(func(v datalog.Term) { inside[v.Value] = true })
-		}
-	})
-	for _, t := range r.Head.Args {
-		if t.Kind == datalog.Var && !bound[t.Value] && inside[t.Value] {
-			name := t.Value
-			if n, ok := p.sourceNames[name]; ok {
-				name = n
-			}
-			return errAt(pos{t.Pos.File, t.Pos.Line, t.Pos.Col}, "unsupported: aggregate witnesses (%s is bound only inside an aggregate)", name)
-		}
-	}
-	return nil
 }
 
 // merge adds the facts and rules of a file of drumql's dialect that the

@@ -128,20 +128,21 @@ func (p *preprocessor) expand(line string) string {
 	if len(p.macros) == 0 {
 		return line
 	}
-	parts := strings.Split(line, `"`)
-	for i := 0; i < len(parts); i += 2 { // outside strings
-		for k := 0; k < 8; k++ { // a macro's text may use another
-			next := macroName.ReplaceAllStringFunc(parts[i], func(w string) string {
+	for k := 0; k < 8; k++ { // a macro's text may use another
+		parts := strings.Split(line, `"`)
+		for i := 0; i < len(parts); i += 2 { // outside strings
+			parts[i] = macroName.ReplaceAllStringFunc(parts[i], func(w string) string {
 				if t, ok := p.macros[w]; ok {
 					return t
 				}
 				return w
 			})
-			if next == parts[i] {
-				break
-			}
-			parts[i] = next
 		}
+		next := strings.Join(parts, `"`)
+		if next == line {
+			break
+		}
+		line = next
 	}
-	return strings.Join(parts, `"`)
+	return line
 }

@@ -10,14 +10,22 @@ import (
 // Program is a Soufflé program read: its declarations, I/O directives and
 // its clauses translated into drumql's dialect (Text, parsed by Load).
 type Program struct {
-	Decls  map[string]*Decl
-	Order  []string // relation names in order of declaration
-	Types  map[string]string
+	Decls map[string]*Decl
+	Order []string // relation names in order of declaration
+	Types map[string]string
+	// Records are the record types, by name: their fields (none for an
+	// algebraic data type, whose constructors are in ctors)
+	Records map[string][]Col
+	// ctors are the fields of the constructors of algebraic data types,
+	// by name with its $
+	ctors  map[string][]Col
 	Inputs []IO
 	// Outputs are the .output directives, PrintSizes the .printsize ones,
 	// in source order.
 	Outputs    []IO
 	PrintSizes []IO
+	// Limits are the .limitsize directives (their parameter n)
+	Limits []IO
 	// Text is the clauses in drumql's dialect, one a line; lines maps each
 	// line of Text to the source positions of its tokens.
 	Text  string
@@ -29,6 +37,11 @@ type Program struct {
 	goal  *datalog.Program // the program queried for each output (Magic)
 	// rangeFacts are the values of the ranges of the clauses (rangeop.go)
 	rangeFacts []datalog.Fact
+	// varRanges are the ranges with bounds that are not constants
+	// (rangevar.go)
+	varRanges []varRange
+	// subsumed are the relations with subsumptions (subsume.go)
+	subsumed []string
 	// sourceNames are the variables of the clauses as the source names
 	// them, by their names in Text (for messages)
 	sourceNames map[string]string
@@ -41,6 +54,9 @@ type Decl struct {
 	Cols  []Col
 	Eqrel bool
 	At    pos
+	// Choice are the keys of its choice domain (each a list of attribute
+	// positions): a tuple is added only when no tuple has its key.
+	Choice [][]int
 }
 
 // Col is one column of a declared relation: its name, its type as
@@ -75,6 +91,8 @@ type reader struct {
 	cur []span
 	// declared are the names of the program's .decl directives
 	declared map[string]bool
+	// records counts the variables made for record patterns (record.go)
+	nrec int
 }
 
 func (r *reader) peek() token { return r.ts[r.i] }
@@ -108,7 +126,8 @@ func describe(t token) string {
 
 // read reads a whole program.
 func read(ts []token) (*Program, error) {
-	r := &reader{ts: ts, p: &Program{Decls: map[string]*Decl{}, Types: map[string]string{}, sourceNames: map[string]string{}}}
+	r := &reader{ts: ts, p: &Program{Decls: map[string]*Decl{}, Types: map[string]string{}, Records: map[string][]Col{}, ctors: map[string][]Col{},
+		sourceNames: map[string]string{}}}
 	// the declared relations, wherever their .decl is
 	r.declared = map[string]bool{}
 	for i, t := range ts {

@@ -35,8 +35,13 @@ func (r *reader) ranges(ts []token, texts []string) error {
 			v = m + 2
 		}
 		bounds, ok := constants(ts[k+2 : m])
+		if n := arguments(ts[k+2 : m]); v >= 0 && !ok && (n == 2 || n == 3) {
+			r.variableRange(ts, texts, k, m, v, n)
+			k = max(m, v)
+			continue
+		}
 		if v < 0 || !ok || len(bounds) < 2 || len(bounds) > 3 {
-			return unsupported(ts[k].at, "range (only V = range(A, B[, S]) with constant bounds)")
+			return unsupported(ts[k].at, "range (only V = range(A, B[, S]) or range(A, B[, S]) = V)")
 		}
 		name, err := r.rangeRelation(ts[k].at, bounds)
 		if err != nil {

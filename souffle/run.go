@@ -54,7 +54,11 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			return fmt.Errorf("run: loading the input facts: %w", err)
 		}
 	}
-	opt := reasoner.Options{Threads: max(cfg.Jobs, 1)}
+	limits, err := p.limits()
+	if err != nil {
+		return err
+	}
+	opt := reasoner.Options{Threads: max(cfg.Jobs, 1), Choice: p.choices(), Limit: limits}
 	if p.Magic {
 		p.goal = prog
 		return p.write(ctx, cfg, st, prog, stdout)
@@ -115,6 +119,9 @@ func (p *Program) write(ctx context.Context, cfg Config, st store.Store, prog *d
 		if !defined[rel] {
 			return nil, nil
 		}
+		if slices.Contains(p.subsumed, rel) {
+			return p.tuples(ctx, st, kept(rel), cfg.Confidence)
+		}
 		return p.tuples(ctx, st, rel, cfg.Confidence)
 	}
 	var outs []output
@@ -160,7 +167,7 @@ func (p *Program) tuples(ctx context.Context, st store.Store, rel string, conf b
 		q.Args = append(q.Args, datalog.Term{Kind: datalog.Var, Value: "V" + strconv.Itoa(i)})
 	}
 	var lines []string
-	err := reasoner.QueryFunc(ctx, st, p.goal, q, reasoner.Options{}, func(a reasoner.Answer) bool {
+	err := reasoner.QueryFunc(ctx, st, p.goal, q, reasoner.Options{Choice: p.choices()}, func(a reasoner.Answer) bool {
 		var b strings.Builder
 		if len(d.Cols) == 0 {
 			b.WriteString("()")
@@ -192,10 +199,13 @@ func (p *Program) tuples(ctx context.Context, st store.Store, rel string, conf b
 // format writes value v of column c: a float in the fewest digits that
 // read back as it (0.0009765625, 1000000, 1e+21), the rest as they are.
 func (p *Program) format(c Col, v string) string {
-	if p.kind(c.Type) == "float" {
+	switch p.kind(c.Type) {
+	case "float":
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			return strconv.FormatFloat(f, 'g', -1, 64)
 		}
+	case "record":
+		return p.formatRecord(c.Type, v)
 	}
 	return v
 }
@@ -250,4 +260,36 @@ func (p *Program) outputLines(o output) []string {
 		lines = append([]string{strings.Join(names, delim) + "\n"}, lines...)
 	}
 	return lines
+}
+
+// choices returns the choice domains of the declared relations, by name
+// (reasoner.Options.Choice).
+func (p *Program) choices() map[string][][]int {
+	var m map[string][][]int
+	for name, d := range p.Decls {
+		if len(d.Choice) > 0 {
+			if m == nil {
+				m = map[string][][]int{}
+			}
+			m[name] = d.Choice
+		}
+	}
+	return m
+}
+
+// limits returns the sizes of the .limitsize directives, by relation
+// (reasoner.Options.Limit).
+func (p *Program) limits() (map[string]int, error) {
+	var m map[string]int
+	for _, l := range p.Limits {
+		n, err := strconv.Atoi(l.Params["n"])
+		if err != nil || n < 0 {
+			return nil, errAt(l.At, ".limitsize %s: expected n=N, a number of tuples, not %q", l.Rel, l.Params["n"])
+		}
+		if m == nil {
+			m = map[string]int{}
+		}
+		m[l.Rel] = n
+	}
+	return m, nil
 }

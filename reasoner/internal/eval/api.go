@@ -60,6 +60,20 @@ type Options struct {
 	// rules it never loads them: link prediction sets it to keep a second
 	// copy of the graph, with hash indexes, out of memory.
 	LazyLoad bool
+	// Choice gives relations choice domains, as Soufflé's `.decl r(x, y)
+	// choice-domain x`: per predicate, its keys (each a list of argument
+	// positions). A tuple is added to such a relation only when no tuple
+	// of it has the same values at the positions of any key: the first
+	// derived wins, in the evaluation's order, which is the same for every
+	// number of threads (program facts first, then each round's
+	// candidates in the order of the rules and of their first atoms'
+	// tuples). Base facts of the store are not checked.
+	Choice map[string][][]int
+	// Limit bounds relations as Soufflé's `.limitsize r(n=N)`: the
+	// fixpoint of a recursive stratum stops after the first round that
+	// leaves one of its relations with at least N tuples (a relation of a
+	// stratum that is not recursive is evaluated whole).
+	Limit map[string]int
 
 	// The switches below are for tests, which run the same cases under
 	// every combination; the zero value is what users get (every

@@ -46,6 +46,12 @@ type Evaluator struct {
 	Shared func(pred string, arity int) *Relation
 	heads  map[string]bool
 
+	// choice is Options.Choice, limit Options.Limit.
+	choice map[string][][]int
+	limit  map[string]int
+	// autoinc is the next value of autoinc() (Soufflé's counter).
+	autoinc atomic.Int64
+
 	Rules  []*Crule // compiled rules of the unit, by unit rule index
 	sink   uint64   // keeps apply's prefetching loads alive
 	Pool   ProvPool // provenance: rule index, then (relation, tuple) per body fact
@@ -158,6 +164,9 @@ func (e *Evaluator) relation(pred string, arity int) int32 {
 	}
 	if r == nil {
 		r = NewRelation(pred, arity)
+		if keys := e.choice[pred]; len(keys) > 0 {
+			r.choice = newChoiceSet(keys)
+		}
 	}
 	i := int32(len(e.Rels))
 	e.Rels = append(e.Rels, r)
@@ -190,7 +199,8 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 	return &Evaluator{
 		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, MaxMem: opt.MaxMemory,
 		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor,
-		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever,
+		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, choice: opt.Choice,
+		limit: opt.Limit,
 	}
 }
 
@@ -200,6 +210,11 @@ func (e *Evaluator) Load(u *Unit) error {
 	e.heads = map[string]bool{}
 	for i := range u.Prog.Rules {
 		e.heads[u.Prog.Rules[i].Head.Pred] = true
+		if callsAutoinc(&u.Prog.Rules[i]) {
+			// autoinc() numbers in evaluation order: in one thread, that
+			// order is the same in every run
+			e.threads = 1
+		}
 	}
 	for i := range u.Prog.Rules {
 		cr, err := e.CompileRule(u, i)
@@ -253,6 +268,9 @@ func (e *Evaluator) Load(u *Unit) error {
 				r.Set(k, c, int32(ProvFact0-i))
 			}
 			continue
+		}
+		if !r.choose(t) {
+			continue // another fact has its choice-domain key
 		}
 		if err := e.count(1); err != nil {
 			return err
@@ -414,7 +432,7 @@ func (e *Evaluator) Fixpoint(s datalog.Stratum, ps []*Plan) error {
 		if err := e.checkMemory(); err != nil {
 			return err
 		}
-		if !s.Recursive {
+		if !s.Recursive || e.limitReached(in) {
 			return nil
 		}
 		b.split(e, delta)
@@ -612,3 +630,15 @@ func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
 // 7): NumPrefix + the number's canonical text. The evaluator fills them
 // (see evaluator.load).
 const NumPrefix = "\x00n\x00"
+
+// limitReached reports whether a relation of in has reached its limit
+// (Options.Limit).
+func (e *Evaluator) limitReached(in map[int32]bool) bool {
+	for ri := range in {
+		r := e.Rels[ri]
+		if n, ok := e.limit[r.Name]; ok && r.N >= n {
+			return true
+		}
+	}
+	return false
+}

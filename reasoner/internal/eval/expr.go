@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/drumql/drumql/store"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -206,4 +207,61 @@ func (x *cexpr) aggregates(f func(*cagg)) {
 	for _, a := range x.args {
 		a.aggregates(f)
 	}
+}
+
+// callsAutoinc reports whether rule r calls autoinc().
+func callsAutoinc(r *datalog.Rule) bool {
+	var in func(t datalog.Term) bool
+	in = func(t datalog.Term) bool {
+		if t.Kind != datalog.Compound {
+			return false
+		}
+		if t.X.Op == "autoinc" {
+			return true
+		}
+		for _, a := range t.X.Args {
+			if in(a) {
+				return true
+			}
+		}
+		for i := range t.X.Body {
+			l := &t.X.Body[i]
+			if in(l.Left) || in(l.Right) || slices.ContainsFunc(l.Atom.Args, in) {
+				return true
+			}
+		}
+		return false
+	}
+	if slices.ContainsFunc(r.Head.Args, in) {
+		return true
+	}
+	for i := range r.Body {
+		l := &r.Body[i]
+		if in(l.Left) || in(l.Right) || slices.ContainsFunc(l.Atom.Args, in) {
+			return true
+		}
+	}
+	return false
+}
+
+// callsAutoinc reports whether x calls autoinc() (outside the bodies of
+// aggregates).
+func (x *cexpr) callsAutoinc() bool {
+	if x == nil || x.agg != nil {
+		return false
+	}
+	return x.op == "autoinc" || slices.ContainsFunc(x.args, (*cexpr).callsAutoinc)
+}
+
+// neverNumber reports whether x's value is never a number: a cat whose
+// first argument is a symbol constant that starts with a character no
+// number starts with (see NumberValue), such as Soufflé's records
+// ("[...]").
+func (x *cexpr) neverNumber() bool {
+	if x == nil || x.op != "cat" || len(x.args) == 0 {
+		return false
+	}
+	first := x.args[0].src
+	return first.Kind == datalog.Symbol && first.Value != "" && first.Value[0] != '-' &&
+		(first.Value[0] < '0' || first.Value[0] > '9')
 }

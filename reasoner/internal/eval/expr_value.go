@@ -172,7 +172,13 @@ func (w *Worker) apply(x *cexpr, a []value) (value, bool) {
 			w.errorIn(x, "substr takes a start and a length that are integers >= 0")
 			return value{}, false
 		}
-		s := []rune(w.nameOf(&a[0]))
+		name := w.nameOf(&a[0])
+		if ascii(name) { // characters are bytes: no copy
+			lo := min(a[1].i, int64(len(name)))
+			hi := lo + min(a[2].i, int64(len(name))-lo)
+			return nameValue(name[lo:hi]), true
+		}
+		s := []rune(name)
 		lo := min(a[1].i, int64(len(s)))
 		hi := lo + min(a[2].i, int64(len(s))-lo)
 		return nameValue(string(s[lo:hi])), true
@@ -187,6 +193,8 @@ func (w *Worker) apply(x *cexpr, a []value) (value, bool) {
 		return v, true
 	case "to_string":
 		return a[0], true
+	case "autoinc":
+		return intValue(w.E.autoinc.Add(1) - 1), true
 	case "ord":
 		if w.numberOf(&a[0]) {
 			return a[0], true
@@ -379,4 +387,14 @@ func (w *Worker) concat(a []value) (value, bool) {
 		b.WriteString(w.nameOf(&a[i]))
 	}
 	return nameValue(b.String()), true
+}
+
+// ascii reports whether s has only ASCII characters.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -138,13 +138,26 @@ func (pl *planner) ready(x *cexpr, t Term) bool {
 	}
 	ok := true
 	x.vars(func(v int32) { ok = ok && pl.bound[v] })
+	if ok && x.callsAutoinc() {
+		// autoinc() numbers each solution of the positive atoms: it is
+		// evaluated after them
+		for j := range pl.r.Body {
+			ok = ok && (pl.used[j] || pl.r.Body[j].Kind != datalog.Positive)
+		}
+	}
 	return ok
 }
 
 // assignable reports whether side (x, t) of l is a variable not bound yet
 // that an equality can bind.
 func (pl *planner) assignable(l *clit, x *cexpr, t Term) bool {
-	return l.op == datalog.OpEq && !l.filter && x == nil && t.V >= 0 && !pl.bound[t.V] && !pl.atomVar[t.V]
+	if l.op != datalog.OpEq || l.filter || x != nil || t.V < 0 || pl.bound[t.V] {
+		return false
+	}
+	// a variable of a positive atom is compared by value, unless the
+	// other side is never a number (then binding it, and looking the atom
+	// up by it, matches the same tuples)
+	return !pl.atomVar[t.V] || l.rx != nil && l.rx.neverNumber() || l.lx != nil && l.lx.neverNumber()
 }
 
 // addAtom places atom literal j, iterating the delta d when not nil.

@@ -42,6 +42,7 @@ type Relation struct {
 	Internal    bool                  // magic, adorned and answer predicates: never loaded from the store
 	weighted    bool                  // some tuple has a confidence below 1 (see order.go)
 	Shared      bool                  // owned by an Engine: read-only
+	choice      *choiceSet            // the choice-domain keys taken (Options.Choice), or nil
 }
 
 // chunkBits is log2 of the number of tuples in a full chunk of a

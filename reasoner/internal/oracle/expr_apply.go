@@ -25,6 +25,8 @@ func oxApply(op string, args []string) (string, error) {
 		return args[0], nil
 	case "ord":
 		return "", errors.New("oracle: ord (a symbol table's order) is not modelled")
+	case "autoinc":
+		return "", errors.New("oracle: autoinc (an evaluation order's counter) is not modelled")
 	case "to_number":
 		n, ok := oxReadNum(args[0])
 		if !ok {
