@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/souffle"
 )
 
 // Set is the merged program of several rule files.
@@ -65,7 +68,7 @@ func Load(ctx context.Context, files []string, opts parser.FileOptions) (*Set, e
 	var rgs []datalog.RuleGroups
 	var all datalog.Diagnostics
 	for _, f := range files {
-		p, err := parser.ParseFileContext(ctx, f, opts)
+		p, err := parseFile(ctx, f, opts)
 		if err != nil {
 			var ds datalog.Diagnostics
 			switch {
@@ -146,4 +149,48 @@ func concat(a, b *datalog.Program) *datalog.Program {
 		Rules:   append(append([]datalog.Rule(nil), a.Rules...), b.Rules...),
 		Queries: append(append([]datalog.Query(nil), a.Queries...), b.Queries...),
 	}
+}
+
+// sniffSize is how much of a rule file is read to tell a Soufflé file
+// (souffle.IsSouffle) from one of drumql's dialect.
+const sniffSize = 1 << 20
+
+// parseFile parses the rule file f: a Soufflé file (souffle.IsSouffle of
+// its name and first megabyte) through souffle.ReadRules, any other with
+// the parser. A mined file, or one that is not a regular file, is
+// drumql's.
+func parseFile(ctx context.Context, f string, opts parser.FileOptions) (*datalog.Program, error) {
+	if !IsMined(f) {
+		if src, ok := souffleSource(f, opts); ok {
+			return souffle.ReadRules(f, src)
+		}
+	}
+	return parser.ParseFileContext(ctx, f, opts)
+}
+
+// souffleSource returns the text of f when it is a regular file of at most
+// opts' largest size that souffle.IsSouffle takes for a Soufflé file.
+func souffleSource(f string, opts parser.FileOptions) ([]byte, bool) {
+	fi, err := os.Stat(f)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	max := opts.MaxFileSize
+	if max <= 0 {
+		max = parser.DefaultMaxFileSize
+	}
+	if fi.Size() > max {
+		return nil, false
+	}
+	fh, err := os.Open(f)
+	if err != nil {
+		return nil, false
+	}
+	defer fh.Close()
+	head := make([]byte, min(fi.Size(), sniffSize))
+	if _, err := io.ReadFull(fh, head); err != nil || !souffle.IsSouffle(f, head) {
+		return nil, false
+	}
+	src, err := os.ReadFile(f)
+	return src, err == nil
 }

@@ -16,7 +16,7 @@ func (r *reader) directive() error {
 		return r.io(d)
 	case ".pragma":
 		if t := r.peek(); t.kind == tString && unquote(t.text) == "magic-transform" {
-			r.p.Magic = true
+			r.p.Magic, r.p.magicAt = true, d.at
 		}
 		for r.peek().kind == tString {
 			r.next()

@@ -33,8 +33,9 @@ type Program struct {
 	// Magic is set by `.pragma "magic-transform"`: each output is then
 	// evaluated goal-directed (from the constants of the rules that
 	// define it), not the whole program.
-	Magic bool
-	goal  *datalog.Program // the program queried for each output (Magic)
+	Magic   bool
+	magicAt pos              // where the pragma is
+	goal    *datalog.Program // the program queried for each output (Magic)
 	// rangeFacts are the values of the ranges of the clauses (rangeop.go)
 	rangeFacts []datalog.Fact
 	// varRanges are the ranges with bounds that are not constants

@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"policy":   {"reasoner", "store", "datalog", "linkpred"},
 	"wire":     {"datalog", "reasoner", "store"},
 	"remote":   {"datalog", "parser", "reasoner", "wire"},
-	"rulefile": {"datalog", "parser"},
+	"rulefile": {"datalog", "parser", "souffle"},
 	"mining":   {"miner", "scoring", "cluster", "reasoner", "linkpred", "store", "datalog", "rulefile"},
 	"exchange": {"datalog", "parser", "rulefile"},
 	"scoring":  {"linkpred", "miner", "reasoner", "store", "datalog", "policy"},
