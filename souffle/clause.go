@@ -69,7 +69,7 @@ func (r *reader) clause() error {
 	} else if ok {
 		cl = sub
 	}
-	cl = r.records(casts(cl))
+	cl = r.records(casts(dollars(cl)))
 	ts := infix(cl, r.kindVars(cl, "float"), unsignedVars(cl, r.kindVars(cl, "unsigned")))
 	r.i = end + 1
 	vars := variableNames(ts)
@@ -364,6 +364,29 @@ func (r *reader) kindVars(ts []token, kind string) map[string]bool {
 		}
 	}
 	return m
+}
+
+// dollars rewrites `$` not followed by a constructor name, Soufflé's old
+// spelling of autoinc(), as autoinc().
+func dollars(ts []token) []token {
+	var out []token
+	for i, t := range ts {
+		if t.kind != tPunct || t.text != "$" || i+1 < len(ts) && ts[i+1].kind == tIdent {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]token, 0, len(ts)+2), ts[:i]...)
+		}
+		out = append(out, token{kind: tIdent, text: "autoinc", at: t.at},
+			token{kind: tPunct, text: "(", at: t.at}, token{kind: tPunct, text: ")", at: t.at})
+	}
+	if out == nil {
+		return ts
+	}
+	return out
 }
 
 // casts drops Soufflé's casts: as(E, T) is (E), E's value taken as one of

@@ -74,6 +74,24 @@ Same(i) :- B(c, i), B(c, j), i != j.
 	})
 }
 
+// TestDollar checks that `$` alone is autoinc() (Soufflé's old spelling)
+// and `$C(...)` still a constructor.
+func TestDollar(t *testing.T) {
+	runWant(t, `.decl A(n: number)
+.input A
+.decl B(id: number, n: number)
+.output B
+B($, i) :- A(i), i > 1.
+.type T = C {x: number}
+.decl D(t: T)
+.output D
+D($C(i)) :- A(i), i < 2.
+`, map[string]string{"A.facts": "1\n5\n3\n"}, map[string]string{
+		"B.csv": "0\t5\n1\t3\n",
+		"D.csv": "$C(1)\n",
+	})
+}
+
 // TestAutoincThreads checks that a program calling autoinc() numbers its
 // solutions in the same order for every -j, on a relation large enough
 // to be split among threads.
