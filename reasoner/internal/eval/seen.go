@@ -31,8 +31,10 @@ type headEntry struct {
 }
 
 // headSetMax bounds the entries of a headSet (16 bytes a slot at load at
-// most 1/2: 32 MB).
-const headSetMax = 1 << 20
+// most 1/2: 4 MB a worker). A larger set would miss the caches as the
+// relation's index does; cspa-s's largest tasks decide about 100,000
+// heads.
+const headSetMax = 1 << 17
 
 // headKey packs a head tuple of one or two words; ok is false for other
 // arities.
