@@ -34,6 +34,11 @@ mkdir -p "$out" "$root/bin"
 [ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
 souffle=${SOUFFLE:-}
 if [ -z "$souffle" ] && { has interp || has compiled; }; then souffle=$(bench/peers/souffle-build.sh | tail -1); fi
+# The compiled programs include souffle/CompiledSouffle.h from the install's
+# include directory, which an install moved since its build no longer names.
+if [ -n "$souffle" ] && [ -d "$(dirname "$souffle")/../include/souffle" ]; then
+  export CPATH="$(cd "$(dirname "$souffle")/../include" && pwd)${CPATH:+:$CPATH}"
+fi
 go build -o "$root/bin/drumql" ./cmd/drumql
 (cd bench/peers && go build -o "$root/bin/graphgen" ./graphgen)
 
