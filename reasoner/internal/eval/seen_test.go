@@ -39,6 +39,8 @@ func TestHeadLookupsPerFact(t *testing.T) {
 			if st.Derived["h"] != n*n {
 				t.Fatalf("weighted %v, threads %d: derived %d h facts, want %d", weighted, threads, st.Derived["h"], n*n)
 			}
+			t.Logf("weighted %v, threads %d: %d lookups for %d facts, %d derivations",
+				weighted, threads, w.InferProbes.Load(), n*n, n*n*m)
 			if got, bound := w.InferProbes.Load(), int64(4*n*n); got > bound {
 				t.Errorf("weighted %v, threads %d: %d lookups for %d facts (%d derivations), want at most %d",
 					weighted, threads, got, n*n, n*n*m, bound)
