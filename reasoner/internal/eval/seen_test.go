@@ -48,3 +48,48 @@ func TestHeadLookupsPerFact(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadSet checks the set's answers through growth, reset and its cap:
+// a key covers the confidences at or below the highest noted for it, and
+// nothing once the set is reset; past headSetMax entries new keys are not
+// kept, while the kept ones still answer.
+func TestHeadSet(t *testing.T) {
+	var s headSet
+	if s.covers(1, 0) {
+		t.Fatal("an empty set covers a key")
+	}
+	const n = 1000
+	for k := range uint64(n) {
+		s.note(k<<32|k, 0.5)
+	}
+	s.note(7<<32|7, 0.25) // a lower confidence keeps the higher one
+	s.note(8<<32|8, 0.75)
+	for k := range uint64(n) {
+		key := k<<32 | k
+		want := 0.5
+		if k == 8 {
+			want = 0.75
+		}
+		if !s.covers(key, want) || s.covers(key, want+0.01) {
+			t.Fatalf("key %d: covers %v, %v; want it to cover %v and no more", k, s.covers(key, want), s.covers(key, want+0.01), want)
+		}
+		if s.covers(key+1, 0) {
+			t.Fatalf("key %d+1, never noted, is covered", key)
+		}
+	}
+	s.reset()
+	for k := range uint64(n) {
+		if s.covers(k<<32|k, 0) {
+			t.Fatalf("key %d covered after reset", k)
+		}
+	}
+	for k := range uint64(headSetMax + 10) {
+		s.note(k, 1)
+	}
+	if len(s.used) != headSetMax {
+		t.Fatalf("%d entries, want the cap %d", len(s.used), headSetMax)
+	}
+	if !s.covers(0, 1) || !s.covers(headSetMax-1, 1) || s.covers(headSetMax, 0) {
+		t.Fatal("a full set lost a kept key or kept one past its cap")
+	}
+}
