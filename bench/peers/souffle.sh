@@ -5,8 +5,11 @@
 # reads through NAME.souffle.dl (declarations, then #include of the rules).
 # For each workload it prints one markdown row per engine: Soufflé
 # interpreted (-j THREADS), Soufflé compiled (-o, the binary's run timed, the
-# compile time beside it), drumql (load of the generated triples + infer
-# --threads THREADS, both timed together; infer alone beside it). Wall, CPU
+# compile time beside it), drumql run (the same NAME.souffle.dl through
+# `drumql run -j THREADS`, the same .facts files in: evaluation without a
+# store, the column that compares evaluation with evaluation), drumql (load
+# of the generated triples + infer --threads THREADS, both timed together;
+# infer alone beside it). Wall, CPU
 # (user + system) and peak RSS come from /usr/bin/time; each row's output
 # count (the program's output relations, summed) must equal the others',
 # else the script reports it and exits 1. Local benchmarks only, never in CI.
@@ -16,17 +19,26 @@
 #   bench/peers/souffle.sh tc-5k reach-1m                  # chosen workloads
 #
 # SOUFFLE names a souffle binary to use instead of building one; THREADS
-# (default 2), SEED (default 1), OUT (default bench/out/souffle-peers).
+# (default 2), SEED (default 1), OUT (default bench/out/souffle-peers);
+# ENGINES (default "interp compiled run infer") the engines to run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 out=${OUT:-$root/bench/out/souffle-peers}
 threads=${THREADS:-2}
 seed=${SEED:-1}
+engines=${ENGINES:-interp compiled run infer}
+has() { [[ " $engines " == *" $1 "* ]]; }
 progs=$root/bench/peers/programs
 mkdir -p "$out" "$root/bin"
 [ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
-souffle=${SOUFFLE:-$(bench/peers/souffle-build.sh | tail -1)}
+souffle=${SOUFFLE:-}
+if [ -z "$souffle" ] && { has interp || has compiled; }; then souffle=$(bench/peers/souffle-build.sh | tail -1); fi
+# The compiled programs include souffle/CompiledSouffle.h from the install's
+# include directory, which an install moved since its build no longer names.
+if [ -n "$souffle" ] && [ -d "$(dirname "$souffle")/../include/souffle" ]; then
+  export CPATH="$(cd "$(dirname "$souffle")/../include" && pwd)${CPATH:+:$CPATH}"
+fi
 go build -o "$root/bin/drumql" ./cmd/drumql
 (cd bench/peers && go build -o "$root/bin/graphgen" ./graphgen)
 
@@ -65,7 +77,7 @@ drumql_count() { awk '/^  [^ ]+ +[0-9]+$/ {s+=$2} END{print s+0}' "$1"; }
 problems=()
 row() { printf '| %s | %s | %.2f | %.2f | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$(mb "$5")" "$6" "$7"; }
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "drumql $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo '+changes'); $(cat "$(dirname "$souffle")/../VERSION" 2>/dev/null || "$souffle" --version | head -1); threads $threads; seed $seed; $(date -u +%Y-%m-%d)"
+echo "drumql $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo '+changes'); ${souffle:+$(cat "$(dirname "$souffle")/../VERSION" 2>/dev/null || "$souffle" --version | head -1); }engines $engines; threads $threads; seed $seed; $(date -u +%Y-%m-%d)"
 echo
 echo "| workload | engine | wall s | CPU s | peak RSS | output facts | note |"
 echo "|---|---|---|---|---|---|---|"
@@ -78,23 +90,37 @@ for wl in $list; do
   inputs=$("$root/bin/graphgen" -n "$n" -seed "$seed" -out "$d/in" "$@" | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
   echo "| $wl | input | | | | | $prog, n = $n: $inputs |"
   mkdir -p "$d/sout"
-  timed "$d/interp.txt" "$souffle" -j "$threads" -F "$d/in" -D "$d/sout" "$progs/$prog.souffle.dl"
-  ci=$(souffle_count "$d/interp.txt")
-  row "$wl" "Soufflé interpreted" "$wall" "$cpu" "$rss" "$ci" ""
-  timed "$d/compile.txt" "$souffle" -j "$threads" -o "$d/$prog-bin" "$progs/$prog.souffle.dl"
-  cw=$wall
-  timed "$d/compiled.txt" "$d/$prog-bin" -j "$threads" -F "$d/in" -D "$d/sout"
-  cc=$(souffle_count "$d/compiled.txt")
-  row "$wl" "Soufflé compiled" "$wall" "$cpu" "$rss" "$cc" "compile $cw s"
-  timed "$d/load.txt" "$root/bin/drumql" -q --db "$d/db" load "$d/in/facts.tsv"
-  lw=$wall lc=$cpu lr=$rss
-  timed "$d/infer.txt" "$root/bin/drumql" --db "$d/db" infer --threads "$threads" --max-facts 1000000000 --max-memory off "$progs/$prog.rules"
-  cd_=$(drumql_count "$d/infer.txt")
-  tw=$(awk -v a="$lw" -v b="$wall" 'BEGIN{print a+b}'); tc=$(awk -v a="$lc" -v b="$cpu" 'BEGIN{print a+b}')
-  row "$wl" "drumql load + infer" "$tw" "$tc" "$((rss > lr ? rss : lr))" "$cd_" "infer $wall s, $(mb "$rss")"
-  if [ "$ci" != "$cc" ] || [ "$ci" != "$cd_" ]; then problems+=("$wl: output facts differ: interpreted $ci, compiled $cc, drumql $cd_"); fi
+  counts=()
+  if has interp; then
+    timed "$d/interp.txt" "$souffle" -j "$threads" -F "$d/in" -D "$d/sout" "$progs/$prog.souffle.dl"
+    c=$(souffle_count "$d/interp.txt"); counts+=("interpreted $c")
+    row "$wl" "Soufflé interpreted" "$wall" "$cpu" "$rss" "$c" ""
+  fi
+  if has compiled; then
+    timed "$d/compile.txt" "$souffle" -j "$threads" -o "$d/$prog-bin" "$progs/$prog.souffle.dl"
+    cw=$wall
+    timed "$d/compiled.txt" "$d/$prog-bin" -j "$threads" -F "$d/in" -D "$d/sout"
+    c=$(souffle_count "$d/compiled.txt"); counts+=("compiled $c")
+    row "$wl" "Soufflé compiled" "$wall" "$cpu" "$rss" "$c" "compile $cw s"
+  fi
+  if has run; then
+    timed "$d/run.txt" "$root/bin/drumql" run -j "$threads" -F "$d/in" -D "$d/sout" "$progs/$prog.souffle.dl"
+    c=$(souffle_count "$d/run.txt"); counts+=("drumql-run $c")
+    row "$wl" "drumql run" "$wall" "$cpu" "$rss" "$c" "no store"
+  fi
+  if has infer; then
+    timed "$d/load.txt" "$root/bin/drumql" -q --db "$d/db" load "$d/in/facts.tsv"
+    lw=$wall lc=$cpu lr=$rss
+    timed "$d/infer.txt" "$root/bin/drumql" --db "$d/db" infer --threads "$threads" --max-facts 1000000000 --max-memory off "$progs/$prog.rules"
+    c=$(drumql_count "$d/infer.txt"); counts+=("drumql-infer $c")
+    tw=$(awk -v a="$lw" -v b="$wall" 'BEGIN{print a+b}'); tc=$(awk -v a="$lc" -v b="$cpu" 'BEGIN{print a+b}')
+    row "$wl" "drumql load + infer" "$tw" "$tc" "$((rss > lr ? rss : lr))" "$c" "infer $wall s, $(mb "$rss")"
+  fi
+  if [ "$(printf '%s\n' "${counts[@]}" | awk '{print $2}' | sort -u | wc -l)" -gt 1 ]; then
+    problems+=("$wl: output facts differ: ${counts[*]}")
+  fi
   rm -rf "$d/db" "$d/sout"
 done
 echo
 if [ ${#problems[@]} -gt 0 ]; then printf 'count check FAILED:\n'; printf '  %s\n' "${problems[@]}"; exit 1; fi
-echo "count check: the three runs of every workload derived the same number of facts"
+echo "count check: the engines' runs ($engines) of every workload derived the same number of facts"

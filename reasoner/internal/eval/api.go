@@ -113,6 +113,9 @@ type WorkCounters struct {
 	InferJoins, InferDerived atomic.Int64
 	// InferCands counts the candidate facts Infer merged (outBuf records).
 	InferCands atomic.Int64
+	// InferProbes counts the lookups of derived facts in their relation
+	// that Infer's workers made before buffering them.
+	InferProbes atomic.Int64
 	// InferDeltas counts the delta tuples Infer's rounds joined.
 	InferDeltas atomic.Int64
 	// InferReads counts the tuples Infer's joins tried.

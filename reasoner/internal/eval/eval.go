@@ -57,6 +57,7 @@ type Evaluator struct {
 	Pool   ProvPool // provenance: rule index, then (relation, tuple) per body fact
 	bufs   []outBuf // candidate buffers of the tasks of a round, reused
 	Cands  int64    // candidate facts merged (records of the buffers)
+	Probes int64    // lookups of derived facts in their relation by workers (emit)
 	deltas int64    // delta tuples the rounds joined (fixpoint)
 	Reads  int64    // tuples the joins tried (worker.reads)
 

@@ -435,7 +435,12 @@ func (w *Worker) facEmitAll(p *Plan, t int32, v0, v1 uint32, c0 float64, ents []
 	if fp.gateAt == gateScan || fp.gateAt == gateFind {
 		wt *= w.demand // the demand of V0's value
 	}
+	// The head is (V0, V3): the keys of emit's head set are known ahead.
+	touch := w.Sink == nil && w.E.Rels[p.Rule.Head.Rel].CheckEmit
 	for k := range ents {
+		if touch && k%touchBatch == 0 && k+touchBatch <= len(ents) {
+			w.sink += w.seen.touch(v0, ents[k:k+touchBatch])
+		}
 		if !w.tick() {
 			return false
 		}

@@ -107,6 +107,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 		w.InferJoins.Add(e.Work)
 		w.InferDerived.Add(int64(e.Derived))
 		w.InferCands.Add(e.Cands)
+		w.InferProbes.Add(e.Probes)
 		w.InferDeltas.Add(e.deltas)
 		w.InferReads.Add(e.Reads)
 	}

@@ -26,6 +26,12 @@ type Worker struct {
 	demand float64
 	Stop   *atomic.Bool
 	cut    int64 // derivations dropped below the threshold
+	// seen is what the current task decided about head facts (seen.go);
+	// probes counts emit's lookups of a head relation.
+	seen    headSet
+	seenRel int32
+	probes  int64
+	sink    uint64 // what headSet.touch loaded (kept so the loads stay)
 	// rule is the rule being evaluated (for evaluation errors); err is the
 	// first evaluation error of the task (see expr.go); acc is the
 	// aggregate whose body is being evaluated, if any.
@@ -364,14 +370,36 @@ func (w *Worker) emit(p *Plan, conf float64) {
 	for i, a := range r.Head.Args {
 		h[i] = w.value(a)
 	}
-	if hrel.CheckEmit {
-		if t := hrel.Find(h); t >= 0 && hrel.ConfAt(t) >= c {
-			return
-		}
-	}
 	if w.Sink != nil {
+		if hrel.CheckEmit {
+			w.probes++
+			if t := hrel.Find(h); t >= 0 && hrel.ConfAt(t) >= c {
+				return
+			}
+		}
 		w.Sink(h, c)
 		return
+	}
+	if hrel.CheckEmit {
+		// The task's own decisions first (seen.go), then the relation.
+		key, packed := headKey(h)
+		if w.seenRel != r.Head.Rel {
+			w.seen.reset() // a task has one head; this is for safety
+			w.seenRel = r.Head.Rel
+		}
+		if packed && w.seen.covers(key, c) {
+			return
+		}
+		w.probes++
+		if t := hrel.Find(h); t >= 0 && hrel.ConfAt(t) >= c {
+			if packed {
+				w.seen.note(key, hrel.ConfAt(t))
+			}
+			return
+		}
+		if packed {
+			w.seen.note(key, c) // buffered below at c, or better already
+		}
 	}
 	ri := uint32(p.ri)
 	if r.copy {

@@ -87,6 +87,7 @@ func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 	workpool.Run(e.threads, len(ts), func(wi, i int) bool {
 		w := workers[wi]
 		w.buf = &bufs[i]
+		w.seen.reset()
 		w.exec(ts[i].p, ts[i].lo, ts[i].hi)
 		if w.err != nil {
 			errs[i], w.err = w.err, nil
@@ -97,6 +98,7 @@ func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 		e.cut += w.cut
 		e.Work += int64(w.ticks)
 		e.Reads += int64(w.reads)
+		e.Probes += w.probes
 	}
 	if err := e.Ctx.Err(); err != nil {
 		return nil, pkgerr.Newf("reasoner: %w", err)
