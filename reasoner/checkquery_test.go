@@ -62,3 +62,25 @@ func TestCheckQuery(t *testing.T) {
 		})
 	}
 }
+
+// TestPrepareValidated: with Options.Validated, Prepare leaves the
+// program's validation to the caller (an unsafe rule is not reported: the
+// caller said it validated it), and still checks its arities against the
+// store's base facts; without it, Prepare validates.
+func TestPrepareValidated(t *testing.T) {
+	ctx := context.Background()
+	st := testkit.NewStore(t, "a\twife\tb\n")
+	unsafe := &datalog.Program{Rules: []datalog.Rule{{Weight: 1,
+		Head: datalog.Atom{Pred: "p", Args: []datalog.Term{{Kind: datalog.Var, Value: "X"}}},
+		Body: []datalog.Literal{{Kind: datalog.Positive, Atom: datalog.Atom{Pred: "wife", Args: []datalog.Term{{Kind: datalog.Var, Value: "Y"}, {Kind: datalog.Var, Value: "Z"}}}}}}}}
+	if _, err := Prepare(ctx, st, unsafe, Options{}); !errors.Is(err, ErrInvalidProgram) {
+		t.Errorf("Prepare of an unsafe rule: %v, want ErrInvalidProgram", err)
+	}
+	if _, err := Prepare(ctx, st, unsafe, Options{Validated: true}); err != nil {
+		t.Errorf("Prepare, Validated: %v, want no validation", err)
+	}
+	arity := testkit.MustParse(t, "p(X) :- wife(X).\n")
+	if _, err := Prepare(ctx, st, arity, Options{Validated: true}); err == nil || !strings.Contains(err.Error(), "wife has arity 2 in the store") {
+		t.Errorf("Prepare, Validated, wife/1 against the store's wife/2: %v", err)
+	}
+}

@@ -40,10 +40,12 @@ const RuleBatch = 1
 
 // AggOverride overrides the @aggregate directives of a program: Method
 // ("max", "noisy_or" or "grouped"; empty: the directives'), and Prior (nil:
-// the directives').
+// the directives'). Validated says that the caller validated the program
+// (reasoner.Options.Validated: it is not validated again).
 type AggOverride struct {
-	Method string
-	Prior  *bool
+	Method    string
+	Prior     *bool
+	Validated bool
 }
 
 // NewRuleScorer prepares the program's rules, applied by the reasoner to
@@ -85,7 +87,7 @@ func NewRuleScorer(ctx context.Context, st store.Store, snap *store.Snapshot, pr
 	}
 	rs.slot = linkpred.NewSlotPrior(snap, ents)
 	var err error
-	rs.eng, err = reasoner.Prepare(ctx, st, prog, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, Snapshot: snap, LazyLoad: true})
+	rs.eng, err = reasoner.Prepare(ctx, st, prog, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, Snapshot: snap, LazyLoad: true, Validated: how.Validated})
 	if err != nil {
 		return nil, nil, err
 	}

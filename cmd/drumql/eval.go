@@ -56,7 +56,7 @@ func (c *evalCmd) Run(e *env) error {
 			return inputErr(fmt.Errorf("eval: --combine auto chooses the slot prior too: drop --prior/--no-prior"))
 		}
 	}
-	how := scoring.AggOverride{Method: strings.ReplaceAll(c.Combine, "-", "_"), Prior: c.Prior}
+	how := scoring.AggOverride{Method: strings.ReplaceAll(c.Combine, "-", "_"), Prior: c.Prior, Validated: true} // the rule files are validated when loaded
 	var st store.Store
 	if c.Data != "" {
 		b, err := store.ReadDataset(c.Data)
@@ -185,7 +185,7 @@ func evalRules(e *env, st store.Store, files []string, split string, how scoring
 		} else if err != nil {
 			return nil, nil, err
 		}
-		how = scoring.AggOverride{}
+		how = scoring.AggOverride{Validated: true}
 	}
 	rep, err := scoring.EvaluateRules(e.ctx, st, prog, how, qs)
 	return rep, chosen, err

@@ -60,6 +60,12 @@ type Options struct {
 	// rules it never loads them: link prediction sets it to keep a second
 	// copy of the graph, with hash indexes, out of memory.
 	LazyLoad bool
+	// Validated says that the caller validated the program
+	// (datalog.Validate reported no error, as rulefile.Load does) and has
+	// not changed it since: preparing it for queries does not validate it
+	// again, which on a mined file of 700,000 rules is over a second. Its
+	// predicates' arities are still checked against the store.
+	Validated bool
 	// Choice gives relations choice domains, as Soufflé's `.decl r(x, y)
 	// choice-domain x`: per predicate, its keys (each a list of argument
 	// positions). A tuple is added to such a relation only when no tuple

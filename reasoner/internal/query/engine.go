@@ -59,7 +59,7 @@ func Prepare(ctx context.Context, st store.Store, prog *datalog.Program, opt eva
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	if err := eval.CheckProgram(st, prog); err != nil {
+	if err := eval.CheckProgramWith(st, prog, !opt.Validated); err != nil {
 		return nil, err
 	}
 	syms, err := eval.NewSymtab(st)
