@@ -2,9 +2,10 @@ package souffle
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/drumql/drumql/datalog"
-	"strings"
+	"github.com/drumql/drumql/reasoner"
 )
 
 // Program is a Soufflé program read: its declarations, I/O directives and
@@ -43,6 +44,10 @@ type Program struct {
 	varRanges []varRange
 	// subsumed are the relations with subsumptions (subsume.go)
 	subsumed []string
+	// lattices are the subsumed relations whose subsumption is a lattice
+	// (noteLattice), notLattice those whose is not
+	lattices   map[string]reasoner.Lattice
+	notLattice map[string]bool
 	// sourceNames are the variables of the clauses as the source names
 	// them, by their names in Text (for messages)
 	sourceNames map[string]string

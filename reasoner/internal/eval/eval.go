@@ -47,8 +47,9 @@ type Evaluator struct {
 	heads  map[string]bool
 
 	// choice is Options.Choice, limit Options.Limit.
-	choice map[string][][]int
-	limit  map[string]int
+	choice  map[string][][]int
+	lattice map[string]Lattice
+	limit   map[string]int
 	// autoinc is the next value of autoinc() (Soufflé's counter).
 	autoinc atomic.Int64
 
@@ -168,6 +169,9 @@ func (e *Evaluator) relation(pred string, arity int) int32 {
 		if keys := e.choice[pred]; len(keys) > 0 {
 			r.choice = newChoiceSet(keys)
 		}
+		if l, ok := e.lattice[pred]; ok {
+			r.best = newBestSet(l, e.Syms)
+		}
 	}
 	i := int32(len(e.Rels))
 	e.Rels = append(e.Rels, r)
@@ -201,7 +205,7 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, MaxMem: opt.MaxMemory,
 		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor,
 		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, choice: opt.Choice,
-		limit: opt.Limit,
+		lattice: opt.Lattice, limit: opt.Limit,
 	}
 }
 
@@ -270,8 +274,8 @@ func (e *Evaluator) Load(u *Unit) error {
 			}
 			continue
 		}
-		if !r.choose(t) {
-			continue // another fact has its choice-domain key
+		if !r.choose(t) || !r.improves(t) {
+			continue // another fact has its choice-domain key, or a better value
 		}
 		if err := e.count(1); err != nil {
 			return err
