@@ -22,6 +22,8 @@ func (r *reader) directive() error {
 			r.next()
 		}
 		return nil
+	case ".plan":
+		return r.plan()
 	case ".comp", ".init", ".override":
 		return unsupported(d.at, "components ("+d.text+")")
 	case ".functor":
@@ -30,6 +32,31 @@ func (r *reader) directive() error {
 		return unsupported(d.at, "lattices (.lattice)")
 	}
 	return unsupported(d.at, d.text)
+}
+
+// plan reads a query plan, `.plan 0:(1,2), 1:(2,1)` (the order of a
+// clause's atoms in each version of its evaluation), which changes no
+// result: drumql plans its joins itself, and the plan is ignored.
+func (r *reader) plan() error {
+	for {
+		n, colon, open := r.next(), r.next(), r.next()
+		if n.kind != tNumber || colon.text != ":" || open.text != "(" {
+			return errAt(n.at, "expected a plan such as 0:(1,2) after .plan, not %s", describe(n))
+		}
+		for {
+			t := r.next()
+			if t.text == ")" {
+				break
+			}
+			if t.kind != tNumber && t.text != "," {
+				return errAt(t.at, "expected atom numbers in a plan, not %s", describe(t))
+			}
+		}
+		if r.peek().text != "," {
+			return nil
+		}
+		r.next()
+	}
 }
 
 func (r *reader) ident(what string) (token, error) {

@@ -279,6 +279,24 @@ r(x, y) <= r(y, x) :- x < y.
 	}
 }
 
+// TestPlan checks that a query plan (.plan) is read and changes nothing,
+// and that a malformed one is an error at its token.
+func TestPlan(t *testing.T) {
+	runWant(t, `.decl e(x: number, y: number)
+.decl p(x: number, y: number)
+.output p
+e(1, 2). e(2, 3).
+p(x, y) :- e(x, y).
+p(x, z) :- p(x, y), e(y, z).
+.plan 0:(1,2), 1:(2,1)
+`, nil, map[string]string{"p.csv": "1\t2\n1\t3\n2\t3\n"})
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"prog.dl": ".decl e(x: number)\ne(1).\n.plan 0:(a)\n"})
+	if _, err := runIn(t, dir, Config{Jobs: 1}); err == nil || !strings.Contains(err.Error(), `prog.dl:3:10: error: expected atom numbers in a plan, not "a"`) {
+		t.Errorf("a malformed plan: %v", err)
+	}
+}
+
 // TestRangeVariableBounds checks range with bounds that are variables or
 // expressions, with and without a step, counting up and down, in a rule's
 // body and in an aggregate's.
