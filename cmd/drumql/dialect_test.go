@@ -76,3 +76,35 @@ initial(P, I) :- children(P, _), I = cat(substr(P, 0, 1), ".").
 		t.Errorf("division by zero: exit %d: %s", code, stderr)
 	}
 }
+
+// TestSouffleRuleFile: a Soufflé program is a rule file like any other for
+// check, infer and query, its .input relation the store's, combined with
+// a file of drumql's dialect by relation name; the answers were worked
+// out by hand (far: reachable, not by one edge). What only drumql run
+// gives a meaning is an error at its line naming drumql run.
+func TestSouffleRuleFile(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db")
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "load", writeFile(t, dir, "g.tsv", "a\tedge\tb\nb\tedge\tc\nc\tedge\td\n")); code != 0 {
+		t.Fatalf("load: %s", stderr)
+	}
+	sf := writeFile(t, dir, "reach.dl", ".decl edge(x: symbol, y: symbol)\n.input edge\n.decl reach(x: symbol, y: symbol)\n.output reach\nreach(x, y) :- edge(x, y).\nreach(x, z) :- reach(x, y), edge(y, z).\n")
+	df := writeFile(t, dir, "far.dl", "far(X, Y) :- reach(X, Y), not edge(X, Y).\n")
+	if out, stderr, code := runCLI(t, "", "check", sf, df); code != 0 || !strings.HasPrefix(out, "ok: 0 facts, 3 rules") {
+		t.Errorf("check: exit %d, %q, %s", code, out, stderr)
+	}
+	out, stderr, code := runCLI(t, "", "--db", db, "query", "--rules", sf, "--rules", df, "far(X, Y)?", "--format", "tsv")
+	if code != 0 {
+		t.Fatalf("query: exit %d: %s", code, stderr)
+	}
+	if want := "X\tY\tconfidence\na\tc\t1\na\td\t1\nb\td\t1\n"; out != want {
+		t.Errorf("query: %q, want %q", out, want)
+	}
+	if _, stderr, code := runCLI(t, "", "--db", db, "-q", "infer", sf, df); code != 0 {
+		t.Errorf("infer: exit %d: %s", code, stderr)
+	}
+	choice := writeFile(t, dir, "choice.dl", ".decl r(x: number, y: number) choice-domain x\nr(1, 2).\n")
+	if _, stderr, code := runCLI(t, "", "check", choice); code != 2 || !strings.Contains(stderr, "choice.dl:1:7: error: the choice domain of r: run the program with drumql run") {
+		t.Errorf("check of a choice domain: exit %d: %s", code, stderr)
+	}
+}
