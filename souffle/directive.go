@@ -395,18 +395,29 @@ func (d *Decl) hasCol(name string) bool {
 // .type T = [a: A, b: B].
 func (r *reader) recordType(name token) error {
 	r.next()
+	cols, err := r.fields("]")
+	if err != nil {
+		return err
+	}
+	r.p.Records[name.text] = cols
+	return nil
+}
+
+// fields reads the fields `a: A, b: B` of a record type or a constructor,
+// and the punctuation end that closes them.
+func (r *reader) fields(end string) ([]Col, error) {
 	var cols []Col
-	for !r.isPunct("]") {
+	for !r.isPunct(end) {
 		f, err := r.ident("a field name")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if _, err := r.expect(":"); err != nil {
-			return err
+			return nil, err
 		}
 		ty, err := r.ident("a type")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cols = append(cols, Col{Name: f.text, Type: ty.text})
 		if !r.isPunct(",") {
@@ -414,11 +425,8 @@ func (r *reader) recordType(name token) error {
 		}
 		r.next()
 	}
-	if _, err := r.expect("]"); err != nil {
-		return err
-	}
-	r.p.Records[name.text] = cols
-	return nil
+	_, err := r.expect(end)
+	return cols, err
 }
 
 // adtType reads the branches of an algebraic data type (at its first
@@ -434,26 +442,8 @@ func (r *reader) adtType(name token) error {
 		if _, err := r.expect("{"); err != nil {
 			return err
 		}
-		var cols []Col
-		for !r.isPunct("}") {
-			f, err := r.ident("a field name")
-			if err != nil {
-				return err
-			}
-			if _, err := r.expect(":"); err != nil {
-				return err
-			}
-			ty, err := r.ident("a type")
-			if err != nil {
-				return err
-			}
-			cols = append(cols, Col{Name: f.text, Type: ty.text})
-			if !r.isPunct(",") {
-				break
-			}
-			r.next()
-		}
-		if _, err := r.expect("}"); err != nil {
+		cols, err := r.fields("}")
+		if err != nil {
 			return err
 		}
 		r.p.ctors["$"+c.text] = cols

@@ -34,24 +34,7 @@ func oxApply(op string, args []string) (string, error) {
 		}
 		return n.text(), nil
 	case "substr":
-		var ns [2]int64
-		for k, a := range args[1:] {
-			n, ok := oxReadNum(a)
-			if !ok || !n.isInt || n.i < 0 {
-				return "", fmt.Errorf("substr: %s is not an integer >= 0", a)
-			}
-			ns[k] = n.i
-		}
-		rs := []rune(args[0])
-		i, n := ns[0], ns[1]
-		if i >= int64(len(rs)) {
-			return "", nil
-		}
-		end := int64(len(rs))
-		if n < end-i {
-			end = i + n
-		}
-		return string(rs[i:end]), nil
+		return oxSubstr(args)
 	}
 	if _, ok := datalog.BitFunctions(op, 0, 0); ok {
 		var ij [2]int64
@@ -126,29 +109,7 @@ func oxApply(op string, args []string) (string, error) {
 		return oxFloat(a.float() / b.float())
 	}
 	if ints {
-		x, y := big.NewInt(a.i), big.NewInt(b.i)
-		switch op {
-		case datalog.OpAdd:
-			return oxInt(x.Add(x, y))
-		case datalog.OpSub:
-			return oxInt(x.Sub(x, y))
-		case datalog.OpMul:
-			return oxInt(x.Mul(x, y))
-		case datalog.OpDiv, datalog.OpMod:
-			if b.i == 0 {
-				return "", errors.New("division by zero")
-			}
-			if op == datalog.OpDiv {
-				return oxInt(x.Quo(x, y)) // truncated toward zero
-			}
-			return oxInt(x.Rem(x, y)) // the sign of the dividend
-		case datalog.OpPow:
-			if b.i < 0 {
-				return oxFloat(math.Pow(float64(a.i), float64(b.i)))
-			}
-			return oxIntPow(a.i, b.i)
-		}
-		panic("oracle: unknown operator " + op)
+		return oxIntArith(op, a, b)
 	}
 	x, y := a.float(), b.float()
 	switch op {
@@ -164,6 +125,56 @@ func oxApply(op string, args []string) (string, error) {
 		return oxFloat(math.Mod(x, y))
 	case datalog.OpPow:
 		return oxFloat(math.Pow(x, y))
+	}
+	panic("oracle: unknown operator " + op)
+}
+
+// oxSubstr is substr(s, i, n): n characters of s from the i-th.
+func oxSubstr(args []string) (string, error) {
+	var ns [2]int64
+	for k, a := range args[1:] {
+		n, ok := oxReadNum(a)
+		if !ok || !n.isInt || n.i < 0 {
+			return "", fmt.Errorf("substr: %s is not an integer >= 0", a)
+		}
+		ns[k] = n.i
+	}
+	rs := []rune(args[0])
+	i, n := ns[0], ns[1]
+	if i >= int64(len(rs)) {
+		return "", nil
+	}
+	end := int64(len(rs))
+	if n < end-i {
+		end = i + n
+	}
+	return string(rs[i:end]), nil
+}
+
+// oxIntArith applies the binary operator op to the integers a and b, in
+// arbitrary precision (oxInt says when the result leaves 64 bits).
+func oxIntArith(op string, a, b oxNum) (string, error) {
+	x, y := big.NewInt(a.i), big.NewInt(b.i)
+	switch op {
+	case datalog.OpAdd:
+		return oxInt(x.Add(x, y))
+	case datalog.OpSub:
+		return oxInt(x.Sub(x, y))
+	case datalog.OpMul:
+		return oxInt(x.Mul(x, y))
+	case datalog.OpDiv, datalog.OpMod:
+		if b.i == 0 {
+			return "", errors.New("division by zero")
+		}
+		if op == datalog.OpDiv {
+			return oxInt(x.Quo(x, y)) // truncated toward zero
+		}
+		return oxInt(x.Rem(x, y)) // the sign of the dividend
+	case datalog.OpPow:
+		if b.i < 0 {
+			return oxFloat(math.Pow(float64(a.i), float64(b.i)))
+		}
+		return oxIntPow(a.i, b.i)
 	}
 	panic("oracle: unknown operator " + op)
 }
