@@ -30,7 +30,7 @@ func projectAggregates(r *datalog.Rule, prog *datalog.Program, projections map[s
 			}
 		}
 		for i := range t.X.Body {
-			aggregatesOf(t.X.Body[i], func() { nested = true })
+			visitAggs(t.X.Body[i], func(*datalog.Expr) { nested = true })
 		}
 		if atoms < 2 && !nested {
 			return
@@ -55,28 +55,6 @@ func projectAggregates(r *datalog.Rule, prog *datalog.Program, projections map[s
 			}
 		}
 	})
-}
-
-// aggregatesOf calls f for each aggregate in literal l.
-func aggregatesOf(l datalog.Literal, f func()) {
-	var in func(t datalog.Term)
-	in = func(t datalog.Term) {
-		if t.Kind != datalog.Compound {
-			return
-		}
-		if t.X.Agg {
-			f()
-			return
-		}
-		for _, a := range t.X.Args {
-			in(a)
-		}
-	}
-	in(l.Left)
-	in(l.Right)
-	for _, a := range l.Atom.Args {
-		in(a)
-	}
 }
 
 // projection returns the relation of atom a's projection on its positions
