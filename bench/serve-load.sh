@@ -38,6 +38,15 @@ out=bench/out/serve-load
 rm -rf "$out"; mkdir -p "$out"
 REPEAT=1
 . bench/lib.sh
+
+# wait_healthy waits (up to 5 minutes) until the server on PORT answers
+# its health check.
+wait_healthy() {
+  for _ in $(seq 600); do
+    curl -sf "127.0.0.1:$PORT/v1/health" > /dev/null && return
+    sleep 0.5
+  done
+}
 build_builds "$out"
 bin="$out/drumql-head"
 go build -o "$out/serveload" ./bench/serveload
@@ -59,10 +68,7 @@ run_case() {
   "$bin" --db "$db" -q serve --addr "127.0.0.1:$PORT" --log-format json "$@" > "$out/$name.serve.out" 2> "$out/$name.serve.log" &
   local pid=$!
   trap 'kill -TERM '"$pid"' 2> /dev/null || true' EXIT
-  for _ in $(seq 600); do
-    curl -sf "127.0.0.1:$PORT/v1/health" > /dev/null && break
-    sleep 0.5
-  done
+  wait_healthy
   echo
   echo "case $name ($(wc -l < "$out/$name.q") distinct queries):"
   # As the files say, as a lookup of the materialisation (max), and with
@@ -119,10 +125,7 @@ if [[ " $CASES " == *" chain "* ]]; then
   "$bin" --db "$out/chain.db" -q serve --addr "127.0.0.1:$PORT" --edits "$out/chain.edits.dl" "$out/chain.dl" > "$out/chain.serve.out" 2> "$out/chain.serve.log" &
   pid=$!
   trap 'kill -TERM '"$pid"' 2> /dev/null || true' EXIT
-  for _ in $(seq 600); do
-    curl -sf "127.0.0.1:$PORT/v1/health" > /dev/null && break
-    sleep 0.5
-  done
+  wait_healthy
   echo
   echo "case chain ($n chains of $n edges): lookups of edge(c7_3, X) during the closure's rule edit"
   "$out/serveload" -url "http://127.0.0.1:$PORT" -queries "$out/chain.q" -clients "${CHAIN_CLIENTS:-1}" -combine max \

@@ -63,12 +63,7 @@ func TestReadView(t *testing.T) {
 				st = NewMemory()
 			}
 			defer st.Close()
-			if _, err := st.Load(ctx, &Batch{Graph: []NamedTriple{{"a", "r", "b"}, {"a", "d", "b"}}}, nil); err != nil {
-				t.Fatal(err)
-			}
-			d, _, _ := st.Lookup("d")
-			a, _, _ := st.Lookup("a")
-			b, _, _ := st.Lookup("b")
+			d, a, b := loadViewGraph(t, st)
 			if err := st.ReplaceDerived(ctx, []Derived{{Fact: Fact{Rel: d, Args: []ID{b, a}}, Confidence: 1}}); err != nil {
 				t.Fatal(err)
 			}
@@ -125,12 +120,7 @@ func TestReadViewKeepsReplacedGeneration(t *testing.T) {
 	ctx := context.Background()
 	st := mustOpen(t, t.TempDir())
 	defer st.Close()
-	if _, err := st.Load(ctx, &Batch{Graph: []NamedTriple{{"a", "r", "b"}, {"a", "d", "b"}}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	d, _, _ := st.Lookup("d")
-	a, _, _ := st.Lookup("a")
-	b, _, _ := st.Lookup("b")
+	d, a, b := loadViewGraph(t, st)
 	big := make([]Derived, 0, 3000)
 	for i := range 3000 {
 		big = append(big, Derived{Fact: Fact{Rel: d, Args: []ID{a, b, ID(i)}}, Confidence: 1})
@@ -187,4 +177,17 @@ func seqOf(ds []Derived) func(func(Derived, error) bool) {
 			}
 		}
 	}
+}
+
+// loadViewGraph loads r(a, b) and d(a, b) into st and returns the ids of
+// d, a and b.
+func loadViewGraph(t *testing.T, st Store) (d, a, b ID) {
+	t.Helper()
+	if _, err := st.Load(context.Background(), &Batch{Graph: []NamedTriple{{"a", "r", "b"}, {"a", "d", "b"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, _, _ = st.Lookup("d")
+	a, _, _ = st.Lookup("a")
+	b, _, _ = st.Lookup("b")
+	return d, a, b
 }
