@@ -69,7 +69,7 @@ func (r *reader) clause() error {
 	} else if ok {
 		cl = sub
 	}
-	cl = r.records(casts(dollars(cl)))
+	cl = r.records(casts(dollars(hoistRanges(cl))))
 	ts := infix(cl, r.kindVars(cl, "float"), unsignedVars(cl, r.kindVars(cl, "unsigned")))
 	r.i = end + 1
 	vars := variableNames(ts)
@@ -91,6 +91,7 @@ func (r *reader) clause() error {
 			call := next.kind == tPunct && next.text == "("
 			switch {
 			case call && (functors[t.text] || aggregators[t.text] || t.text == "range"):
+				r.p.counters = r.p.counters || t.text == "autoinc"
 			case call && !r.declared[t.text]:
 				return errAt(t.at, "relation %s is not declared (.decl %s(...)), and no functor is named so", t.text, t.text)
 			case call:

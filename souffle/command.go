@@ -38,6 +38,12 @@ func (c *Command) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	if c.Program == "" {
 		return errors.New("run: expected a program: drumql run PROG.dl [-F DIR] [-D DIR|-]")
 	}
+	if c.OutputDir != "-" {
+		// As Soufflé's compiler does: before evaluating, not after.
+		if fi, err := os.Stat(c.OutputDir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("run: output directory %s (-D) does not exist or is not a directory", c.OutputDir)
+		}
+	}
 	cfg := Config{Program: c.Program, FactDir: c.FactDir, OutputDir: c.OutputDir, Jobs: c.Jobs,
 		NoWarn: c.NoWarn, Confidence: c.Confidence}
 	err := Run(ctx, cfg, stdout, stderr)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,40 @@ func (p *Program) readInputs(ctx context.Context, factDir string) (*store.Batch,
 			return nil, err
 		}
 	}
+	b.Facts = p.chooseInputs(b.Facts)
 	return b, nil
+}
+
+// chooseInputs keeps, of the input facts of a relation with a choice
+// domain, those Soufflé's insertion keeps: in the order read, a fact whose
+// values at one of the relation's keys a fact kept before has are left
+// out.
+func (p *Program) chooseInputs(facts []store.NamedFact) []store.NamedFact {
+	taken := map[string]bool{} // relation, key index and key values of the facts kept
+	var key strings.Builder
+	return slices.DeleteFunc(facts, func(f store.NamedFact) bool {
+		d := p.Decls[f.Rel]
+		if d == nil || len(d.Choice) == 0 {
+			return false
+		}
+		keys := make([]string, len(d.Choice))
+		for i, k := range d.Choice {
+			key.Reset()
+			fmt.Fprintf(&key, "%s\x00%d", f.Rel, i)
+			for _, pos := range k {
+				key.WriteByte(0)
+				key.WriteString(f.Args[pos])
+			}
+			keys[i] = key.String()
+			if taken[keys[i]] {
+				return true
+			}
+		}
+		for _, k := range keys {
+			taken[k] = true
+		}
+		return false
+	})
 }
 
 // openInput opens an input file, refusing what is not a regular file;

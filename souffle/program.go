@@ -51,6 +51,17 @@ type Program struct {
 	// sourceNames are the variables of the clauses as the source names
 	// them, by their names in Text (for messages)
 	sourceNames map[string]string
+	// counters is set when a clause calls autoinc()
+	counters bool
+}
+
+// goalDirected reports whether the outputs are evaluated goal-directed
+// (Magic): as Soufflé's magic-set transformation leaves alone the
+// relations whose result depends on the order of evaluation, a program
+// with a choice domain, a subsumption, a .limitsize or autoinc() is
+// evaluated whole, pragma or not (the pragma changes no result).
+func (p *Program) goalDirected() bool {
+	return p.Magic && !p.counters && len(p.choices()) == 0 && len(p.subsumed) == 0 && len(p.Limits) == 0
 }
 
 // Decl is a `.decl`: a relation, its columns and whether it is an

@@ -11,7 +11,8 @@ import (
 // range(A, B[, S]) with constant bounds: the values A, A+S, ... up to B
 // excluded (S is 1 when A < B, else -1), as the facts of a relation of
 // their own. `V = range(...)` (or `range(...) = V`) in a clause becomes
-// an atom over it. Bounds that are not constants are not supported.
+// an atom over it (rangehoist.go makes every call such an equality;
+// rangevar.go reads the calls whose bounds are not constants).
 
 // maxRange bounds the values of one range.
 const maxRange = 1 << 20
@@ -27,13 +28,7 @@ func (r *reader) ranges(ts []token, texts []string) error {
 		if m >= len(ts) {
 			continue
 		}
-		v := -1 // the variable assigned
-		switch {
-		case k >= 2 && ts[k-1].text == "=" && ts[k-2].kind == tIdent:
-			v = k - 2
-		case m+2 < len(ts) && ts[m+1].text == "=" && ts[m+2].kind == tIdent:
-			v = m + 2
-		}
+		v := assignedRange(ts, k, m) // the variable assigned
 		bounds, ok := constants(ts[k+2 : m])
 		if n := arguments(ts[k+2 : m]); v >= 0 && !ok && (n == 2 || n == 3) {
 			r.variableRange(ts, texts, k, m, v, n)
@@ -41,7 +36,7 @@ func (r *reader) ranges(ts []token, texts []string) error {
 			continue
 		}
 		if v < 0 || !ok || len(bounds) < 2 || len(bounds) > 3 {
-			return unsupported(ts[k].at, "range (only V = range(A, B[, S]) or range(A, B[, S]) = V)")
+			return errAt(ts[k].at, "range takes two or three numbers (range(A, B[, S])), not %d arguments", arguments(ts[k+2:m]))
 		}
 		name, err := r.rangeRelation(ts[k].at, bounds)
 		if err != nil {

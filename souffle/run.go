@@ -59,7 +59,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	opt := reasoner.Options{Threads: max(cfg.Jobs, 1), Choice: p.choices(), Limit: limits, Lattice: p.lattices}
-	if p.Magic {
+	if p.goalDirected() {
 		p.goal = prog
 		return p.write(ctx, cfg, st, prog, stdout)
 	}

@@ -208,7 +208,6 @@ func TestRunErrors(t *testing.T) {
 		{"undeclared", map[string]string{"prog.dl": ".decl Out(n: number)\n.output Out\nOut(n) :- In(n).\n"}, nil, "prog.dl:3:11: error: relation In is not declared"},
 		{"syntax", map[string]string{"prog.dl": ".decl Out(n: number)\nOut(n) :- .\n"}, nil, "prog.dl:2:"},
 		{"unknown component", map[string]string{"prog.dl": ".decl e(x: number)\n.init c = C\n"}, nil, "prog.dl:2:11: error: unknown component C"},
-		{"range", map[string]string{"prog.dl": ".decl e(x: number)\ne(x + 1) :- e(x), x < range(0, 5).\n"}, nil, "prog.dl:2:23: error: unsupported: range (only V = range(A, B[, S]) or range(A, B[, S]) = V)"},
 		{"witness", map[string]string{"prog.dl": ".decl s(n: symbol, h: number)\n.decl t(n: symbol, h: number)\nt(who, m) :- m = sum h : { s(who, h) }.\n"}, nil, "prog.dl:3:18: error: unsupported: aggregate witnesses of sum (who is bound only inside it"},
 		{"adt", map[string]string{"prog.dl": ".type P = $A(a: number) | $B {}\n.decl e(x: P)\n"}, nil, "prog.dl:1:11: error: unsupported: algebraic data types"},
 		{"functor", map[string]string{"prog.dl": ".functor f(x: number): number\n.decl e(x: number)\n"}, nil, "prog.dl:1:1: error: unsupported: user-defined functors"},

@@ -73,7 +73,8 @@ type Options struct {
 	// derived wins, in the evaluation's order, which is the same for every
 	// number of threads (program facts first, then each round's
 	// candidates in the order of the rules and of their first atoms'
-	// tuples). Base facts of the store are not checked.
+	// tuples). Base facts of the store are not checked, but they take
+	// their keys: no program fact or derived tuple shares them.
 	Choice map[string][][]int
 	// Lattice orders relations as Soufflé's subsumption `r(k..., v1) <=
 	// r(k..., v2) :- v2 <= v1.` (or >=) does: per predicate, the position

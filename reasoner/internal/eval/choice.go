@@ -35,10 +35,20 @@ func (r *Relation) choose(t []uint32) bool {
 			return false
 		}
 	}
-	for i := range c.keys {
-		c.taken[i][c.key(i, t)] = struct{}{}
-	}
+	r.take(t)
 	return true
+}
+
+// take takes the keys of tuple t in r's choice domain, if any: a base
+// fact of the store is in the relation whatever its keys (Soufflé's
+// input was chosen when it was read), and the tuples derived later must
+// not share them.
+func (r *Relation) take(t []uint32) {
+	if c := r.choice; c != nil {
+		for i := range c.keys {
+			c.taken[i][c.key(i, t)] = struct{}{}
+		}
+	}
 }
 
 // key returns the values of t at the positions of key i, encoded.

@@ -351,6 +351,7 @@ func (e *Evaluator) LoadStore(r *Relation) error {
 			return pkgerr.Newf("reasoner: load %s: %w", r.Name, err)
 		}
 		if len(f.Args) == r.Arity {
+			r.take(f.Args)
 			r.Add(f.Args, 1, ProvBase)
 			e.Work++
 		}
