@@ -15,10 +15,6 @@ import (
 // Options configures an evaluation. The zero value means the defaults.
 type Options = eval.Options
 
-// Lattice is the order of a relation's tuples in Options.Lattice: the
-// position of its value and whether the smallest is the best.
-type Lattice = eval.Lattice
-
 // EvalStats reports what an evaluation did (Options.Stats).
 type EvalStats = eval.EvalStats
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/reasoner"
 )
 
 // Program is a Soufflé program read: its declarations, I/O directives and
@@ -44,10 +43,9 @@ type Program struct {
 	varRanges []varRange
 	// subsumed are the relations with subsumptions (subsume.go)
 	subsumed []string
-	// lattices are the subsumed relations whose subsumption is a lattice
-	// (noteLattice), notLattice those whose is not
-	lattices   map[string]reasoner.Lattice
-	notLattice map[string]bool
+	// recursive are the subsumed relations that their rules read, each
+	// with its domination rules' predicate (reasoner.Options.Subsume)
+	recursive map[string]string
 	// sourceNames are the variables of the clauses as the source names
 	// them, by their names in Text (for messages)
 	sourceNames map[string]string

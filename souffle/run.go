@@ -58,7 +58,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opt := reasoner.Options{Threads: max(cfg.Jobs, 1), Choice: p.choices(), Limit: limits, Lattice: p.lattices}
+	opt := reasoner.Options{Threads: max(cfg.Jobs, 1), Choice: p.choices(), Limit: limits, Subsume: p.recursive}
 	if p.goalDirected() {
 		p.goal = prog
 		return p.write(ctx, cfg, st, prog, stdout)

@@ -1,25 +1,23 @@
 package souffle
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/reasoner"
 )
 
 // Subsumption: `r(x) <= r(y) :- body.` removes the tuple r(x) from r when
-// another tuple r(y) of r (a different tuple) and body hold. For a
-// relation r that is not recursive, or whose one subsumption compares one
-// position and keeps the others (a lattice: `r(k, d1) <= r(k, d2) :- d2 <=
-// d1.`, the shortest distance per key), it is evaluated as
+// another tuple r(y) of r (a different tuple) and body hold. It is
+// evaluated as
 //
 //	"r/dominated"(x) :- r(x), r(y), body, (x1 != y1 ; x2 != y2 ...).
 //	"r/kept"(X...) :- r(X...), !"r/dominated"(X...).
 //
 // and every other rule, and the outputs, read "r/kept" for r. A relation
-// whose rules read it (recursion through its subsumption) is not
-// supported.
+// whose rules read it is evaluated with reasoner.Options.Subsume (see
+// subsume).
 
 // dominated and kept name the relations of a subsumed relation.
 func dominated(rel string) string { return rel + "/dominated" }
@@ -56,7 +54,6 @@ func (r *reader) subsumptive(ts []token) ([]token, bool, error) {
 	if rel.text != rel2.text || len(args1) != len(args2) {
 		return nil, false, errAt(h2[0].at, "a subsumption relates two tuples of one relation (%s, not %s)", rel.text, rel2.text)
 	}
-	r.p.noteLattice(rel.text, args1, args2, ts[neck+1:len(ts)-1])
 	d := r.p.Decls[rel.text]
 	if _, ok := r.p.Decls[dominated(rel.text)]; !ok {
 		r.p.Decls[dominated(rel.text)] = &Decl{Name: dominated(rel.text), Cols: d.Cols, At: rel.at}
@@ -118,12 +115,12 @@ func (r *reader) headAtom(ts []token) (token, [][]token, error) {
 }
 
 // subsume makes the rules of the subsumed relations: each "r/kept", and
-// every other rule reading "r/kept" for r. A rule of r that reads r is an
-// error (recursion through the subsumption is not supported), unless r's
-// subsumption is a lattice (noteLattice): its rules then read r, the
-// evaluation adds only tuples that improve their key's value
-// (reasoner.Options.Lattice), and the outputs and the other rules read
-// "r/kept".
+// every other rule reading "r/kept" for r. When r is recursive (a rule of
+// r reads r, through other relations or not), the rules of its recursion
+// read r, and the evaluation removes its dominated tuples round by round
+// as Soufflé does (reasoner.Options.Subsume, p.recursive), with
+// "r/dominated"'s rules; at the end none is left, and "r/kept" is r.
+// Either way the outputs and the other rules read "r/kept".
 func (p *Program) subsume(prog *datalog.Program) error {
 	if len(p.subsumed) == 0 {
 		return nil
@@ -132,31 +129,26 @@ func (p *Program) subsume(prog *datalog.Program) error {
 	for _, rel := range p.subsumed {
 		sub[rel] = true
 	}
+	reach := dependsOn(prog)
+	for _, rel := range p.subsumed {
+		if reach(rel, rel) {
+			// Recursive: dominated tuples are removed round by round.
+			if p.recursive == nil {
+				p.recursive = map[string]string{}
+			}
+			p.recursive[rel] = dominated(rel)
+		}
+	}
 	for i := range prog.Rules {
 		r := &prog.Rules[i]
 		head := r.Head.Pred
-		if sub[head] {
-			if _, ok := p.lattices[head]; ok {
-				continue // its rules read it: the lattice keeps only improvements
-			}
-			var err error
-			r.BodyAtoms(func(l *datalog.Literal, _ bool) {
-				if l.Atom.Pred == head && err == nil {
-					at := l.Atom.Pos
-					err = errAt(pos{at.File, at.Line, at.Col}, "unsupported: subsumption (<=) of a recursive relation (%s reads %s)", head, head)
-				}
-			})
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		if rel, ok := strings.CutSuffix(head, "/dominated"); ok && sub[rel] {
-			continue
-		}
+		own, _ := strings.CutSuffix(head, "/dominated")
 		r.BodyAtoms(func(l *datalog.Literal, _ bool) {
-			if sub[l.Atom.Pred] {
-				l.Atom.Pred = kept(l.Atom.Pred)
+			rel := l.Atom.Pred
+			// A rule of the relation's recursion, or its domination
+			// rules, read the relation; every other rule what is kept.
+			if sub[rel] && rel != own && !(reach(rel, head) && reach(head, rel)) {
+				l.Atom.Pred = kept(rel)
 			}
 		})
 	}
@@ -177,49 +169,32 @@ func (p *Program) subsume(prog *datalog.Program) error {
 	return nil
 }
 
-// noteLattice records the subsumption of rel, `rel(args1) <= rel(args2) :-
-// body.`, as a lattice (reasoner.Lattice) when it is the relation's only
-// subsumption and has that shape: the same variable at every position of
-// both atoms but one, where two variables a (args1) and b (args2) differ,
-// and a body that only compares them (b <= a, b < a, a >= b or a > b: the
-// smallest value is the best; the other way round, the largest).
-func (p *Program) noteLattice(rel string, args1, args2 [][]token, body []token) {
-	if p.lattices == nil {
-		p.lattices, p.notLattice = map[string]reasoner.Lattice{}, map[string]bool{}
+// dependsOn returns whether a relation of prog depends on another, through
+// one rule or more (a relation depends on itself only through a cycle).
+func dependsOn(prog *datalog.Program) func(from, to string) bool {
+	edges := map[string][]string{}
+	for i := range prog.Rules {
+		r := &prog.Rules[i]
+		r.BodyAtoms(func(l *datalog.Literal, _ bool) {
+			edges[r.Head.Pred] = append(edges[r.Head.Pred], l.Atom.Pred)
+		})
 	}
-	_, seen := p.lattices[rel]
-	if seen || p.notLattice[rel] {
-		delete(p.lattices, rel)
-		p.notLattice[rel] = true
-		return
-	}
-	p.notLattice[rel] = true
-	pos, a, b := -1, "", ""
-	for i := range args1 {
-		x, y := args1[i], args2[i]
-		if len(x) != 1 || len(y) != 1 || x[0].kind != tIdent || y[0].kind != tIdent || x[0].text == "_" || y[0].text == "_" {
-			return
+	memo := map[string]map[string]bool{}
+	return func(from, to string) bool {
+		seen, ok := memo[from]
+		if !ok {
+			seen = map[string]bool{}
+			stack := slices.Clone(edges[from])
+			for len(stack) > 0 {
+				n := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if !seen[n] {
+					seen[n] = true
+					stack = append(stack, edges[n]...)
+				}
+			}
+			memo[from] = seen
 		}
-		if x[0].text == y[0].text {
-			continue
-		}
-		if pos >= 0 {
-			return
-		}
-		pos, a, b = i, x[0].text, y[0].text
+		return seen[to]
 	}
-	if pos < 0 || len(body) != 3 || body[0].kind != tIdent || body[2].kind != tIdent {
-		return
-	}
-	l, r, op := body[0].text, body[2].text, body[1].text
-	var min bool
-	switch {
-	case l == b && r == a && (op == "<=" || op == "<"), l == a && r == b && (op == ">=" || op == ">"):
-		min = true
-	case l == b && r == a && (op == ">=" || op == ">"), l == a && r == b && (op == "<=" || op == "<"):
-	default:
-		return
-	}
-	p.lattices[rel] = reasoner.Lattice{Pos: pos, Min: min}
-	delete(p.notLattice, rel)
 }

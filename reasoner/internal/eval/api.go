@@ -76,16 +76,17 @@ type Options struct {
 	// tuples). Base facts of the store are not checked, but they take
 	// their keys: no program fact or derived tuple shares them.
 	Choice map[string][][]int
-	// Lattice orders relations as Soufflé's subsumption `r(k..., v1) <=
-	// r(k..., v2) :- v2 <= v1.` (or >=) does: per predicate, the position
-	// of its value and whether the smallest value is the best. A derived
-	// tuple is added only when no tuple of the relation with the same
-	// values at every other position has a value as good or better (a
-	// value that is not a number is always added); the tuples a better one
-	// later dominates stay in the relation, for the caller to leave out
-	// (a recursive relation's fixpoint ends once no key improves). Base
-	// facts of the store are not checked.
-	Lattice map[string]Lattice
+	// Subsume removes dominated tuples from recursive relations as
+	// Soufflé's subsumption `r(x) <= r(y) :- body.` does, round by round
+	// (subsume.go): per relation, the predicate of its domination rules,
+	// rules of the program `D(x) :- r(x), r(y), body, x != y.` (the
+	// dominated atom first). After each round of the relation's stratum,
+	// its new tuples dominated by a tuple of it are dropped, then the
+	// tuples of it that a new one dominates are removed (confidence 0),
+	// so that no rule reads them from then on. Which tuples a removed one
+	// derived before it went depends, as in Soufflé, on the order of
+	// evaluation; what is left is dominated by nothing.
+	Subsume map[string]string
 	// Limit bounds relations as Soufflé's `.limitsize r(n=N)`: the
 	// fixpoint of a recursive stratum stops after the first round that
 	// leaves one of its relations with at least N tuples (a relation of a
@@ -317,14 +318,6 @@ type Progress struct {
 	Joins int64
 	// Elapsed is the time since Infer started.
 	Elapsed time.Duration
-}
-
-// Lattice is the order of a relation's tuples (Options.Lattice): Pos is
-// the position of the value, Min whether the smallest value is the best
-// (else the largest).
-type Lattice struct {
-	Pos int
-	Min bool
 }
 
 // Answer is one answer to a query.

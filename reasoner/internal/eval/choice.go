@@ -2,7 +2,6 @@ package eval
 
 import (
 	"encoding/binary"
-	"math"
 )
 
 // choiceSet holds the keys taken in a relation with choice domains
@@ -58,42 +57,4 @@ func (c *choiceSet) key(i int, t []uint32) string {
 		c.buf = binary.LittleEndian.AppendUint32(c.buf, t[p])
 	}
 	return string(c.buf)
-}
-
-// bestSet holds, for a relation ordered by a lattice (Options.Lattice),
-// the best value of each key (the values at the other positions).
-type bestSet struct {
-	l    Lattice
-	syms *Symtab
-	best map[string]float64
-	buf  []byte
-}
-
-func newBestSet(l Lattice, syms *Symtab) *bestSet {
-	return &bestSet{l: l, syms: syms, best: map[string]float64{}}
-}
-
-// improves reports whether tuple t may be added to r: r has no lattice,
-// t's value is not a number, or no tuple of r with t's key has a value as
-// good as t's; then t's value becomes its key's best.
-func (r *Relation) improves(t []uint32) bool {
-	b := r.best
-	if b == nil || b.l.Pos >= len(t) {
-		return true
-	}
-	v, ok := b.syms.Number(t[b.l.Pos])
-	if !ok || math.IsNaN(v) {
-		return true
-	}
-	b.buf = b.buf[:0]
-	for i, x := range t {
-		if i != b.l.Pos {
-			b.buf = binary.LittleEndian.AppendUint32(b.buf, x)
-		}
-	}
-	if old, ok := b.best[string(b.buf)]; ok && (b.l.Min && old <= v || !b.l.Min && old >= v) {
-		return false
-	}
-	b.best[string(b.buf)] = v
-	return true
 }

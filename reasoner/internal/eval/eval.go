@@ -46,10 +46,11 @@ type Evaluator struct {
 	Shared func(pred string, arity int) *Relation
 	heads  map[string]bool
 
-	// choice is Options.Choice, limit Options.Limit.
+	// choice is Options.Choice, limit Options.Limit, subsume
+	// Options.Subsume.
 	choice  map[string][][]int
-	lattice map[string]Lattice
 	limit   map[string]int
+	subsume map[string]string
 	// autoinc is the next value of autoinc() (Soufflé's counter).
 	autoinc atomic.Int64
 
@@ -169,9 +170,6 @@ func (e *Evaluator) relation(pred string, arity int) int32 {
 		if keys := e.choice[pred]; len(keys) > 0 {
 			r.choice = newChoiceSet(keys)
 		}
-		if l, ok := e.lattice[pred]; ok {
-			r.best = newBestSet(l, e.Syms)
-		}
 	}
 	i := int32(len(e.Rels))
 	e.Rels = append(e.Rels, r)
@@ -205,7 +203,7 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, MaxMem: opt.MaxMemory,
 		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor,
 		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, choice: opt.Choice,
-		lattice: opt.Lattice, limit: opt.Limit,
+		limit: opt.Limit, subsume: opt.Subsume,
 	}
 }
 
@@ -274,8 +272,8 @@ func (e *Evaluator) Load(u *Unit) error {
 			}
 			continue
 		}
-		if !r.choose(t) || !r.improves(t) {
-			continue // another fact has its choice-domain key, or a better value
+		if !r.choose(t) {
+			continue // another fact has its choice-domain key
 		}
 		if err := e.count(1); err != nil {
 			return err
@@ -408,7 +406,7 @@ func (e *Evaluator) Run(u *Unit) error {
 // stratum evaluates one stratum to its fixpoint, semi-naively.
 func (e *Evaluator) stratum(s datalog.Stratum) error {
 	var ps []*Plan
-	for _, ri := range s.Rules {
+	for _, ri := range e.firstRules(s) {
 		ps = append(ps, e.MakePlan(e.Rules[ri], ri, -1, nil))
 	}
 	return e.Fixpoint(s, ps)
@@ -426,12 +424,15 @@ func (e *Evaluator) Fixpoint(s datalog.Stratum, ps []*Plan) error {
 	}
 	delta := map[int32][]int32{}
 	var b bands
-	for len(ps) > 0 {
+	for first := true; len(ps) > 0 || first && e.subsumes(in); first = false {
 		e.Iterations++
 		for k := range delta {
 			delete(delta, k)
 		}
 		if err := e.round(ps, delta); err != nil {
+			return err
+		}
+		if err := e.subsumeRound(in, delta, first); err != nil {
 			return err
 		}
 		e.reportRound()

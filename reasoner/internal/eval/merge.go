@@ -65,8 +65,8 @@ func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 				}
 				rel.Set(k, c, prov)
 			} else {
-				if !rel.choose(t) || !rel.improves(t) {
-					continue // a tuple with its choice-domain key, or its key's better value, was added before
+				if !rel.choose(t) {
+					continue // a tuple with its choice-domain key was added before
 				}
 				if err := e.count(1); err != nil {
 					return err

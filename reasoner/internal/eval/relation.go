@@ -43,7 +43,6 @@ type Relation struct {
 	weighted    bool                  // some tuple has a confidence below 1 (see order.go)
 	Shared      bool                  // owned by an Engine: read-only
 	choice      *choiceSet            // the choice-domain keys taken (Options.Choice), or nil
-	best        *bestSet              // the best value of each key (Options.Lattice), or nil
 }
 
 // chunkBits is log2 of the number of tuples in a full chunk of a
