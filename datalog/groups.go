@@ -226,3 +226,23 @@ func SortGroups(groups [][]int32) {
 	}
 	slices.SortFunc(groups, func(a, b []int32) int { return int(a[0]) - int(b[0]) })
 }
+
+// ProgramSum returns the fingerprint of what a materialisation of p is
+// derived from: its facts and rules with their weights (each a line, the
+// weight, then the fact's atom or the rule's [Rule.Key]), sorted, so that
+// the order of files, facts and rules does not matter; 16 hex digits of
+// their SHA-256. Directives (`@min`, `@aggregate`, `@groups`), queries,
+// positions and comments are not part of it: the threshold is compared on
+// its own.
+func ProgramSum(p *Program) string {
+	lines := make([]string, 0, len(p.Facts)+len(p.Rules))
+	for _, f := range p.Facts {
+		lines = append(lines, strconv.FormatFloat(f.Weight, 'g', -1, 64)+" "+f.Atom.String())
+	}
+	keys := RuleKeys(p.Rules)
+	for i, r := range p.Rules {
+		lines = append(lines, strconv.FormatFloat(r.Weight, 'g', -1, 64)+" :- "+keys[i])
+	}
+	slices.Sort(lines)
+	return headSum(lines)
+}

@@ -115,3 +115,37 @@ func TestRuleGroupsDiagnostics(t *testing.T) {
 		}
 	}
 }
+
+// TestProgramSum checks datalog.ProgramSum: the order of facts and rules
+// and the names of variables change nothing, nor do directives; a weight,
+// a fact or a rule does.
+func TestProgramSum(t *testing.T) {
+	sum := func(src string) string {
+		t.Helper()
+		p, err := ParseString("p.dl", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return datalog.ProgramSum(p)
+	}
+	base := sum("@min 0.1.\nh(a, b).\n0.8 :: w(A, B) :- h(B, A).\n0.5 :: s(A) :- h(A, _).\n")
+	for _, same := range []string{
+		"0.5 :: s(X) :- h(X, _).\nh(a, b).\n0.8 :: w(X, Y) :- h(Y, X).\n",
+		"@min 0.3.\n@aggregate max for w.\n0.8 :: w(A, B) :- h(B, A).\nh(a, b).\n0.5 :: s(A) :- h(A, _).\n",
+	} {
+		if got := sum(same); got != base {
+			t.Errorf("%q: sum %s, want %s", same, got, base)
+		}
+	}
+	for _, other := range []string{
+		"h(a, b).\n0.7 :: w(A, B) :- h(B, A).\n0.5 :: s(A) :- h(A, _).\n",
+		"0.9 :: h(a, b).\n0.8 :: w(A, B) :- h(B, A).\n0.5 :: s(A) :- h(A, _).\n",
+		"h(a, c).\n0.8 :: w(A, B) :- h(B, A).\n0.5 :: s(A) :- h(A, _).\n",
+		"h(a, b).\n0.8 :: w(A, B) :- h(A, B).\n0.5 :: s(A) :- h(A, _).\n",
+		"h(a, b).\n0.8 :: w(A, B) :- h(B, A).\n",
+	} {
+		if got := sum(other); got == base {
+			t.Errorf("%q: the same sum as the base program", other)
+		}
+	}
+}

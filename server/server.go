@@ -232,6 +232,7 @@ func (s *Server) routes() http.Handler {
 	handle("POST /v1/facts", "/v1/facts", s.auth(s.editFacts))
 	handle("POST /v1/load", "/v1/load", s.auth(s.loadFiles))
 	handle("POST /v1/retract", "/v1/retract", s.auth(s.retractFiles))
+	handle("POST /v1/infer", "/v1/infer", s.auth(s.inferProgram))
 	handle("GET /v1/stats", "/v1/stats", s.read(s.stats))
 	handle("GET /v1/summary", "/v1/summary", s.read(s.summary))
 	handle("GET /metrics", "/metrics", s.metrics.handler().ServeHTTP)

@@ -55,7 +55,8 @@ type version struct {
 	checker   atomic.Pointer[reasoner.QueryChecker]
 	pol       atomic.Pointer[policy.Policy]
 	noisyOr   atomic.Pointer[combine.StoredNoisyOr]
-	noisyOrMu sync.Mutex // prepares noisyOr once, not by every client at once
+	noisyOrMu sync.Mutex             // prepares noisyOr once, not by every client at once
+	sum       atomic.Pointer[string] // datalog.ProgramSum of prog (programSum)
 }
 
 // release drops a holder of v; the last one closes its view.

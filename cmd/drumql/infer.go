@@ -11,6 +11,7 @@ import (
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/remote"
 	"github.com/drumql/drumql/rulefile"
 	"github.com/drumql/drumql/store"
 	"github.com/drumql/drumql/wire"
@@ -101,27 +102,22 @@ Examples:
 
 func (c *inferCmd) Run(e *env) error {
 	minX, err := minFlag(c.Min)
-	if err := errors.Join(err, checkCount("threads", c.Threads)); err != nil {
+	if err := errors.Join(err, checkCount("threads", c.Threads), checkCount("changes", c.Changes)); err != nil {
 		return err
 	}
 	if c.MaxFacts <= 0 {
 		return inputErr(fmt.Errorf("--max-facts %d: must be more than 0", c.MaxFacts))
 	}
-	if err := checkCount("changes", c.Changes); err != nil {
-		return err
-	}
 	lim, err := memoryCap(c.MaxMemory)
 	if err != nil {
 		return err
 	}
-	ps, th, st, err := programAndStore(e, c.Files, minX)
-	if err != nil {
+	ps, th, st, err := programAndStore(e, c.Files, minX, true)
+	if err != nil || st == nil {
 		return err
 	}
 	defer st.Close()
-	// The collector works harder as the heap nears the cap, so that the cap
-	// stops live data, not uncollected garbage.
-	defer lim.Soften()()
+	defer lim.Soften()() // the collector works harder near the cap: it stops live data, not garbage
 	pb := e.newBar(-1, "inferring")
 	opt := reasoner.Options{Min: th.Min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
 		Progress: func(p reasoner.Progress) {
@@ -159,10 +155,10 @@ func (c *inferCmd) Run(e *env) error {
 	return nil
 }
 
-// programAndStore loads the rule files (their warnings on stderr), resolves
-// the threshold with --min minX, and opens the store for writing, warning
-// about body predicates nothing defines: what infer and serve do first.
-func programAndStore(e *env, files []string, minX float64) (*rulefile.Set, policy.Threshold, store.Store, error) {
+// programAndStore loads the rule files (warnings on stderr), resolves the
+// threshold with --min minX, opens the store for writing (nil when, beside,
+// a server holding it answered: remote.Infer) and warns of unknown bodies.
+func programAndStore(e *env, files []string, minX float64, beside bool) (*rulefile.Set, policy.Threshold, store.Store, error) {
 	var warn bytes.Buffer
 	ps, err := loadPrograms(e, &warn, files)
 	io.Copy(e.stderr, &warn)
@@ -172,6 +168,11 @@ func programAndStore(e *env, files []string, minX float64) (*rulefile.Set, polic
 	th := policy.ResolveMin(minX, ps.Prog)
 	if minX == 0 {
 		warnThresholds(e.stderr, ps.Prog)
+	}
+	if beside {
+		if ok, err := remote.Infer(e.ctx, e.cli.DB, ps.Prog, th.Min, e.stdout); ok {
+			return ps, th, nil, err
+		}
 	}
 	st, err := e.openStoreForWriting(true)
 	if err != nil {

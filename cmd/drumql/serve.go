@@ -66,7 +66,7 @@ func (c *serveCmd) Run(e *env) error {
 	defer mem.Soften()()
 	edits := c.editsPath(e.cli.DB)
 	files := server.RuleFiles(c.Files, edits)
-	ps, th, st, err := programAndStore(e, files, minX)
+	ps, th, st, err := programAndStore(e, files, minX, false)
 	if err != nil {
 		return err
 	}
