@@ -221,6 +221,8 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusUnauthorized, apiError{Error: "this request changes the store: it needs the header Authorization: Bearer TOKEN (the --token of drumql serve)"})
 			return
 		}
+		s.holding.Add(1)
+		defer s.holding.Add(-1)
 		h(w, r)
 	}
 }
@@ -234,6 +236,22 @@ func (s *Server) read(h http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusUnauthorized, apiError{Error: "this server needs a token to read: the header Authorization: Bearer TOKEN (the --read-token or --token of drumql serve)"})
 			return
 		}
+		s.holding.Add(1)
+		defer s.holding.Add(-1)
 		h(w, r)
 	}
+}
+
+// memoryRefusal writes the answer of a request whose evaluation reached
+// --max-memory (the memory the whole process holds): 413 when it was the
+// only read or write being answered (it alone passes the limit: asking
+// again would fail again), else 503 with Retry-After (others held memory
+// too: it may pass once they are done). what ends the message.
+func (s *Server) memoryRefusal(w http.ResponseWriter, err error, what string) {
+	if s.holding.Load() > 1 {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, apiError{Code: CodeMemoryLimit, Error: err.Error() + " (--max-memory) while other requests held memory: try again" + what})
+		return
+	}
+	writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeMemoryLimit, Error: err.Error() + " (--max-memory), with no other request in flight" + what})
 }

@@ -347,8 +347,7 @@ func (s *Server) updateError(w http.ResponseWriter, err error) {
 	case errors.Is(err, reasoner.ErrTooManyFacts):
 		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeLimit, Error: fmt.Sprintf("the update would derive more than %d facts (--max-facts): nothing was changed", s.cfg.MaxFacts)})
 	case errors.Is(err, reasoner.ErrMemoryLimit):
-		// updates are serialised: this one alone passed the limit
-		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeMemoryLimit, Error: err.Error() + " (--max-memory): nothing was changed"})
+		s.memoryRefusal(w, err, ": nothing was changed")
 	case errors.Is(err, reasoner.ErrStringTooLong):
 		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeLimit, Error: err.Error() + ": nothing was changed"})
 	case errors.Is(err, context.DeadlineExceeded):

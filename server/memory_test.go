@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -54,5 +55,44 @@ func TestMaxMemoryReachesEvaluations(t *testing.T) {
 	}
 	if _, err := New(ctx, Config{Store: st, Program: prog}, nil); err != nil {
 		t.Errorf("New without a cap: %v", err)
+	}
+}
+
+// TestMemoryRefusal: an update or a query whose evaluation reached
+// --max-memory while it was the only read or write being answered is
+// refused with 413 (it alone passes the limit), and with 503 and
+// Retry-After while another was in flight (it may pass once that is done).
+// The read and write wrappers count the requests in flight.
+func TestMemoryRefusal(t *testing.T) {
+	e := newEnv(t, "x is y\n", "0.5 :: p(X) :- is(X, y).\n", nil)
+	s := e.srv
+	err := &reasoner.MemoryLimitError{InUse: 2 << 30, Cap: 1 << 30}
+	for _, c := range []struct {
+		name  string
+		write func(w http.ResponseWriter)
+	}{
+		{"update", func(w http.ResponseWriter) { s.updateError(w, err) }},
+		{"query", func(w http.ResponseWriter) { s.evalError(w, context.Background(), err) }},
+	} {
+		for _, others := range []int64{0, 1} {
+			s.holding.Add(1 + others) // the request itself, and the others
+			rec := httptest.NewRecorder()
+			c.write(rec)
+			s.holding.Add(-1 - others)
+			want, retry, says := http.StatusRequestEntityTooLarge, "", "no other request in flight"
+			if others > 0 {
+				want, retry, says = http.StatusServiceUnavailable, "1", "other requests held memory: try again"
+			}
+			if rec.Code != want || rec.Header().Get("Retry-After") != retry || !strings.Contains(rec.Body.String(), says) || !strings.Contains(rec.Body.String(), `"code": "memory_limit"`) {
+				t.Errorf("%s with %d others in flight: %d, Retry-After %q: %s", c.name, others, rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+			}
+		}
+	}
+	var seen []int64
+	h := func(w http.ResponseWriter, r *http.Request) { seen = append(seen, s.holding.Load()) }
+	s.read(h)(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	s.auth(h)(httptest.NewRecorder(), httptest.NewRequest("POST", "/", nil))
+	if len(seen) != 2 || seen[0] != 1 || seen[1] != 1 || s.holding.Load() != 0 {
+		t.Errorf("in flight inside read and auth: %v, after: %d", seen, s.holding.Load())
 	}
 }

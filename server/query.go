@@ -151,8 +151,7 @@ func (s *Server) evalError(w http.ResponseWriter, ctx context.Context, err error
 	case errors.Is(err, reasoner.ErrTooManyFacts):
 		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeLimit, Error: fmt.Sprintf("the evaluation would derive more than %d facts (--max-facts) and was stopped", s.cfg.MaxFacts)})
 	case errors.Is(err, reasoner.ErrMemoryLimit):
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, apiError{Code: CodeMemoryLimit, Error: err.Error()})
+		s.memoryRefusal(w, err, "")
 	case errors.Is(err, reasoner.ErrStringTooLong):
 		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeLimit, Error: err.Error()})
 	case errors.Is(err, reasoner.ErrUnknownPredicate):

@@ -59,9 +59,9 @@ type Config struct {
 	MaxFacts int
 	// MaxMemory caps the memory (bytes) the Go runtime holds while an
 	// update or a query evaluates (reasoner.Options.MaxMemory): beyond it
-	// the update is refused and rolled back (413, memory_limit), a query
-	// stopped (503, memory_limit, Retry-After), the served state kept.
-	// 0: no cap.
+	// the update is refused and rolled back, a query stopped, the served
+	// state kept (memory_limit: 413 alone, 503 with Retry-After beside
+	// other requests; memoryRefusal). 0: no cap.
 	MaxMemory int64
 	// Threads is the number of goroutines an evaluation may use (0: all
 	// cores).
@@ -111,6 +111,9 @@ type Server struct {
 	handler http.Handler
 	// inFlight counts the requests being answered.
 	inFlight atomic.Int64
+	// holding counts the reads and writes being answered (read and auth):
+	// the requests that may hold memory (memoryRefusal).
+	holding atomic.Int64
 	// active waits for the handlers running (Serve's shutdown).
 	active sync.WaitGroup
 	// stopping is set when Serve shuts down: a failed update no longer
