@@ -211,6 +211,7 @@ func TestRunErrors(t *testing.T) {
 		{"witness", map[string]string{"prog.dl": ".decl s(n: symbol, h: number)\n.decl t(n: symbol, h: number)\nt(who, m) :- m = sum h : { s(who, h) }.\n"}, nil, "prog.dl:3:18: error: unsupported: aggregate witnesses of sum (who is bound only inside it"},
 		{"adt", map[string]string{"prog.dl": ".type P = $A(a: number) | $B {}\n.decl e(x: P)\n"}, nil, "prog.dl:1:11: error: unsupported: algebraic data types"},
 		{"functor", map[string]string{"prog.dl": ".functor f(x: number): number\n.decl e(x: number)\n"}, nil, "prog.dl:1:1: error: unsupported: user-defined functors"},
+		{"math", map[string]string{"prog.dl": ".decl e(x: float)\ne(sin(1.0)).\n"}, nil, "prog.dl:2:3: error: unsupported: sin: mathematical functors"},
 		{"choice", map[string]string{"prog.dl": ".decl e(x: number, y: number) choice-domain z\n"}, nil, "prog.dl:1:45: error: choice-domain: z is no attribute of e"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
