@@ -35,6 +35,7 @@ func Evaluate(ctx context.Context, st store.Store, prog *datalog.Program, opt Op
 	opt = opt.WithProgram(prog)
 	e := NewEvaluator(ctx, st, syms, opt)
 	e.Progress = opt.Progress
+	e.lean = true
 	e.Start = start
 	live, _, err := WithoutDeadRules(st, prog, false)
 	if err != nil {
@@ -78,9 +79,6 @@ func (v *Evaluation) Each(pred string, arity int, fn func(args []uint32, conf fl
 				if err := e.Ctx.Err(); err != nil {
 					return pkgerr.Newf("reasoner: %s: %w", pred, err)
 				}
-			}
-			if r.ProvAt(t) == ProvDeleted {
-				continue
 			}
 			if !fn(r.Tuple(t), r.ConfAt(t)) {
 				return nil

@@ -40,10 +40,15 @@ type Relation struct {
 	mu          sync.Mutex
 	Idx         map[uint32]*hashIndex // by bound-position mask
 	Internal    bool                  // magic, adorned and answer predicates: never loaded from the store
-	weighted    bool                  // some tuple has a confidence below 1 (see order.go)
-	Shared      bool                  // owned by an Engine: read-only
-	choice      *choiceSet            // the choice-domain keys taken (Options.Choice), or nil
-	best        *bestSet              // the best value of each key (Options.Lattice), or nil
+	// Lean drops the columns an evaluation without proofs may do without
+	// (Evaluate): no provenance (ProvAt is ProvUnknown), and no
+	// confidences while they are all 1 (Conf is nil until a tuple gets
+	// another, then filled with 1s). Set before the first tuple.
+	Lean     bool
+	weighted bool       // some tuple has a confidence below 1 (see order.go)
+	Shared   bool       // owned by an Engine: read-only
+	choice   *choiceSet // the choice-domain keys taken (Options.Choice), or nil
+	best     *bestSet   // the best value of each key (Options.Lattice), or nil
 }
 
 // chunkBits is log2 of the number of tuples in a full chunk of a
@@ -86,10 +91,41 @@ func (r *Relation) Tuple(i int32) []uint32 {
 }
 
 // ConfAt is the confidence of tuple i.
-func (r *Relation) ConfAt(i int32) float64 { return r.Conf[i>>ChunkBits][i&ChunkMask] }
+func (r *Relation) ConfAt(i int32) float64 {
+	if r.Conf == nil {
+		return 1 // a lean relation of confidences 1
+	}
+	return r.Conf[i>>ChunkBits][i&ChunkMask]
+}
 
 // ProvAt is the provenance reference of tuple i.
-func (r *Relation) ProvAt(i int32) int32 { return r.Prov[i>>ChunkBits][i&ChunkMask] }
+func (r *Relation) ProvAt(i int32) int32 {
+	if r.Lean {
+		return ProvUnknown
+	}
+	return r.Prov[i>>ChunkBits][i&ChunkMask]
+}
+
+// confColumn makes the confidences of a lean relation a column of their
+// own, every tuple's 1 so far.
+func (r *Relation) confColumn() {
+	r.Conf = make([][]float64, len(r.tuples))
+	for k := range r.tuples {
+		n := r.N - k*ChunkLen
+		if n > ChunkLen {
+			n = ChunkLen
+		}
+		capacity := ChunkLen
+		if k == 0 {
+			capacity = n // the first chunk grows by doubling
+		}
+		c := make([]float64, n, capacity)
+		for j := range c {
+			c[j] = 1
+		}
+		r.Conf[k] = c
+	}
+}
 
 // Set replaces the confidence and provenance of tuple i. A confidence that
 // falls (incremental maintenance, maintain.go) marks the chains dirty as
@@ -105,8 +141,15 @@ func (r *Relation) Set(i int32, c float64, prov int32) {
 			ix.raised(r, i)
 		}
 	}
-	r.Conf[i>>ChunkBits][i&ChunkMask] = c
-	r.Prov[i>>ChunkBits][i&ChunkMask] = prov
+	if r.Conf == nil && c != 1 {
+		r.confColumn()
+	}
+	if r.Conf != nil {
+		r.Conf[i>>ChunkBits][i&ChunkMask] = c
+	}
+	if !r.Lean {
+		r.Prov[i>>ChunkBits][i&ChunkMask] = prov
+	}
 	r.weighted = r.weighted || c < 1
 }
 
@@ -125,19 +168,31 @@ func (r *Relation) Find(t []uint32) int32 {
 func (r *Relation) Add(t []uint32, c float64, prov int32) int32 {
 	i := int32(r.N)
 	k := int(i >> ChunkBits)
-	if k == len(r.Conf) {
+	if r.Lean && r.Conf == nil && c != 1 {
+		r.confColumn()
+	}
+	conf, prov0 := !r.Lean || r.Conf != nil, !r.Lean
+	if k == len(r.tuples) {
 		// A new chunk: full-size unless it is the first.
 		n := ChunkLen
 		if k == 0 {
 			n = 0
 		}
 		r.tuples = append(r.tuples, make([]uint32, 0, n*r.Arity))
-		r.Conf = append(r.Conf, make([]float64, 0, n))
-		r.Prov = append(r.Prov, make([]int32, 0, n))
+		if conf {
+			r.Conf = append(r.Conf, make([]float64, 0, n))
+		}
+		if prov0 {
+			r.Prov = append(r.Prov, make([]int32, 0, n))
+		}
 	}
 	r.tuples[k] = append(reserve(r.tuples[k], len(t)), t...)
-	r.Conf[k] = append(reserve(r.Conf[k], 1), c)
-	r.Prov[k] = append(reserve(r.Prov[k], 1), prov)
+	if conf {
+		r.Conf[k] = append(reserve(r.Conf[k], 1), c)
+	}
+	if prov0 {
+		r.Prov[k] = append(reserve(r.Prov[k], 1), prov)
+	}
 	r.N++
 	if c > 0 {
 		r.Alive++
