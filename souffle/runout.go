@@ -131,7 +131,6 @@ func (p *Program) sorted(v *reasoner.Evaluation, rel string, d *Decl, conf bool)
 	// The formatted values, by column and number.
 	strs := make([][]string, ncol)
 	safe := arity > 0
-	var total uint
 	for c := range cols {
 		strs[c] = make([]string, len(cols[c].ids))
 		for j, x := range cols[c].ids {
@@ -148,15 +147,12 @@ func (p *Program) sorted(v *reasoner.Evaluation, rel string, d *Decl, conf bool)
 			strs[c][j] = s
 			safe = safe && !strings.ContainsFunc(s, func(r rune) bool { return r <= '\n' })
 		}
-		total += uint(bits.Len(uint(max(len(strs[c])-1, 0))))
 	}
-	if !safe || total > 64 {
-		lines, err := p.sortedLines(v, rel, arity, cols, strs)
-		return output{n: len(lines), lines: lines}, err
-	}
+	// The rank of each value among its column's distinct formatted
+	// values (two ids may print alike: 1.0 and 1 in a float column).
 	t := &table{vals: make([][]string, ncol), shift: make([]uint, ncol), width: make([]uint, ncol)}
 	ranks := make([][]uint32, ncol)
-	shift := total
+	var total uint
 	for c := range cols {
 		order := make([]int32, len(strs[c]))
 		for j := range order {
@@ -164,12 +160,21 @@ func (p *Program) sorted(v *reasoner.Evaluation, rel string, d *Decl, conf bool)
 		}
 		slices.SortFunc(order, func(a, b int32) int { return strings.Compare(strs[c][a], strs[c][b]) })
 		ranks[c] = make([]uint32, len(order))
-		t.vals[c] = make([]string, len(order))
-		for r, j := range order {
-			ranks[c][j] = uint32(r)
-			t.vals[c][r] = strs[c][j]
+		for _, j := range order {
+			if k := len(t.vals[c]); k == 0 || t.vals[c][k-1] != strs[c][j] {
+				t.vals[c] = append(t.vals[c], strs[c][j])
+			}
+			ranks[c][j] = uint32(len(t.vals[c]) - 1)
 		}
-		t.width[c] = uint(bits.Len(uint(max(len(order)-1, 0))))
+		t.width[c] = uint(bits.Len(uint(max(len(t.vals[c])-1, 0))))
+		total += t.width[c]
+	}
+	if !safe || total > 64 {
+		lines, err := p.sortedLines(v, rel, arity, cols, strs)
+		return output{n: len(lines), lines: lines}, err
+	}
+	shift := total
+	for c := range cols {
 		shift -= t.width[c]
 		t.shift[c] = shift
 	}

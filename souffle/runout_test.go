@@ -1,6 +1,9 @@
 package souffle
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/store"
 )
 
 // TestRunOutputOrder checks that an output file's lines are the
@@ -112,5 +118,44 @@ tc(x, z) :- tc(x, y), edge(y, z).
 	t.Logf("%.0f bytes allocated per derived fact", perFact)
 	if perFact > 400 {
 		t.Errorf("%.0f bytes allocated per derived fact, want at most 400", perFact)
+	}
+}
+
+// TestRunOutputEqualValues checks the sort through keys when two symbols
+// print alike ("1.0" and "1" in a float column, as a store may hold
+// them): they rank as one value, so that the tuples sort by their next
+// column, as their lines do, not by which symbol they hold.
+func TestRunOutputEqualValues(t *testing.T) {
+	ctx := context.Background()
+	p, prog, err := Read("p.dl", []byte(".decl in(x: float, y: symbol)\n.output in\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.NewMemory()
+	_, err = st.Load(ctx, &store.Batch{Graph: []store.NamedTriple{
+		{S: "1.0", R: "in", O: "a"}, {S: "1", R: "in", O: "b"}, {S: "1.0", R: "in", O: "c"}, {S: "1", R: "in", O: "d"},
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := reasoner.Evaluate(ctx, st, prog, reasoner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.sorted(v, "in", p.Decls["in"], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.tab == nil {
+		t.Fatal("sorted through lines, not keys")
+	}
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	if err := out.writeLines(w, "\t"); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	if got, want := b.String(), "1\ta\n1\tb\n1\tc\n1\td\n"; got != want {
+		t.Errorf("lines %q, want %q", got, want)
 	}
 }
