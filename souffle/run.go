@@ -101,8 +101,9 @@ func runDrumql(ctx context.Context, cfg Config, src []byte, stdout io.Writer) er
 }
 
 // write computes every output (each relation's tuples, sorted, through
-// read; only their number for a .printsize), then writes them: the .output files, then the .printsize counts.
-// Nothing is written when computing one fails.
+// read; only their number for a .printsize), then writes them: the
+// .output files, then the .printsize counts. Nothing is written when
+// computing one fails.
 func (p *Program) write(cfg Config, prog *datalog.Program, stdout io.Writer, read func(rel string, count bool) (output, error)) error {
 	defined := map[string]bool{}
 	for _, f := range prog.Facts {
