@@ -169,7 +169,9 @@ func (e *Evaluator) relation(pred string, arity int) int32 {
 	}
 	if r == nil {
 		r = NewRelation(pred, arity)
-		r.Lean = e.lean && !e.Prov
+		if e.lean && !e.Prov {
+			r.MakeLean()
+		}
 		if keys := e.choice[pred]; len(keys) > 0 {
 			r.choice = newChoiceSet(keys)
 		}

@@ -6,10 +6,10 @@ import "testing"
 // confidences while they are all 1 (the bytes a tuple costs), then, once
 // a tuple gets another confidence, every earlier tuple's 1 kept, across
 // chunks (the first grown by doubling, the others full), and Set on
-// either side of that.
+// either side of that; and its unique index filled up to 3/4.
 func TestLeanRelation(t *testing.T) {
 	r := NewRelation("r", 2)
-	r.Lean = true
+	r.MakeLean()
 	n := ChunkLen + 100
 	for i := range n {
 		r.Add([]uint32{uint32(i), uint32(i + 1)}, 1, ProvBase)
@@ -41,6 +41,10 @@ func TestLeanRelation(t *testing.T) {
 	}
 	if r.Prov != nil || len(r.Conf) != 2 || cap(r.Conf[1]) != ChunkLen {
 		t.Errorf("columns: %d provenance chunks, %d confidence chunks (the second of capacity %d)", len(r.Prov), len(r.Conf), cap(r.Conf[1]))
+	}
+	// 32,870 tuples: a load of 1/2 would take 131,072 slots
+	if got, want := len(r.Unique.Slots), 1<<16; got != want {
+		t.Errorf("%d tuples in %d slots of the unique index, want %d", r.Len(), got, want)
 	}
 	if got := r.Find([]uint32{2, 0}); got != k+1 {
 		t.Errorf("Find = %d, want %d", got, k+1)
