@@ -110,6 +110,21 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	return eval.Infer(ctx, st, prog, opt)
 }
 
+// Evaluation is the fixpoint of a program over a store, in memory
+// (Evaluate): its relations read as symbol ids with Each, names with Name.
+type Evaluation = eval.Evaluation
+
+// Evaluate evaluates prog over the base facts of st as Infer does (same
+// options, same facts and confidences) and returns the fixpoint instead
+// of writing it: the store is not changed and the derived facts exist
+// only in the evaluator's columns, without proofs. It is what `drumql
+// run` uses, which writes the relations to files and has no use for
+// derived facts in a store (about 240 bytes a fact in a store.Mem, beside
+// the evaluator's tens). The join indexes are released before it returns.
+func Evaluate(ctx context.Context, st store.Store, prog *datalog.Program, opt Options) (*Evaluation, error) {
+	return eval.Evaluate(ctx, st, prog, opt)
+}
+
 // Query answers q over the store's base and derived facts and what prog
 // derives from them (prog may be nil). The store's derived facts count as
 // facts with their stored confidences. Answers bind the query's distinct

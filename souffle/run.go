@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,12 +59,16 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	opt := reasoner.Options{Threads: max(cfg.Jobs, 1), Choice: p.choices(), Limit: limits, Subsume: p.recursive}
 	if p.goalDirected() {
 		p.goal = prog
-		return p.write(ctx, cfg, st, prog, stdout)
+		return p.write(cfg, prog, stdout, func(rel string, _ bool) (output, error) {
+			lines, err := p.tuples(ctx, st, rel, cfg.Confidence)
+			return output{lines: lines, n: len(lines)}, err
+		})
 	}
-	if _, err := reasoner.Infer(ctx, st, prog, opt); err != nil {
+	v, err := reasoner.Evaluate(ctx, st, prog, opt)
+	if err != nil {
 		return err
 	}
-	return p.write(ctx, cfg, st, prog, stdout)
+	return p.write(cfg, prog, stdout, p.evaluated(ctx, v, cfg.Confidence))
 }
 
 // runDrumql runs a file of drumql's dialect: its facts and rules, every
@@ -91,20 +93,18 @@ func runDrumql(ctx context.Context, cfg Config, src []byte, stdout io.Writer) er
 	slices.SortFunc(p.Outputs, func(a, b IO) int { return strings.Compare(a.Rel, b.Rel) })
 	st := store.NewMemory()
 	defer st.Close()
-	if _, err := reasoner.Infer(ctx, st, prog, reasoner.Options{Threads: max(cfg.Jobs, 1)}); err != nil {
+	v, err := reasoner.Evaluate(ctx, st, prog, reasoner.Options{Threads: max(cfg.Jobs, 1)})
+	if err != nil {
 		return err
 	}
-	return p.write(ctx, cfg, st, prog, stdout)
+	return p.write(cfg, prog, stdout, p.evaluated(ctx, v, cfg.Confidence))
 }
 
-// output is one relation's tuples, formatted.
-type output struct {
-	io    IO
-	lines []string
-}
-
-// write computes every output, then writes them.
-func (p *Program) write(ctx context.Context, cfg Config, st store.Store, prog *datalog.Program, stdout io.Writer) error {
+// write computes every output (each relation's tuples, sorted, through
+// read; only their number for a .printsize), then writes them: the
+// .output files, then the .printsize counts. Nothing is written when
+// computing one fails.
+func (p *Program) write(cfg Config, prog *datalog.Program, stdout io.Writer, read func(rel string, count bool) (output, error)) error {
 	defined := map[string]bool{}
 	for _, f := range prog.Facts {
 		defined[f.Atom.Pred] = true
@@ -115,46 +115,47 @@ func (p *Program) write(ctx context.Context, cfg Config, st store.Store, prog *d
 	for _, in := range p.Inputs {
 		defined[in.Rel] = true
 	}
-	tuples := func(rel string) ([]string, error) {
+	tuples := func(rel string, count bool) (output, error) {
 		if !defined[rel] {
-			return nil, nil
+			return output{}, nil
 		}
 		if slices.Contains(p.subsumed, rel) {
-			return p.tuples(ctx, st, kept(rel), cfg.Confidence)
+			return read(kept(rel), count)
 		}
-		return p.tuples(ctx, st, rel, cfg.Confidence)
+		return read(rel, count)
 	}
 	var outs []output
 	for _, o := range p.Outputs {
-		lines, err := tuples(o.Rel)
+		out, err := tuples(o.Rel, false)
 		if err != nil {
 			return err
 		}
-		outs = append(outs, output{o, lines})
+		out.io = o
+		outs = append(outs, out)
 	}
 	var sizes []string
 	for _, o := range p.PrintSizes {
-		lines, err := tuples(o.Rel)
+		out, err := tuples(o.Rel, true)
 		if err != nil {
 			return err
 		}
-		sizes = append(sizes, fmt.Sprintf("%s\t%d\n", o.Rel, len(lines)))
+		sizes = append(sizes, fmt.Sprintf("%s\t%d\n", o.Rel, out.n))
 	}
 	for _, o := range outs {
 		if cfg.OutputDir == "-" || o.io.Params["IO"] == "stdout" {
-			fmt.Fprintf(stdout, "---------------\n%s\n===============\n", o.io.Rel)
-			for _, l := range o.lines {
-				io.WriteString(stdout, l)
+			if err := writeStdout(stdout, o); err != nil {
+				return err
 			}
-			io.WriteString(stdout, "===============\n")
 			continue
 		}
-		if err := writeAtomic(factPath(o.io, cfg.OutputDir, ".csv"), p.outputLines(o)); err != nil {
+		if err := writeAtomic(factPath(o.io, cfg.OutputDir, ".csv"), p.fileWriter(o)); err != nil {
 			return err
 		}
 	}
 	for _, s := range sizes {
-		io.WriteString(stdout, s)
+		if _, err := io.WriteString(stdout, s); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
 	}
 	return nil
 }
@@ -208,58 +209,6 @@ func (p *Program) format(c Col, v string) string {
 		return p.formatRecord(c.Type, v)
 	}
 	return v
-}
-
-// writeAtomic writes lines to path through a temporary file renamed over
-// it.
-func writeAtomic(path string, lines []string) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("run: writing %s: %w", path, err)
-	}
-	for _, l := range lines {
-		if _, err = f.WriteString(l); err != nil {
-			break
-		}
-	}
-	if err == nil {
-		err = f.Close()
-	} else {
-		f.Close()
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("run: writing %s: %w", path, err)
-	}
-	return nil
-}
-
-// outputLines returns the lines of an output file: with the directive's
-// delimiter (tab by default), after a header line of the attribute names
-// with headers=true.
-func (p *Program) outputLines(o output) []string {
-	delim, ok := o.io.Params["delimiter"]
-	lines := o.lines
-	if ok && delim != "\t" {
-		lines = make([]string, len(o.lines))
-		for i, l := range o.lines {
-			lines[i] = strings.ReplaceAll(l, "\t", delim)
-		}
-	} else {
-		delim = "\t"
-	}
-	if o.io.Params["headers"] == "true" {
-		var names []string
-		for _, c := range p.Decls[o.io.Rel].Cols {
-			names = append(names, c.Name)
-		}
-		lines = append([]string{strings.Join(names, delim) + "\n"}, lines...)
-	}
-	return lines
 }
 
 // choices returns the choice domains of the declared relations, by name

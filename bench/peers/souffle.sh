@@ -20,7 +20,10 @@
 #
 # SOUFFLE names a souffle binary to use instead of building one; THREADS
 # (default 2), SEED (default 1), OUT (default bench/out/souffle-peers);
-# ENGINES (default "interp compiled run infer") the engines to run.
+# ENGINES (default "interp compiled run infer") the engines to run; the
+# engine "base" is `drumql run` of another build, the binary BASE (for a
+# before/after in one run: go build -o /tmp/drumql-base ./cmd/drumql at the
+# older commit), labelled BASE_LABEL (default "base").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -107,6 +110,11 @@ for wl in $list; do
     timed "$d/run.txt" "$root/bin/drumql" run -j "$threads" -F "$d/in" -D "$d/sout" "$progs/$prog.souffle.dl"
     c=$(souffle_count "$d/run.txt"); counts+=("drumql-run $c")
     row "$wl" "drumql run" "$wall" "$cpu" "$rss" "$c" "no store"
+  fi
+  if has base; then
+    timed "$d/base.txt" "${BASE:?set BASE to a drumql binary for the engine base}" run -j "$threads" -F "$d/in" -D "$d/sout" "$progs/$prog.souffle.dl"
+    c=$(souffle_count "$d/base.txt"); counts+=("drumql-run-base $c")
+    row "$wl" "drumql run (${BASE_LABEL:-base})" "$wall" "$cpu" "$rss" "$c" "no store"
   fi
   if has infer; then
     timed "$d/load.txt" "$root/bin/drumql" -q --db "$d/db" load "$d/in/facts.tsv"

@@ -28,7 +28,10 @@ type Evaluator struct {
 	maxFact int
 	threads int
 	Prov    bool // record provenance
-	Stored  bool // load the store's derived facts as extensional facts (query mode)
+	// lean makes the relations lean (Relation.Lean): Evaluate, which
+	// neither records nor returns provenance.
+	lean   bool
+	Stored bool // load the store's derived facts as extensional facts (query mode)
 	// baseOnly overrides stored: derived facts are never read.
 	baseOnly bool
 	noFactor bool // Options.noFactor
@@ -167,6 +170,9 @@ func (e *Evaluator) relation(pred string, arity int) int32 {
 	}
 	if r == nil {
 		r = NewRelation(pred, arity)
+		if e.lean && !e.Prov {
+			r.MakeLean()
+		}
 		if keys := e.choice[pred]; len(keys) > 0 {
 			r.choice = newChoiceSet(keys)
 		}

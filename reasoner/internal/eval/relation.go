@@ -40,9 +40,14 @@ type Relation struct {
 	mu          sync.Mutex
 	Idx         map[uint32]*hashIndex // by bound-position mask
 	Internal    bool                  // magic, adorned and answer predicates: never loaded from the store
-	weighted    bool                  // some tuple has a confidence below 1 (see order.go)
-	Shared      bool                  // owned by an Engine: read-only
-	choice      *choiceSet            // the choice-domain keys taken (Options.Choice), or nil
+	// Lean drops the columns an evaluation without proofs may do without
+	// (Evaluate): no provenance (ProvAt is ProvUnknown), and no
+	// confidences while they are all 1 (Conf is nil until a tuple gets
+	// another, then filled with 1s). Set by MakeLean.
+	Lean     bool
+	weighted bool       // some tuple has a confidence below 1 (see order.go)
+	Shared   bool       // owned by an Engine: read-only
+	choice   *choiceSet // the choice-domain keys taken (Options.Choice), or nil
 }
 
 // chunkBits is log2 of the number of tuples in a full chunk of a
@@ -85,10 +90,48 @@ func (r *Relation) Tuple(i int32) []uint32 {
 }
 
 // ConfAt is the confidence of tuple i.
-func (r *Relation) ConfAt(i int32) float64 { return r.Conf[i>>ChunkBits][i&ChunkMask] }
+func (r *Relation) ConfAt(i int32) float64 {
+	if r.Conf == nil {
+		return 1 // a lean relation of confidences 1
+	}
+	return r.Conf[i>>ChunkBits][i&ChunkMask]
+}
 
 // ProvAt is the provenance reference of tuple i.
-func (r *Relation) ProvAt(i int32) int32 { return r.Prov[i>>ChunkBits][i&ChunkMask] }
+func (r *Relation) ProvAt(i int32) int32 {
+	if r.Lean {
+		return ProvUnknown
+	}
+	return r.Prov[i>>ChunkBits][i&ChunkMask]
+}
+
+// MakeLean makes the empty relation r lean (Relation.Lean), its unique
+// index filled up to 3/4 before it grows.
+func (r *Relation) MakeLean() {
+	r.Lean = true
+	r.Unique.full = true
+}
+
+// confColumn makes the confidences of a lean relation a column of their
+// own, every tuple's 1 so far.
+func (r *Relation) confColumn() {
+	r.Conf = make([][]float64, len(r.tuples))
+	for k := range r.tuples {
+		n := r.N - k*ChunkLen
+		if n > ChunkLen {
+			n = ChunkLen
+		}
+		capacity := ChunkLen
+		if k == 0 {
+			capacity = n // the first chunk grows by doubling
+		}
+		c := make([]float64, n, capacity)
+		for j := range c {
+			c[j] = 1
+		}
+		r.Conf[k] = c
+	}
+}
 
 // Set replaces the confidence and provenance of tuple i. A confidence that
 // falls (incremental maintenance, maintain.go) marks the chains dirty as
@@ -104,8 +147,15 @@ func (r *Relation) Set(i int32, c float64, prov int32) {
 			ix.raised(r, i)
 		}
 	}
-	r.Conf[i>>ChunkBits][i&ChunkMask] = c
-	r.Prov[i>>ChunkBits][i&ChunkMask] = prov
+	if r.Conf == nil && c != 1 {
+		r.confColumn()
+	}
+	if r.Conf != nil {
+		r.Conf[i>>ChunkBits][i&ChunkMask] = c
+	}
+	if !r.Lean {
+		r.Prov[i>>ChunkBits][i&ChunkMask] = prov
+	}
 	r.weighted = r.weighted || c < 1
 }
 
@@ -124,19 +174,31 @@ func (r *Relation) Find(t []uint32) int32 {
 func (r *Relation) Add(t []uint32, c float64, prov int32) int32 {
 	i := int32(r.N)
 	k := int(i >> ChunkBits)
-	if k == len(r.Conf) {
+	if r.Lean && r.Conf == nil && c != 1 {
+		r.confColumn()
+	}
+	conf, prov0 := !r.Lean || r.Conf != nil, !r.Lean
+	if k == len(r.tuples) {
 		// A new chunk: full-size unless it is the first.
 		n := ChunkLen
 		if k == 0 {
 			n = 0
 		}
 		r.tuples = append(r.tuples, make([]uint32, 0, n*r.Arity))
-		r.Conf = append(r.Conf, make([]float64, 0, n))
-		r.Prov = append(r.Prov, make([]int32, 0, n))
+		if conf {
+			r.Conf = append(r.Conf, make([]float64, 0, n))
+		}
+		if prov0 {
+			r.Prov = append(r.Prov, make([]int32, 0, n))
+		}
 	}
 	r.tuples[k] = append(reserve(r.tuples[k], len(t)), t...)
-	r.Conf[k] = append(reserve(r.Conf[k], 1), c)
-	r.Prov[k] = append(reserve(r.Prov[k], 1), prov)
+	if conf {
+		r.Conf[k] = append(reserve(r.Conf[k], 1), c)
+	}
+	if prov0 {
+		r.Prov[k] = append(reserve(r.Prov[k], 1), prov)
+	}
 	r.N++
 	if c > 0 {
 		r.Alive++
@@ -197,9 +259,13 @@ func (r *Relation) Index(mask uint32) *hashIndex {
 type hashIndex struct {
 	mask   uint32
 	unique bool
-	Slots  []uint64
-	count  int
-	Next   []int32
+	// full lets the load reach 3/4 before the slots double (a lean
+	// relation's unique index): a third fewer bytes a tuple on average,
+	// a few more probes a lookup.
+	full  bool
+	Slots []uint64
+	count int
+	Next  []int32
 	// ordered, rest and dirty order the chains by confidence (order.go):
 	// tuples below ordered are in their chains by decreasing confidence,
 	// rest[t] tuples from t on; dirty holds the hashes of chains in which
@@ -302,9 +368,10 @@ func (ix *hashIndex) insert(r *Relation, i int32) {
 	if !ix.unique {
 		ix.Next = append(ix.Next, -1)
 	}
-	if 2*(ix.count+1) > len(ix.Slots) {
-		// Doubling keeps the load between 1/4 and 1/2: a unique index of
-		// 14M tuples took 512 MB (36 bytes a tuple) when it grew fourfold.
+	if n := ix.count + 1; 2*n > len(ix.Slots) && (!ix.full || 4*n > 3*len(ix.Slots)) {
+		// Doubling keeps the load between 1/4 and 1/2 (3/8 and 3/4 when
+		// full): a unique index of 14M tuples took 512 MB (36 bytes a
+		// tuple) when it grew fourfold.
 		ix.Grow(r, 2*len(ix.Slots))
 	}
 	h, hash, ok := ix.slot(r, r.Tuple(i))
