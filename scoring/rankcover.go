@@ -339,20 +339,25 @@ func count(above, level, p, d int) (int, int) {
 // among equal gains the earlier in order), then the first of order not
 // chosen.
 func chooseRank(entries [][]rankEntry, order []int, n int) []int {
-	out := chooseRankIn(entries, order[:min(RankPool, len(order))], n, true)
-	chosen := make(map[int]bool, len(out))
-	for _, i := range out {
-		chosen[i] = true
+	return fillInOrder(chooseRankIn(entries, order[:min(RankPool, len(order))], n, true), order, n)
+}
+
+// fillInOrder appends to chosen the first of order not in it until it
+// holds n.
+func fillInOrder(chosen, order []int, n int) []int {
+	in := make(map[int]bool, len(chosen))
+	for _, i := range chosen {
+		in[i] = true
 	}
 	for _, i := range order {
-		if len(out) == n {
+		if len(chosen) >= n {
 			break
 		}
-		if !chosen[i] {
-			out = append(out, i)
+		if !in[i] {
+			chosen = append(chosen, i)
 		}
 	}
-	return out
+	return chosen
 }
 
 // chooseRankIn is chooseRank's greedy among the rules of pool, under
