@@ -10,12 +10,10 @@ import (
 	"testing"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/exchange"
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
-	"github.com/drumql/drumql/rulefile"
 	"github.com/drumql/drumql/store"
 )
 
@@ -131,10 +129,11 @@ func BenchmarkTopStudy(b *testing.B) {
 	}
 }
 
-// studyRules reads a mined file's rules with the support its comments
-// give them, in the file's order (MergeRules').
+// studyRules reads a mined file's rules with the support the comment
+// line above each gives it ("support=N"), in the file's order
+// (MergeRules').
 func studyRules(ctx context.Context, file string) ([]miner.MinedRule, error) {
-	set, err := rulefile.Load(ctx, []string{file}, parser.FileOptions{MaxFileSize: 1 << 30})
+	prog, err := parser.ParseFileContext(ctx, file, parser.FileOptions{MaxFileSize: 1 << 30})
 	if err != nil {
 		return nil, err
 	}
@@ -142,19 +141,21 @@ func studyRules(ctx context.Context, file string) ([]miner.MinedRule, error) {
 	if err != nil {
 		return nil, err
 	}
-	exchange.AttachComments(set.Prog, file, src)
-	support := regexp.MustCompile(`support[=~](\d+)`)
+	lines := strings.Split(string(src), "\n")
+	support := regexp.MustCompile(`^%.*\bsupport[=~](\d+)`)
 	var rules []miner.MinedRule
-	for _, r := range set.Prog.Rules {
-		m := support.FindStringSubmatch(r.Comment)
+	for _, r := range prog.Rules {
+		var m []string
+		if k := r.Pos.Line - 2; k >= 0 && k < len(lines) {
+			m = support.FindStringSubmatch(lines[k])
+		}
 		if m == nil {
-			return nil, fmt.Errorf("%s: rule without a support: %s", r.Pos, r.String())
+			return nil, fmt.Errorf("%s: rule without a support above it: %s", r.Pos, r.String())
 		}
 		sup, err := strconv.Atoi(m[1])
 		if err != nil {
 			return nil, err
 		}
-		r.Comment = ""
 		rules = append(rules, miner.MinedRule{Rule: r, Head: r.Head.Pred, Support: sup, Counted: true})
 	}
 	return rules, nil
