@@ -50,9 +50,12 @@ type Run struct {
 	// of the whole file (Tuned is the kept rules').
 	FullTuned *scoring.Tuning
 	Top       int
-	// Covering is the number of head relations whose Top rules are those
-	// that cover the most (see [Run.KeepTop]).
-	Covering   int
+	// TopFrom is the number of head relations whose Top rules are each of
+	// KeepTop's candidate sets (by support × weight, covering, ranking),
+	// and TopMRR each set's valid MRR alone, under its own aggregation
+	// chosen on valid (none without a valid split).
+	TopFrom    [3]int
+	TopMRR     [3]float64
 	FullRules  int
 	Directives []datalog.Aggregate
 	// RuleGroups are the @groups directives of the relations Directives
@@ -96,8 +99,9 @@ func (r *Run) TopLine() string {
 	if full > 0 {
 		share = 100 * r.Tuned.Chosen / full
 	}
-	return fmt.Sprintf("the best %d rules per head (%d of %d, by support × confidence, or for %d relations those that cover the most): valid MRR %.3f, the whole file's %.3f (%.1f%%)",
-		n, len(r.Result.Rules), r.FullRules, r.Covering, r.Tuned.Chosen, full, share)
+	f, m := r.TopFrom, r.TopMRR
+	return fmt.Sprintf("the best %d rules per head (%d of %d; by support × confidence, covering or ranking for %d, %d and %d relations, valid MRR alone %.3f, %.3f and %.3f): valid MRR %.3f, the whole file's %.3f (%.1f%%)",
+		n, len(r.Result.Rules), r.FullRules, f[0], f[1], f[2], m[0], m[1], m[2], r.Tuned.Chosen, full, share)
 }
 
 // Header is the comment that starts the mined file.
@@ -202,23 +206,29 @@ func (r *Run) ChooseAggregation(ctx context.Context, how string) (int, error) {
 }
 
 // KeepTop keeps the best n rules per head (none when n <= 0): those
-// with the highest support × weight (miner.TopRules), or those that
-// together cover the most of the head's training facts
-// (scoring.TopByCoverage), whichever ranks the head's valid queries
-// better (per relation with enough valid queries; the better overall for
-// the others); without a valid split, support × weight. After an
-// aggregation chosen on valid, it chooses theirs and keeps the whole
-// file's in FullTuned (see TopLine).
+// with the highest support × weight (miner.TopRules), those that together
+// cover the most of the head's training facts (scoring.TopByCoverage), or
+// those whose ranking of its training facts' answers is best
+// (scoring.TopByRank), whichever ranks the head's valid queries best (per
+// relation with enough valid queries; the best overall for the others);
+// without a valid split, support × weight. After an aggregation chosen on
+// valid, it chooses theirs and keeps the whole file's in FullTuned (see
+// TopLine).
 func (r *Run) KeepTop(ctx context.Context, n int) error {
 	if n <= 0 {
 		return nil
 	}
 	r.Top, r.FullRules = n, len(r.Result.Rules)
-	top, covering, vq, err := r.topSets(ctx, r.Result.Rules, n)
+	top, p, vq, err := r.topSets(ctx, r.Result.Rules, n)
 	if err != nil {
 		return err
 	}
-	r.Result.Rules, r.Covering = top, covering
+	r.Result.Rules = top
+	if p != nil {
+		for k, t := range p.tunings {
+			r.TopFrom[k], r.TopMRR[k] = p.from[k], t.Chosen
+		}
+	}
 	if len(vq) == 0 {
 		return nil
 	}
@@ -232,24 +242,25 @@ func (r *Run) KeepTop(ctx context.Context, n int) error {
 }
 
 // topSets returns the best n rules per head of all as KeepTop keeps them,
-// the number of heads that keep the covering set, and the valid queries
-// the choice was made on (none: support × weight for every head).
-func (r *Run) topSets(ctx context.Context, all []miner.MinedRule, n int) ([]miner.MinedRule, int, []linkpred.Query, error) {
+// the choice among the candidate sets (by support × weight, covering,
+// ranking), and the valid queries it was made on (none, and no choice:
+// support × weight for every head).
+func (r *Run) topSets(ctx context.Context, all []miner.MinedRule, n int) ([]miner.MinedRule, *amongSets, []linkpred.Query, error) {
 	byValue := miner.TopRules(all, n)
 	if r.Tuned == nil || r.Store == nil {
-		return byValue, 0, nil, nil
+		return byValue, nil, nil, nil
 	}
 	vq, err := scoring.ValidQueries(r.Store)
 	if err != nil || len(vq) == 0 {
-		return byValue, 0, nil, err
+		return byValue, nil, nil, err
 	}
-	cover, err := scoring.TopByCoverage(ctx, r.Store, r.Graph.Snapshot(), all, n)
+	cover, rank, err := scoring.TopSets(ctx, r.Store, r.Graph.Snapshot(), all, n)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, nil, err
 	}
-	p, err := choosePerRelation(ctx, r, vq, byValue, cover)
+	p, err := chooseAmong(ctx, r, vq, byValue, cover, rank)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, nil, err
 	}
-	return p.rules, p.fromB, vq, nil
+	return p.rules, p, vq, nil
 }

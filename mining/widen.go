@@ -123,46 +123,71 @@ type perRelation struct {
 // better set overall for the others (a among equals, and for relations
 // without valid queries unless b is better overall).
 func choosePerRelation(ctx context.Context, r *Run, vq []linkpred.Query, a, b []miner.MinedRule) (*perRelation, error) {
-	ta, err := scoring.ChooseAggregation(ctx, r.Store, r.Graph, &datalog.Program{Rules: miner.DatalogRules(a)}, vq)
+	p, err := chooseAmong(ctx, r, vq, a, b)
 	if err != nil {
 		return nil, err
 	}
-	tb, err := scoring.ChooseAggregation(ctx, r.Store, r.Graph, &datalog.Program{Rules: miner.DatalogRules(b)}, vq)
-	if err != nil {
-		return nil, err
+	return &perRelation{rules: p.rules, a: p.tunings[0], b: p.tunings[1], chosen: p.chosen, fromB: p.from[1]}, nil
+}
+
+// amongSets is what chooseAmong found.
+type amongSets struct {
+	rules   []miner.MinedRule // the merged rules
+	tunings []*scoring.Tuning // each set's aggregation chosen on valid
+	chosen  float64           // the valid MRR of the choice
+	from    []int             // per set, the head relations that keep its rules
+}
+
+// chooseAmong merges rule sets of the same run: each head relation keeps
+// the rules of the set whose aggregation, chosen on the valid queries vq
+// (scoring.ChooseAggregation), ranks its queries best: per relation with
+// at least scoring.TuneMinQueries queries, and the best set overall for
+// the others (the first among equals; relations without valid queries
+// follow the overall choice).
+func chooseAmong(ctx context.Context, r *Run, vq []linkpred.Query, sets ...[]miner.MinedRule) (*amongSets, error) {
+	p := &amongSets{from: make([]int, len(sets))}
+	ranks := make([][]linkpred.Rank, len(sets))
+	for k, set := range sets {
+		t, err := scoring.ChooseAggregation(ctx, r.Store, r.Graph, &datalog.Program{Rules: miner.DatalogRules(set)}, vq)
+		if err != nil {
+			return nil, err
+		}
+		p.tunings, ranks[k] = append(p.tunings, t), t.Ranks
 	}
-	c := linkpred.Choose(vq, [][]linkpred.Rank{ta.Ranks, tb.Ranks}, scoring.TuneMinQueries)
-	names := map[string]bool{}   // the head relations that keep b's rules
-	queried := map[string]bool{} // those with valid queries
+	c := linkpred.Choose(vq, ranks, scoring.TuneMinQueries)
+	set := map[string]int{} // the set each queried head relation keeps
 	for _, q := range vq {
 		name, err := r.Store.Name(q.Rel)
 		if err != nil {
 			return nil, err
 		}
-		queried[name] = true
 		v, ok := c.PerRelation[q.Rel]
 		if !ok {
 			v = c.Default
 		}
-		if v == 1 {
-			names[name] = true
-		}
+		set[name] = v
 	}
-	if c.Default == 1 {
-		// Relations without valid queries follow the overall choice.
-		for _, m := range b {
-			if !queried[m.Head] {
-				names[m.Head] = true
+	keep := func(k int) []miner.MinedRule {
+		return slices.DeleteFunc(slices.Clone(sets[k]), func(m miner.MinedRule) bool {
+			v, ok := set[m.Head]
+			if !ok {
+				v = c.Default // relations without valid queries
 			}
-		}
+			return v != k
+		})
 	}
-	keep := func(rules []miner.MinedRule, fromB bool) []miner.MinedRule {
-		return slices.DeleteFunc(slices.Clone(rules), func(m miner.MinedRule) bool { return names[m.Head] != fromB })
+	lists := make([][]miner.MinedRule, len(sets))
+	for k := range sets {
+		lists[k] = keep(k)
 	}
-	p := &perRelation{rules: miner.MergeRules(keep(a, false), keep(b, true)), a: ta, b: tb, chosen: c.Chosen}
+	p.rules, p.chosen = miner.MergeRules(lists...), c.Chosen
 	for i, m := range p.rules {
-		if names[m.Head] && (i == 0 || p.rules[i-1].Head != m.Head) {
-			p.fromB++
+		if i == 0 || p.rules[i-1].Head != m.Head {
+			v, ok := set[m.Head]
+			if !ok {
+				v = c.Default
+			}
+			p.from[v]++
 		}
 	}
 	return p, nil

@@ -36,51 +36,23 @@ const CoverSplit = "train"
 // weight) not chosen. The result keeps rules' order. n <= 0 keeps every
 // rule.
 func TopByCoverage(ctx context.Context, st store.Store, snap *store.Snapshot, rules []miner.MinedRule, n int) ([]miner.MinedRule, error) {
-	if n <= 0 {
-		return rules, nil
+	cover, _, err := TopSets(ctx, st, snap, rules, n)
+	return cover, err
+}
+
+// coverEngine prepares rules to be applied to the graph (snap, at
+// reasoner.RankMin) and returns the cover facts of every relation.
+func coverEngine(ctx context.Context, st store.Store, snap *store.Snapshot, rules []miner.MinedRule) (*reasoner.Engine, map[store.ID][]store.Triple, error) {
+	prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
+	eng, err := reasoner.Prepare(ctx, st, prog, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, Snapshot: snap, LazyLoad: true})
+	if err != nil {
+		return nil, nil, err
 	}
-	order := CoverOrder(rules)
-	keep := make([]bool, len(rules))
-	var facts map[store.ID][]store.Triple
-	var eng *reasoner.Engine
-	for lo := 0; lo < len(rules); {
-		hi := lo
-		for hi < len(rules) && rules[hi].Head == rules[lo].Head {
-			hi++
-		}
-		if hi-lo <= n {
-			for i := lo; i < hi; i++ {
-				keep[i] = true
-			}
-			lo = hi
-			continue
-		}
-		if eng == nil {
-			prog := &datalog.Program{Rules: miner.DatalogRules(rules)}
-			var err error
-			if eng, err = reasoner.Prepare(ctx, st, prog, reasoner.Options{Min: reasoner.RankMin, BaseOnly: true, Snapshot: snap, LazyLoad: true}); err != nil {
-				return nil, err
-			}
-			if facts, err = coverFacts(st); err != nil {
-				return nil, err
-			}
-		}
-		hits, err := coverHits(ctx, st, eng, rules[lo].Head, facts, lo, hi)
-		if err != nil {
-			return nil, err
-		}
-		for _, i := range chooseCover(hits, order[lo:hi], n) {
-			keep[lo+i] = true
-		}
-		lo = hi
+	facts, err := coverFacts(st)
+	if err != nil {
+		return nil, nil, err
 	}
-	out := make([]miner.MinedRule, 0, len(rules))
-	for i, r := range rules {
-		if keep[i] {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return eng, facts, nil
 }
 
 // CoverOrder returns, for each head's run of rules, the positions within
@@ -106,9 +78,10 @@ func CoverOrder(rules []miner.MinedRule) []int {
 	return out
 }
 
-// coverFacts returns the cover facts of every relation: CoverSplit's
-// triples when the store has that split, else the graph's binary facts,
-// at most CoverFacts per relation, evenly spread.
+// coverFacts returns the facts of every relation whose questions decide
+// its cover: CoverSplit's triples when the store has that split, else the
+// graph's binary facts. At most CoverFacts of them, evenly spread
+// (spreadTriples), are asked; all are the true answers filtered.
 func coverFacts(st store.Store) (map[store.ID][]store.Triple, error) {
 	out := map[store.ID][]store.Triple{}
 	splits, err := st.Splits()
@@ -138,15 +111,6 @@ func coverFacts(st store.Store) (map[store.ID][]store.Triple, error) {
 			}
 		}
 	}
-	for r, ts := range out {
-		if len(ts) > CoverFacts {
-			spread := make([]store.Triple, CoverFacts)
-			for i := range spread {
-				spread[i] = ts[i*len(ts)/CoverFacts]
-			}
-			out[r] = spread
-		}
-	}
 	return out, nil
 }
 
@@ -156,45 +120,16 @@ type coverHit struct {
 	conf float64
 }
 
-// coverHits returns, for the rules lo..hi of head (positions within the
-// run), the questions on head's cover facts whose true answer each gives,
-// with its best confidence for it.
-func coverHits(ctx context.Context, st store.Store, eng *reasoner.Engine, head string, facts map[store.ID][]store.Triple, lo, hi int) ([][]coverHit, error) {
-	out := make([][]coverHit, hi-lo)
-	rel, ok, err := st.Lookup(head)
-	if err != nil || !ok {
-		return out, err
+// spreadTriples returns at most n of ts, evenly spread, in order.
+func spreadTriples(ts []store.Triple, n int) []store.Triple {
+	if len(ts) <= n {
+		return ts
 	}
-	for k, t := range facts[rel] {
-		for dir, given := range []store.ID{t.S, t.O} {
-			answer := []store.ID{t.O, t.S}[dir]
-			name, err := st.Name(given)
-			if err != nil {
-				return nil, err
-			}
-			q := int32(2*k + dir)
-			err = eng.EachRuleHit(ctx, head, name, dir == 1, func(id store.ID, hs []reasoner.RuleScore) {
-				if id != answer {
-					return
-				}
-				for _, h := range hs {
-					i := int(h.Rule) - lo
-					if i < 0 || i >= hi-lo {
-						continue
-					}
-					if l := len(out[i]); l > 0 && out[i][l-1].q == q {
-						out[i][l-1].conf = max(out[i][l-1].conf, h.Score)
-						continue
-					}
-					out[i] = append(out[i], coverHit{q: q, conf: h.Score})
-				}
-			})
-			if err != nil {
-				return nil, err
-			}
-		}
+	out := make([]store.Triple, n)
+	for i := range out {
+		out[i] = ts[i*len(ts)/n]
 	}
-	return out, nil
+	return out
 }
 
 // chooseCover returns n positions (of len(hits) rules) chosen greedily to

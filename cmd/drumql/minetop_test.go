@@ -26,7 +26,7 @@ func TestMineTop(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("mine --top 2: exit %d: %s", code, stderr)
 	}
-	line := regexp.MustCompile(`the best 2 rules per head \((\d+) of (\d+), by support × confidence, or for \d+ relations those that cover the most\): valid MRR [0-9.]+, the whole file's [0-9.]+ \([0-9.]+%\)`)
+	line := regexp.MustCompile(`the best 2 rules per head \((\d+) of (\d+); by support × confidence, covering or ranking for \d+, \d+ and \d+ relations, valid MRR alone [0-9.]+, [0-9.]+ and [0-9.]+\): valid MRR [0-9.]+, the whole file's [0-9.]+ \([0-9.]+%\)`)
 	if !line.MatchString(out) || !line.MatchString(stderr) {
 		t.Errorf("no line on what --top costs:\n%s\n%s", out, stderr)
 	}
