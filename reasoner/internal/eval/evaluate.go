@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"time"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/pkgerr"
@@ -21,45 +20,13 @@ type Evaluation struct {
 
 // Evaluate is reasoner.Evaluate, documented there.
 func Evaluate(ctx context.Context, st store.Store, prog *datalog.Program, opt Options) (*Evaluation, error) {
-	start := time.Now()
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	if err := CheckProgram(st, prog); err != nil {
-		return nil, err
-	}
-	syms, err := NewSymtab(st)
+	e, _, err := runFixpoint(ctx, st, prog, opt, "evaluate", func(e *Evaluator) { e.lean = true })
 	if err != nil {
 		return nil, err
 	}
-	opt = opt.WithProgram(prog)
-	e := NewEvaluator(ctx, st, syms, opt)
-	e.Progress = opt.Progress
-	e.lean = true
-	e.Start = start
-	live, _, err := WithoutDeadRules(st, prog, false)
-	if err != nil {
-		return nil, err
-	}
-	strong := WithoutWeakRules(live, e.Min)
-	e.WeakRules = len(live.Rules) - len(strong.Rules)
-	u := PlainUnit(strong)
-	if err := e.Load(u); err != nil {
-		return nil, pkgerr.Newf("reasoner: evaluate: %w", err)
-	}
-	err = e.Run(u)
-	if w := opt.Work; w != nil {
-		w.InferJoins.Add(e.Work)
-		w.InferDerived.Add(int64(e.Derived))
-		w.InferCands.Add(e.Cands)
-		w.InferProbes.Add(e.Probes)
-		w.InferDeltas.Add(e.deltas)
-		w.InferReads.Add(e.Reads)
-	}
-	if err != nil {
-		return nil, pkgerr.Newf("reasoner: evaluate: %w", err)
-	}
-	e.dropIndexes()
 	e.ReportStats(opt.Stats)
 	return &Evaluation{e: e, Derived: e.Derived}, nil
 }

@@ -78,43 +78,13 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	if err := CheckProgram(st, prog); err != nil {
-		return InferStats{}, err
-	}
-	syms, err := NewSymtab(st)
+	e, u, err := runFixpoint(ctx, st, prog, opt, "infer", func(e *Evaluator) {
+		e.Prov = true
+		e.writeMemory = opt.WriteMemory
+	})
 	if err != nil {
 		return InferStats{}, err
 	}
-	opt = opt.WithProgram(prog)
-	e := NewEvaluator(ctx, st, syms, opt)
-	e.Prov = true
-	e.Progress = opt.Progress
-	e.MaxMem = opt.MaxMemory
-	e.writeMemory = opt.WriteMemory
-	e.Start = start
-	live, _, err := WithoutDeadRules(st, prog, false)
-	if err != nil {
-		return InferStats{}, err
-	}
-	strong := WithoutWeakRules(live, e.Min)
-	e.WeakRules = len(live.Rules) - len(strong.Rules)
-	u := PlainUnit(strong)
-	if err := e.Load(u); err != nil {
-		return InferStats{}, pkgerr.Newf("reasoner: infer: %w", err)
-	}
-	err = e.Run(u)
-	if w := opt.Work; w != nil {
-		w.InferJoins.Add(e.Work)
-		w.InferDerived.Add(int64(e.Derived))
-		w.InferCands.Add(e.Cands)
-		w.InferProbes.Add(e.Probes)
-		w.InferDeltas.Add(e.deltas)
-		w.InferReads.Add(e.Reads)
-	}
-	if err != nil {
-		return InferStats{}, pkgerr.Newf("reasoner: infer: %w", err)
-	}
-	e.dropIndexes()
 	stats := InferStats{Derived: map[string]int{}, Iterations: e.Iterations, Strata: e.Strata}
 	e.ReportStats(&stats.Eval)
 	e.ReportStats(opt.Stats)
@@ -470,4 +440,50 @@ func (w *DerivedWriter) PrepareTuple(ri, t int32, proof bool) error {
 		}
 	}
 	return nil
+}
+
+// runFixpoint evaluates prog over st to its fixpoint, as Infer and
+// Evaluate do (what names the operation in errors): the program checked,
+// the evaluator made with opt's defaults (set changes it before it
+// loads), the rules that cannot fire or cannot pass the threshold left
+// out, the counts added to opt.Work, the indexes dropped. It returns the
+// evaluator and the unit it ran.
+func runFixpoint(ctx context.Context, st store.Store, prog *datalog.Program, opt Options, what string, set func(e *Evaluator)) (*Evaluator, *Unit, error) {
+	start := time.Now()
+	if err := CheckProgram(st, prog); err != nil {
+		return nil, nil, err
+	}
+	syms, err := NewSymtab(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	opt = opt.WithProgram(prog)
+	e := NewEvaluator(ctx, st, syms, opt)
+	e.Progress = opt.Progress
+	e.Start = start
+	set(e)
+	live, _, err := WithoutDeadRules(st, prog, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	strong := WithoutWeakRules(live, e.Min)
+	e.WeakRules = len(live.Rules) - len(strong.Rules)
+	u := PlainUnit(strong)
+	if err := e.Load(u); err != nil {
+		return nil, nil, pkgerr.Newf("reasoner: %s: %w", what, err)
+	}
+	err = e.Run(u)
+	if w := opt.Work; w != nil {
+		w.InferJoins.Add(e.Work)
+		w.InferDerived.Add(int64(e.Derived))
+		w.InferCands.Add(e.Cands)
+		w.InferProbes.Add(e.Probes)
+		w.InferDeltas.Add(e.deltas)
+		w.InferReads.Add(e.Reads)
+	}
+	if err != nil {
+		return nil, nil, pkgerr.Newf("reasoner: %s: %w", what, err)
+	}
+	e.dropIndexes()
+	return e, u, nil
 }
