@@ -9,7 +9,6 @@ import (
 	"github.com/drumql/drumql/linkpred"
 	"github.com/drumql/drumql/miner"
 	"github.com/drumql/drumql/scoring"
-	"github.com/drumql/drumql/store"
 )
 
 // TestKeepTop: on kinship, each head relation keeps exactly the rules of
@@ -22,24 +21,8 @@ func TestKeepTop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a model")
 	}
-	b, err := store.ReadDataset("../examples/kinship")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := store.NewMemory()
 	ctx := context.Background()
-	if _, err := st.Load(ctx, b, nil); err != nil {
-		t.Fatal(err)
-	}
-	g, err := miner.LoadGraph(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := miner.Options{Config: miner.Config{MaxEpochs: 1, MinEpochs: 1, Threads: 1}}.WithDefaults()
-	res, err := miner.Mine(ctx, st, g, opt, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, g, _, res := minedKinship(t)
 	const n = 5
 	r := &Run{Store: st, Graph: g, Result: &miner.Result{Models: res.Models, Rules: slices.Clone(res.Rules)}}
 	if _, err := r.ChooseAggregation(ctx, "auto"); err != nil {

@@ -47,24 +47,8 @@ func TestWiden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a model")
 	}
-	b, err := store.ReadDataset("../examples/kinship")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := store.NewMemory()
-	if _, err := st.Load(context.Background(), b, nil); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	g, err := miner.LoadGraph(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := miner.Options{Config: miner.Config{MaxEpochs: 1, MinEpochs: 1, Threads: 1}}.WithDefaults()
-	res, err := miner.Mine(ctx, st, g, opt, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, g, opt, res := minedKinship(t)
 	widen := func(threads int) (*Run, *Widening, []miner.MinedRule) {
 		o := opt
 		o.Config.Threads, o.Extract.Threads, o.Constants.Threads = threads, threads, threads
@@ -160,3 +144,28 @@ func mustWide(opt miner.Options) miner.Options {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// minedKinship returns a memory store of kinship, its graph, and the
+// rules of a one-epoch, one-thread mine of it with the options used.
+func minedKinship(t *testing.T) (store.Store, *miner.Graph, miner.Options, *miner.Result) {
+	t.Helper()
+	b, err := store.ReadDataset("../examples/kinship")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.NewMemory()
+	ctx := context.Background()
+	if _, err := st.Load(ctx, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	g, err := miner.LoadGraph(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := miner.Options{Config: miner.Config{MaxEpochs: 1, MinEpochs: 1, Threads: 1}}.WithDefaults()
+	res, err := miner.Mine(ctx, st, g, opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, g, opt, res
+}

@@ -24,12 +24,7 @@ func coverRule(body string, w float64, n int) miner.MinedRule {
 // with the highest support × weight are p and q; the two that cover the
 // most are p and s. A relation with no more rules than n keeps them all.
 func TestTopByCoverage(t *testing.T) {
-	b := &store.Batch{Splits: map[string][]store.NamedTriple{}}
-	add := func(split, s, r, o string) {
-		nt := store.NamedTriple{S: s, R: r, O: o}
-		b.Graph = append(b.Graph, nt)
-		b.Splits[split] = append(b.Splits[split], nt)
-	}
+	b, add := splitBatch()
 	for i := range 5 {
 		a, c := fmt.Sprint("a", i), fmt.Sprint("b", i)
 		add("train", a, "h", c)
@@ -104,5 +99,16 @@ func TestChooseCover(t *testing.T) {
 		if got := chooseCover(hits, tt.order, tt.n); !slices.Equal(got, tt.want) {
 			t.Errorf("order %v, n %d: %v, want %v", tt.order, tt.n, got, tt.want)
 		}
+	}
+}
+
+// splitBatch returns an empty batch and a function that adds a triple to
+// its graph and to one of its splits.
+func splitBatch() (*store.Batch, func(split, s, r, o string)) {
+	b := &store.Batch{Splits: map[string][]store.NamedTriple{}}
+	return b, func(split, s, r, o string) {
+		nt := store.NamedTriple{S: s, R: r, O: o}
+		b.Graph = append(b.Graph, nt)
+		b.Splits[split] = append(b.Splits[split], nt)
 	}
 }

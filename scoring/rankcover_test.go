@@ -17,12 +17,7 @@ import (
 // for I >= 3, each giving its questions' true answer alone.
 func rankGraph(t *testing.T) (store.Store, *store.Snapshot) {
 	t.Helper()
-	b := &store.Batch{Splits: map[string][]store.NamedTriple{}}
-	add := func(split, s, r, o string) {
-		nt := store.NamedTriple{S: s, R: r, O: o}
-		b.Graph = append(b.Graph, nt)
-		b.Splits[split] = append(b.Splits[split], nt)
-	}
+	b, add := splitBatch()
 	for i := range 5 {
 		a, c := fmt.Sprint("a", i), fmt.Sprint("b", i)
 		add("train", a, "h", c)
@@ -129,12 +124,7 @@ func TestRankState(t *testing.T) {
 // overflow entry at r's confidence; asked (?, h, bJ), each gives a0, the
 // true answer, alone.
 func TestRankEntries(t *testing.T) {
-	b := &store.Batch{Splits: map[string][]store.NamedTriple{}}
-	add := func(split, s, r, o string) {
-		nt := store.NamedTriple{S: s, R: r, O: o}
-		b.Graph = append(b.Graph, nt)
-		b.Splits[split] = append(b.Splits[split], nt)
-	}
+	b, add := splitBatch()
 	add("train", "a0", "h", "b0")
 	add("train", "a0", "h", "b1")
 	for j := range 40 {
