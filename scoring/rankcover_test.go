@@ -50,7 +50,7 @@ func rankGraph(t *testing.T) (store.Store, *store.Snapshot) {
 // (gain 10/3), q ranks its six first (gain 6) and s its four (gain 4): q;
 // then s gains 4 and p 4/3 (under noisy-or q's six stay first, at 0.95
 // against 0.9, and s's four rise from 0 to 1/3): {q, s}. The choice is the
-// same on a second run.
+// same on a second run, which asks TopByRank for the ranking set alone.
 func TestTopByRank(t *testing.T) {
 	st, snap := rankGraph(t)
 	rules := []miner.MinedRule{coverRule("p", 0.9, 5), coverRule("q", 0.5, 3), coverRule("s", 0.4, 2)}
@@ -77,6 +77,11 @@ func TestTopByRank(t *testing.T) {
 			cover, ranks, err := TopSets(ctx, st, snap, rules, tt.n)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if run == 1 { // the ranking set alone
+				if ranks, err = TopByRank(ctx, st, snap, rules, tt.n); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if got := names(cover); !slices.Equal(got, tt.cover) {
 				t.Errorf("run %d: covering %d: %v, want %v", run, tt.n, got, tt.cover)
