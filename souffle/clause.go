@@ -419,3 +419,20 @@ func casts(ts []token) []token {
 	}
 	return out
 }
+
+// lastOutside returns the index of the last token of ts whose text is
+// text outside every bracket, or -1.
+func lastOutside(ts []token, text string) int {
+	at, depth := -1, 0
+	for i, t := range ts {
+		switch {
+		case isOpen(t):
+			depth++
+		case isClose(t):
+			depth--
+		case depth == 0 && t.text == text:
+			at = i
+		}
+	}
+	return at
+}

@@ -139,20 +139,8 @@ func hoistRange(ts []token, k, m int, v string) []token {
 		add(replaced(0, end), []token{punct(",")}, call, replaced(end, len(ts)))
 		return out
 	}
-	neck, disjunction := -1, false
-	depth = 0
-	for j, t := range ts {
-		switch {
-		case isOpen(t):
-			depth++
-		case isClose(t):
-			depth--
-		case depth == 0 && t.text == ":-":
-			neck = j
-		case depth == 0 && neck >= 0 && t.text == ";":
-			disjunction = true
-		}
-	}
+	neck := lastOutside(ts, ":-")
+	disjunction := neck >= 0 && lastOutside(ts[neck+1:], ";") >= 0
 	last := len(ts) - 1 // the final "."
 	switch {
 	case neck < 0:

@@ -29,18 +29,7 @@ func (r *reader) records(ts []token) []token {
 		return ts
 	}
 	rw := &recordRewriter{r: r, ts: ts, bound: map[string]bool{}}
-	neck := -1
-	depth := 0
-	for i, t := range ts {
-		switch {
-		case isOpen(t):
-			depth++
-		case isClose(t):
-			depth--
-		case depth == 0 && t.text == ":-":
-			neck = i
-		}
-	}
+	neck := lastOutside(ts, ":-")
 	rw.neck = neck
 	rw.known = map[string]bool{}
 	for j := neck + 1; neck >= 0 && j+1 < len(ts); j++ {
