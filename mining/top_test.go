@@ -56,15 +56,7 @@ func TestKeepTop(t *testing.T) {
 			t.Errorf("set %d: TopMRR %v, its tuning %v", k, r.TopMRR[k], tu.Chosen)
 		}
 		for i, q := range qs {
-			name, err := st.Name(q.Rel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := byRel[name]
-			if a == nil {
-				a = &acc{}
-				byRel[name] = a
-			}
+			a := entry(t, st, byRel, q)
 			if k == 0 {
 				a.n++
 			}

@@ -82,15 +82,7 @@ func TestWiden(t *testing.T) {
 	byRel := map[string]*acc{}
 	var all acc
 	for i, q := range qs {
-		name, err := st.Name(q.Rel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := byRel[name]
-		if a == nil {
-			a = &acc{}
-			byRel[name] = a
-		}
+		a := entry(t, st, byRel, q)
 		a.n++
 		a.base += w.BaseTuning.Ranks[i].Reciprocal(linkpred.Expected)
 		a.wide += w.WideTuning.Ranks[i].Reciprocal(linkpred.Expected)
@@ -168,4 +160,20 @@ func minedKinship(t *testing.T) (store.Store, *miner.Graph, miner.Options, *mine
 		t.Fatal(err)
 	}
 	return st, g, opt, res
+}
+
+// entry returns the value of byRel for the head relation of q, added
+// (zero) the first time.
+func entry[T any](t *testing.T, st store.Store, byRel map[string]*T, q linkpred.Query) *T {
+	t.Helper()
+	name, err := st.Name(q.Rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := byRel[name]
+	if a == nil {
+		a = new(T)
+		byRel[name] = a
+	}
+	return a
 }
