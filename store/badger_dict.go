@@ -36,7 +36,7 @@ func (d *DB) Intern(name string) (ID, error) {
 	}
 	id := ID(len(d.dict.names))
 	err := d.bdb.Update(func(txn *badger.Txn) error {
-		if err := txn.Set(append([]byte{tagName}, name...), putID(nil, id)); err != nil {
+		if err := txn.Set(nameKey(nil, name), putID(nil, id)); err != nil {
 			return err
 		}
 		if err := txn.Set(putID([]byte{tagSym}, id), []byte(name)); err != nil {

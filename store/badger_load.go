@@ -172,7 +172,7 @@ func (d *DB) writeLoad(ctx context.Context, p *prepared, gen uint64, progress fu
 	}
 	for i, name := range p.newNames {
 		id := ID(p.nsym0 + i)
-		nk := append(append(ar.alloc(1+len(name)), tagName), name...)
+		nk := nameKey(ar.alloc(nameKeyLen(name)), name)
 		sk := putID(append(ar.alloc(5), tagSym), id)
 		if err := wb.Set(nk, putID(ar.alloc(4), id)); err != nil {
 			return err

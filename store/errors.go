@@ -24,9 +24,11 @@ var (
 	ErrNameTooLong = fmt.Errorf("store: name longer than %d bytes", MaxNameLen)
 )
 
-// MaxNameLen is the longest symbol name in bytes (Badger keys are limited
-// to 64 KiB, and a name is one key).
-const MaxNameLen = 1 << 15
+// MaxNameLen is the longest symbol name in bytes: 1 MiB. A name is a
+// value of the dictionary; its index key holds the name itself only up to
+// maxKeyName bytes (Badger keys are limited to 64 KiB), a digest of it
+// beyond (see nameKey).
+const MaxNameLen = 1 << 20
 
 // opError is an error of a store operation whose message names the
 // operation once: wrapping a sentinel of this package, "store: load: closed"

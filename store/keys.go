@@ -1,6 +1,7 @@
 package store
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,7 +12,7 @@ import (
 // layout of each space.
 const (
 	tagMeta    = 'm' // m<name>                      -> meta value
-	tagName    = 'n' // n<name>                      -> id (4)
+	tagName    = 'n' // n<name>, n\xff<sha256(name)> -> id (4) (see nameKey)
 	tagSym     = 's' // s<id>                        -> name
 	tagFwd     = 'F' // F<rel><subj><obj>            -> empty
 	tagRev     = 'R' // R<rel><obj><subj>            -> empty
@@ -75,6 +76,32 @@ func fwdKey(dst []byte, rel, s, o ID) []byte {
 func revKey(dst []byte, rel, o, s ID) []byte {
 	dst = append(dst, tagRev)
 	return putID(putID(putID(dst, rel), o), s)
+}
+
+// maxKeyName is the longest name the dictionary's index key holds as it
+// is; a longer name is indexed by its SHA-256 digest after a 0xff byte,
+// which no UTF-8 name starts with.
+const maxKeyName = 1 << 14
+
+// nameKey appends the dictionary index key of name to dst: n<name>, or
+// n\xff<sha256(name)> for a name longer than maxKeyName bytes. The key is
+// written with the name's id and read only to remove the symbols of an
+// interrupted load (the dictionary is loaded from the s keys).
+func nameKey(dst []byte, name string) []byte {
+	dst = append(dst, tagName)
+	if len(name) <= maxKeyName {
+		return append(dst, name...)
+	}
+	sum := sha256.Sum256([]byte(name))
+	return append(append(dst, 0xff), sum[:]...)
+}
+
+// nameKeyLen is the length of name's index key.
+func nameKeyLen(name string) int {
+	if len(name) <= maxKeyName {
+		return 1 + len(name)
+	}
+	return 2 + sha256.Size
 }
 
 // naryKey is N<rel><arity><args...>.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -128,6 +129,10 @@ func (v *verifier) key(k, val []byte) error {
 		}
 	case tagLog:
 		return v.logEntry(k, val)
+	case tagName:
+		if len(val) != 4 || getID(val) >= v.nsym || !bytes.Equal(k, nameKey(nil, v.d.dict.names[getID(val)])) {
+			return v.bad("name index key %.40x does not index its symbol", k)
+		}
 	case tagSym:
 		if len(k) != 5 || getID(k[1:]) >= v.nsym {
 			return v.bad("symbol key %x outside the dictionary", k)

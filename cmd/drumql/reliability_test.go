@@ -92,7 +92,7 @@ func TestLoadInputChecks(t *testing.T) {
 	}{
 		{"negative --inductive", []string{"load", "--inductive=-1", long}, "--inductive -1: want"},
 		{"--inductive 0", []string{"load", "--inductive", "0", long}, "--inductive 0: want"},
-		{"5 MB name", []string{"load", long}, long + ":2: a name of 5242880 bytes, longer than the limit of 32768\n"},
+		{"5 MB name", []string{"load", long}, long + ":2: a name of 5242880 bytes, longer than the limit of 1048576\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
