@@ -86,8 +86,9 @@ var (
 	ErrNotGround          = eval.ErrNotGround
 	ErrNoProof            = eval.ErrNoProof
 	ErrInvalidProgram     = eval.ErrInvalidProgram
-	// ErrStringTooLong: an expression made a string longer than the
-	// store's longest name (store.MaxNameLen).
+	// ErrStringTooLong: an expression made a string longer than
+	// Options.MaxString (by default the store's longest name,
+	// store.MaxNameLen).
 	ErrStringTooLong = eval.ErrStringTooLong
 )
 

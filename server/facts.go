@@ -189,6 +189,9 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 		}
 		add, rm = append(add, ta...), append(rm, tr...)
 	}
+	if err == nil {
+		err = s.longNames(add, rm)
+	}
 	if err == nil && len(add)+len(rm) == 0 {
 		err = errors.New("nothing to do: give \"add\" or \"remove\", lists of [subject, relation, object], or \"text\", facts one a line")
 	}
@@ -199,6 +202,19 @@ func (s *Server) editFacts(w http.ResponseWriter, r *http.Request) {
 	if out, _, _, ok := s.changeFacts(w, r, add, rm); ok {
 		writeJSON(w, http.StatusOK, out)
 	}
+}
+
+// longNames is the error of a fact with a name longer than
+// Config.MaxString (--max-string), or nil.
+func (s *Server) longNames(lists ...[]store.NamedTriple) error {
+	for _, ts := range lists {
+		for _, t := range ts {
+			if n := max(len(t.S), len(t.R), len(t.O)); n > s.cfg.MaxString {
+				return fmt.Errorf("a name of %d bytes, longer than the limit of %d (--max-string)", n, s.cfg.MaxString)
+			}
+		}
+	}
+	return nil
 }
 
 // changeFacts removes rm and adds add to the store's base facts and

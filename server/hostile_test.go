@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/drumql/drumql/store"
 )
 
 // codeOfBody decodes an error body and checks its code.
@@ -26,7 +28,7 @@ func wantCode(t *testing.T, what string, b []byte, code string) apiError {
 // lists and in the text, and nothing is stored.
 func TestNamesValidated(t *testing.T) {
 	e := newEnv(t, testGraph, testRules, func(c *Config) { c.MaxBody = 1 << 22 })
-	long := strings.Repeat("n", 40_000)
+	long := strings.Repeat("n", store.MaxNameLen+1)
 	for _, body := range []string{
 		`{"add": [["` + long + `", "husband", "x"]]}`,
 		`{"text": "` + long + ` husband x"}`,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/drumql/drumql/internal/sysmem"
+	"github.com/drumql/drumql/store"
 )
 
 // Limits are drumql serve's limit flags as typed.
@@ -18,6 +19,8 @@ type Limits struct {
 	// the memory available at start (the smaller of MemAvailable and the
 	// cgroup limit).
 	MaxMemory string
+	// MaxString is a size ("1M"), at most store.MaxNameLen; "" means that.
+	MaxString string
 }
 
 // DefaultMemoryShare is the part of the available memory a server takes
@@ -25,33 +28,52 @@ type Limits struct {
 // mapped into memory and what the machine runs beside it.
 const DefaultMemoryShare = 0.75
 
-// Check validates the limits and returns the body and memory caps in
-// bytes (memory 0: no cap) and the memory cap as sysmem describes it.
-// Its error names the flag.
-func (l Limits) Check() (maxBody int64, mem sysmem.Limit, err error) {
+// Caps are the limits in bytes, as Limits.Check returns them.
+type Caps struct {
+	Body int64        // the largest request body
+	Mem  sysmem.Limit // the memory cap (Bytes 0: none), as sysmem describes it
+	// String is the longest string a name or an evaluation may make
+	// (Config.MaxString).
+	String int
+}
+
+// Check validates the limits and returns them in bytes. Its error names
+// the flag.
+func (l Limits) Check() (c Caps, err error) {
 	if l.MaxFacts <= 0 {
-		return 0, mem, fmt.Errorf("--max-facts %d: must be more than 0", l.MaxFacts)
+		return c, fmt.Errorf("--max-facts %d: must be more than 0", l.MaxFacts)
 	}
 	if l.QueryTimeout <= 0 {
-		return 0, mem, fmt.Errorf("--query-timeout %s: must be more than 0", l.QueryTimeout)
+		return c, fmt.Errorf("--query-timeout %s: must be more than 0", l.QueryTimeout)
 	}
-	maxBody, err = sysmem.ParseSize(l.MaxBody)
-	if err == nil && maxBody <= 0 {
+	c.Body, err = sysmem.ParseSize(l.MaxBody)
+	if err == nil && c.Body <= 0 {
 		err = errors.New("must be more than 0")
 	}
 	if err != nil {
-		return 0, mem, fmt.Errorf("--max-body %s: %w", l.MaxBody, err)
+		return c, fmt.Errorf("--max-body %s: %w", l.MaxBody, err)
 	}
-	mem, _, err = sysmem.ParseCap(l.MaxMemory, "--max-memory")
-	if err == nil && l.MaxMemory != "" && l.MaxMemory != "off" && mem.Bytes <= 0 {
+	c.String = store.MaxNameLen
+	if l.MaxString != "" {
+		n, err := sysmem.ParseSize(l.MaxString)
+		if err == nil && (n <= 0 || n > store.MaxNameLen) {
+			err = fmt.Errorf("must be more than 0 and at most %d bytes (1M, the store's longest name)", store.MaxNameLen)
+		}
+		if err != nil {
+			return c, fmt.Errorf("--max-string %s: %w", l.MaxString, err)
+		}
+		c.String = int(n)
+	}
+	c.Mem, _, err = sysmem.ParseCap(l.MaxMemory, "--max-memory")
+	if err == nil && l.MaxMemory != "" && l.MaxMemory != "off" && c.Mem.Bytes <= 0 {
 		err = errors.New("must be more than 0 (or off)")
 	}
 	if err != nil {
-		return 0, mem, fmt.Errorf("--max-memory %s: %w", l.MaxMemory, err)
+		return c, fmt.Errorf("--max-memory %s: %w", l.MaxMemory, err)
 	}
-	if l.MaxMemory == "" && mem.Bytes > 0 {
-		mem.Bytes = int64(float64(mem.Bytes) * DefaultMemoryShare)
-		mem.Source = fmt.Sprintf("%g of %s", DefaultMemoryShare, mem.Source)
+	if l.MaxMemory == "" && c.Mem.Bytes > 0 {
+		c.Mem.Bytes = int64(float64(c.Mem.Bytes) * DefaultMemoryShare)
+		c.Mem.Source = fmt.Sprintf("%g of %s", DefaultMemoryShare, c.Mem.Source)
 	}
-	return maxBody, mem, nil
+	return c, nil
 }

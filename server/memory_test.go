@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,26 +16,36 @@ import (
 
 // TestStringGrowingRule: a rule that doubles a string every round (over a
 // 30,000-character name) is refused (413, limit) once a string would pass
-// the store's longest name, instead of taking all memory; nothing changes,
-// the previous state is served and the server takes the next update.
+// --max-string (Config.MaxString; by default the store's longest name, 1
+// MiB), instead of taking all memory; nothing changes, the previous state
+// is served and the server takes the next update. A fact with a longer
+// name is refused (400).
 func TestStringGrowingRule(t *testing.T) {
 	seed := strings.Repeat("s", 30_000)
-	e := newEnv(t, "x is y\n", "0.5 :: grow(T, seed) :- is(x, y), T = \"a\".\n", func(c *Config) { c.MaxMemory = 1 << 30 })
-	e.mustDo(http.StatusOK, "POST", "/v1/facts", `{"add": [["`+seed+`", "grow", "seed"]]}`)
-	before := e.state()
-	b := e.mustDo(http.StatusRequestEntityTooLarge, "POST", "/v1/rules", `{"add": ["grow(T, seed) :- grow(S, seed), T = cat(S, S)."]}`)
-	if er := wantCode(t, "growing strings", b, CodeLimit); !strings.Contains(er.Error, "longer than the limit of 32768") || len(er.Error) > maxMessage+100 {
-		t.Errorf("growing strings: %s", b)
+	for _, c := range []struct {
+		max, limit int // Config.MaxString, and the limit the error names
+	}{{0, store.MaxNameLen}, {100_000, 100_000}} {
+		e := newEnv(t, "x is y\n", "0.5 :: grow(T, seed) :- is(x, y), T = \"a\".\n", func(cf *Config) { cf.MaxMemory, cf.MaxString, cf.MaxBody = 1<<30, c.max, 1<<22 })
+		e.mustDo(http.StatusOK, "POST", "/v1/facts", `{"add": [["`+seed+`", "grow", "seed"]]}`)
+		before := e.state()
+		b := e.mustDo(http.StatusRequestEntityTooLarge, "POST", "/v1/rules", `{"add": ["grow(T, seed) :- grow(S, seed), T = cat(S, S)."]}`)
+		if er := wantCode(t, "growing strings", b, CodeLimit); !strings.Contains(er.Error, fmt.Sprintf("longer than the limit of %d", c.limit)) || len(er.Error) > maxMessage+100 {
+			t.Errorf("growing strings, limit %d: %s", c.limit, b)
+		}
+		if after := e.state(); after != before {
+			t.Errorf("not rolled back:\nbefore %s\nafter  %s", before, after)
+		}
+		// + of names concatenates too
+		wantCode(t, "+ of names", e.mustDo(http.StatusRequestEntityTooLarge, "POST", "/v1/rules", `{"add": ["grow(T, seed) :- grow(S, seed), T = S + S."]}`), CodeLimit)
+		if got := e.ask("grow(X, seed)"); len(got) != 2 {
+			t.Errorf("grow(X, seed): %d answers, want the 2 of before", len(got))
+		}
+		long := strings.Repeat("n", c.limit+1)
+		if b := e.mustDo(http.StatusBadRequest, "POST", "/v1/facts", `{"add": [["`+long+`", "is", "y"]]}`); !strings.Contains(string(b), fmt.Sprintf("a name of %d bytes", c.limit+1)) || !strings.Contains(string(b), fmt.Sprintf("longer than %d bytes", c.limit)) && !strings.Contains(string(b), fmt.Sprintf("longer than the limit of %d", c.limit)) {
+			t.Errorf("a name of %d bytes: %.200s", c.limit+1, b)
+		}
+		e.mustDo(http.StatusOK, "POST", "/v1/facts", `{"add": [["a", "is", "b"]]}`)
 	}
-	if after := e.state(); after != before {
-		t.Errorf("not rolled back:\nbefore %s\nafter  %s", before, after)
-	}
-	// + of names concatenates too
-	wantCode(t, "+ of names", e.mustDo(http.StatusRequestEntityTooLarge, "POST", "/v1/rules", `{"add": ["grow(T, seed) :- grow(S, seed), T = S + S."]}`), CodeLimit)
-	if got := e.ask("grow(X, seed)"); len(got) != 2 {
-		t.Errorf("grow(X, seed): %d answers, want the 2 of before", len(got))
-	}
-	e.mustDo(http.StatusOK, "POST", "/v1/facts", `{"add": [["a", "is", "b"]]}`)
 }
 
 // TestMaxMemoryReachesEvaluations: Config.MaxMemory is the evaluations'

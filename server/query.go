@@ -174,7 +174,8 @@ func (s *Server) answers(ctx context.Context, v *version, q datalog.Atom, req Qu
 	if err != nil || !ok {
 		return nil, err
 	}
-	opt := reasoner.Options{Min: req.Min, Explain: req.Explain, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
+	opt := s.options()
+	opt.Min, opt.Explain = req.Min, req.Explain
 	var as []reasoner.Answer
 	held := false
 	comb, err := policy.Combine(req.Combine, v.prog, q.Pred)
@@ -311,7 +312,8 @@ func (s *Server) streamAnswers(ctx context.Context, v *version, q datalog.Atom, 
 	}
 	var as []reasoner.Answer
 	over := false
-	opt := reasoner.Options{Min: req.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
+	opt := s.options()
+	opt.Min = req.Min
 	err = reasoner.QueryFunc(ctx, v.st, nil, q, opt, func(a reasoner.Answer) bool {
 		if len(as) == s.cfg.MaxFacts {
 			over = true
@@ -409,7 +411,7 @@ func (s *Server) proof(ctx context.Context, v *version, fact datalog.Atom) (*rea
 	if err != nil {
 		return nil, err
 	}
-	p, err := reasoner.Explain(ctx, v.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory})
+	p, err := reasoner.Explain(ctx, v.st, nil, fact, reasoner.Options{Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory, MaxString: s.cfg.MaxString})
 	if err == nil {
 		err = ctx.Err()
 	}

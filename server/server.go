@@ -63,6 +63,10 @@ type Config struct {
 	// state kept (memory_limit: 413 alone, 503 with Retry-After beside
 	// other requests; memoryRefusal). 0: no cap.
 	MaxMemory int64
+	// MaxString caps the strings an update or a query may make
+	// (reasoner.Options.MaxString: 413 beyond it, nothing changed) and the
+	// names of POST /v1/facts (400). 0 means store.MaxNameLen, 1 MiB.
+	MaxString int
 	// Threads is the number of goroutines an evaluation may use (0: all
 	// cores).
 	Threads int
@@ -138,6 +142,9 @@ func New(ctx context.Context, cfg Config, what func(string)) (*Server, error) {
 	if cfg.Program == nil {
 		cfg.Program = &datalog.Program{}
 	}
+	if cfg.MaxString <= 0 || cfg.MaxString > store.MaxNameLen {
+		cfg.MaxString = store.MaxNameLen
+	}
 	if cfg.MaxFacts <= 0 {
 		cfg.MaxFacts = DefaultMaxFacts
 	}
@@ -167,9 +174,10 @@ func New(ctx context.Context, cfg Config, what func(string)) (*Server, error) {
 	return s, nil
 }
 
-// options are the evaluation options of updates.
+// options are the evaluation options of updates (and of queries, whose
+// threshold is their own).
 func (s *Server) options() reasoner.Options {
-	return reasoner.Options{Min: s.cfg.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory}
+	return reasoner.Options{Min: s.cfg.Min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory, MaxString: s.cfg.MaxString}
 }
 
 // materialise sets s.m to the materialisation of prog, brought up to date

@@ -203,7 +203,7 @@ func (s *Server) storedNoisyOr(ctx context.Context, v *version) (*combine.Stored
 	if sn := v.noisyOr.Load(); sn != nil {
 		return sn, nil
 	}
-	sn, err := combine.PrepareStoredNoisyOr(ctx, v.st, v.prog, reasoner.Options{Min: v.min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory})
+	sn, err := combine.PrepareStoredNoisyOr(ctx, v.st, v.prog, reasoner.Options{Min: v.min, MaxFacts: s.cfg.MaxFacts, Threads: s.cfg.Threads, MaxMemory: s.cfg.MaxMemory, MaxString: s.cfg.MaxString})
 	if err != nil {
 		return nil, err
 	}

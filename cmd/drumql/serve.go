@@ -22,6 +22,7 @@ type serveCmd struct {
 	MaxBody      string        `default:"1M" placeholder:"SIZE" help:"Largest request body (413 beyond it)."`
 	MaxFacts     int           `default:"5000000" placeholder:"N" help:"Refuse a query or an update that would derive more than N facts (413)."`
 	MaxMemory    string        `placeholder:"SIZE" help:"Cap the memory the Go runtime holds while an update or a query evaluates (e.g. 8G; off: none): an update beyond it is refused and rolled back (413), a query stopped (503); default: 3/4 of the available memory at start (the smaller of MemAvailable and the cgroup limit)."`
+	MaxString    string        `default:"1M" placeholder:"SIZE" help:"Longest string an update or a query may make (cat, +: 413 beyond it, nothing changed) and longest name POST /v1/facts takes (400); at most 1M, the store's longest name."`
 	Min          *float64      `placeholder:"X" help:"Threshold of the derived facts, overriding the rule files' @min (as infer --min)."`
 	Threads      int           `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 	LogFormat    string        `enum:"text,json" default:"text" help:"Request log on stderr: text or json (one line per request)."`
@@ -59,11 +60,11 @@ func (c *serveCmd) Run(e *env) error {
 	if err := errors.Join(err, checkCount("threads", c.Threads)); err != nil {
 		return err
 	}
-	maxBody, mem, err := server.Limits{MaxFacts: c.MaxFacts, QueryTimeout: c.QueryTimeout, MaxBody: c.MaxBody, MaxMemory: c.MaxMemory}.Check()
+	caps, err := server.Limits{MaxFacts: c.MaxFacts, QueryTimeout: c.QueryTimeout, MaxBody: c.MaxBody, MaxMemory: c.MaxMemory, MaxString: c.MaxString}.Check()
 	if err != nil {
 		return inputErr(err)
 	}
-	defer mem.Soften()()
+	defer caps.Mem.Soften()()
 	edits := c.editsPath(e.cli.DB)
 	files := server.RuleFiles(c.Files, edits)
 	ps, th, st, err := programAndStore(e, files, minX, false)
@@ -82,7 +83,7 @@ func (c *serveCmd) Run(e *env) error {
 	}
 	s, err := server.New(e.ctx, server.Config{
 		Store: st, DB: e.cli.DB, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.Min, MaxFacts: c.MaxFacts,
-		Threads: c.Threads, MaxMemory: mem.Bytes, QueryTimeout: c.QueryTimeout, MaxBody: maxBody, Token: c.Token, ReadToken: c.ReadToken, Logger: slog.New(h),
+		Threads: c.Threads, MaxMemory: caps.Mem.Bytes, MaxString: caps.String, QueryTimeout: c.QueryTimeout, MaxBody: caps.Body, Token: c.Token, ReadToken: c.ReadToken, Logger: slog.New(h),
 	}, func(what string) {
 		if !e.cli.Quiet {
 			fmt.Fprintln(e.stderr, what)

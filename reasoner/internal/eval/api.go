@@ -46,6 +46,12 @@ type Options struct {
 	// with the same error. Memory outside the Go runtime (the store's
 	// files mapped into memory) is not counted. 0 means no cap.
 	MaxMemory int64
+	// MaxString caps the strings an expression may make (cat, +, ...), in
+	// bytes: a longer one stops the evaluation with an error wrapping
+	// ErrStringTooLong. 0 means MaxString, the store's longest name; more
+	// than that is read as MaxString too (such a string could not be
+	// stored).
+	MaxString int
 	// BaseOnly makes an Engine read only the store's base facts, ignoring
 	// the derived facts a previous Infer stored: link prediction scores
 	// rules on the graph as loaded (the eval command sets it).

@@ -26,6 +26,7 @@ type Evaluator struct {
 	St      store.Store
 	Min     float64
 	maxFact int
+	maxStr  int // Options.MaxString, defaulted
 	threads int
 	Prov    bool // record provenance
 	// lean makes the relations lean (Relation.Lean): Evaluate, which
@@ -206,7 +207,7 @@ func (e *Evaluator) ReportStats(st *EvalStats) {
 func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options) *Evaluator {
 	opt = opt.WithDefaults()
 	return &Evaluator{
-		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, MaxMem: opt.MaxMemory,
+		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, maxStr: opt.maxString(), MaxMem: opt.MaxMemory,
 		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor,
 		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, choice: opt.Choice,
 		limit: opt.Limit, subsume: opt.Subsume,

@@ -89,14 +89,23 @@ func (e *evalError) Error() string { return e.msg }
 
 func (e *evalError) Unwrap() error { return e.err }
 
-// MaxString is the longest string an expression may make, in bytes: the
-// store's longest name (a longer one could never be stored), and a bound
-// on what a rule that grows strings (T = cat(S, S)) takes in memory.
+// MaxString is the longest string an expression may make by default, in
+// bytes: the store's longest name (a longer one could never be stored),
+// and a bound on what a rule that grows strings (T = cat(S, S)) takes in
+// memory. Options.MaxString lowers it.
 const MaxString = store.MaxNameLen
 
 // ErrStringTooLong is matched by the error of an evaluation stopped by an
-// expression making a string longer than MaxString.
-var ErrStringTooLong = errors.New("a string longer than the store's longest name")
+// expression making a string longer than Options.MaxString.
+var ErrStringTooLong = errors.New("a string longer than the limit")
+
+// maxString is o.MaxString, defaulted and capped to MaxString.
+func (o Options) maxString() int {
+	if o.MaxString <= 0 || o.MaxString > MaxString {
+		return MaxString
+	}
+	return o.MaxString
+}
 
 // maxExactInt is the magnitude up to which every integer is a float64.
 const maxExactInt = 1 << 53

@@ -364,20 +364,20 @@ func opHolds(op datalog.CmpOp, c int) bool {
 }
 
 // concat is the name of the values of a one after the other (cat, and +
-// of names); beyond MaxString bytes it fails the evaluation with an error
-// matching ErrStringTooLong.
+// of names); beyond Options.MaxString bytes it fails the evaluation with
+// an error matching ErrStringTooLong.
 func (w *Worker) concat(a []value) (value, bool) {
 	n := 0
 	for i := range a {
 		n += len(w.nameOf(&a[i]))
 	}
-	if n > MaxString {
+	if n > w.E.maxStr {
 		if w.err == nil {
 			where := ""
 			if w.rule != nil && w.rule.pos.Line > 0 {
 				where = w.rule.pos.String() + ": "
 			}
-			w.err = &evalError{msg: fmt.Sprintf("%sa concatenation makes a string of %d bytes, longer than the limit of %d (the store's longest name)", where, n, MaxString), err: ErrStringTooLong}
+			w.err = &evalError{msg: fmt.Sprintf("%sa concatenation makes a string of %d bytes, longer than the limit of %d", where, n, w.E.maxStr), err: ErrStringTooLong}
 		}
 		return value{}, false
 	}
