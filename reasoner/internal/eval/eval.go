@@ -34,6 +34,9 @@ type Evaluator struct {
 	Stored bool // load the store's derived facts as extensional facts (query mode)
 	// baseOnly overrides stored: derived facts are never read.
 	baseOnly bool
+	// NoStoreLoad makes Load compile and leave the relations empty, read
+	// nothing from the store: a materialisation image fills them.
+	NoStoreLoad bool
 	noFactor bool // Options.noFactor
 	// walkAlways and walkNever: Options.walkAlways and walkNever.
 	walkAlways, walkNever bool
@@ -247,7 +250,7 @@ func (e *Evaluator) Load(u *Unit) error {
 		}
 	}
 	for _, r := range e.Rels {
-		if r.Internal || r.Len() > 0 {
+		if r.Internal || r.Len() > 0 || e.NoStoreLoad {
 			continue
 		}
 		if r.Shared {

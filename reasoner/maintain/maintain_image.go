@@ -1,0 +1,377 @@
+package maintain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/pkgerr"
+	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/store"
+)
+
+// The materialisation image.
+//
+// Resume rebuilds a materialisation from the store's derived facts: it
+// decodes every fact and its proof, inserts each in its relation's hash
+// index and computes its confidence again, which is most of an update
+// through the CLI (4.0M facts: seconds, where the update itself takes
+// milliseconds). An image (store.WriteImage) keeps the relations' columns
+// (tuples, confidences, provenance), their hash indexes and the provenance
+// pool as flat arrays that are read back into the evaluator's slices as
+// they are: no decoding per fact and no hashing. It is written after an
+// update (Catchup), named after the derived facts the update stored, and
+// read instead of them by the next update when it is still of them.
+//
+// The state it keeps is what Resume would build, numbered as Resume
+// numbers it: the provenance records name the program's rules by their
+// position (the rederive twins of maintain.go by their rule's) and body
+// facts by the image's relation numbers; the records are copied in
+// tuple order, the live ones only (the pool of a long-maintained
+// materialisation also holds superseded ones). What an image cannot hold
+// (local symbols, which the store numbers when it writes; relations with
+// choice domains; a proof by a rule the program no longer has) makes
+// Catchup write none.
+
+// errNoImage is the error of a materialisation whose state an image does
+// not hold.
+var errNoImage = errors.New("the materialisation holds what an image cannot")
+
+// errImageMismatch is the error of an image that does not fit the
+// program of the store's record: it is stale.
+var errImageMismatch = errors.New("the image does not fit the recorded program")
+
+// imageRel is a relation's state as an image writes it.
+type imageRel struct {
+	r    *eval.Relation
+	cols eval.Columns
+	prov []int32 // the provenance column, its records numbered for the image
+}
+
+// imageState returns the relations an image of m holds and its pool: the
+// records of their live tuples, numbered as an image keeps them.
+func (m *Materialisation) imageState() ([]imageRel, eval.ProvPool, error) {
+	e := m.e
+	var pool eval.ProvPool
+	if e.Syms.Locals() > 0 {
+		return nil, pool, errNoImage
+	}
+	pos := make([]int32, len(e.Rules)) // compiled rule -> program position
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, ci := range m.ruleOf {
+		pos[ci] = int32(i)
+	}
+	for ci := range pos {
+		if pos[ci] < 0 && m.main[ci] != ci {
+			pos[ci] = pos[m.main[ci]]
+		}
+	}
+	num := make([]int32, len(e.Rels)) // relation -> its number in the image
+	var rels []imageRel
+	for ri, r := range e.Rels {
+		num[ri] = -1
+		if r.Internal {
+			continue
+		}
+		if r.Lean || r.Conf == nil || r.HasChoice() {
+			return nil, pool, errNoImage
+		}
+		num[ri] = int32(len(rels))
+		rels = append(rels, imageRel{r: r, cols: r.Columns()})
+	}
+	var buf []uint32
+	for i := range rels {
+		r := rels[i].r
+		prov := make([]int32, r.N)
+		for t := range int32(r.N) {
+			p := r.ProvAt(t)
+			switch {
+			case p < 0:
+				prov[t] = p
+				continue
+			case r.ConfAt(t) == 0:
+				prov[t] = eval.ProvDeleted
+				continue
+			}
+			ci := e.Pool.Rule(p)
+			at := pos[ci]
+			if at < 0 {
+				return nil, pool, errNoImage
+			}
+			rule := e.Rules[ci]
+			if main := e.Rules[m.ruleOf[at]]; main.RefWords() != rule.RefWords() || main.Nprov != rule.Nprov {
+				return nil, pool, errNoImage
+			}
+			buf = append(buf[:0], e.Pool.Words(p, rule.RefWords())...)
+			for k := range rule.Nprov {
+				if rr := buf[2*k]; rr != eval.NoMatch {
+					if num[rr] < 0 {
+						return nil, pool, errNoImage
+					}
+					buf[2*k] = uint32(num[rr])
+				}
+			}
+			prov[t] = pool.Add(uint32(at), buf)
+		}
+		rels[i].prov = prov
+	}
+	return rels, pool, nil
+}
+
+// WriteImage writes m's image to the store's directory, named after the
+// derived facts it stores now (which must be m's: after Write or
+// WriteUpdate). fs is the file system to write to (nil: the operating
+// system's). It returns an error wrapping errNoImage, and writes nothing,
+// when m holds what an image cannot.
+func (m *Materialisation) WriteImage(db *store.DB, fs store.ImageFS) error {
+	ms, err := db.Materialised()
+	if err != nil {
+		return err
+	}
+	if ms.Program == nil || len(ms.Changes) > 0 || ms.Overflow {
+		return fmt.Errorf("reasoner: write image: the store's derived facts are not the materialisation's")
+	}
+	n, err := db.NumSymbols()
+	if err != nil {
+		return err
+	}
+	rels, pool, err := m.imageState()
+	if err != nil {
+		return pkgerr.Newf("reasoner: write image: %w", err)
+	}
+	gen, mat := db.ImageVersion()
+	h := store.NewImageHeader(gen, mat, n, ms.Program)
+	return store.WriteImage(fs, db.Dir(), h, func(w *store.ImageWriter) {
+		w.U64(uint64(len(m.prog.Rules)))
+		w.U64(uint64(len(m.prog.Facts)))
+		w.U64(uint64(m.e.Derived))
+		w.U64(uint64(len(rels)))
+		for _, ir := range rels {
+			writeRel(w, ir)
+		}
+		w.U64(uint64(len(pool.Chunks)))
+		for _, c := range pool.Chunks {
+			w.U64(uint64(len(c)))
+			w.U32s(c)
+		}
+	})
+}
+
+// writeRel writes a relation of an image.
+func writeRel(w *store.ImageWriter, ir imageRel) {
+	r, c := ir.r, &ir.cols
+	w.String(r.Name)
+	w.U64(uint64(r.Arity))
+	w.U64(uint64(c.N))
+	w.U64(uint64(c.Alive))
+	weighted := uint64(0)
+	if c.Weighted {
+		weighted = 1
+	}
+	w.U64(weighted)
+	for k := range c.Tuples {
+		w.U32s(c.Tuples[k][:chunkLen(c.N, k)*r.Arity])
+	}
+	for k := range c.Conf {
+		w.F64s(c.Conf[k][:chunkLen(c.N, k)])
+	}
+	w.I32s(ir.prov)
+	writeIndex(w, c.Unique)
+	w.U64(uint64(len(c.Idx)))
+	for _, ix := range c.Idx {
+		writeIndex(w, ix)
+	}
+}
+
+// writeIndex writes a hash index of an image.
+func writeIndex(w *store.ImageWriter, ix eval.IndexImage) {
+	w.U64(uint64(ix.Mask))
+	w.U64(uint64(ix.Count))
+	w.U64(uint64(ix.Ordered))
+	for _, s := range [][]uint64{ix.Slots} {
+		w.U64(uint64(len(s)))
+		w.U64s(s)
+	}
+	for _, s := range [][]int32{ix.Next, ix.Rest} {
+		w.U64(uint64(len(s)))
+		w.I32s(s)
+	}
+}
+
+// chunkLen is the number of tuples in chunk k of a relation of n tuples.
+func chunkLen(n, k int) int {
+	return min(eval.ChunkLen, n-k*eval.ChunkLen)
+}
+
+// ResumeImage is Resume from the store's image, read through r (whose
+// header the caller found current): the materialisation of prog (the
+// record's program, threshold min) as the store's derived facts are. It
+// returns an error wrapping store.ErrCorruptImage for an image whose bytes
+// do not check out and errImageMismatch for one that does not fit prog.
+func ResumeImage(ctx context.Context, st store.Store, r *store.ImageReader, prog *datalog.Program, min float64, opt eval.Options) (*Materialisation, error) {
+	syms, err := eval.NewSymtab(st)
+	if err != nil {
+		return nil, err
+	}
+	old := opt
+	old.Min = min
+	m := newMaterialisation(ctx, st, syms, prog, old)
+	m.opt = opt
+	e := m.e
+	for i := range prog.Rules {
+		m.ruleOf = append(m.ruleOf, m.addRule(&prog.Rules[i]))
+	}
+	e.NoStoreLoad = true
+	err = e.Load(m.u)
+	e.NoStoreLoad = false
+	if err != nil {
+		return nil, pkgerr.Newf("reasoner: resume: %w", err)
+	}
+	if r.U64() != uint64(len(prog.Rules)) || r.U64() != uint64(len(prog.Facts)) || len(e.Rules) != len(prog.Rules) {
+		return nil, errImageMismatch
+	}
+	derived := int(r.U64())
+	nrels := r.Count(8)
+	rels := make([]int32, nrels) // image relation -> evaluator relation
+	cols := make([]eval.Columns, nrels)
+	same := true
+	for i := range nrels {
+		ri, c, err := readRel(r, e)
+		if err != nil {
+			return nil, err
+		}
+		rels[i], cols[i] = ri, c
+		same = same && ri == int32(i)
+	}
+	chunks := make([][]uint32, r.Count(8))
+	for k := range chunks {
+		n := r.Count(4)
+		chunks[k] = make([]uint32, n, max(n, 1<<16))
+		r.U32s(chunks[k])
+	}
+	if err := r.Finish(); err != nil {
+		return nil, err
+	}
+	// From here on the bytes are the ones written.
+	for i, c := range cols {
+		if ri := rels[i]; ri >= 0 {
+			e.Rels[ri].Restore(c)
+		}
+	}
+	have := make([]bool, len(e.Rels))
+	for _, ri := range rels {
+		if ri >= 0 {
+			have[ri] = true
+		}
+	}
+	for ri, rel := range e.Rels {
+		if !rel.Internal {
+			if !have[ri] {
+				return nil, fmt.Errorf("%w: it lacks relation %s", errImageMismatch, rel.Display)
+			}
+			m.loaded[int32(ri)] = true
+		}
+	}
+	e.Pool = eval.ProvPool{Chunks: chunks}
+	if !same {
+		if err := renumberPool(e, rels); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.indexFacts(); err != nil {
+		return nil, pkgerr.Newf("reasoner: resume: %w", err)
+	}
+	e.Derived = derived
+	m.computeActive()
+	return m, nil
+}
+
+// renumberPool renumbers the body relations of the pool's records from
+// the image's numbers to the evaluator's (rels).
+func renumberPool(e *eval.Evaluator, rels []int32) error {
+	for _, c := range e.Pool.Chunks {
+		for off := 0; off < len(c); {
+			ci := int(c[off])
+			if ci >= len(e.Rules) {
+				return errImageMismatch
+			}
+			rule := e.Rules[ci]
+			if off+1+rule.RefWords() > len(c) {
+				return errImageMismatch
+			}
+			for k := range rule.Nprov {
+				if rr := c[off+1+2*k]; rr != eval.NoMatch {
+					if int(rr) >= len(rels) || rels[rr] < 0 {
+						return errImageMismatch
+					}
+					c[off+1+2*k] = uint32(rels[rr])
+				}
+			}
+			off += 1 + rule.RefWords()
+		}
+	}
+	return nil
+}
+
+// readRel reads a relation of an image: its evaluator relation (-1 when e
+// has none of its name and arity) and its columns.
+func readRel(r *store.ImageReader, e *eval.Evaluator) (int32, eval.Columns, error) {
+	var c eval.Columns
+	name := r.String()
+	arity := r.Count(1)
+	c.N = r.Count(max(arity, 1) * 4)
+	c.Alive = int(r.U64())
+	c.Weighted = r.U64() == 1
+	if err := r.Err(); err != nil {
+		return 0, c, err
+	}
+	ri, ok := e.RelIdx[eval.RelKey(name, arity)]
+	if !ok || e.Rels[ri].Internal || e.Rels[ri].Arity != arity {
+		ri = -1
+	}
+	chunks := (c.N + eval.ChunkLen - 1) / eval.ChunkLen
+	capOf := func(k int) int { // as Relation.Add sizes its chunks
+		if k == 0 && c.N <= eval.ChunkLen {
+			return c.N
+		}
+		return eval.ChunkLen
+	}
+	c.Tuples = make([][]uint32, chunks)
+	for k := range chunks {
+		c.Tuples[k] = make([]uint32, chunkLen(c.N, k)*arity, capOf(k)*arity)
+		r.U32s(c.Tuples[k])
+	}
+	c.Conf = make([][]float64, chunks)
+	for k := range chunks {
+		c.Conf[k] = make([]float64, chunkLen(c.N, k), capOf(k))
+		r.F64s(c.Conf[k])
+	}
+	c.Prov = make([][]int32, chunks)
+	for k := range chunks {
+		c.Prov[k] = make([]int32, chunkLen(c.N, k), capOf(k))
+		r.I32s(c.Prov[k])
+	}
+	c.Unique = readIndex(r)
+	c.Idx = make([]eval.IndexImage, r.Count(8))
+	for i := range c.Idx {
+		c.Idx[i] = readIndex(r)
+	}
+	return ri, c, r.Err()
+}
+
+// readIndex reads a hash index of an image.
+func readIndex(r *store.ImageReader) eval.IndexImage {
+	ix := eval.IndexImage{Mask: uint32(r.U64()), Count: int(r.U64()), Ordered: int32(r.U64())}
+	ix.Slots = make([]uint64, r.Count(8))
+	r.U64s(ix.Slots)
+	ix.Next = make([]int32, r.Count(4))
+	r.I32s(ix.Next)
+	if n := r.Count(4); n > 0 {
+		ix.Rest = make([]int32, n)
+		r.I32s(ix.Rest)
+	}
+	return ix
+}
