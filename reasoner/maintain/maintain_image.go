@@ -54,9 +54,6 @@ type imageRel struct {
 func (m *Materialisation) imageState() ([]imageRel, eval.ProvPool, error) {
 	e := m.e
 	var pool eval.ProvPool
-	if e.Syms.Locals() > 0 {
-		return nil, pool, errNoImage
-	}
 	pos := make([]int32, len(e.Rules)) // compiled rule -> program position
 	for i := range pos {
 		pos[i] = -1
@@ -76,8 +73,13 @@ func (m *Materialisation) imageState() ([]imageRel, eval.ProvPool, error) {
 		if r.Internal {
 			continue
 		}
-		if r.Lean || r.Conf == nil || r.HasChoice() {
-			return nil, pool, errNoImage
+		if r.Lean || r.HasChoice() {
+			return nil, pool, fmt.Errorf("%w: relation %s keeps no proofs or a choice domain", errNoImage, r.Display)
+		}
+		if e.Syms.Locals() > 0 && holdsLocal(r) {
+			// Local ids are the process's: the store numbers the names
+			// as it writes them.
+			return nil, pool, fmt.Errorf("%w: relation %s holds symbols the store did not have", errNoImage, r.Display)
 		}
 		num[ri] = int32(len(rels))
 		rels = append(rels, imageRel{r: r, cols: r.Columns()})
@@ -99,17 +101,17 @@ func (m *Materialisation) imageState() ([]imageRel, eval.ProvPool, error) {
 			ci := e.Pool.Rule(p)
 			at := pos[ci]
 			if at < 0 {
-				return nil, pool, errNoImage
+				return nil, pool, fmt.Errorf("%w: a proof by a rule the program lacks", errNoImage)
 			}
 			rule := e.Rules[ci]
 			if main := e.Rules[m.ruleOf[at]]; main.RefWords() != rule.RefWords() || main.Nprov != rule.Nprov {
-				return nil, pool, errNoImage
+				return nil, pool, fmt.Errorf("%w: a twin's proof unlike its rule's", errNoImage)
 			}
 			buf = append(buf[:0], e.Pool.Words(p, rule.RefWords())...)
 			for k := range rule.Nprov {
 				if rr := buf[2*k]; rr != eval.NoMatch {
 					if num[rr] < 0 {
-						return nil, pool, errNoImage
+						return nil, pool, fmt.Errorf("%w: a proof uses an internal relation", errNoImage)
 					}
 					buf[2*k] = uint32(num[rr])
 				}
@@ -119,6 +121,19 @@ func (m *Materialisation) imageState() ([]imageRel, eval.ProvPool, error) {
 		rels[i].prov = prov
 	}
 	return rels, pool, nil
+}
+
+// holdsLocal reports whether a tuple of r, live or removed, holds a local
+// symbol id.
+func holdsLocal(r *eval.Relation) bool {
+	for _, c := range r.Columns().Tuples {
+		for _, a := range c {
+			if a >= eval.LocalBase {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // WriteImage writes m's image to the store's directory, named after the
