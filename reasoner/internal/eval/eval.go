@@ -37,7 +37,7 @@ type Evaluator struct {
 	// NoStoreLoad makes Load compile and leave the relations empty, read
 	// nothing from the store: a materialisation image fills them.
 	NoStoreLoad bool
-	noFactor bool // Options.noFactor
+	noFactor    bool // Options.noFactor
 	// walkAlways and walkNever: Options.walkAlways and walkNever.
 	walkAlways, walkNever bool
 	// roundDelta and facGroups are the delta deltaPlans plans and its
