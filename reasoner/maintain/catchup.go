@@ -56,9 +56,11 @@ type CatchupResult struct {
 	// store.
 	Change  Change
 	Changed bool
-	// Start, Resumed and Applied time the phases: the call, the end of the
-	// read of the stored derived facts and the end of the update.
-	Start, Resumed, Applied time.Time
+	// Start, Resumed, Applied and Stored time the phases: the call, the
+	// end of the read of the stored derived facts (or of the image), the
+	// end of the update and the end of its write to the store (the image
+	// is written after).
+	Start, Resumed, Applied, Stored time.Time
 	// FromImage is set when the materialisation was read from the
 	// store's image instead of its derived facts; Notes are lines for the
 	// user about the image (stale, corrupt, not written).
@@ -154,6 +156,7 @@ func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt eva
 			return res, err
 		}
 	}
+	res.Stored = time.Now()
 	if db != nil && (res.Changed || !res.FromImage) {
 		describe("writing the materialisation image")
 		if note := writeImage(m, db, co.ImageFS); note != "" {
