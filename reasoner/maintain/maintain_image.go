@@ -190,11 +190,23 @@ func writeRel(w *store.ImageWriter, ir imageRel) {
 	for k := range c.Tuples {
 		w.U32s(c.Tuples[k][:chunkLen(c.N, k)*r.Arity])
 	}
-	for k := range c.Conf {
-		w.F64s(c.Conf[k][:chunkLen(c.N, k)])
+	if bits, ok := confBits(c); ok {
+		w.U64(confAsBits)
+		w.U64s(bits)
+	} else {
+		w.U64(confAsFloats)
+		for k := range c.Conf {
+			w.F64s(c.Conf[k][:chunkLen(c.N, k)])
+		}
 	}
 	w.I32s(ir.prov)
-	writeIndex(w, c.Unique)
+	// The unique index: its size and each tuple's slot (ReadRel computes
+	// the hashes again).
+	w.U64(uint64(c.Unique.Count))
+	w.U64(uint64(len(c.Unique.Slots)))
+	if len(c.Unique.Slots) > 0 {
+		w.U32s(r.UniquePositions())
+	}
 	w.U64(uint64(len(c.Idx)))
 	for _, ix := range c.Idx {
 		writeIndex(w, ix)
@@ -214,6 +226,31 @@ func writeIndex(w *store.ImageWriter, ix eval.IndexImage) {
 		w.U64(uint64(len(s)))
 		w.I32s(s)
 	}
+}
+
+// The encodings of a relation's confidences in an image: float64 words,
+// or, when every one is 0 or 1 (a program without weights), a bit each.
+const (
+	confAsFloats = 0
+	confAsBits   = 1
+)
+
+// confBits returns the confidences of c as bits, when each is 0 or 1.
+func confBits(c *eval.Columns) ([]uint64, bool) {
+	bits := make([]uint64, (c.N+63)/64)
+	for k, col := range c.Conf {
+		for j, v := range col[:chunkLen(c.N, k)] {
+			i := k*eval.ChunkLen + j
+			switch v {
+			case 1:
+				bits[i/64] |= 1 << (i % 64)
+			case 0:
+			default:
+				return nil, false
+			}
+		}
+	}
+	return bits, true
 }
 
 // chunkLen is the number of tuples in chunk k of a relation of n tuples.
@@ -360,16 +397,38 @@ func readRel(r *store.ImageReader, e *eval.Evaluator) (int32, eval.Columns, erro
 		r.U32s(c.Tuples[k])
 	}
 	c.Conf = make([][]float64, chunks)
+	kind := r.U64()
+	var bits []uint64
+	if kind == confAsBits {
+		bits = make([]uint64, (c.N+63)/64)
+		r.U64s(bits)
+	}
 	for k := range chunks {
 		c.Conf[k] = make([]float64, chunkLen(c.N, k), capOf(k))
-		r.F64s(c.Conf[k])
+		if kind == confAsBits {
+			for j := range c.Conf[k] {
+				i := k*eval.ChunkLen + j
+				c.Conf[k][j] = float64(bits[i/64] >> (i % 64) & 1)
+			}
+		} else {
+			r.F64s(c.Conf[k])
+		}
 	}
 	c.Prov = make([][]int32, chunks)
 	for k := range chunks {
 		c.Prov[k] = make([]int32, chunkLen(c.N, k), capOf(k))
 		r.I32s(c.Prov[k])
 	}
-	c.Unique = readIndex(r)
+	c.Unique.Count = int(r.U64())
+	nslots := r.U64()
+	if nslots&(nslots-1) != 0 || nslots > uint64(max(64, 8*c.N)) {
+		return 0, c, fmt.Errorf("%w: %d slots for %d tuples", store.ErrCorruptImage, nslots, c.N)
+	}
+	if nslots > 0 {
+		c.Unique.Slots = make([]uint64, nslots)
+		c.UniquePos = make([]uint32, c.N)
+		r.U32s(c.UniquePos)
+	}
 	c.Idx = make([]eval.IndexImage, r.Count(8))
 	for i := range c.Idx {
 		c.Idx[i] = readIndex(r)

@@ -9,8 +9,12 @@ type Columns struct {
 	Tuples   [][]uint32 // chunked as Relation's, Arity words a tuple
 	Conf     [][]float64
 	Prov     [][]int32
-	Unique   IndexImage
-	Idx      []IndexImage // the secondary indexes whose chains are clean
+	// Unique is the unique index, or, when UniquePos is set, only its
+	// number of slots (Restore places each tuple i at slot UniquePos[i],
+	// its hash computed again: a third of the bytes of the slots).
+	Unique    IndexImage
+	UniquePos []uint32
+	Idx       []IndexImage // the secondary indexes whose chains are clean
 }
 
 // IndexImage is a hash index's state: its slots and chains (see hashIndex).
@@ -40,6 +44,18 @@ func (r *Relation) Columns() Columns {
 	return c
 }
 
+// UniquePositions returns the slot of each of r's tuples in its unique
+// index (Columns.UniquePos).
+func (r *Relation) UniquePositions() []uint32 {
+	pos := make([]uint32, r.N)
+	for p, s := range r.Unique.Slots {
+		if s != 0 {
+			pos[slotTuple(s)] = uint32(p)
+		}
+	}
+	return pos
+}
+
 // Restore replaces r's tuples, columns and unique index by c's, taking
 // them over. Each secondary index r has (compiled plans hold them) takes
 // c's index of the same mask, or is built again from the tuples when c has
@@ -48,6 +64,12 @@ func (r *Relation) Restore(c Columns) {
 	r.N, r.Alive, r.weighted = c.N, c.Alive, c.Weighted
 	r.tuples, r.Conf, r.Prov = c.Tuples, c.Conf, c.Prov
 	r.Unique.Slots, r.Unique.count = c.Unique.Slots, c.Unique.Count
+	if c.UniquePos != nil {
+		for i, p := range c.UniquePos {
+			t := int32(i)
+			r.Unique.Slots[p] = slotOf(t, hashKey(r.Unique.mask, r.Tuple(t)))
+		}
+	}
 	for mask, ix := range r.Idx {
 		*ix = hashIndex{mask: mask}
 		found := false
