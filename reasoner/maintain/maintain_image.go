@@ -18,9 +18,14 @@ import (
 // index and computes its confidence again, which is most of an update
 // through the CLI (4.0M facts: seconds, where the update itself takes
 // milliseconds). An image (store.WriteImage) keeps the relations' columns
-// (tuples, confidences, provenance), their hash indexes and the provenance
-// pool as flat arrays that are read back into the evaluator's slices as
-// they are: no decoding per fact and no hashing. It is written after an
+// (tuples, confidences, provenance) and the provenance pool as flat arrays
+// that are read back into the evaluator's slices as they are, no decoding
+// per fact, and each relation's unique index as the slot of each tuple,
+// whose hash is computed again (no probing, no growing: the slots' own
+// 8-byte words, at the index's load of 1/4 to 1/2, would make the image
+// larger than the store). Confidences that are all 0 or 1 (a program
+// without weights) are kept as bits. Secondary indexes are not kept (the
+// update builds those it uses, as after Resume). It is written after an
 // update (Catchup), named after the derived facts the update stored, and
 // read instead of them by the next update when it is still of them.
 //
@@ -200,31 +205,12 @@ func writeRel(w *store.ImageWriter, ir imageRel) {
 		}
 	}
 	w.I32s(ir.prov)
-	// The unique index: its size and each tuple's slot (ReadRel computes
+	// The unique index: its size and each tuple's slot (readRel computes
 	// the hashes again).
 	w.U64(uint64(c.Unique.Count))
 	w.U64(uint64(len(c.Unique.Slots)))
 	if len(c.Unique.Slots) > 0 {
 		w.U32s(r.UniquePositions())
-	}
-	w.U64(uint64(len(c.Idx)))
-	for _, ix := range c.Idx {
-		writeIndex(w, ix)
-	}
-}
-
-// writeIndex writes a hash index of an image.
-func writeIndex(w *store.ImageWriter, ix eval.IndexImage) {
-	w.U64(uint64(ix.Mask))
-	w.U64(uint64(ix.Count))
-	w.U64(uint64(ix.Ordered))
-	for _, s := range [][]uint64{ix.Slots} {
-		w.U64(uint64(len(s)))
-		w.U64s(s)
-	}
-	for _, s := range [][]int32{ix.Next, ix.Rest} {
-		w.U64(uint64(len(s)))
-		w.I32s(s)
 	}
 }
 
@@ -429,23 +415,5 @@ func readRel(r *store.ImageReader, e *eval.Evaluator) (int32, eval.Columns, erro
 		c.UniquePos = make([]uint32, c.N)
 		r.U32s(c.UniquePos)
 	}
-	c.Idx = make([]eval.IndexImage, r.Count(8))
-	for i := range c.Idx {
-		c.Idx[i] = readIndex(r)
-	}
 	return ri, c, r.Err()
-}
-
-// readIndex reads a hash index of an image.
-func readIndex(r *store.ImageReader) eval.IndexImage {
-	ix := eval.IndexImage{Mask: uint32(r.U64()), Count: int(r.U64()), Ordered: int32(r.U64())}
-	ix.Slots = make([]uint64, r.Count(8))
-	r.U64s(ix.Slots)
-	ix.Next = make([]int32, r.Count(4))
-	r.I32s(ix.Next)
-	if n := r.Count(4); n > 0 {
-		ix.Rest = make([]int32, n)
-		r.I32s(ix.Rest)
-	}
-	return ix
 }

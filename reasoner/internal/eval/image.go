@@ -2,7 +2,10 @@ package eval
 
 // Columns is a relation's state as a materialisation image keeps it
 // (reasoner/maintain): its tuple count, live tuples, chunked columns and
-// indexes. The slices are the relation's own, not copies.
+// unique index. The slices are the relation's own, not copies. Secondary
+// indexes are not kept: an index the size of the relation's unique one
+// would make an image larger than the store's derived facts, and building
+// one costs a pass over the tuples when an update first needs it.
 type Columns struct {
 	N, Alive int
 	Weighted bool
@@ -14,34 +17,18 @@ type Columns struct {
 	// its hash computed again: a third of the bytes of the slots).
 	Unique    IndexImage
 	UniquePos []uint32
-	Idx       []IndexImage // the secondary indexes whose chains are clean
 }
 
-// IndexImage is a hash index's state: its slots and chains (see hashIndex).
+// IndexImage is a unique index's state: its slots and their count.
 type IndexImage struct {
-	Mask    uint32
-	Slots   []uint64
-	Count   int
-	Next    []int32
-	Ordered int32
-	Rest    []int32
+	Slots []uint64
+	Count int
 }
 
-func (ix *hashIndex) image() IndexImage {
-	return IndexImage{Mask: ix.mask, Slots: ix.Slots, Count: ix.count, Next: ix.Next, Ordered: ix.ordered, Rest: ix.rest}
-}
-
-// Columns returns r's columns and indexes. A secondary index with dirty
-// chains (a confidence rose since they were ordered) is left out: Restore
-// builds it again.
+// Columns returns r's columns and unique index.
 func (r *Relation) Columns() Columns {
-	c := Columns{N: r.N, Alive: r.Alive, Weighted: r.weighted, Tuples: r.tuples, Conf: r.Conf, Prov: r.Prov, Unique: r.Unique.image()}
-	for _, ix := range r.Idx {
-		if len(ix.dirty) == 0 {
-			c.Idx = append(c.Idx, ix.image())
-		}
-	}
-	return c
+	return Columns{N: r.N, Alive: r.Alive, Weighted: r.weighted, Tuples: r.tuples, Conf: r.Conf, Prov: r.Prov,
+		Unique: IndexImage{Slots: r.Unique.Slots, Count: r.Unique.count}}
 }
 
 // UniquePositions returns the slot of each of r's tuples in its unique
@@ -57,9 +44,8 @@ func (r *Relation) UniquePositions() []uint32 {
 }
 
 // Restore replaces r's tuples, columns and unique index by c's, taking
-// them over. Each secondary index r has (compiled plans hold them) takes
-// c's index of the same mask, or is built again from the tuples when c has
-// none.
+// them over. Each secondary index r has (compiled plans hold them) is
+// built again from the tuples.
 func (r *Relation) Restore(c Columns) {
 	r.N, r.Alive, r.weighted = c.N, c.Alive, c.Weighted
 	r.tuples, r.Conf, r.Prov = c.Tuples, c.Conf, c.Prov
@@ -72,16 +58,6 @@ func (r *Relation) Restore(c Columns) {
 	}
 	for mask, ix := range r.Idx {
 		*ix = hashIndex{mask: mask}
-		found := false
-		for _, im := range c.Idx {
-			if im.Mask == mask {
-				ix.Slots, ix.count, ix.Next, ix.ordered, ix.rest = im.Slots, im.Count, im.Next, im.Ordered, im.Rest
-				found = true
-			}
-		}
-		if found {
-			continue
-		}
 		ix.Next = make([]int32, 0, r.N)
 		ix.Grow(r, max(16, 2*r.N))
 		if r.weighted {
