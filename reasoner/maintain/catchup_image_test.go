@@ -336,3 +336,26 @@ func TestImageReadsNoFact(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestAddBuildsNoRev: an update that only adds facts builds no reverse
+// index of the proofs (it is built when a confidence first falls), and
+// one that removes a fact does.
+func TestAddBuildsNoRev(t *testing.T) {
+	c := newImageCase(t)
+	res := c.update(t, nil) // adds an edge
+	if res.M.rev.built {
+		t.Error("an update that only added facts built the reverse index")
+	}
+	var b store.Batch
+	b.Graph = append(b.Graph, store.NamedTriple{S: "n0", R: "e", O: "n1"})
+	if _, err := c.db.Retract(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Catchup(context.Background(), c.db, c.prog, eval.Options{}, CatchupOptions{Parse: parser.ParseString})
+	if err != nil || res.M == nil {
+		t.Fatalf("removal: %+v, %v", res, err)
+	}
+	if !res.M.rev.built {
+		t.Error("an update that removed a fact built no reverse index")
+	}
+}
