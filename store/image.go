@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"unsafe"
 )
 
@@ -117,8 +118,12 @@ func (OSImageFS) Rename(oldpath, newpath string) error { return os.Rename(oldpat
 // Remove implements ImageFS.
 func (OSImageFS) Remove(name string) error { return os.Remove(name) }
 
-// SyncDir implements ImageFS.
+// SyncDir implements ImageFS. Windows syncs no directory (a rename there
+// is durable once MoveFileEx returns).
 func (OSImageFS) SyncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	f, err := os.Open(dir)
 	if err != nil {
 		return err
