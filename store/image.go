@@ -118,8 +118,9 @@ func (OSImageFS) Rename(oldpath, newpath string) error { return os.Rename(oldpat
 // Remove implements ImageFS.
 func (OSImageFS) Remove(name string) error { return os.Remove(name) }
 
-// SyncDir implements ImageFS. Windows syncs no directory (a rename there
-// is durable once MoveFileEx returns).
+// SyncDir implements ImageFS. A directory cannot be synced on Windows:
+// there the rename is as durable as the file system makes it (the image
+// is whole either way).
 func (OSImageFS) SyncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil
