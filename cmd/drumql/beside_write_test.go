@@ -38,7 +38,7 @@ func sameBeside(t *testing.T, served, alone string, args ...string) {
 }
 
 // imageInfo is the materialisation image in the output of stats, which
-// only an infer's update writes (not the server's).
+// infer's updates write and the server's do not.
 var imageInfo = regexp.MustCompile(`(?m)^image: .*\n|,\n  "image": \{[^}]*\}`)
 
 // diskSize is a store's size on disk in the output of stats.
