@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestInferImage follows the materialisation image through the CLI: an
@@ -110,4 +113,94 @@ func TestInferImage(t *testing.T) {
 		t.Errorf("infer --no-image changed the image (%v)", err)
 	}
 	sameAsFull("with --no-image")
+}
+
+// TestKilledImageWrite kills drumql infer (kill -9) at spread-out moments
+// of an update that reads the materialisation image and writes a new one:
+// each time the image is the old one, whole, or the new one, current
+// (verify passes: never a mix), and the next infer gives the answers of
+// the completed update. (The image's write is a few milliseconds of the
+// update: that a failure at each of its steps leaves the old image is
+// TestImageWriteFailures', in reasoner/maintain.)
+func TestKilledImageWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds drumql and kills it repeatedly")
+	}
+	bin := buildDrumql(t)
+	dir := t.TempDir()
+	var g strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&g, "v%d\te\tv%d\n", i, i+1)
+	}
+	prog := writeFile(t, dir, "tc.dl", "tc(X, Y) :- e(X, Y).\n0.99 :: tc(X, Z) :- tc(X, Y), e(Y, Z).\n")
+	db := filepath.Join(dir, "db")
+	run := func(db string, args ...string) string {
+		t.Helper()
+		out, stderr, code := runBin(t, bin, append([]string{"--db", db, "-q"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return out
+	}
+	run(db, "load", writeFile(t, dir, "g.tsv", g.String()))
+	run(db, "infer", prog)
+	cut := writeFile(t, dir, "cut.tsv", "v190\te\tv191\n")
+	run(db, "retract", cut)
+	run(db, "infer", prog) // writes the image
+	run(db, "load", cut)
+	img := filepath.Join(db, "materialisation.img")
+	old, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := filepath.Join(dir, "pending")
+	copyDir(t, db, pending)
+	start := time.Now()
+	run(db, "infer", prog) // from the image
+	took := time.Since(start)
+	want := run(db, "query", "--format", "tsv", "tc(X, Y)?")
+	var sawOld, sawNew int
+	const kills = 12
+	for i := range kills {
+		x := filepath.Join(dir, fmt.Sprint("x", i))
+		copyDir(t, pending, x)
+		cmd := exec.Command(bin, "--db", x, "-q", "infer", prog)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		after := took * time.Duration(i+1) / (kills + 1)
+		time.Sleep(after)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		// the supervised writer dies with its parent, a moment later; a
+		// write it left is rolled back by the next writer
+		_, stderr, code := runBin(t, bin, "--db", x, "-q", "load", writeFile(t, dir, "empty.tsv", ""))
+		for try := 0; code != 0 && strings.Contains(stderr, "in use by another process") && try < 200; try++ {
+			time.Sleep(25 * time.Millisecond)
+			_, stderr, code = runBin(t, bin, "--db", x, "-q", "load", writeFile(t, dir, "empty.tsv", ""))
+		}
+		if code != 0 {
+			t.Fatalf("kill after %s: load: %s", after, stderr)
+		}
+		out, stderr, code := runBin(t, bin, "--db", x, "verify")
+		if code != 0 {
+			t.Fatalf("kill after %s: verify: exit %d: %s%s", after, code, out, stderr)
+		}
+		now, err := os.ReadFile(filepath.Join(x, "materialisation.img"))
+		switch {
+		case err != nil:
+			t.Fatalf("kill after %s: no image: %v", after, err)
+		case string(now) == string(old):
+			sawOld++
+		case strings.Contains(out, ": current"):
+			sawNew++
+		default:
+			t.Fatalf("kill after %s: an image neither the old one nor current:\n%s", after, out)
+		}
+		run(x, "infer", prog)
+		if got := run(x, "query", "--format", "tsv", "tc(X, Y)?"); got != want {
+			t.Fatalf("kill after %s: the next infer answers otherwise", after)
+		}
+	}
+	t.Logf("an update takes %s; %d kills left the old image, %d the new", took, sawOld, sawNew)
 }
