@@ -8,15 +8,20 @@
 # (as bench/infer-memory.sh). On a store where `drumql infer --full` stored
 # it, each update is a retract or load followed by `drumql infer`, timed
 # with GNU time (wall and peak RSS of the infer alone):
-#   remove one edge, add it back, add 1,000 random edges (seeded), and an
-#   infer with nothing new.
+#   remove one edge (the first update after the full infer: it reads the
+#   stored derived facts, and writes the materialisation image), add it
+#   back, remove it and add it back again (each from the image the update
+#   before wrote), add 1,000 random edges (seeded), and an infer with
+#   nothing new. The sizes of the store and of its image are printed.
 # Case mined: a mined FB15k-237 rule file (MINED, default
 # bench/out/maintain/fb.dl mined here with `drumql mine` when absent)
 # materialised at threshold MIN (default 0.5), then: remove a rule (the
 # first of weight at least MIN), add it back, halve its weight, add 1,000
 # random facts of the graph's largest relation.
 # The full infer of each case is timed in the same run, REPEAT times
-# (median); the ratio update/full is printed.
+# (median); the ratio update/full is printed, with the CPU seconds (user +
+# system) beside the wall time. NOIMAGE=1 passes --no-image to every
+# update (no materialisation image read or written).
 #
 #   bench/maintain.sh                 # both cases
 #   CASES=tc4m REPEAT=3 bench/maintain.sh
@@ -26,6 +31,8 @@ DS=${DRUMQL_DATASETS:-../shared/datasets}
 REPEAT=${REPEAT:-1}
 CASES=${CASES:-"tc4m mined"}
 MIN=${MIN:-0.5}
+noimage=()
+if [ -n "${NOIMAGE:-}" ]; then noimage=(--no-image); fi
 if [ ! -d "$DS/fb15k-237" ]; then
   echo "maintain: skipped: $DS/fb15k-237 not found (set DRUMQL_DATASETS)"
   exit 0
@@ -40,21 +47,23 @@ median() { sort -n | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a
 rm -rf "$out/fb.db"
 "$bin" --db "$out/fb.db" -q load "$DS/fb15k-237" >/dev/null
 
-# timed NAME CMD...: runs CMD under GNU time, appends "wall rss_kb" to
+# timed NAME CMD...: runs CMD under GNU time, appends "wall rss_kb cpu_s" to
 # $out/NAME.t and keeps its stdout and stderr in $out/NAME.out and .err.
 timed() {
   local name=$1
   shift
-  /usr/bin/time -f "%e %M" -o "$out/t" "$@" > "$out/$name.out" 2> "$out/$name.err"
-  cat "$out/t" >> "$out/$name.t"
+  /usr/bin/time -f "%e %M %U %S" -o "$out/t" "$@" > "$out/$name.out" 2> "$out/$name.err"
+  awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$out/t" >> "$out/$name.t"
 }
 
-# row NAME FULL: prints the median wall and RSS of NAME and its ratio to FULL.
+# row NAME FULL: prints the median wall, CPU and RSS of NAME and its wall
+# time's ratio to FULL.
 row() {
-  local name=$1 full=$2 w kb
+  local name=$1 full=$2 w kb cpu
   w=$(cut -d' ' -f1 "$out/$name.t" | median)
   kb=$(cut -d' ' -f2 "$out/$name.t" | median)
-  printf '| %s | %s s | %s MB | %s | %s |\n' "$name" "$w" "$((kb / 1024))" \
+  cpu=$(cut -d' ' -f3 "$out/$name.t" | median)
+  printf '| %s | %s s | %s s | %s MB | %s | %s |\n' "$name" "$w" "$cpu" "$((kb / 1024))" \
     "$(awk -v a="$w" -v b="$full" 'BEGIN{printf "%.1f%%", 100*a/b}')" "$(head -n1 "$out/$name.out")"
 }
 
@@ -64,6 +73,14 @@ random_facts() {
     awk -v rel="$1" -v n="$2" -v seed="$3" '
       { ents[m++] = $0 }
       END { srand(seed); for (i = 0; i < n; i++) printf "%s\t%s\t%s\n", ents[int(rand()*m)], rel, ents[int(rand()*m)] }'
+}
+
+# sizes DB: the store's size on disk, its image's apart.
+sizes() {
+  local img=0
+  if [ -f "$1/materialisation.img" ]; then img=$(du -k "$1/materialisation.img" | cut -f1); fi
+  echo
+  echo "store on disk: $(( ($(du -sk "$1" | cut -f1) - img) / 1024 )) MB; its materialisation image: $((img / 1024)) MB"
 }
 
 run_case() { # NAME RULES: the updates of one case
@@ -77,8 +94,8 @@ run_case() { # NAME RULES: the updates of one case
   echo
   echo "case $c: $(head -n1 "$out/$c-full.out")"
   echo
-  echo "| update | infer wall | peak RSS | of the full infer | what it said |"
-  echo "|---|---|---|---|---|"
+  echo "| update | infer wall | CPU | peak RSS | of the full infer | what it said |"
+  echo "|---|---|---|---|---|---|"
   row "$c-full" "$full"
 }
 
@@ -88,19 +105,29 @@ if [[ " $CASES " == *" tc4m "* ]]; then
   run_case tc4m "$out/tc4m.dl"
   grep -h -F "	$N	" "$DS/fb15k-237/facts.txt" "$DS/fb15k-237/train.txt" | tr -d '\r' | sort | sed -n '100p' > "$out/edge.tsv"
   random_facts "$N" 1000 7 > "$out/random.tsv"
-  for u in remove-edge add-edge add-1000 nothing; do : > "$out/tc4m-$u.t"; done
-  for _ in $(seq "$REPEAT"); do
+  us="remove-edge add-edge remove-again add-again nothing add-1000"
+  for u in $us; do : > "$out/tc4m-$u.t"; done
+  upd=("$bin" --db "$out/tc4m.db" -q infer "${noimage[@]}" --changes 0 "$out/tc4m.dl")
+  for i in $(seq "$REPEAT"); do
+    if [ "$i" -gt 1 ]; then # each repeat starts from a full infer's state: no current image
+      "$bin" --db "$out/tc4m.db" -q infer --full "$out/tc4m.dl" > /dev/null
+    fi
     "$bin" --db "$out/tc4m.db" -q retract "$out/edge.tsv" > /dev/null 2>&1
-    timed tc4m-remove-edge "$bin" --db "$out/tc4m.db" -q infer --changes 0 "$out/tc4m.dl"
+    timed tc4m-remove-edge "${upd[@]}"
     "$bin" --db "$out/tc4m.db" -q load "$out/edge.tsv" > /dev/null 2>&1
-    timed tc4m-add-edge "$bin" --db "$out/tc4m.db" -q infer --changes 0 "$out/tc4m.dl"
-    timed tc4m-nothing "$bin" --db "$out/tc4m.db" -q infer --changes 0 "$out/tc4m.dl"
+    timed tc4m-add-edge "${upd[@]}"
+    "$bin" --db "$out/tc4m.db" -q retract "$out/edge.tsv" > /dev/null 2>&1
+    timed tc4m-remove-again "${upd[@]}"
+    "$bin" --db "$out/tc4m.db" -q load "$out/edge.tsv" > /dev/null 2>&1
+    timed tc4m-add-again "${upd[@]}"
+    timed tc4m-nothing "${upd[@]}"
     "$bin" --db "$out/tc4m.db" -q load "$out/random.tsv" > /dev/null 2>&1
-    timed tc4m-add-1000 "$bin" --db "$out/tc4m.db" -q infer --changes 0 "$out/tc4m.dl"
+    timed tc4m-add-1000 "${upd[@]}"
     "$bin" --db "$out/tc4m.db" -q retract "$out/random.tsv" > /dev/null 2>&1
-    "$bin" --db "$out/tc4m.db" -q infer --changes 0 "$out/tc4m.dl" > /dev/null
+    "${upd[@]}" > /dev/null
   done
-  for u in remove-edge add-edge add-1000 nothing; do row "tc4m-$u" "$full"; done
+  for u in $us; do row "tc4m-$u" "$full"; done
+  sizes "$out/tc4m.db"
 fi
 
 if [[ " $CASES " == *" mined "* ]]; then
@@ -122,17 +149,18 @@ if [[ " $CASES " == *" mined "* ]]; then
   for u in remove-rule add-rule halve-weight add-1000; do : > "$out/mined-$u.t"; done
   for _ in $(seq "$REPEAT"); do
     cp "$out/mined-removed.dl" "$out/cur.dl"
-    timed mined-remove-rule "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl"
+    timed mined-remove-rule "$bin" --db "$out/mined.db" -q infer "${noimage[@]}" --changes 0 "$out/cur.dl"
     cp "$out/mined.dl" "$out/cur.dl"
-    timed mined-add-rule "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl"
+    timed mined-add-rule "$bin" --db "$out/mined.db" -q infer "${noimage[@]}" --changes 0 "$out/cur.dl"
     cp "$out/mined-halved.dl" "$out/cur.dl"
-    timed mined-halve-weight "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl"
+    timed mined-halve-weight "$bin" --db "$out/mined.db" -q infer "${noimage[@]}" --changes 0 "$out/cur.dl"
     cp "$out/mined.dl" "$out/cur.dl"
     "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl" > /dev/null
     "$bin" --db "$out/mined.db" -q load "$out/random-mined.tsv" > /dev/null 2>&1
-    timed mined-add-1000 "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl"
+    timed mined-add-1000 "$bin" --db "$out/mined.db" -q infer "${noimage[@]}" --changes 0 "$out/cur.dl"
     "$bin" --db "$out/mined.db" -q retract "$out/random-mined.tsv" > /dev/null 2>&1
     "$bin" --db "$out/mined.db" -q infer --changes 0 "$out/cur.dl" > /dev/null
   done
   for u in remove-rule add-rule halve-weight add-1000; do row "mined-$u" "$full"; done
+  sizes "$out/mined.db"
 fi

@@ -24,6 +24,9 @@ type Summary struct {
 	// for a store that keeps none (in memory). Equal generations: the
 	// same base facts.
 	Generation *uint64
+	// Image is the store's materialisation image (DB.Image, its checksum
+	// not checked), nil when it has none.
+	Image *ImageStatus
 }
 
 // Summarize counts what st holds. It reads every split, so it takes time in
@@ -75,6 +78,17 @@ func Summarize(ctx context.Context, st Store) (*Summary, error) {
 			return nil, err
 		}
 		sum.Generation = &n
+	}
+	if im, ok := st.(interface {
+		Image(check bool) (ImageStatus, error)
+	}); ok {
+		s, err := im.Image(false)
+		if err != nil {
+			return nil, err
+		}
+		if s.Present {
+			sum.Image = &s
+		}
 	}
 	return sum, nil
 }

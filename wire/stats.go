@@ -30,6 +30,35 @@ type Stats struct {
 	// keeps it to tell a store it made, unchanged, from one with facts
 	// added since.
 	Generation *uint64 `json:"generation,omitempty"`
+	// Image is the store's materialisation image, absent when it has none.
+	Image *Image `json:"image,omitempty"`
+}
+
+// Image is a store's materialisation image, as stats shows it: its size,
+// the derived generation and materialisation it is of, and whether that
+// is the store's current one ("current", "stale" or "corrupt").
+type Image struct {
+	Bytes      int64  `json:"bytes"`
+	Generation uint64 `json:"derived_generation"`
+	Material   uint64 `json:"materialisation"`
+	State      string `json:"state"`
+}
+
+// NewImage is the Image of s.
+func NewImage(s store.ImageStatus) *Image {
+	im := &Image{Bytes: s.Size, Generation: s.Header.DerivedGen, Material: s.Header.Material, State: "stale"}
+	switch {
+	case s.Corrupt != nil:
+		im.State = "corrupt"
+	case s.Current:
+		im.State = "current"
+	}
+	return im
+}
+
+// String is the image's line in stats and verify.
+func (im *Image) String() string {
+	return fmt.Sprintf("%s, of derived generation %d, materialisation %d: %s", humanBytes(im.Bytes), im.Generation, im.Material, im.State)
 }
 
 // NewStats is the summary s of a store ([store.Summarize]); its
@@ -45,6 +74,9 @@ func NewStats(s *store.Summary) *Stats {
 		st.DiskBytes, st.ReclaimableBytes = &bytes, &reclaimable
 	}
 	st.Generation = s.Generation
+	if s.Image != nil {
+		st.Image = NewImage(*s.Image)
+	}
 	return st
 }
 
@@ -69,6 +101,9 @@ func (s *Stats) WriteTable(w io.Writer, db string) error {
 		db, s.Entities, s.Relations, s.BaseFacts, s.DerivedFacts)
 	if s.DiskBytes != nil {
 		fmt.Fprintf(hw, "on disk:\t%s (%s reclaimable)\n", humanBytes(*s.DiskBytes), humanBytes(*s.ReclaimableBytes))
+	}
+	if s.Image != nil {
+		fmt.Fprintf(hw, "image:\t%s\n", s.Image)
 	}
 	if len(s.Splits) > 0 {
 		fmt.Fprint(hw, "splits:\t")

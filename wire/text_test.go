@@ -224,4 +224,8 @@ func TestCatchupTimes(t *testing.T) {
 	if got, want := CatchupTimes(res, start.Add(20*time.Second)), "read the stored derived facts in 12 ms, updated in 3 ms, stored in 20s"; got != want {
 		t.Errorf("CatchupTimes = %q, want %q", got, want)
 	}
+	res.FromImage, res.Stored = true, start.Add(19*time.Second)
+	if got, want := CatchupTimes(res, start.Add(20*time.Second)), "read the materialisation image in 12 ms, updated in 3 ms, stored in 19s, image written in 1000 ms"; got != want {
+		t.Errorf("CatchupTimes from an image = %q, want %q", got, want)
+	}
 }

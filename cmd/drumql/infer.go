@@ -28,6 +28,7 @@ type inferCmd struct {
 	MaxMemory string `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the Go runtime holds more than SIZE of memory (e.g. 8G; checked as the fixpoint grows and as its result is stored; the store's files mapped into memory are not counted; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."`
 	Full      bool   `help:"Recompute every derived fact from scratch instead of updating the stored ones with what changed since the last infer (rules, weights, threshold, base facts)."`
 	Changes   int    `default:"10" placeholder:"N" help:"After an update, list the first N derived facts it added, removed or re-weighted (0: none)."`
+	NoImage   bool   `help:"Neither read nor write the materialisation image (a file in the store's directory that an update reads instead of the stored derived facts, which it writes after each update)."`
 }
 
 // memoryCap resolves the value of a --max-memory flag: a size, "off", or

@@ -154,8 +154,9 @@ func splitWords(s string) []string {
 	return words
 }
 
-// diskLine is the size line of drumql stats, which transcripts do not pin.
-var diskLine = regexp.MustCompile(`(?m)^(on disk:\s+).*$`)
+// diskLine is the size on disk in drumql stats (of the store, and of its
+// materialisation image), which transcripts do not pin.
+var diskLine = regexp.MustCompile(`(?m)^((?:on disk|image):\s+)[^,\n]*`)
 
 // updateTime matches the time in the line of an incremental infer ("+1 −2
 // ~3 derived facts in 41 ms (incremental, ...").

@@ -20,8 +20,8 @@ import (
 // changes, or a record that does not match the stored facts (a note on
 // stderr says which, except for the first).
 func (c *inferCmd) update(e *env, st store.Store, prog *datalog.Program, opt reasoner.Options, th policy.Threshold, pb *bar) (bool, error) {
-	res, err := maintain.Catchup(e.ctx, st, prog, opt, maintain.CatchupOptions{Parse: parser.ParseString, Describe: pb.describe, Validated: true}) // loadPrograms validated prog
-	if err != nil {
+	res, err := maintain.Catchup(e.ctx, st, prog, opt, maintain.CatchupOptions{Parse: parser.ParseString, Describe: pb.describe, Validated: true, NoImage: c.NoImage}) // loadPrograms validated prog
+	if wire.Notes(e.stderr, res.Notes); err != nil {
 		return true, err
 	}
 	if res.Recompute {

@@ -42,7 +42,7 @@ func (c *verifyCmd) Run(e *env) error {
 }
 
 // writeMaterialState says which materialisation the derived facts are
-// (wire.MaterialLine).
+// (wire.MaterialLine), and checks the image of it (wire.VerifyImage).
 func writeMaterialState(w io.Writer, st store.Store) error {
 	rs, err := st.Relations()
 	if err != nil {
@@ -57,5 +57,5 @@ func writeMaterialState(w io.Writer, st store.Store) error {
 		return err
 	}
 	fmt.Fprintln(w, wire.MaterialLine(n, ms))
-	return nil
+	return wire.VerifyImage(w, st)
 }

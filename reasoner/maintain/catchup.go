@@ -30,6 +30,13 @@ type CatchupOptions struct {
 	// does not depend on the parser): Catchup reads the store's record of
 	// the last materialisation with it. It is required.
 	Parse func(filename, src string) (*datalog.Program, error)
+	// NoImage makes Catchup neither read nor write the materialisation
+	// image of an on-disk store (maintain_image.go): it reads the stored
+	// derived facts (Resume) as without one.
+	NoImage bool
+	// ImageFS is the file system images are written to (nil: the
+	// operating system's); tests inject failures with it.
+	ImageFS store.ImageFS
 }
 
 // CatchupResult is what Catchup did.
@@ -49,9 +56,16 @@ type CatchupResult struct {
 	// store.
 	Change  Change
 	Changed bool
-	// Start, Resumed and Applied time the phases: the call, the end of the
-	// read of the stored derived facts and the end of the update.
-	Start, Resumed, Applied time.Time
+	// Start, Resumed, Applied and Stored time the phases: the call, the
+	// end of the read of the stored derived facts (or of the image), the
+	// end of the update and the end of its write to the store (the image
+	// is written after).
+	Start, Resumed, Applied, Stored time.Time
+	// FromImage is set when the materialisation was read from the
+	// store's image instead of its derived facts; Notes are lines for the
+	// user about the image (stale, corrupt, not written).
+	FromImage bool
+	Notes     []string
 }
 
 // Catchup brings the derived facts stored in st up to date with prog and
@@ -105,8 +119,21 @@ func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt eva
 	for i, ch := range ms.Changes {
 		changes[i] = FactChange{Fact: ch.Fact, Added: ch.Added}
 	}
-	describe("reading the stored derived facts")
-	m, err := Resume(ctx, st, old, min, changes, opt)
+	db, _ := st.(*store.DB)
+	if co.NoImage {
+		db = nil
+	}
+	var m *Materialisation
+	if db != nil {
+		describe("reading the materialisation image")
+		if m, err = fromImageNote(ctx, db, ms, old, min, opt, &res); err != nil {
+			return res, err
+		}
+	}
+	if m == nil {
+		describe("reading the stored derived facts")
+		m, err = Resume(ctx, st, old, min, changes, opt)
+	}
 	switch {
 	case errors.Is(err, ErrStaleRecord), errors.Is(err, eval.ErrInvalidProgram):
 		return recompute(fmt.Sprintf("the stored derived facts cannot be updated (%v)", err))
@@ -127,6 +154,13 @@ func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt eva
 		describe("storing the changes")
 		if err := m.WriteUpdate(ctx, ch); err != nil {
 			return res, err
+		}
+	}
+	res.Stored = time.Now()
+	if db != nil && (res.Changed || !res.FromImage) {
+		describe("writing the materialisation image")
+		if note := writeImage(m, db, co.ImageFS); note != "" {
+			res.Notes = append(res.Notes, note)
 		}
 	}
 	res.M = m

@@ -309,7 +309,6 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 	m.renames = map[string]string{}
 	e.Touch = m.touch
 	defer func() { e.Touch = nil }()
-	m.buildRev()
 	var kill, add []int
 	if min > e.Min {
 		e.Min = min

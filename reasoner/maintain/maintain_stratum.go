@@ -128,6 +128,7 @@ func (m *Materialisation) maintain(s datalog.Stratum, added map[int]bool) error 
 				seeds = append(seeds, k)
 				continue
 			}
+			m.buildRev()
 			m.rev.each(k, func(dep uint64) {
 				if dr, _ := eval.Untkey(dep); heads[dr] && m.proofUses(dep, k) {
 					seeds = append(seeds, dep)
@@ -232,6 +233,7 @@ func (m *Materialisation) closeRemoval(seeds []uint64, heads map[int32]bool) map
 		if o := m.touch.OldOf(r, k); r.ConfAt(t) < o.Conf || r.ProvAt(t) == eval.ProvDeleted {
 			out[ri] = append(out[ri], t)
 		}
+		m.buildRev()
 		m.rev.each(k, func(dep uint64) {
 			if dr, _ := eval.Untkey(dep); heads[dr] && seen.Index(dep) < 0 && m.proofUses(dep, k) {
 				seeds = append(seeds, dep)

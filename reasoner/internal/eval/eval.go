@@ -35,7 +35,10 @@ type Evaluator struct {
 	Stored bool // load the store's derived facts as extensional facts (query mode)
 	// baseOnly overrides stored: derived facts are never read.
 	baseOnly bool
-	noFactor bool // Options.noFactor
+	// NoStoreLoad makes Load compile and leave the relations empty, read
+	// nothing from the store: a materialisation image fills them.
+	NoStoreLoad bool
+	noFactor    bool // Options.noFactor
 	// walkAlways and walkNever: Options.walkAlways and walkNever.
 	walkAlways, walkNever bool
 	// roundDelta and facGroups are the delta deltaPlans plans and its
@@ -248,7 +251,7 @@ func (e *Evaluator) Load(u *Unit) error {
 		}
 	}
 	for _, r := range e.Rels {
-		if r.Internal || r.Len() > 0 {
+		if r.Internal || r.Len() > 0 || e.NoStoreLoad {
 			continue
 		}
 		if r.Shared {

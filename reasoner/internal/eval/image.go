@@ -1,0 +1,83 @@
+package eval
+
+// Columns is a relation's state as a materialisation image keeps it
+// (reasoner/maintain): its tuple count, live tuples, chunked columns and
+// unique index. The slices are the relation's own, not copies. Secondary
+// indexes are not kept: an index the size of the relation's unique one
+// would make an image larger than the store's derived facts, and building
+// one costs a pass over the tuples when an update first needs it.
+type Columns struct {
+	N, Alive int
+	Weighted bool
+	Tuples   [][]uint32 // chunked as Relation's, Arity words a tuple
+	Conf     [][]float64
+	Prov     [][]int32
+	// Unique is the unique index, or, when UniquePos is set, only its
+	// number of slots (Restore places each tuple i at slot UniquePos[i],
+	// its hash computed again: a third of the bytes of the slots).
+	Unique    IndexImage
+	UniquePos []uint32
+}
+
+// IndexImage is a unique index's state: its slots and their count.
+type IndexImage struct {
+	Slots []uint64
+	Count int
+}
+
+// Columns returns r's columns and unique index.
+func (r *Relation) Columns() Columns {
+	return Columns{N: r.N, Alive: r.Alive, Weighted: r.weighted, Tuples: r.tuples, Conf: r.Conf, Prov: r.Prov,
+		Unique: IndexImage{Slots: r.Unique.Slots, Count: r.Unique.count}}
+}
+
+// UniquePositions returns the slot of each of r's tuples in its unique
+// index (Columns.UniquePos).
+func (r *Relation) UniquePositions() []uint32 {
+	pos := make([]uint32, r.N)
+	for p, s := range r.Unique.Slots {
+		if s != 0 {
+			pos[slotTuple(s)] = uint32(p)
+		}
+	}
+	return pos
+}
+
+// Restore replaces r's tuples, columns and unique index by c's, taking
+// them over. Each secondary index r has (compiled plans hold them) is
+// built again from the tuples.
+func (r *Relation) Restore(c Columns) {
+	r.N, r.Alive, r.weighted = c.N, c.Alive, c.Weighted
+	r.tuples, r.Conf, r.Prov = c.Tuples, c.Conf, c.Prov
+	r.Unique.Slots, r.Unique.count = c.Unique.Slots, c.Unique.Count
+	if c.UniquePos != nil {
+		for i, p := range c.UniquePos {
+			t := int32(i)
+			r.Unique.Slots[p] = slotOf(t, hashKey(r.Unique.mask, r.Tuple(t)))
+		}
+	}
+	for mask, ix := range r.Idx {
+		*ix = hashIndex{mask: mask}
+		ix.Next = make([]int32, 0, r.N)
+		ix.Grow(r, max(16, 2*r.N))
+		if r.weighted {
+			ix.OrderChains(r, r.ByConfidence())
+		} else {
+			for i := range int32(r.N) {
+				ix.insert(r, i)
+			}
+		}
+	}
+}
+
+// HasChoice reports whether r keeps the choice-domain keys its tuples took
+// (Options.Choice), which Columns does not hold.
+func (r *Relation) HasChoice() bool { return r.choice != nil }
+
+// Locals is the number of local symbols the table assigned (ids the store
+// does not have).
+func (s *Symtab) Locals() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.lnames)
+}
