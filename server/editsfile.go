@@ -6,11 +6,14 @@ import (
 	"slices"
 )
 
-// DefaultEdits is the edits file ([Config.Edits]) of the store in the
-// directory db when none is chosen: edits.dl inside that directory, so
-// that it goes with the store it belongs to (never into the working
-// directory of --db drumql.db).
-func DefaultEdits(db string) string {
+// EditsFile is the edits file ([Config.Edits]) of the store in the
+// directory db: chosen (--edits) when it is not empty, else edits.dl
+// inside that directory, so that it goes with the store it belongs to
+// (never into the working directory of --db drumql.db).
+func EditsFile(chosen, db string) string {
+	if chosen != "" {
+		return chosen
+	}
 	return filepath.Join(filepath.Clean(db), "edits.dl")
 }
 

@@ -9,8 +9,11 @@ import (
 
 func TestRuleFiles(t *testing.T) {
 	dir := t.TempDir()
-	if got, want := DefaultEdits(filepath.Join(dir, "kg.db")+"/"), filepath.Join(dir, "kg.db", "edits.dl"); got != want {
-		t.Errorf("DefaultEdits = %s, want %s", got, want)
+	if got, want := EditsFile("", filepath.Join(dir, "kg.db")+"/"), filepath.Join(dir, "kg.db", "edits.dl"); got != want {
+		t.Errorf("EditsFile = %s, want %s", got, want)
+	}
+	if got := EditsFile("mine.dl", dir); got != "mine.dl" {
+		t.Errorf("EditsFile with --edits = %s", got)
 	}
 	rules, edits := filepath.Join(dir, "rules.dl"), filepath.Join(dir, "edits.dl")
 	if err := os.WriteFile(rules, nil, 0o644); err != nil {

@@ -47,14 +47,6 @@ Examples:
   curl -s localhost:7474/v1/query -d '{"query": "wife(X, marc_ueda)?", "top": 3}'`
 }
 
-// editsPath is the edits file: --edits, or edits.dl in the store's directory.
-func (c *serveCmd) editsPath(db string) string {
-	if c.Edits != "" {
-		return c.Edits
-	}
-	return server.DefaultEdits(db)
-}
-
 func (c *serveCmd) Run(e *env) error {
 	minX, err := minFlag(c.Min)
 	if err := errors.Join(err, checkCount("threads", c.Threads)); err != nil {
@@ -65,7 +57,7 @@ func (c *serveCmd) Run(e *env) error {
 		return inputErr(err)
 	}
 	defer caps.Mem.Soften()()
-	edits := c.editsPath(e.cli.DB)
+	edits := server.EditsFile(c.Edits, e.cli.DB)
 	files := server.RuleFiles(c.Files, edits)
 	ps, th, st, err := programAndStore(e, files, minX, false)
 	if err != nil {
