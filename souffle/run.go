@@ -41,16 +41,9 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b, err := p.readInputs(ctx, cfg.FactDir)
+	in, err := p.readInputs(ctx, cfg.FactDir)
 	if err != nil {
 		return err
-	}
-	st := store.NewMemory()
-	defer st.Close()
-	if len(b.Facts) > 0 {
-		if _, err := st.Load(ctx, b, nil); err != nil {
-			return fmt.Errorf("run: loading the input facts: %w", err)
-		}
 	}
 	limits, err := p.limits()
 	if err != nil {
@@ -58,13 +51,20 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	opt := reasoner.Options{Threads: max(cfg.Jobs, 1), Choice: p.choices(), Limit: limits, Subsume: p.recursive}
 	if p.goalDirected() {
+		// Queries read a store's indexes and snapshot: a store.Mem of
+		// the same ids.
+		st := store.NewMemory()
+		defer st.Close()
+		if _, err := st.Load(ctx, in.batch(), nil); err != nil {
+			return fmt.Errorf("run: loading the input facts: %w", err)
+		}
 		p.goal = prog
 		return p.write(cfg, prog, stdout, func(rel string, _ bool) (output, error) {
 			lines, err := p.tuples(ctx, st, rel, cfg.Confidence)
 			return output{lines: lines, n: len(lines)}, err
 		})
 	}
-	v, err := reasoner.Evaluate(ctx, st, prog, opt)
+	v, err := reasoner.Evaluate(ctx, in, prog, opt)
 	if err != nil {
 		return err
 	}
