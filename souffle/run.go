@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,7 +24,22 @@ type Config struct {
 	Jobs       int    // -j; 0 or 1 evaluates serially
 	NoWarn     bool   // -w
 	Confidence bool   // --confidence: a last column with each tuple's confidence
+	// GCPercent, when not 0, is the collector's target
+	// (runtime/debug.SetGCPercent) from when the inputs are read to the
+	// end of Run; the CLI sets it to RunGCPercent unless GOGC is set.
+	GCPercent int
 }
+
+// RunGCPercent is the collector's target `drumql run` evaluates with
+// (Config.GCPercent): a collection when the heap has grown by a quarter
+// since the last, not by as much again (Go's default). An evaluation's
+// heap is mostly columns and hash slots without pointers, which the
+// collector does not scan, so collecting more often costs little CPU,
+// and the default's headroom was a fifth to a third of `drumql run`'s
+// peak RSS (docs/BENCHMARKS.md). While the inputs are read the default
+// stays: the heap grows from nothing then, and the names it holds are
+// pointers the collector scans each time.
+const RunGCPercent = 25
 
 // Run reads, evaluates and writes the program of cfg: every .output
 // relation to its file (or stdout), the .printsize counts to stdout. It
@@ -44,6 +60,9 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	in, err := p.readInputs(ctx, cfg.FactDir)
 	if err != nil {
 		return err
+	}
+	if cfg.GCPercent != 0 {
+		defer debug.SetGCPercent(debug.SetGCPercent(cfg.GCPercent))
 	}
 	limits, err := p.limits()
 	if err != nil {
