@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
@@ -25,21 +27,60 @@ type Config struct {
 	NoWarn     bool   // -w
 	Confidence bool   // --confidence: a last column with each tuple's confidence
 	// GCPercent, when not 0, is the collector's target
-	// (runtime/debug.SetGCPercent) from when the inputs are read to the
-	// end of Run; the CLI sets it to RunGCPercent unless GOGC is set.
+	// (runtime/debug.SetGCPercent) once the live heap has reached
+	// LargeHeap, until Run returns; the CLI sets it to RunGCPercent unless
+	// GOGC is set.
 	GCPercent int
 }
 
-// RunGCPercent is the collector's target `drumql run` evaluates with
-// (Config.GCPercent): a collection when the heap has grown by a quarter
-// since the last, not by as much again (Go's default). An evaluation's
-// heap is mostly columns and hash slots without pointers, which the
-// collector does not scan, so collecting more often costs little CPU,
-// and the default's headroom was a fifth to a third of `drumql run`'s
-// peak RSS (docs/BENCHMARKS.md). While the inputs are read the default
-// stays: the heap grows from nothing then, and the names it holds are
-// pointers the collector scans each time.
+// RunGCPercent is the collector's target `drumql run` evaluates with once
+// its heap is large (Config.GCPercent): a collection when the heap has
+// grown by a quarter since the last, not by as much again (Go's default).
+// A large evaluation heap is mostly columns and hash slots without
+// pointers, which the collector does not scan, so collecting more often
+// costs little CPU, and the default's headroom was a fifth to a third of
+// `drumql run`'s peak RSS (docs/BENCHMARKS.md). A small heap keeps the
+// default: there the collector's work is the pointers of names and
+// expression values, and collecting four times as often cost a program of
+// Soufflé's tests (inline_nqueens, a 24 MB process) a fifth more CPU.
 const RunGCPercent = 25
+
+// LargeHeap is the live heap from which Config.GCPercent applies.
+const LargeHeap = 32 << 20
+
+// collectAt sets the collector's target to percent once the live heap
+// reaches LargeHeap (looked at every 20 ms), until stop is called, which
+// restores the target it found.
+func collectAt(percent int) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	prev, set := 0, false
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			metrics.Read(live)
+			if live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() >= LargeHeap {
+				prev, set = debug.SetGCPercent(percent), true
+				<-done
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		if set {
+			debug.SetGCPercent(prev)
+		}
+	}
+}
 
 // Run reads, evaluates and writes the program of cfg: every .output
 // relation to its file (or stdout), the .printsize counts to stdout. It
@@ -62,7 +103,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	if cfg.GCPercent != 0 {
-		defer debug.SetGCPercent(debug.SetGCPercent(cfg.GCPercent))
+		defer collectAt(cfg.GCPercent)()
 	}
 	limits, err := p.limits()
 	if err != nil {

@@ -6,9 +6,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/drumql/drumql/store"
 )
@@ -199,5 +202,32 @@ func TestRunInputNames(t *testing.T) {
 				t.Errorf("%d files written", len(ents))
 			}
 		})
+	}
+}
+
+// TestCollectAt checks that the collector's target changes once the live
+// heap is large, not before, and is restored when the run ends.
+func TestCollectAt(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	stop := collectAt(30)
+	runtime.GC()
+	time.Sleep(100 * time.Millisecond)
+	if p := percent(); p != 100 {
+		t.Fatalf("target %d on a small heap, want 100", p)
+	}
+	big := make([]uint64, LargeHeap/8+1<<20)
+	runtime.GC()
+	for deadline := time.Now().Add(5 * time.Second); percent() != 30; {
+		if time.Now().After(deadline) {
+			t.Fatalf("target %d with %d MB live, want 30", percent(), len(big)*8>>20)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	runtime.KeepAlive(big)
+	if p := percent(); p != 100 {
+		t.Fatalf("target %d after stop, want 100", p)
 	}
 }
