@@ -24,12 +24,12 @@ import (
 func (p *Program) readInputs(ctx context.Context, factDir string) (*inputs, error) {
 	in := newInputs()
 	taken := map[string]bool{} // relation, key index and key values of the facts kept
-	for _, io := range p.Inputs {
-		if v := io.Params["IO"]; v != "" && v != "file" {
-			return nil, errAt(io.At, "unsupported: .input with IO=%s (IO=file only)", v)
+	for _, src := range p.Inputs {
+		if v := src.Params["IO"]; v != "" && v != "file" {
+			return nil, errAt(src.At, "unsupported: .input with IO=%s (IO=file only)", v)
 		}
-		path := factPath(io, factDir, ".facts")
-		if err := p.readFacts(ctx, io, path, in, taken); err != nil {
+		path := factPath(src, factDir, ".facts")
+		if err := p.readFacts(ctx, src, path, in, taken); err != nil {
 			return nil, err
 		}
 	}
@@ -37,15 +37,15 @@ func (p *Program) readInputs(ctx context.Context, factDir string) (*inputs, erro
 	return in, nil
 }
 
-// chosen reports whether the fact of values vals of relation d is left
-// out by its choice domain (see readInputs), and marks its keys taken
-// when it is kept.
-func chosen(d *Decl, vals [][]byte, taken map[string]bool) bool {
+// chosen reports whether the fact of values vals of relation rel
+// (declared by d) is left out by its choice domain (see readInputs), and
+// marks its keys taken when it is kept.
+func chosen(rel string, d *Decl, vals [][]byte, taken map[string]bool) bool {
 	keys := make([]string, len(d.Choice))
 	var key strings.Builder
 	for i, k := range d.Choice {
 		key.Reset()
-		fmt.Fprintf(&key, "%s\x00%d", d.Name, i)
+		fmt.Fprintf(&key, "%s\x00%d", rel, i)
 		for _, pos := range k {
 			key.WriteByte(0)
 			key.Write(vals[pos])
@@ -106,22 +106,22 @@ func unwrapPath(err error) error {
 }
 
 // readFacts reads the facts of one .input file into in.
-func (p *Program) readFacts(ctx context.Context, io IO, path string, in *inputs, taken map[string]bool) error {
-	f, err := openInput(io, path)
+func (p *Program) readFacts(ctx context.Context, src IO, path string, in *inputs, taken map[string]bool) error {
+	f, err := openInput(src, path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	d := p.Decls[io.Rel]
+	d := p.Decls[src.Rel]
 	delim := "\t"
-	if v, ok := io.Params["delimiter"]; ok && v != "" {
+	if v, ok := src.Params["delimiter"]; ok && v != "" {
 		delim = v
 	}
 	kinds := make([]string, len(d.Cols))
 	for i, c := range d.Cols {
 		kinds[i] = p.kind(c.Type)
 	}
-	headers := io.Params["headers"] == "true"
+	headers := src.Params["headers"] == "true"
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<30)
 	var rel *inputRel
@@ -147,7 +147,7 @@ func (p *Program) readFacts(ctx context.Context, io IO, path string, in *inputs,
 		}
 		if len(fields) != len(d.Cols) {
 			return &Error{At: fmt.Sprintf("%s:%d:1", path, line),
-				Msg: fmt.Sprintf("%d fields, but %s has %d attributes (delimiter %q)", len(fields), io.Rel, len(d.Cols), delim)}
+				Msg: fmt.Sprintf("%d fields, but %s has %d attributes (delimiter %q)", len(fields), src.Rel, len(d.Cols), delim)}
 		}
 		col := 1
 		for i, a := range fields {
@@ -158,11 +158,11 @@ func (p *Program) readFacts(ctx context.Context, io IO, path string, in *inputs,
 			vals[i], natural[i] = v, nat
 			col += len(a) + len(delim)
 		}
-		if len(d.Choice) > 0 && chosen(d, vals, taken) {
+		if len(d.Choice) > 0 && chosen(src.Rel, d, vals, taken) {
 			continue
 		}
 		if rel == nil {
-			if rel, err = in.relation(io.Rel, len(d.Cols)); err != nil {
+			if rel, err = in.relation(src.Rel, len(d.Cols)); err != nil {
 				return &Error{At: fmt.Sprintf("%s:%d:1", path, line), Msg: err.Error()}
 			}
 		}

@@ -231,3 +231,21 @@ func TestCollectAt(t *testing.T) {
 		t.Fatalf("target %d after stop, want 100", p)
 	}
 }
+
+// TestRunChoiceInput checks choice domains on inputs: in file order, a
+// fact whose key a fact kept before has is left out, for each key.
+func TestRunChoiceInput(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"prog.dl":        ".decl In(a: symbol, b: number, c: symbol) choice-domain a, (b, c)\n.input In\n.output In\n",
+		"facts/In.facts": "x\t1\tp\nx\t2\tq\ny\t1\tp\ny\t1\tq\nz\t007\tq\nw\t7\tq\n",
+	})
+	for _, jobs := range []int{1, 2} {
+		if _, err := runIn(t, dir, Config{Jobs: jobs}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := readOut(t, filepath.Join(dir, "out", "In.csv")), "x\t1\tp\ny\t1\tq\nz\t7\tq\n"; got != want {
+			t.Errorf("-j %d: In.csv %q, want %q", jobs, got, want)
+		}
+	}
+}
