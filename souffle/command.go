@@ -46,6 +46,9 @@ func (c *Command) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	cfg := Config{Program: c.Program, FactDir: c.FactDir, OutputDir: c.OutputDir, Jobs: c.Jobs,
 		NoWarn: c.NoWarn, Confidence: c.Confidence}
+	if os.Getenv("GOGC") == "" {
+		cfg.GCPercent = RunGCPercent
+	}
 	err := Run(ctx, cfg, stdout, stderr)
 	var ds datalog.Diagnostics
 	if errors.As(err, &ds) {

@@ -2,68 +2,63 @@ package souffle
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/drumql/drumql/datalog"
-	"github.com/drumql/drumql/store"
 )
 
-// readInputs reads the file of every .input directive into a batch of
-// base facts: streamed line by line, each field read as its column's type
-// (a number in a number column, canonically: 007 is 7).
-func (p *Program) readInputs(ctx context.Context, factDir string) (*store.Batch, error) {
-	b := &store.Batch{}
-	for _, in := range p.Inputs {
-		if io := in.Params["IO"]; io != "" && io != "file" {
-			return nil, errAt(in.At, "unsupported: .input with IO=%s (IO=file only)", io)
+// readInputs reads the file of every .input directive into the facts of
+// an evaluation: streamed line by line, each field read as its column's
+// type (a number in a number column, canonically: 007 is 7) and interned.
+// Of the facts of a relation with a choice domain, those Soufflé's
+// insertion keeps are kept: in the order read, a fact whose values at one
+// of the relation's keys a fact kept before has is left out.
+func (p *Program) readInputs(ctx context.Context, factDir string) (*inputs, error) {
+	in := newInputs()
+	taken := map[string]bool{} // relation, key index and key values of the facts kept
+	for _, src := range p.Inputs {
+		if v := src.Params["IO"]; v != "" && v != "file" {
+			return nil, errAt(src.At, "unsupported: .input with IO=%s (IO=file only)", v)
 		}
-		path := factPath(in, factDir, ".facts")
-		if err := p.readFacts(ctx, in, path, b); err != nil {
+		path := factPath(src, factDir, ".facts")
+		if err := p.readFacts(ctx, src, path, in, taken); err != nil {
 			return nil, err
 		}
 	}
-	b.Facts = p.chooseInputs(b.Facts)
-	return b, nil
+	in.seal()
+	return in, nil
 }
 
-// chooseInputs keeps, of the input facts of a relation with a choice
-// domain, those Soufflé's insertion keeps: in the order read, a fact whose
-// values at one of the relation's keys a fact kept before has are left
-// out.
-func (p *Program) chooseInputs(facts []store.NamedFact) []store.NamedFact {
-	taken := map[string]bool{} // relation, key index and key values of the facts kept
+// chosen reports whether the fact of values vals of relation rel
+// (declared by d) is left out by its choice domain (see readInputs), and
+// marks its keys taken when it is kept.
+func chosen(rel string, d *Decl, vals [][]byte, taken map[string]bool) bool {
+	keys := make([]string, len(d.Choice))
 	var key strings.Builder
-	return slices.DeleteFunc(facts, func(f store.NamedFact) bool {
-		d := p.Decls[f.Rel]
-		if d == nil || len(d.Choice) == 0 {
-			return false
+	for i, k := range d.Choice {
+		key.Reset()
+		fmt.Fprintf(&key, "%s\x00%d", rel, i)
+		for _, pos := range k {
+			key.WriteByte(0)
+			key.Write(vals[pos])
 		}
-		keys := make([]string, len(d.Choice))
-		for i, k := range d.Choice {
-			key.Reset()
-			fmt.Fprintf(&key, "%s\x00%d", f.Rel, i)
-			for _, pos := range k {
-				key.WriteByte(0)
-				key.WriteString(f.Args[pos])
-			}
-			keys[i] = key.String()
-			if taken[keys[i]] {
-				return true
-			}
+		keys[i] = key.String()
+		if taken[keys[i]] {
+			return true
 		}
-		for _, k := range keys {
-			taken[k] = true
-		}
-		return false
-	})
+	}
+	for _, k := range keys {
+		taken[k] = true
+	}
+	return false
 }
 
 // openInput opens an input file, refusing what is not a regular file;
@@ -110,56 +105,138 @@ func unwrapPath(err error) error {
 	return err
 }
 
-func (p *Program) readFacts(ctx context.Context, in IO, path string, b *store.Batch) error {
-	f, err := openInput(in, path)
+// readFacts reads the facts of one .input file into in.
+func (p *Program) readFacts(ctx context.Context, src IO, path string, in *inputs, taken map[string]bool) error {
+	f, err := openInput(src, path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	d := p.Decls[in.Rel]
+	d := p.Decls[src.Rel]
 	delim := "\t"
-	if v, ok := in.Params["delimiter"]; ok && v != "" {
+	if v, ok := src.Params["delimiter"]; ok && v != "" {
 		delim = v
 	}
-	headers := in.Params["headers"] == "true"
+	kinds := make([]string, len(d.Cols))
+	for i, c := range d.Cols {
+		kinds[i] = p.kind(c.Type)
+	}
+	headers := src.Params["headers"] == "true"
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<30)
+	var rel *inputRel
+	fields := make([][]byte, 0, len(d.Cols))
+	vals := make([][]byte, len(d.Cols))
+	natural := make([]bool, len(d.Cols)) // vals[i] is canonicalDigits
 	line := 0
 	for sc.Scan() {
 		line++
 		if line%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		text := strings.TrimSuffix(sc.Text(), "\r")
+		text := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
 		if headers && line == 1 {
 			continue
 		}
-		if text == "" && len(d.Cols) > 0 {
+		if len(text) == 0 && len(d.Cols) > 0 {
 			continue
 		}
-		args := make([]string, 0, len(d.Cols))
+		fields = fields[:0]
 		if len(d.Cols) > 0 {
-			args = strings.Split(text, delim)
+			fields = splitFields(fields, text, delim)
 		}
-		if len(args) != len(d.Cols) {
+		if len(fields) != len(d.Cols) {
 			return &Error{At: fmt.Sprintf("%s:%d:1", path, line),
-				Msg: fmt.Sprintf("%d fields, but %s has %d attributes (delimiter %q)", len(args), in.Rel, len(d.Cols), delim)}
+				Msg: fmt.Sprintf("%d fields, but %s has %d attributes (delimiter %q)", len(fields), src.Rel, len(d.Cols), delim)}
 		}
 		col := 1
-		for i, a := range args {
-			v, err := p.value(d.Cols[i], a)
+		for i, a := range fields {
+			v, nat, err := p.fieldValue(d.Cols[i], kinds[i], a)
 			if err != nil {
 				return &Error{At: fmt.Sprintf("%s:%d:%d", path, line, col), Msg: err.Error()}
 			}
-			args[i] = v
+			vals[i], natural[i] = v, nat
 			col += len(a) + len(delim)
 		}
-		b.Facts = append(b.Facts, store.NamedFact{Rel: in.Rel, Args: args})
+		if len(d.Choice) > 0 && chosen(src.Rel, d, vals, taken) {
+			continue
+		}
+		if rel == nil {
+			if rel, err = in.relation(src.Rel, len(d.Cols)); err != nil {
+				return &Error{At: fmt.Sprintf("%s:%d:1", path, line), Msg: err.Error()}
+			}
+		}
+		col = 1
+		for i, v := range vals {
+			intern := in.intern
+			if natural[i] {
+				intern = in.internNatural
+			}
+			id, err := intern(v)
+			if err != nil {
+				return &Error{At: fmt.Sprintf("%s:%d:%d", path, line, col), Msg: err.Error()}
+			}
+			rel.ids = append(rel.ids, id)
+			col += len(fields[i]) + len(delim)
+		}
+		rel.n++
 	}
 	if err := sc.Err(); err != nil {
 		return &Error{At: fmt.Sprintf("%s:%d:1", path, line+1), Msg: err.Error()}
 	}
 	return nil
+}
+
+// splitFields appends to dst the fields of text separated by delim.
+func splitFields(dst [][]byte, text []byte, delim string) [][]byte {
+	if len(delim) == 1 {
+		for {
+			i := bytes.IndexByte(text, delim[0])
+			if i < 0 {
+				return append(dst, text)
+			}
+			dst = append(dst, text[:i])
+			text = text[i+1:]
+		}
+	}
+	for {
+		i := bytes.Index(text, []byte(delim))
+		if i < 0 {
+			return append(dst, text)
+		}
+		dst = append(dst, text[:i])
+		text = text[i+len(delim):]
+	}
+}
+
+// fieldValue reads field s of column c of kind kind (Program.kind) as
+// value does: a symbol and a number written canonically (digits, without
+// a leading 0: natural) are the field itself, the rest is value's.
+func (p *Program) fieldValue(c Col, kind string, s []byte) (v []byte, natural bool, err error) {
+	if kind == "number" || kind == "unsigned" {
+		if canonicalDigits(s) {
+			return s, true, nil
+		}
+	} else if kind == "symbol" {
+		return s, false, nil
+	}
+	t, err := p.value(c, string(s))
+	return []byte(t), false, err
+}
+
+// canonicalDigits reports whether s is a natural number as
+// datalog.CanonicalNumber writes it: 0, or at most 18 digits not starting
+// with 0.
+func canonicalDigits(s []byte) bool {
+	if len(s) == 0 || len(s) > 18 || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for _, b := range s {
+		if b < '0' || b > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // value reads field s of column c.

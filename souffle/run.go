@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/parser"
@@ -23,6 +26,60 @@ type Config struct {
 	Jobs       int    // -j; 0 or 1 evaluates serially
 	NoWarn     bool   // -w
 	Confidence bool   // --confidence: a last column with each tuple's confidence
+	// GCPercent, when not 0, is the collector's target
+	// (runtime/debug.SetGCPercent) once the live heap has reached
+	// LargeHeap, until Run returns; the CLI sets it to RunGCPercent unless
+	// GOGC is set.
+	GCPercent int
+}
+
+// RunGCPercent is the collector's target `drumql run` evaluates with once
+// its heap is large (Config.GCPercent): a collection when the heap has
+// grown by a quarter since the last, not by as much again (Go's default).
+// A large evaluation heap is mostly columns and hash slots without
+// pointers, which the collector does not scan, so collecting more often
+// costs little CPU, and the default's headroom was a fifth to a third of
+// `drumql run`'s peak RSS (docs/BENCHMARKS.md). A small heap keeps the
+// default: there the collector's work is the pointers of names and
+// expression values, and collecting four times as often cost a program of
+// Soufflé's tests (inline_nqueens, a 24 MB process) a fifth more CPU.
+const RunGCPercent = 25
+
+// LargeHeap is the live heap from which Config.GCPercent applies.
+const LargeHeap = 32 << 20
+
+// collectAt sets the collector's target to percent once the live heap
+// reaches LargeHeap (looked at every 20 ms), until stop is called, which
+// restores the target it found.
+func collectAt(percent int) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	prev, set := 0, false
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			metrics.Read(live)
+			if live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() >= LargeHeap {
+				prev, set = debug.SetGCPercent(percent), true
+				<-done
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		if set {
+			debug.SetGCPercent(prev)
+		}
+	}
 }
 
 // Run reads, evaluates and writes the program of cfg: every .output
@@ -41,16 +98,12 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b, err := p.readInputs(ctx, cfg.FactDir)
+	in, err := p.readInputs(ctx, cfg.FactDir)
 	if err != nil {
 		return err
 	}
-	st := store.NewMemory()
-	defer st.Close()
-	if len(b.Facts) > 0 {
-		if _, err := st.Load(ctx, b, nil); err != nil {
-			return fmt.Errorf("run: loading the input facts: %w", err)
-		}
+	if cfg.GCPercent != 0 {
+		defer collectAt(cfg.GCPercent)()
 	}
 	limits, err := p.limits()
 	if err != nil {
@@ -58,13 +111,20 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	opt := reasoner.Options{Threads: max(cfg.Jobs, 1), Choice: p.choices(), Limit: limits, Subsume: p.recursive}
 	if p.goalDirected() {
+		// Queries read a store's indexes and snapshot: a store.Mem of
+		// the same ids.
+		st := store.NewMemory()
+		defer st.Close()
+		if _, err := st.Load(ctx, in.batch(), nil); err != nil {
+			return fmt.Errorf("run: loading the input facts: %w", err)
+		}
 		p.goal = prog
 		return p.write(cfg, prog, stdout, func(rel string, _ bool) (output, error) {
 			lines, err := p.tuples(ctx, st, rel, cfg.Confidence)
 			return output{lines: lines, n: len(lines)}, err
 		})
 	}
-	v, err := reasoner.Evaluate(ctx, st, prog, opt)
+	v, err := reasoner.Evaluate(ctx, in, prog, opt)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -156,18 +155,26 @@ func (e *Evaluator) facGroupsOf(ri int32, pos int, d []int32) *facGrouping {
 }
 
 // groupBy orders the tuples d of rel by their value at position pos (then
-// as they were) and returns them with the spans of equal values.
+// as they were) and returns them with the spans of equal values. The
+// order is a sort of one word per tuple, the value above its position in
+// d: a stable sort comparing the tuples' values (insertion sorts and
+// rotations, each comparison two tuple reads) was an eighth of sg-2k's
+// CPU.
 func groupBy(rel *Relation, d []int32, pos int) ([]int32, [][2]int32) {
-	s := slices.Clone(d)
-	slices.SortStableFunc(s, func(a, b int32) int { return cmp.Compare(rel.Tuple(a)[pos], rel.Tuple(b)[pos]) })
+	keys := make([]uint64, len(d))
+	for i, t := range d {
+		keys[i] = uint64(rel.Tuple(t)[pos])<<32 | uint64(i)
+	}
+	slices.Sort(keys)
+	s := make([]int32, len(d))
 	var gs [][2]int32
-	for i := 0; i < len(s); {
-		j := i + 1
-		for j < len(s) && rel.Tuple(s[j])[pos] == rel.Tuple(s[i])[pos] {
-			j++
+	for i, k := range keys {
+		s[i] = d[uint32(k)]
+		if i == 0 || k>>32 != keys[i-1]>>32 {
+			gs = append(gs, [2]int32{int32(i), int32(i + 1)})
+		} else {
+			gs[len(gs)-1][1]++
 		}
-		gs = append(gs, [2]int32{int32(i), int32(j)})
-		i = j
 	}
 	return s, gs
 }

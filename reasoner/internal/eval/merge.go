@@ -30,9 +30,10 @@ func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 	var sink uint64
 	for bi := range bufs {
 		b := &bufs[bi]
-		e.Cands += int64(len(b.conf))
+		e.Cands += int64(b.len())
 		pos := 0
-		for ci, c := range b.conf {
+		for ci := range b.len() {
+			c := b.confAt(ci)
 			if ci%prefetchBatch == 0 {
 				sink += e.prefetch(b, pos, ci)
 				if ci%(1<<18) == 0 && ci > 0 {
@@ -122,7 +123,7 @@ const prefetchBatch = 64
 // returns a value that depends on the loads, so that they are not removed.
 func (e *Evaluator) prefetch(b *outBuf, pos, ci int) uint64 {
 	var sum uint64
-	for k := ci; k < len(b.conf) && k < ci+prefetchBatch; k++ {
+	for k := ci; k < b.len() && k < ci+prefetchBatch; k++ {
 		var ri int32
 		var t []uint32
 		ri, _, t, _, pos = e.record(b, pos)

@@ -13,25 +13,60 @@ import "slices"
 // the highest confidence; so does put within a buffer, and buffers are
 // merged in task order, so what is kept does not depend on how the round
 // was cut into tasks.
+//
+// A buffer holds, per candidate, its words (rel, rule, tuple, references),
+// a word offset and a hash slot at a load of at most 3/4, and a float64
+// confidence only once a candidate's is not 1: a crisp program's binary
+// candidate costs 16 + 4 + 8/load bytes (28 to 37), where a confidence
+// column and slots at a load of at most 1/2 with a list of the occupied
+// ones took 48 to 64. The round's candidate buffers were the largest item
+// of sg-2k's evaluation.
 type outBuf struct {
 	words []uint32
-	conf  []float64
-	offs  []int32  // word offset of each record
-	slots []uint64 // open addressing: hash<<32 | record+1, 0 empty
-	used  []int32  // the occupied slots, which reset clears
+	conf  []float64 // nil while every candidate's confidence is 1
+	offs  []int32   // word offset of each record
+	slots []uint64  // open addressing: hash<<32 | record+1, 0 empty
 }
 
-// reset empties b, keeping its memory.
-func (b *outBuf) reset() {
-	b.words, b.conf, b.offs = b.words[:0], b.conf[:0], b.offs[:0]
-	if len(b.used) > len(b.slots)/8 {
-		clear(b.slots)
-	} else {
-		for _, s := range b.used {
-			b.slots[s] = 0
+// len is the number of records of b.
+func (b *outBuf) len() int { return len(b.offs) }
+
+// confAt is the confidence of record k.
+func (b *outBuf) confAt(k int) float64 {
+	if b.conf == nil {
+		return 1
+	}
+	return b.conf[k]
+}
+
+// setConf sets the confidence of record k, making the confidences a
+// column when c is not 1.
+func (b *outBuf) setConf(k int, c float64) {
+	if b.conf == nil {
+		if c == 1 {
+			return
+		}
+		b.conf = make([]float64, len(b.offs), cap(b.offs))
+		for i := range b.conf {
+			b.conf[i] = 1
 		}
 	}
-	b.used = b.used[:0]
+	b.conf[k] = c
+}
+
+// reset empties b, keeping its memory; slots many times more than the
+// records need are dropped (a large round's buffer is not kept for the
+// small rounds after it), the rest cleared.
+func (b *outBuf) reset() {
+	if len(b.slots) > 64 && len(b.slots) > 16*len(b.offs) {
+		b.slots = nil
+	} else {
+		clear(b.slots)
+	}
+	b.words, b.offs = b.words[:0], b.offs[:0]
+	if b.conf != nil {
+		b.conf = b.conf[:0]
+	}
 }
 
 // put adds the candidate h of relation rel derived by rule (with refs) at
@@ -41,7 +76,7 @@ func (b *outBuf) reset() {
 // which keeps the fact where its first derivation put it; otherwise it is
 // appended and the merge sees both, in order, as it would without put.
 func (b *outBuf) put(e *Evaluator, rel, rule uint32, h, refs []uint32, c float64) {
-	if 2*(len(b.used)+1) > len(b.slots) {
+	if 4*(len(b.offs)+1) > 3*len(b.slots) {
 		b.grow()
 	}
 	mask := uint64(len(b.slots) - 1)
@@ -56,21 +91,20 @@ func (b *outBuf) put(e *Evaluator, rel, rule uint32, h, refs []uint32, c float64
 		if b.words[off] != rel || !slices.Equal(b.words[off+2:off+2+len(h)], h) {
 			continue
 		}
-		if c <= b.conf[k] {
+		if c <= b.confAt(k) {
 			return
 		}
 		if old := b.words[off+1]; old == rule || e.refLen(old) == len(refs) {
 			b.words[off+1] = rule
 			copy(b.words[off+2+len(h):], refs)
-			b.conf[k] = c
+			b.setConf(k, c)
 			return
 		}
-		b.slots[s] = hash<<32 | uint64(len(b.conf)+1)
+		b.slots[s] = hash<<32 | uint64(len(b.offs)+1)
 		b.append(rel, rule, h, refs, c)
 		return
 	}
-	b.slots[s] = hash<<32 | uint64(len(b.conf)+1)
-	b.used = append(b.used, int32(s))
+	b.slots[s] = hash<<32 | uint64(len(b.offs)+1)
 	b.append(rel, rule, h, refs, c)
 }
 
@@ -79,22 +113,27 @@ func (b *outBuf) append(rel, rule uint32, h, refs []uint32, c float64) {
 	b.words = append(b.words, rel, rule)
 	b.words = append(b.words, h...)
 	b.words = append(b.words, refs...)
-	b.conf = append(b.conf, c)
+	if b.conf != nil {
+		b.conf = append(b.conf, c)
+	} else {
+		b.setConf(len(b.offs)-1, c)
+	}
 }
 
-// grow doubles the slots (at least 64) and reinserts the old slots: a
+// grow doubles the slots (at least 64) and reinserts the old ones: a
 // slot's position comes from the hash it stores.
 func (b *outBuf) grow() {
 	old := b.slots
 	b.slots = make([]uint64, max(64, 2*len(old)))
 	mask := uint64(len(b.slots) - 1)
-	for i, o := range b.used {
-		v := old[o]
+	for _, v := range old {
+		if v == 0 {
+			continue
+		}
 		s := v >> 32 & mask
 		for b.slots[s] != 0 {
 			s = (s + 1) & mask
 		}
 		b.slots[s] = v
-		b.used[i] = int32(s)
 	}
 }

@@ -42,3 +42,49 @@ func TestCandidatesPerFact(t *testing.T) {
 		}
 	}
 }
+
+// bufBytes is the memory the records of b take: its columns and slots,
+// by length (capacity beyond is append's slack, not the layout's).
+func bufBytes(b *outBuf) int {
+	return 4*len(b.words) + 8*len(b.conf) + 4*len(b.offs) + 8*len(b.slots)
+}
+
+// TestOutBufBytesPerCandidate bounds the bytes a candidate buffer holds
+// per distinct binary candidate of a crisp rule: its four words, an
+// offset and a slot at a load of at most 3/4, no confidence (34 bytes for
+// 150,000 candidates, whose slots are 262,144). With a confidence column,
+// slots at a load of at most 1/2 and a list of the occupied ones, the same
+// candidates took 60. A candidate at another confidence than 1 brings the
+// column, and every record keeps its confidence.
+func TestOutBufBytesPerCandidate(t *testing.T) {
+	const n = 150000
+	e := &Evaluator{}
+	var b outBuf
+	for i := range n {
+		b.put(e, 3, 0, []uint32{uint32(i), uint32(i / 7)}, nil, 1)
+		b.put(e, 3, 0, []uint32{uint32(i), uint32(i / 7)}, nil, 1) // the same fact again
+	}
+	if b.len() != n {
+		t.Fatalf("%d records for %d distinct candidates", b.len(), n)
+	}
+	if per := float64(bufBytes(&b)) / n; per > 40 {
+		t.Errorf("%.1f bytes a crisp candidate, want at most 40", per)
+	}
+	b.put(e, 3, 1, []uint32{7, 1}, nil, 0.5) // buffered at 1: dropped
+	b.put(e, 3, 1, []uint32{n, 0}, nil, 0.5)
+	b.put(e, 3, 1, []uint32{n, 0}, nil, 0.75)
+	if b.len() != n+1 || b.confAt(7) != 1 || b.confAt(n) != 0.75 || b.words[b.offs[n]+1] != 1 {
+		t.Fatalf("after a weighted candidate: %d records, confidences %v and %v", b.len(), b.confAt(7), b.confAt(n))
+	}
+	b.reset() // a round as large: the slots stay
+	b.put(e, 3, 0, []uint32{1, 2}, nil, 1)
+	b.put(e, 3, 0, []uint32{1, 2}, nil, 0.5)
+	if b.len() != 1 || b.confAt(0) != 1 || len(b.slots) != 262144 {
+		t.Fatalf("after reset: %d records (want 1) of confidence %v, %d slots", b.len(), b.confAt(0), len(b.slots))
+	}
+	b.reset() // after a small round, the slots go
+	b.put(e, 3, 0, []uint32{1, 2}, nil, 1)
+	if b.len() != 1 || len(b.slots) > 64 {
+		t.Fatalf("after a small round: %d records (want 1), %d slots", b.len(), len(b.slots))
+	}
+}

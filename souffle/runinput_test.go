@@ -1,0 +1,251 @@
+package souffle
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/drumql/drumql/store"
+)
+
+// inputProgram reads relations of arities 0 to 3 from tab-separated files.
+const inputProgram = `.decl Z()
+.decl U(a: symbol)
+.decl E(a: symbol, b: symbol)
+.decl T(a: symbol, b: symbol, c: symbol)
+.input Z
+.input U
+.input E
+.input T
+`
+
+// readProgram reads prog (the text of prog.dl in dir) and its inputs
+// under dir/facts.
+func readProgram(t *testing.T, dir, prog string) (*Program, *inputs) {
+	t.Helper()
+	path := filepath.Join(dir, "prog.dl")
+	write(t, dir, map[string]string{"prog.dl": prog})
+	p, _, err := Read(path, []byte(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := p.readInputs(context.Background(), filepath.Join(dir, "facts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, in
+}
+
+// TestInputsAsStore checks that the inputs read for `drumql run` are
+// what a store.Mem loaded with the same facts in file order holds, id
+// for id: the same names numbered the same, the same relations, and each
+// relation's facts scanned in the same order, duplicates removed.
+func TestInputsAsStore(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	files := map[string][]string{"Z": {"", "", ""}}
+	for rel, arity := range map[string]int{"U": 1, "E": 2, "T": 3} {
+		for range 500 {
+			var f []string
+			for range arity {
+				f = append(f, fmt.Sprintf("n%d", rng.IntN(40)))
+			}
+			files[rel] = append(files[rel], strings.Join(f, "\t"))
+		}
+	}
+	var b store.Batch
+	for _, rel := range []string{"Z", "U", "E", "T"} { // the .input order
+		write(t, dir, map[string]string{"facts/" + rel + ".facts": strings.Join(files[rel], "\n") + "\n"})
+		for _, line := range files[rel] {
+			var args []string
+			if rel != "Z" {
+				args = strings.Split(line, "\t")
+			}
+			b.Facts = append(b.Facts, store.NamedFact{Rel: rel, Args: args})
+		}
+	}
+	_, in := readProgram(t, dir, inputProgram)
+	mem := store.NewMemory()
+	defer mem.Close()
+	if _, err := mem.Load(context.Background(), &b, nil); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := mem.NumSymbols()
+	if got, _ := in.NumSymbols(); got != n {
+		t.Fatalf("%d symbols, the store has %d", got, n)
+	}
+	for id := range store.ID(n) {
+		want, _ := mem.Name(id)
+		if got, _ := in.Name(id); got != want {
+			t.Fatalf("name of %d: %q, the store's %q", id, got, want)
+		}
+	}
+	wantRels, _ := mem.Relations()
+	gotRels, _ := in.Relations()
+	if !slices.Equal(gotRels, wantRels) {
+		t.Fatalf("relations %v, the store's %v", gotRels, wantRels)
+	}
+	for _, r := range wantRels {
+		var want, got [][]store.ID
+		for f, err := range mem.Scan(r.Rel) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, f.Args)
+		}
+		for f, err := range in.Scan(r.Rel) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, slices.Clone(f.Args))
+			if ok, _ := in.Has(f); !ok {
+				t.Errorf("%s%v scanned but not Has", r.Name, f.Args)
+			}
+		}
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("%s: scanned %d facts %v..., the store %d %v...", r.Name, len(got), got[:min(3, len(got))], len(want), want[:min(3, len(want))])
+		}
+	}
+}
+
+// TestFieldValue checks that the fields fieldValue takes as they are
+// (symbols, numbers written canonically) are those value reads so.
+func TestFieldValue(t *testing.T) {
+	p := &Program{Types: map[string]string{}}
+	for _, kind := range []string{"number", "unsigned", "symbol"} {
+		c := Col{Name: "x", Type: kind}
+		for _, s := range []string{"0", "7", "007", "00", "-3", "-0", "12345678901234567", "123456789012345678",
+			"1234567890123456789", "99999999999999999999", " 5", "5 ", "0x1f", "0b101", "1.0", "1e3", "5u", "", "a", "-"} {
+			want, werr := p.value(c, s)
+			got, _, gerr := p.fieldValue(c, kind, []byte(s))
+			if (werr == nil) != (gerr == nil) || string(got) != want {
+				t.Errorf("%s %q: fieldValue %q, %v; value %q, %v", kind, s, got, gerr, want, werr)
+			}
+		}
+	}
+}
+
+// TestRadixSort checks radixSort against slices.Sort.
+func TestRadixSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 100, 255, 256, 5000} {
+		for _, mask := range []uint64{1<<17 - 1, 1<<40 - 1, ^uint64(0), 0xff00ff0000} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = rng.Uint64() & mask
+			}
+			want := slices.Sorted(slices.Values(keys))
+			if got := radixSort(keys); !slices.Equal(got, want) {
+				t.Fatalf("n %d, mask %x: not sorted", n, mask)
+			}
+		}
+	}
+}
+
+// TestInputAllocsPerFact bounds the allocations of reading input facts:
+// once a name is known, a fact costs no allocation (its fields are
+// interned from the line read, its ids appended to a column), so reading
+// 40,000 edges between 300 nodes allocates for the names and the columns'
+// growth, not per fact. Reading the facts into a store.Mem allocated a
+// slice of names, its strings and the store's keys for every fact.
+func TestInputAllocsPerFact(t *testing.T) {
+	dir := t.TempDir()
+	const facts = 40000
+	var b strings.Builder
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range facts {
+		fmt.Fprintf(&b, "%d\tv%d\n", rng.IntN(300), rng.IntN(300))
+	}
+	prog := ".decl e(x: number, y: symbol)\n.input e\n"
+	write(t, dir, map[string]string{"facts/e.facts": b.String()})
+	p, in := readProgram(t, dir, prog)
+	if got, _ := in.Count(0); got == 0 || got > facts {
+		t.Fatalf("%d facts read", got)
+	}
+	allocs := testing.AllocsPerRun(3, func() {
+		if _, err := p.readInputs(context.Background(), filepath.Join(dir, "facts")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%.0f allocations for %d facts", allocs, facts)
+	if perFact := allocs / facts; perFact > 0.05 {
+		t.Errorf("%.0f allocations for %d facts: %.3f a fact, want at most 0.05", allocs, facts, perFact)
+	}
+}
+
+// TestRunInputNames checks that a field the store would refuse as a name
+// is an error at its file, line and column, and that nothing is written.
+func TestRunInputNames(t *testing.T) {
+	prog := ".decl In(a: symbol, b: symbol)\n.input In\n.decl Out(a: symbol)\n.output Out\nOut(a) :- In(a, _).\n"
+	for name, c := range map[string]struct{ facts, want string }{
+		"empty":  {"a\tb\nc\t\n", "In.facts:2:3: error: store: bad name: an empty name"},
+		"utf8":   {"a\t\xff\n", "In.facts:1:3: error: store: bad name: invalid UTF-8"},
+		"nul":    {"a\tb\n\x00x\tb\n", "In.facts:2:1: error: store: bad name: a NUL byte"},
+		"fields": {"a\tb\tc\n", "In.facts:1:1: error: 3 fields, but In has 2 attributes"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, map[string]string{"prog.dl": prog, "facts/In.facts": c.facts})
+			_, err := runIn(t, dir, Config{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+			if ents, _ := os.ReadDir(filepath.Join(dir, "out")); len(ents) > 0 {
+				t.Errorf("%d files written", len(ents))
+			}
+		})
+	}
+}
+
+// TestCollectAt checks that the collector's target changes once the live
+// heap is large, not before, and is restored when the run ends.
+func TestCollectAt(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	stop := collectAt(30)
+	runtime.GC()
+	time.Sleep(100 * time.Millisecond)
+	if p := percent(); p != 100 {
+		t.Fatalf("target %d on a small heap, want 100", p)
+	}
+	big := make([]uint64, LargeHeap/8+1<<20)
+	runtime.GC()
+	for deadline := time.Now().Add(5 * time.Second); percent() != 30; {
+		if time.Now().After(deadline) {
+			t.Fatalf("target %d with %d MB live, want 30", percent(), len(big)*8>>20)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	runtime.KeepAlive(big)
+	if p := percent(); p != 100 {
+		t.Fatalf("target %d after stop, want 100", p)
+	}
+}
+
+// TestRunChoiceInput checks choice domains on inputs: in file order, a
+// fact whose key a fact kept before has is left out, for each key.
+func TestRunChoiceInput(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"prog.dl":        ".decl In(a: symbol, b: number, c: symbol) choice-domain a, (b, c)\n.input In\n.output In\n",
+		"facts/In.facts": "x\t1\tp\nx\t2\tq\ny\t1\tp\ny\t1\tq\nz\t007\tq\nw\t7\tq\n",
+	})
+	for _, jobs := range []int{1, 2} {
+		if _, err := runIn(t, dir, Config{Jobs: jobs}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := readOut(t, filepath.Join(dir, "out", "In.csv")), "x\t1\tp\ny\t1\tq\nz\t7\tq\n"; got != want {
+			t.Errorf("-j %d: In.csv %q, want %q", jobs, got, want)
+		}
+	}
+}
