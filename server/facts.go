@@ -323,6 +323,7 @@ func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, 
 	// From here the readers of the current version read its store view:
 	// the materialisation changes.
 	s.setM(s.m, 0)
+	s.img.fresh = false
 	if s.hook != nil {
 		s.hook(ctx, "applying")
 	}

@@ -113,7 +113,9 @@ func (e *testEnv) start(edit func(*Config)) {
 		prog.Facts = append(prog.Facts, p.Facts...)
 		prog.Aggregates = append(prog.Aggregates, p.Aggregates...)
 	}
-	cfg := Config{Store: e.st, Program: prog, Files: files, Edits: e.edits, Threads: 1}
+	// No image unless a test asks (TestImageKeptCurrent): a timer would
+	// write one after the test's store closes.
+	cfg := Config{Store: e.st, Program: prog, Files: files, Edits: e.edits, Threads: 1, ImageDelay: -1}
 	if edit != nil {
 		edit(&cfg)
 	}

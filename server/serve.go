@@ -47,6 +47,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	s.stopping.Store(true)
+	defer s.stopImage()
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
 	defer cancel()
 	err := srv.Shutdown(sctx)

@@ -85,6 +85,12 @@ type Config struct {
 	// page, its files, /v1/health, /v1/openapi.json and /metrics stay
 	// open.
 	ReadToken string
+	// ImageDelay is how long after an update, with no other update in
+	// between, the server writes the materialisation image beside the
+	// store (see imageSoon), so that `drumql infer` after the server
+	// stops resumes from it; 0 means DefaultImageDelay, a negative value
+	// never (the next infer reads the derived facts from the store).
+	ImageDelay time.Duration
 	// Logger receives one line per request; nil logs nothing.
 	Logger *slog.Logger
 }
@@ -123,6 +129,8 @@ type Server struct {
 	// stopping is set when Serve shuts down: a failed update no longer
 	// rebuilds the materialisation (the next start catches up).
 	stopping atomic.Bool
+	// img writes the materialisation image after updates (imageSoon).
+	img imageState
 	// hook, when set (tests), is called by an update with the stage it
 	// reached: "applying" before the materialisation changes, "written"
 	// once the store has the update, before it is published; ctx is the
@@ -150,6 +158,9 @@ func New(ctx context.Context, cfg Config, what func(string)) (*Server, error) {
 	}
 	if cfg.QueryTimeout <= 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
+	}
+	if cfg.ImageDelay == 0 {
+		cfg.ImageDelay = DefaultImageDelay
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
@@ -187,8 +198,10 @@ func (s *Server) materialise(ctx context.Context, prog *datalog.Program) (string
 	if err != nil {
 		return "", err
 	}
+	s.img.fresh = false
 	if !res.Recompute {
 		s.setM(res.M, 0)
+		s.img.fresh = res.FromImage && !res.Changed
 		switch {
 		case !res.Changed:
 			return "up to date", nil

@@ -148,6 +148,7 @@ func (s *Server) publish(prog *datalog.Program) uint64 {
 	v.refs.Store(1)
 	s.cur.Store(v)
 	s.setM(s.m, v.n)
+	s.imageSoon()
 	if old != nil {
 		old.release()
 	}

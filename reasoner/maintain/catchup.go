@@ -159,7 +159,7 @@ func Catchup(ctx context.Context, st store.Store, prog *datalog.Program, opt eva
 	res.Stored = time.Now()
 	if db != nil && (res.Changed || !res.FromImage) {
 		describe("writing the materialisation image")
-		if note := writeImage(m, db, co.ImageFS); note != "" {
+		if note := m.SaveImage(db, co.ImageFS); note != "" {
 			res.Notes = append(res.Notes, note)
 		}
 	}

@@ -56,10 +56,11 @@ func corruptNote(err error) string {
 	return fmt.Sprintf("the materialisation image is corrupt (%v): reading the derived facts from the store, and writing a new image", err)
 }
 
-// writeImage writes m's image to db's directory after an update, and
-// returns a note when it could not (nothing to say when m holds what an
-// image cannot: the next update reads the store, as without images).
-func writeImage(m *Materialisation, db *store.DB, fs store.ImageFS) string {
+// SaveImage writes m's image to db's directory after an update (Write or
+// WriteUpdate) and returns a note when it could not (nothing to say when m
+// holds what an image cannot: the stale image is removed, and the next
+// update reads the store, as without images). fs is as for WriteImage.
+func (m *Materialisation) SaveImage(db *store.DB, fs store.ImageFS) string {
 	err := m.WriteImage(db, fs)
 	switch {
 	case err == nil:

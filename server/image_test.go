@@ -1,0 +1,77 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/drumql/drumql/parser"
+	"github.com/drumql/drumql/reasoner/maintain"
+)
+
+// TestImageKeptCurrent: after an update the server writes the
+// materialisation image (Config.ImageDelay later), so that a catch-up of
+// the store, as `drumql infer` runs once the server has stopped, resumes
+// from the image and finds nothing to do; a server that is stopping
+// writes none.
+func TestImageKeptCurrent(t *testing.T) {
+	e := newEnv(t, testGraph, testRules, func(c *Config) { c.ImageDelay = time.Millisecond })
+	images := make(chan struct{}, 16)
+	e.srv.wmu.Lock() // writeImage reads the hook under wmu
+	e.srv.hook = func(_ context.Context, stage string) {
+		if stage == "image" {
+			images <- struct{}{}
+		}
+	}
+	e.srv.wmu.Unlock()
+	// wait waits for the image of the current version (an earlier write,
+	// such as the one after New, may signal first).
+	wait := func(what string) {
+		t.Helper()
+		for {
+			select {
+			case <-images:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("%s: no image written", what)
+			}
+			e.srv.wmu.Lock()
+			done := e.srv.img.fresh && e.srv.mver == e.srv.cur.Load().n
+			e.srv.wmu.Unlock()
+			if done {
+				return
+			}
+		}
+	}
+	catchup := func() maintain.CatchupResult {
+		t.Helper()
+		e.srv.wmu.Lock()
+		defer e.srv.wmu.Unlock()
+		res, err := maintain.Catchup(context.Background(), e.st, e.srv.cur.Load().prog, e.srv.options(), maintain.CatchupOptions{Parse: parser.ParseString, Keep: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	e.mustDo(http.StatusOK, "POST", "/v1/facts", `{"add": [["dan", "husband", "erin"]]}`)
+	wait("after adding a fact")
+	if res := catchup(); !res.FromImage || res.Changed || len(res.Notes) > 0 {
+		t.Errorf("after the image of the update: from the image %t, changed %t, notes %q; want from the image, unchanged", res.FromImage, res.Changed, res.Notes)
+	}
+	e.mustDo(http.StatusOK, "POST", "/v1/rules", `{"add": ["0.7 :: spouse(A, B) :- wife(A, B)."]}`)
+	wait("after adding a rule")
+	if res := catchup(); !res.FromImage || res.Changed {
+		t.Errorf("after the image of the rule edit: from the image %t, changed %t, notes %q", res.FromImage, res.Changed, res.Notes)
+	}
+	// Stopping: the next update's image is not written.
+	e.srv.stopping.Store(true)
+	e.srv.wmu.Lock()
+	e.srv.img.fresh = false
+	e.srv.wmu.Unlock()
+	e.srv.writeImage()
+	select {
+	case <-images:
+		t.Errorf("an image was written while the server stopped")
+	default:
+	}
+}
