@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/drumql/drumql/internal/pkgerr"
+	"github.com/drumql/drumql/internal/sysmem"
 	"regexp"
 	"runtime/metrics"
 	"slices"
@@ -98,16 +99,19 @@ type Evaluator struct {
 	res  map[string]*regexp.Regexp
 }
 
-// memoryInUse is the memory the Go runtime holds for the process: what it
-// has mapped minus what it has returned to the operating system (the
-// measure of runtime/debug.SetMemoryLimit).
+// memoryInUse is the memory the process holds: what the Go runtime has
+// mapped minus what it has returned to the operating system (the measure
+// of runtime/debug.SetMemoryLimit), plus the resident pages of mapped
+// files (the store's tables and logs: sysmem.Mapped), which peak RSS
+// counts and the Go runtime does not.
 func memoryInUse() int64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
+	mapped, _ := sysmem.Mapped()
 	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
-		return 0
+		return mapped
 	}
-	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+	return int64(s[0].Value.Uint64()-s[1].Value.Uint64()) + mapped
 }
 
 // checkMemory returns an ErrMemoryLimit error, recorded for the other
