@@ -195,7 +195,7 @@ func (c *inferCmd) inferErr(e *env, err error, lim sysmem.Limit) error {
 		return fmt.Errorf("infer: storing the %d facts derived held %s of memory, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
 			m.Facts, sysmem.Format(m.InUse), lim.Source, sysmem.Format(lim.Bytes))
 	} else if ok {
-		return fmt.Errorf("infer: the evaluation held %s of memory in round %d with %d facts derived, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
+		return fmt.Errorf("infer: the evaluation needed %s of memory in round %d with %d facts derived, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
 			sysmem.Format(m.InUse), m.Rounds, m.Facts, lim.Source, sysmem.Format(lim.Bytes))
 	}
 	if errors.Is(err, reasoner.ErrTooManyFacts) {

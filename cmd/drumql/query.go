@@ -191,7 +191,7 @@ func queryErr(err error) error {
 		return inputErr(err)
 	}
 	if m, ok := errors.AsType[*reasoner.MemoryLimitError](err); ok {
-		return fmt.Errorf("query: the evaluation held %s of memory with %d facts derived, more than the cap of %s (--max-memory; default: the available memory); raise --min, query with fewer rules, or pass --max-memory SIZE (or --max-memory off)",
+		return fmt.Errorf("query: the evaluation needed %s of memory with %d facts derived, more than the cap of %s (--max-memory; default: the available memory); raise --min, query with fewer rules, or pass --max-memory SIZE (or --max-memory off)",
 			sysmem.Format(m.InUse), m.Facts, sysmem.Format(m.Cap))
 	}
 	return err

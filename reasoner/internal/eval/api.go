@@ -267,7 +267,7 @@ type InferStats struct {
 // MemoryLimitError is the error of an Infer stopped by Options.MaxMemory;
 // it wraps ErrMemoryLimit.
 type MemoryLimitError struct {
-	InUse, Cap    int64 // bytes held when the check failed, and the cap
+	InUse, Cap    int64 // bytes held when the check failed (with what the next tuples would allocate), and the cap
 	Rounds, Facts int   // rounds begun and facts derived by then
 	// Writing is set when the cap was exceeded while the derived facts
 	// were being stored (the fixpoint was done).
@@ -280,7 +280,7 @@ func (e *MemoryLimitError) Error() string {
 		return fmt.Sprintf("%v: %s in use storing the %d facts derived, above the cap of %s",
 			ErrMemoryLimit, formatBytes(e.InUse), e.Facts, formatBytes(e.Cap))
 	}
-	return fmt.Sprintf("%v: %s in use in round %d with %d facts derived, above the cap of %s",
+	return fmt.Sprintf("%v: %s needed in round %d with %d facts derived, above the cap of %s",
 		ErrMemoryLimit, formatBytes(e.InUse), e.Rounds, e.Facts, formatBytes(e.Cap))
 }
 

@@ -116,7 +116,12 @@ func memoryInUse() int64 {
 
 // checkMemory returns an ErrMemoryLimit error, recorded for the other
 // workers, when the memory in use exceeds the cap. Safe for concurrent use.
-func (e *Evaluator) checkMemory() error {
+func (e *Evaluator) checkMemory() error { return e.checkMemoryAhead(0) }
+
+// checkMemoryAhead is checkMemory counting, beside the memory in use, what
+// adding n more tuples could allocate at once (growthWithin; n > 0 only
+// where no tuple is added concurrently).
+func (e *Evaluator) checkMemoryAhead(n int) error {
 	if e.MaxMem <= 0 {
 		return nil
 	}
@@ -124,6 +129,9 @@ func (e *Evaluator) checkMemory() error {
 		return *p
 	}
 	m := memoryInUse()
+	if n > 0 {
+		m += e.growthWithin(n)
+	}
 	if m <= e.MaxMem {
 		return nil
 	}
