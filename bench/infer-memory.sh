@@ -12,6 +12,13 @@
 # cases in bytes per derived fact. With BASE=<git revision>, the same is
 # measured for drumql built at that revision, in the same run.
 #
+# Then, for each build, the 14M closure once under --max-memory CAP for
+# each CAP of $CAPS (default "1G 700M"; CAPS= skips it): its peak RSS
+# against 1.1 x CAP, what infer said, and the derived facts the store
+# holds after it (none when it stopped):
+#
+#   drumql --db DB -q infer --max-memory 1G tc14m.dl
+#
 #   bench/infer-memory.sh                  # needs $DRUMQL_DATASETS/fb15k-237
 #   REPEAT=3 BASE=a4d33b0 bench/infer-memory.sh
 set -euo pipefail
@@ -67,4 +74,21 @@ for b in "${bins[@]}"; do
   read -r n1 k1 < "$out/$b-tc4m.point"; read -r n2 k2 < "$out/$b-tc14m.point"
   awk -v b="$b" -v n1="$n1" -v k1="$k1" -v n2="$n2" -v k2="$k2" 'BEGIN{printf "%s: slope %.0f bytes of peak RSS per derived fact; %.0f bytes per fact at the 4M closure\n", b, (k2-k1)*1024/(n2-n1), k1*1024/n1}'
 done
+CAPS=${CAPS-1G 700M}
+if [ -n "$CAPS" ]; then
+  echo
+  echo "| build | case | --max-memory | peak RSS | peak / cap | wall | outcome | derived facts stored after |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for b in "${bins[@]}"; do for CAP in $CAPS; do
+    rm -rf "$out/x.db"; cp -r "$out/fb-$b.db" "$out/x.db"
+    set +e
+    /usr/bin/time -f "%M %e" -o "$out/t" "$out/drumql-$b" --db "$out/x.db" -q infer --max-memory "$CAP" "$out/tc14m.dl" > "$out/$b-cap.out" 2>&1
+    set -e
+    read -r kb s < <(tail -1 "$out/t")
+    said=$(grep -v '^Command exited' "$out/$b-cap.out" | head -1 | cut -c1-90)
+    stored=$("$out/drumql-$b" --db "$out/x.db" -q query --count 'reach(X, Y)?' 2>/dev/null || echo "?")
+    awk -v b="$b" -v cap="$CAP" -v kb="$kb" -v s="$s" -v said="$said" -v st="$stored" 'BEGIN{c=cap+0; if (cap ~ /G$/) c*=1024; if (cap ~ /K$/) c/=1024
+      printf "| %s | tc14m | %s | %.0f MB | %.2f | %.1f s | %s | %s |\n", b, cap, kb/1024, kb/1024/c, s, said, st}'
+  done; done
+fi
 rm -rf "$out/x.db"

@@ -57,7 +57,8 @@ type Config struct {
 	// MaxFacts caps the facts an evaluation may derive: a query or an
 	// update beyond it is refused (413). 0 means DefaultMaxFacts.
 	MaxFacts int
-	// MaxMemory caps the memory (bytes) the Go runtime holds while an
+	// MaxMemory caps the memory (bytes) the process holds (the Go runtime's
+	// and the resident pages of the store's mapped files) while an
 	// update or a query evaluates (reasoner.Options.MaxMemory): beyond it
 	// the update is refused and rolled back, a query stopped, the served
 	// state kept (memory_limit: 413 alone, 503 with Retry-After beside

@@ -88,6 +88,7 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error], 
 	haveLast := false
 	var ar arena
 	var vbuf []byte
+	defer d.releasing()() // the tables written stay mapped: keep them out of RSS
 	wb := d.bdb.NewWriteBatch()
 	defer wb.Cancel()
 	mat := d.newMat(program)

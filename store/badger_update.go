@@ -370,6 +370,7 @@ func (d *DB) dropMaterial(old matState) {
 // updateByCopy writes a new generation that merges the visible derived
 // facts with ops, streaming both in key order, and flips to it.
 func (d *DB) updateByCopy(ctx context.Context, ops []updateOp, program []byte, renames map[string]string, mat matState) error {
+	defer d.releasing()() // as replaceDerived
 	old := d.dgen
 	gen, err := d.newDerivedGen()
 	if err != nil {

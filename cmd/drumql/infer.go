@@ -25,7 +25,7 @@ type inferCmd struct {
 	Threads  int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
 	// MaxMemory is a size ("8G"), "off", or "" for the available memory.
 	Trace     bool   `help:"Write a line on stderr about once a second while deriving, whether or not stderr is a terminal: the round, facts derived, joins, memory in use, elapsed time."`
-	MaxMemory string `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the Go runtime holds more than SIZE of memory (e.g. 8G; checked as the fixpoint grows and as its result is stored; the store's files mapped into memory are not counted; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."`
+	MaxMemory string `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the process holds more than SIZE of memory (e.g. 8G; the Go runtime's and the resident pages of the store's mapped files, as peak RSS counts them; checked as the fixpoint grows and as its result is stored; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."`
 	Full      bool   `help:"Recompute every derived fact from scratch instead of updating the stored ones with what changed since the last infer (rules, weights, threshold, base facts)."`
 	Changes   int    `default:"10" placeholder:"N" help:"After an update, list the first N derived facts it added, removed or re-weighted (0: none)."`
 	NoImage   bool   `help:"Neither read nor write the materialisation image (a file in the store's directory that an update reads instead of the stored derived facts, which it writes after each update)."`
@@ -71,11 +71,10 @@ infer replaces the previous derived facts atomically; base facts are never
 touched, and a failed or interrupted infer leaves the previous derived state.
 
 The fixpoint, and the write of its result, stop with an error, the store
-unchanged, when the Go runtime holds more memory than --max-memory (by
-default the available memory; the store's files mapped into memory are not
-counted). On a terminal,
-a progress line shows the rounds, the facts derived, the memory in use and
-the time, then the write.
+unchanged, when the process holds more memory than --max-memory (by default
+the available memory): the Go runtime's and the resident pages of the store's
+mapped files, as peak RSS counts them. On a terminal, a progress line shows
+the rounds, the facts derived, the memory in use and the time, then the write.
 
 A second infer updates what the first stored instead of recomputing it: the
 store keeps the program its derived facts are of and the base facts loaded or
@@ -119,6 +118,7 @@ func (c *inferCmd) Run(e *env) error {
 	}
 	defer st.Close()
 	defer lim.Soften()() // the collector works harder near the cap: it stops live data, not garbage
+	defer sysmem.CollectOften(sysmem.InferGC)()
 	pb := e.newBar(-1, "inferring")
 	opt := reasoner.Options{Min: th.Min, MaxFacts: c.MaxFacts, Threads: c.Threads, MaxMemory: lim.Bytes,
 		Progress: func(p reasoner.Progress) {
@@ -196,7 +196,7 @@ func (c *inferCmd) inferErr(e *env, err error, lim sysmem.Limit) error {
 		return fmt.Errorf("infer: storing the %d facts derived held %s of memory, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
 			m.Facts, sysmem.Format(m.InUse), lim.Source, sysmem.Format(lim.Bytes))
 	} else if ok {
-		return fmt.Errorf("infer: the evaluation held %s of memory in round %d with %d facts derived, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
+		return fmt.Errorf("infer: the evaluation needed %s of memory in round %d with %d facts derived, more than the %s (%s); raise --min, use fewer rules, or pass --max-memory SIZE (or --max-memory off)\nthe store is unchanged (previous derived facts kept)",
 			sysmem.Format(m.InUse), m.Rounds, m.Facts, lim.Source, sysmem.Format(lim.Bytes))
 	}
 	if errors.Is(err, reasoner.ErrTooManyFacts) {

@@ -28,7 +28,7 @@ type queryCmd struct {
 	Explain   bool     `help:"Print the best proof of the top answer (with --format json, every answer carries its proof)."`
 	Unordered bool     `help:"Print answers as the evaluator reads them out, unsorted, without holding them (table columns are not aligned); with --combine max only."`
 	Threads   int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
-	MaxMemory string   `placeholder:"SIZE" help:"Stop with an error when the Go runtime holds more than SIZE of memory while evaluating (e.g. 8G; default: the available memory; off: no cap). A goal-directed query over a large mined program can need as much as infer."`
+	MaxMemory string   `placeholder:"SIZE" help:"Stop with an error when the process holds more than SIZE of memory (the Go runtime's and the store's mapped files') while evaluating (e.g. 8G; default: the available memory; off: no cap). A goal-directed query over a large mined program can need as much as infer."`
 }
 
 // Help is shown under the command's usage.
@@ -191,7 +191,7 @@ func queryErr(err error) error {
 		return inputErr(err)
 	}
 	if m, ok := errors.AsType[*reasoner.MemoryLimitError](err); ok {
-		return fmt.Errorf("query: the evaluation held %s of memory with %d facts derived, more than the cap of %s (--max-memory; default: the available memory); raise --min, query with fewer rules, or pass --max-memory SIZE (or --max-memory off)",
+		return fmt.Errorf("query: the evaluation needed %s of memory with %d facts derived, more than the cap of %s (--max-memory; default: the available memory); raise --min, query with fewer rules, or pass --max-memory SIZE (or --max-memory off)",
 			sysmem.Format(m.InUse), m.Facts, sysmem.Format(m.Cap))
 	}
 	return err

@@ -21,7 +21,7 @@ type serveCmd struct {
 	QueryTimeout time.Duration `default:"30s" placeholder:"DURATION" help:"Stop a query or explanation that takes longer (503)."`
 	MaxBody      string        `default:"1M" placeholder:"SIZE" help:"Largest request body (413 beyond it)."`
 	MaxFacts     int           `default:"5000000" placeholder:"N" help:"Refuse a query or an update that would derive more than N facts (413)."`
-	MaxMemory    string        `placeholder:"SIZE" help:"Cap the memory the Go runtime holds while an update or a query evaluates (e.g. 8G; off: none): an update beyond it is refused and rolled back (413), a query stopped (503); default: 3/4 of the available memory at start (the smaller of MemAvailable and the cgroup limit)."`
+	MaxMemory    string        `placeholder:"SIZE" help:"Cap the memory the process holds (the Go runtime's and the store's mapped files') while an update or a query evaluates (e.g. 8G; off: none): an update beyond it is refused and rolled back (413), a query stopped (503); default: 3/4 of the available memory at start (the smaller of MemAvailable and the cgroup limit)."`
 	MaxString    string        `default:"1M" placeholder:"SIZE" help:"Longest string an update or a query may make (cat, +: 413 beyond it, nothing changed) and longest name POST /v1/facts takes (400); at most 1M, the store's longest name."`
 	Min          *float64      `placeholder:"X" help:"Threshold of the derived facts, overriding the rule files' @min (as infer --min)."`
 	Threads      int           `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`

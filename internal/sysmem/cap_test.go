@@ -48,3 +48,25 @@ func TestSoften(t *testing.T) {
 		t.Errorf("no cap changed the limit to %d (was %d)", got, prev)
 	}
 }
+
+// TestCollectOften: GOGC is set until restored, unless the environment
+// sets it.
+func TestCollectOften(t *testing.T) {
+	t.Setenv("GOGC", "")
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	restore := CollectOften(InferGC)
+	if got := debug.SetGCPercent(InferGC); got != InferGC {
+		t.Errorf("GOGC under CollectOften: %d, want %d", got, InferGC)
+	}
+	restore()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("restored: %d, want 100", got)
+	}
+	t.Setenv("GOGC", "200")
+	restore = CollectOften(InferGC)
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC in the environment, CollectOften changed it to %d", got)
+	}
+	restore()
+}

@@ -36,15 +36,16 @@ type Options struct {
 	// fixpoint and every 65,536 facts while the derived facts are stored,
 	// from the calling goroutine.
 	Progress func(Progress)
-	// MaxMemory caps the memory (bytes) the Go runtime holds for the
-	// process while Infer's fixpoint grows and while it stores the result:
+	// MaxMemory caps the memory (bytes) the process holds while Infer's
+	// fixpoint grows and while it stores the result:
 	// it is checked after every round and, within a round, every few
 	// hundred thousand candidate facts, then every 4,096 facts written;
 	// beyond it Infer stops with an error wrapping ErrMemoryLimit and the
 	// store is unchanged. A query's evaluations (both, when the rewrite
 	// races the bottom-up evaluation) are capped the same way and stop
-	// with the same error. Memory outside the Go runtime (the store's
-	// files mapped into memory) is not counted. 0 means no cap.
+	// with the same error. The memory counted is the Go runtime's plus the
+	// resident pages of files mapped into the process (the store's tables
+	// and logs), as peak RSS counts them. 0 means no cap.
 	MaxMemory int64
 	// MaxString caps the strings an expression may make (cat, +, ...), in
 	// bytes: a longer one stops the evaluation with an error wrapping
@@ -272,7 +273,7 @@ type InferStats struct {
 // MemoryLimitError is the error of an Infer stopped by Options.MaxMemory;
 // it wraps ErrMemoryLimit.
 type MemoryLimitError struct {
-	InUse, Cap    int64 // bytes held when the check failed, and the cap
+	InUse, Cap    int64 // bytes held when the check failed (with what the next tuples would allocate), and the cap
 	Rounds, Facts int   // rounds begun and facts derived by then
 	// Writing is set when the cap was exceeded while the derived facts
 	// were being stored (the fixpoint was done).
@@ -285,7 +286,7 @@ func (e *MemoryLimitError) Error() string {
 		return fmt.Sprintf("%v: %s in use storing the %d facts derived, above the cap of %s",
 			ErrMemoryLimit, formatBytes(e.InUse), e.Facts, formatBytes(e.Cap))
 	}
-	return fmt.Sprintf("%v: %s in use in round %d with %d facts derived, above the cap of %s",
+	return fmt.Sprintf("%v: %s needed in round %d with %d facts derived, above the cap of %s",
 		ErrMemoryLimit, formatBytes(e.InUse), e.Rounds, e.Facts, formatBytes(e.Cap))
 }
 
@@ -316,8 +317,9 @@ type Progress struct {
 	// Written and Total are, in PhaseWrite, the facts stored so far and
 	// the facts to store.
 	Written, Total int
-	// Memory is the memory the Go runtime holds for the process, in bytes
-	// (what Options.MaxMemory is compared with).
+	// Memory is the memory the process holds, in bytes: the Go runtime's
+	// and the resident pages of mapped files (what Options.MaxMemory is
+	// compared with).
 	Memory int64
 	// Joins is the evaluation's work so far: joins and loaded tuples
 	// (the unit of the work-bound tests).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/drumql/drumql/internal/pkgerr"
+	"github.com/drumql/drumql/internal/sysmem"
 	"regexp"
 	"runtime/metrics"
 	"slices"
@@ -102,21 +103,29 @@ type Evaluator struct {
 	res  map[string]*regexp.Regexp
 }
 
-// memoryInUse is the memory the Go runtime holds for the process: what it
-// has mapped minus what it has returned to the operating system (the
-// measure of runtime/debug.SetMemoryLimit).
+// memoryInUse is the memory the process holds: what the Go runtime has
+// mapped minus what it has returned to the operating system (the measure
+// of runtime/debug.SetMemoryLimit), plus the resident pages of mapped
+// files (the store's tables and logs: sysmem.Mapped), which peak RSS
+// counts and the Go runtime does not.
 func memoryInUse() int64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
+	mapped, _ := sysmem.Mapped()
 	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
-		return 0
+		return mapped
 	}
-	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+	return int64(s[0].Value.Uint64()-s[1].Value.Uint64()) + mapped
 }
 
 // checkMemory returns an ErrMemoryLimit error, recorded for the other
 // workers, when the memory in use exceeds the cap. Safe for concurrent use.
-func (e *Evaluator) checkMemory() error {
+func (e *Evaluator) checkMemory() error { return e.checkMemoryAhead(0) }
+
+// checkMemoryAhead is checkMemory counting, beside the memory in use, what
+// adding n more tuples could allocate at once (growthWithin; n > 0 only
+// where no tuple is added concurrently).
+func (e *Evaluator) checkMemoryAhead(n int) error {
 	if e.MaxMem <= 0 {
 		return nil
 	}
@@ -124,6 +133,9 @@ func (e *Evaluator) checkMemory() error {
 		return *p
 	}
 	m := memoryInUse()
+	if n > 0 {
+		m += e.growthWithin(n)
+	}
 	if m <= e.MaxMem {
 		return nil
 	}

@@ -28,6 +28,7 @@ func (e *Evaluator) refLen(rule uint32) int {
 // delta: per relation, the sorted indices of new or improved tuples.
 func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 	var sink uint64
+	merged := 0
 	for bi := range bufs {
 		b := &bufs[bi]
 		e.Cands += int64(b.len())
@@ -36,12 +37,13 @@ func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 			c := b.confAt(ci)
 			if ci%prefetchBatch == 0 {
 				sink += e.prefetch(b, pos, ci)
-				if ci%(1<<18) == 0 && ci > 0 {
-					if err := e.checkMemory(); err != nil {
-						return err
-					}
+			}
+			if merged%memCheckEvery == 0 {
+				if err := e.checkMemoryAhead(memCheckEvery); err != nil {
+					return err
 				}
 			}
+			merged++
 			var ri int32
 			var rule uint32
 			var t, refs []uint32
