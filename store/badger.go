@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -135,7 +136,11 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	if !opts.ReadOnly {
+		err := removeEmptyMemtables(dir)
 		unlock()
+		if err != nil {
+			return nil, wrapf("store: open %s: %w", dir, err)
+		}
 	}
 	bdb, err := badger.Open(bo)
 	if opts.ReadOnly {
@@ -165,6 +170,26 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, wrapf("store: open %s: %w", dir, noSpace(dir, err))
 	}
 	return d, nil
+}
+
+// removeEmptyMemtables removes the memtable files (*.mem) of length 0 in
+// dir: a writer killed between creating one and sizing it leaves it, and
+// Badger refuses to open a store with one ("while opening memtables ...
+// Create a new file"). Such a file holds nothing. The caller holds the
+// directory's exclusive lock, so no writer is creating one meanwhile.
+func removeEmptyMemtables(dir string) error {
+	mems, err := filepath.Glob(filepath.Join(dir, "*.mem"))
+	if err != nil {
+		return err
+	}
+	for _, m := range mems {
+		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+			if err := os.Remove(m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // badgerOptions are the Badger options of the store in dir. Block

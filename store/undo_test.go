@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -45,5 +47,40 @@ func TestRollbackLongKeys(t *testing.T) {
 		if !maps.Equal(before, after) {
 			t.Errorf("arity %d: the rolled-back load left %d keys, %d before", arity, len(after), len(before))
 		}
+	}
+}
+
+// A writer killed between creating a memtable file and sizing it leaves
+// a file of length 0, which Badger refuses to open: Open removes it, and
+// the store opens with its facts.
+func TestEmptyMemtableFile(t *testing.T) {
+	dir := t.TempDir()
+	db := mustOpen(t, dir)
+	ctx := context.Background()
+	if _, err := db.Load(ctx, syntheticBatch(100, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	want, err := db.rawDump()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "00009.mem")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("Open with an empty memtable file: %v", err)
+	}
+	defer db.Close()
+	got, err := db.rawDump()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("after the reopen: %d keys, want %d", len(got), len(want))
 	}
 }
