@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/drumql/drumql/datalog"
+	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/reasoner/maintain"
@@ -315,6 +316,9 @@ func (s *Server) undoBase(changes []maintain.FactChange) {
 // rebuilds it. The caller holds wmu.
 func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, error) {
 	start := time.Now()
+	// The collector runs as for infer while the update evaluates and
+	// writes (the process's peak memory is there), and as before after it.
+	defer sysmem.CollectOften(sysmem.InferGC)()
 	if s.m == nil {
 		if _, err := s.materialise(ctx, s.cur.Load().prog); err != nil {
 			return maintain.Change{}, fmt.Errorf("the materialisation could not be rebuilt after a failed update: %w", err)

@@ -3,9 +3,12 @@ package server
 import (
 	"context"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"testing"
 	"time"
 
+	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/parser"
 	"github.com/drumql/drumql/reasoner/maintain"
 )
@@ -73,5 +76,34 @@ func TestImageKeptCurrent(t *testing.T) {
 	case <-images:
 		t.Errorf("an image was written while the server stopped")
 	default:
+	}
+}
+
+// TestUpdateCollectsOften: an update runs the collector at infer's GOGC
+// (the process's peak memory is there, and --max-memory is peak RSS), and
+// the setting is restored after it.
+func TestUpdateCollectsOften(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set in the environment: it wins")
+	}
+	e := newEnv(t, testGraph, testRules, nil)
+	gcPercent := func() int {
+		p := debug.SetGCPercent(100)
+		debug.SetGCPercent(p)
+		return p
+	}
+	before := gcPercent()
+	during := -2
+	e.srv.hook = func(_ context.Context, stage string) {
+		if stage == "applying" {
+			during = gcPercent()
+		}
+	}
+	e.mustDo(http.StatusOK, "POST", "/v1/facts", `{"add": [["dan", "husband", "erin"]]}`)
+	if during != sysmem.InferGC {
+		t.Errorf("GOGC during an update: %d, want %d", during, sysmem.InferGC)
+	}
+	if after := gcPercent(); after != before {
+		t.Errorf("GOGC after the update: %d, want %d as before it", after, before)
 	}
 }
