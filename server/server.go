@@ -148,6 +148,9 @@ func New(ctx context.Context, cfg Config, what func(string)) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: no store")
 	}
+	if db, ok := cfg.Store.(*store.DB); ok {
+		db.KeepMapped() // readers read the tables an update writes beside them
+	}
 	if cfg.Program == nil {
 		cfg.Program = &datalog.Program{}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -30,9 +31,10 @@ type Options struct {
 // writers (Load, Retract, Intern, ReplaceDerived and the other derived
 // writes) are serialised.
 type DB struct {
-	dir  string
-	opts Options
-	bdb  *badger.DB
+	keepMapped atomic.Bool // KeepMapped
+	dir        string
+	opts       Options
+	bdb        *badger.DB
 
 	wmu     sync.Mutex // serialises writers
 	format  uint32     // the store's format version; changed under wmu

@@ -138,3 +138,25 @@ func TestReleasing(t *testing.T) {
 		time.Sleep(releaseInterval / 4)
 	}
 }
+
+// TestKeepMapped: after KeepMapped a large write releases nothing (its
+// readers keep their pages), and stop returns at once.
+func TestKeepMapped(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "000002.sst")
+	const size = 8 << 20
+	mapTouched(t, path, size)
+	path, _ = filepath.EvalSymlinks(path)
+	before := residentKB(t, path)
+	if before < size/1024/2 {
+		t.Skipf("the mapping is not resident after writing it (%d kB): nothing to test", before)
+	}
+	d := &DB{dir: dir}
+	d.KeepMapped()
+	stop := d.releasing()
+	time.Sleep(3 * releaseInterval)
+	stop()
+	if kb := residentKB(t, path); kb < before/2 {
+		t.Errorf("%d kB resident after the write, %d before: released despite KeepMapped", kb, before)
+	}
+}
