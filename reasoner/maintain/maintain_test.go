@@ -390,18 +390,9 @@ func TestMaintainStoreDifferential(t *testing.T) {
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 13))
 		withNeg := seed%2 == 1
-		base, _, src := oracle.RandomCase(rng, withNeg)
-		p := testkit.MustParse(t, src)
-		if datalog.Validate(p).HasErrors() {
+		st, base, src := materialisedCase(t, rng, withNeg)
+		if st == nil {
 			continue
-		}
-		st, err := store.Open(t.TempDir(), store.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		testkit.LoadTSV(t, st, oracle.TripleTSV(base))
-		if _, err := eval.Infer(ctx, st, p, eval.Options{}); err != nil {
-			t.Fatal(err)
 		}
 		for step := range 6 {
 			newBase := slices.Clone(base)
@@ -575,4 +566,25 @@ func TestLookupAsStored(t *testing.T) {
 	if looked < 200 {
 		t.Errorf("only %d queries answered by Lookup", looked)
 	}
+}
+
+// materialisedCase draws a random case (oracle.RandomCase), loads its base
+// facts into a new Badger store and materialises its program there with
+// Infer; st is nil when the program is invalid (the caller skips it).
+func materialisedCase(t *testing.T, rng *rand.Rand, withNeg bool) (st *store.DB, base []store.NamedTriple, src string) {
+	t.Helper()
+	base, _, src = oracle.RandomCase(rng, withNeg)
+	p := testkit.MustParse(t, src)
+	if datalog.Validate(p).HasErrors() {
+		return nil, nil, ""
+	}
+	st, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.LoadTSV(t, st, oracle.TripleTSV(base))
+	if _, err := eval.Infer(context.Background(), st, p, eval.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return st, base, src
 }
