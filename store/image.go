@@ -133,16 +133,14 @@ func (OSImageFS) SyncDir(dir string) error {
 }
 
 // ImageWriter writes an image's body: numbers and arrays, little-endian.
-// Its first error sticks (Err) and makes the later writes no-ops.
+// Its first error sticks and makes the later writes no-ops; WriteImage
+// returns it.
 type ImageWriter struct {
 	w   *bufio.Writer
 	n   int64
 	err error
 	buf [8]byte
 }
-
-// Err is the first error of the writer's writes.
-func (w *ImageWriter) Err() error { return w.err }
 
 func (w *ImageWriter) write(b []byte) {
 	if w.err != nil {
