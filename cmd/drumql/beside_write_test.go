@@ -38,7 +38,8 @@ func sameBeside(t *testing.T, served, alone string, args ...string) {
 }
 
 // imageInfo is the materialisation image in the output of stats, which
-// infer's updates write and the server's do not.
+// infer's updates write at once and the server a second after its last
+// update: either store may have one.
 var imageInfo = regexp.MustCompile(`(?m)^image: .*\n|,\n  "image": \{[^}]*\}`)
 
 // diskSize is a store's size on disk in the output of stats.
