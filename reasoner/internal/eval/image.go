@@ -58,15 +58,7 @@ func (r *Relation) Restore(c Columns) {
 	}
 	for mask, ix := range r.Idx {
 		*ix = hashIndex{mask: mask}
-		ix.Next = make([]int32, 0, r.N)
-		ix.Grow(r, max(16, 2*r.N))
-		if r.weighted {
-			ix.OrderChains(r, r.ByConfidence())
-		} else {
-			for i := range int32(r.N) {
-				ix.insert(r, i)
-			}
-		}
+		ix.fill(r)
 	}
 }
 

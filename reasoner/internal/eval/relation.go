@@ -235,15 +235,7 @@ func (r *Relation) Index(mask uint32) *hashIndex {
 		return ix
 	}
 	ix := &hashIndex{mask: mask}
-	ix.Next = make([]int32, 0, r.N)
-	ix.Grow(r, max(16, 2*r.N))
-	if r.weighted {
-		ix.OrderChains(r, r.ByConfidence())
-	} else {
-		for i := range int32(r.N) {
-			ix.insert(r, i)
-		}
-	}
+	ix.fill(r)
 	r.Idx[mask] = ix
 	return ix
 }
@@ -385,4 +377,18 @@ func (ix *hashIndex) insert(r *Relation, i int32) {
 	}
 	ix.Slots[h] = slotOf(i, hash)
 	ix.count++
+}
+
+// fill indexes every tuple of r in ix, an empty index of r: by decreasing
+// confidence along each chain when r is weighted, else in tuple order.
+func (ix *hashIndex) fill(r *Relation) {
+	ix.Next = make([]int32, 0, r.N)
+	ix.Grow(r, max(16, 2*r.N))
+	if r.weighted {
+		ix.OrderChains(r, r.ByConfidence())
+		return
+	}
+	for i := range int32(r.N) {
+		ix.insert(r, i)
+	}
 }
