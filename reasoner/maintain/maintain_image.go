@@ -250,18 +250,11 @@ func chunkLen(n, k int) int {
 // returns an error wrapping store.ErrCorruptImage for an image whose bytes
 // do not check out and errImageMismatch for one that does not fit prog.
 func ResumeImage(ctx context.Context, st store.Store, r *store.ImageReader, prog *datalog.Program, min float64, opt eval.Options) (*Materialisation, error) {
-	syms, err := eval.NewSymtab(st)
+	m, err := resumed(ctx, st, prog, min, opt)
 	if err != nil {
 		return nil, err
 	}
-	old := opt
-	old.Min = min
-	m := newMaterialisation(ctx, st, syms, prog, old)
-	m.opt = opt
 	e := m.e
-	for i := range prog.Rules {
-		m.ruleOf = append(m.ruleOf, m.addRule(&prog.Rules[i]))
-	}
 	e.NoStoreLoad = true
 	err = e.Load(m.u)
 	e.NoStoreLoad = false

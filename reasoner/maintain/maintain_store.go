@@ -89,19 +89,11 @@ func DecodeRecord(data []byte, parse func(src string) (*datalog.Program, error))
 // proofs, in float64 (the store keeps float32). It returns an error
 // wrapping ErrStaleRecord when the stored facts do not match prog.
 func Resume(ctx context.Context, st store.Store, prog *datalog.Program, min float64, base []FactChange, opt eval.Options) (*Materialisation, error) {
-	// prog is a record's: it was checked when it was evaluated.
-	syms, err := eval.NewSymtab(st)
+	m, err := resumed(ctx, st, prog, min, opt)
 	if err != nil {
 		return nil, err
 	}
-	old := opt
-	old.Min = min
-	m := newMaterialisation(ctx, st, syms, prog, old)
-	m.opt = opt // what Apply evaluates the new program with
 	e := m.e
-	for i := range prog.Rules {
-		m.ruleOf = append(m.ruleOf, m.addRule(&prog.Rules[i]))
-	}
 	if err := e.Load(m.u); err != nil {
 		return nil, pkgerr.Newf("reasoner: resume: %w", err)
 	}
@@ -121,6 +113,25 @@ func Resume(ctx context.Context, st store.Store, prog *datalog.Program, min floa
 	}
 	e.Derived = m.countDerived() // the facts the cap counts, stored ones too
 	m.computeActive()
+	return m, nil
+}
+
+// resumed is the materialisation of prog (a record's program: it was
+// checked when it was evaluated) at threshold min, with its rules compiled
+// and nothing loaded yet, that Resume and ResumeImage fill; opt is what
+// Apply evaluates the new program with.
+func resumed(ctx context.Context, st store.Store, prog *datalog.Program, min float64, opt eval.Options) (*Materialisation, error) {
+	syms, err := eval.NewSymtab(st)
+	if err != nil {
+		return nil, err
+	}
+	old := opt
+	old.Min = min
+	m := newMaterialisation(ctx, st, syms, prog, old)
+	m.opt = opt
+	for i := range prog.Rules {
+		m.ruleOf = append(m.ruleOf, m.addRule(&prog.Rules[i]))
+	}
 	return m, nil
 }
 
