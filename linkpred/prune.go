@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/drumql/drumql/internal/noisyor"
 	"github.com/drumql/drumql/internal/pkgerr"
@@ -286,6 +287,13 @@ func (w *worker) rankPruned(qs []Query, u []int, s *Scores, top int, t float32, 
 	}
 	slices.SortFunc(w.sorted, func(x, y scoreAt) int { return cmpFloat(y.score, x.score) })
 	slices.SortFunc(w.loose, func(x, y looseAt) int { return cmpFloat(y.hi, x.hi) })
+	w.looseLo = w.looseLo[:0] // the lowest lo of each prefix of w.loose
+	for j, l := range w.loose {
+		if j > 0 {
+			l.lo = min(l.lo, w.looseLo[j-1])
+		}
+		w.looseLo = append(w.looseLo, l.lo)
+	}
 	need := math.Inf(1)
 	for _, i := range u {
 		a, ok := w.index[qs[i].Answer]
@@ -321,17 +329,13 @@ func (w *worker) rankPruned(qs []Query, u []int, s *Scores, top int, t float32, 
 			}
 			gt++
 		}
-		// The candidates known by their bounds: above the answer's, or
-		// below them.
-		for _, l := range w.loose {
-			if l.hi < lo {
-				break
-			}
-			if !(l.lo > hi) {
-				return 0, false
-			}
-			gt++
+		// The candidates known by their bounds: those whose highest score
+		// reaches the answer's must be above it, lowest score and all.
+		n := sort.Search(len(w.loose), func(j int) bool { return w.loose[j].hi < lo })
+		if n > 0 && !(w.looseLo[n-1] > hi) {
+			return 0, false
 		}
+		gt += n
 		ranks[i], scored[i] = Rank{L: 1 + gt, H: 1 + gt}, true
 		need = min(need, reach(top, lo))
 	}
@@ -341,13 +345,41 @@ func (w *worker) rankPruned(qs []Query, u []int, s *Scores, top int, t float32, 
 // noisyOrUpTo returns the noisy-or of the confidences cs (highest first,
 // each at least t) followed by t up to top of them, in float32: the
 // highest score noisy-or over the top confidences can give a candidate
-// whose confidences above t are cs.
+// whose confidences above t are cs. Up to exactTail copies of t are
+// multiplied in as the scorer multiplies them; more (a noisy-or over all of
+// a head's rules makes top hundreds) are bounded by a power, lowered by more
+// than its rounding can differ from the product's, so that the bound stays
+// at or above the score and costs no more than cs.
 func (w *worker) noisyOrUpTo(cs []float32, top int, t float32) float32 {
-	w.tbuf = append(w.tbuf[:0], cs...)
-	for len(w.tbuf) < top {
-		w.tbuf = append(w.tbuf, t)
+	k := top - len(cs)
+	if k <= exactTail {
+		w.tbuf = append(w.tbuf[:0], cs...)
+		for range k {
+			w.tbuf = append(w.tbuf, t)
+		}
+		return float32(noisyor.Of(w.tbuf))
 	}
-	return float32(noisyor.Of(w.tbuf))
+	p := 1.0 // as noisyor.Of multiplies cs
+	for _, c := range cs {
+		p *= 1 - clamp01(float64(c))
+	}
+	return float32(1 - p*tailProduct(t, k))
+}
+
+// clamp01 clamps c to [0, 1], as noisyor.Of does.
+func clamp01(c float64) float64 { return min(max(c, 0), 1) }
+
+// exactTail is the most copies of the threshold noisyOrUpTo multiplies in
+// one by one.
+const exactTail = 16
+
+// tailProduct returns a number at most the product of k factors 1-t
+// rounded one by one after any positive p (as noisyor.Of rounds them): the
+// power (within a few units in the last place) lowered by 2(k+16) units,
+// more than the k roundings of the product and the power's own error.
+func tailProduct(t float32, k int) float64 {
+	q := 1 - clamp01(float64(t))
+	return math.Pow(q, float64(k)) * (1 - float64(2*(k+16))*0x1p-53)
 }
 
 // looseAt is a listed candidate's score bounds (rankPruned).

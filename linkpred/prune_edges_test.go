@@ -79,6 +79,10 @@ var prunedEdgeCases = []struct {
 	// tie-breakers are above it.
 	{"exactly top known", 2, 0.1, map[store.ID][]float64{0: {0.5, 0.25}, 1: {0.53125, 0.2}}, Rank{2, 2}, true},
 	{"lower bound above the score", 3, 1e-9, map[store.ID][]float64{0: {0.5, 0.25, 1e-8}, 1: {0.6, 0.25}}, Rank{2, 2}, true},
+	// Sorted by their highest scores, 1 (.9764) comes before 2 (.9752):
+	// both may reach the answer (.96875 to .9719), and 2 is above it, but 1
+	// (.96 to .9764) may be below it, as it is (.962).
+	{"a wide bound before a narrow one", 6, 0.1, map[store.ID][]float64{0: {0.5, 0.5, 0.5, 0.5, 0.5}, 1: {0.96, 0.05}, 2: {0.9, 0.6, 0.15, 0.1, 0.1}}, Rank{2, 2}, false},
 }
 
 // TestPrunedEdges ranks each case of prunedEdgeCases by a pruned pass

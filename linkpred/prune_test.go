@@ -2,9 +2,12 @@ package linkpred
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/drumql/drumql/internal/noisyor"
 	"github.com/drumql/drumql/store"
 )
 
@@ -115,6 +118,90 @@ func TestPrunedRanksKeys(t *testing.T) {
 		t.Errorf("pruned passes decided %d queries: the case tests little", decided)
 	}
 	t.Logf("pruned passes decided %d queries", decided)
+}
+
+// TestPrunedManyRules checks rank-safe pruning under a noisy-or over the
+// top 17 to 400 confidences (a noisy-or over all of a head's rules), whose
+// bounds noisyOrUpTo takes from a power, at thresholds low enough for
+// pruned passes to decide: many candidates known only by their bounds and
+// many answers per query, ranked as the full ranking ranks them.
+func TestPrunedManyRules(t *testing.T) {
+	decided := 0
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		f := &fakePruner{top: 17 + rng.IntN(384), confs: map[relDir]map[store.ID]map[store.ID][]float64{}, pos: map[store.ID]int32{}}
+		var ents []store.ID
+		for e := range store.ID(200) {
+			f.pos[e] = int32(len(ents))
+			ents = append(ents, e)
+		}
+		tau := 1e-6 * (1 + 9*rng.Float64())
+		conf := func() float64 {
+			switch rng.IntN(4) {
+			case 0:
+				return tau * rng.Float64() // below the pass's threshold
+			case 1:
+				return tau
+			}
+			return math.Pow(10, -3*rng.Float64())
+		}
+		k := relDir{1, false}
+		f.confs[k] = map[store.ID]map[store.ID][]float64{}
+		m := map[store.ID][]float64{}
+		var listed []store.ID
+		for range 20 + rng.IntN(60) {
+			e := store.ID(rng.IntN(200))
+			var cs []float64
+			for range 1 + rng.IntN(8) {
+				cs = append(cs, conf())
+			}
+			m[e] = cs
+			listed = append(listed, e)
+		}
+		f.confs[k][0] = m
+		var triples []store.Triple
+		var qs []Query
+		for range 1 + rng.IntN(4) {
+			q := Query{Rel: 1, Given: 0, Answer: listed[rng.IntN(len(listed))]}
+			qs = append(qs, q)
+			triples = append(triples, q.Triple())
+		}
+		decided += checkPruned(t, f, ents, qs, FilterOf(triples), tau)
+	}
+	if decided < 100 {
+		t.Errorf("pruned passes decided %d queries: the case tests little", decided)
+	}
+	t.Logf("pruned passes decided %d queries", decided)
+}
+
+// TestNoisyOrUpTo checks the bound on a candidate's noisy-or over the top
+// confidences against the product the scorer takes (noisyor.Of of the
+// known confidences followed by copies of the threshold): equal up to
+// exactTail copies, never below it and within 1e-6 of it beyond.
+func TestNoisyOrUpTo(t *testing.T) {
+	w := &worker{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		tau := float32(rng.Float64() * rng.Float64() * 0.2)
+		var cs []float32
+		for range rng.IntN(6) {
+			cs = append(cs, tau+float32(rng.Float64())*(1-tau))
+		}
+		slices.SortFunc(cs, func(x, y float32) int { return cmpFloat(y, x) })
+		top := len(cs) + rng.IntN(600)
+		full := slices.Clone(cs)
+		for len(full) < top {
+			full = append(full, tau)
+		}
+		want := float32(noisyor.Of(full))
+		got := w.noisyOrUpTo(cs, top, tau)
+		switch {
+		case top-len(cs) <= exactTail && got != want:
+			t.Fatalf("%v then %d copies of %v: %v, want exactly %v", cs, top-len(cs), tau, got, want)
+		case got < want || got-want > 1e-6:
+			t.Fatalf("%v then %d copies of %v: %v, want at least %v and within 1e-6", cs, top-len(cs), tau, got, want)
+		}
+	}
 }
 
 // checkPruned ranks qs with pruned passes at tau and in full, fails the

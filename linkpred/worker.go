@@ -39,6 +39,7 @@ type worker struct {
 	tops    []int     // PruneTop per variant
 	tbuf    []float32 // confidences for a noisy-or bound
 	loose   []looseAt // candidates known by their score bounds
+	looseLo []float32 // the lowest bound of each prefix of loose
 	ans     []int32   // a unit's answers (needOf)
 }
 
