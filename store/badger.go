@@ -35,6 +35,7 @@ type DB struct {
 	dir        string
 	opts       Options
 	bdb        *badger.DB
+	checked    tableChecks // what Open's checkTables did
 
 	wmu     sync.Mutex // serialises writers
 	format  uint32     // the store's format version; changed under wmu
@@ -133,7 +134,8 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, wrapf("store: open %s: %w", dir, err)
 	}
-	if _, err := checkTables(dir, bo, true); err != nil {
+	checked, err := checkTables(dir, bo, false)
+	if err != nil {
 		unlock()
 		return nil, err
 	}
@@ -163,7 +165,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 		return nil, wrapf("store: open %s: %w", dir, noSpace(dir, err))
 	}
-	d := &DB{dir: dir, opts: opts, bdb: bdb, txnCount: bdb.MaxBatchCount() * 9 / 10, txnSize: bdb.MaxBatchSize() * 9 / 10}
+	d := &DB{dir: dir, opts: opts, bdb: bdb, checked: checked, txnCount: bdb.MaxBatchCount() * 9 / 10, txnSize: bdb.MaxBatchSize() * 9 / 10}
 	if err := d.initShielded(); err != nil {
 		bdb.Close()
 		if err := badgerCorrupt(dir, err); errors.Is(err, ErrCorrupt) {
@@ -195,8 +197,9 @@ func removeEmptyMemtables(dir string) error {
 }
 
 // badgerOptions are the Badger options of the store in dir. Block
-// checksums are verified on every read (tables are verified whole when
-// the store is opened, see checkTables).
+// checksums are verified on every read (a block that fails is skipped by
+// Badger's iterators, not reported: tables are verified whole once, when
+// first opened, and by Verify, see checkTables).
 func badgerOptions(dir string, opts Options) badger.Options {
 	mt := opts.memTableSize()
 	bo := badger.DefaultOptions(dir)
