@@ -45,7 +45,11 @@ func TestStalenessOf(t *testing.T) {
 	check("an empty record", Staleness{Record: true})
 	both(func(st Store) error { _, err := st.Load(ctx, syntheticBatch(7, "b"), nil); return err })
 	check("7 facts loaded since", Staleness{Record: true, Changes: 7})
-	both(func(st Store) error { SetChangeLogCap(st, 10); _, err := st.Load(ctx, syntheticBatch(7, "c"), nil); return err })
+	both(func(st Store) error {
+		SetChangeLogCap(st, 10)
+		_, err := st.Load(ctx, syntheticBatch(7, "c"), nil)
+		return err
+	})
 	check("14 facts loaded since, the log holds 10", Staleness{Record: true, Overflow: true})
 	both(func(st Store) error {
 		return st.ReplaceDerivedRecord(ctx, 0, []byte("p"), func(yield func(Derived, error) bool) { yield(ds[0], nil) })
