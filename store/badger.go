@@ -422,7 +422,24 @@ func (d *DB) Close() error {
 	if err := d.bdb.Close(); err != nil {
 		return wrapf("store: close %s: %w", d.dir, err)
 	}
+	if !d.opts.ReadOnly {
+		recordTables(d.dir, badgerOptions(d.dir, d.opts))
+	}
 	return nil
+}
+
+// recordTables verifies, once a writer has closed the store in dir, the
+// tables it wrote (checkTables records them in VerifiedFile), so that the
+// next open (explain's after an infer) reads none of their blocks. It runs
+// under the directory's exclusive lock and does nothing when another
+// process holds it; damage found is left for the next open to report.
+func recordTables(dir string, bo badger.Options) {
+	unlock, err := lockDir(dir, false)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	checkTables(dir, bo, false)
 }
 
 // baseTableSize is the size of the store's tables (Badger's base table

@@ -260,3 +260,34 @@ func TestBitRotCaughtByVerify(t *testing.T) {
 		t.Fatalf("verify: %v, want ErrCorrupt", err)
 	}
 }
+
+// A writer's Close verifies the tables it wrote and records them with
+// their stamps, so that the next open need not read them.
+func TestCloseRecordsTables(t *testing.T) {
+	dir := t.TempDir()
+	db := mustOpen(t, dir)
+	if _, err := db.Load(context.Background(), syntheticBatch(20000, "c"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ssts, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	v := readVerified(dir)
+	if len(ssts) == 0 || len(v.stamps) != len(ssts) {
+		t.Fatalf("%d tables, %d recorded", len(ssts), len(v.stamps))
+	}
+	for _, p := range ssts {
+		st, err := statTable(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, old := range v.stamps {
+			found = found || old == st
+		}
+		if !found {
+			t.Errorf("%s: stamp %+v not recorded", filepath.Base(p), st)
+		}
+	}
+}
