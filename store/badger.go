@@ -16,9 +16,10 @@ import (
 
 // Options configures Open. The zero value means the defaults.
 type Options struct {
-	// ReadOnly opens the store without writing to it; writes return
-	// ErrReadOnly and an interrupted load is reported as ErrIncomplete
-	// instead of being rolled back.
+	// ReadOnly opens the store without writing to it (but for
+	// VerifiedFile, a cache, when the directory is writable); writes
+	// return ErrReadOnly and an interrupted load is reported as
+	// ErrIncomplete instead of being rolled back.
 	ReadOnly bool
 	// SyncWrites makes Badger fsync every commit. Loads and derived
 	// replacements sync at their commit points either way.
