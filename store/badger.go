@@ -16,9 +16,10 @@ import (
 
 // Options configures Open. The zero value means the defaults.
 type Options struct {
-	// ReadOnly opens the store without writing to it; writes return
-	// ErrReadOnly and an interrupted load is reported as ErrIncomplete
-	// instead of being rolled back.
+	// ReadOnly opens the store without writing to it (but for
+	// VerifiedFile, a cache, when the directory is writable); writes
+	// return ErrReadOnly and an interrupted load is reported as
+	// ErrIncomplete instead of being rolled back.
 	ReadOnly bool
 	// SyncWrites makes Badger fsync every commit. Loads and derived
 	// replacements sync at their commit points either way.
@@ -35,6 +36,7 @@ type DB struct {
 	dir        string
 	opts       Options
 	bdb        *badger.DB
+	checked    tableChecks // what Open's checkTables did
 
 	wmu     sync.Mutex // serialises writers
 	format  uint32     // the store's format version; changed under wmu
@@ -133,7 +135,8 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, wrapf("store: open %s: %w", dir, err)
 	}
-	if _, err := checkTables(dir, bo, true); err != nil {
+	checked, err := checkTables(dir, bo, false)
+	if err != nil {
 		unlock()
 		return nil, err
 	}
@@ -163,7 +166,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 		return nil, wrapf("store: open %s: %w", dir, noSpace(dir, err))
 	}
-	d := &DB{dir: dir, opts: opts, bdb: bdb, txnCount: bdb.MaxBatchCount() * 9 / 10, txnSize: bdb.MaxBatchSize() * 9 / 10}
+	d := &DB{dir: dir, opts: opts, bdb: bdb, checked: checked, txnCount: bdb.MaxBatchCount() * 9 / 10, txnSize: bdb.MaxBatchSize() * 9 / 10}
 	if err := d.initShielded(); err != nil {
 		bdb.Close()
 		if err := badgerCorrupt(dir, err); errors.Is(err, ErrCorrupt) {
@@ -195,8 +198,9 @@ func removeEmptyMemtables(dir string) error {
 }
 
 // badgerOptions are the Badger options of the store in dir. Block
-// checksums are verified on every read (tables are verified whole when
-// the store is opened, see checkTables).
+// checksums are verified on every read (a block that fails is skipped by
+// Badger's iterators, not reported: tables are verified whole once, when
+// first opened, and by Verify, see checkTables).
 func badgerOptions(dir string, opts Options) badger.Options {
 	mt := opts.memTableSize()
 	bo := badger.DefaultOptions(dir)
@@ -419,7 +423,24 @@ func (d *DB) Close() error {
 	if err := d.bdb.Close(); err != nil {
 		return wrapf("store: close %s: %w", d.dir, err)
 	}
+	if !d.opts.ReadOnly {
+		recordTables(d.dir, badgerOptions(d.dir, d.opts))
+	}
 	return nil
+}
+
+// recordTables verifies, once a writer has closed the store in dir, the
+// tables it wrote (checkTables records them in VerifiedFile), so that the
+// next open (explain's after an infer) reads none of their blocks. It runs
+// under the directory's exclusive lock and does nothing when another
+// process holds it; damage found is left for the next open to report.
+func recordTables(dir string, bo badger.Options) {
+	unlock, err := lockDir(dir, false)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	checkTables(dir, bo, false)
 }
 
 // baseTableSize is the size of the store's tables (Badger's base table

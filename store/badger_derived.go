@@ -309,11 +309,7 @@ func (d *DB) GetDerived(f Fact) (Derived, bool, error) {
 		if err != nil {
 			return err
 		}
-		rules, err := d.ruleRefs(txn, gen)
-		if err != nil {
-			return err
-		}
-		conf, prov, err := rules.decode(v)
+		conf, prov, err := d.decodeOne(txn, gen, v)
 		if err != nil {
 			return err
 		}

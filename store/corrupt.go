@@ -42,20 +42,31 @@ func corrupt(dir, file, what string) error {
 	return &CorruptError{Dir: dir, File: file, What: strings.TrimSpace(what)}
 }
 
+// tableChecks counts what checkTables did: the tables checked, and those
+// (and their bytes) whose every block checksum was verified.
+type tableChecks struct {
+	Tables, Full int
+	FullBytes    int64
+}
+
 // checkTables opens the MANIFEST of the store in dir and every table it
 // lists, outside Badger, so that damage is reported as a CorruptError
 // instead of a panic in one of Badger's goroutines (which no caller can
-// recover). With full, every block's checksum is verified; otherwise the
-// table index (checksummed too) and the last key are read. It returns the
-// number of tables checked.
-func checkTables(dir string, bo badger.Options, full bool) (n int, err error) {
+// recover), or a block that Badger's reads would silently skip (its
+// iterators end at a block whose checksum does not match). Every table's
+// footer and index (checksummed too) are read. With all, every block's
+// checksum of every table is verified too; otherwise only those of the
+// tables VerifiedFile does not list with their file's current stamp. The
+// tables verified are then recorded in VerifiedFile (when the directory is
+// writable; a failed write only means a full check next time).
+func checkTables(dir string, bo badger.Options, all bool) (c tableChecks, err error) {
 	mpath := filepath.Join(dir, "MANIFEST")
 	fp, err := os.Open(mpath)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil // a new store
+		return c, nil // a new store
 	}
 	if err != nil {
-		return 0, wrapf("store: open %s: %w", dir, err)
+		return c, wrapf("store: open %s: %w", dir, err)
 	}
 	defer fp.Close()
 	file := "MANIFEST"
@@ -66,20 +77,36 @@ func checkTables(dir string, bo badger.Options, full bool) (n int, err error) {
 	}()
 	mf, _, err := badger.ReplayManifestFile(fp, bo.ExternalMagicVersion, bo)
 	if err != nil {
-		return 0, corrupt(dir, file, err.Error())
+		return c, corrupt(dir, file, err.Error())
 	}
-	mode := options.NoVerification
-	if full {
-		mode = options.OnTableRead
+	var ver verified
+	if !all {
+		ver = readVerified(dir)
 	}
+	stamps := make(map[uint64]tableStamp, len(mf.Tables))
 	for id, tm := range mf.Tables {
 		file = table.IDToFilename(id)
-		if err := checkTable(filepath.Join(dir, file), id, &table.Options{ChkMode: mode, Compression: tm.Compression}); err != nil {
-			return n, corrupt(dir, file, err.Error())
+		path := filepath.Join(dir, file)
+		st, serr := statTable(path) // before the check: a change meanwhile is a new stamp
+		full := all || serr != nil || !ver.trusts(id, st)
+		mode := options.NoVerification
+		if full {
+			mode = options.OnTableRead
 		}
-		n++
+		if err := checkTable(path, id, &table.Options{ChkMode: mode, Compression: tm.Compression}); err != nil {
+			return c, corrupt(dir, file, err.Error())
+		}
+		c.Tables++
+		if full {
+			c.Full++
+			c.FullBytes += st.Size
+		}
+		stamps[id] = st
 	}
-	return n, nil
+	if c.Full > 0 || len(ver.stamps) != len(stamps) {
+		writeVerified(dir, stamps) // a cache: without it the next open checks all
+	}
+	return c, nil
 }
 
 // checkTable maps one table file and reads its index (and, in mode

@@ -164,8 +164,10 @@ func TestRuleTableStaleCache(t *testing.T) {
 	if err := db.ReplaceDerived(ctx, derivedFactsOf(3, 0, 10, "r")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := db.GetDerived(Fact{Rel: 3, Args: []ID{0, 0}}); err != nil { // caches the table
-		t.Fatal(err)
+	for _, err := range db.ScanDerived(3) { // caches the table
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	u := DerivedUpdate{Put: derivedFactsOf(3, 100, 10, "new")}
 	if err := db.UpdateDerived(ctx, u); err != nil {
@@ -181,6 +183,15 @@ func TestRuleTableStaleCache(t *testing.T) {
 		got, ok, err := db.GetDerived(d.Fact)
 		if err != nil || !ok || got.Prov.Rule != d.Prov.Rule {
 			t.Fatalf("GetDerived(%v) = %+v, %v, %v; want rule %q", d.Fact, got, ok, err, d.Prov.Rule)
+		}
+	}
+	want := map[string]string{}
+	for _, d := range u.Put {
+		want[fmt.Sprint(d.Fact)] = d.Prov.Rule
+	}
+	for d, err := range db.ScanDerived(3) { // reads the table again
+		if r, ok := want[fmt.Sprint(d.Fact)]; err != nil || ok && d.Prov.Rule != r {
+			t.Fatalf("ScanDerived: %+v, %v; want rule %q", d, err, r)
 		}
 	}
 }

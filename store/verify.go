@@ -24,7 +24,8 @@ type VerifyStats struct {
 }
 
 // Verify checks the whole store: the checksum of every block of every table
-// (Open has done it once; Verify reads them again), then every key and
+// (Open verifies a table once, the first time it opens it, see
+// VerifiedFile; Verify reads them all again), then every key and
 // value: each must decode, the reverse index must mirror the forward one,
 // the per-relation counters of base and derived facts must match the
 // facts, the record must be whole, and the change log must count its
@@ -36,11 +37,11 @@ func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 	if err := d.open(); err != nil {
 		return st, wrapf("store: verify: %w", err)
 	}
-	n, err := checkTables(d.dir, badgerOptions(d.dir, d.opts), true)
+	c, err := checkTables(d.dir, badgerOptions(d.dir, d.opts), true)
 	if err != nil {
 		return st, err
 	}
-	st.Tables = n
+	st.Tables = c.Tables
 	if err := d.bdb.VerifyChecksum(); err != nil {
 		return st, badgerCorrupt(d.dir, err)
 	}

@@ -28,16 +28,19 @@ func MaterialLine(derived int, ms store.MaterialState) string {
 // base facts were loaded or retracted since the infer that stored them
 // (ms, what the store says of its materialisation); "" when they are not,
 // or when no infer recorded its program.
-func StaleNote(ms store.MaterialState) string {
+func StaleNote(ms store.MaterialState) string { return StalenessNote(store.StalenessOfState(ms)) }
+
+// StalenessNote is StaleNote of what store.StalenessOf returned.
+func StalenessNote(s store.Staleness) string {
 	switch {
-	case ms.Program == nil:
+	case !s.Record:
 		return ""
-	case ms.Overflow:
+	case s.Overflow:
 		return fmt.Sprintf("note: the derived facts are out of date: more than %d base facts changed since they were inferred; drumql infer updates them", store.MaxChangeLog)
-	case len(ms.Changes) == 1:
+	case s.Changes == 1:
 		return "note: the derived facts are out of date: 1 base fact changed since they were inferred; drumql infer updates them"
-	case len(ms.Changes) > 0:
-		return fmt.Sprintf("note: the derived facts are out of date: %d base facts changed since they were inferred; drumql infer updates them", len(ms.Changes))
+	case s.Changes > 0:
+		return fmt.Sprintf("note: the derived facts are out of date: %d base facts changed since they were inferred; drumql infer updates them", s.Changes)
 	}
 	return ""
 }

@@ -67,9 +67,9 @@ func noteStale(w io.Writer, st store.Store) {
 // staleNote is the note that the store's derived facts are out of date
 // (wire.StaleNote); "" when they are not.
 func staleNote(st store.Store) string {
-	ms, err := st.Materialised()
+	s, err := store.StalenessOf(st)
 	if err != nil {
 		return ""
 	}
-	return wire.StaleNote(ms)
+	return wire.StalenessNote(s)
 }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The pinned FB15k-237 file (issue 49 item 2): infer it with a build and
+# check that the build derives exactly the facts of the recorded infer,
+# with confidences within 1e-6, by the digests of `drumql stats --digest`
+# recorded below; then time `explain` of one derived fact. The digests
+# recorded are of the infer by ad85bbf, which derived as many facts as
+# 22cd86d's (11,866,216); 22cd86d's own digest is not recorded yet
+# (BIN=<a build of 22cd86d> bench/pinned.sh prints it).
+#
+# The pinned file is the output of `drumql mine --len 3` over FB15k-237 by
+# the build at 22cd86d (docs/BENCHMARKS.md, "The pinned FB15k-237 file"
+# says how to make it; 111,818 rules, SHA-256 f9a23e1d5bc5...). It is not
+# in the repository (32 MB): give its path.
+#
+#   PINNED=fb-pinned.dl bench/pinned.sh              # infers with this work tree's build
+#   PINNED=fb-pinned.dl BIN=/path/to/drumql bench/pinned.sh
+#
+# BIN, when given, loads FB15k-237 and infers; the digest and explain are
+# always this work tree's build (the first with stats --digest). An infer
+# takes minutes and GBs: 12 to 17 min and 4.6 to 8 GB in the runs of
+# docs/BENCHMARKS.md. Exit 1 when the digests differ.
+#
+# What it prints is one infer's wall, CPU and peak RSS, the digests, and
+# three runs of explain, e.g. (an infer of 26 facts, not the pinned file):
+#
+#   infer: 0:00.16 wall, 0.05 s user + 0.01 s sys, peak RSS 28 MB
+#   derived facts: 26 (want 11866216)
+#   ...
+#   explain (run 1): 0.03 s, 27 MB
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DS=${DRUMQL_DATASETS:-../shared/datasets}
+: "${PINNED:?set PINNED to the pinned mined file}"
+if [ ! -d "$DS/fb15k-237" ]; then
+  echo "pinned: skipped: $DS/fb15k-237 not found (set DRUMQL_DATASETS)"
+  exit 0
+fi
+# The derived facts of ad85bbf's infer of the pinned file, as
+# `drumql stats --digest` prints them.
+WANT_FACTS=11866216
+WANT_DIGEST=sha256:da0ca6858efa260db8f095a5d8481d497ce8c89149c818246a2c53b10cf7f4da
+WANT_CONF=sha256:6edf88f5f7e2825e80d6f0c017c188cebbe6778eac2cf48532a0ad5e190a19b6
+out=bench/out/pinned
+rm -rf "$out"; mkdir -p "$out"
+. bench/lib.sh
+REPEAT=1
+build_builds "$out"
+bin=${BIN:-$out/drumql-head}
+head=$out/drumql-head
+machine_line
+echo "pinned file: $PINNED, SHA-256 $(sha256sum "$PINNED" | cut -c1-12)...; infer with $bin"
+db=$out/fb.db
+"$bin" --db "$db" -q load "$DS/fb15k-237" >/dev/null
+/usr/bin/time -v "$bin" --db "$db" -q infer "$PINNED" >"$out/infer.out" 2>"$out/infer.time"
+tv() { grep -F "$1" "$out/infer.time" | awk '{print $NF}'; }
+echo "infer: $(tv 'Elapsed (wall') wall, $(tv 'User time') s user + $(tv 'System time') s sys, peak RSS $(( $(tv 'Maximum resident') / 1024 )) MB"
+"$head" --db "$db" stats --digest --format json >"$out/digest.json"
+got() { sed -n "s/.*\"$1\": \"\{0,1\}\([^\",]*\).*/\1/p" "$out/digest.json"; }
+echo "derived facts: $(got derived_facts) (want $WANT_FACTS)"
+echo "digest: $(got digest)"
+echo "confidence digest: $(got confidence_digest)"
+status=0
+if [ "$(got derived_facts)" != "$WANT_FACTS" ] || [ "$(got digest)" != "$WANT_DIGEST" ]; then
+  echo "pinned: the derived facts differ from ad85bbf's ($WANT_DIGEST)"
+  status=1
+elif [ "$(got confidence_digest)" != "$WANT_CONF" ]; then
+  echo "pinned: the same facts, but confidences differ from ad85bbf's ($WANT_CONF) after rounding to 6 decimals"
+  echo "        (by more than 1e-6, or two values within 1e-6 rounding apart: compare the facts' confidences)"
+  status=1
+else
+  echo "pinned: the same facts and confidences (to 6 decimals) as ad85bbf's infer"
+fi
+q='"/award/award_category/category_of"("/m/01c99j", "/m/0c4ys")'
+for run in 1 2 3; do # infer's close verified the tables it wrote (TABLES-VERIFIED): no run reads them all
+  /usr/bin/time -f "%e %M" "$head" --db "$db" explain "$q" >"$out/explain.out" 2>"$out/explain.time"
+  echo "explain (run $run): $(tail -1 "$out/explain.time" | awk '{printf "%.2f s, %d MB", $1, $2/1024}')"
+done
+exit $status
