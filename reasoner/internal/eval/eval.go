@@ -101,6 +101,8 @@ type Evaluator struct {
 	// res caches the regular expressions of match (expr.go).
 	reMu sync.Mutex
 	res  map[string]*regexp.Regexp
+
+	deltaBuf [][]int32 // apply's deltas by relation, reused
 }
 
 // memoryInUse is the memory the process holds: what the Go runtime has

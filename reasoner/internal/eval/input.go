@@ -30,7 +30,9 @@ func (r *Relation) load(t []uint32, c float64, prov int32) {
 	if r.sorted && r.N > 0 && slices.Compare(t, r.Tuple(int32(r.N-1))) <= 0 {
 		r.indexAll()
 	}
-	r.add(t, c, prov)
+	if i := r.add(t, c, prov); !r.sorted && r.Arity > 0 {
+		r.Unique.insert(r, i)
+	}
 }
 
 // search returns the index of the tuple t in the sorted relation r, or -1.

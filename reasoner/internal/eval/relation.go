@@ -181,10 +181,14 @@ func (r *Relation) Add(t []uint32, c float64, prov int32) int32 {
 	if r.sorted {
 		r.indexAll()
 	}
-	return r.add(t, c, prov)
+	i := r.add(t, c, prov)
+	if r.Arity > 0 {
+		r.Unique.insert(r, i)
+	}
+	return i
 }
 
-// add is Add without building the unique index of a sorted relation.
+// add is Add without the unique index, which its callers fill.
 func (r *Relation) add(t []uint32, c float64, prov int32) int32 {
 	i := int32(r.N)
 	k := int(i >> ChunkBits)
@@ -218,9 +222,6 @@ func (r *Relation) add(t []uint32, c float64, prov int32) int32 {
 		r.Alive++
 	}
 	r.weighted = r.weighted || c < 1
-	if r.Arity > 0 && !r.sorted {
-		r.Unique.insert(r, i)
-	}
 	for _, ix := range r.Idx {
 		ix.insert(r, i)
 	}
