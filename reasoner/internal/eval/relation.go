@@ -250,7 +250,11 @@ func (r *Relation) Index(mask uint32) *hashIndex {
 		return ix
 	}
 	ix := &hashIndex{mask: mask}
-	ix.fill(r)
+	if r.sorted && !r.weighted && prefixMask(mask) {
+		ix.fillSorted(r) // input.go
+	} else {
+		ix.fill(r)
+	}
 	r.Idx[mask] = ix
 	return ix
 }
