@@ -11,15 +11,16 @@ import (
 // TestRunInputsUnindexed runs, with -j 1, 2 and 4, a closure over inputs
 // the evaluator keeps sorted without a unique index (edge: its index by
 // source linked key by key, a negation that looks whole edges up) and an
-// input the program states a fact of (extra, indexed at that fact): every
-// run writes the same bytes, and they hold what a search of the graph in
-// the test finds.
+// input the program states a fact of (extra, indexed at that fact), on a
+// graph whose closure's rounds fill candidate buffers past the point where
+// they stop looking candidates up (outBuf.plain): every run writes the
+// same bytes, and they hold what a search of the graph in the test finds.
 func TestRunInputsUnindexed(t *testing.T) {
-	const n = 60
+	const n = 150
 	adj := map[int][]int{}
 	var edges, extra strings.Builder
 	x := uint32(3)
-	for range 150 {
+	for range 400 {
 		x = x*1664525 + 1013904223
 		a := int(x>>8) % n
 		x = x*1664525 + 1013904223
