@@ -155,9 +155,22 @@ func (e *Evaluator) endRound(delta map[int32][]int32) {
 		}
 		// Workers look a candidate up before buffering it only where that
 		// pays: when many candidates were already known last round. The
-		// result is the same either way (apply decides).
+		// result is the same either way (apply decides). While they look
+		// up, the merge sees only the repeats they missed, so a relation
+		// keeps the lookups while one candidate in 8 still repeats. A lean
+		// relation (Evaluate) that goes without them starts again only
+		// when 7 in 8 repeat: the merge looks a candidate up for a fraction
+		// of what a worker's lookup costs (prefetched in batches, see
+		// prefetch; the worker's probes are one dependent miss after
+		// another), and a crisp buffer of new facts costs 20 bytes a
+		// candidate (outBuf.plain). sg-2k: 30% less CPU than with the
+		// lookups back at 1 in 8, 30% more peak RSS.
 		if r.cands >= 1024 {
-			r.CheckEmit = 8*r.dups >= r.cands
+			if r.CheckEmit || !r.Lean {
+				r.CheckEmit = 8*r.dups >= r.cands
+			} else {
+				r.CheckEmit = 8*r.dups >= 7*r.cands
+			}
 		}
 		r.cands, r.dups = 0, 0
 	}

@@ -40,3 +40,29 @@ func TestLookupAddAt(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckEmitHysteresis checks when workers look candidates up (endRound):
+// a relation that looks them up stops when fewer than 1 in 8 repeat; a lean
+// one that does not starts again only at 7 in 8, another at 1 in 8.
+func TestCheckEmitHysteresis(t *testing.T) {
+	for _, c := range []struct {
+		lean, check bool
+		dups        int
+		want        bool
+	}{
+		{true, true, 127, false}, {true, true, 128, true},
+		{true, false, 128, false}, {true, false, 895, false}, {true, false, 896, true},
+		{false, false, 128, true}, {false, false, 127, false},
+	} {
+		r := NewRelation("r", 2)
+		if c.lean {
+			r.MakeLean()
+		}
+		r.CheckEmit, r.cands, r.dups = c.check, 1024, c.dups
+		e := &Evaluator{Rels: []*Relation{r}}
+		e.endRound(map[int32][]int32{})
+		if r.CheckEmit != c.want {
+			t.Errorf("lean %v, looking up %v, %d repeats in 1024: looking up %v, want %v", c.lean, c.check, c.dups, r.CheckEmit, c.want)
+		}
+	}
+}
