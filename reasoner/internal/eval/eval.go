@@ -101,6 +101,8 @@ type Evaluator struct {
 	// res caches the regular expressions of match (expr.go).
 	reMu sync.Mutex
 	res  map[string]*regexp.Regexp
+
+	deltaBuf [][]int32 // apply's deltas by relation, reused
 }
 
 // memoryInUse is the memory the process holds: what the Go runtime has
@@ -366,13 +368,14 @@ func (e *Evaluator) LoadStore(r *Relation) error {
 	if !ok || e.Syms.IsLocal(id) {
 		return nil
 	}
+	r.sorted = e.sortedInput(r) // see input.go
 	for f, err := range e.St.Scan(id) {
 		if err != nil {
 			return pkgerr.Newf("reasoner: load %s: %w", r.Name, err)
 		}
 		if len(f.Args) == r.Arity {
 			r.take(f.Args)
-			r.Add(f.Args, 1, ProvBase)
+			r.load(f.Args, 1, ProvBase)
 			e.Work++
 		}
 	}

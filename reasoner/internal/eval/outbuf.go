@@ -21,12 +21,31 @@ import "slices"
 // column and slots at a load of at most 1/2 with a list of the occupied
 // ones took 48 to 64. The round's candidate buffers were the largest item
 // of sg-2k's evaluation.
+//
+// A crisp buffer whose first plainAfter candidates were nearly all
+// distinct (fewer than one in plainRatio found in the buffer) stops
+// looking its candidates up (plain): on sg-2k the buffer's table was 15%
+// of the CPU and found almost nothing, the workers' own check (seen.go)
+// having dropped the repeats first. A candidate a plain buffer holds twice
+// is merged twice, with the outcome of one record: the merge keeps the
+// first of the highest confidence, as put does.
 type outBuf struct {
 	words []uint32
 	conf  []float64 // nil while every candidate's confidence is 1
 	offs  []int32   // word offset of each record
 	slots []uint64  // open addressing: hash<<32 | record+1, 0 empty
+	// puts and hits count put's calls and those that found their fact,
+	// until plain.
+	puts, hits int
+	plain      bool
 }
+
+// A buffer becomes plain after plainAfter candidates of which fewer than
+// one in plainRatio were found in it.
+const (
+	plainAfter = 1 << 12
+	plainRatio = 64
+)
 
 // len is the number of records of b.
 func (b *outBuf) len() int { return len(b.offs) }
@@ -64,6 +83,7 @@ func (b *outBuf) reset() {
 		clear(b.slots)
 	}
 	b.words, b.offs = b.words[:0], b.offs[:0]
+	b.puts, b.hits, b.plain = 0, 0, false
 	if b.conf != nil {
 		b.conf = b.conf[:0]
 	}
@@ -76,6 +96,15 @@ func (b *outBuf) reset() {
 // which keeps the fact where its first derivation put it; otherwise it is
 // appended and the merge sees both, in order, as it would without put.
 func (b *outBuf) put(e *Evaluator, rel, rule uint32, h, refs []uint32, c float64) {
+	if b.plain {
+		b.append(rel, rule, h, refs, c)
+		return
+	}
+	if b.puts++; b.puts == plainAfter && b.conf == nil && plainRatio*b.hits < b.puts {
+		b.plain = true
+		b.append(rel, rule, h, refs, c)
+		return
+	}
 	if 4*(len(b.offs)+1) > 3*len(b.slots) {
 		b.grow()
 	}
@@ -91,6 +120,7 @@ func (b *outBuf) put(e *Evaluator, rel, rule uint32, h, refs []uint32, c float64
 		if b.words[off] != rel || !slices.Equal(b.words[off+2:off+2+len(h)], h) {
 			continue
 		}
+		b.hits++
 		if c <= b.confAt(k) {
 			return
 		}

@@ -88,3 +88,42 @@ func TestOutBufBytesPerCandidate(t *testing.T) {
 		t.Fatalf("after a small round: %d records (want 1), %d slots", b.len(), len(b.slots))
 	}
 }
+
+// TestOutBufPlain checks when a buffer stops looking its candidates up:
+// after plainAfter crisp candidates nearly all distinct, and then its
+// slots stop growing (those of plainAfter records); not while one
+// candidate in 32 repeats, nor when confidences are not all 1; and reset
+// makes it look up again.
+func TestOutBufPlain(t *testing.T) {
+	e := &Evaluator{}
+	const n = 50000
+	var b outBuf
+	for i := range n {
+		b.put(e, 3, 0, []uint32{uint32(i), 1}, nil, 1)
+	}
+	b.put(e, 3, 0, []uint32{7, 1}, nil, 1)
+	if !b.plain || b.len() != n+1 || len(b.slots) > 2*plainAfter {
+		t.Errorf("distinct candidates: plain %v, %d records for %d puts, %d slots (want at most %d)", b.plain, b.len(), n+1, len(b.slots), 2*plainAfter)
+	}
+	b.reset()
+	if b.plain {
+		t.Fatal("plain after reset")
+	}
+	for i := range n {
+		k := i
+		if i%32 == 31 {
+			k-- // the candidate before, again
+		}
+		b.put(e, 3, 0, []uint32{uint32(k), 1}, nil, 1)
+	}
+	if want := n - n/32; b.plain || b.len() != want {
+		t.Errorf("one repeat in 32: plain %v, %d records, want %d", b.plain, b.len(), want)
+	}
+	b.reset()
+	for i := range n {
+		b.put(e, 3, 0, []uint32{uint32(i), 1}, nil, 0.5)
+	}
+	if b.plain {
+		t.Error("weighted candidates: plain")
+	}
+}

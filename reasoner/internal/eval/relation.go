@@ -48,6 +48,9 @@ type Relation struct {
 	weighted bool       // some tuple has a confidence below 1 (see order.go)
 	Shared   bool       // owned by an Engine: read-only
 	choice   *choiceSet // the choice-domain keys taken (Options.Choice), or nil
+	// sorted: no unique index, the tuples strictly increasing; Find
+	// searches them and Add builds the index first (see input.go).
+	sorted bool
 }
 
 // chunkBits is log2 of the number of tuples in a full chunk of a
@@ -167,11 +170,26 @@ func (r *Relation) Find(t []uint32) int32 {
 		}
 		return -1
 	}
+	if r.sorted {
+		return r.search(t)
+	}
 	return r.Unique.First(r, t)
 }
 
 // Add appends the tuple t (which must be absent) and indexes it.
 func (r *Relation) Add(t []uint32, c float64, prov int32) int32 {
+	if r.sorted {
+		r.indexAll()
+	}
+	i := r.add(t, c, prov)
+	if r.Arity > 0 {
+		r.Unique.insert(r, i)
+	}
+	return i
+}
+
+// add is Add without the unique index, which its callers fill.
+func (r *Relation) add(t []uint32, c float64, prov int32) int32 {
 	i := int32(r.N)
 	k := int(i >> ChunkBits)
 	if r.Lean && r.Conf == nil && c != 1 {
@@ -204,9 +222,6 @@ func (r *Relation) Add(t []uint32, c float64, prov int32) int32 {
 		r.Alive++
 	}
 	r.weighted = r.weighted || c < 1
-	if r.Arity > 0 {
-		r.Unique.insert(r, i)
-	}
 	for _, ix := range r.Idx {
 		ix.insert(r, i)
 	}
@@ -235,7 +250,11 @@ func (r *Relation) Index(mask uint32) *hashIndex {
 		return ix
 	}
 	ix := &hashIndex{mask: mask}
-	ix.fill(r)
+	if r.sorted && !r.weighted && prefixMask(mask) {
+		ix.fillSorted(r) // input.go
+	} else {
+		ix.fill(r)
+	}
 	r.Idx[mask] = ix
 	return ix
 }
