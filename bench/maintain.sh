@@ -152,10 +152,11 @@ if [[ " $CASES " == *" mined "* ]]; then
   # (ruleuse reads the stored derived facts and writes the image.)
   go build -o "$out/ruleuse" ./bench/ruleuse
   "$out/ruleuse" -db "$out/mined.db" > "$out/use.tsv"
-  most=$(sort -t"$(printf '\t')" -k1,1nr -k2,2 "$out/use.tsv" | head -n1 | sed 's/.*://')
+  # (awk, not sort | head: head's early exit fails the pipe under pipefail)
+  read -r most nmost < <(awk -F'\t' 'NR == 1 || $1 + 0 > n { n = $1 + 0; l = $2 } END { sub(/.*:/, "", l); print l, n }' "$out/use.tsv")
   awk -v min="$MIN" -v most="$most" '/ :- / { split($0, a, " :: "); if (a[1] + 0 >= min && NR != most) print NR }' "$out/mined.dl" |
     awk -v n="$NRULES" -v seed="$SEED" '{ l[m++] = $0 } END { srand(seed); for (i = 0; i < n && m > 0; i++) { k = int(rand()*m); print l[k]; l[k] = l[--m] } }' > "$out/rules.txt"
-  echo "rule with the most derivations: line $most ($(sort -rn "$out/use.tsv" | head -n1 | cut -f1) facts); random rules: lines $(tr '\n' ' ' < "$out/rules.txt")"
+  echo "rule with the most derivations: line $most ($nmost facts); random rules: lines $(tr '\n' ' ' < "$out/rules.txt")"
   rel=$(cut -f2 "$DS/fb15k-237/train.txt" | tr -d '\r' | sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
   random_facts "$rel" 1000 11 > "$out/random-mined.tsv"
   edits="remove-most add-most halve-most remove-random add-random halve-random add-1000"
@@ -172,7 +173,7 @@ if [[ " $CASES " == *" mined "* ]]; then
       awk -v l="$line" 'NR==l { split($0, a, " :: "); printf "%.6g :: %s\n", a[1]/2, a[2]; next } { print }' "$out/mined.dl" > "$out/cur.dl"
       timed "mined-halve-$kind" "${minedupd[@]}"
       cp "$out/mined.dl" "$out/cur.dl"
-      "${minedupd[@]}" > /dev/null
+      "${minedupd[@]}" > /dev/null 2>&1
     done
     "$bin" --db "$out/mined.db" -q load "$out/random-mined.tsv" > /dev/null 2>&1
     timed mined-add-1000 "${minedupd[@]}"
