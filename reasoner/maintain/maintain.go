@@ -148,8 +148,12 @@ type Materialisation struct {
 	// moved (a line inserted above them) to their new references, since
 	// the last Apply.
 	renames map[string]string
-	record  []byte // Record, computed once per program and threshold
-	broken  error
+	// renamedRule is, for each key of renames that is a rule's reference,
+	// the compiled rule (storedRenames passes the store only those of
+	// rules with a fact).
+	renamedRule map[string]int
+	record      []byte // Record, computed once per program and threshold
+	broken      error
 	// poolMark is the size of the provenance pool after the last
 	// compaction, or at the first update, and deadMark the removed
 	// tuples a compaction kept (maintain_compact.go).
@@ -307,6 +311,7 @@ func (m *Materialisation) apply(ctx context.Context, d Delta) (Change, error) {
 	rounds := e.Iterations
 	m.touch = eval.NewTouchLog(&m.touchAt)
 	m.renames = map[string]string{}
+	m.renamedRule = map[string]int{}
 	e.Touch = m.touch
 	defer func() { e.Touch = nil }()
 	var kill, add []int

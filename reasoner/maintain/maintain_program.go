@@ -368,6 +368,7 @@ func (m *Materialisation) setProgram(prog *datalog.Program, match []int) (kill, 
 			m.u.Descs[m.u.Meta[ci].Src] = eval.DescribeRule(r)
 			if after := ruleRefOf(m.u, cr); after != before {
 				m.renames[before] = after
+				m.renamedRule[before] = ci
 			}
 			continue
 		}

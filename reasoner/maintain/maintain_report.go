@@ -215,3 +215,34 @@ func (c Change) String() string {
 	}
 	return s
 }
+
+// ProofsByRule returns, per rule of the program (in its order), the
+// number of facts of the materialisation whose best proof is by that rule
+// (a rederive twin's proofs count for its rule). bench/ruleuse prints it:
+// bench/maintain.sh edits the rule with the most.
+func (m *Materialisation) ProofsByRule() []int {
+	e := m.e
+	pos := make([]int, len(e.Rules)) // compiled rule -> program position
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, ci := range m.ruleOf {
+		pos[ci] = i
+	}
+	n := make([]int, len(m.ruleOf))
+	for _, r := range e.Rels {
+		if r.Internal {
+			continue
+		}
+		for t := range int32(r.N) {
+			p := r.ProvAt(t)
+			if p < 0 || r.ConfAt(t) == 0 {
+				continue
+			}
+			if at := pos[m.main[e.Pool.Rule(p)]]; at >= 0 {
+				n[at]++
+			}
+		}
+	}
+	return n
+}

@@ -3,11 +3,13 @@ package maintain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/drumql/drumql/reasoner/internal/eval"
 	"github.com/drumql/drumql/reasoner/internal/testkit"
+	"github.com/drumql/drumql/store"
 )
 
 // TestChangeListsLargest checks the changed facts an update lists when
@@ -54,5 +56,35 @@ func changeListsLargest(t *testing.T, reversed bool) {
 		if got := fmt.Sprintf("%s(%s) %g -> %g", f.Pred, strings.Join(f.Args, ","), f.Old, f.New); got != want {
 			t.Fatalf("listed fact %d: %s, want %s", j, got, want)
 		}
+	}
+}
+
+// TestProofsByRule counts, per rule of the program, the facts it is the
+// best proof of, after Materialise and after an update that makes the
+// second rule the proof of one fact fewer (its twin's proofs count for it).
+func TestProofsByRule(t *testing.T) {
+	ctx := context.Background()
+	st := testkit.NewStore(t, "a\te\tb\nb\te\tc\nc\te\td\n")
+	src := "p(X, Y) :- e(X, Y).\n0.5 :: p(X, Z) :- p(X, Y), e(Y, Z).\nq(X) :- e(X, b).\n"
+	m, _, err := Materialise(ctx, st, testkit.MustParse(t, src), eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// p(a, b), p(b, c), p(c, d) by the first rule; p(a, c), p(b, d),
+	// p(a, d) by the second; q(a) by the third.
+	if got, want := m.ProofsByRule(), []int{3, 3, 1}; !slices.Equal(got, want) {
+		t.Errorf("after Materialise: %v, want %v", got, want)
+	}
+	e, _, _ := st.Lookup("e")
+	c, _, _ := st.Lookup("c")
+	d, _, _ := st.Lookup("d")
+	if _, err := st.Retract(ctx, &store.Batch{Graph: []store.NamedTriple{{S: "c", R: "e", O: "d"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: store.Fact{Rel: e, Args: []store.ID{c, d}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.ProofsByRule(), []int{2, 1, 1}; !slices.Equal(got, want) {
+		t.Errorf("after removing e(c, d): %v, want %v", got, want)
 	}
 }

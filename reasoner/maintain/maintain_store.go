@@ -510,7 +510,7 @@ func (m *Materialisation) WriteUpdate(ctx context.Context, ch Change) error {
 		Interned: make([]bool, len(e.Rels))}
 	var up store.DerivedUpdate
 	up.Program = m.Record()
-	up.Renames = m.renames
+	up.Renames = m.storedRenames()
 	for i, k := range m.touch.Order {
 		ri, t := eval.Untkey(k)
 		r := e.Rels[ri]
@@ -547,3 +547,41 @@ func (m *Materialisation) WriteUpdate(ctx context.Context, ch Change) error {
 	}
 	return nil
 }
+
+// storedRenames returns the renames an update passes the store: those of
+// program facts, and those of the rules that are the best proof of a
+// derived fact. A line removed near the top of a mined file moves the
+// rules below it, a hundred thousand, most of which derive nothing: their
+// references are in no stored proof, and renaming them made the update
+// too large for one transaction (the store then copies every derived
+// fact). The tuples the update changed are written with their new
+// references, so the state after the update decides.
+func (m *Materialisation) storedRenames() map[string]string {
+	if len(m.renamedRule) <= fewRenames {
+		return m.renames
+	}
+	e := m.e
+	used := make([]bool, len(e.Rules))
+	for _, r := range e.Rels {
+		if r.Internal {
+			continue
+		}
+		for t := range int32(r.N) {
+			if p := r.ProvAt(t); p >= 0 && r.ConfAt(t) > 0 {
+				used[m.main[e.Pool.Rule(p)]] = true
+			}
+		}
+	}
+	out := make(map[string]string, len(m.renames))
+	for before, after := range m.renames {
+		if ci, ok := m.renamedRule[before]; ok && !used[ci] {
+			continue
+		}
+		out[before] = after
+	}
+	return out
+}
+
+// fewRenames is the number of renamed rules below which storedRenames
+// passes them all without looking for their facts.
+const fewRenames = 64
