@@ -72,19 +72,28 @@ func (v *relView) conf(t int32) (float64, bool) {
 // facView is the view of a plan's atoms b and c.
 type facView struct{ b, c *relView }
 
+// viewPerItem is how many tuples of view (confidences copied) a round's
+// plans may cost per first-step tuple they have, for their memos to be
+// shared: an item's memo build and emits are tens of joins, a view is a
+// copy. An incremental update's rounds of a few delta tuples over
+// relations of millions keep their own memos.
+const viewPerItem = 256
+
 // facShareMax bounds the entries of a worker's shared memos: past it they
 // are emptied (about 50 MB a worker).
 const facShareMax = 1 << 20
 
 // shareOf returns the shared memos of the round of plans ps: one pair for
 // every factorised plan that scans tuples of its first atom with the memo
-// (no gate, no grouped or walked delta), nil when there is none or
-// sharing is off.
+// (no gate, no grouped or walked delta), nil when there is none, when
+// sharing is off, or when the views would cost more than viewPerItem
+// tuples per first-step tuple of those plans.
 func (e *Evaluator) shareOf(ps []*Plan) *facShare {
 	if e.noShare {
 		return nil
 	}
 	var s *facShare
+	items, cost := 0, 0
 	for _, p := range ps {
 		fp := p.fac
 		if fp == nil || fp.gateAt != gateNone || fp.demand != 1 || fp.groups != nil {
@@ -94,17 +103,24 @@ func (e *Evaluator) shareOf(ps []*Plan) *facShare {
 			s = &facShare{weight: map[facSig]float64{}, views: map[int32]*relView{}}
 		}
 		s.weight[fp.sig] = max(s.weight[fp.sig], fp.weight)
+		n, _ := planItems(p)
+		items += n
 		for _, ri := range []int32{fp.sig.b, fp.sig.c} {
 			if _, ok := s.views[ri]; !ok {
-				s.views[ri] = viewOf(e.Rels[ri])
+				s.views[ri] = nil
+				cost += e.Rels[ri].Len()
 			}
 		}
 	}
-	if s != nil {
-		s.caches = make([]facCache, max(1, e.threads))
-		for i := range s.caches {
-			s.caches[i] = facCache{s: s, memos: map[facSig]*facMemo{}}
-		}
+	if s == nil || items*viewPerItem < cost {
+		return nil
+	}
+	for ri := range s.views {
+		s.views[ri] = viewOf(e.Rels[ri])
+	}
+	s.caches = make([]facCache, max(1, e.threads))
+	for i := range s.caches {
+		s.caches[i] = facCache{s: s, memos: map[facSig]*facMemo{}}
 	}
 	return s
 }
