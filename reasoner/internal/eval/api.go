@@ -115,10 +115,6 @@ type Options struct {
 	// WalkAlways walks every end atom's delta of a factorised plan, and
 	// walkNever none, instead of choosing by the delta (factor_walk.go).
 	WalkAlways, WalkNever bool
-	// NoShare gives every factorised plan its own memo of far ends,
-	// instead of one per round shared by the plans of the same two last
-	// atoms (factor_share.go).
-	NoShare bool
 	// NoRace evaluates a goal-directed query with the magic-set rewrite
 	// alone, without racing it against the bottom-up evaluation.
 	NoRace bool

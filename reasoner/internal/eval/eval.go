@@ -42,10 +42,6 @@ type Evaluator struct {
 	noFactor    bool // Options.noFactor
 	// walkAlways and walkNever: Options.walkAlways and walkNever.
 	walkAlways, walkNever bool
-	// noShare is Options.NoShare; share holds the round's shared memos of
-	// factorised plans (factor_share.go), nil outside a round.
-	noShare bool
-	share   *facShare
 	// roundDelta and facGroups are the delta deltaPlans plans and its
 	// groupings for factorised plans (facGroupsOf), while it plans.
 	roundDelta map[int32][]int32
@@ -230,7 +226,7 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 	return &Evaluator{
 		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, maxStr: opt.maxString(), MaxMem: opt.MaxMemory,
 		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor,
-		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, noShare: opt.NoShare, choice: opt.Choice,
+		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, choice: opt.Choice,
 		limit: opt.Limit, subsume: opt.Subsume,
 	}
 }
@@ -613,8 +609,6 @@ const BatchItems = 1 << 15
 // the relations, recording the new and improved tuples in delta, batch by
 // batch (see batchItems).
 func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
-	e.share = e.shareOf(ps)
-	defer func() { e.share = nil }()
 	var ts []task
 	items := 0
 	flush := func() error {

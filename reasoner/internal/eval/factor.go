@@ -187,9 +187,6 @@ type facPlan struct {
 	// and groups hold a's tuples): each group is walked level by level,
 	// V1, V2 then V3, each value once with its best path (facWalk).
 	walk bool
-	// sig is what the far ends of a V1 depend on besides the relations
-	// (factor_share.go).
-	sig facSig
 }
 
 // facPlanOf returns the factorised plan of rule r with the delta d at body
@@ -284,8 +281,6 @@ func (e *Evaluator) facPlanOf(r *Crule, deltaAt int, d []int32) *facPlan {
 			fp.neq[i][j] = sh.neq[a][b]
 		}
 	}
-	fp.sig = facSig{b: fp.lit[1].Atom.Rel, c: fp.lit[2].Atom.Rel, inB: int8(fp.in[1]), inC: int8(fp.in[2]),
-		neq: [3]bool{fp.neq[1][2], fp.neq[1][3], fp.neq[2][3]}}
 	fp.ixB = fp.rel[1].Index(1 << uint(fp.in[1]))
 	fp.ixC = fp.rel[2].Index(1 << uint(fp.in[2]))
 	if at == gateScan {
@@ -497,11 +492,6 @@ func (w *Worker) facEmit(p *Plan, vs [4]uint32, ts [3]int32) {
 // facRest returns the memo's far ends of V1 = v1, building them first when
 // the memo lacks them; false when the task stops.
 func (w *Worker) facRest(p *Plan, v1 uint32) ([]facEntry, bool) {
-	if w.share != nil {
-		if ents, ok, shared := w.share.rest(w, p, v1); shared {
-			return ents, ok
-		}
-	}
 	m := w.fm
 	if s, ok := m.span[v1]; ok {
 		return m.ents[s[0]:s[1]], true
@@ -510,23 +500,21 @@ func (w *Worker) facRest(p *Plan, v1 uint32) ([]facEntry, bool) {
 		m.reset(p)
 	}
 	lo := int32(len(m.ents))
-	ents, ok := w.facBuild(p, m, v1, nil, nil, p.fac.weight)
+	ents, ok := w.facBuild(p, v1, nil)
 	if ok {
 		m.span[v1] = [2]int32{lo, int32(len(m.ents))}
 	}
 	return ents, ok
 }
 
-// facBuild appends to memo m the far ends reached from V1 = v1 through
+// facBuild appends to the memo the far ends reached from V1 = v1 through
 // the tuples tbs of b (nil: all of b's with that V1), strongest first, and
-// returns them; false when the task stops. Paths weaker than the threshold
-// at weight wt are left out. With a view sv (a shared memo), the paths are
-// those of the relations as the round started: tuples added since are
-// left out, and confidences are the view's.
-func (w *Worker) facBuild(p *Plan, m *facMemo, v1 uint32, tbs []int32, sv *facView, wt float64) ([]facEntry, bool) {
+// returns them; false when the task stops.
+func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
+	m := w.fm
 	fp := p.fac
 	b, c := fp.rel[1], fp.rel[2]
-	min := w.E.Min
+	wt, min := fp.weight, w.E.Min
 	lo := int32(len(m.ents))
 	stopped := false
 	var kb, kc [2]uint32
@@ -553,12 +541,6 @@ func (w *Worker) facBuild(p *Plan, m *facMemo, v1 uint32, tbs []int32, sv *facVi
 			}
 			continue
 		}
-		if sv != nil {
-			var ok bool
-			if cb, ok = sv.b.conf(tb); !ok || cb*wt < min {
-				continue // what the round added: its delta joins it
-			}
-		}
 		v2 := b.Tuple(tb)[1-fp.in[1]]
 		if fp.neq[1][2] && !w.differ(v2, v1) {
 			continue
@@ -578,12 +560,6 @@ func (w *Worker) facBuild(p *Plan, m *facMemo, v1 uint32, tbs []int32, sv *facVi
 				}
 				w.cut++
 				continue
-			}
-			if sv != nil {
-				sc, ok := sv.c.conf(tc)
-				if cc = cb * sc; !ok || cc*wt < min {
-					continue
-				}
 			}
 			v3 := c.Tuple(tc)[1-fp.in[2]]
 			if (fp.neq[1][3] && !w.differ(v3, v1)) || (fp.neq[2][3] && !w.differ(v3, v2)) {

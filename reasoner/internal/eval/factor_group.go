@@ -16,7 +16,7 @@ func (w *Worker) facGroup(p *Plan, tbs []int32) bool {
 	a := fp.rel[0]
 	v1 := fp.rel[1].Tuple(tbs[0])[fp.in[1]]
 	w.fm.reset(p)
-	ents, ok := w.facBuild(p, w.fm, v1, tbs, nil, fp.weight)
+	ents, ok := w.facBuild(p, v1, tbs)
 	if !ok || len(ents) == 0 {
 		return ok
 	}

@@ -45,9 +45,6 @@ type Worker struct {
 	// of their walks (factor_walk.go).
 	fm   *facMemo
 	walk *[3]walkLevel
-	// share is the worker's memos shared by plans for the round
-	// (factor_share.go), nil outside a round.
-	share *facCache
 }
 
 // Prepare sizes the worker's bindings and provenance references for rule r.

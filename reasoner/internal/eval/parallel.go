@@ -79,7 +79,7 @@ func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 	var stop atomic.Bool
 	workers := make([]*Worker, max(1, min(e.threads, len(ts))))
 	for i := range workers {
-		workers[i] = &Worker{E: e, Stop: &stop, share: e.share.cache(i)}
+		workers[i] = &Worker{E: e, Stop: &stop}
 	}
 	// An evaluation error ends its task; the first by task order is
 	// returned, so the error does not depend on the number of threads.
