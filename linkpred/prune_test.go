@@ -73,12 +73,7 @@ func TestPrunedRanksKeys(t *testing.T) {
 	decided := 0
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		f := &fakePruner{top: rng.IntN(5), confs: map[relDir]map[store.ID]map[store.ID][]float64{}, pos: map[store.ID]int32{}}
-		var ents []store.ID
-		for e := range store.ID(30) {
-			f.pos[e] = int32(len(ents))
-			ents = append(ents, e)
-		}
+		f, ents := newFakePruner(rng.IntN(5), 30)
 		var triples []store.Triple
 		var qs []Query
 		for g := range store.ID(4) {
@@ -86,17 +81,7 @@ func TestPrunedRanksKeys(t *testing.T) {
 			if f.confs[k] == nil {
 				f.confs[k] = map[store.ID]map[store.ID][]float64{}
 			}
-			m := map[store.ID][]float64{}
-			var listed []store.ID
-			for range 1 + rng.IntN(20) {
-				e := store.ID(rng.IntN(30))
-				var cs []float64
-				for range 1 + rng.IntN(5) {
-					cs = append(cs, pool[rng.IntN(len(pool))])
-				}
-				m[e] = cs
-				listed = append(listed, e)
-			}
+			m, listed := randomCandidates(rng, 1+rng.IntN(20), 30, 5, func() float64 { return pool[rng.IntN(len(pool))] })
 			f.confs[k][g] = m
 			for range 1 + rng.IntN(3) {
 				a := listed[rng.IntN(len(listed))] // mostly an answer some rule reaches
@@ -129,12 +114,7 @@ func TestPrunedManyRules(t *testing.T) {
 	decided := 0
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 11))
-		f := &fakePruner{top: 17 + rng.IntN(384), confs: map[relDir]map[store.ID]map[store.ID][]float64{}, pos: map[store.ID]int32{}}
-		var ents []store.ID
-		for e := range store.ID(200) {
-			f.pos[e] = int32(len(ents))
-			ents = append(ents, e)
-		}
+		f, ents := newFakePruner(17+rng.IntN(384), 200)
 		tau := 1e-6 * (1 + 9*rng.Float64())
 		conf := func() float64 {
 			switch rng.IntN(4) {
@@ -147,17 +127,7 @@ func TestPrunedManyRules(t *testing.T) {
 		}
 		k := relDir{1, false}
 		f.confs[k] = map[store.ID]map[store.ID][]float64{}
-		m := map[store.ID][]float64{}
-		var listed []store.ID
-		for range 20 + rng.IntN(60) {
-			e := store.ID(rng.IntN(200))
-			var cs []float64
-			for range 1 + rng.IntN(8) {
-				cs = append(cs, conf())
-			}
-			m[e] = cs
-			listed = append(listed, e)
-		}
+		m, listed := randomCandidates(rng, 20+rng.IntN(60), 200, 8, conf)
 		f.confs[k][0] = m
 		var triples []store.Triple
 		var qs []Query
@@ -202,6 +172,36 @@ func TestNoisyOrUpTo(t *testing.T) {
 			t.Fatalf("%v then %d copies of %v: %v, want at least %v and within 1e-6", cs, top-len(cs), tau, got, want)
 		}
 	}
+}
+
+// newFakePruner returns a fakePruner of top with entities 0 to n-1, and
+// those entities.
+func newFakePruner(top, n int) (*fakePruner, []store.ID) {
+	f := &fakePruner{top: top, confs: map[relDir]map[store.ID]map[store.ID][]float64{}, pos: map[store.ID]int32{}}
+	var ents []store.ID
+	for e := range store.ID(n) {
+		f.pos[e] = int32(len(ents))
+		ents = append(ents, e)
+	}
+	return f, ents
+}
+
+// randomCandidates draws count candidates among entities 0 to n-1, each
+// with 1 to most confidences drawn by conf, and returns them and the
+// entities drawn, in order (repeats included).
+func randomCandidates(rng *rand.Rand, count, n, most int, conf func() float64) (map[store.ID][]float64, []store.ID) {
+	m := map[store.ID][]float64{}
+	var listed []store.ID
+	for range count {
+		e := store.ID(rng.IntN(n))
+		var cs []float64
+		for range 1 + rng.IntN(most) {
+			cs = append(cs, conf())
+		}
+		m[e] = cs
+		listed = append(listed, e)
+	}
+	return m, listed
 }
 
 // checkPruned ranks qs with pruned passes at tau and in full, fails the
