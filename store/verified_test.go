@@ -264,14 +264,7 @@ func TestBitRotCaughtByVerify(t *testing.T) {
 // A writer's Close verifies the tables it wrote and records them with
 // their stamps, so that the next open need not read them.
 func TestCloseRecordsTables(t *testing.T) {
-	dir := t.TempDir()
-	db := mustOpen(t, dir)
-	if _, err := db.Load(context.Background(), syntheticBatch(20000, "c"), nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := smallStore(t) // a load, then Close
 	ssts, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
 	v := readVerified(dir)
 	if len(ssts) == 0 || len(v.stamps) != len(ssts) {
