@@ -58,7 +58,6 @@ type imageRel struct {
 // records of their live tuples, numbered as an image keeps them.
 func (m *Materialisation) imageState() ([]imageRel, eval.ProvPool, error) {
 	e := m.e
-	var pool eval.ProvPool
 	pos := make([]int32, len(e.Rules)) // compiled rule -> program position
 	for i := range pos {
 		pos[i] = -1
@@ -71,6 +70,19 @@ func (m *Materialisation) imageState() ([]imageRel, eval.ProvPool, error) {
 			pos[ci] = pos[m.main[ci]]
 		}
 	}
+	// A twin's records are its rule's: they must have the same shape.
+	like := func(ci, at int) bool {
+		main, rule := e.Rules[m.ruleOf[at]], e.Rules[ci]
+		return main.RefWords() == rule.RefWords() && main.Nprov == rule.Nprov
+	}
+	return imageStateOf(e, pos, like)
+}
+
+// imageStateOf is imageState for the evaluator e whose compiled rule ci is
+// rule pos[ci] of the program (-1: none of it), its records then read as
+// that rule's when like(ci, pos[ci]).
+func imageStateOf(e *eval.Evaluator, pos []int32, like func(ci, at int) bool) ([]imageRel, eval.ProvPool, error) {
+	var pool eval.ProvPool
 	num := make([]int32, len(e.Rels)) // relation -> its number in the image
 	var rels []imageRel
 	for ri, r := range e.Rels {
@@ -109,7 +121,7 @@ func (m *Materialisation) imageState() ([]imageRel, eval.ProvPool, error) {
 				return nil, pool, fmt.Errorf("%w: a proof by a rule the program lacks", errNoImage)
 			}
 			rule := e.Rules[ci]
-			if main := e.Rules[m.ruleOf[at]]; main.RefWords() != rule.RefWords() || main.Nprov != rule.Nprov {
+			if !like(int(ci), int(at)) {
 				return nil, pool, fmt.Errorf("%w: a twin's proof unlike its rule's", errNoImage)
 			}
 			buf = append(buf[:0], e.Pool.Words(p, rule.RefWords())...)
@@ -147,6 +159,13 @@ func holdsLocal(r *eval.Relation) bool {
 // system's). It returns an error wrapping errNoImage, and writes nothing,
 // when m holds what an image cannot.
 func (m *Materialisation) WriteImage(db *store.DB, fs store.ImageFS) error {
+	return writeImage(db, fs, m.prog, m.e.Derived, m.imageState)
+}
+
+// writeImage writes the image of the materialisation of prog, derived
+// facts long, whose relations and pool state returns, to db's directory
+// (see WriteImage).
+func writeImage(db *store.DB, fs store.ImageFS, prog *datalog.Program, derived int, state func() ([]imageRel, eval.ProvPool, error)) error {
 	ms, err := db.Materialised()
 	if err != nil {
 		return err
@@ -158,16 +177,16 @@ func (m *Materialisation) WriteImage(db *store.DB, fs store.ImageFS) error {
 	if err != nil {
 		return err
 	}
-	rels, pool, err := m.imageState()
+	rels, pool, err := state()
 	if err != nil {
 		return pkgerr.Newf("reasoner: write image: %w", err)
 	}
 	gen, mat := db.ImageVersion()
 	h := store.NewImageHeader(gen, mat, n, ms.Program)
 	return store.WriteImage(fs, db.Dir(), h, func(w *store.ImageWriter) {
-		w.U64(uint64(len(m.prog.Rules)))
-		w.U64(uint64(len(m.prog.Facts)))
-		w.U64(uint64(m.e.Derived))
+		w.U64(uint64(len(prog.Rules)))
+		w.U64(uint64(len(prog.Facts)))
+		w.U64(uint64(derived))
 		w.U64(uint64(len(rels)))
 		for _, ir := range rels {
 			writeRel(w, ir)
