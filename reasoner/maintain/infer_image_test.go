@@ -1,6 +1,7 @@
 package maintain
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -173,4 +174,50 @@ func TestInferImageDifferential(t *testing.T) {
 		t.Errorf("%d of %d infers wrote an image", images, seeds)
 	}
 	t.Logf("%d of %d infers wrote an image", images, seeds)
+}
+
+// TestInferImageWriteFailures: a failure at any step of the image's write
+// after an infer from scratch (a full disk, or a kill that leaves the
+// temporary file) leaves the derived facts stored, says so in a note, and
+// leaves the old image whole, stale, or the new one (after the rename);
+// the next update gives the facts of Infer from scratch.
+func TestInferImageWriteFailures(t *testing.T) {
+	ctx := context.Background()
+	for _, kill := range []bool{false, true} {
+		for n := 1; ; n++ {
+			c := newImageCase(t)
+			old := c.image(t)
+			fs := &failFS{n: n, kill: kill}
+			var notes strings.Builder
+			if _, err := Infer(ctx, c.db, c.prog, eval.Options{}, InferOptions{ImageFS: fs, Notes: &notes}); err != nil {
+				t.Fatal(err)
+			}
+			if fs.step == "" {
+				if n < 5 {
+					t.Fatalf("the write made %d steps", n-1)
+				}
+				break
+			}
+			t.Run(fmt.Sprintf("kill=%v/%d-%s", kill, n, fs.step), func(t *testing.T) {
+				if !strings.Contains(notes.String(), "not written") {
+					t.Errorf("notes %q; want one saying the image was not written", notes.String())
+				}
+				s, err := c.db.Image(true)
+				switch {
+				case err != nil || s.Corrupt != nil:
+					t.Fatalf("the image after a failed write: %+v, %v", s, err)
+				case fs.step == "sync dir":
+					if !s.Current {
+						t.Errorf("a failure after the rename: the image is not the new one")
+					}
+				case !bytes.Equal(c.image(t), old) || s.Current:
+					t.Errorf("the old image changed or is current after the infer (%+v)", s)
+				}
+				res := c.update(t, nil)
+				if res.FromImage != (fs.step == "sync dir") {
+					t.Errorf("the next update: from the image %v, notes %q", res.FromImage, res.Notes)
+				}
+			})
+		}
+	}
 }

@@ -116,11 +116,10 @@ func imageStateOf(e *eval.Evaluator, pos []int32, like func(ci, at int) bool) ([
 				continue
 			}
 			ci := e.Pool.Rule(p)
-			at := pos[ci]
-			if at < 0 {
+			if int(ci) >= len(pos) || pos[ci] < 0 {
 				return nil, pool, fmt.Errorf("%w: a proof by a rule the program lacks", errNoImage)
 			}
-			rule := e.Rules[ci]
+			at, rule := pos[ci], e.Rules[ci]
 			if !like(int(ci), int(at)) {
 				return nil, pool, fmt.Errorf("%w: a twin's proof unlike its rule's", errNoImage)
 			}
