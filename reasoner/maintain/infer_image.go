@@ -40,7 +40,7 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt eval.
 		prog = &datalog.Program{}
 	}
 	stats, err := eval.InferThen(ctx, st, prog, opt, func(in eval.Inferred) error {
-		state := func() ([]imageRel, eval.ProvPool, error) {
+		state := func() (*imageSrc, error) {
 			// Each compiled rule is its program rule: records alike.
 			return imageStateOf(in.E, in.Pos, func(int, int) bool { return true })
 		}

@@ -102,9 +102,15 @@ p(X, Y) :- e(X, Y).
 	if !fullThenImage(t, db, prog, eval.Options{}) {
 		t.Fatal("Infer wrote no current image")
 	}
+	// An infer with nothing to update reads and writes nothing: the
+	// image stays current.
+	res, err := Catchup(ctx, db, prog, eval.Options{}, CatchupOptions{Parse: parser.ParseString})
+	if s, ierr := db.Image(true); err != nil || !res.Current || ierr != nil || !s.Current {
+		t.Fatalf("nothing to update: %+v, %v; the image %+v, %v", res, err, s, ierr)
+	}
 	testkit.LoadTSV(t, db, "n30\te\tn31\n")
 	prog2 := testkit.MustParse(t, strings.Replace(prog.String(), "0.05 ::", "0.5 ::", 1))
-	res, err := Catchup(ctx, db, prog2, eval.Options{}, CatchupOptions{Parse: parser.ParseString})
+	res, err = Catchup(ctx, db, prog2, eval.Options{}, CatchupOptions{Parse: parser.ParseString})
 	if err != nil || res.M == nil || !res.FromImage {
 		t.Fatalf("the update after Infer: from the image %v, notes %q, %v", res.FromImage, res.Notes, err)
 	}
