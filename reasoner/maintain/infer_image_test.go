@@ -227,3 +227,39 @@ func TestInferImageWriteFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestChangesListedAlike: the changed facts an update lists are the same
+// whether it resumed from the stored derived facts or from the image of
+// an infer from scratch, whose tuples are in another order (every change
+// of this crisp closure is of the same size: the order among equals).
+func TestChangesListedAlike(t *testing.T) {
+	ctx := context.Background()
+	prog := testkit.MustParse(t, "p(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), e(Y, Z).\n")
+	var lists [2][]ChangedFact
+	for i, noImage := range []bool{false, true} {
+		db, err := store.Open(t.TempDir(), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tsv strings.Builder
+		for i := range 20 {
+			fmt.Fprintf(&tsv, "n%d\te\tn%d\nn%d\te\tn%d\n", i, i+1, i, (i*7+3)%20)
+		}
+		testkit.LoadTSV(t, db, tsv.String())
+		if _, err := Infer(ctx, db, prog, eval.Options{}, InferOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		testkit.LoadTSV(t, db, "n20\te\tn21\n")
+		res, err := Catchup(ctx, db, prog, eval.Options{}, CatchupOptions{Parse: parser.ParseString, NoImage: noImage})
+		if err != nil || res.FromImage == noImage || len(res.Change.Facts) < 10 {
+			t.Fatalf("no image %v: from the image %v, %d facts listed, %v", noImage, res.FromImage, len(res.Change.Facts), err)
+		}
+		lists[i] = res.Change.Facts
+		db.Close()
+	}
+	for i := range lists[0] {
+		if a, b := lists[0][i], lists[1][i]; a.Pred != b.Pred || !slices.Equal(a.Args, b.Args) || a.Old != b.Old || a.New != b.New {
+			t.Fatalf("change %d: %v from the image, %v from the store", i, a, b)
+		}
+	}
+}
