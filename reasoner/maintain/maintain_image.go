@@ -26,18 +26,22 @@ import (
 // larger than the store). Confidences that are all 0 or 1 (a program
 // without weights) are kept as bits. Secondary indexes are not kept (the
 // update builds those it uses, as after Resume). It is written after an
-// update (Catchup), named after the derived facts the update stored, and
-// read instead of them by the next update when it is still of them.
+// update (Catchup), and after an evaluation from scratch (Infer: without
+// the unique indexes' slots, which that evaluation dropped before its
+// write; the reader builds them at once), named after the derived facts
+// the write stored, and read instead of them by the next update when it
+// is still of them.
 //
 // The state it keeps is what Resume would build, numbered as Resume
 // numbers it: the provenance records name the program's rules by their
 // position (the rederive twins of maintain.go by their rule's) and body
-// facts by the image's relation numbers; the records are copied in
+// facts by the image's relation numbers; the records are written in
 // tuple order, the live ones only (the pool of a long-maintained
-// materialisation also holds superseded ones). What an image cannot hold
+// materialisation, or of an evaluation, also holds superseded ones).
+// What an image cannot hold
 // (local symbols, which the store numbers when it writes; relations with
 // choice domains; a proof by a rule the program no longer has) makes
-// Catchup write none.
+// Catchup and Infer write none.
 
 // errNoImage is the error of a materialisation whose state an image does
 // not hold.
