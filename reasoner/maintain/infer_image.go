@@ -39,16 +39,16 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt eval.
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	stats, err := eval.InferThen(ctx, st, prog, opt, func(in eval.Inferred) error {
+	return eval.InferThen(ctx, st, prog, opt, func(in eval.Inferred, err error) {
 		state := func() (*imageSrc, error) {
 			// Each compiled rule is its program rule: records alike.
 			return imageStateOf(in.E, in.Pos, func(int, int) bool { return true })
 		}
-		note := saveImage(db, writeImage(db, iopt.ImageFS, prog, in.Facts, state))
-		if note != "" && iopt.Notes != nil {
+		if err == nil {
+			err = writeImage(db, iopt.ImageFS, prog, in.Facts, state)
+		}
+		if note := saveImage(db, err); note != "" && iopt.Notes != nil {
 			fmt.Fprintf(iopt.Notes, "note: %s\n", note)
 		}
-		return nil
 	})
-	return stats, err
 }

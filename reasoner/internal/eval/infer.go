@@ -91,9 +91,10 @@ type Inferred struct {
 }
 
 // InferThen is Infer, calling after, if not nil, with what the evaluation
-// leaves once its derived facts are stored. An error after returns is
-// Infer's: the derived facts are stored by then.
-func InferThen(ctx context.Context, st store.Store, prog *datalog.Program, opt Options, after func(Inferred) error) (InferStats, error) {
+// leaves once its derived facts are stored, or with the error that kept
+// it from adding the relations of the rules it left out (the derived
+// facts are stored all the same: Infer succeeded).
+func InferThen(ctx context.Context, st store.Store, prog *datalog.Program, opt Options, after func(Inferred, error)) (InferStats, error) {
 	start := time.Now()
 	if prog == nil {
 		prog = &datalog.Program{}
@@ -120,13 +121,10 @@ func InferThen(ctx context.Context, st store.Store, prog *datalog.Program, opt O
 	}
 	stats.Facts = w.N
 	stats.Duration = time.Since(start)
-	if after == nil {
-		return stats, nil
+	if after != nil {
+		after(Inferred{E: e, Pos: pos, Facts: w.N}, e.addLeftOut(prog, pos))
 	}
-	if err := e.addLeftOut(prog, pos); err != nil {
-		return stats, pkgerr.Newf("reasoner: infer: %w", err)
-	}
-	return stats, after(Inferred{E: e, Pos: pos, Facts: w.N})
+	return stats, nil
 }
 
 // addLeftOut gives e the relations of the rules of prog that the
