@@ -8,11 +8,10 @@
 # (as bench/infer-memory.sh). On a store where `drumql infer --full` stored
 # it, each update is a retract or load followed by `drumql infer`, timed
 # with GNU time (wall and peak RSS of the infer alone):
-#   remove one edge (the first update after the full infer: it reads the
-#   stored derived facts, and writes the materialisation image), add it
-#   back, remove it and add it back again (each from the image the update
-#   before wrote), add 1,000 random edges (seeded), and an infer with
-#   nothing new. The sizes of the store and of its image are printed.
+#   remove one edge (the first update after the full infer, from the
+#   materialisation image the full infer wrote), add it back, remove it
+#   and add it back again (each from the image the update before wrote),
+#   add 1,000 random edges (seeded), and an infer with nothing new. The sizes of the store and of its image are printed.
 # Case mined: a mined FB15k-237 rule file (MINED, default
 # bench/out/maintain/fb.dl mined here with `drumql mine` when absent)
 # materialised at threshold MIN (default 0.1, issue 49's), then, for the
@@ -117,7 +116,7 @@ if [[ " $CASES " == *" tc4m "* ]]; then
   for u in $us; do : > "$out/tc4m-$u.t"; done
   upd=("$bin" --db "$out/tc4m.db" -q infer "${noimage[@]}" --changes 0 "$out/tc4m.dl")
   for i in $(seq "$REPEAT"); do
-    if [ "$i" -gt 1 ]; then # each repeat starts from a full infer's state: no current image
+    if [ "$i" -gt 1 ]; then # each repeat starts from a full infer's state and image
       "$bin" --db "$out/tc4m.db" -q infer --full "$out/tc4m.dl" > /dev/null
     fi
     "$bin" --db "$out/tc4m.db" -q retract "$out/edge.tsv" > /dev/null 2>&1

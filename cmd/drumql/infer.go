@@ -11,6 +11,7 @@ import (
 	"github.com/drumql/drumql/internal/sysmem"
 	"github.com/drumql/drumql/policy"
 	"github.com/drumql/drumql/reasoner"
+	"github.com/drumql/drumql/reasoner/maintain"
 	"github.com/drumql/drumql/remote"
 	"github.com/drumql/drumql/rulefile"
 	"github.com/drumql/drumql/store"
@@ -19,16 +20,15 @@ import (
 
 // inferCmd is drumql infer.
 type inferCmd struct {
-	Files    []string `arg:"" name:"rules" help:"Datalog rule files (.dl); mined files are merged into the others."`
-	Min      *float64 `placeholder:"X" help:"Drop derivations whose confidence is below X, in (0, 1], overriding the files' threshold. Default: the threshold the rule files set (@min, which drumql mine writes: 0.1; the smallest when files differ), and an exact evaluation, every derivation kept, when none does. A note on stderr says how many derivations the threshold cut."`
-	MaxFacts int      `default:"50000000" placeholder:"N" help:"Stop with an error beyond N derived facts (N > 0)."`
-	Threads  int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
-	// MaxMemory is a size ("8G"), "off", or "" for the available memory.
-	Trace     bool   `help:"Write a line on stderr about once a second while deriving, whether or not stderr is a terminal: the round, facts derived, joins, memory in use, elapsed time."`
-	MaxMemory string `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the process holds more than SIZE of memory (e.g. 8G; the Go runtime's and the resident pages of the store's mapped files, as peak RSS counts them; checked as the fixpoint grows and as its result is stored; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."`
-	Full      bool   `help:"Recompute every derived fact from scratch instead of updating the stored ones with what changed since the last infer (rules, weights, threshold, base facts)."`
-	Changes   int    `default:"10" placeholder:"N" help:"After an update, list the first N derived facts it added, removed or re-weighted (0: none)."`
-	NoImage   bool   `help:"Neither read nor write the materialisation image (a file in the store's directory that an update reads instead of the stored derived facts, which it writes after each update)."`
+	Files     []string `arg:"" name:"rules" help:"Datalog rule files (.dl); mined files are merged into the others."`
+	Min       *float64 `placeholder:"X" help:"Drop derivations whose confidence is below X, in (0, 1], overriding the files' threshold. Default: the threshold the rule files set (@min, which drumql mine writes: 0.1; the smallest when files differ), and an exact evaluation, every derivation kept, when none does. A note on stderr says how many derivations the threshold cut."`
+	MaxFacts  int      `default:"50000000" placeholder:"N" help:"Stop with an error beyond N derived facts (N > 0)."`
+	Threads   int      `placeholder:"N" help:"Worker goroutines (default 0: all cores)."`
+	Trace     bool     `help:"Write a line on stderr about once a second while deriving, whether or not stderr is a terminal: the round, facts derived, joins, memory in use, elapsed time."`
+	MaxMemory string   `placeholder:"SIZE" help:"Stop with an error, leaving the store unchanged, when the process holds more than SIZE of memory (e.g. 8G; the Go runtime's and the resident pages of the store's mapped files, as peak RSS counts them; checked as the fixpoint grows and as its result is stored; default: the available memory, the smaller of MemAvailable and the cgroup limit; off: no cap)."` // a size ("8G"), "off", or "" for the available memory
+	Full      bool     `help:"Recompute every derived fact from scratch instead of updating the stored ones with what changed since the last infer (rules, weights, threshold, base facts)."`
+	Changes   int      `default:"10" placeholder:"N" help:"After an update, list the first N derived facts it added, removed or re-weighted (0: none)."`
+	NoImage   bool     `help:"Neither read nor write the materialisation image (a file in the store's directory that an update reads instead of the stored derived facts, which every infer writes)."`
 }
 
 // memoryCap resolves the value of a --max-memory flag: a size, "off", or
@@ -137,7 +137,7 @@ func (c *inferCmd) Run(e *env) error {
 			return nil
 		}
 	}
-	stats, err := reasoner.Infer(e.ctx, st, ps.Prog, opt)
+	stats, err := maintain.Infer(e.ctx, st, ps.Prog, opt, maintain.InferOptions{NoImage: c.NoImage, Notes: e.stderr})
 	pb.finish()
 	if err != nil {
 		return c.inferErr(e, err, lim)

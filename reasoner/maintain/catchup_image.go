@@ -61,7 +61,11 @@ func corruptNote(err error) string {
 // holds what an image cannot: the stale image is removed, and the next
 // update reads the store, as without images). fs is as for WriteImage.
 func (m *Materialisation) SaveImage(db *store.DB, fs store.ImageFS) string {
-	err := m.WriteImage(db, fs)
+	return saveImage(db, m.WriteImage(db, fs))
+}
+
+// saveImage is SaveImage after the image's write returned err.
+func saveImage(db *store.DB, err error) string {
 	switch {
 	case err == nil:
 		return ""

@@ -26,18 +26,22 @@ import (
 // larger than the store). Confidences that are all 0 or 1 (a program
 // without weights) are kept as bits. Secondary indexes are not kept (the
 // update builds those it uses, as after Resume). It is written after an
-// update (Catchup), named after the derived facts the update stored, and
-// read instead of them by the next update when it is still of them.
+// update (Catchup), and after an evaluation from scratch (Infer: without
+// the unique indexes' slots, which that evaluation dropped before its
+// write; the reader builds them at once), named after the derived facts
+// the write stored, and read instead of them by the next update when it
+// is still of them.
 //
 // The state it keeps is what Resume would build, numbered as Resume
 // numbers it: the provenance records name the program's rules by their
 // position (the rederive twins of maintain.go by their rule's) and body
-// facts by the image's relation numbers; the records are copied in
+// facts by the image's relation numbers; the records are written in
 // tuple order, the live ones only (the pool of a long-maintained
-// materialisation also holds superseded ones). What an image cannot hold
+// materialisation, or of an evaluation, also holds superseded ones).
+// What an image cannot hold
 // (local symbols, which the store numbers when it writes; relations with
 // choice domains; a proof by a rule the program no longer has) makes
-// Catchup write none.
+// Catchup and Infer write none.
 
 // errNoImage is the error of a materialisation whose state an image does
 // not hold.
@@ -47,18 +51,31 @@ var errNoImage = errors.New("the materialisation holds what an image cannot")
 // program of the store's record: it is stale.
 var errImageMismatch = errors.New("the image does not fit the recorded program")
 
-// imageRel is a relation's state as an image writes it.
+// imageRel is a relation an image holds.
 type imageRel struct {
 	r    *eval.Relation
 	cols eval.Columns
-	prov []int32 // the provenance column, its records numbered for the image
 }
 
-// imageState returns the relations an image of m holds and its pool: the
-// records of their live tuples, numbered as an image keeps them.
-func (m *Materialisation) imageState() ([]imageRel, eval.ProvPool, error) {
+// imageSrc is the state an image writes, read from the evaluator as it is
+// written: the relations, and the live tuples' records, numbered for the
+// image, laid out in chunks as eval.ProvPool.Add lays them out, in tuple
+// order (the pool of an evaluation also holds superseded records). No
+// copy of the pool or of the provenance columns is made.
+type imageSrc struct {
+	e      *eval.Evaluator
+	rels   []imageRel
+	pos    []int32 // compiled rule -> program position (-1: none)
+	num    []int32 // relation -> its number in the image (-1: none)
+	like   func(ci, at int) bool
+	chunks []int // the length of each of the pool's chunks
+	buf    []uint32
+	out    []int32
+}
+
+// imageState returns the state an image of m holds.
+func (m *Materialisation) imageState() (*imageSrc, error) {
 	e := m.e
-	var pool eval.ProvPool
 	pos := make([]int32, len(e.Rules)) // compiled rule -> program position
 	for i := range pos {
 		pos[i] = -1
@@ -71,61 +88,139 @@ func (m *Materialisation) imageState() ([]imageRel, eval.ProvPool, error) {
 			pos[ci] = pos[m.main[ci]]
 		}
 	}
-	num := make([]int32, len(e.Rels)) // relation -> its number in the image
-	var rels []imageRel
+	// A twin's records are its rule's: they must have the same shape.
+	like := func(ci, at int) bool {
+		main, rule := e.Rules[m.ruleOf[at]], e.Rules[ci]
+		return main.RefWords() == rule.RefWords() && main.Nprov == rule.Nprov
+	}
+	return imageStateOf(e, pos, like)
+}
+
+// imageStateOf is imageState for the evaluator e whose compiled rule ci is
+// rule pos[ci] of the program (-1: none of it), its records then read as
+// that rule's when like(ci, pos[ci]). It checks every record, and lays
+// out the pool.
+func imageStateOf(e *eval.Evaluator, pos []int32, like func(ci, at int) bool) (*imageSrc, error) {
+	s := &imageSrc{e: e, pos: pos, num: make([]int32, len(e.Rels)), like: like}
 	for ri, r := range e.Rels {
-		num[ri] = -1
+		s.num[ri] = -1
 		if r.Internal {
 			continue
 		}
 		if r.Lean || r.HasChoice() {
-			return nil, pool, fmt.Errorf("%w: relation %s keeps no proofs or a choice domain", errNoImage, r.Display)
+			return nil, fmt.Errorf("%w: relation %s keeps no proofs or a choice domain", errNoImage, r.Display)
 		}
 		if e.Syms.Locals() > 0 && holdsLocal(r) {
 			// Local ids are the process's: the store numbers the names
 			// as it writes them.
-			return nil, pool, fmt.Errorf("%w: relation %s holds symbols the store did not have", errNoImage, r.Display)
+			return nil, fmt.Errorf("%w: relation %s holds symbols the store did not have", errNoImage, r.Display)
 		}
-		num[ri] = int32(len(rels))
-		rels = append(rels, imageRel{r: r, cols: r.Columns()})
+		s.num[ri] = int32(len(s.rels))
+		s.rels = append(s.rels, imageRel{r: r, cols: r.Columns()})
 	}
-	var buf []uint32
-	for i := range rels {
-		r := rels[i].r
-		prov := make([]int32, r.N)
-		for t := range int32(r.N) {
-			p := r.ProvAt(t)
-			switch {
-			case p < 0:
-				prov[t] = p
-				continue
-			case r.ConfAt(t) == 0:
-				prov[t] = eval.ProvDeleted
-				continue
+	var l poolLayout
+	for i := range s.rels {
+		if err := s.walk(i, func(_ int32, rec []uint32) {
+			if rec != nil {
+				l.add(len(rec))
 			}
-			ci := e.Pool.Rule(p)
-			at := pos[ci]
-			if at < 0 {
-				return nil, pool, fmt.Errorf("%w: a proof by a rule the program lacks", errNoImage)
-			}
-			rule := e.Rules[ci]
-			if main := e.Rules[m.ruleOf[at]]; main.RefWords() != rule.RefWords() || main.Nprov != rule.Nprov {
-				return nil, pool, fmt.Errorf("%w: a twin's proof unlike its rule's", errNoImage)
-			}
-			buf = append(buf[:0], e.Pool.Words(p, rule.RefWords())...)
-			for k := range rule.Nprov {
-				if rr := buf[2*k]; rr != eval.NoMatch {
-					if num[rr] < 0 {
-						return nil, pool, fmt.Errorf("%w: a proof uses an internal relation", errNoImage)
-					}
-					buf[2*k] = uint32(num[rr])
+		}); err != nil {
+			return nil, err
+		}
+	}
+	s.chunks = l.lens
+	return s, nil
+}
+
+// walk calls fn with each tuple of the image's relation i, in order: its
+// provenance code when it has no record (rec nil), else its record (the
+// rule's program position, then its words), numbered for the image, in a
+// buffer the next call reuses.
+func (s *imageSrc) walk(i int, fn func(code int32, rec []uint32)) error {
+	e, r := s.e, s.rels[i].r
+	for t := range int32(r.N) {
+		p := r.ProvAt(t)
+		switch {
+		case p < 0:
+			fn(p, nil)
+			continue
+		case r.ConfAt(t) == 0:
+			fn(eval.ProvDeleted, nil)
+			continue
+		}
+		ci := e.Pool.Rule(p)
+		if int(ci) >= len(s.pos) || s.pos[ci] < 0 {
+			return fmt.Errorf("%w: a proof by a rule the program lacks", errNoImage)
+		}
+		at, rule := s.pos[ci], e.Rules[ci]
+		if !s.like(int(ci), int(at)) {
+			return fmt.Errorf("%w: a twin's proof unlike its rule's", errNoImage)
+		}
+		s.buf = append(append(s.buf[:0], uint32(at)), e.Pool.Words(p, rule.RefWords())...)
+		for k := range rule.Nprov {
+			if rr := s.buf[1+2*k]; rr != eval.NoMatch {
+				if s.num[rr] < 0 {
+					return fmt.Errorf("%w: a proof uses an internal relation", errNoImage)
 				}
+				s.buf[1+2*k] = uint32(s.num[rr])
 			}
-			prov[t] = pool.Add(uint32(at), buf)
 		}
-		rels[i].prov = prov
+		fn(0, s.buf)
 	}
-	return rels, pool, nil
+	return nil
+}
+
+// poolLayout places records in chunks as eval.ProvPool.Add does.
+type poolLayout struct {
+	lens    []int
+	lastCap int
+}
+
+// add places a record of n words and returns its position.
+func (l *poolLayout) add(n int) int32 {
+	k := len(l.lens) - 1
+	if k < 0 || l.lens[k]+n > l.lastCap {
+		l.lens = append(l.lens, 0)
+		l.lastCap = max(1<<eval.ProvChunkBits, n)
+		k++
+	}
+	p := int32(k<<eval.ProvChunkBits | l.lens[k])
+	l.lens[k] += n
+	return p
+}
+
+// writeProv writes the provenance column of the image's relation i, its
+// records placed by l.
+func (s *imageSrc) writeProv(w *store.ImageWriter, i int, l *poolLayout) {
+	s.out = s.out[:0]
+	s.walk(i, func(code int32, rec []uint32) { // checked by imageStateOf
+		if rec != nil {
+			code = l.add(len(rec))
+		}
+		if s.out = append(s.out, code); len(s.out) == 1<<16 {
+			w.I32s(s.out)
+			s.out = s.out[:0]
+		}
+	})
+	w.I32s(s.out)
+}
+
+// writePool writes the pool: its number of chunks, then each chunk's
+// length and records.
+func (s *imageSrc) writePool(w *store.ImageWriter) {
+	w.U64(uint64(len(s.chunks)))
+	var l poolLayout
+	for i := range s.rels {
+		s.walk(i, func(_ int32, rec []uint32) {
+			if rec == nil {
+				return
+			}
+			if p := l.add(len(rec)); p&(1<<eval.ProvChunkBits-1) == 0 {
+				w.U64(uint64(s.chunks[p>>eval.ProvChunkBits]))
+			}
+			w.U32s(rec)
+		})
+	}
 }
 
 // holdsLocal reports whether a tuple of r, live or removed, holds a local
@@ -147,6 +242,13 @@ func holdsLocal(r *eval.Relation) bool {
 // system's). It returns an error wrapping errNoImage, and writes nothing,
 // when m holds what an image cannot.
 func (m *Materialisation) WriteImage(db *store.DB, fs store.ImageFS) error {
+	return writeImage(db, fs, m.prog, m.e.Derived, m.imageState)
+}
+
+// writeImage writes the image of the materialisation of prog, derived
+// facts long, whose relations and pool state returns, to db's directory
+// (see WriteImage).
+func writeImage(db *store.DB, fs store.ImageFS, prog *datalog.Program, derived int, state func() (*imageSrc, error)) error {
 	ms, err := db.Materialised()
 	if err != nil {
 		return err
@@ -158,31 +260,28 @@ func (m *Materialisation) WriteImage(db *store.DB, fs store.ImageFS) error {
 	if err != nil {
 		return err
 	}
-	rels, pool, err := m.imageState()
+	src, err := state()
 	if err != nil {
 		return pkgerr.Newf("reasoner: write image: %w", err)
 	}
 	gen, mat := db.ImageVersion()
 	h := store.NewImageHeader(gen, mat, n, ms.Program)
 	return store.WriteImage(fs, db.Dir(), h, func(w *store.ImageWriter) {
-		w.U64(uint64(len(m.prog.Rules)))
-		w.U64(uint64(len(m.prog.Facts)))
-		w.U64(uint64(m.e.Derived))
-		w.U64(uint64(len(rels)))
-		for _, ir := range rels {
-			writeRel(w, ir)
+		w.U64(uint64(len(prog.Rules)))
+		w.U64(uint64(len(prog.Facts)))
+		w.U64(uint64(derived))
+		w.U64(uint64(len(src.rels)))
+		var l poolLayout
+		for i := range src.rels {
+			writeRel(w, src, i, &l)
 		}
-		w.U64(uint64(len(pool.Chunks)))
-		for _, c := range pool.Chunks {
-			w.U64(uint64(len(c)))
-			w.U32s(c)
-		}
+		src.writePool(w)
 	})
 }
 
-// writeRel writes a relation of an image.
-func writeRel(w *store.ImageWriter, ir imageRel) {
-	r, c := ir.r, &ir.cols
+// writeRel writes the image's relation i of src, its records placed by l.
+func writeRel(w *store.ImageWriter, src *imageSrc, i int, l *poolLayout) {
+	r, c := src.rels[i].r, &src.rels[i].cols
 	w.String(r.Name)
 	w.U64(uint64(r.Arity))
 	w.U64(uint64(c.N))
@@ -204,7 +303,7 @@ func writeRel(w *store.ImageWriter, ir imageRel) {
 			w.F64s(c.Conf[k][:chunkLen(c.N, k)])
 		}
 	}
-	w.I32s(ir.prov)
+	src.writeProv(w, i, l)
 	// The unique index: its size and each tuple's slot (readRel computes
 	// the hashes again).
 	w.U64(uint64(c.Unique.Count))

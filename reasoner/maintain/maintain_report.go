@@ -10,9 +10,18 @@ import (
 )
 
 // report classifies the tuples the update touched, and lists the changed
-// facts that changed most first (then in relation and tuple order).
+// facts that changed most first (then in relation order, and by their
+// arguments' symbol ids: not by the tuples' positions, which differ
+// between a materialisation resumed from the store and one from an
+// image).
 func (m *Materialisation) report() (Change, error) {
 	e := m.e
+	byChange := func(a, b changedTuple) int {
+		ra, ta := eval.Untkey(a.k)
+		rb, tb := eval.Untkey(b.k)
+		return cmp.Or(cmp.Compare(math.Abs(b.nc-b.oc), math.Abs(a.nc-a.oc)), cmp.Compare(ra, rb),
+			slices.Compare(e.Rels[ra].Tuple(ta), e.Rels[rb].Tuple(tb)))
+	}
 	var ch Change
 	var cs []changedTuple
 	full := false // cs was cut back to MaxChangedFacts once
@@ -51,7 +60,7 @@ func (m *Materialisation) report() (Change, error) {
 		default:
 			continue
 		}
-		// The largest changes first, in tuple order among equals: only the
+		// The largest changes first, in argument order among equals: only the
 		// first MaxChangedFacts are listed, so the list is cut back to
 		// them whenever it doubles, not sorted whole (an update can
 		// change a million facts).
@@ -82,11 +91,6 @@ func (m *Materialisation) report() (Change, error) {
 type changedTuple struct {
 	k      uint64
 	oc, nc float64
-}
-
-// byChange orders changes by decreasing size, then by tuple.
-func byChange(a, b changedTuple) int {
-	return cmp.Or(cmp.Compare(math.Abs(b.nc-b.oc), math.Abs(a.nc-a.oc)), cmp.Compare(a.k, b.k))
 }
 
 // sameConfidence reports whether two confidences are equal within 1e-12

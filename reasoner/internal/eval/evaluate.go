@@ -23,7 +23,7 @@ func Evaluate(ctx context.Context, st store.Store, prog *datalog.Program, opt Op
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	e, _, err := runFixpoint(ctx, st, prog, opt, "evaluate", func(e *Evaluator) { e.lean = true })
+	e, _, _, err := runFixpoint(ctx, st, prog, opt, "evaluate", func(e *Evaluator) { e.lean = true })
 	if err != nil {
 		return nil, err
 	}

@@ -44,8 +44,10 @@ func (r *Relation) UniquePositions() []uint32 {
 }
 
 // Restore replaces r's tuples, columns and unique index by c's, taking
-// them over. Each secondary index r has (compiled plans hold them) is
-// built again from the tuples.
+// them over. A relation of tuples without a unique index in c (an image
+// of an evaluation that dropped it: Infer's) gets one built at once.
+// Each secondary index r has (compiled plans hold them) is built again
+// from the tuples.
 func (r *Relation) Restore(c Columns) {
 	r.N, r.Alive, r.weighted = c.N, c.Alive, c.Weighted
 	r.tuples, r.Conf, r.Prov = c.Tuples, c.Conf, c.Prov
@@ -55,6 +57,9 @@ func (r *Relation) Restore(c Columns) {
 			t := int32(i)
 			r.Unique.Slots[p] = slotOf(t, hashKey(r.Unique.mask, r.Tuple(t)))
 		}
+	}
+	if c.Unique.Slots == nil && r.Arity > 0 && r.N > 0 {
+		r.Unique.place(r)
 	}
 	for mask, ix := range r.Idx {
 		*ix = hashIndex{mask: mask}
@@ -72,4 +77,26 @@ func (s *Symtab) Locals() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.lnames)
+}
+
+// place builds the unique index ix of r, empty, over r's tuples, which
+// are distinct: each goes to the first free slot from its hash's home,
+// without comparing tuples. The table has the size the tuples' inserts
+// one at a time would have grown it to.
+func (ix *hashIndex) place(r *Relation) {
+	size := 16
+	for 2*r.N > size {
+		size <<= 1
+	}
+	ix.Slots = make([]uint64, size)
+	m := uint64(size - 1)
+	for t := range int32(r.N) {
+		h := hashKey(ix.mask, r.Tuple(t))
+		p := h & m
+		for ix.Slots[p] != 0 {
+			p = (p + 1) & m
+		}
+		ix.Slots[p] = slotOf(t, h)
+	}
+	ix.count = r.N
 }

@@ -74,11 +74,32 @@ func CheckProgramWith(st store.Store, p *datalog.Program, validate bool) error {
 
 // Infer is reasoner.Infer, documented there.
 func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Options) (InferStats, error) {
+	return InferThen(ctx, st, prog, opt, nil)
+}
+
+// Inferred is what Infer leaves once its derived facts are stored, for a
+// materialisation image (reasoner/maintain): the evaluator, its join
+// indexes and the unique indexes of its relations dropped, holding a relation for every
+// predicate of the program (those of the rules it left out, dead or too
+// weak, with their base facts), and, per compiled rule, its position in
+// the program Infer was given.
+type Inferred struct {
+	E   *Evaluator
+	Pos []int32
+	// Facts is the number of derived facts stored.
+	Facts int
+}
+
+// InferThen is Infer, calling after, if not nil, with what the evaluation
+// leaves once its derived facts are stored, or with the error that kept
+// it from adding the relations of the rules it left out (the derived
+// facts are stored all the same: Infer succeeded).
+func InferThen(ctx context.Context, st store.Store, prog *datalog.Program, opt Options, after func(Inferred, error)) (InferStats, error) {
 	start := time.Now()
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
-	e, u, err := runFixpoint(ctx, st, prog, opt, "infer", func(e *Evaluator) {
+	e, u, pos, err := runFixpoint(ctx, st, prog, opt, "infer", func(e *Evaluator) {
 		e.Prov = true
 		e.writeMemory = opt.WriteMemory
 	})
@@ -100,7 +121,39 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt Optio
 	}
 	stats.Facts = w.N
 	stats.Duration = time.Since(start)
+	if after != nil {
+		after(Inferred{E: e, Pos: pos, Facts: w.N}, e.addLeftOut(prog, pos))
+	}
 	return stats, nil
+}
+
+// addLeftOut gives e the relations of the rules of prog that the
+// evaluation left out (those not in pos), with their base facts, as an
+// evaluator of every rule of prog has them.
+func (e *Evaluator) addLeftOut(prog *datalog.Program, pos []int32) error {
+	kept := make([]bool, len(prog.Rules))
+	for _, p := range pos {
+		kept[p] = true
+	}
+	out := &datalog.Program{}
+	for i := range prog.Rules {
+		if !kept[i] {
+			out.Rules = append(out.Rules, prog.Rules[i])
+		}
+	}
+	n := len(e.Rels)
+	u := PlainUnit(out)
+	for i := range out.Rules {
+		if _, err := e.CompileRule(u, i); err != nil {
+			return err
+		}
+	}
+	for _, r := range e.Rels[n:] {
+		if err := e.LoadStore(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkWriteMemory returns an ErrMemoryLimit error when, while the derived
@@ -447,30 +500,38 @@ func (w *DerivedWriter) PrepareTuple(ri, t int32, proof bool) error {
 // the evaluator made with opt's defaults (set changes it before it
 // loads), the rules that cannot fire or cannot pass the threshold left
 // out, the counts added to opt.Work, the indexes dropped. It returns the
-// evaluator and the unit it ran.
-func runFixpoint(ctx context.Context, st store.Store, prog *datalog.Program, opt Options, what string, set func(e *Evaluator)) (*Evaluator, *Unit, error) {
+// evaluator, the unit it ran and the position in prog of each rule of the
+// unit.
+func runFixpoint(ctx context.Context, st store.Store, prog *datalog.Program, opt Options, what string, set func(e *Evaluator)) (*Evaluator, *Unit, []int32, error) {
 	start := time.Now()
 	if err := CheckProgram(st, prog); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	syms, err := NewSymtab(st)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	opt = opt.WithProgram(prog)
 	e := NewEvaluator(ctx, st, syms, opt)
 	e.Progress = opt.Progress
 	e.Start = start
 	set(e)
-	live, _, err := WithoutDeadRules(st, prog, false)
+	dead, n, err := DeadRules(st, prog, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	live := DropRules(prog, dead, n)
 	strong := WithoutWeakRules(live, e.Min)
 	e.WeakRules = len(live.Rules) - len(strong.Rules)
+	var pos []int32 // the position in prog of each rule of strong
+	for i := range prog.Rules {
+		if !dead[i] && WeightOf(prog.Rules[i].Weight) >= e.Min {
+			pos = append(pos, int32(i))
+		}
+	}
 	u := PlainUnit(strong)
 	if err := e.Load(u); err != nil {
-		return nil, nil, pkgerr.Newf("reasoner: %s: %w", what, err)
+		return nil, nil, nil, pkgerr.Newf("reasoner: %s: %w", what, err)
 	}
 	err = e.Run(u)
 	if w := opt.Work; w != nil {
@@ -482,8 +543,8 @@ func runFixpoint(ctx context.Context, st store.Store, prog *datalog.Program, opt
 		w.InferReads.Add(e.Reads)
 	}
 	if err != nil {
-		return nil, nil, pkgerr.Newf("reasoner: %s: %w", what, err)
+		return nil, nil, nil, pkgerr.Newf("reasoner: %s: %w", what, err)
 	}
 	e.dropIndexes()
-	return e, u, nil
+	return e, u, pos, nil
 }

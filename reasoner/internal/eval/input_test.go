@@ -40,11 +40,11 @@ extra(n1, n96).
 	if err != nil {
 		t.Fatal(err)
 	}
-	lean, _, err := runFixpoint(ctx, st, prog, Options{Threads: 2}, "test", func(e *Evaluator) { e.lean = true })
+	lean, _, _, err := runFixpoint(ctx, st, prog, Options{Threads: 2}, "test", func(e *Evaluator) { e.lean = true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, _, err := runFixpoint(ctx, st, prog, Options{Threads: 2}, "test", func(*Evaluator) {})
+	full, _, _, err := runFixpoint(ctx, st, prog, Options{Threads: 2}, "test", func(*Evaluator) {})
 	if err != nil {
 		t.Fatal(err)
 	}

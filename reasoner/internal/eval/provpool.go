@@ -11,6 +11,10 @@ type ProvPool struct {
 
 const provChunkBits = 16
 
+// ProvChunkBits is log2 of the words of a chunk of a ProvPool (a record
+// longer than that has a chunk of its own).
+const ProvChunkBits = provChunkBits
+
 // Add stores a record and returns its position.
 func (p *ProvPool) Add(rule uint32, refs []uint32) int32 {
 	n := 1 + len(refs)
