@@ -20,7 +20,7 @@
 # edge(c7_3, X)? while the rule path(X, Z) :- path(X, Y), edge(Y, Z) is
 # added (the closure: 200 x 200 x 201 / 2 facts), until the edit is
 # answered: the longest lookup during a long update. Not in the default
-# CASES.
+# CASES. CHAIN_SERVE_FLAGS adds flags to that serve (e.g. --threads 1).
 #
 #   bench/serve-load.sh
 #   MINED=fb.dl CASES="families fb" bench/serve-load.sh
@@ -122,7 +122,7 @@ if [[ " $CASES " == *" chain "* ]]; then
   "$bin" --db "$out/chain.db" -q load "$out/chain.tsv" > /dev/null
   echo 'path(X, Z) :- edge(X, Z).' > "$out/chain.dl"
   echo 'edge(c7_3, X)?' > "$out/chain.q"
-  "$bin" --db "$out/chain.db" -q serve --addr "127.0.0.1:$PORT" --edits "$out/chain.edits.dl" "$out/chain.dl" > "$out/chain.serve.out" 2> "$out/chain.serve.log" &
+  "$bin" --db "$out/chain.db" -q serve ${CHAIN_SERVE_FLAGS:-} --addr "127.0.0.1:$PORT" --edits "$out/chain.edits.dl" "$out/chain.dl" > "$out/chain.serve.out" 2> "$out/chain.serve.log" &
   pid=$!
   trap 'kill -TERM '"$pid"' 2> /dev/null || true' EXIT
   wait_healthy
