@@ -141,7 +141,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	if !opts.ReadOnly {
-		err := removeEmptyMemtables(dir)
+		err := removeEmptyLogs(dir)
 		unlock()
 		if err != nil {
 			return nil, wrapf("store: open %s: %w", dir, err)
@@ -177,20 +177,26 @@ func Open(dir string, opts Options) (*DB, error) {
 	return d, nil
 }
 
-// removeEmptyMemtables removes the memtable files (*.mem) of length 0 in
-// dir: a writer killed between creating one and sizing it leaves it, and
-// Badger refuses to open a store with one ("while opening memtables ...
-// Create a new file"). Such a file holds nothing. The caller holds the
-// directory's exclusive lock, so no writer is creating one meanwhile.
-func removeEmptyMemtables(dir string) error {
-	mems, err := filepath.Glob(filepath.Join(dir, "*.mem"))
-	if err != nil {
-		return err
-	}
-	for _, m := range mems {
-		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
-			if err := os.Remove(m); err != nil {
-				return err
+// removeEmptyLogs removes the memtable files (*.mem) and value-log files
+// (*.vlog) of length 0 in dir: a writer killed between creating one and
+// sizing it leaves it (Badger creates a new value log at every writable
+// open), and Badger refuses to open a store with one ("while opening
+// memtables ... Create a new file", "Open existing file: ... Create a new
+// file"). Such a file holds nothing: a value log holds its header once
+// sized, and no value pointer can name a file that never held an entry.
+// The caller holds the directory's exclusive lock, so no writer is
+// creating one meanwhile.
+func removeEmptyLogs(dir string) error {
+	for _, pattern := range []string{"*.mem", "*.vlog"} {
+		files, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+				if err := os.Remove(f); err != nil {
+					return err
+				}
 			}
 		}
 	}

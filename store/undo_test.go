@@ -50,37 +50,48 @@ func TestRollbackLongKeys(t *testing.T) {
 	}
 }
 
-// A writer killed between creating a memtable file and sizing it leaves
-// a file of length 0, which Badger refuses to open: Open removes it, and
-// the store opens with its facts.
-func TestEmptyMemtableFile(t *testing.T) {
-	dir := t.TempDir()
-	db := mustOpen(t, dir)
-	ctx := context.Background()
-	if _, err := db.Load(ctx, syntheticBatch(100, "a"), nil); err != nil {
-		t.Fatal(err)
-	}
-	want, err := db.rawDump()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	empty := filepath.Join(dir, "00009.mem")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db, err = Open(dir, Options{})
-	if err != nil {
-		t.Fatalf("Open with an empty memtable file: %v", err)
-	}
-	defer db.Close()
-	got, err := db.rawDump()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("after the reopen: %d keys, want %d", len(got), len(want))
+// A writer killed between creating a memtable or value-log file and
+// sizing it leaves a file of length 0, which Badger refuses to open: Open
+// removes it, and the store opens with its facts, read-write or (after the
+// one read-write open that OpenReadOnly makes to recover) read-only.
+func TestEmptyLogFiles(t *testing.T) {
+	for _, name := range []string{"00009.mem", "000009.vlog"} {
+		for _, readOnly := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/readonly=%v", name, readOnly), func(t *testing.T) {
+				dir := t.TempDir()
+				db := mustOpen(t, dir)
+				ctx := context.Background()
+				if _, err := db.Load(ctx, syntheticBatch(100, "a"), nil); err != nil {
+					t.Fatal(err)
+				}
+				want, err := db.rawDump()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := db.Close(); err != nil {
+					t.Fatal(err)
+				}
+				empty := filepath.Join(dir, name)
+				if err := os.WriteFile(empty, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if readOnly {
+					db, err = OpenReadOnly(dir)
+				} else {
+					db, err = Open(dir, Options{})
+				}
+				if err != nil {
+					t.Fatalf("open with an empty %s: %v", name, err)
+				}
+				defer db.Close()
+				got, err := db.rawDump()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !maps.Equal(got, want) {
+					t.Errorf("after the reopen: %d keys, want %d", len(got), len(want))
+				}
+			})
+		}
 	}
 }
