@@ -1,7 +1,8 @@
 // Package profile starts the profiles of a drumql run that its environment
 // asks for ([Start]): DRUMQL_CPUPROFILE=FILE writes a CPU profile of the
 // run, DRUMQL_MEMPROFILE=FILE the allocation profile of the whole run, for
-// go tool pprof (-sample_index=alloc_space).
+// go tool pprof (-sample_index=alloc_space), and DRUMQL_TRACE=FILE an
+// execution trace of the run, for go tool trace.
 //
 // It is a leaf: it imports only the standard library, and every package of
 // the module may import it (docs/ARCHITECTURE.md, "The dependency rule").

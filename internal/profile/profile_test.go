@@ -9,9 +9,10 @@ import (
 
 func TestStart(t *testing.T) {
 	dir := t.TempDir()
-	cpu, mem := filepath.Join(dir, "cpu"), filepath.Join(dir, "mem")
+	cpu, mem, tr := filepath.Join(dir, "cpu"), filepath.Join(dir, "mem"), filepath.Join(dir, "trace")
 	t.Setenv(CPUVar, "")
 	t.Setenv(MemVar, "")
+	t.Setenv(TraceVar, "")
 	if Requested() {
 		t.Error("Requested with neither variable set")
 	}
@@ -20,16 +21,17 @@ func TestStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop() // nothing asked, nothing written
+	t.Setenv(TraceVar, tr)
+	if !Requested() {
+		t.Error("not Requested with the trace's variable set")
+	}
 	t.Setenv(CPUVar, cpu)
 	t.Setenv(MemVar, mem)
-	if !Requested() {
-		t.Error("not Requested with both variables set")
-	}
 	if stop, err = Start(); err != nil {
 		t.Fatal(err)
 	}
 	stop()
-	for _, f := range []string{cpu, mem} {
+	for _, f := range []string{cpu, mem, tr} {
 		if fi, err := os.Stat(f); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v, want a profile", f, err)
 		}
@@ -37,5 +39,18 @@ func TestStart(t *testing.T) {
 	t.Setenv(CPUVar, filepath.Join(dir, "no", "cpu"))
 	if _, err := Start(); err == nil || !strings.HasPrefix(err.Error(), CPUVar+": ") {
 		t.Errorf("a CPU profile that cannot be created: %v, want an error naming %s", err, CPUVar)
+	}
+	// the trace started before the CPU profile failed was stopped: a
+	// trace can start again
+	t.Setenv(CPUVar, "")
+	t.Setenv(TraceVar, filepath.Join(dir, "no", "trace"))
+	if _, err := Start(); err == nil || !strings.HasPrefix(err.Error(), TraceVar+": ") {
+		t.Errorf("a trace that cannot be created: %v, want an error naming %s", err, TraceVar)
+	}
+	t.Setenv(TraceVar, tr)
+	if stop, err = Start(); err != nil {
+		t.Errorf("a trace after a failed start: %v", err)
+	} else {
+		stop()
 	}
 }
