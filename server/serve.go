@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"runtime"
 	"time"
 
 	"github.com/drumql/drumql/internal/servefile"
@@ -39,6 +41,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		defer servefile.Remove(s.cfg.DB)
 	}
+	defer s.requestProcs()()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -79,4 +82,21 @@ func Exposed(addr net.Addr) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip == nil || !ip.IsLoopback()
+}
+
+// DefaultRequestProcs is drumql serve's Config.RequestProcs: room for the
+// several goroutines of a store's write (its flush, its writes and the
+// subcompactions of two compactors) beside an update's workers, and for
+// the requests.
+const DefaultRequestProcs = 6
+
+// requestProcs raises GOMAXPROCS by Config.RequestProcs unless the
+// environment sets it, and returns the function that puts it back.
+func (s *Server) requestProcs() (restore func()) {
+	if s.cfg.RequestProcs <= 0 || os.Getenv("GOMAXPROCS") != "" {
+		return func() {}
+	}
+	prev := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(prev + s.cfg.RequestProcs)
+	return func() { runtime.GOMAXPROCS(prev) }
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -59,6 +60,47 @@ func TestExposed(t *testing.T) {
 		}
 		if got := Exposed(a); got != want {
 			t.Errorf("Exposed(%s) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// TestRequestProcs: while Serve serves, GOMAXPROCS is RequestProcs higher
+// (an evaluation's Threads unchanged), and it is put back when Serve
+// returns; a GOMAXPROCS set in the environment is left alone.
+func TestRequestProcs(t *testing.T) {
+	for _, env := range []string{"", "3"} {
+		t.Setenv("GOMAXPROCS", env)
+		before := runtime.GOMAXPROCS(0)
+		e := newEnv(t, testGraph, testRules, func(c *Config) { c.RequestProcs = 5 })
+		threads := e.srv.cfg.Threads
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- e.srv.Serve(ctx, ln) }()
+		resp, err := http.Get("http://" + ln.Addr().String() + "/v1/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := before + 5
+		if env != "" {
+			want = before
+		}
+		if got := runtime.GOMAXPROCS(0); got != want {
+			t.Errorf("GOMAXPROCS=%q: %d while serving, want %d", env, got, want)
+		}
+		if e.srv.cfg.Threads != threads {
+			t.Errorf("GOMAXPROCS=%q: Threads %d while serving, %d before", env, e.srv.cfg.Threads, threads)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if got := runtime.GOMAXPROCS(0); got != before {
+			t.Errorf("GOMAXPROCS=%q: %d after Serve, want %d", env, got, before)
 		}
 	}
 }

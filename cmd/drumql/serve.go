@@ -75,7 +75,7 @@ func (c *serveCmd) Run(e *env) error {
 	}
 	s, err := server.New(e.ctx, server.Config{
 		Store: st, DB: e.cli.DB, Program: ps.Prog, Validated: true, Files: files, Edits: edits, Min: th.Min, MaxFacts: c.MaxFacts,
-		Threads: c.Threads, MaxMemory: caps.Mem.Bytes, MaxString: caps.String, QueryTimeout: c.QueryTimeout, MaxBody: caps.Body, Token: c.Token, ReadToken: c.ReadToken, Logger: slog.New(h),
+		Threads: c.Threads, RequestProcs: server.DefaultRequestProcs, MaxMemory: caps.Mem.Bytes, MaxString: caps.String, QueryTimeout: c.QueryTimeout, MaxBody: caps.Body, Token: c.Token, ReadToken: c.ReadToken, Logger: slog.New(h),
 	}, func(what string) {
 		if !e.cli.Quiet {
 			fmt.Fprintln(e.stderr, what)
