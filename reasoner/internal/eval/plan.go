@@ -17,8 +17,13 @@ type step struct {
 	check []int32 // per position: slot to compare with (bound earlier in this atom or before), or -1
 	delta []int32 // the delta tuples when this is the delta step
 	// numbers is set when the atom has a number constant, which each
-	// tuple is checked against (it is not part of mask).
+	// tuple is checked against. It is part of mask (numKey) when its
+	// symbol is the only one equal to it (Symtab.soleNumber): the plan
+	// then looks the constant up by that id while the symbol table's
+	// numberGen is numGen, and scans the relation (scanKeyed) after.
 	numbers bool
+	numKey  uint32
+	numGen  uint64
 	// exists is set for a positive atom whose arguments are all "_" (an
 	// existence test): only its strongest tuple is tried.
 	exists bool
@@ -177,6 +182,10 @@ func (pl *planner) addAtom(j int, d []int32) {
 		case t.V == slotWildcard:
 		case t.V == SlotNumber:
 			s.numbers = true
+			if pl.numberKey(l, d, rel, t, &s.numGen) {
+				s.mask |= 1 << uint(k)
+				s.numKey |= 1 << uint(k)
+			}
 		case pl.bound[t.V]:
 			s.mask |= 1 << uint(k)
 		case local[t.V]:
@@ -199,6 +208,24 @@ func (pl *planner) addAtom(j int, d []int32) {
 		}
 	}
 	pl.p.steps = append(pl.p.steps, s)
+}
+
+// numberKey reports whether number constant t of literal l (over rel,
+// iterating delta d when not nil) is looked up by its symbol rather than
+// checked on every tuple: in a positive atom that is not the delta step,
+// when no other symbol is equal to it (Symtab.soleNumber; gen receives the
+// generation that holds for), and when rel is not much smaller than the
+// store's symbols, whose names the first such check reads (a scan of the
+// relation would cost less).
+func (pl *planner) numberKey(l *clit, d []int32, rel *Relation, t Term, gen *uint64) bool {
+	if l.Kind != datalog.Positive || d != nil || uint64(rel.Len())*16 < uint64(pl.e.Syms.NStore) {
+		return false
+	}
+	g, ok := pl.e.Syms.soleNumber(t.C, t.F)
+	if ok {
+		*gen = g
+	}
+	return ok
 }
 
 // placeFilters places every literal other than a positive atom whose
