@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
@@ -82,6 +83,42 @@ func collectAt(percent int) (stop func()) {
 	}
 }
 
+// collectLate turns the collector off until the heap reaches a limit of
+// 64 MiB and three times size (the input files' bytes), until the
+// returned function is called, which restores the target and the limit
+// it found; a limit set before (GOMEMLIMIT) is kept when lower. While
+// `drumql run` reads its inputs, what the heap holds is mostly kept (the
+// columns, sized ahead, and the names), and a collection marks every
+// name read so far: reach-1m collected four times while reading a
+// million edges.
+func collectLate(size int64) (restore func()) {
+	limit := debug.SetMemoryLimit(-1)
+	prevPercent := debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(min(limit, 64<<20+3*size))
+	return func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(prevPercent)
+	}
+}
+
+// inputBytes returns the size of the .input files in factDir, summed (a
+// file read through gzip counted four times); files it cannot stat count
+// nothing (reading them reports the error).
+func (p *Program) inputBytes(factDir string) int64 {
+	var n int64
+	for _, src := range p.Inputs {
+		path := factPath(src, factDir, ".facts")
+		if fi, err := os.Stat(path); err == nil {
+			if strings.HasSuffix(path, ".gz") {
+				n += 4 * fi.Size()
+			} else {
+				n += fi.Size()
+			}
+		}
+	}
+	return n
+}
+
 // Run reads, evaluates and writes the program of cfg: every .output
 // relation to its file (or stdout), the .printsize counts to stdout. It
 // writes nothing when reading or evaluating fails; each output file is
@@ -98,7 +135,12 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	relaxed := func() {}
+	if cfg.GCPercent != 0 {
+		relaxed = collectLate(p.inputBytes(cfg.FactDir))
+	}
 	in, err := p.readInputs(ctx, cfg.FactDir)
+	relaxed()
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,10 @@ func TestInputsAsStore(t *testing.T) {
 		for range 500 {
 			var f []string
 			for range arity {
-				f = append(f, fmt.Sprintf("n%d", rng.IntN(40)))
+				// names, naturals (held apart from the other names) and
+				// numbers that are not canonical (names like any other)
+				format := []string{"n%d", "%d", "0%d"}[rng.IntN(3)]
+				f = append(f, fmt.Sprintf(format, rng.IntN(40)))
 			}
 			files[rel] = append(files[rel], strings.Join(f, "\t"))
 		}
@@ -86,6 +89,14 @@ func TestInputsAsStore(t *testing.T) {
 		want, _ := mem.Name(id)
 		if got, _ := in.Name(id); got != want {
 			t.Fatalf("name of %d: %q, the store's %q", id, got, want)
+		}
+		if got, ok, _ := in.Lookup(want); !ok || got != id {
+			t.Fatalf("Lookup(%q) = %d, %v; want %d", want, got, ok, id)
+		}
+	}
+	for _, name := range []string{"40", "n40", "040", "12345678", "x"} {
+		if _, ok, _ := in.Lookup(name); ok {
+			t.Errorf("Lookup(%q) found a name never read", name)
 		}
 	}
 	wantRels, _ := mem.Relations()
@@ -133,18 +144,35 @@ func TestFieldValue(t *testing.T) {
 	}
 }
 
-// TestRadixSort checks radixSort against slices.Sort.
+// TestRadixSort checks radixSort and compactTuples against slices.Sort
+// and slices.Compact, on tuples of arity 1 and 2.
 func TestRadixSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{0, 1, 100, 255, 256, 5000} {
-		for _, mask := range []uint64{1<<17 - 1, 1<<40 - 1, ^uint64(0), 0xff00ff0000} {
-			keys := make([]uint64, n)
-			for i := range keys {
-				keys[i] = rng.Uint64() & mask
-			}
-			want := slices.Sorted(slices.Values(keys))
-			if got := radixSort(keys); !slices.Equal(got, want) {
-				t.Fatalf("n %d, mask %x: not sorted", n, mask)
+		for _, mask := range []uint64{1<<17 - 1, 1<<40 - 1, ^uint64(0), 0xff00ff0000, 0xff} {
+			for a := 1; a <= 2; a++ {
+				keys := make([]uint64, n)
+				ids := make([]store.ID, a*n)
+				for i := range keys {
+					k := rng.Uint64() & mask
+					if a == 1 {
+						k &= 1<<32 - 1
+						ids[i] = store.ID(k)
+					} else {
+						ids[2*i], ids[2*i+1] = store.ID(k>>32), store.ID(k)
+					}
+					keys[i] = k
+				}
+				want := slices.Compact(slices.Sorted(slices.Values(keys)))
+				got := compactTuples(radixSort(ids, a), a)
+				if len(got) != a*len(want) {
+					t.Fatalf("n %d, mask %x, arity %d: %d tuples, want %d", n, mask, a, len(got)/a, len(want))
+				}
+				for i, k := range want {
+					if a == 1 && got[i] != store.ID(k) || a == 2 && (got[2*i] != store.ID(k>>32) || got[2*i+1] != store.ID(k)) {
+						t.Fatalf("n %d, mask %x, arity %d: tuple %d wrong", n, mask, a, i)
+					}
+				}
 			}
 		}
 	}
@@ -178,6 +206,38 @@ func TestInputAllocsPerFact(t *testing.T) {
 	t.Logf("%.0f allocations for %d facts", allocs, facts)
 	if perFact := allocs / facts; perFact > 0.05 {
 		t.Errorf("%.0f allocations for %d facts: %.3f a fact, want at most 0.05", allocs, facts, perFact)
+	}
+}
+
+// TestInputBytes bounds the bytes reading input facts allocates: 200,000
+// edges between 20,000 numbered nodes fill a column sized from the file's
+// size once (not grown a quarter at a time, which copied it five times
+// over), sorted with one buffer of its size, and name their nodes without
+// a map; 3 column sizes and the names' strings and table leave room for
+// an estimate a sixteenth too large.
+func TestInputBytes(t *testing.T) {
+	dir := t.TempDir()
+	const facts, nodes = 200000, 20000
+	var b strings.Builder
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range facts {
+		fmt.Fprintf(&b, "%d\t%d\n", rng.IntN(nodes), rng.IntN(nodes))
+	}
+	prog := ".decl e(x: number, y: number)\n.input e\n"
+	write(t, dir, map[string]string{"facts/e.facts": b.String()})
+	p, _ := readProgram(t, dir, prog)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := p.readInputs(context.Background(), filepath.Join(dir, "facts")); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	column := uint64(facts * 2 * 4)
+	names := uint64(nodes * 64) // strings, their headers grown by doubling, nums
+	got := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d bytes allocated for a column of %d bytes", got, column)
+	if want := 3*column + names + 1<<17; got > want {
+		t.Errorf("reading %d facts allocated %d bytes, want at most %d", facts, got, want)
 	}
 }
 
@@ -229,6 +289,26 @@ func TestCollectAt(t *testing.T) {
 	runtime.KeepAlive(big)
 	if p := percent(); p != 100 {
 		t.Fatalf("target %d after stop, want 100", p)
+	}
+}
+
+// TestCollectLate checks that collectLate turns the collector off under
+// a memory limit of 64 MiB and three times the inputs' size, keeps a
+// lower limit set before, and restores both.
+func TestCollectLate(t *testing.T) {
+	prevPercent, prevLimit := debug.SetGCPercent(100), debug.SetMemoryLimit(1<<40)
+	defer func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) }()
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	for _, c := range []struct{ before, size, want int64 }{{1 << 40, 1 << 20, 64<<20 + 3<<20}, {32 << 20, 1 << 20, 32 << 20}} {
+		debug.SetMemoryLimit(c.before)
+		restore := collectLate(c.size)
+		if p, l := percent(), debug.SetMemoryLimit(-1); p != -1 || l != c.want {
+			t.Errorf("limit %d before, inputs of %d bytes: target %d, limit %d; want -1, %d", c.before, c.size, p, l, c.want)
+		}
+		restore()
+		if p, l := percent(), debug.SetMemoryLimit(-1); p != 100 || l != c.before {
+			t.Errorf("restored: target %d, limit %d; want 100, %d", p, l, c.before)
+		}
 	}
 }
 
