@@ -166,6 +166,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			return output{lines: lines, n: len(lines)}, err
 		})
 	}
+	opt.Loaded = in.release
 	v, err := reasoner.Evaluate(ctx, in, prog, opt)
 	if err != nil {
 		return err

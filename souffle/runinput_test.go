@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -327,5 +328,48 @@ func TestRunChoiceInput(t *testing.T) {
 		if got, want := readOut(t, filepath.Join(dir, "out", "In.csv")), "x\t1\tp\ny\t1\tq\nz\t7\tq\n"; got != want {
 			t.Errorf("-j %d: In.csv %q, want %q", jobs, got, want)
 		}
+	}
+}
+
+// TestInputsReleased checks that Run's evaluation drops the tuples of an
+// input relation its rules read once the evaluator holds them, not those
+// of an input only written out, and that the outputs are the same: both
+// relations written whole, the rule's tuples derived.
+func TestInputsReleased(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"facts/e.facts": "1\t2\n2\t3\n3\t4\n",
+		"facts/k.facts": "a\nb\n",
+	})
+	src := ".decl e(x: number, y: number)\n.input e\n.output e\n.decl k(x: symbol)\n.input k\n.output k\n" +
+		".decl r(x: number)\n.output r\nr(Y) :- e(1, Y).\nr(Y) :- r(X), e(X, Y).\n"
+	p, in := readProgram(t, dir, src)
+	_, prog, err := Read(filepath.Join(dir, "prog.dl"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var released []string
+	v, err := reasoner.Evaluate(context.Background(), in, prog, reasoner.Options{Loaded: func(rel store.ID) {
+		released = append(released, in.names[rel])
+		in.release(rel)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(released, []string{"e"}) {
+		t.Errorf("released %v, want [e]", released)
+	}
+	for rel, want := range map[string]int{"e": 3, "k": 2, "r": 3} {
+		out, err := p.evaluated(context.Background(), v, false)(rel, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.n != want {
+			t.Errorf("%s: %d tuples written, want %d", rel, out.n, want)
+		}
+	}
+	id, _, _ := in.Lookup("e")
+	if _, err := in.Has(store.Fact{Rel: id, Args: []store.ID{0, 0}}); err == nil {
+		t.Error("the released e answers Has")
 	}
 }
