@@ -46,8 +46,11 @@ type Config struct {
 // Soufflé's tests (inline_nqueens, a 24 MB process) a fifth more CPU.
 const RunGCPercent = 25
 
-// LargeHeap is the live heap from which Config.GCPercent applies.
-const LargeHeap = 32 << 20
+// LargeHeap is the live heap from which Config.GCPercent applies: 16
+// MiB, where reach-1m's evaluation (a live heap of 25 to 30 MiB, mostly
+// columns) peaked 7 MB lower than at 32 MiB, for no more CPU
+// (docs/BENCHMARKS.md).
+const LargeHeap = 16 << 20
 
 // collectAt sets the collector's target to percent once the live heap
 // reaches LargeHeap (looked at every 20 ms), until stop is called, which
