@@ -237,10 +237,20 @@ func radixSort(ids []store.ID, a int) []store.ID {
 			count[d] = sum
 			sum += c
 		}
-		for i := range n {
-			d := key(ids, i) >> shift & (1<<bits - 1)
-			copy(buf[count[d]*a:count[d]*a+a], ids[i*a:i*a+a])
-			count[d]++
+		if a == 1 {
+			for _, v := range ids {
+				d := uint64(v) >> shift & (1<<bits - 1)
+				buf[count[d]] = v
+				count[d]++
+			}
+		} else {
+			for i := 0; i+1 < len(ids); i += 2 {
+				x, y := ids[i], ids[i+1]
+				d := (uint64(x)<<32 | uint64(y)) >> shift & (1<<bits - 1)
+				j := 2 * count[d]
+				buf[j], buf[j+1] = x, y
+				count[d]++
+			}
 		}
 		ids, buf = buf, ids
 	}
