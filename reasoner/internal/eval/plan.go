@@ -58,7 +58,8 @@ type Plan struct {
 // tuples, then the one with more bound arguments, then the earlier in the
 // body. A bound argument is a symbol constant or a variable bound by an
 // earlier step (or pre bound); a number constant and _ are not (a number
-// constant is checked on each tuple, not used as an index key).
+// constant is checked on each tuple, and is part of the index key only
+// when its symbol is the only one equal to it: numberKey).
 func (e *Evaluator) MakePlan(r *Crule, ri int, deltaAt int, delta []int32) *Plan {
 	return e.makePlanBound(r, ri, deltaAt, delta, nil)
 }
@@ -130,7 +131,8 @@ func newPlanner(e *Evaluator, r *Crule, ri int, pre []int32) *planner {
 // isBound reports whether t is bound: a symbol constant or a bound
 // variable. A number constant binds a comparison side (isSet), but in an
 // atom it is a filter (it matches every symbol written as that number),
-// not an index key.
+// which the order of the atoms does not count (addAtom may still look it
+// up: numberKey).
 func (pl *planner) isBound(t Term) bool { return t.V == SlotConst || (t.V >= 0 && pl.bound[t.V]) }
 
 func (pl *planner) isSet(t Term) bool { return pl.isBound(t) || t.V == SlotNumber }
