@@ -248,12 +248,13 @@ func (w *Worker) Join(p *Plan, k int, conf float64) {
 				w.try(p, k, t, conf)
 			}
 		default:
-			key := w.key(s)
 			// A tuple too weak for try ends an ordered chain (order.go).
+			// Whether the chain is dirty is asked with its tuple t, which
+			// has the chain's key: the later steps' keys reuse w.probe.
 			ordered := !s.lit.guard && !p.Rule.crisp && s.ix.ordered > 0
-			for t := s.ix.First(rel, key); t >= 0; t = s.ix.Next[t] {
+			for t := s.ix.First(rel, w.key(s)); t >= 0; t = s.ix.Next[t] {
 				if ordered && t < s.ix.ordered && conf*rel.ConfAt(t)*p.Rule.Weight*w.demand < w.E.Min {
-					if n, ok := s.ix.weakRest(t, key); ok {
+					if n, ok := s.ix.weakRest(t, rel.Tuple(t)); ok {
 						w.cut += int64(n)
 						break
 					}
