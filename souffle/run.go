@@ -86,21 +86,49 @@ func collectAt(percent int) (stop func()) {
 	}
 }
 
-// collectLate turns the collector off until the heap reaches a limit of
-// 64 MiB and three times size (the input files' bytes), until the
-// returned function is called, which restores the target and the limit
-// it found; a limit set before (GOMEMLIMIT) is kept when lower. While
-// `drumql run` reads its inputs, what the heap holds is mostly kept (the
-// columns, sized ahead, and the names), and a collection marks every
-// name read so far: reach-1m collected four times while reading a
-// million edges.
+// collectLate turns the collector off until the heap reaches 64 MiB and
+// three times size (the input files' bytes), or a lower limit set before
+// (GOMEMLIMIT), or the returned function is called: then the target and
+// the limit it found are back. While `drumql run` reads its inputs, what
+// the heap holds is mostly kept (the columns, sized ahead, and the
+// names), and a collection marks every name read so far: reach-1m
+// collected four times while reading a million edges. The limit stops
+// the heap at that size; a watcher (every 10 ms) gives the collector back
+// once the heap is at three quarters of it, so that inputs that take more
+// memory than that (many distinct short names) are read with the
+// collector as before, not collected over and over at the limit.
 func collectLate(size int64) (restore func()) {
 	limit := debug.SetMemoryLimit(-1)
 	prevPercent := debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(min(limit, 64<<20+3*size))
-	return func() {
+	bound := min(limit, 64<<20+3*size)
+	debug.SetMemoryLimit(bound)
+	back := func() {
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(prevPercent)
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			metrics.Read(heap)
+			if heap[0].Value.Kind() == metrics.KindUint64 && heap[0].Value.Uint64() >= uint64(bound)/4*3 {
+				back()
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		back()
 	}
 }
 

@@ -311,6 +311,25 @@ func TestCollectLate(t *testing.T) {
 			t.Errorf("restored: target %d, limit %d; want 100, %d", p, l, c.before)
 		}
 	}
+	// A heap that reaches three quarters of the limit has the collector
+	// back before restore.
+	debug.SetMemoryLimit(1 << 40)
+	restore := collectLate(0)
+	big := make([]byte, 56<<20)
+	for i := range big {
+		big[i] = 1
+	}
+	for deadline := time.Now().Add(5 * time.Second); percent() != 100; {
+		if time.Now().After(deadline) {
+			t.Fatalf("target %d with %d MB allocated under a limit of 64 MiB, want 100", percent(), len(big)>>20)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if l := debug.SetMemoryLimit(-1); l != 1<<40 {
+		t.Errorf("limit %d once the heap is large, want the one before", l)
+	}
+	restore()
+	runtime.KeepAlive(big)
 }
 
 // TestRunChoiceInput checks choice domains on inputs: in file order, a
