@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
@@ -45,8 +46,11 @@ type Config struct {
 // Soufflé's tests (inline_nqueens, a 24 MB process) a fifth more CPU.
 const RunGCPercent = 25
 
-// LargeHeap is the live heap from which Config.GCPercent applies.
-const LargeHeap = 32 << 20
+// LargeHeap is the live heap from which Config.GCPercent applies: 16
+// MiB, where reach-1m's evaluation (a live heap of 25 to 30 MiB, mostly
+// columns) peaked 7 MB lower than at 32 MiB, for no more CPU
+// (docs/BENCHMARKS.md).
+const LargeHeap = 16 << 20
 
 // collectAt sets the collector's target to percent once the live heap
 // reaches LargeHeap (looked at every 20 ms), until stop is called, which
@@ -82,6 +86,70 @@ func collectAt(percent int) (stop func()) {
 	}
 }
 
+// collectLate turns the collector off until the heap reaches 64 MiB and
+// three times size (the input files' bytes), or a lower limit set before
+// (GOMEMLIMIT), or the returned function is called: then the target and
+// the limit it found are back. While `drumql run` reads its inputs, what
+// the heap holds is mostly kept (the columns, sized ahead, and the
+// names), and a collection marks every name read so far: reach-1m
+// collected four times while reading a million edges. The limit stops
+// the heap at that size; a watcher (every 10 ms) gives the collector back
+// once the heap is at three quarters of it, so that inputs that take more
+// memory than that (many distinct short names) are read with the
+// collector as before, not collected over and over at the limit.
+func collectLate(size int64) (restore func()) {
+	limit := debug.SetMemoryLimit(-1)
+	prevPercent := debug.SetGCPercent(-1)
+	bound := min(limit, 64<<20+3*size)
+	debug.SetMemoryLimit(bound)
+	back := func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(prevPercent)
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			metrics.Read(heap)
+			if heap[0].Value.Kind() == metrics.KindUint64 && heap[0].Value.Uint64() >= uint64(bound)/4*3 {
+				back()
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		back()
+	}
+}
+
+// inputBytes returns the size of the .input files in factDir, summed (a
+// file read through gzip counted four times); files it cannot stat count
+// nothing (reading them reports the error).
+func (p *Program) inputBytes(factDir string) int64 {
+	var n int64
+	for _, src := range p.Inputs {
+		path := factPath(src, factDir, ".facts")
+		if fi, err := os.Stat(path); err == nil {
+			if strings.HasSuffix(path, ".gz") {
+				n += 4 * fi.Size()
+			} else {
+				n += fi.Size()
+			}
+		}
+	}
+	return n
+}
+
 // Run reads, evaluates and writes the program of cfg: every .output
 // relation to its file (or stdout), the .printsize counts to stdout. It
 // writes nothing when reading or evaluating fails; each output file is
@@ -98,7 +166,12 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	relaxed := func() {}
+	if cfg.GCPercent != 0 {
+		relaxed = collectLate(p.inputBytes(cfg.FactDir))
+	}
 	in, err := p.readInputs(ctx, cfg.FactDir)
+	relaxed()
 	if err != nil {
 		return err
 	}
@@ -124,6 +197,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			return output{lines: lines, n: len(lines)}, err
 		})
 	}
+	opt.Loaded = in.release
 	v, err := reasoner.Evaluate(ctx, in, prog, opt)
 	if err != nil {
 		return err

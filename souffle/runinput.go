@@ -29,10 +29,11 @@ type inputs struct {
 	names []string
 	ids   map[string]store.ID
 	rels  map[store.ID]*inputRel
-	// nums caches the ids of small natural numbers written canonically:
-	// nums[v] is 1 + the id of v's name, or 0 when not yet looked up (a
-	// map of a million names costs more to probe than the file costs to
-	// read).
+	// nums holds the ids of small natural numbers written canonically
+	// (below maxDense): nums[v] is 1 + the id of v's name, or 0 when it
+	// has none. Such a name is there, never in ids: a map of a million
+	// names costs more to probe than the file costs to read, and more
+	// memory than the names.
 	nums []store.ID
 }
 
@@ -44,6 +45,9 @@ type inputRel struct {
 	arity int
 	n     int
 	ids   []store.ID
+	// released: the evaluator holds the tuples, dropped here
+	// (inputs.release); reading them again is an error.
+	released bool
 }
 
 func newInputs() *inputs {
@@ -54,32 +58,60 @@ func newInputs() *inputs {
 // must pass store.CheckName. name is copied when kept (the caller may
 // pass a string that aliases a reused buffer).
 func (in *inputs) intern(name []byte) (store.ID, error) {
+	if v, ok := denseNatural(name); ok {
+		return in.internDense(name, v)
+	}
 	if id, ok := in.ids[string(name)]; ok {
 		return id, nil
 	}
+	id, err := in.add(name)
+	if err == nil {
+		in.ids[in.names[id]] = id
+	}
+	return id, err
+}
+
+// add numbers name, new, and returns its id.
+func (in *inputs) add(name []byte) (store.ID, error) {
 	s := string(name)
 	if err := store.CheckName(s); err != nil {
 		return 0, err
 	}
 	id := store.ID(len(in.names))
 	in.names = append(in.names, s)
-	in.ids[s] = id
 	return id, nil
 }
 
 // internNatural is intern for a name of canonicalDigits.
 func (in *inputs) internNatural(name []byte) (store.ID, error) {
+	if v, ok := denseNatural(name); ok {
+		return in.internDense(name, v)
+	}
+	return in.intern(name)
+}
+
+// denseNatural returns the value of name when it is a natural number
+// below maxDense written canonically (the names inputs.nums holds).
+func denseNatural(name []byte) (uint64, bool) {
+	if len(name) == 0 || len(name) > 7 || name[0] == '0' && len(name) > 1 {
+		return 0, false
+	}
 	v := uint64(0)
 	for _, b := range name {
+		if b < '0' || b > '9' {
+			return 0, false
+		}
 		v = v*10 + uint64(b-'0')
 	}
-	if v >= maxDense {
-		return in.intern(name)
-	}
+	return v, v < maxDense
+}
+
+// internDense is intern for a name of denseNatural value v.
+func (in *inputs) internDense(name []byte, v uint64) (store.ID, error) {
 	if v < uint64(len(in.nums)) && in.nums[v] != 0 {
 		return in.nums[v] - 1, nil
 	}
-	id, err := in.intern(name)
+	id, err := in.add(name)
 	if err != nil {
 		return 0, err
 	}
@@ -90,6 +122,18 @@ func (in *inputs) internNatural(name []byte) (store.ID, error) {
 	}
 	in.nums[v] = id + 1
 	return id, nil
+}
+
+// lookup returns the id of name, if it has one.
+func (in *inputs) lookup(name string) (store.ID, bool) {
+	if v, ok := denseNatural([]byte(name)); ok {
+		if v < uint64(len(in.nums)) && in.nums[v] != 0 {
+			return in.nums[v] - 1, true
+		}
+		return 0, false
+	}
+	id, ok := in.ids[name]
+	return id, ok
 }
 
 // relation returns the facts of relation name (interned on first use).
@@ -118,27 +162,8 @@ func (r *inputRel) seal() {
 	case 0:
 		r.n = min(r.n, 1)
 	case 1, 2:
-		keys := make([]uint64, r.n)
-		for i := range keys {
-			if r.arity == 1 {
-				keys[i] = uint64(r.ids[i])
-			} else {
-				keys[i] = uint64(r.ids[2*i])<<32 | uint64(r.ids[2*i+1])
-			}
-		}
-		keys = slices.Compact(radixSort(keys))
-		if r.arity == 1 {
-			for i, k := range keys {
-				r.ids[i] = store.ID(k)
-			}
-			r.ids, r.n = r.ids[:len(keys)], len(keys)
-			break
-		}
-		r.ids = r.ids[:2*len(keys)]
-		for i, k := range keys {
-			r.ids[2*i], r.ids[2*i+1] = store.ID(k>>32), store.ID(k)
-		}
-		r.n = len(keys)
+		r.ids = compactTuples(radixSort(r.ids[:r.n*r.arity], r.arity), r.arity)
+		r.n = len(r.ids) / r.arity
 	default:
 		a := r.arity
 		perm := make([]int32, r.n)
@@ -159,43 +184,91 @@ func (r *inputRel) seal() {
 	r.ids = slices.Clip(r.ids)
 }
 
-// radixSort sorts keys (least significant digit first, 11 bits a pass,
-// the passes of digits every key shares skipped) and returns them: keys,
-// or a buffer of their length.
-func radixSort(keys []uint64) []uint64 {
-	if len(keys) < 256 {
+// radixSort sorts the tuples of arity a (1 or 2) of ids by their values
+// (least significant digit first, 11 bits a pass, the passes of digits
+// every tuple shares skipped) and returns them: ids, or a buffer of its
+// length. It sorts the column in place of a column of keys, so reading a
+// million edges holds one buffer of their size beside them, not two.
+func radixSort(ids []store.ID, a int) []store.ID {
+	n := len(ids) / a
+	key := func(x []store.ID, i int) uint64 {
+		if a == 1 {
+			return uint64(x[i])
+		}
+		return uint64(x[2*i])<<32 | uint64(x[2*i+1])
+	}
+	if n < 256 {
+		keys := make([]uint64, n)
+		for i := range keys {
+			keys[i] = key(ids, i)
+		}
 		slices.Sort(keys)
-		return keys
+		for i, k := range keys {
+			if a == 1 {
+				ids[i] = store.ID(k)
+			} else {
+				ids[2*i], ids[2*i+1] = store.ID(k>>32), store.ID(k)
+			}
+		}
+		return ids
 	}
 	const bits = 11
 	var or, and uint64 = 0, ^uint64(0)
-	for _, k := range keys {
+	for i := range n {
+		k := key(ids, i)
 		or |= k
 		and &= k
 	}
-	buf := make([]uint64, len(keys))
+	var buf []store.ID
 	var count [1 << bits]int
 	for shift := 0; shift < 64; shift += bits {
 		if (or^and)>>shift&(1<<bits-1) == 0 {
-			continue // every key has this digit
+			continue // every tuple has this digit
+		}
+		if buf == nil {
+			buf = make([]store.ID, len(ids))
 		}
 		clear(count[:])
-		for _, k := range keys {
-			count[k>>shift&(1<<bits-1)]++
+		for i := range n {
+			count[key(ids, i)>>shift&(1<<bits-1)]++
 		}
 		sum := 0
 		for d, c := range count {
 			count[d] = sum
 			sum += c
 		}
-		for _, k := range keys {
-			d := k >> shift & (1<<bits - 1)
-			buf[count[d]] = k
-			count[d]++
+		if a == 1 {
+			for _, v := range ids {
+				d := uint64(v) >> shift & (1<<bits - 1)
+				buf[count[d]] = v
+				count[d]++
+			}
+		} else {
+			for i := 0; i+1 < len(ids); i += 2 {
+				x, y := ids[i], ids[i+1]
+				d := (uint64(x)<<32 | uint64(y)) >> shift & (1<<bits - 1)
+				j := 2 * count[d]
+				buf[j], buf[j+1] = x, y
+				count[d]++
+			}
 		}
-		keys, buf = buf, keys
+		ids, buf = buf, ids
 	}
-	return keys
+	return ids
+}
+
+// compactTuples removes from the sorted tuples of arity a of ids those
+// equal to the one before, in place, and returns what is left.
+func compactTuples(ids []store.ID, a int) []store.ID {
+	w := 0
+	for i := 0; i < len(ids); i += a {
+		if w > 0 && slices.Equal(ids[w-a:w], ids[i:i+a]) {
+			continue
+		}
+		copy(ids[w:w+a], ids[i:i+a])
+		w += a
+	}
+	return ids[:w]
 }
 
 // tuple returns tuple i of r (not to be changed).
@@ -235,13 +308,13 @@ func (in *inputs) Retract(context.Context, *store.Batch) (store.RetractStats, er
 
 // Lookup implements store.Store.
 func (in *inputs) Lookup(name string) (store.ID, bool, error) {
-	id, ok := in.ids[name]
+	id, ok := in.lookup(name)
 	return id, ok, nil
 }
 
 // Intern implements store.Store: only names already known have ids.
 func (in *inputs) Intern(name string) (store.ID, error) {
-	if id, ok := in.ids[name]; ok {
+	if id, ok := in.lookup(name); ok {
 		return id, nil
 	}
 	return 0, errInputsReadOnly
@@ -277,6 +350,10 @@ func (in *inputs) facts(rel store.ID, keep func(args []store.ID) bool) iter.Seq2
 		if r == nil {
 			return
 		}
+		if r.released {
+			yield(store.Fact{}, in.errReleased(rel))
+			return
+		}
 		for i := range r.n {
 			t := r.tuple(i)
 			if (keep == nil || keep(t)) && !yield(store.Fact{Rel: rel, Args: t}, nil) {
@@ -284,6 +361,21 @@ func (in *inputs) facts(rel store.ID, keep func(args []store.ID) bool) iter.Seq2
 			}
 		}
 	}
+}
+
+// release drops the tuples of rel, which the evaluator has read into its
+// own columns (reasoner.Options.Loaded): it copies every input relation
+// it reads once, and reach-1m's 8 MB of edges were held twice for the
+// whole evaluation.
+func (in *inputs) release(rel store.ID) {
+	if r := in.rels[rel]; r != nil {
+		r.ids, r.released = nil, true
+	}
+}
+
+// errReleased is the error of reading the facts of rel after release.
+func (in *inputs) errReleased(rel store.ID) error {
+	return fmt.Errorf("run: the input facts of %s: read once, no longer held", in.names[rel])
 }
 
 // Scan implements store.Store.
@@ -304,6 +396,9 @@ func (in *inputs) Has(f store.Fact) (bool, error) {
 	r := in.rels[f.Rel]
 	if r == nil || len(f.Args) != r.arity {
 		return false, nil
+	}
+	if r.released {
+		return false, in.errReleased(f.Rel)
 	}
 	_, ok := sort.Find(r.n, func(i int) int { return slices.Compare(f.Args, r.tuple(i)) })
 	return ok, nil

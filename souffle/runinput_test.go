@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drumql/drumql/reasoner"
 	"github.com/drumql/drumql/store"
 )
 
@@ -56,7 +57,10 @@ func TestInputsAsStore(t *testing.T) {
 		for range 500 {
 			var f []string
 			for range arity {
-				f = append(f, fmt.Sprintf("n%d", rng.IntN(40)))
+				// names, naturals (held apart from the other names) and
+				// numbers that are not canonical (names like any other)
+				format := []string{"n%d", "%d", "0%d"}[rng.IntN(3)]
+				f = append(f, fmt.Sprintf(format, rng.IntN(40)))
 			}
 			files[rel] = append(files[rel], strings.Join(f, "\t"))
 		}
@@ -86,6 +90,14 @@ func TestInputsAsStore(t *testing.T) {
 		want, _ := mem.Name(id)
 		if got, _ := in.Name(id); got != want {
 			t.Fatalf("name of %d: %q, the store's %q", id, got, want)
+		}
+		if got, ok, _ := in.Lookup(want); !ok || got != id {
+			t.Fatalf("Lookup(%q) = %d, %v; want %d", want, got, ok, id)
+		}
+	}
+	for _, name := range []string{"40", "n40", "040", "12345678", "x"} {
+		if _, ok, _ := in.Lookup(name); ok {
+			t.Errorf("Lookup(%q) found a name never read", name)
 		}
 	}
 	wantRels, _ := mem.Relations()
@@ -133,18 +145,35 @@ func TestFieldValue(t *testing.T) {
 	}
 }
 
-// TestRadixSort checks radixSort against slices.Sort.
+// TestRadixSort checks radixSort and compactTuples against slices.Sort
+// and slices.Compact, on tuples of arity 1 and 2.
 func TestRadixSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{0, 1, 100, 255, 256, 5000} {
-		for _, mask := range []uint64{1<<17 - 1, 1<<40 - 1, ^uint64(0), 0xff00ff0000} {
-			keys := make([]uint64, n)
-			for i := range keys {
-				keys[i] = rng.Uint64() & mask
-			}
-			want := slices.Sorted(slices.Values(keys))
-			if got := radixSort(keys); !slices.Equal(got, want) {
-				t.Fatalf("n %d, mask %x: not sorted", n, mask)
+		for _, mask := range []uint64{1<<17 - 1, 1<<40 - 1, ^uint64(0), 0xff00ff0000, 0xff} {
+			for a := 1; a <= 2; a++ {
+				keys := make([]uint64, n)
+				ids := make([]store.ID, a*n)
+				for i := range keys {
+					k := rng.Uint64() & mask
+					if a == 1 {
+						k &= 1<<32 - 1
+						ids[i] = store.ID(k)
+					} else {
+						ids[2*i], ids[2*i+1] = store.ID(k>>32), store.ID(k)
+					}
+					keys[i] = k
+				}
+				want := slices.Compact(slices.Sorted(slices.Values(keys)))
+				got := compactTuples(radixSort(ids, a), a)
+				if len(got) != a*len(want) {
+					t.Fatalf("n %d, mask %x, arity %d: %d tuples, want %d", n, mask, a, len(got)/a, len(want))
+				}
+				for i, k := range want {
+					if a == 1 && got[i] != store.ID(k) || a == 2 && (got[2*i] != store.ID(k>>32) || got[2*i+1] != store.ID(k)) {
+						t.Fatalf("n %d, mask %x, arity %d: tuple %d wrong", n, mask, a, i)
+					}
+				}
 			}
 		}
 	}
@@ -178,6 +207,38 @@ func TestInputAllocsPerFact(t *testing.T) {
 	t.Logf("%.0f allocations for %d facts", allocs, facts)
 	if perFact := allocs / facts; perFact > 0.05 {
 		t.Errorf("%.0f allocations for %d facts: %.3f a fact, want at most 0.05", allocs, facts, perFact)
+	}
+}
+
+// TestInputBytes bounds the bytes reading input facts allocates: 200,000
+// edges between 20,000 numbered nodes fill a column sized from the file's
+// size once (not grown a quarter at a time, which copied it five times
+// over), sorted with one buffer of its size, and name their nodes without
+// a map; 3 column sizes and the names' strings and table leave room for
+// an estimate a sixteenth too large.
+func TestInputBytes(t *testing.T) {
+	dir := t.TempDir()
+	const facts, nodes = 200000, 20000
+	var b strings.Builder
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range facts {
+		fmt.Fprintf(&b, "%d\t%d\n", rng.IntN(nodes), rng.IntN(nodes))
+	}
+	prog := ".decl e(x: number, y: number)\n.input e\n"
+	write(t, dir, map[string]string{"facts/e.facts": b.String()})
+	p, _ := readProgram(t, dir, prog)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := p.readInputs(context.Background(), filepath.Join(dir, "facts")); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	column := uint64(facts * 2 * 4)
+	names := uint64(nodes * 64) // strings, their headers grown by doubling, nums
+	got := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d bytes allocated for a column of %d bytes", got, column)
+	if want := 3*column + names + 1<<17; got > want {
+		t.Errorf("reading %d facts allocated %d bytes, want at most %d", facts, got, want)
 	}
 }
 
@@ -232,6 +293,45 @@ func TestCollectAt(t *testing.T) {
 	}
 }
 
+// TestCollectLate checks that collectLate turns the collector off under
+// a memory limit of 64 MiB and three times the inputs' size, keeps a
+// lower limit set before, and restores both.
+func TestCollectLate(t *testing.T) {
+	prevPercent, prevLimit := debug.SetGCPercent(100), debug.SetMemoryLimit(1<<40)
+	defer func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) }()
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	for _, c := range []struct{ before, size, want int64 }{{1 << 40, 1 << 20, 64<<20 + 3<<20}, {32 << 20, 1 << 20, 32 << 20}} {
+		debug.SetMemoryLimit(c.before)
+		restore := collectLate(c.size)
+		if p, l := percent(), debug.SetMemoryLimit(-1); p != -1 || l != c.want {
+			t.Errorf("limit %d before, inputs of %d bytes: target %d, limit %d; want -1, %d", c.before, c.size, p, l, c.want)
+		}
+		restore()
+		if p, l := percent(), debug.SetMemoryLimit(-1); p != 100 || l != c.before {
+			t.Errorf("restored: target %d, limit %d; want 100, %d", p, l, c.before)
+		}
+	}
+	// A heap that reaches three quarters of the limit has the collector
+	// back before restore.
+	debug.SetMemoryLimit(1 << 40)
+	restore := collectLate(0)
+	big := make([]byte, 56<<20)
+	for i := range big {
+		big[i] = 1
+	}
+	for deadline := time.Now().Add(5 * time.Second); percent() != 100; {
+		if time.Now().After(deadline) {
+			t.Fatalf("target %d with %d MB allocated under a limit of 64 MiB, want 100", percent(), len(big)>>20)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if l := debug.SetMemoryLimit(-1); l != 1<<40 {
+		t.Errorf("limit %d once the heap is large, want the one before", l)
+	}
+	restore()
+	runtime.KeepAlive(big)
+}
+
 // TestRunChoiceInput checks choice domains on inputs: in file order, a
 // fact whose key a fact kept before has is left out, for each key.
 func TestRunChoiceInput(t *testing.T) {
@@ -247,5 +347,48 @@ func TestRunChoiceInput(t *testing.T) {
 		if got, want := readOut(t, filepath.Join(dir, "out", "In.csv")), "x\t1\tp\ny\t1\tq\nz\t7\tq\n"; got != want {
 			t.Errorf("-j %d: In.csv %q, want %q", jobs, got, want)
 		}
+	}
+}
+
+// TestInputsReleased checks that Run's evaluation drops the tuples of an
+// input relation its rules read once the evaluator holds them, not those
+// of an input only written out, and that the outputs are the same: both
+// relations written whole, the rule's tuples derived.
+func TestInputsReleased(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"facts/e.facts": "1\t2\n2\t3\n3\t4\n",
+		"facts/k.facts": "a\nb\n",
+	})
+	src := ".decl e(x: number, y: number)\n.input e\n.output e\n.decl k(x: symbol)\n.input k\n.output k\n" +
+		".decl r(x: number)\n.output r\nr(Y) :- e(1, Y).\nr(Y) :- r(X), e(X, Y).\n"
+	p, in := readProgram(t, dir, src)
+	_, prog, err := Read(filepath.Join(dir, "prog.dl"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var released []string
+	v, err := reasoner.Evaluate(context.Background(), in, prog, reasoner.Options{Loaded: func(rel store.ID) {
+		released = append(released, in.names[rel])
+		in.release(rel)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(released, []string{"e"}) {
+		t.Errorf("released %v, want [e]", released)
+	}
+	for rel, want := range map[string]int{"e": 3, "k": 2, "r": 3} {
+		out, err := p.evaluated(context.Background(), v, false)(rel, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.n != want {
+			t.Errorf("%s: %d tuples written, want %d", rel, out.n, want)
+		}
+	}
+	id, _, _ := in.Lookup("e")
+	if _, err := in.Has(store.Fact{Rel: id, Args: []store.ID{0, 0}}); err == nil {
+		t.Error("the released e answers Has")
 	}
 }

@@ -23,7 +23,8 @@
 # ENGINES (default "interp compiled run infer") the engines to run; the
 # engine "base" is `drumql run` of another build, the binary BASE (for a
 # before/after in one run: go build -o /tmp/drumql-base ./cmd/drumql at the
-# older commit), labelled BASE_LABEL (default "base").
+# older commit), labelled BASE_LABEL (default "base"). Compiled programs
+# are cached in OUT/compiled (CACHE=0 compiles again).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -100,11 +101,23 @@ for wl in $list; do
     row "$wl" "Soufflé interpreted" "$wall" "$cpu" "$rss" "$c" ""
   fi
   if has compiled; then
-    timed "$d/compile.txt" "$souffle" -j "$threads" -o "$d/$prog-bin" "$progs/$prog.souffle.dl"
-    cw=$wall
-    timed "$d/compiled.txt" "$d/$prog-bin" -j "$threads" -F "$d/in" -D "$d/sout"
+    # The binary is kept in $out/compiled, named by a hash of the souffle
+    # binary, the program's texts and THREADS; a later run reuses it
+    # ("compile cached" in the note) unless CACHE=0.
+    key=$( (cat "$souffle" "$progs/$prog.souffle.dl" "$progs/$prog.rules"; echo "j$threads") | sha256sum | cut -c1-16)
+    bin=$out/compiled/$prog-$key
+    cnote=""
+    if [ "${CACHE:-1}" != 0 ] && [ -x "$bin" ]; then
+      cnote="compile cached"
+    else
+      mkdir -p "$out/compiled"
+      timed "$d/compile.txt" "$souffle" -j "$threads" -o "$d/$prog-bin" "$progs/$prog.souffle.dl"
+      mv "$d/$prog-bin" "$bin"
+      cnote="compile $wall s"
+    fi
+    timed "$d/compiled.txt" "$bin" -j "$threads" -F "$d/in" -D "$d/sout"
     c=$(souffle_count "$d/compiled.txt"); counts+=("compiled $c")
-    row "$wl" "Soufflé compiled" "$wall" "$cpu" "$rss" "$c" "compile $cw s"
+    row "$wl" "Soufflé compiled" "$wall" "$cpu" "$rss" "$c" "$cnote"
   fi
   if has run; then
     timed "$d/run.txt" "$root/bin/drumql" run -j "$threads" -F "$d/in" -D "$d/sout" "$progs/$prog.souffle.dl"

@@ -99,6 +99,11 @@ type Options struct {
 	// leaves one of its relations with at least N tuples (a relation of a
 	// stratum that is not recursive is evaluated whole).
 	Limit map[string]int
+	// Loaded, if not nil, is called by Evaluate with each store relation
+	// once it has read its base facts into its own columns: the
+	// evaluation reads them from the store no more (a store of facts read
+	// once, such as `drumql run`'s inputs, may drop them then).
+	Loaded func(rel store.ID)
 
 	// The switches below are for tests, which run the same cases under
 	// every combination; the zero value is what users get (every

@@ -59,6 +59,8 @@ type Evaluator struct {
 	choice  map[string][][]int
 	limit   map[string]int
 	subsume map[string]string
+	// loaded is Options.Loaded (Evaluate's only: lean).
+	loaded func(rel store.ID)
 	// autoinc is the next value of autoinc() (Soufflé's counter).
 	autoinc atomic.Int64
 
@@ -227,7 +229,7 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, maxStr: opt.maxString(), MaxMem: opt.MaxMemory,
 		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor,
 		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, choice: opt.Choice,
-		limit: opt.Limit, subsume: opt.Subsume,
+		limit: opt.Limit, subsume: opt.Subsume, loaded: opt.Loaded,
 	}
 }
 
@@ -381,6 +383,9 @@ func (e *Evaluator) LoadStore(r *Relation) error {
 	}
 	if err := e.Ctx.Err(); err != nil {
 		return pkgerr.Newf("reasoner: load %s: %w", r.Name, err)
+	}
+	if e.loaded != nil && e.lean {
+		e.loaded(id)
 	}
 	if !e.Stored || e.baseOnly {
 		return nil

@@ -3,6 +3,7 @@ package eval
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 
 	"github.com/drumql/drumql/datalog"
@@ -156,7 +157,7 @@ func (w *Worker) key(s *step) []uint32 {
 	for m := s.mask; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		a := s.lit.Atom.Args[i]
-		if a.V == SlotConst {
+		if a.V == SlotConst || a.V == SlotNumber {
 			pr[i] = a.C
 		} else {
 			pr[i] = w.vals[a.V]
@@ -232,6 +233,8 @@ func (w *Worker) Join(p *Plan, k int, conf float64) {
 		rel := s.rel
 		full := uint32(1)<<uint(rel.Arity) - 1
 		switch {
+		case s.numKey != 0 && w.E.Syms.numberGen.Load() != s.numGen:
+			w.scanKeyed(p, k, conf)
 		case s.exists:
 			if t := strongest(rel, nil, 0, int32(rel.Len())); t >= 0 {
 				w.try(p, k, t, conf)
@@ -245,12 +248,13 @@ func (w *Worker) Join(p *Plan, k int, conf float64) {
 				w.try(p, k, t, conf)
 			}
 		default:
-			key := w.key(s)
 			// A tuple too weak for try ends an ordered chain (order.go).
+			// Whether the chain is dirty is asked with its tuple t, which
+			// has the chain's key: the later steps' keys reuse w.probe.
 			ordered := !s.lit.guard && !p.Rule.crisp && s.ix.ordered > 0
-			for t := s.ix.First(rel, key); t >= 0; t = s.ix.Next[t] {
+			for t := s.ix.First(rel, w.key(s)); t >= 0; t = s.ix.Next[t] {
 				if ordered && t < s.ix.ordered && conf*rel.ConfAt(t)*p.Rule.Weight*w.demand < w.E.Min {
-					if n, ok := s.ix.weakRest(t, key); ok {
+					if n, ok := s.ix.weakRest(t, rel.Tuple(t)); ok {
 						w.cut += int64(n)
 						break
 					}
@@ -258,6 +262,27 @@ func (w *Worker) Join(p *Plan, k int, conf float64) {
 				}
 				w.try(p, k, t, conf)
 			}
+		}
+	}
+}
+
+// scanKeyed is Join's step k when a number constant of its key may have
+// gained an equal symbol since the plan (see step.numKey): every tuple
+// that has the step's other key values is tried, and try checks the
+// numbers.
+func (w *Worker) scanKeyed(p *Plan, k int, conf float64) {
+	s := &p.steps[k]
+	key := slices.Clone(w.key(s))
+	rest := s.mask &^ s.numKey
+	for t := range int32(s.rel.Len()) {
+		tup := s.rel.Tuple(t)
+		ok := true
+		for m := rest; m != 0 && ok; m &= m - 1 {
+			i := bits.TrailingZeros32(m)
+			ok = tup[i] == key[i]
+		}
+		if ok {
+			w.try(p, k, t, conf)
 		}
 	}
 }

@@ -155,7 +155,8 @@ func (ix *hashIndex) raised(r *Relation, i int32) {
 // weakRest reports whether tuple t of the chain for key and every tuple
 // after it are known to be at most as confident as t: t is in the ordered
 // part, and no tuple of the chain rose since it was ordered. It returns
-// the number of tuples from t to the end of the chain.
+// the number of tuples from t to the end of the chain. Only the index's
+// positions of key are read: a tuple of the chain will do.
 func (ix *hashIndex) weakRest(t int32, key []uint32) (int32, bool) {
 	if t >= ix.ordered {
 		return 0, false

@@ -17,8 +17,13 @@ type step struct {
 	check []int32 // per position: slot to compare with (bound earlier in this atom or before), or -1
 	delta []int32 // the delta tuples when this is the delta step
 	// numbers is set when the atom has a number constant, which each
-	// tuple is checked against (it is not part of mask).
+	// tuple is checked against. It is part of mask (numKey) when its
+	// symbol is the only one equal to it (Symtab.soleNumber): the plan
+	// then looks the constant up by that id while the symbol table's
+	// numberGen is numGen, and scans the relation (scanKeyed) after.
 	numbers bool
+	numKey  uint32
+	numGen  uint64
 	// exists is set for a positive atom whose arguments are all "_" (an
 	// existence test): only its strongest tuple is tried.
 	exists bool
@@ -53,7 +58,8 @@ type Plan struct {
 // tuples, then the one with more bound arguments, then the earlier in the
 // body. A bound argument is a symbol constant or a variable bound by an
 // earlier step (or pre bound); a number constant and _ are not (a number
-// constant is checked on each tuple, not used as an index key).
+// constant is checked on each tuple, and is part of the index key only
+// when its symbol is the only one equal to it: numberKey).
 func (e *Evaluator) MakePlan(r *Crule, ri int, deltaAt int, delta []int32) *Plan {
 	return e.makePlanBound(r, ri, deltaAt, delta, nil)
 }
@@ -125,7 +131,8 @@ func newPlanner(e *Evaluator, r *Crule, ri int, pre []int32) *planner {
 // isBound reports whether t is bound: a symbol constant or a bound
 // variable. A number constant binds a comparison side (isSet), but in an
 // atom it is a filter (it matches every symbol written as that number),
-// not an index key.
+// which the order of the atoms does not count (addAtom may still look it
+// up: numberKey).
 func (pl *planner) isBound(t Term) bool { return t.V == SlotConst || (t.V >= 0 && pl.bound[t.V]) }
 
 func (pl *planner) isSet(t Term) bool { return pl.isBound(t) || t.V == SlotNumber }
@@ -177,6 +184,10 @@ func (pl *planner) addAtom(j int, d []int32) {
 		case t.V == slotWildcard:
 		case t.V == SlotNumber:
 			s.numbers = true
+			if pl.numberKey(l, d, rel, t, &s.numGen) {
+				s.mask |= 1 << uint(k)
+				s.numKey |= 1 << uint(k)
+			}
 		case pl.bound[t.V]:
 			s.mask |= 1 << uint(k)
 		case local[t.V]:
@@ -199,6 +210,24 @@ func (pl *planner) addAtom(j int, d []int32) {
 		}
 	}
 	pl.p.steps = append(pl.p.steps, s)
+}
+
+// numberKey reports whether number constant t of literal l (over rel,
+// iterating delta d when not nil) is looked up by its symbol rather than
+// checked on every tuple: in a positive atom that is not the delta step,
+// when no other symbol is equal to it (Symtab.soleNumber; gen receives the
+// generation that holds for), and when rel is not much smaller than the
+// store's symbols, whose names the first such check reads (a scan of the
+// relation would cost less).
+func (pl *planner) numberKey(l *clit, d []int32, rel *Relation, t Term, gen *uint64) bool {
+	if l.Kind != datalog.Positive || d != nil || uint64(rel.Len())*16 < uint64(pl.e.Syms.NStore) {
+		return false
+	}
+	g, ok := pl.e.Syms.soleNumber(t.C, t.F)
+	if ok {
+		*gen = g
+	}
+	return ok
 }
 
 // placeFilters places every literal other than a positive atom whose

@@ -39,11 +39,20 @@ type Symtab struct {
 	// offsets) compare numbers in every A != B.
 	values []atomic.Uint64 // float64 bits
 
-	// numbers holds the store symbols whose names are numbers, by value
-	// (numberSymbols), built on first use.
+	// numbers holds the store symbols whose names are numbers but not
+	// plain integers (plainInteger), by value (numberSymbols), built on
+	// first use: a plain integer is found by its name.
 	numbers     map[float64][]uint32
 	numbersOnce sync.Once
 	numbersErr  error
+	// lnumbers holds the local symbols whose names are numbers, by value,
+	// kept as they are assigned (under mu).
+	lnumbers map[float64][]uint32
+	// numberGen counts the changes that may add a symbol equal to a number
+	// constant: a local symbol whose name is a number, and Grow. A plan
+	// that looks a number constant up by its id (soleNumber) is valid
+	// while it is unchanged.
+	numberGen atomic.Uint64
 }
 
 // numberSymbols returns every symbol, of the store or local, whose name is
@@ -58,6 +67,9 @@ func (s *Symtab) numberSymbols(f float64) ([]uint32, error) {
 				s.numbersErr = pkgerr.Newf("reasoner: symbols: %w", err)
 				return
 			}
+			if plainInteger(n) {
+				continue
+			}
 			if g, ok := NumberValue(n); ok {
 				s.numbers[g] = append(s.numbers[g], id)
 			}
@@ -67,14 +79,75 @@ func (s *Symtab) numberSymbols(f float64) ([]uint32, error) {
 		return nil, s.numbersErr
 	}
 	ids := slices.Clone(s.numbers[f])
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k, n := range s.lnames {
-		if g, ok := NumberValue(n); ok && g == f {
-			ids = append(ids, LocalBase+uint32(k))
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		// the one plain name of f
+		id, ok, err := s.st.Lookup(strconv.FormatInt(int64(f), 10))
+		if err != nil {
+			return nil, pkgerr.Newf("reasoner: symbols: %w", err)
+		}
+		if ok && id < s.NStore {
+			ids = append(ids, id)
 		}
 	}
-	return ids, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append(ids, s.lnumbers[f]...), nil
+}
+
+// plainInteger reports whether name is an integer of at most 15 digits
+// written as datalog.CanonicalNumber writes it (0, 7, -12; not 007, -0,
+// 7.0): the one name of its value among such names, since every integer
+// of at most 15 digits is a distinct float64, and no name of more digits
+// has such a value.
+func plainInteger(name string) bool {
+	d := name
+	if d != "" && d[0] == '-' {
+		d = d[1:]
+	}
+	if d == "" || len(d) > 15 || d[0] == '0' && len(name) > 1 {
+		return false
+	}
+	for i := range len(d) {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// soleNumber reports whether c, the symbol of a number constant of value
+// f, is the only symbol equal to it as a number: then the tuples that
+// match the constant are those holding c, which an index finds by c. gen
+// is the generation (numberGen) the answer holds for; a later symbol
+// equal to f changes the generation first. A store of many symbols is
+// read once, on the first call.
+func (s *Symtab) soleNumber(c uint32, f float64) (gen uint64, ok bool) {
+	gen = s.numberGen.Load()
+	ids, err := s.numberSymbols(f)
+	if err != nil {
+		return gen, false
+	}
+	for _, id := range ids {
+		if id != c {
+			return gen, false
+		}
+	}
+	return gen, true
+}
+
+// addLocal assigns the next local id to name (s.mu held).
+func (s *Symtab) addLocal(name string) uint32 {
+	id := LocalBase + uint32(len(s.lnames))
+	s.local[name] = id
+	s.lnames = append(s.lnames, name)
+	if f, ok := NumberValue(name); ok {
+		if s.lnumbers == nil {
+			s.lnumbers = map[float64][]uint32{}
+		}
+		s.lnumbers[f] = append(s.lnumbers[f], id)
+		s.numberGen.Add(1)
+	}
+	return id
 }
 
 // NewSymtab returns the symbol table of st: its symbols, then local ids
@@ -102,10 +175,7 @@ func (s *Symtab) Id(name string) (uint32, error) {
 	if id, ok := s.local[name]; ok {
 		return id, nil
 	}
-	id = LocalBase + uint32(len(s.lnames))
-	s.local[name] = id
-	s.lnames = append(s.lnames, name)
-	return id, nil
+	return s.addLocal(name), nil
 }
 
 // computed returns the id of a name an expression computed, assigning a
@@ -141,10 +211,7 @@ func (s *Symtab) computed(name string) (uint32, error) {
 	if id, ok := s.local[name]; ok {
 		return id, nil
 	}
-	id = LocalBase + uint32(len(s.lnames))
-	s.local[name] = id
-	s.lnames = append(s.lnames, name)
-	return id, nil
+	return s.addLocal(name), nil
 }
 
 // Lookup returns the id of name without assigning one.
@@ -196,6 +263,7 @@ func (s *Symtab) Grow(n int, numbers bool) (bool, error) {
 		}
 	}
 	s.NStore = uint32(n)
+	s.numberGen.Add(1)
 	s.kindsOnce, s.kinds, s.values = sync.Once{}, nil, nil
 	s.numbersOnce, s.numbers, s.numbersErr = sync.Once{}, nil, nil
 	return true, nil
