@@ -127,9 +127,8 @@ func (d *DB) switchTable(txn *badger.Txn, t *newTable) error {
 
 // afterSwitch makes t, committed with the entries the update appended
 // (added), the rule table of the visible generation for writers and
-// readers (d.rtable is set already), and drops the table old it replaced
-// once no read view reads it.
-func (d *DB) afterSwitch(old uint64, t *newTable, added []string) {
+// readers (d.rtable is set already).
+func (d *DB) afterSwitch(t *newTable, added []string) {
 	d.commitFormat(formatRuleTables)
 	for _, r := range added {
 		t.ids[r] = uint32(t.n)
@@ -140,5 +139,10 @@ func (d *DB) afterSwitch(old uint64, t *newTable, added []string) {
 	d.rmu.Lock()
 	d.rules.table, d.rules.names, d.rules.ok = t.id, t.names, true
 	d.rmu.Unlock()
+}
+
+// dropTable drops rule table old, replaced by a committed and synced
+// update, once no read view reads it.
+func (d *DB) dropTable(old uint64) {
 	_ = d.dropUnread(func(v *DB) bool { return v.rtable == old }, tablePrefix(old))
 }

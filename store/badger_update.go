@@ -190,10 +190,14 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 		}
 		return false, err
 	}
+	oldTable := d.rtable
 	oldMat := d.afterInPlace(u, mat, len(renames) > 0, nt)
 	d.step("update:committed")
 	err = d.bdb.Sync()
 	d.dropMaterial(oldMat)
+	if nt != nil && err == nil {
+		d.dropTable(oldTable)
+	}
 	d.step("update:done")
 	return true, err
 }
@@ -366,7 +370,6 @@ func (d *DB) afterInPlace(u *inPlace, mat matState, renamed bool, nt *newTable) 
 	if mat.ID != 0 {
 		d.commitFormat(formatMaterial)
 	}
-	oldTable := d.rtable
 	d.mu.Lock()
 	old, d.mat = d.mat, mat
 	if nt != nil {
@@ -379,7 +382,7 @@ func (d *DB) afterInPlace(u *inPlace, mat matState, renamed bool, nt *newTable) 
 	}
 	d.mu.Unlock()
 	if nt != nil {
-		d.afterSwitch(oldTable, nt, u.newRules)
+		d.afterSwitch(nt, u.newRules)
 		return old
 	}
 	for _, r := range u.newRules {
