@@ -233,3 +233,37 @@ func countPrefix(txn *badger.Txn, prefix []byte) int {
 	})
 	return n
 }
+
+// Verify reads the derived facts through the rule table mrules names: one
+// that names a table without the entries is corrupt, as is one that names
+// another generation.
+func TestVerifyRuleTableSwitch(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t, t.TempDir())
+	defer db.Close()
+	old := func(i int) string { return fmt.Sprintf("r%d %s", i, strings.Repeat("z", 300)) }
+	if _, err := db.Load(ctx, syntheticBatch(100, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ReplaceDerived(ctx, manyRules(3, 500, 100, old)); err != nil {
+		t.Fatal(err)
+	}
+	db.txnSize = 16 << 10
+	if err := db.UpdateDerived(ctx, DerivedUpdate{Renames: renameAll(100, old, movedName)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Verify(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range [][]byte{rulesValue(db.dgen, db.dnext+100), rulesValue(db.dgen+1, db.rtable)} {
+		if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaRules, v) }); err != nil {
+			t.Fatal(err)
+		}
+		db.rmu.Lock()
+		db.rules.ok = false
+		db.rmu.Unlock()
+		if _, err := db.Verify(ctx); err == nil {
+			t.Errorf("Verify with mrules %x: no error", v)
+		}
+	}
+}
