@@ -58,6 +58,9 @@ type DB struct {
 
 	rmu   sync.Mutex // guards rules
 	rules struct {   // a rule table (ruleTable)
+		// since: a transaction that reads before it neither uses nor
+		// fills the cache (an update renamed entries in place then).
+		since uint64
 		table uint64
 		names []string
 		ok    bool

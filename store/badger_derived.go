@@ -347,11 +347,14 @@ func (d *DB) GetDerived(f Fact) (Derived, bool, error) {
 // longest table read of the last table asked for is cached, and a value
 // whose rule id lies past the table it was given makes the reader read
 // it again (ruleRefs.decode): a reader never misses an entry its
-// transaction sees. With reread the cache is not used.
+// transaction sees. With reread the cache is not used, nor by a
+// transaction older than an update that renamed entries in place
+// (rules.since): it reads its own version.
 func (d *DB) ruleTable(txn *badger.Txn, table uint64, reread bool) ([]string, error) {
 	d.rmu.Lock()
 	defer d.rmu.Unlock()
-	cached := d.rules.ok && d.rules.table == table
+	fresh := txn.ReadTs() >= d.rules.since
+	cached := fresh && d.rules.ok && d.rules.table == table
 	if cached && !reread {
 		return d.rules.names, nil
 	}
@@ -365,6 +368,9 @@ func (d *DB) ruleTable(txn *badger.Txn, table uint64, reread bool) ([]string, er
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !fresh {
+		return names, nil
 	}
 	if cached && len(d.rules.names) >= len(names) {
 		return d.rules.names, nil

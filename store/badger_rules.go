@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -123,6 +124,29 @@ func (d *DB) switchTable(txn *badger.Txn, t *newTable) error {
 		return err
 	}
 	return txn.Set(metaRules, rulesValue(d.dgen, t.id))
+}
+
+// renamesCommitting keeps readers from the cached rule table while an
+// update that renames entries in place commits: a reader's transaction
+// may see the table before or after.
+func (d *DB) renamesCommitting() {
+	d.rmu.Lock()
+	d.rules.since = math.MaxUint64
+	d.rmu.Unlock()
+}
+
+// renamesCommitted drops the cached rule table after such an update,
+// committed or not, and lets the transactions that see its outcome use
+// the cache again; those that began before keep reading their own
+// version of the table (a reader of an older snapshot must not cache its
+// names for the readers after it).
+func (d *DB) renamesCommitted() {
+	txn := d.bdb.NewTransaction(false)
+	since := txn.ReadTs()
+	txn.Discard()
+	d.rmu.Lock()
+	d.rules.ok, d.rules.since = false, since
+	d.rmu.Unlock()
 }
 
 // afterSwitch makes t, committed with the entries the update appended

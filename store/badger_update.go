@@ -178,6 +178,10 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 		err = writeRecord(txn, mat.ID, program)
 	}
 	if err == nil {
+		if len(renames) > 0 {
+			d.renamesCommitting()
+			defer d.renamesCommitted()
+		}
 		err = d.commitInPlace(ctx, txn, mat)
 	}
 	if err != nil {
@@ -391,11 +395,9 @@ func (d *DB) afterInPlace(u *inPlace, mat matState, renamed bool, nt *newTable) 
 	}
 	d.extendRuleTable(u.table, d.wrules.n-len(u.newRules), u.newRules)
 	if renamed {
-		// Entries changed in place: both caches read the table again.
+		// Entries changed in place: both caches read the table again
+		// (readers: renamesCommitted).
 		d.wrules.ok = false
-		d.rmu.Lock()
-		d.rules.ok = false
-		d.rmu.Unlock()
 	}
 	return old
 }

@@ -60,7 +60,7 @@ func (d *DB) decodeOne(txn *badger.Txn, gen uint64, v []byte) (float32, Provenan
 		return 0, prov, err
 	}
 	d.rmu.Lock()
-	if d.rules.ok && d.rules.table == table && ref < int64(len(d.rules.names)) {
+	if txn.ReadTs() >= d.rules.since && d.rules.ok && d.rules.table == table && ref < int64(len(d.rules.names)) {
 		prov.Rule = d.rules.names[ref]
 		d.rmu.Unlock()
 		return conf, prov, nil

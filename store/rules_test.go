@@ -267,3 +267,36 @@ func TestVerifyRuleTableSwitch(t *testing.T) {
 		}
 	}
 }
+
+// A reader whose transaction began before an update renamed entries in
+// place reads its own version of the table, and does not leave its names
+// in the cache for the readers after the update.
+func TestRuleTableOldReader(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t, t.TempDir())
+	defer db.Close()
+	if _, err := db.Load(ctx, syntheticBatch(100, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ReplaceDerived(ctx, derivedFactsOf(3, 0, 30, "r")); err != nil {
+		t.Fatal(err)
+	}
+	old := db.bdb.NewTransaction(false)
+	defer old.Discard()
+	if err := db.UpdateDerived(ctx, DerivedUpdate{Renames: map[string]string{"r0": "s0"}}); err != nil {
+		t.Fatal(err)
+	}
+	names, err := db.ruleTable(old, db.rtable, false)
+	if err != nil || !slices.Contains(names, "r0") {
+		t.Fatalf("the old reader's table %q, %v; want r0 in it", names, err)
+	}
+	f := Fact{Rel: 3, Args: []ID{0, 0}}
+	if d, ok, err := db.GetDerived(f); err != nil || !ok || d.Prov.Rule != "s0" {
+		t.Errorf("GetDerived after the old reader = %+v, %v, %v; want rule s0", d, ok, err)
+	}
+	for d, err := range db.ScanDerived(3) {
+		if err != nil || strings.HasPrefix(d.Prov.Rule, "r0") {
+			t.Fatalf("ScanDerived after the old reader: %+v, %v", d, err)
+		}
+	}
+}
