@@ -165,11 +165,12 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 	}
 	txn := d.bdb.NewTransaction(true)
 	defer txn.Discard()
-	err = d.writerRules(txn)
-	u := &inPlace{d: d, txn: txn, gen: d.dgen, table: d.rtable, n: d.wrules.n, ids: d.wrules.ids, added: map[string]uint32{}, delta: map[relArity]int{}}
-	if err == nil && nt != nil {
+	u := &inPlace{d: d, txn: txn, gen: d.dgen, added: map[string]uint32{}, delta: map[relArity]int{}}
+	if nt != nil {
 		u.table, u.n, u.ids = nt.id, nt.n, nt.ids
 		err = d.switchTable(txn, nt)
+	} else if err = d.writerRules(txn); err == nil {
+		u.table, u.n, u.ids = d.rtable, d.wrules.n, d.wrules.ids
 	}
 	if err == nil {
 		err = u.apply(ctx, ops, renames)
