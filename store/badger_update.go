@@ -30,12 +30,13 @@ func (d *DB) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
 	if err != nil {
 		return wrapf("store: update derived: %w", err)
 	}
-	size := updateBytes(ops) + recordBytes(u.Program)
+	// Renamed entries: in the transaction, or a rule table of their own.
+	renames, renamed := renameBytes(u.Renames)
+	size := updateBytes(ops) + recordBytes(u.Program) + renamed
 	if err := checkSpace(d.dir, loadAmplification*size, fmt.Sprintf("updating %d derived facts", len(ops))); err != nil {
 		return err
 	}
 	mat := d.newMat(u.Program)
-	renames, renamed := renameBytes(u.Renames)
 	fits := d.fitsTxn(ops, u.Program, renames, renamed)
 	if fits || len(u.Renames) > 0 && d.fitsTxn(ops, u.Program, 0, 0) {
 		// Renames too many for the transaction go to a rule table of
