@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -298,5 +299,52 @@ func TestRuleTableOldReader(t *testing.T) {
 		if err != nil || strings.HasPrefix(d.Prov.Rule, "r0") {
 			t.Fatalf("ScanDerived after the old reader: %+v, %v", d, err)
 		}
+	}
+}
+
+// An update that fails after writing its renamed rule table (cancelled
+// there) leaves the store as it was, without the new table.
+func TestRenamedTableFailure(t *testing.T) {
+	const rules = 200
+	dir := t.TempDir()
+	db := mustOpen(t, dir)
+	ctx := context.Background()
+	old := func(i int) string { return fmt.Sprintf("r%d %s", i, strings.Repeat("w", 300)) }
+	if _, err := db.Load(ctx, syntheticBatch(100, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ReplaceDerived(ctx, manyRules(3, 1000, rules, old)); err != nil {
+		t.Fatal(err)
+	}
+	before, table := storeDerived(t, db), db.rtable
+	db.txnSize = 32 << 10
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stepHook = func(s string) {
+		if s == "update:rules" {
+			cancel()
+		}
+	}
+	t.Cleanup(func() { stepHook = nil })
+	err := db.UpdateDerived(cctx, DerivedUpdate{Program: []byte("p"), Renames: renameAll(rules, old, movedName), Put: manyRules(3, 5, 1, old)})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("UpdateDerived cancelled after its rule table: %v", err)
+	}
+	if got := storeDerived(t, db); !slices.Equal(got, before) || db.rtable != table {
+		t.Error("the failed update changed the store")
+	}
+	var tables []uint64
+	db.view(func(txn *badger.Txn) error {
+		_, err := scanPrefix(txn, []byte{tagDRule}, nil, false, func(k, _ []byte) (bool, error) {
+			if id := binary.BigEndian.Uint64(k[1:9]); !slices.Contains(tables, id) {
+				tables = append(tables, id)
+			}
+			return true, nil
+		})
+		return err
+	})
+	db.Close()
+	if !slices.Equal(tables, []uint64{table}) {
+		t.Errorf("rule tables %v after the failed update, want only %d", tables, table)
 	}
 }
