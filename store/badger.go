@@ -50,15 +50,18 @@ type DB struct {
 	// wrules is the visible generation's rule table as writers need it
 	// (writerRules), under wmu.
 	wrules struct {
-		gen uint64
-		n   int               // entries
-		ids map[string]uint32 // the id of each rule
-		ok  bool
+		table uint64            // the rule table's id
+		n     int               // entries
+		ids   map[string]uint32 // the id of each rule
+		ok    bool
 	}
 
 	rmu   sync.Mutex // guards rules
-	rules struct {   // the rule table of a derived generation (ruleTable)
-		gen   uint64
+	rules struct {   // a rule table (ruleTable)
+		// since: a transaction that reads before it neither uses nor
+		// fills the cache (an update renamed entries in place then).
+		since uint64
+		table uint64
 		names []string
 		ok    bool
 	}
@@ -70,6 +73,7 @@ type DB struct {
 	derived map[relArity]int
 	gen     uint64 // last committed load generation
 	dgen    uint64 // visible derived generation
+	rtable  uint64 // the id of its rule table (ruleTableOf)
 	dnext   uint64 // last derived generation allocated
 	mat     matState
 	splits  map[string]splitPtr

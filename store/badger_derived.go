@@ -166,12 +166,21 @@ func checkDerived(x *Derived) error {
 // newDerivedGen allocates a derived generation: no generation is used
 // twice, so the leftovers of a failed write never mix with a later one.
 func (d *DB) newDerivedGen() (uint64, error) {
+	gen, err := d.allocGen()
+	if err != nil {
+		return 0, err
+	}
+	d.step("derived:allocated")
+	return gen, nil
+}
+
+// allocGen allocates a number no derived generation or rule table had.
+func (d *DB) allocGen() (uint64, error) {
 	gen := d.dnext + 1
 	if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaDNext, u64(gen)) }); err != nil {
 		return 0, err
 	}
 	d.dnext = gen
-	d.step("derived:allocated")
 	return gen, nil
 }
 
@@ -202,6 +211,12 @@ func (d *DB) flipDerived(gen uint64, counts map[relArity]int, mat matState) erro
 		if err := d.setMat(txn, mat); err != nil {
 			return err
 		}
+		if d.rtable != d.dgen {
+			// gen's rule table is its own.
+			if err := txn.Delete(metaRules); err != nil {
+				return err
+			}
+		}
 		return txn.Set(metaDerived, u64(gen))
 	})
 	if err != nil {
@@ -213,16 +228,19 @@ func (d *DB) flipDerived(gen uint64, counts map[relArity]int, mat matState) erro
 		d.commitFormat(formatMaterial)
 	}
 	d.mu.Lock()
-	old, oldMat := d.dgen, d.mat
-	d.dgen, d.mat = gen, mat
+	old, oldTable, oldMat := d.dgen, d.rtable, d.mat
+	d.dgen, d.rtable, d.mat = gen, gen, mat
 	d.derived = counts
 	d.mu.Unlock()
 	d.wrules.ok, d.wrules.ids = false, nil
 	d.step("derived:flipped")
 	err = d.bdb.Sync()
 	// A read view of the previous generation keeps it until it closes.
-	_ = d.dropUnread(func(v *DB) bool { return v.dgen == old || oldMat.ID != 0 && v.mat.ID == oldMat.ID },
-		append(genPrefixes(old), materialPrefixes(oldMat)...)...)
+	drop := append(genPrefixes(old), materialPrefixes(oldMat)...)
+	if oldTable != old {
+		drop = append(drop, tablePrefix(oldTable))
+	}
+	_ = d.dropUnread(func(v *DB) bool { return v.dgen == old || oldMat.ID != 0 && v.mat.ID == oldMat.ID }, drop...)
 	d.step("derived:done")
 	return err
 }
@@ -322,22 +340,26 @@ func (d *DB) GetDerived(f Fact) (Derived, bool, error) {
 	return out, found, nil
 }
 
-// ruleTable returns the rule table of derived generation gen (empty for a
-// format 1 generation, whose values hold their rules inline), as txn sees
-// it or longer. A table only grows (UpdateDerived appends to the visible
-// generation's), so the longest table read of the last generation asked
-// for is cached, and a value whose rule id lies past the table it was
-// given makes the reader read it again (ruleRefs.decode): a reader never
-// misses an entry its transaction sees. With reread the cache is not used.
-func (d *DB) ruleTable(txn *badger.Txn, gen uint64, reread bool) ([]string, error) {
+// ruleTable returns rule table table (empty for a format 1 generation,
+// whose values hold their rules inline), as txn sees it or longer. A
+// table only grows (UpdateDerived appends to the visible generation's,
+// and writes a table under a new id to rename many entries), so the
+// longest table read of the last table asked for is cached, and a value
+// whose rule id lies past the table it was given makes the reader read
+// it again (ruleRefs.decode): a reader never misses an entry its
+// transaction sees. With reread the cache is not used, nor by a
+// transaction older than an update that renamed entries in place
+// (rules.since): it reads its own version.
+func (d *DB) ruleTable(txn *badger.Txn, table uint64, reread bool) ([]string, error) {
 	d.rmu.Lock()
 	defer d.rmu.Unlock()
-	cached := d.rules.ok && d.rules.gen == gen
+	fresh := txn.ReadTs() >= d.rules.since
+	cached := fresh && d.rules.ok && d.rules.table == table
 	if cached && !reread {
 		return d.rules.names, nil
 	}
 	var names []string
-	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, gen), nil, true, func(k, v []byte) (bool, error) {
+	_, err := scanPrefix(txn, tablePrefix(table), nil, true, func(k, v []byte) (bool, error) {
 		if len(k) != 13 || getID(k[9:]) != uint32(len(names)) {
 			return false, errCorrupt
 		}
@@ -347,40 +369,47 @@ func (d *DB) ruleTable(txn *badger.Txn, gen uint64, reread bool) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
+	if !fresh {
+		return names, nil
+	}
 	if cached && len(d.rules.names) >= len(names) {
 		return d.rules.names, nil
 	}
-	d.rules.gen, d.rules.names, d.rules.ok = gen, slices.Clip(names), true
+	d.rules.table, d.rules.names, d.rules.ok = table, slices.Clip(names), true
 	return d.rules.names, nil
 }
 
-// extendRuleTable adds to the cached table of gen the rules that a
+// extendRuleTable adds to the cached rule table table the rules that a
 // committed transaction appended to it after its first n entries.
-func (d *DB) extendRuleTable(gen uint64, n int, added []string) {
+func (d *DB) extendRuleTable(table uint64, n int, added []string) {
 	d.rmu.Lock()
 	defer d.rmu.Unlock()
-	if d.rules.ok && d.rules.gen == gen && len(d.rules.names) == n {
+	if d.rules.ok && d.rules.table == table && len(d.rules.names) == n {
 		// A new slice: readers keep the old one.
 		d.rules.names = slices.Concat(d.rules.names, added)
 	}
 }
 
 // ruleRefs resolves the rule ids of the values of one derived generation
-// that a transaction reads.
+// that a transaction reads, through its rule table.
 type ruleRefs struct {
 	d     *DB
 	txn   *badger.Txn
-	gen   uint64
+	table uint64
 	names []string
 }
 
 // ruleRefs returns the resolver of generation gen's values read in txn.
 func (d *DB) ruleRefs(txn *badger.Txn, gen uint64) (*ruleRefs, error) {
-	names, err := d.ruleTable(txn, gen, false)
+	table, err := ruleTableOf(txn, gen)
 	if err != nil {
 		return nil, err
 	}
-	return &ruleRefs{d: d, txn: txn, gen: gen, names: names}, nil
+	names, err := d.ruleTable(txn, table, false)
+	if err != nil {
+		return nil, err
+	}
+	return &ruleRefs{d: d, txn: txn, table: table, names: names}, nil
 }
 
 // decode decodes a derived value and resolves its rule.
@@ -391,7 +420,7 @@ func (r *ruleRefs) decode(v []byte) (float32, Provenance, error) {
 	}
 	if ref >= 0 {
 		if ref >= int64(len(r.names)) {
-			if r.names, err = r.d.ruleTable(r.txn, r.gen, true); err != nil {
+			if r.names, err = r.d.ruleTable(r.txn, r.table, true); err != nil {
 				return 0, prov, err
 			}
 			if ref >= int64(len(r.names)) {

@@ -6,13 +6,14 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// collectGarbage removes derived generations other than the visible one,
+// collectGarbage removes derived generations other than the visible one
+// and rule tables other than its,
 // records and change logs other than the current ones (and the current
 // log if it overflowed), undo logs, and split generations other than the
 // current ones.
 func (d *DB) collectGarbage() error {
 	var garbage [][]byte
-	keep := map[byte]uint64{tagDerived: d.dgen, tagDCount: d.dgen, tagDRule: d.dgen, tagRecord: d.mat.ID, tagLog: d.mat.ID}
+	keep := map[byte]uint64{tagDerived: d.dgen, tagDCount: d.dgen, tagDRule: d.rtable, tagRecord: d.mat.ID, tagLog: d.mat.ID}
 	if d.mat.Overflow {
 		keep[tagLog] = 0 // no log has id 0
 	}

@@ -26,7 +26,10 @@ func (d *DB) loadState() error {
 		if d.dnext, err = getU64Meta(txn, metaDNext); err != nil {
 			return err
 		}
-		d.dnext = max(d.dnext, d.dgen)
+		if d.rtable, err = ruleTableOf(txn, d.dgen); err != nil {
+			return err
+		}
+		d.dnext = max(d.dnext, d.dgen, d.rtable)
 		v, err := getValue(txn, metaMat)
 		switch {
 		case err == nil:

@@ -30,13 +30,18 @@ func (d *DB) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
 	if err != nil {
 		return wrapf("store: update derived: %w", err)
 	}
-	size := updateBytes(ops) + recordBytes(u.Program)
+	// Renamed entries: in the transaction, or a rule table of their own.
+	renames, renamed := renameBytes(u.Renames)
+	size := updateBytes(ops) + recordBytes(u.Program) + renamed
 	if err := checkSpace(d.dir, loadAmplification*size, fmt.Sprintf("updating %d derived facts", len(ops))); err != nil {
 		return err
 	}
 	mat := d.newMat(u.Program)
-	if d.fitsTxn(ops, u.Program, len(u.Renames)) {
-		done, err := d.updateInPlace(ctx, ops, u.Program, u.Renames, mat)
+	fits := d.fitsTxn(ops, u.Program, renames, renamed)
+	if fits || len(u.Renames) > 0 && d.fitsTxn(ops, u.Program, 0, 0) {
+		// Renames too many for the transaction go to a rule table of
+		// their own (writeRenamedTable).
+		done, err := d.updateInPlace(ctx, ops, u.Program, u.Renames, mat, !fits)
 		if err != nil {
 			return wrapf("store: update derived: %w", noSpace(d.dir, err))
 		}
@@ -87,12 +92,13 @@ func (d *DB) derivedBytes(n int) int64 {
 	return max(int64(onDisk), int64(n)*(22+entryOverhead))
 }
 
-// fitsTxn reports whether an update of ops with program seems to fit in
-// one Badger transaction (if it does not after all, Badger says so and the
-// update is made by copy).
-func (d *DB) fitsTxn(ops []updateOp, program []byte, renames int) bool {
+// fitsTxn reports whether an update of ops with program, and renames of
+// the given entries and bytes (renameBytes), seems to fit in one Badger
+// transaction (if it does not after all, Badger says so and the update is
+// made by copy).
+func (d *DB) fitsTxn(ops []updateOp, program []byte, renames, renamed int64) bool {
 	const perEntry = 10 + 2 // Badger's version and meta bytes
-	count, size := int64(len(ops)+16+renames), int64(0)
+	count, size := int64(len(ops)+16)+renames, renamed
 	rules := make(map[string]bool)
 	for _, op := range ops {
 		size += int64(9+len(op.key)) + perEntry
@@ -111,16 +117,17 @@ func (d *DB) fitsTxn(ops []updateOp, program []byte, renames int) bool {
 	return count < d.txnCount && size < d.txnSize
 }
 
-// writerRules is the rule table of generation gen as the writer sees it:
-// its size and the id of each rule. It is read from txn once per
-// generation, then kept up to date by the writes that append to it.
-func (d *DB) writerRules(txn *badger.Txn, gen uint64) error {
-	if d.wrules.ok && d.wrules.gen == gen {
+// writerRules is the visible generation's rule table as the writer sees
+// it: its size and the id of each rule. It is read from txn once per
+// table, then kept up to date by the writes that append to it.
+func (d *DB) writerRules(txn *badger.Txn) error {
+	table := d.rtable
+	if d.wrules.ok && d.wrules.table == table {
 		return nil
 	}
 	ids := make(map[string]uint32)
 	n := 0
-	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, gen), nil, true, func(k, v []byte) (bool, error) {
+	_, err := scanPrefix(txn, tablePrefix(table), nil, true, func(k, v []byte) (bool, error) {
 		if len(k) != 13 || getID(k[9:]) != uint32(n) {
 			return false, errCorrupt
 		}
@@ -133,47 +140,80 @@ func (d *DB) writerRules(txn *badger.Txn, gen uint64) error {
 	if err != nil {
 		return err
 	}
-	d.wrules.gen, d.wrules.n, d.wrules.ids, d.wrules.ok = gen, n, ids, true
+	d.wrules.table, d.wrules.n, d.wrules.ids, d.wrules.ok = table, n, ids, true
 	return nil
 }
 
 // updateInPlace applies ops to the visible generation in one transaction.
-// done is false, and the store unchanged, when the transaction is too big.
-func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, renames map[string]string, mat matState) (done bool, err error) {
+// With ownTable the renames are written first, as a rule table under a
+// new id (writeRenamedTable) that the transaction switches to; otherwise
+// the transaction renames the entries. done is false, and the store
+// unchanged, when the transaction is too big.
+func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, renames map[string]string, mat matState, ownTable bool) (done bool, err error) {
 	bigRecord := len(program) > recordPart
 	if bigRecord {
 		if err := d.writeRecordFirst(mat, program); err != nil {
 			return false, err
 		}
 	}
+	var nt *newTable
+	if ownTable {
+		if nt, err = d.writeRenamedTable(ctx, renames); err != nil {
+			d.dropRecordFirst(bigRecord, mat)
+			return false, err
+		}
+		renames = nil
+	}
 	txn := d.bdb.NewTransaction(true)
 	defer txn.Discard()
-	if err := d.writerRules(txn, d.dgen); err != nil {
-		return false, err
+	u := &inPlace{d: d, txn: txn, gen: d.dgen, added: map[string]uint32{}, delta: map[relArity]int{}}
+	if nt != nil {
+		u.table, u.n, u.ids = nt.id, nt.n, nt.ids
+		err = d.switchTable(txn, nt)
+	} else if err = d.writerRules(txn); err == nil {
+		u.table, u.n, u.ids = d.rtable, d.wrules.n, d.wrules.ids
 	}
-	u := &inPlace{d: d, txn: txn, gen: d.dgen, ids: d.wrules.ids, added: map[string]uint32{}, delta: map[relArity]int{}}
-	err = u.apply(ctx, ops, renames)
+	if err == nil {
+		err = u.apply(ctx, ops, renames)
+	}
 	if err == nil && program != nil && !bigRecord {
 		err = writeRecord(txn, mat.ID, program)
 	}
 	if err == nil {
+		if len(renames) > 0 {
+			d.renamesCommitting()
+			defer d.renamesCommitted()
+		}
 		err = d.commitInPlace(ctx, txn, mat)
 	}
 	if err != nil {
-		if bigRecord {
-			_ = d.deletePrefixes(materialPrefixes(mat)...)
+		d.dropRecordFirst(bigRecord, mat)
+		if nt != nil {
+			_ = d.deletePrefixes(tablePrefix(nt.id))
 		}
 		if errors.Is(err, badger.ErrTxnTooBig) {
 			return false, nil
 		}
 		return false, err
 	}
-	oldMat := d.afterInPlace(u, mat, len(renames) > 0)
+	oldTable := d.rtable
+	oldMat := d.afterInPlace(u, mat, len(renames) > 0, nt)
 	d.step("update:committed")
 	err = d.bdb.Sync()
 	d.dropMaterial(oldMat)
+	if nt != nil && err == nil {
+		d.dropTable(oldTable)
+	}
 	d.step("update:done")
 	return true, err
+}
+
+// dropRecordFirst removes the record writeRecordFirst wrote (if big) for
+// an update that failed.
+func (d *DB) dropRecordFirst(big bool, mat matState) {
+	if big {
+		_ = d.deletePrefixes(materialPrefixes(mat)...)
+	}
 }
 
 // writeRecordFirst writes the parts of a record too large for the update's
@@ -204,6 +244,8 @@ type inPlace struct {
 	d        *DB
 	txn      *badger.Txn
 	gen      uint64
+	table    uint64 // the rule table's id
+	n        int    // its entries before the update
 	ids      map[string]uint32
 	added    map[string]uint32
 	newRules []string
@@ -214,7 +256,7 @@ type inPlace struct {
 
 // apply renames rule table entries, writes the ops and the new counts.
 func (u *inPlace) apply(ctx context.Context, ops []updateOp, renames map[string]string) error {
-	renamed, err := renameRules(u.txn, u.gen, renames)
+	renamed, err := renameRules(u.txn, u.table, renames)
 	if err != nil {
 		return err
 	}
@@ -284,10 +326,10 @@ func (u *inPlace) ruleID(rule string) (uint32, error) {
 		return id, nil
 	}
 	rule = strings.Clone(rule) // kept by the rule tables: not the caller's memory
-	id := uint32(u.d.wrules.n + len(u.newRules))
+	id := uint32(u.n + len(u.newRules))
 	u.added[rule] = id
 	u.newRules = append(u.newRules, rule)
-	return id, u.txn.Set(dRuleKey(u.gen, id), []byte(rule))
+	return id, u.txn.Set(dRuleKey(u.table, id), []byte(rule))
 }
 
 // counts writes the relations' new derived counts.
@@ -326,32 +368,38 @@ func (d *DB) commitInPlace(ctx context.Context, txn *badger.Txn, mat matState) e
 
 // afterInPlace brings the in-memory state up to a committed update: the
 // formats, the material state and the counts (together, for readers), the
-// rule tables' caches (read again when entries were renamed). It returns
-// the material state replaced.
-func (d *DB) afterInPlace(u *inPlace, mat matState, renamed bool) (old matState) {
+// rule tables' caches (read again when entries were renamed; the new
+// table's when the update switched to nt). It returns the material state
+// replaced.
+func (d *DB) afterInPlace(u *inPlace, mat matState, renamed bool, nt *newTable) (old matState) {
 	d.commitFormat(formatRuleTable)
 	if mat.ID != 0 {
 		d.commitFormat(formatMaterial)
 	}
 	d.mu.Lock()
 	old, d.mat = d.mat, mat
+	if nt != nil {
+		d.rtable = nt.id
+	}
 	for ra, n := range u.delta {
 		if d.derived[ra] += n; d.derived[ra] == 0 {
 			delete(d.derived, ra)
 		}
 	}
 	d.mu.Unlock()
+	if nt != nil {
+		d.afterSwitch(nt, u.newRules)
+		return old
+	}
 	for _, r := range u.newRules {
 		d.wrules.ids[r] = uint32(d.wrules.n)
 		d.wrules.n++
 	}
-	d.extendRuleTable(u.gen, d.wrules.n-len(u.newRules), u.newRules)
+	d.extendRuleTable(u.table, d.wrules.n-len(u.newRules), u.newRules)
 	if renamed {
-		// Entries changed in place: both caches read the table again.
+		// Entries changed in place: both caches read the table again
+		// (readers: renamesCommitted).
 		d.wrules.ok = false
-		d.rmu.Lock()
-		d.rules.ok = false
-		d.rmu.Unlock()
 	}
 	return old
 }
@@ -384,7 +432,7 @@ func (d *DB) updateByCopy(ctx context.Context, ops []updateOp, program []byte, r
 	if err := d.flipDerived(gen, counts, mat); err != nil {
 		return err
 	}
-	d.wrules.gen, d.wrules.n, d.wrules.ids, d.wrules.ok = gen, n, ids, true
+	d.wrules.table, d.wrules.n, d.wrules.ids, d.wrules.ok = gen, n, ids, true
 	return nil
 }
 
@@ -399,7 +447,7 @@ func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, p
 	defer txn.Discard()
 	m := &merger{d: d, ctx: ctx, wb: wb, ops: ops, ids: make(map[string]uint32), counts: make(map[relArity]int),
 		genPrefix: binary.BigEndian.AppendUint64([]byte{tagDerived}, gen), gen: gen}
-	if err := m.copyRules(txn, old, renames); err != nil {
+	if err := m.copyRules(txn, d.rtable, renames); err != nil {
 		return nil, 0, nil, err
 	}
 	if program != nil {
@@ -435,11 +483,11 @@ type merger struct {
 	vbuf      []byte
 }
 
-// copyRules writes the rule table of generation old as gen's, each entry
-// renamed as renames says, and notes the id of each rule (the first, when
-// renaming makes two entries equal).
-func (m *merger) copyRules(txn *badger.Txn, old uint64, renames map[string]string) error {
-	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, old), nil, true, func(k, v []byte) (bool, error) {
+// copyRules writes rule table table as gen's, each entry renamed as
+// renames says, and notes the id of each rule (the first, when renaming
+// makes two entries equal).
+func (m *merger) copyRules(txn *badger.Txn, table uint64, renames map[string]string) error {
+	_, err := scanPrefix(txn, tablePrefix(table), nil, true, func(k, v []byte) (bool, error) {
 		if len(k) != 13 || getID(k[9:]) != uint32(m.n) {
 			return false, errCorrupt
 		}
@@ -575,14 +623,14 @@ type renamedRule struct {
 	old, new string
 }
 
-// renameRules gives the entries of generation gen's rule table that are
-// keys of renames their new value, in txn, and returns them.
-func renameRules(txn *badger.Txn, gen uint64, renames map[string]string) ([]renamedRule, error) {
+// renameRules gives the entries of rule table table that are keys of
+// renames their new value, in txn, and returns them.
+func renameRules(txn *badger.Txn, table uint64, renames map[string]string) ([]renamedRule, error) {
 	if len(renames) == 0 {
 		return nil, nil
 	}
 	var out []renamedRule
-	_, err := scanPrefix(txn, binary.BigEndian.AppendUint64([]byte{tagDRule}, gen), nil, true, func(k, v []byte) (bool, error) {
+	_, err := scanPrefix(txn, tablePrefix(table), nil, true, func(k, v []byte) (bool, error) {
 		if r, ok := renames[string(v)]; ok && len(k) == 13 {
 			out = append(out, renamedRule{getID(k[9:]), string(v), r})
 		}
@@ -592,7 +640,7 @@ func renameRules(txn *badger.Txn, gen uint64, renames map[string]string) ([]rena
 		return nil, err
 	}
 	for _, r := range out {
-		if err := txn.Set(dRuleKey(gen, r.id), []byte(r.new)); err != nil {
+		if err := txn.Set(dRuleKey(table, r.id), []byte(r.new)); err != nil {
 			return nil, err
 		}
 	}

@@ -55,8 +55,12 @@ func (d *DB) decodeOne(txn *badger.Txn, gen uint64, v []byte) (float32, Provenan
 	if err != nil || ref < 0 {
 		return conf, prov, err
 	}
+	table, err := ruleTableOf(txn, gen)
+	if err != nil {
+		return 0, prov, err
+	}
 	d.rmu.Lock()
-	if d.rules.ok && d.rules.gen == gen && ref < int64(len(d.rules.names)) {
+	if txn.ReadTs() >= d.rules.since && d.rules.ok && d.rules.table == table && ref < int64(len(d.rules.names)) {
 		prov.Rule = d.rules.names[ref]
 		d.rmu.Unlock()
 		return conf, prov, nil
@@ -65,7 +69,7 @@ func (d *DB) decodeOne(txn *badger.Txn, gen uint64, v []byte) (float32, Provenan
 	if ref > math.MaxUint32 {
 		return 0, prov, errCorrupt
 	}
-	rule, err := getValue(txn, dRuleKey(gen, uint32(ref)))
+	rule, err := getValue(txn, dRuleKey(table, uint32(ref)))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return 0, prov, errCorrupt
 	}

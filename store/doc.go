@@ -14,7 +14,9 @@
 //	m<name>                 meta: format, mgen (last load generation),
 //	                        mpending (load or retraction in flight), mnsym,
 //	                        mderived, mdnext, mmat (record and change log),
-//	                        mreclaim (transient: set to flush the memtable)
+//	                        mrules (the rule table of the visible derived
+//	                        generation, when not its own), mreclaim
+//	                        (transient: set to flush the memtable)
 //	n<name>      -> id      dictionary, name to id
 //	s<id>        -> name    dictionary, id to name (dense: 0..mnsym-1)
 //	F<rel><s><o>            binary base fact, subject order, empty value
@@ -26,7 +28,9 @@
 //	P<name>      -> gen count         current generation of each split
 //	D<gen><rel><k><args>  -> conf prov   derived facts of a generation
 //	E<gen><rel><k> -> count           derived counts of a generation
-//	Q<gen><id>   -> rule    provenance rules of a generation, ids 0, 1, ...
+//	Q<table><id> -> rule    provenance rules of a generation, ids 0, 1, ...:
+//	                        table is the generation's number, or the id
+//	                        mrules names (from mdnext's sequence)
 //	U<gen><seq>  -> keys    undo log of the load or retraction in flight
 //	W<id><seq4>  -> bytes   record of the derived facts, in 64 KiB parts
 //	L<id><rel><k><args> -> 0|1        change log: base fact removed (0) or
@@ -108,6 +112,12 @@
 // shorter table read it again when a value refers past it), the E counts
 // and mmat, committed together. A record larger than one part is written
 // first under its new id, garbage until the transaction points mmat at it.
+// Renames of rule table entries (rules that moved in their file) are made
+// in the transaction when they fit; more (a line removed near the top of a
+// mined file moves tens of thousands of rules) are written first as the
+// whole table renamed, under a new table id in write batches of their own,
+// garbage until the transaction points mrules at it; the replaced table is
+// dropped after the commit, once no read view reads it.
 // An update that does not fit is merged with the visible facts into a new
 // generation, streamed in key order with the rule table copied and
 // extended, and flipped to like a replacement.
@@ -136,7 +146,8 @@
 // non-empty directory without a Badger manifest, or a Badger database without
 // the drumql format key, is ErrNotStore; a newer format is ErrNewerFormat.
 // A store is raised to the format of the first write that needs it (2: a
-// derived write's rule table; 3: a record or a retraction), so a store that
+// derived write's rule table; 3: a record or a retraction; 4: a rule table
+// under an id of its own, mrules), so a store that
 // never used a feature stays readable by the builds before it.
 //
 // # Importers

@@ -38,22 +38,27 @@ var (
 	metaDNext   = []byte("mdnext")   // uint64 last derived generation allocated
 	metaMat     = []byte("mmat")     // the record and change log (see matState)
 	metaReclaim = []byte("mreclaim") // set and dropped to flush the memtable (reclaim)
+	metaRules   = []byte("mrules")   // gen (8) table (8): the rule table of derived generation gen, when not Q<gen> (badger_rules.go)
 )
 
 // formatVersion is the newest on-disk format this package reads and
 // writes. Format 2 added the per-generation rule table of derived facts (Q
 // keys, and values that refer to it); format 3 the record of the derived
 // facts and the change log of base facts (W and L keys, mmat) and
-// retractions (undo logs that put keys back). A store is raised to the
-// format of the first write that needs it: formatCreate when created,
-// formatRuleTable at the first derived write, formatMaterial at the first
-// record or retraction, so a store that never used a later feature stays
-// readable by older builds. Stores of formats 1 and 2 are read as they are.
+// retractions (undo logs that put keys back); format 4 a derived
+// generation's rule table under an id of its own (mrules), which an update
+// that renames many rules writes. A store is raised to the format of the
+// first write that needs it: formatCreate when created, formatRuleTable at
+// the first derived write, formatMaterial at the first record or
+// retraction, formatRuleTables at the first switch of a rule table, so a
+// store that never used a later feature stays readable by older builds.
+// Stores of formats 1 to 3 are read as they are.
 const (
-	formatCreate    = 2
-	formatRuleTable = 2
-	formatMaterial  = 3
-	formatVersion   = formatMaterial
+	formatCreate     = 2
+	formatRuleTable  = 2
+	formatMaterial   = 3
+	formatRuleTables = 4
+	formatVersion    = formatRuleTables
 )
 
 // maxArity is the largest arity a fact may have (the arity is one key byte).

@@ -61,6 +61,17 @@ var crashOps = map[string]crashOp{
 		u.Program = []byte(strings.Repeat("new record ", recordPart/5))
 		return db.UpdateDerived(context.Background(), u)
 	}},
+	// Fits in one transaction but for its renames: a rule table of
+	// its own first.
+	"update-renames": {run: func(db *DB) error {
+		u := smallCrashUpdate()
+		u.Renames = map[string]string{}
+		for i := range 3 {
+			u.Renames[fmt.Sprint("old", i)] = fmt.Sprint("moved ", i, strings.Repeat(" old", 25000))
+		}
+		db.txnSize = 200 << 10
+		return db.UpdateDerived(context.Background(), u)
+	}},
 	// Does not fit: a new generation.
 	"update-large": {run: func(db *DB) error {
 		return db.UpdateDerived(context.Background(), DerivedUpdate{
@@ -272,6 +283,10 @@ var crashCases = []crashCase{
 	{"update-record", "update:txn:1", false, false},
 	{"update-record", "update:committed:1", true, false},
 	{"update-record", "update:done:1", true, false},
+	{"update-renames", "update:rules:1", false, true},
+	{"update-renames", "update:txn:1", false, true},
+	{"update-renames", "update:committed:1", true, false},
+	{"update-renames", "update:done:1", true, false},
 	{"update-large", "derived:allocated:1", false, false},
 	{"update-large", "update:copying:1", false, false},
 	{"update-large", "update:copying:10", false, true},

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -95,6 +97,14 @@ func TestFullDisk(t *testing.T) {
 	}
 	if err := db.UpdateDerived(ctx, DerivedUpdate{Program: []byte("p"), Put: big}); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("update derived on a full disk: got %v, want ErrNoSpace", err)
+	}
+	// Renames of 8 MB: a rule table of their own.
+	renames := map[string]string{}
+	for i := range 16000 {
+		renames[strconv.Itoa(i)] = strings.Repeat("r", 500)
+	}
+	if err := db.UpdateDerived(ctx, DerivedUpdate{Program: []byte("p"), Renames: renames}); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("update derived with many renames on a full disk: got %v, want ErrNoSpace", err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

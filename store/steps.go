@@ -31,9 +31,11 @@ package store
 //     synced), derived:flipped (the transaction that makes it visible),
 //     derived:done (the old generation and record dropped).
 //   - UpdateDerived in place: update:record (a record too large for the
-//     transaction, written first under a new id), update:txn (the
-//     transaction about to commit), update:committed, update:done (the
-//     old record and log dropped).
+//     transaction, written first under a new id), update:rules (renames
+//     too many for the transaction: the renamed rule table written under a
+//     new id, synced), update:txn (the transaction about to commit),
+//     update:committed, update:done (the old record and log dropped, and
+//     the replaced rule table unless a read view reads it).
 //   - UpdateDerived by copy: derived:allocated, update:copying*,
 //     update:written, derived:flipped, derived:done.
 //
