@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -25,6 +26,19 @@ func chainGraph(n, m int) string {
 }
 
 const chainRule = `{"add": ["path(X, Z) :- path(X, Y), edge(Y, Z)."]}`
+
+// holdFirstUntilDone returns a server hook that holds the first update
+// before it applies anything until its context is done (its client left,
+// or the server stops), so that the update is in flight then however fast
+// the machine (on its own the closure takes a second or more).
+func holdFirstUntilDone() func(context.Context, string) {
+	var held atomic.Bool
+	return func(ctx context.Context, stage string) {
+		if stage == "applying" && held.CompareAndSwap(false, true) {
+			<-ctx.Done()
+		}
+	}
+}
 
 // state is what an update must leave as it was when it is rolled back:
 // the stats' fact counts, the rules and the edits file.
@@ -45,6 +59,7 @@ func (e *testEnv) state() string {
 func TestUpdateClientLeaves(t *testing.T) {
 	e := newEnv(t, chainGraph(100, 100), "path(X, Z) :- edge(X, Z).\n", nil)
 	before := e.state()
+	e.srv.hook = holdFirstUntilDone()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, "POST", e.ts.URL+"/v1/rules", strings.NewReader(chainRule))
@@ -52,7 +67,7 @@ func TestUpdateClientLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := e.ts.Client().Do(req); err == nil {
-		t.Fatal("the update answered within 200 ms: make the graph larger")
+		t.Fatal("the update answered within 200 ms: the hook did not hold it")
 	}
 	left := time.Now()
 	e.srv.wmu.Lock() // the update's lock, free once it stopped
@@ -73,6 +88,7 @@ func TestUpdateClientLeaves(t *testing.T) {
 func TestShutdownWithUpdateInFlight(t *testing.T) {
 	e := newEnv(t, chainGraph(100, 100), "path(X, Z) :- edge(X, Z).\n", nil)
 	before := e.state()
+	e.srv.hook = holdFirstUntilDone()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +117,7 @@ func TestShutdownWithUpdateInFlight(t *testing.T) {
 		t.Errorf("Serve returned %s after its context ended", took)
 	}
 	if code := <-answered; code == http.StatusOK {
-		t.Errorf("the update finished: make the graph larger")
+		t.Errorf("the update finished: the hook did not hold it")
 	}
 	e.srv.wmu.Lock() // the handler is done
 	e.srv.stopping.Store(false)
