@@ -5,8 +5,12 @@ import "slices"
 // record decodes the record of b at word pos (see outBuf): its relation,
 // rule, tuple and provenance references, and the position of the next one.
 func (e *Evaluator) record(b *outBuf, pos int) (ri int32, rule uint32, t, refs []uint32, next int) {
-	ri, rule = int32(b.words[pos]), b.words[pos+1]
-	pos += 2
+	if b.mixed {
+		ri, rule = int32(b.words[pos]), b.words[pos+1]
+		pos += 2
+	} else {
+		ri, rule = int32(b.rel), b.rule
+	}
 	t = b.words[pos : pos+e.Rels[ri].Arity]
 	pos += len(t)
 	n := e.refLen(rule)
