@@ -45,7 +45,7 @@ func (t *segTable) at(hs uint32) *segment {
 	return t.dir[uint64(hs)>>(32-t.depth)]
 }
 
-// has room reports whether a slot can be added to s without a split.
+// hasRoom reports whether a slot can be added to s without a split.
 func (s *segment) hasRoom() bool {
 	return s.count < segFull || (s.depth == segMaxDepth && s.count < segLen-1)
 }
