@@ -33,6 +33,11 @@ func (e *Evaluator) refLen(rule uint32) int {
 func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 	var sink uint64
 	merged := 0
+	records := 0
+	for bi := range bufs {
+		records += bufs[bi].len()
+	}
+	e.maxBatch = max(e.maxBatch, int64(records))
 	// The deltas by relation while the merge runs (a map access per new
 	// tuple was 2% of sg-2k), put back in delta at the end.
 	ds := e.deltaBuf[:0]

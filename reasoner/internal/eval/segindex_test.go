@@ -78,3 +78,16 @@ func TestUniqueGrowthBytes(t *testing.T) {
 		t.Errorf("the unique index allocated %d bytes for %d bytes of slots, want at most %d", index, slots, limit)
 	}
 }
+
+// TestGroupsWithin checks the batches of a factorised plan's groups:
+// bounded by their tuples, at least one group each, the last ending at n.
+func TestGroupsWithin(t *testing.T) {
+	groups := [][2]int32{{0, 3}, {3, 10}, {10, 11}, {11, 12}, {12, 40}, {40, 42}}
+	for _, c := range []struct{ lo, n, room, hi, w int }{
+		{0, 6, 10, 2, 10}, {0, 6, 9, 1, 3}, {2, 6, 5, 4, 2}, {4, 6, 5, 5, 28}, {5, 6, 100, 6, 2}, {0, 6, 1000, 6, 42},
+	} {
+		if hi, w := groupsWithin(groups, c.lo, c.n, c.room); hi != c.hi || w != c.w {
+			t.Errorf("groupsWithin(lo %d, room %d) = %d, %d; want %d, %d", c.lo, c.room, hi, w, c.hi, c.w)
+		}
+	}
+}
