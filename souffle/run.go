@@ -52,9 +52,16 @@ const RunGCPercent = 25
 // (docs/BENCHMARKS.md).
 const LargeHeap = 16 << 20
 
+// HugeHeap is the live heap from which the collector's target is half of
+// Config.GCPercent: at 48 MiB and more, what an evaluation holds is its
+// relations' columns and hash slots almost only (no pointers, so a
+// collection marks little), and the headroom of a quarter was 10 to 25
+// MB of the peak RSS of tc-2k, sg-2k and csda-s (docs/BENCHMARKS.md).
+const HugeHeap = 48 << 20
+
 // collectAt sets the collector's target to percent once the live heap
-// reaches LargeHeap (looked at every 20 ms), until stop is called, which
-// restores the target it found.
+// reaches LargeHeap, and to half of it once it reaches HugeHeap (looked at
+// every 20 ms), until stop is called, which restores the target it found.
 func collectAt(percent int) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	prev, set := 0, false
@@ -63,19 +70,26 @@ func collectAt(percent int) (stop func()) {
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
 		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		for {
+		for stage := 0; stage < 2; {
 			select {
 			case <-done:
 				return
 			case <-t.C:
 			}
 			metrics.Read(live)
-			if live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() >= LargeHeap {
+			if live[0].Value.Kind() != metrics.KindUint64 {
+				continue
+			}
+			switch n := live[0].Value.Uint64(); {
+			case stage == 0 && n >= LargeHeap:
 				prev, set = debug.SetGCPercent(percent), true
-				<-done
-				return
+				stage = 1
+			case stage == 1 && n >= HugeHeap:
+				debug.SetGCPercent(max(1, percent/2))
+				stage = 2
 			}
 		}
+		<-done
 	}()
 	return func() {
 		close(done)

@@ -267,7 +267,8 @@ func TestRunInputNames(t *testing.T) {
 }
 
 // TestCollectAt checks that the collector's target changes once the live
-// heap is large, not before, and is restored when the run ends.
+// heap is large, not before, halves once it is huge, and is restored when
+// the run ends.
 func TestCollectAt(t *testing.T) {
 	prev := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(prev)
@@ -286,8 +287,17 @@ func TestCollectAt(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	huge := make([]uint64, HugeHeap/8)
+	runtime.GC()
+	for deadline := time.Now().Add(5 * time.Second); percent() != 15; {
+		if time.Now().After(deadline) {
+			t.Fatalf("target %d with %d MB live, want 15", percent(), (len(big)+len(huge))*8>>20)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	stop()
 	runtime.KeepAlive(big)
+	runtime.KeepAlive(huge)
 	if p := percent(); p != 100 {
 		t.Fatalf("target %d after stop, want 100", p)
 	}

@@ -27,6 +27,11 @@ type IndexImage struct {
 
 // Columns returns r's columns and unique index.
 func (r *Relation) Columns() Columns {
+	if r.Unique.seg != nil {
+		// A segmented index (a lean relation's) is not imaged: Restore
+		// builds it again.
+		return Columns{N: r.N, Alive: r.Alive, Weighted: r.weighted, Tuples: r.tuples, Conf: r.Conf, Prov: r.Prov}
+	}
 	return Columns{N: r.N, Alive: r.Alive, Weighted: r.weighted, Tuples: r.tuples, Conf: r.Conf, Prov: r.Prov,
 		Unique: IndexImage{Slots: r.Unique.Slots, Count: r.Unique.count}}
 }
@@ -51,7 +56,7 @@ func (r *Relation) UniquePositions() []uint32 {
 func (r *Relation) Restore(c Columns) {
 	r.N, r.Alive, r.weighted = c.N, c.Alive, c.Weighted
 	r.tuples, r.Conf, r.Prov = c.Tuples, c.Conf, c.Prov
-	r.Unique.Slots, r.Unique.count = c.Unique.Slots, c.Unique.Count
+	r.Unique.Slots, r.Unique.count, r.Unique.seg = c.Unique.Slots, c.Unique.Count, nil
 	if c.UniquePos != nil {
 		for i, p := range c.UniquePos {
 			t := int32(i)

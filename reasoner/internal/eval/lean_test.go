@@ -43,7 +43,7 @@ func TestLeanRelation(t *testing.T) {
 		t.Errorf("columns: %d provenance chunks, %d confidence chunks (the second of capacity %d)", len(r.Prov), len(r.Conf), cap(r.Conf[1]))
 	}
 	// 32,870 tuples: a load of 1/2 would take 131,072 slots
-	if got, want := len(r.Unique.Slots), 1<<16; got != want {
+	if got, want := r.Unique.slotCount(), 1<<16; got != want {
 		t.Errorf("%d tuples in %d slots of the unique index, want %d", r.Len(), got, want)
 	}
 	if got := r.Find([]uint32{2, 0}); got != k+1 {

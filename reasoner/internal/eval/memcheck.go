@@ -28,6 +28,11 @@ func (e *Evaluator) growthWithin(n int) int64 {
 // insert and Grow).
 func (ix *hashIndex) growthWithin(n int) int64 {
 	var g int64
+	if ix.seg != nil {
+		// n inserts split at most one segment per 3/8 of a segment's
+		// slots, and may double the directory.
+		return 8*int64(segLen)*int64(n/(3*segLen/8)+1) + 16*int64(len(ix.seg.dir))
+	}
 	if c := ix.count + n; 2*c > len(ix.Slots) && (!ix.full || 4*c > 3*len(ix.Slots)) {
 		g += 8 * 2 * int64(len(ix.Slots)) // Grow doubles the slots
 	}

@@ -5,8 +5,12 @@ import "slices"
 // record decodes the record of b at word pos (see outBuf): its relation,
 // rule, tuple and provenance references, and the position of the next one.
 func (e *Evaluator) record(b *outBuf, pos int) (ri int32, rule uint32, t, refs []uint32, next int) {
-	ri, rule = int32(b.words[pos]), b.words[pos+1]
-	pos += 2
+	if b.mixed {
+		ri, rule = int32(b.words[pos]), b.words[pos+1]
+		pos += 2
+	} else {
+		ri, rule = int32(b.rel), b.rule
+	}
 	t = b.words[pos : pos+e.Rels[ri].Arity]
 	pos += len(t)
 	n := e.refLen(rule)
@@ -29,6 +33,11 @@ func (e *Evaluator) refLen(rule uint32) int {
 func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 	var sink uint64
 	merged := 0
+	records := 0
+	for bi := range bufs {
+		records += bufs[bi].len()
+	}
+	e.maxBatch = max(e.maxBatch, int64(records))
 	// The deltas by relation while the merge runs (a map access per new
 	// tuple was 2% of sg-2k), put back in delta at the end.
 	ds := e.deltaBuf[:0]
@@ -117,6 +126,15 @@ func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 // new tuple is then added without hashing and probing again (addAt).
 func (r *Relation) lookup(t []uint32) (k int32, at uint64, free bool) {
 	ix := &r.Unique
+	if ix.seg != nil && !r.sorted {
+		hash := hashKey(ix.mask, t)
+		s := ix.seg.at(uint32(hash))
+		p, ok := ix.seg.find(ix, r, s, hash, t)
+		if ok {
+			return slotTuple(s.slots[p]), 0, false
+		}
+		return -1, hash<<32 | p, s.hasRoom()
+	}
 	if r.Arity == 0 || r.sorted || len(ix.Slots) == 0 {
 		return r.Find(t), 0, false
 	}
@@ -137,7 +155,13 @@ func (r *Relation) addAt(t []uint32, c float64, prov int32, at uint64, free bool
 		return r.Add(t, c, prov)
 	}
 	i := r.add(t, c, prov)
-	r.Unique.Slots[uint32(at)] = slotOf(i, at>>32)
+	if s := r.Unique.seg; s != nil {
+		g := s.at(uint32(at >> 32))
+		g.slots[uint32(at)] = slotOf(i, at>>32)
+		g.count++
+	} else {
+		r.Unique.Slots[uint32(at)] = slotOf(i, at>>32)
+	}
 	r.Unique.count++
 	return i
 }
@@ -192,7 +216,10 @@ func (e *Evaluator) prefetch(b *outBuf, pos, ci int) uint64 {
 		var t []uint32
 		ri, _, t, _, pos = e.record(b, pos)
 		rel := e.Rels[ri]
-		if ix := &rel.Unique; rel.Arity > 0 && len(ix.Slots) > 0 {
+		if ix := &rel.Unique; ix.seg != nil {
+			h := hashKey(ix.mask, t)
+			sum += ix.seg.at(uint32(h)).slots[h&segMask]
+		} else if rel.Arity > 0 && len(ix.Slots) > 0 {
 			sum += ix.Slots[hashKey(ix.mask, t)&uint64(len(ix.Slots)-1)]
 		}
 	}

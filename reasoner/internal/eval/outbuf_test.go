@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,7 +74,7 @@ func TestOutBufBytesPerCandidate(t *testing.T) {
 	b.put(e, 3, 1, []uint32{7, 1}, nil, 0.5) // buffered at 1: dropped
 	b.put(e, 3, 1, []uint32{n, 0}, nil, 0.5)
 	b.put(e, 3, 1, []uint32{n, 0}, nil, 0.75)
-	if b.len() != n+1 || b.confAt(7) != 1 || b.confAt(n) != 0.75 || b.words[b.offs[n]+1] != 1 {
+	if b.len() != n+1 || b.confAt(7) != 1 || b.confAt(n) != 0.75 || b.ruleOf(n) != 1 {
 		t.Fatalf("after a weighted candidate: %d records, confidences %v and %v", b.len(), b.confAt(7), b.confAt(n))
 	}
 	b.reset() // a round as large: the slots stay
@@ -125,5 +126,44 @@ func TestOutBufPlain(t *testing.T) {
 	}
 	if b.plain {
 		t.Error("weighted candidates: plain")
+	}
+}
+
+// TestOutBufUniform checks the records of a task's buffer: 8 bytes a
+// distinct crisp binary candidate once plain (no relation, rule or offset
+// a record while every record has the same), then, once a record of
+// another relation, rule or length comes, every record decoded as it was
+// put.
+func TestOutBufUniform(t *testing.T) {
+	e := &Evaluator{Rels: []*Relation{NewRelation("a", 2), NewRelation("b", 3)}}
+	const n = 200000
+	var b outBuf
+	for i := range n {
+		b.put(e, 0, 5, []uint32{uint32(i), uint32(i / 3)}, nil, 1)
+	}
+	if per := float64(4*len(b.words)+4*len(b.offs)) / n; !b.plain || b.mixed || per > 8 {
+		t.Errorf("distinct crisp candidates: plain %v, mixed %v, %.1f bytes a record, want 8", b.plain, b.mixed, per)
+	}
+	b.put(e, 1, 6, []uint32{1, 2, 3}, nil, 1)
+	b.put(e, 0, 7, []uint32{4, 5}, nil, 1)
+	if !b.mixed || b.len() != n+2 {
+		t.Fatalf("mixed %v, %d records, want %d", b.mixed, b.len(), n+2)
+	}
+	pos := 0
+	for k := range b.len() {
+		var ri int32
+		var rule uint32
+		var tu []uint32
+		ri, rule, tu, _, pos = e.record(&b, pos)
+		want, wri, wrule := []uint32{uint32(k), uint32(k / 3)}, int32(0), uint32(5)
+		switch k {
+		case n:
+			want, wri, wrule = []uint32{1, 2, 3}, 1, 6
+		case n + 1:
+			want, wri, wrule = []uint32{4, 5}, 0, 7
+		}
+		if ri != wri || rule != wrule || !slices.Equal(tu, want) {
+			t.Fatalf("record %d: relation %d, rule %d, tuple %v; want %d, %d, %v", k, ri, rule, tu, wri, wrule, want)
+		}
 	}
 }

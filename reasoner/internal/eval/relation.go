@@ -275,6 +275,9 @@ type hashIndex struct {
 	// a few more probes a lookup.
 	full  bool
 	Slots []uint64
+	// seg, once a full unique index outgrows a segment's slots, holds
+	// them instead of Slots (see segTable).
+	seg   *segTable
 	count int
 	Next  []int32
 	// ordered, rest and dirty order the chains by confidence (order.go):
@@ -325,6 +328,9 @@ func slotTuple(s uint64) int32 { return int32(uint32(s)) - 1 }
 
 // Grow makes room in ix for n tuples of r.
 func (ix *hashIndex) Grow(r *Relation, n int) {
+	if ix.seg != nil {
+		return // segments split as they fill
+	}
 	size := 16
 	for size < n {
 		size <<= 1
@@ -365,6 +371,14 @@ func (ix *hashIndex) slot(r *Relation, t []uint32) (uint64, uint64, bool) {
 // First returns the newest tuple matching t on mask, or -1; follow next for
 // the others.
 func (ix *hashIndex) First(r *Relation, t []uint32) int32 {
+	if ix.seg != nil {
+		hash := hashKey(ix.mask, t)
+		s := ix.seg.at(uint32(hash))
+		if p, ok := ix.seg.find(ix, r, s, hash, t); ok {
+			return slotTuple(s.slots[p])
+		}
+		return -1
+	}
 	if len(ix.Slots) == 0 {
 		return -1
 	}
@@ -379,7 +393,16 @@ func (ix *hashIndex) insert(r *Relation, i int32) {
 	if !ix.unique {
 		ix.Next = append(ix.Next, -1)
 	}
+	if ix.seg != nil {
+		ix.segInsert(r, i)
+		return
+	}
 	if n := ix.count + 1; 2*n > len(ix.Slots) && (!ix.full || 4*n > 3*len(ix.Slots)) {
+		if ix.unique && ix.full && len(ix.Slots) >= segLen {
+			ix.segment()
+			ix.segInsert(r, i)
+			return
+		}
 		// Doubling keeps the load between 1/4 and 1/2 (3/8 and 3/4 when
 		// full): a unique index of 14M tuples took 512 MB (36 bytes a
 		// tuple) when it grew fourfold.
