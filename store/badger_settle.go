@@ -31,22 +31,31 @@ const settleLimit = 2 * time.Minute
 // settlePoll is how often Close looks at the levels while it waits.
 const settlePoll = 10 * time.Millisecond
 
-// compactionDue reports whether Badger would compact a level of levels:
-// one whose score (level 0: its tables over NumLevelZeroTables, the others
-// their size over their target) is at least 1. The last level is never
-// compacted.
-func compactionDue(levels []badger.LevelInfo) bool {
-	for _, l := range levels[:max(len(levels)-1, 0)] {
-		if l.Score >= 1 {
+// compactionDue reports whether Badger would compact a level of levels,
+// or is compacting one: level 0 holding l0 tables or more, or another
+// level (but the last, never compacted) at or above its target size.
+// Badger's own score leaves out the tables a running compaction is
+// merging away, so it shows none due while a compaction runs whose
+// result may make the next level due: the sizes here count them.
+func compactionDue(levels []badger.LevelInfo, l0 int) bool {
+	for i, l := range levels[:max(len(levels)-1, 0)] {
+		switch {
+		case i == 0:
+			if l.NumTables >= l0 {
+				return true
+			}
+		case l.TargetSize > 0 && l.Size >= l.TargetSize:
 			return true
 		}
 	}
 	return false
 }
 
-// CompactionDue reports whether a compaction is due in d: the work the
-// next process to open the store would start with.
-func (d *DB) CompactionDue() bool { return compactionDue(d.bdb.Levels()) }
+// CompactionDue reports whether a compaction is due in d, or running:
+// the work the next process to open the store would start with.
+func (d *DB) CompactionDue() bool {
+	return compactionDue(d.bdb.Levels(), d.bdb.Opts().NumLevelZeroTables)
+}
 
 // payDebt pays, after a write of derived facts of written bytes (keys and
 // values), the compactions it left: when it filled at least one memtable,
