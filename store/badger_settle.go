@@ -20,9 +20,9 @@ import (
 // after the write (payDebt), a DropPrefix of a key set for that flushes
 // the memtable and merges level 0 into the levels below (Badger has no
 // other way to do either), and Close waits until no compaction is due
-// (settle) while the compactors do the rest, overlapping with what the
-// caller does between the write and Close (writing the materialisation
-// image).
+// or running (settle) while the compactors do the rest, overlapping with
+// what the caller does between the write and Close (writing the
+// materialisation image).
 
 // settleLimit bounds Close's wait for the compactors: past it the store
 // closes with the rest of the debt left for the next open, as before.
