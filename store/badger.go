@@ -38,6 +38,10 @@ type DB struct {
 	bdb        *badger.DB
 	checked    tableChecks // what Open's checkTables did
 
+	// debt is set by a large write of derived facts: Close waits for the
+	// compactions it left (settle).
+	debt atomic.Bool
+
 	wmu     sync.Mutex // serialises writers
 	format  uint32     // the store's format version; changed under wmu
 	logCap  int        // the change log's cap; 0 means MaxChangeLog (tests lower it)
@@ -430,6 +434,9 @@ func (d *DB) Close() error {
 	}
 	d.closed = true
 	d.mu.Unlock()
+	if d.debt.Load() {
+		d.settle(settleLimit)
+	}
 	if err := d.bdb.Close(); err != nil {
 		return wrapf("store: close %s: %w", d.dir, err)
 	}

@@ -88,6 +88,7 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error], 
 	haveLast := false
 	var ar arena
 	var vbuf []byte
+	written := int64(0)   // the facts' keys and values
 	defer d.releasing()() // the tables written stay mapped: keep them out of RSS
 	wb := d.bdb.NewWriteBatch()
 	defer wb.Cancel()
@@ -131,6 +132,7 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error], 
 			if err := wb.Set(k, ar.copy(vbuf)); err != nil {
 				return err
 			}
+			written += int64(len(k) + len(vbuf))
 			counts[relArity{x.Fact.Rel, len(x.Fact.Args)}]++
 		}
 		if err := ctx.Err(); err != nil {
@@ -149,7 +151,11 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error], 
 		return err
 	}
 	d.step("derived:written")
-	return d.flipDerived(gen, counts, mat)
+	if err := d.flipDerived(gen, counts, mat); err != nil {
+		return err
+	}
+	d.payDebt(written)
+	return nil
 }
 
 // checkDerived reports a derived fact that cannot be stored.

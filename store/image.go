@@ -151,6 +151,18 @@ func (w *ImageWriter) write(b []byte) {
 	w.n += int64(k)
 }
 
+// Fail makes err the writer's error unless it has one: the body found
+// that it cannot write the image. WriteImage returns it, the old image
+// left as it was.
+func (w *ImageWriter) Fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// Err is the writer's first error, or nil.
+func (w *ImageWriter) Err() error { return w.err }
+
 // U64 writes x.
 func (w *ImageWriter) U64(x uint64) {
 	binary.LittleEndian.PutUint64(w.buf[:], x)

@@ -68,7 +68,7 @@ type imageSrc struct {
 	pos    []int32 // compiled rule -> program position (-1: none)
 	num    []int32 // relation -> its number in the image (-1: none)
 	like   func(ci, at int) bool
-	chunks []int // the length of each of the pool's chunks
+	chunks []int // the length of each of the pool's chunks (writeImage)
 	buf    []uint32
 	out    []int32
 }
@@ -98,8 +98,8 @@ func (m *Materialisation) imageState() (*imageSrc, error) {
 
 // imageStateOf is imageState for the evaluator e whose compiled rule ci is
 // rule pos[ci] of the program (-1: none of it), its records then read as
-// that rule's when like(ci, pos[ci]). It checks every record, and lays
-// out the pool.
+// that rule's when like(ci, pos[ci]). It checks the relations; the
+// records are checked as they are written (writeProv).
 func imageStateOf(e *eval.Evaluator, pos []int32, like func(ci, at int) bool) (*imageSrc, error) {
 	s := &imageSrc{e: e, pos: pos, num: make([]int32, len(e.Rels)), like: like}
 	for ri, r := range e.Rels {
@@ -118,17 +118,6 @@ func imageStateOf(e *eval.Evaluator, pos []int32, like func(ci, at int) bool) (*
 		s.num[ri] = int32(len(s.rels))
 		s.rels = append(s.rels, imageRel{r: r, cols: r.Columns()})
 	}
-	var l poolLayout
-	for i := range s.rels {
-		if err := s.walk(i, func(_ int32, rec []uint32) {
-			if rec != nil {
-				l.add(len(rec))
-			}
-		}); err != nil {
-			return nil, err
-		}
-	}
-	s.chunks = l.lens
 	return s, nil
 }
 
@@ -190,10 +179,11 @@ func (l *poolLayout) add(n int) int32 {
 }
 
 // writeProv writes the provenance column of the image's relation i, its
-// records placed by l.
+// records placed by l; a record the image cannot hold fails w (an error
+// wrapping errNoImage).
 func (s *imageSrc) writeProv(w *store.ImageWriter, i int, l *poolLayout) {
 	s.out = s.out[:0]
-	s.walk(i, func(code int32, rec []uint32) { // checked by imageStateOf
+	err := s.walk(i, func(code int32, rec []uint32) {
 		if rec != nil {
 			code = l.add(len(rec))
 		}
@@ -202,6 +192,9 @@ func (s *imageSrc) writeProv(w *store.ImageWriter, i int, l *poolLayout) {
 			s.out = s.out[:0]
 		}
 	})
+	if err != nil {
+		w.Fail(pkgerr.Newf("reasoner: write image: %w", err))
+	}
 	w.I32s(s.out)
 }
 
@@ -273,8 +266,11 @@ func writeImage(db *store.DB, fs store.ImageFS, prog *datalog.Program, derived i
 		w.U64(uint64(len(src.rels)))
 		var l poolLayout
 		for i := range src.rels {
-			writeRel(w, src, i, &l)
+			if writeRel(w, src, i, &l); w.Err() != nil {
+				return // a record the image cannot hold
+			}
 		}
+		src.chunks = l.lens
 		src.writePool(w)
 	})
 }

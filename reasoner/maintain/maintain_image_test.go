@@ -1,7 +1,9 @@
 package maintain
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -200,4 +202,42 @@ func TestImageDifferential(t *testing.T) {
 		t.Errorf("%d materialisations from an image compared with Resume's, %d updates from an image; want at least %d each", images, fromImg, seeds)
 	}
 	t.Logf("%d materialisations from an image compared with Resume's, %d updates from an image", images, fromImg)
+}
+
+// A proof an image cannot hold (by a rule the program lacks) is found as
+// the records are written: writeImage fails with errNoImage, leaving no
+// temporary file and the current image as it was.
+func TestImageWriteRefusesRecord(t *testing.T) {
+	db, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	testkit.LoadTSV(t, db, "a\te\tb\nb\te\tc\nc\te\td\n")
+	prog := testkit.MustParse(t, "p(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), e(Y, Z).\n")
+	if !fullThenImage(t, db, prog, eval.Options{}) {
+		t.Fatal("Infer wrote no current image")
+	}
+	img := filepath.Join(db.Dir(), store.ImageFile)
+	before, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := resumeBoth(t, db)
+	none := make([]int32, len(m.e.Rules)) // no compiled rule is the program's
+	for i := range none {
+		none[i] = -1
+	}
+	err = writeImage(db, nil, m.prog, m.e.Derived, func() (*imageSrc, error) {
+		return imageStateOf(m.e, none, func(int, int) bool { return true })
+	})
+	if !errors.Is(err, errNoImage) {
+		t.Fatalf("writing proofs by rules the program lacks: %v, want errNoImage", err)
+	}
+	if after, err := os.ReadFile(img); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the image changed (%v)", err)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(db.Dir(), ".image-*.tmp")); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
 }

@@ -1,5 +1,7 @@
 package eval
 
+import "math/bits"
+
 // Columns is a relation's state as a materialisation image keeps it
 // (reasoner/maintain): its tuple count, live tuples, chunked columns and
 // unique index. The slices are the relation's own, not copies. Secondary
@@ -87,21 +89,61 @@ func (s *Symtab) Locals() int {
 // place builds the unique index ix of r, empty, over r's tuples, which
 // are distinct: each goes to the first free slot from its hash's home,
 // without comparing tuples. The table has the size the tuples' inserts
-// one at a time would have grown it to.
+// one at a time would have grown it to. The tuples go in batches of
+// placeBatch, each ordered by home with a counting sort on the home's top
+// placeBits bits, so that the inserts walk the table (128 MiB for 4M
+// tuples) in address order rather than at random (in a run of the
+// 4.0M-fact closure's, 0.1 s of the 0.3 s the random order took).
 func (ix *hashIndex) place(r *Relation) {
 	size := 16
 	for 2*r.N > size {
 		size <<= 1
 	}
 	ix.Slots = make([]uint64, size)
+	ix.count = r.N
 	m := uint64(size - 1)
-	for t := range int32(r.N) {
-		h := hashKey(ix.mask, r.Tuple(t))
-		p := h & m
+	insert := func(s uint64) {
+		p := s >> 32 & m // slotOf keeps the hash's low 32 bits
 		for ix.Slots[p] != 0 {
 			p = (p + 1) & m
 		}
-		ix.Slots[p] = slotOf(t, h)
+		ix.Slots[p] = s
 	}
-	ix.count = r.N
+	if size <= 1<<placeBits {
+		for t := range int32(r.N) {
+			insert(slotOf(t, hashKey(ix.mask, r.Tuple(t))))
+		}
+		return
+	}
+	shift := bits.Len(uint(size)) - 1 - placeBits
+	buf := make([]uint64, min(r.N, placeBatch))
+	sorted := make([]uint64, len(buf))
+	var count [1<<placeBits + 1]int32
+	for lo := 0; lo < r.N; lo += placeBatch {
+		batch := buf[:min(r.N-lo, placeBatch)]
+		count = [len(count)]int32{}
+		for i := range batch {
+			s := slotOf(int32(lo+i), hashKey(ix.mask, r.Tuple(int32(lo+i))))
+			batch[i] = s
+			count[s>>32&m>>shift+1]++
+		}
+		for b := 1; b < len(count); b++ {
+			count[b] += count[b-1]
+		}
+		for _, s := range batch {
+			b := s >> 32 & m >> shift
+			sorted[count[b]] = s
+			count[b]++
+		}
+		for _, s := range sorted[:len(batch)] {
+			insert(s)
+		}
+	}
 }
+
+// The batches of place: placeBatch tuples, ordered by the top placeBits
+// bits of their home slot.
+const (
+	placeBatch = 1 << 16
+	placeBits  = 10
+)

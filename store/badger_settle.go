@@ -1,0 +1,93 @@
+package store
+
+import (
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Compaction debt.
+//
+// A write of millions of derived facts goes through Badger's memtables:
+// each one full becomes a level-0 table spanning the whole new
+// generation, and Badger's compactors merge them down the levels while
+// the write goes on. When the write returns, the last of them are still
+// on level 0 with the memtable that holds the rest, which Close writes
+// as one more: level 0 then holds NumLevelZeroTables tables, a compaction
+// is due, and the next process to open the store, an update that
+// otherwise takes a second, starts by merging them (about a CPU-second
+// for the 4.0M-fact closure). The process that wrote them pays instead:
+// after the write (payDebt), a DropPrefix of a key set for that flushes
+// the memtable and merges level 0 into the levels below (Badger has no
+// other way to do either), and Close waits until no compaction is due
+// or running (settle) while the compactors do the rest, overlapping with
+// what the caller does between the write and Close (writing the
+// materialisation image).
+
+// settleLimit bounds Close's wait for the compactors: past it the store
+// closes with the rest of the debt left for the next open, as before.
+const settleLimit = 2 * time.Minute
+
+// settlePoll is how often Close looks at the levels while it waits.
+const settlePoll = 10 * time.Millisecond
+
+// compactionDue reports whether Badger would compact a level of levels,
+// or is compacting one: level 0 holding l0 tables or more, or another
+// level (but the last, never compacted) at or above its target size.
+// Badger's own score leaves out the tables a running compaction is
+// merging away, so it shows none due while a compaction runs whose
+// result may make the next level due: the sizes here count them.
+func compactionDue(levels []badger.LevelInfo, l0 int) bool {
+	for i, l := range levels[:max(len(levels)-1, 0)] {
+		switch {
+		case i == 0:
+			if l.NumTables >= l0 {
+				return true
+			}
+		case l.TargetSize > 0 && l.Size >= l.TargetSize:
+			return true
+		}
+	}
+	return false
+}
+
+// CompactionDue reports whether a compaction is due in d, or running:
+// the work the next process to open the store would start with.
+func (d *DB) CompactionDue() bool {
+	return compactionDue(d.bdb.Levels(), d.bdb.Opts().NumLevelZeroTables)
+}
+
+// payDebt pays, after a write of derived facts of written bytes (keys and
+// values), the compactions it left: when it filled at least one memtable,
+// it flushes the memtable and merges level 0 down, and makes Close settle
+// the rest. It is best effort: on an error the debt stays for later
+// compactions, as before.
+func (d *DB) payDebt(written int64) {
+	if written < d.memTableSize() {
+		return
+	}
+	d.debt.Store(true)
+	defer d.releasing()()
+	if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaReclaim, nil) }); err != nil {
+		return
+	}
+	_ = d.dropPrefixes(metaReclaim)
+}
+
+// settle waits until no compaction is due in d, or limit has passed,
+// keeping the tables the compactors write out of the process's memory as
+// a large write does. It returns whether none is due.
+func (d *DB) settle(limit time.Duration) bool {
+	if !d.CompactionDue() {
+		return true
+	}
+	defer d.releasing()()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		time.Sleep(settlePoll)
+		if !d.CompactionDue() {
+			return true
+		}
+	}
+	return false
+}
