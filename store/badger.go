@@ -38,8 +38,8 @@ type DB struct {
 	bdb        *badger.DB
 	checked    tableChecks // what Open's checkTables did
 
-	// debt is set by a large write of derived facts: Close waits for the
-	// compactions it left (settle).
+	// debt is set by a large write of derived facts: Settle waits for
+	// the compactions it left.
 	debt atomic.Bool
 
 	wmu     sync.Mutex // serialises writers
@@ -434,9 +434,6 @@ func (d *DB) Close() error {
 	}
 	d.closed = true
 	d.mu.Unlock()
-	if d.debt.Load() {
-		d.settle(settleLimit)
-	}
 	if err := d.bdb.Close(); err != nil {
 		return wrapf("store: close %s: %w", d.dir, err)
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -19,16 +20,16 @@ import (
 // for the 4.0M-fact closure). The process that wrote them pays instead:
 // after the write (payDebt), a DropPrefix of a key set for that flushes
 // the memtable and merges level 0 into the levels below (Badger has no
-// other way to do either), and Close waits until no compaction is due
-// or running (settle) while the compactors do the rest, overlapping with
-// what the caller does between the write and Close (writing the
+// other way to do either), and the command that wrote them waits until
+// no compaction is due or running (Settle) while the compactors do the
+// rest, after what it does between the write and its close (writing the
 // materialisation image).
 
-// settleLimit bounds Close's wait for the compactors: past it the store
+// settleLimit bounds Settle's wait for the compactors: past it the store
 // closes with the rest of the debt left for the next open, as before.
 const settleLimit = 2 * time.Minute
 
-// settlePoll is how often Close looks at the levels while it waits.
+// settlePoll is how often Settle looks at the levels while it waits.
 const settlePoll = 10 * time.Millisecond
 
 // compactionDue reports whether Badger would compact a level of levels,
@@ -59,8 +60,8 @@ func (d *DB) CompactionDue() bool {
 
 // payDebt pays, after a write of derived facts of written bytes (keys and
 // values), the compactions it left: when it filled at least one memtable,
-// it flushes the memtable and merges level 0 down, and makes Close settle
-// the rest. It is best effort: on an error the debt stays for later
+// it flushes the memtable and merges level 0 down, and leaves the rest to
+// Settle. It is best effort: on an error the debt stays for later
 // compactions, as before.
 func (d *DB) payDebt(written int64) {
 	if written < d.memTableSize() {
@@ -74,16 +75,20 @@ func (d *DB) payDebt(written int64) {
 	_ = d.dropPrefixes(metaReclaim)
 }
 
-// settle waits until no compaction is due in d, or limit has passed,
-// keeping the tables the compactors write out of the process's memory as
-// a large write does. It returns whether none is due.
-func (d *DB) settle(limit time.Duration) bool {
-	if !d.CompactionDue() {
+// Settle waits, after a write of derived facts that left compactions due
+// (payDebt), until none is due or running, ctx is done or settleLimit
+// has passed, keeping the tables the compactors write out of the
+// process's memory as a large write does. It returns whether none is due.
+// A command that wrote the facts calls it before it closes the store, so
+// that the next process opens it with nothing to compact; Close does not
+// wait (a server stops at once).
+func (d *DB) Settle(ctx context.Context) bool {
+	if !d.debt.Load() || !d.CompactionDue() {
 		return true
 	}
 	defer d.releasing()()
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
+	deadline := time.Now().Add(settleLimit)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(settlePoll)
 		if !d.CompactionDue() {
 			return true

@@ -39,6 +39,9 @@ func TestCompactionDebtPaid(t *testing.T) {
 	if err := db.ReplaceDerivedSeq(ctx, n*64, iter.Seq2[Derived, error](facts)); err != nil {
 		t.Fatal(err)
 	}
+	if !db.Settle(ctx) {
+		t.Error("Settle: compactions still due after its limit")
+	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}

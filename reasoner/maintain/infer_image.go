@@ -50,5 +50,8 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt eval.
 		if note := saveImage(db, err); note != "" && iopt.Notes != nil {
 			fmt.Fprintf(iopt.Notes, "note: %s\n", note)
 		}
+		// the compactions the write left, paid here rather than by the
+		// next process to open the store (store.DB.Settle)
+		db.Settle(ctx)
 	})
 }
