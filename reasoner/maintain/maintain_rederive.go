@@ -1,6 +1,9 @@
 package maintain
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/reasoner/internal/eval"
 )
@@ -26,21 +29,85 @@ import (
 // thousands of rules, the stratum's rounds joined every one of them
 // through all those rules again.
 
-// rederiveApart reports whether stratum s re-derives its removed facts
-// apart from the propagation of what rose: a recursive stratum whose
-// relations have no subsumption and no size limit (those make a round's
-// result depend on what else the round holds).
-func (m *Materialisation) rederiveApart(s datalog.Stratum) bool {
-	return s.Recursive && len(m.opt.Subsume) == 0 && len(m.opt.Limit) == 0
+// rederiveApart reports whether the strata re-derive their removed facts
+// apart from the propagation of what rose: when no relation has a
+// subsumption or a size limit (those make a round's result depend on what
+// else the round holds).
+func (m *Materialisation) rederiveApart() bool {
+	return len(m.opt.Subsume) == 0 && len(m.opt.Limit) == 0
 }
 
-// rederive runs the rederive plans ps of the twins tws to their fixpoint,
-// and adds to inc the tuples of removed that came back stronger than they
-// were before the update.
-func (m *Materialisation) rederive(ps []*eval.Plan, tws []int, removed, inc map[int32][]int32) error {
+// rederiveGroups is the number of groups the rederive twins of a stratum
+// run in, strongest first (rederive); a group holds at least
+// rederiveGroup twins.
+const (
+	rederiveGroups = 8
+	rederiveGroup  = 16
+)
+
+// demandSlack lowers the bound each demand sets by a relative 1e-12, so
+// that rounding never cuts a derivation that would beat a fact's
+// confidence.
+const demandSlack = 1 - 1e-12
+
+// minDemandThreshold is the least threshold setDemands bounds by.
+const minDemandThreshold = 1e-9
+
+// setDemands sets each guard tuple's confidence to the demand of the
+// removed fact it holds: Min over the fact's confidence (a derivation
+// times it below Min is below that confidence), or 1 while the fact has
+// none (Min itself is then the bound).
+func (m *Materialisation) setDemands() {
 	e := m.e
-	if err := e.Fixpoint(datalog.Stratum{Rules: tws, Recursive: true}, ps); err != nil {
-		return err
+	if e.Min < minDemandThreshold {
+		return // no threshold: a demand near 0 would be no tuple
+	}
+	for gi, h := range m.guards {
+		g, src := e.Rels[gi], e.Rels[h]
+		for t := range int32(g.Len()) {
+			d := 1.0
+			if st := src.Find(g.Tuple(t)); st >= 0 {
+				if c := src.ConfAt(st); c > 0 {
+					d = min(1, e.Min/(c*demandSlack))
+				}
+			}
+			if g.ConfAt(t) != d {
+				g.Set(t, d, eval.ProvBase)
+			}
+		}
+	}
+}
+
+// rederive runs the rederive plans ps of the twins tws (ps[i] of tws[i])
+// to their fixpoint, and adds to inc the tuples of removed that came back
+// stronger than they were before the update.
+//
+// The twins run strongest rule first, in groups, each to the twins'
+// fixpoint: before a group, each guard tuple's confidence is set to the
+// demand its removed fact now makes, Min over the confidence it has
+// already come back with (1 while it has none, at most 1). The join cuts a
+// derivation whose confidence times the demand is below Min (worker.try,
+// the ordered chains, emit): one that cannot beat what the fact already
+// has, which is most of what the weaker rules of a relation of hundreds
+// of mined rules would enumerate.
+func (m *Materialisation) rederive(s datalog.Stratum, ps []*eval.Plan, tws []int, removed, inc map[int32][]int32) error {
+	e := m.e
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(e.Rules[tws[b]].Weight, e.Rules[tws[a]].Weight) })
+	twins := datalog.Stratum{Rules: tws, Recursive: s.Recursive}
+	size := max(rederiveGroup, (len(order)+rederiveGroups-1)/rederiveGroups)
+	for lo := 0; lo < len(order); lo += size {
+		m.setDemands()
+		var group []*eval.Plan
+		for _, i := range order[lo:min(lo+size, len(order))] {
+			group = append(group, ps[i])
+		}
+		if err := e.Fixpoint(twins, group); err != nil {
+			return err
+		}
 	}
 	for ri, ts := range removed {
 		r := e.Rels[ri]

@@ -184,3 +184,61 @@ func TestRemoveRuleRederivedStronger(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// weakRulesCase is a program at @min 0.1 whose first rule is the best proof
+// of every fact of p, its second re-derives each of them at 0.8, and the
+// weak rules after them (0.3) enumerate two-step paths that cannot beat
+// that.
+func weakRulesCase(weak int) ([]store.NamedTriple, string) {
+	rng := rand.New(rand.NewPCG(5, 49))
+	var base []store.NamedTriple
+	for range 80 {
+		s, o := fmt.Sprint("n", rng.IntN(20)), fmt.Sprint("n", rng.IntN(20))
+		for _, r := range []string{"e", "f"} {
+			if tr := (store.NamedTriple{S: s, R: r, O: o}); !slices.Contains(base, tr) {
+				base = append(base, tr)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("@min 0.1.\n0.9 :: p(X, Y) :- e(X, Y).\n0.8 :: p(X, Y) :- f(X, Y).\n")
+	for k := range weak {
+		fmt.Fprintf(&b, "%.4f :: p(X, Y) :- e(X, Z), e(Z, Y), Z != %q.\n", 0.3-0.001*float64(k), fmt.Sprint("n", k))
+	}
+	return base, b.String()
+}
+
+// TestRederiveDemandWork: the rederive twins run strongest first, and a
+// weak rule's derivation that cannot beat what a removed fact already came
+// back with is cut before it is enumerated: removing the first rule of
+// weakRulesCase with 64 weak rules costs less than three times what it
+// costs with 8 (which all run in the first group, uncut).
+func TestRederiveDemandWork(t *testing.T) {
+	ctx := context.Background()
+	joins := map[int]int64{}
+	for _, weak := range []int{8, 64} {
+		base, src := weakRulesCase(weak)
+		st := testkit.NewStore(t, oracle.TripleTSV(base))
+		m, _, err := Materialise(ctx, st, testkit.MustParse(t, src), eval.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog := testkit.MustParse(t, strings.Replace(src, "0.9 :: p(X, Y) :- e(X, Y).\n", "", 1))
+		before := m.e.Work
+		ch, err := m.Apply(ctx, Delta{Program: prog})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Full || ch.Reweighted < 50 {
+			t.Fatalf("%d weak rules: %+v: the update does not re-derive", weak, ch)
+		}
+		joins[weak] = m.e.Work - before
+		if err := sameDerived(derivedOf(t, m), oracleDerived(t, base, prog, 0.1)); err != nil {
+			t.Fatalf("%d weak rules: against the oracle:\n%v", weak, err)
+		}
+	}
+	t.Logf("joins: %v", joins)
+	if joins[64] > 3*joins[8] {
+		t.Errorf("removal with 64 weak rules made %d joins, with 8 %d: the weak rules enumerated derivations that cannot beat the re-derived facts", joins[64], joins[8])
+	}
+}

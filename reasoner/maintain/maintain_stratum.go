@@ -169,8 +169,8 @@ func (m *Materialisation) maintain(s datalog.Stratum, added map[int]bool) error 
 	if err != nil {
 		return err
 	}
-	if m.rederiveApart(s) && len(ps) > 0 {
-		if err := m.rederive(ps, tws, removed, inc); err != nil {
+	if m.rederiveApart() && len(ps) > 0 {
+		if err := m.rederive(s, ps, tws, removed, inc); err != nil {
 			return err
 		}
 		ps = nil
