@@ -293,7 +293,7 @@ func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]i
 		for i := range all {
 			all[i] = int32(i)
 		}
-		ps = append(ps, e.MakePlan(e.Rules[tw], tw, 0, all))
+		ps = append(ps, e.MakeGuardedPlan(e.Rules[tw], tw, 0, all))
 	}
 	return ps, tws, nil
 }
