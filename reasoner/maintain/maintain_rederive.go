@@ -2,6 +2,7 @@ package maintain
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
 	"github.com/drumql/drumql/datalog"
@@ -36,14 +37,6 @@ import (
 func (m *Materialisation) rederiveApart() bool {
 	return len(m.opt.Subsume) == 0 && len(m.opt.Limit) == 0
 }
-
-// rederiveGroups is the number of groups the rederive twins of a stratum
-// run in, strongest first (rederive); a group holds at least
-// rederiveGroup twins.
-const (
-	rederiveGroups = 8
-	rederiveGroup  = 16
-)
 
 // demandSlack lowers the bound each demand sets by a relative 1e-12, so
 // that rounding never cuts a derivation that would beat a fact's
@@ -82,30 +75,41 @@ func (m *Materialisation) setDemands() {
 // to their fixpoint, and adds to inc the tuples of removed that came back
 // stronger than they were before the update.
 //
-// The twins run strongest rule first, in groups, each to the twins'
-// fixpoint: before a group, each guard tuple's confidence is set to the
-// demand its removed fact now makes, Min over the confidence it has
-// already come back with (1 while it has none, at most 1). The join cuts a
-// derivation whose confidence times the demand is below Min (worker.try,
-// the ordered chains, emit): one that cannot beat what the fact already
-// has, which is most of what the weaker rules of a relation of hundreds
-// of mined rules would enumerate.
+// The twins of each relation run strongest rule first, in groups that
+// double: its strongest twin in the first, the next two in the second,
+// then four, and so on, each group to the twins' fixpoint. Before a group,
+// each guard tuple's confidence is set to the demand its removed fact now
+// makes, Min over the confidence it has already come back with (1 while it
+// has none, at most 1). The join cuts a derivation whose confidence times
+// the demand is below Min (worker.try, the ordered chains, emit): one that
+// cannot beat what the fact already has, which is most of what the weaker
+// of a relation's hundreds of mined rules would enumerate.
 func (m *Materialisation) rederive(s datalog.Stratum, ps []*eval.Plan, tws []int, removed, inc map[int32][]int32) error {
 	e := m.e
-	order := make([]int, len(ps))
-	for i := range order {
-		order[i] = i
+	group := make([]int, len(ps))
+	byHead := map[int32][]int{}
+	for i, tw := range tws {
+		h := e.Rules[tw].Head.Rel
+		byHead[h] = append(byHead[h], i)
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(e.Rules[tws[b]].Weight, e.Rules[tws[a]].Weight) })
-	twins := datalog.Stratum{Rules: tws, Recursive: s.Recursive}
-	size := max(rederiveGroup, (len(order)+rederiveGroups-1)/rederiveGroups)
-	for lo := 0; lo < len(order); lo += size {
-		m.setDemands()
-		var group []*eval.Plan
-		for _, i := range order[lo:min(lo+size, len(order))] {
-			group = append(group, ps[i])
+	groups := 0
+	for _, is := range byHead {
+		slices.SortStableFunc(is, func(a, b int) int { return cmp.Compare(e.Rules[tws[b]].Weight, e.Rules[tws[a]].Weight) })
+		for rank, i := range is {
+			group[i] = bits.Len(uint(rank+1)) - 1
+			groups = max(groups, group[i]+1)
 		}
-		if err := e.Fixpoint(twins, group); err != nil {
+	}
+	twins := datalog.Stratum{Rules: tws, Recursive: s.Recursive}
+	for g := range groups {
+		m.setDemands()
+		var run []*eval.Plan
+		for i, p := range ps {
+			if group[i] == g {
+				run = append(run, p)
+			}
+		}
+		if err := e.Fixpoint(twins, run); err != nil {
 			return err
 		}
 	}
