@@ -242,3 +242,44 @@ func TestRederiveDemandWork(t *testing.T) {
 		t.Errorf("removal with 64 weak rules made %d joins, with 8 %d: the weak rules enumerated derivations that cannot beat the re-derived facts", joins[64], joins[8])
 	}
 }
+
+// TestRederivePlanByFanout: a rederive twin's guard binds a person and a
+// country; its body's atom on the country (in, 50 tuples, all of one
+// country) is smaller than the one on the person (lives, 400 tuples, one a
+// person), but has 50 tuples per key against 1. The twin must join from
+// the person: about two joins per removed fact, not fifty.
+func TestRederivePlanByFanout(t *testing.T) {
+	ctx := context.Background()
+	var base []store.NamedTriple
+	for i := range 400 {
+		x := fmt.Sprint("x", i)
+		base = append(base, store.NamedTriple{S: x, R: "lives", O: fmt.Sprint("m", i%100)},
+			store.NamedTriple{S: x, R: "direct", O: "c0"})
+	}
+	for j := range 50 {
+		base = append(base, store.NamedTriple{S: fmt.Sprint("m", j), R: "in", O: "c0"})
+	}
+	src := "@min 0.1.\n0.95 :: nat(X, Y) :- direct(X, Y).\n0.9 :: nat(X, Y) :- lives(X, M), in(M, Y).\n"
+	st := testkit.NewStore(t, oracle.TripleTSV(base))
+	m, _, err := Materialise(ctx, st, testkit.MustParse(t, src), eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testkit.MustParse(t, strings.Replace(src, "0.95 :: nat(X, Y) :- direct(X, Y).\n", "", 1))
+	before := m.e.Work
+	ch, err := m.Apply(ctx, Delta{Program: prog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameDerived(derivedOf(t, m), oracleDerived(t, base, prog, 0.1)); err != nil {
+		t.Fatalf("against the oracle:\n%v", err)
+	}
+	joins, fell := m.e.Work-before, ch.Removed+ch.Reweighted
+	t.Logf("%d joins for %d facts removed or weakened", joins, fell)
+	if fell != 400 {
+		t.Fatalf("%d facts removed or weakened, want 400", fell)
+	}
+	if joins > 5*int64(fell) {
+		t.Errorf("%d joins to re-derive %d facts: the twin joined from the country", joins, fell)
+	}
+}

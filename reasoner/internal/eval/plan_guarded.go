@@ -7,7 +7,7 @@ import "github.com/drumql/drumql/datalog"
 // binds the head's arguments): after it, among the positive atoms with some
 // argument bound and some free, the next is the one with the fewest tuples
 // per key of its bound arguments (the relation's size over the number of
-// keys of its index on them, when it has that index), where MakePlan takes
+// keys of its index on them, built if needed), where MakePlan takes
 // the smaller relation. With a person and a country bound, an atom on the
 // person has a few tuples per key, one on the country thousands, however
 // small its relation. A factorised rule, or one with aggregates, is planned
@@ -76,8 +76,9 @@ func (pl *planner) boundArgs(j int) (int, bool) {
 }
 
 // fanout estimates the tuples of body literal j per key of its bound
-// arguments: its relation's size over the keys of its index on them, or
-// the relation's size when it has no such index yet.
+// arguments: its relation's size over the keys of its index on them (the
+// index is built if needed: the plan of an atom with bound arguments looks
+// it up by an index anyway).
 func (pl *planner) fanout(j int) float64 {
 	l := &pl.r.Body[j]
 	rel := pl.e.Rels[l.Atom.Rel]
@@ -87,10 +88,8 @@ func (pl *planner) fanout(j int) float64 {
 			mask |= 1 << uint(k)
 		}
 	}
-	rel.mu.Lock()
-	ix := rel.Idx[mask]
-	rel.mu.Unlock()
-	if ix == nil || ix.count == 0 {
+	ix := rel.Index(mask)
+	if ix.count == 0 {
 		return float64(rel.Len())
 	}
 	return float64(rel.Len()) / float64(ix.count)
