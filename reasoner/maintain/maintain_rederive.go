@@ -43,6 +43,23 @@ func (m *Materialisation) rederiveApart() bool {
 // confidence.
 const demandSlack = 1 - 1e-12
 
+// byDemand returns the tuples of guard relation gi by decreasing
+// confidence (their demands; then by index).
+func (m *Materialisation) byDemand(gi int32) []int32 {
+	g := m.e.Rels[gi]
+	ts := make([]int32, g.Len())
+	for i := range ts {
+		ts[i] = int32(i)
+	}
+	slices.SortFunc(ts, func(a, b int32) int {
+		if c := cmp.Compare(g.ConfAt(b), g.ConfAt(a)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return ts
+}
+
 // minDemandThreshold is the least threshold setDemands bounds by.
 const minDemandThreshold = 1e-9
 
@@ -83,7 +100,9 @@ func (m *Materialisation) setDemands() {
 // has none, at most 1). The join cuts a derivation whose confidence times
 // the demand is below Min (worker.try, the ordered chains, emit): one that
 // cannot beat what the fact already has, which is most of what the weaker
-// of a relation's hundreds of mined rules would enumerate.
+// of a relation's hundreds of mined rules would enumerate. A twin after the
+// first group iterates only the guard tuples its weight can serve (weight
+// times demand at least Min): the others try would cut one by one.
 func (m *Materialisation) rederive(s datalog.Stratum, ps []*eval.Plan, tws []int, removed, inc map[int32][]int32) error {
 	e := m.e
 	group := make([]int, len(ps))
@@ -103,11 +122,32 @@ func (m *Materialisation) rederive(s datalog.Stratum, ps []*eval.Plan, tws []int
 	twins := datalog.Stratum{Rules: tws, Recursive: s.Recursive}
 	for g := range groups {
 		m.setDemands()
+		needy := map[int32][]int32{}
 		var run []*eval.Plan
 		for i, p := range ps {
-			if group[i] == g {
-				run = append(run, p)
+			if group[i] != g {
+				continue
 			}
+			if g > 0 {
+				// The guard tuples the twin's weight can still serve.
+				r := e.Rules[tws[i]]
+				gi := r.Body[0].Atom.Rel
+				if _, ok := needy[gi]; !ok {
+					needy[gi] = m.byDemand(gi)
+				}
+				d := needy[gi]
+				n, _ := slices.BinarySearchFunc(d, r.Weight, func(t int32, w float64) int {
+					if w*e.Rels[gi].ConfAt(t) < e.Min {
+						return 1 // cut: after the prefix
+					}
+					return -1
+				})
+				if n == 0 {
+					continue
+				}
+				p = e.MakeGuardedPlan(r, tws[i], 0, slices.Sorted(slices.Values(d[:n])))
+			}
+			run = append(run, p)
 		}
 		if err := e.Fixpoint(twins, run); err != nil {
 			return err
