@@ -165,9 +165,15 @@ func (m *Materialisation) maintain(s datalog.Stratum, added map[int]bool) error 
 			return err
 		}
 	}
-	ps, err := m.rederivePlans(s, removed)
+	ps, tws, err := m.rederivePlans(s, removed)
 	if err != nil {
 		return err
+	}
+	if m.rederiveApart() && len(ps) > 0 {
+		if err := m.rederive(s, ps, tws, removed, inc); err != nil {
+			return err
+		}
+		ps = nil
 	}
 	for _, ci := range s.Rules {
 		if whole[ci] {
@@ -265,10 +271,11 @@ func (m *Materialisation) proofUses(dep, k uint64) bool {
 
 // rederivePlans returns the plans that derive the removed facts again from
 // what is left: per relation, the rederive twins of the stratum's rules
-// that derive it, their guard holding the removed tuples.
-func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]int32) ([]*eval.Plan, error) {
+// that derive it, their guard holding the removed tuples; and the twins.
+func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]int32) ([]*eval.Plan, []int, error) {
 	e := m.e
 	var ps []*eval.Plan
+	var tws []int
 	for _, ci := range s.Rules {
 		h := e.Rules[ci].Head.Rel
 		ts := removed[h]
@@ -277,17 +284,18 @@ func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]i
 		}
 		tw, err := m.twinOf(ci)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		tws = append(tws, tw)
 		gi := e.Rules[tw].Body[0].Atom.Rel
 		g := m.fillGuard(gi, h, ts)
 		all := make([]int32, g.Len())
 		for i := range all {
 			all[i] = int32(i)
 		}
-		ps = append(ps, e.MakePlan(e.Rules[tw], tw, 0, all))
+		ps = append(ps, e.MakeGuardedPlan(e.Rules[tw], tw, 0, all))
 	}
-	return ps, nil
+	return ps, tws, nil
 }
 
 // fillGuard gives guard relation gi the tuples ts of relation h (once per

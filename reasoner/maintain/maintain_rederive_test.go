@@ -1,0 +1,285 @@
+package maintain
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/drumql/drumql/reasoner/internal/eval"
+	"github.com/drumql/drumql/reasoner/internal/oracle"
+	"github.com/drumql/drumql/reasoner/internal/testkit"
+	"github.com/drumql/drumql/store"
+)
+
+// heavyRuleCase returns a random graph and a recursive program at @min 0.1
+// whose first rule is the best proof of most facts of p, and whose readers
+// of p (the rules of t0..t<k-1>, in p's stratum through t0) derive nothing
+// their facts' best proofs (from g) do not beat.
+func heavyRuleCase(rng *rand.Rand, readers int) ([]store.NamedTriple, string) {
+	const nodes = 24
+	var base []store.NamedTriple
+	add := func(r string, s, o int) {
+		tr := store.NamedTriple{S: fmt.Sprint("n", s), R: r, O: fmt.Sprint("n", o)}
+		if !slices.Contains(base, tr) {
+			base = append(base, tr)
+		}
+	}
+	for range 2 * nodes {
+		add("e", rng.IntN(nodes), rng.IntN(nodes))
+	}
+	for range nodes / 2 {
+		add("f", rng.IntN(nodes), rng.IntN(nodes))
+	}
+	for s := range nodes {
+		for o := range nodes {
+			add("g", s, o)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("@min 0.1.\n")
+	b.WriteString("0.9 :: p(X, Y) :- e(X, Y).\n")
+	b.WriteString("0.6 :: p(X, Y) :- f(X, Y).\n")
+	b.WriteString("0.85 :: p(X, Z) :- p(X, Y), e(Y, Z).\n")
+	for k := range readers {
+		fmt.Fprintf(&b, "t%d(X, Y) :- g(X, Y).\n", k)
+		fmt.Fprintf(&b, "0.8 :: t%d(X, Z) :- p(X, Y), e(Y, Z).\n", k)
+		if k > 0 {
+			fmt.Fprintf(&b, "0.5 :: t%d(X, Y) :- t%d(X, Y).\n", k-1, k)
+		}
+	}
+	b.WriteString("0.2 :: p(X, Y) :- t0(X, Y), f(X, Y).\n")
+	return base, b.String()
+}
+
+// removeHeavyRule materialises a heavyRuleCase, removes its first rule
+// (with the base triples added, if any, in the same update), checks the
+// result against an evaluation from scratch, the naive oracle and the
+// proofs, and returns the joins the update made and the derived facts it
+// removed or weakened.
+func removeHeavyRule(t *testing.T, seed uint64, readers int, added []store.NamedTriple) (joins int64, fell int) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(seed, 49))
+	base, src := heavyRuleCase(rng, readers)
+	st := testkit.NewStore(t, oracle.TripleTSV(base))
+	m, _, err := Materialise(ctx, st, testkit.MustParse(t, src), eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(src, "\n")
+	newSrc := strings.Join(slices.Delete(lines, 1, 2), "\n")
+	prog := testkit.MustParse(t, newSrc)
+	d := Delta{Program: prog}
+	if len(added) > 0 {
+		var b store.Batch
+		b.Graph = added
+		if _, err := st.Load(ctx, &b, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range added {
+			d.Base = append(d.Base, FactChange{Fact: namedFact(t, st, tr), Added: true})
+			if !slices.Contains(base, tr) {
+				base = append(base, tr)
+			}
+		}
+	}
+	before := m.e.Work
+	ch, err := m.Apply(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Full {
+		t.Fatalf("seed %d: the update recomputed", seed)
+	}
+	got := derivedOf(t, m)
+	fresh, _, err := Materialise(ctx, testkit.NewStore(t, oracle.TripleTSV(base)), prog, eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameDerived(got, derivedOf(t, fresh)); err != nil {
+		t.Fatalf("seed %d: against a computation from scratch:\n%v", seed, err)
+	}
+	if err := sameDerived(got, oracleDerived(t, base, prog, 0.1)); err != nil {
+		t.Fatalf("seed %d: against the oracle:\n%v", seed, err)
+	}
+	if err := checkProofs(m); err != nil {
+		t.Fatalf("seed %d: proofs: %v", seed, err)
+	}
+	return m.e.Work - before, ch.Removed + ch.Reweighted
+}
+
+// TestRemoveHeavyRule removes the rule that is the best proof of most of a
+// recursive relation's facts, alone and with base facts added in the same
+// update (re-derived facts then come back stronger through them), and
+// compares the result with an evaluation from scratch and the oracle.
+func TestRemoveHeavyRule(t *testing.T) {
+	for seed := range uint64(6) {
+		removeHeavyRule(t, seed, 3, nil)
+		rng := rand.New(rand.NewPCG(seed, 7))
+		var added []store.NamedTriple
+		for range 4 {
+			added = append(added, store.NamedTriple{S: fmt.Sprint("n", rng.IntN(24)), R: "e", O: fmt.Sprint("n", rng.IntN(24))})
+		}
+		removeHeavyRule(t, seed, 3, added)
+	}
+}
+
+// TestRemoveHeavyRuleWork: the facts the removal re-derives are joined
+// only into rules whose heads were removed too, not through the readers of
+// their relation whose facts kept their best proofs: the update's joins do
+// not grow with the number of those readers.
+func TestRemoveHeavyRuleWork(t *testing.T) {
+	j1, fell := removeHeavyRule(t, 3, 1, nil)
+	j40, _ := removeHeavyRule(t, 3, 40, nil)
+	t.Logf("joins: %d with one reader, %d with 40; %d facts fell", j1, j40, fell)
+	if fell < 20 {
+		t.Fatalf("only %d facts fell: the case does not test re-derivation", fell)
+	}
+	if j40 > 2*j1 {
+		t.Errorf("the update made %d joins with 40 readers of p, %d with one: re-derived facts joined through readers whose facts kept their proofs", j40, j1)
+	}
+}
+
+// TestRemoveRuleRederivedStronger: a fact the removal of its rule takes
+// away comes back stronger than it was, through a base fact the same
+// update adds; what it derives outside the removed facts (q(a, b), whose
+// best proof did not use it) must rise with it.
+func TestRemoveRuleRederivedStronger(t *testing.T) {
+	ctx := context.Background()
+	base := []store.NamedTriple{{S: "a", R: "e", O: "b"}, {S: "a", R: "h", O: "b"}, {S: "c", R: "g", O: "d"}, {S: "a", R: "f", O: "b"}}
+	src := `@min 0.1.
+0.5 :: p(X, Y) :- e(X, Y).
+0.95 :: p(X, Y) :- g(X, Y).
+0.9 :: q(X, Y) :- p(X, Y).
+0.47 :: q(X, Y) :- h(X, Y).
+0.3 :: p(X, Y) :- q(X, Y), f(X, Y).
+`
+	st := testkit.NewStore(t, oracle.TripleTSV(base))
+	m, _, err := Materialise(ctx, st, testkit.MustParse(t, src), eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testkit.MustParse(t, strings.Replace(src, "0.5 :: p(X, Y) :- e(X, Y).\n", "", 1))
+	add := store.NamedTriple{S: "a", R: "g", O: "b"}
+	var b store.Batch
+	b.Graph = []store.NamedTriple{add}
+	if _, err := st.Load(ctx, &b, nil); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := m.Apply(ctx, Delta{Program: prog, Base: []FactChange{{Fact: namedFact(t, st, add), Added: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Full {
+		t.Fatal("the update recomputed")
+	}
+	base = append(base, add)
+	got := derivedOf(t, m)
+	if err := sameDerived(got, oracleDerived(t, base, prog, 0.1)); err != nil {
+		t.Fatalf("against the oracle:\n%v", err)
+	}
+	if err := checkProofs(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// weakRulesCase is a program at @min 0.1 whose first rule is the best proof
+// of every fact of p, its second re-derives each of them at 0.8, and the
+// weak rules after them (0.3) enumerate two-step paths that cannot beat
+// that.
+func weakRulesCase(weak int) ([]store.NamedTriple, string) {
+	rng := rand.New(rand.NewPCG(5, 49))
+	var base []store.NamedTriple
+	for range 80 {
+		s, o := fmt.Sprint("n", rng.IntN(20)), fmt.Sprint("n", rng.IntN(20))
+		for _, r := range []string{"e", "f"} {
+			if tr := (store.NamedTriple{S: s, R: r, O: o}); !slices.Contains(base, tr) {
+				base = append(base, tr)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("@min 0.1.\n0.9 :: p(X, Y) :- e(X, Y).\n0.8 :: p(X, Y) :- f(X, Y).\n")
+	for k := range weak {
+		fmt.Fprintf(&b, "%.4f :: p(X, Y) :- e(X, Z), e(Z, Y), Z != %q.\n", 0.3-0.001*float64(k), fmt.Sprint("n", k))
+	}
+	return base, b.String()
+}
+
+// TestRederiveDemandWork: the rederive twins run strongest first, and a
+// weak rule's derivation that cannot beat what a removed fact already came
+// back with is cut before it is enumerated: removing the first rule of
+// weakRulesCase with 64 weak rules costs at most three times what it costs
+// with 8 (each weak rule enumerated would cost about the same).
+func TestRederiveDemandWork(t *testing.T) {
+	ctx := context.Background()
+	joins := map[int]int64{}
+	for _, weak := range []int{8, 64} {
+		base, src := weakRulesCase(weak)
+		st := testkit.NewStore(t, oracle.TripleTSV(base))
+		m, _, err := Materialise(ctx, st, testkit.MustParse(t, src), eval.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog := testkit.MustParse(t, strings.Replace(src, "0.9 :: p(X, Y) :- e(X, Y).\n", "", 1))
+		before := m.e.Work
+		ch, err := m.Apply(ctx, Delta{Program: prog})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Full || ch.Reweighted < 50 {
+			t.Fatalf("%d weak rules: %+v: the update does not re-derive", weak, ch)
+		}
+		joins[weak] = m.e.Work - before
+		if err := sameDerived(derivedOf(t, m), oracleDerived(t, base, prog, 0.1)); err != nil {
+			t.Fatalf("%d weak rules: against the oracle:\n%v", weak, err)
+		}
+	}
+	t.Logf("joins: %v", joins)
+	if joins[64] > 3*joins[8] {
+		t.Errorf("removal with 64 weak rules made %d joins, with 8 %d: the weak rules enumerated derivations that cannot beat the re-derived facts", joins[64], joins[8])
+	}
+}
+
+// TestRederivePlanByFanout: a rederive twin's guard binds a person and a
+// country; its body's atom on the country (in, 50 tuples, all of one
+// country) is smaller than the one on the person (lives, 400 tuples, one a
+// person), but has 50 tuples per key against 1. The twin must join from
+// the person: about two joins per removed fact, not fifty.
+func TestRederivePlanByFanout(t *testing.T) {
+	ctx := context.Background()
+	var base []store.NamedTriple
+	for i := range 400 {
+		x := fmt.Sprint("x", i)
+		base = append(base, store.NamedTriple{S: x, R: "lives", O: fmt.Sprint("m", i%100)},
+			store.NamedTriple{S: x, R: "direct", O: "c0"})
+	}
+	for j := range 50 {
+		base = append(base, store.NamedTriple{S: fmt.Sprint("m", j), R: "in", O: "c0"})
+	}
+	src := "@min 0.1.\n0.95 :: nat(X, Y) :- direct(X, Y).\n0.9 :: nat(X, Y) :- lives(X, M), in(M, Y).\n"
+	st := testkit.NewStore(t, oracle.TripleTSV(base))
+	m, _, err := Materialise(ctx, st, testkit.MustParse(t, src), eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testkit.MustParse(t, strings.Replace(src, "0.95 :: nat(X, Y) :- direct(X, Y).\n", "", 1))
+	before := m.e.Work
+	ch, err := m.Apply(ctx, Delta{Program: prog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameDerived(derivedOf(t, m), oracleDerived(t, base, prog, 0.1)); err != nil {
+		t.Fatalf("against the oracle:\n%v", err)
+	}
+	joins, fell := m.e.Work-before, ch.Removed+ch.Reweighted
+	t.Logf("%d joins for %d facts removed or weakened", joins, fell)
+	if fell != 400 {
+		t.Fatalf("%d facts removed or weakened, want 400", fell)
+	}
+	if joins > 5*int64(fell) {
+		t.Errorf("%d joins to re-derive %d facts: the twin joined from the country", joins, fell)
+	}
+}
