@@ -154,7 +154,7 @@ func (d *DB) replaceDerived(ctx context.Context, seq iter.Seq2[Derived, error], 
 	if err := d.flipDerived(gen, counts, mat); err != nil {
 		return err
 	}
-	d.payDebt(written)
+	d.noteDebt(written)
 	return nil
 }
 

@@ -17,13 +17,11 @@ import (
 // as one more: level 0 then holds NumLevelZeroTables tables, a compaction
 // is due, and the next process to open the store, an update that
 // otherwise takes a second, starts by merging them (about a CPU-second
-// for the 4.0M-fact closure). The process that wrote them pays instead:
-// after the write (payDebt), a DropPrefix of a key set for that flushes
-// the memtable and merges level 0 into the levels below (Badger has no
-// other way to do either), and the command that wrote them waits until
-// no compaction is due or running (Settle) while the compactors do the
-// rest, after what it does between the write and its close (writing the
-// materialisation image).
+// for the 4.0M-fact closure). The command that wrote them pays instead,
+// before it closes the store and after what it does between the write
+// and its close (writing the materialisation image): Settle flushes the
+// memtable, merges level 0 into the levels below and waits until no
+// compaction is due or running while the compactors do the rest.
 
 // settleLimit bounds Settle's wait for the compactors: past it the store
 // closes with the rest of the debt left for the next open, as before.
@@ -58,41 +56,49 @@ func (d *DB) CompactionDue() bool {
 	return compactionDue(d.bdb.Levels(), d.bdb.Opts().NumLevelZeroTables)
 }
 
-// payDebt pays, after a write of derived facts of written bytes (keys and
-// values), the compactions it left: when it filled at least one memtable,
-// it flushes the memtable and merges level 0 down, and leaves the rest to
-// Settle. It is best effort: on an error the debt stays for later
-// compactions, as before.
-func (d *DB) payDebt(written int64) {
-	if written < d.memTableSize() {
-		return
+// noteDebt records, after a write of derived facts of written bytes (keys
+// and values), that it left compactions due when it filled at least one
+// memtable: Settle pays them. (Paying them in the write stalled the
+// readers of a server, whose update must not wait for them: a flush and
+// a merge of level 0 hold Badger's writes, and a lookup beside it waited
+// 0.3 s.)
+func (d *DB) noteDebt(written int64) {
+	if written >= d.memTableSize() {
+		d.debt.Store(true)
 	}
-	d.debt.Store(true)
-	defer d.releasing()()
-	if err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaReclaim, nil) }); err != nil {
-		return
-	}
-	_ = d.dropPrefixes(metaReclaim)
 }
 
-// Settle waits, after a write of derived facts that left compactions due
-// (payDebt), until none is due or running, ctx is done or settleLimit
-// has passed, keeping the tables the compactors write out of the
-// process's memory as a large write does. It returns whether none is due.
-// A command that wrote the facts calls it before it closes the store, so
-// that the next process opens it with nothing to compact; Close does not
-// wait (a server stops at once).
+// Settle pays, after a write of derived facts that left compactions due
+// (noteDebt), for them: it flushes the memtable and merges level 0 down
+// (a DropPrefix of a key set for that: Badger has no other way to do
+// either), then waits until no compaction is due or running, ctx is done
+// or settleLimit has passed, keeping the tables the compactors write out
+// of the process's memory as a large write does. It returns whether none
+// is due. It is best effort: on an error the debt stays for later
+// compactions, as before. A command that wrote the facts calls it before
+// it closes the store, so that the next process opens it with nothing to
+// compact; neither Close nor a server's updates pay it (a server stops at
+// once, and its readers do not wait).
 func (d *DB) Settle(ctx context.Context) bool {
-	if !d.debt.Load() || !d.CompactionDue() {
+	if !d.debt.Swap(false) {
 		return true
 	}
 	defer d.releasing()()
-	deadline := time.Now().Add(settleLimit)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(settlePoll)
-		if !d.CompactionDue() {
-			return true
-		}
+	d.wmu.Lock()
+	err := d.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaReclaim, nil) })
+	if err == nil {
+		err = d.dropPrefixes(metaReclaim)
 	}
-	return false
+	d.wmu.Unlock()
+	if err != nil {
+		return false
+	}
+	deadline := time.Now().Add(settleLimit)
+	for d.CompactionDue() {
+		if !time.Now().Before(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(settlePoll)
+	}
+	return true
 }

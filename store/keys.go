@@ -37,7 +37,7 @@ var (
 	metaDerived = []byte("mderived") // uint64 visible derived generation
 	metaDNext   = []byte("mdnext")   // uint64 last derived generation allocated
 	metaMat     = []byte("mmat")     // the record and change log (see matState)
-	metaReclaim = []byte("mreclaim") // set and dropped to flush the memtable (reclaim, payDebt)
+	metaReclaim = []byte("mreclaim") // set and dropped to flush the memtable (reclaim, Settle)
 	metaRules   = []byte("mrules")   // gen (8) table (8): the rule table of derived generation gen, when not Q<gen> (badger_rules.go)
 )
 

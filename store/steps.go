@@ -29,10 +29,10 @@ package store
 //     ClearDerived: derived:allocated (a new generation number),
 //     derived:writing*, derived:written (the generation and its record,
 //     synced), derived:flipped (the transaction that makes it visible),
-//     derived:done (the old generation and record dropped); then, after
-//     a write that filled a memtable, no step: the memtable is flushed
-//     and level 0 compacted (payDebt), which a kill leaves half done, the
-//     write's state whole.
+//     derived:done (the old generation and record dropped). After a write
+//     that filled a memtable, Settle (no step) flushes the memtable and
+//     compacts level 0, which a kill leaves half done, the write's state
+//     whole.
 //   - UpdateDerived in place: update:record (a record too large for the
 //     transaction, written first under a new id), update:rules (renames
 //     too many for the transaction: the renamed rule table written under a
