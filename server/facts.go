@@ -316,6 +316,7 @@ func (s *Server) undoBase(changes []maintain.FactChange) {
 // rebuilds it. The caller holds wmu.
 func (s *Server) apply(ctx context.Context, d maintain.Delta) (maintain.Change, error) {
 	start := time.Now()
+	defer s.requestProcs()()
 	// The collector runs as for infer while the update evaluates and
 	// writes (the process's peak memory is there), and as before after it.
 	defer sysmem.CollectOften(sysmem.InferGC)()

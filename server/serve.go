@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/drumql/drumql/internal/servefile"
@@ -41,7 +42,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		defer servefile.Remove(s.cfg.DB)
 	}
-	defer s.requestProcs()()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -84,19 +84,44 @@ func Exposed(addr net.Addr) bool {
 	return ip == nil || !ip.IsLoopback()
 }
 
-// DefaultRequestProcs is drumql serve's Config.RequestProcs: room for the
-// several goroutines of a store's write (its flush, its writes and the
-// subcompactions of two compactors) beside an update's workers, and for
-// the requests.
+// DefaultRequestProcs is drumql serve's Config.RequestProcs. On two cores
+// 6 more (8 in all) for the whole time it served kept the longest lookup
+// during the chain's rule edit under 100 ms, but the lookups beside 5
+// small updates a second fell to 61% of read-only (more threads spinning
+// for work, and the collector's workers taking both cores); hence only
+// while an update runs long (docs/BENCHMARKS.md).
 const DefaultRequestProcs = 6
 
-// requestProcs raises GOMAXPROCS by Config.RequestProcs unless the
-// environment sets it, and returns the function that puts it back.
-func (s *Server) requestProcs() (restore func()) {
+// longUpdate is how long an update runs before it raises GOMAXPROCS by
+// Config.RequestProcs for the rest of it.
+const longUpdate = 500 * time.Millisecond
+
+// requestProcs raises GOMAXPROCS by Config.RequestProcs once the update
+// that calls it has run longUpdate, unless the environment sets
+// GOMAXPROCS, and returns the function that ends the update: it puts
+// GOMAXPROCS back. Updates are serialised (wmu), so one raise at a time.
+func (s *Server) requestProcs() (done func()) {
 	if s.cfg.RequestProcs <= 0 || os.Getenv("GOMAXPROCS") != "" {
 		return func() {}
 	}
-	prev := runtime.GOMAXPROCS(0)
-	runtime.GOMAXPROCS(prev + s.cfg.RequestProcs)
-	return func() { runtime.GOMAXPROCS(prev) }
+	var mu sync.Mutex
+	prev, raised, over := 0, false, false
+	t := time.AfterFunc(longUpdate, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !over {
+			prev = runtime.GOMAXPROCS(0)
+			runtime.GOMAXPROCS(prev + s.cfg.RequestProcs)
+			raised = true
+		}
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		over = true
+		if raised {
+			runtime.GOMAXPROCS(prev)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -64,43 +65,49 @@ func TestExposed(t *testing.T) {
 	}
 }
 
-// TestRequestProcs: while Serve serves, GOMAXPROCS is RequestProcs higher
-// (an evaluation's Threads unchanged), and it is put back when Serve
-// returns; a GOMAXPROCS set in the environment is left alone.
+// TestRequestProcs: an update that runs longer than longUpdate raises
+// GOMAXPROCS by RequestProcs until it ends (an evaluation's Threads
+// unchanged), and it is put back then; a short update raises nothing; a
+// GOMAXPROCS set in the environment is left alone.
 func TestRequestProcs(t *testing.T) {
 	for _, env := range []string{"", "3"} {
 		t.Setenv("GOMAXPROCS", env)
 		before := runtime.GOMAXPROCS(0)
+		wait := 4 * longUpdate // a raise that does not come
+		want := before
+		if env == "" {
+			wait, want = 20*time.Second, before+5
+		}
+		var long atomic.Bool
+		during := make(chan int, 1)
 		e := newEnv(t, testGraph, testRules, func(c *Config) { c.RequestProcs = 5 })
 		threads := e.srv.cfg.Threads
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+		e.srv.hook = func(_ context.Context, stage string) {
+			if stage != "applying" {
+				return
+			}
+			if long.Load() { // held until GOMAXPROCS rose, or wait
+				deadline := time.Now().Add(wait)
+				for runtime.GOMAXPROCS(0) == before && time.Now().Before(deadline) {
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			during <- runtime.GOMAXPROCS(0)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- e.srv.Serve(ctx, ln) }()
-		resp, err := http.Get("http://" + ln.Addr().String() + "/v1/health")
-		if err != nil {
-			t.Fatal(err)
+		e.mustDo(http.StatusOK, "POST", "/v1/facts", `{"add": [["a", "edge", "b"]]}`)
+		if d, got := <-during, runtime.GOMAXPROCS(0); d != before || got != before {
+			t.Errorf("GOMAXPROCS=%q: a short update: %d during it, %d after, want %d", env, d, got, before)
 		}
-		resp.Body.Close()
-		want := before + 5
-		if env != "" {
-			want = before
-		}
-		if got := runtime.GOMAXPROCS(0); got != want {
-			t.Errorf("GOMAXPROCS=%q: %d while serving, want %d", env, got, want)
-		}
-		if e.srv.cfg.Threads != threads {
-			t.Errorf("GOMAXPROCS=%q: Threads %d while serving, %d before", env, e.srv.cfg.Threads, threads)
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatal(err)
+		long.Store(true)
+		e.mustDo(http.StatusOK, "POST", "/v1/facts", `{"add": [["b", "edge", "c"]]}`)
+		if d := <-during; d != want {
+			t.Errorf("GOMAXPROCS=%q: %d during a long update, want %d", env, d, want)
 		}
 		if got := runtime.GOMAXPROCS(0); got != before {
-			t.Errorf("GOMAXPROCS=%q: %d after Serve, want %d", env, got, before)
+			t.Errorf("GOMAXPROCS=%q: %d after the long update, want %d", env, got, before)
+		}
+		if e.srv.cfg.Threads != threads {
+			t.Errorf("GOMAXPROCS=%q: Threads %d, %d before", env, e.srv.cfg.Threads, threads)
 		}
 	}
 }

@@ -71,17 +71,18 @@ type Config struct {
 	// Threads is the number of goroutines an evaluation may use (0: all
 	// cores).
 	Threads int
-	// RequestProcs, when positive, is the number of processors Serve adds
-	// to the process's GOMAXPROCS while it serves (unless the GOMAXPROCS
-	// environment variable sets it), so that a request finds an idle
-	// processor while an update's workers, the store's compactions and
-	// flushes and the collector hold the others: with GOMAXPROCS at the
-	// core count, a lookup that became runnable during a long rule edit
-	// queued behind them for up to 10 ms a goroutine ahead of it
-	// (docs/BENCHMARKS.md, "drumql serve beside a writer"). The kernel then
-	// shares the cores among the threads, and a reader's thread, which
-	// mostly sleeps, is run soon after it wakes. An evaluation still uses
-	// Threads goroutines. The CLI passes DefaultRequestProcs.
+	// RequestProcs, when positive, is the number of processors an update
+	// that runs longer than half a second adds to the process's GOMAXPROCS
+	// until it ends (unless the GOMAXPROCS environment variable sets it),
+	// so that a request finds an idle processor while the update's
+	// workers, the store's compactions and flushes and the collector hold
+	// the others: with GOMAXPROCS at the core count, a lookup that became
+	// runnable during a long rule edit queued behind them, for up to 10 ms
+	// each goroutine ahead of it (docs/BENCHMARKS.md, "drumql serve beside
+	// a writer"). The kernel then shares the cores among the threads, and
+	// a reader's thread, which mostly sleeps, runs soon after it wakes. The
+	// update still evaluates on Threads goroutines. The CLI passes
+	// DefaultRequestProcs.
 	RequestProcs int
 	// QueryTimeout limits a query or an explanation (503 beyond it); 0
 	// means DefaultQueryTimeout.
