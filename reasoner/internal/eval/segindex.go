@@ -143,24 +143,3 @@ func (ix *hashIndex) segInsert(r *Relation, i int32) {
 	ix.seg.put(slotOf(i, hash))
 	ix.count++
 }
-
-// slotCount is the number of slots of ix, flat or segmented.
-func (ix *hashIndex) slotCount() int {
-	if ix.seg == nil {
-		return len(ix.Slots)
-	}
-	return ix.seg.segments() * segLen
-}
-
-// segments is the number of segments of t.
-func (t *segTable) segments() int {
-	n := 0
-	for k, s := range t.dir {
-		// A segment of depth d appears in 2^(depth-d) entries; count it at
-		// the first.
-		if uint64(k)&(1<<(t.depth-s.depth)-1) == 0 {
-			n++
-		}
-	}
-	return n
-}
