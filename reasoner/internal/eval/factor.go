@@ -229,6 +229,14 @@ func (e *Evaluator) facPlanOf(r *Crule, deltaAt int, d []int32) *facPlan {
 			}
 		}
 	}
+	if deltaAt == -1 && at == gateNone && e.facEmpty(r) {
+		// The plan derives nothing now, and what an empty relation
+		// gains this round is its delta, joined next round. Planned,
+		// it built indexes of the empty relation that every tuple it
+		// gains is added to, read or not (sg-2k's first round: 10 MB
+		// of chain links of sg by its first position, never read).
+		return &facPlan{delta: []int32{}}
+	}
 	right, mid := false, false
 	switch deltaAt {
 	case -2:
@@ -243,7 +251,7 @@ func (e *Evaluator) facPlanOf(r *Crule, deltaAt int, d []int32) *facPlan {
 		// values in it.
 		mid = true
 		bi := r.Body[sh.lit[1]].Atom.Rel
-		right = len(e.facGroupsOf(bi, 1-sh.from[1], d).groups) < len(e.facGroupsOf(bi, sh.from[1], d).groups)
+		right = e.facGroupCount(bi, 1-sh.from[1], d) < e.facGroupCount(bi, sh.from[1], d)
 		if gate != nil {
 			right = sh.gateVar == sh.vars[3] // V0 is the gate's
 		}
@@ -281,7 +289,12 @@ func (e *Evaluator) facPlanOf(r *Crule, deltaAt int, d []int32) *facPlan {
 			fp.neq[i][j] = sh.neq[a][b]
 		}
 	}
-	fp.ixB = fp.rel[1].Index(1 << uint(fp.in[1]))
+	if !mid {
+		// A middle delta's plan reads b's tuples from its groups only:
+		// an index of b by V1 would be kept up to date with every tuple
+		// b gains and never read (sg-2k: 10 MB of chain links).
+		fp.ixB = fp.rel[1].Index(1 << uint(fp.in[1]))
+	}
 	fp.ixC = fp.rel[2].Index(1 << uint(fp.in[2]))
 	if at == gateScan {
 		fp.ixG = fp.rel[0].Index(1 << uint(fp.in[0]))
@@ -295,11 +308,23 @@ func (e *Evaluator) facPlanOf(r *Crule, deltaAt int, d []int32) *facPlan {
 		// A delta of an end atom whose far variable (V0) has far fewer
 		// values than its near one (V1) is walked from each V0 instead.
 		ai := fp.lit[0].Atom.Rel
-		if by0 := e.facGroupsOf(ai, fp.in[0], d); e.walkAlways || 4*len(by0.groups) < len(e.facGroupsOf(ai, 1-fp.in[0], d).groups) {
+		if e.walkAlways || 4*e.facGroupCount(ai, fp.in[0], d) < e.facGroupCount(ai, 1-fp.in[0], d) {
+			by0 := e.facGroupsOf(ai, fp.in[0], d)
 			fp.walk, fp.mid, fp.groups, fp.delta = true, by0.tuples, by0.groups, nil
 		}
 	}
 	return fp
+}
+
+// facEmpty reports whether an atom of the chain rule r reads an empty
+// relation.
+func (e *Evaluator) facEmpty(r *Crule) bool {
+	for _, j := range r.fac.lit {
+		if e.Rels[r.Body[j].Atom.Rel].Len() == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // facEntry is a far end V3 of a memo (see facMemo): the best path to it
@@ -519,10 +544,11 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 	stopped := false
 	var kb, kc [2]uint32
 	kb[fp.in[1]] = v1
-	ordB := tbs == nil && fp.ixB.ordered > 0
-	tb, next := fp.ixB.First(b, kb[:]), 0
-	if tbs != nil {
-		tb, next = tbs[0], 1
+	ordB := false
+	tb, next := tbs0(tbs)
+	if tbs == nil {
+		ordB = fp.ixB.ordered > 0
+		tb = fp.ixB.First(b, kb[:])
 	}
 	for ; tb >= 0; tb, next = w.facNextB(fp, tb, tbs, next) {
 		if !w.tick() {

@@ -88,9 +88,9 @@ func (w *Worker) facDirect(p *Plan, t int32, tbs []int32) bool {
 	b, c := fp.rel[1], fp.rel[2]
 	var kb, kc [2]uint32
 	kb[fp.in[1]] = v1
-	tb, next := fp.ixB.First(b, kb[:]), 0
-	if tbs != nil {
-		tb, next = tbs[0], 1
+	tb, next := tbs0(tbs)
+	if tbs == nil {
+		tb = fp.ixB.First(b, kb[:])
 	}
 	for ; tb >= 0; tb, next = w.facNextB(fp, tb, tbs, next) {
 		if !w.tick() {
@@ -123,11 +123,22 @@ func (w *Worker) facDirect(p *Plan, t int32, tbs []int32) bool {
 	return true
 }
 
+// tbs0 returns the first tuple of the list tbs of b and the position of
+// the next; for a nil list (b's tuples read from its index, ixB) -1 and 0.
+func tbs0(tbs []int32) (int32, int) {
+	if tbs == nil {
+		return -1, 0
+	}
+	return tbs[0], 1
+}
+
 // facGrouping is a relation's delta grouped by the value at one position
-// (groupBy).
+// (groupBy); n is the number of groups, known before the grouping when
+// facGroupCount counted them (tuples nil until facGroupsOf builds it).
 type facGrouping struct {
 	tuples []int32
 	groups [][2]int32
+	n      int
 }
 
 // facGroupsOf returns the tuples d of relation ri grouped by their value at
@@ -138,29 +149,97 @@ type facGrouping struct {
 // mined program has thousands of rules per relation; a grouping of its
 // delta per rule took gigabytes.
 func (e *Evaluator) facGroupsOf(ri int32, pos int, d []int32) *facGrouping {
-	full := e.roundDelta[ri]
-	if len(d) == 0 || len(full) < len(d) || &full[0] != &d[0] {
+	full, ok := e.fullDelta(ri, d)
+	if !ok {
 		g := &facGrouping{}
 		g.tuples, g.groups = groupBy(e.Rels[ri], d, pos)
+		g.n = len(g.groups)
 		return g
 	}
 	k := deltaKey{ri, pos}
-	if g, ok := e.facGroups[k]; ok {
-		return g
+	g := e.facGroups[k]
+	if g == nil {
+		g = &facGrouping{}
+		e.facGroups[k] = g
 	}
-	g := &facGrouping{}
-	g.tuples, g.groups = groupBy(e.Rels[ri], full, pos)
-	e.facGroups[k] = g
+	if g.tuples == nil {
+		g.tuples, g.groups = groupBy(e.Rels[ri], full, pos)
+		g.n = len(g.groups)
+	}
 	return g
 }
 
+// fullDelta returns the round's delta of ri and whether d is a prefix of
+// it (see facGroupsOf).
+func (e *Evaluator) fullDelta(ri int32, d []int32) ([]int32, bool) {
+	full := e.roundDelta[ri]
+	return full, len(d) > 0 && len(full) >= len(d) && &full[0] == &d[0]
+}
+
+// facGroupCount is the number of groups facGroupsOf would make, counted
+// without making them where the values are small (distinctAt): a plan
+// compares the counts at both positions and reads one grouping, and
+// building both held sg-2k's largest delta grouped twice beside its sort
+// keys (14 MB at the heap's peak).
+func (e *Evaluator) facGroupCount(ri int32, pos int, d []int32) int {
+	full, ok := e.fullDelta(ri, d)
+	if !ok {
+		if n, ok := distinctAt(e.Rels[ri], d, pos); ok {
+			return n
+		}
+		return e.facGroupsOf(ri, pos, d).n
+	}
+	k := deltaKey{ri, pos}
+	if g := e.facGroups[k]; g != nil {
+		return g.n
+	}
+	if n, ok := distinctAt(e.Rels[ri], full, pos); ok {
+		e.facGroups[k] = &facGrouping{n: n}
+		return n
+	}
+	return e.facGroupsOf(ri, pos, d).n
+}
+
+// maxAt is the largest value at position pos of the tuples d of rel.
+func maxAt(rel *Relation, d []int32, pos int) uint32 {
+	m := uint32(0)
+	for _, t := range d {
+		m = max(m, rel.Tuple(t)[pos])
+	}
+	return m
+}
+
+// distinctAt counts the values at position pos of the tuples d of rel in
+// a bit set of the values, when the largest is below 64 times their
+// number (the set at most a word a tuple); ok is false otherwise.
+func distinctAt(rel *Relation, d []int32, pos int) (n int, ok bool) {
+	m := maxAt(rel, d, pos)
+	if uint64(m) >= 64*uint64(len(d)) {
+		return 0, false
+	}
+	set := make([]uint64, m/64+1)
+	for _, t := range d {
+		v := rel.Tuple(t)[pos]
+		if set[v/64]&(1<<(v%64)) == 0 {
+			set[v/64] |= 1 << (v % 64)
+			n++
+		}
+	}
+	return n, true
+}
+
 // groupBy orders the tuples d of rel by their value at position pos (then
-// as they were) and returns them with the spans of equal values. The
-// order is a sort of one word per tuple, the value above its position in
-// d: a stable sort comparing the tuples' values (insertion sorts and
-// rotations, each comparison two tuple reads) was an eighth of sg-2k's
-// CPU.
+// as they were) and returns them with the spans of equal values. When the
+// values are below len(d), a counting sort: the count of each value, then
+// each tuple put at its value's next place. Otherwise a sort of one word
+// per tuple, the value above its position in d, which takes twice the
+// bytes of the order made (sg-2k's largest delta: 6 MB of keys): a stable
+// sort comparing the tuples' values (insertion sorts and rotations, each
+// comparison two tuple reads) was an eighth of sg-2k's CPU.
 func groupBy(rel *Relation, d []int32, pos int) ([]int32, [][2]int32) {
+	if m := maxAt(rel, d, pos); uint64(m) < uint64(len(d)) {
+		return groupByCount(rel, d, pos, m)
+	}
 	keys := make([]uint64, len(d))
 	for i, t := range d {
 		keys[i] = uint64(rel.Tuple(t)[pos])<<32 | uint64(i)
@@ -175,6 +254,28 @@ func groupBy(rel *Relation, d []int32, pos int) ([]int32, [][2]int32) {
 		} else {
 			gs[len(gs)-1][1]++
 		}
+	}
+	return s, gs
+}
+
+// groupByCount is groupBy by a counting sort of the values, all at most m.
+func groupByCount(rel *Relation, d []int32, pos int, m uint32) ([]int32, [][2]int32) {
+	at := make([]int32, m+2) // at[v+1]: the tuples of value v, then where they start
+	for _, t := range d {
+		at[rel.Tuple(t)[pos]+1]++
+	}
+	var gs [][2]int32
+	for v := range m + 1 {
+		if n := at[v+1]; n > 0 {
+			gs = append(gs, [2]int32{at[v], at[v] + n})
+		}
+		at[v+1] += at[v]
+	}
+	s := make([]int32, len(d))
+	for _, t := range d {
+		v := rel.Tuple(t)[pos]
+		s[at[v]] = t
+		at[v]++
 	}
 	return s, gs
 }
