@@ -93,3 +93,35 @@ func TestHeadSet(t *testing.T) {
 		t.Fatal("a full set lost a kept key or kept one past its cap")
 	}
 }
+
+// TestHeadSetBytes counts a set's bytes at its cap: 8 a slot while every
+// confidence noted is 1 (2 MB), 16 once another is (4 MB); the keys held
+// when it widens keep their confidence 1.
+func TestHeadSetBytes(t *testing.T) {
+	var s headSet
+	for k := range uint64(headSetMax + 10) {
+		s.note(k<<32|k, 1)
+	}
+	if got, want := 8*len(s.slots), 8*2*headSetMax; got > want {
+		t.Fatalf("a crisp set at its cap holds %d bytes of slots, want at most %d", got, want)
+	}
+	s.reset()
+	for k := range uint64(1000) {
+		s.note(k, 1)
+	}
+	s.note(5000, 0.5) // widens
+	for k := range uint64(1000) {
+		if !s.covers(k, 1) {
+			t.Fatalf("key %d lost its confidence 1 when the set widened", k)
+		}
+	}
+	if !s.covers(5000, 0.5) || s.covers(5000, 0.51) {
+		t.Fatal("the key that widened the set does not cover 0.5 alone")
+	}
+	for k := range uint64(headSetMax + 10) {
+		s.note(k<<32|k|1<<63, 0.5)
+	}
+	if got, want := 8*len(s.slots), 16*2*headSetMax; got > want {
+		t.Fatalf("a weighted set at its cap holds %d bytes of slots, want at most %d", got, want)
+	}
+}
