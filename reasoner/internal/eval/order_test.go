@@ -146,3 +146,65 @@ func TestByConfidence(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderChainsSizedForKeys: ordering the chains of an index sizes its
+// slots for the keys, not the tuples (30,000 tuples of 3,000 keys: 8,192
+// slots, the 2,048 it had grown to before the ordering doubling as keys
+// arrive, where sizing for the tuples took 65,536), and every tuple is in
+// its key's chain, by decreasing confidence.
+func TestOrderChainsSizedForKeys(t *testing.T) {
+	const keys, per = 3000, 10
+	r := NewRelation("w", 2)
+	ix := r.Index(1)
+	rng := rand.New(rand.NewPCG(5, 6))
+	// The first 1,000 keys before the index is ordered, the rest after
+	// its last ordering: OrderChains starts from 2,048 slots and grows.
+	for k := range uint32(keys) {
+		for j := range uint32(per) {
+			r.Add([]uint32{k, j}, 0.1+0.9*rng.Float64(), ProvUnknown)
+		}
+		if k == 999 {
+			ix.OrderChains(r, r.ByConfidence())
+			if len(ix.Slots) != 2048 {
+				t.Fatalf("1,000 keys ordered in %d slots, want 2048", len(ix.Slots))
+			}
+		}
+	}
+	ix.OrderChains(r, r.ByConfidence())
+	// And an index made after the tuples (fill, ordering from 16 slots:
+	// nine doublings while the chains are built).
+	r2 := NewRelation("w2", 2)
+	for u := range int32(r.N) {
+		r2.Add(r.Tuple(u), r.ConfAt(u), ProvUnknown)
+	}
+	for _, ix := range []*hashIndex{ix, r2.Index(1)} {
+		checkKeyChains(t, r, ix, keys, per)
+	}
+}
+
+// checkKeyChains checks that ix, an index of r by its first position,
+// holds keys keys (0..keys-1) in 8,192 slots, each key's chain its per
+// tuples by decreasing confidence.
+func checkKeyChains(t *testing.T, r *Relation, ix *hashIndex, keys, per int) {
+	t.Helper()
+	if len(ix.Slots) != 8192 || ix.count != keys {
+		t.Fatalf("%d keys of %d tuples in %d slots, want %d in 8192", ix.count, r.N, len(ix.Slots), keys)
+	}
+	for k := range uint32(keys) {
+		var chain []int32
+		for u := ix.First(r, []uint32{k, 0}); u >= 0; u = ix.Next[u] {
+			if r.Tuple(u)[0] != k {
+				t.Fatalf("key %d: tuple %d of key %d in its chain", k, u, r.Tuple(u)[0])
+			}
+			chain = append(chain, u)
+		}
+		if len(chain) != per {
+			t.Fatalf("key %d: %d tuples in its chain, want %d", k, len(chain), per)
+		}
+		for i := 1; i < len(chain); i++ {
+			if r.ConfAt(chain[i]) > r.ConfAt(chain[i-1]) {
+				t.Fatalf("key %d: chain not by decreasing confidence at %d", k, i)
+			}
+		}
+	}
+}

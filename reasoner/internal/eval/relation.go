@@ -422,10 +422,16 @@ func (ix *hashIndex) insert(r *Relation, i int32) {
 }
 
 // fill indexes every tuple of r in ix, an empty index of r: by decreasing
-// confidence along each chain when r is weighted, else in tuple order.
+// confidence along each chain when r is weighted, else in tuple order. A
+// unique index is sized for the tuples at once; another grows with its
+// keys (insert, OrderChains), which may be far fewer.
 func (ix *hashIndex) fill(r *Relation) {
 	ix.Next = make([]int32, 0, r.N)
-	ix.Grow(r, max(16, 2*r.N))
+	if ix.unique {
+		ix.Grow(r, max(16, 2*r.N))
+	} else {
+		ix.Grow(r, 16)
+	}
 	if r.weighted {
 		ix.OrderChains(r, r.ByConfidence())
 		return
