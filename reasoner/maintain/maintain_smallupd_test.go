@@ -97,3 +97,20 @@ func TestRederiveClosureWork(t *testing.T) {
 		t.Error("the rederive twin's plan built reach's index by source, which it does not use")
 	}
 }
+
+// TestSmallRemovalRounds: removing one base fact of weakRulesCase(64)
+// takes away a few facts of p, which 66 twins derive again. In groups
+// that double (1, 2, 4, ... 64 twins: 7 groups, each at least a round,
+// each planning its twins again) the update took 7 rounds; with so few
+// removed facts the stratum's own round re-derives them (manyRemoved): 1.
+func TestSmallRemovalRounds(t *testing.T) {
+	base, src := weakRulesCase(64)
+	ch, joins, _ := removeBase(t, base, src, 0.1, base[0])
+	t.Logf("%v in %d rounds, %d joins", ch, ch.Rounds, joins)
+	if ch.Removed+ch.Reweighted == 0 {
+		t.Fatalf("%+v: the removal changed nothing", ch)
+	}
+	if ch.Rounds > 2 {
+		t.Errorf("the removal of one base fact took %d rounds", ch.Rounds)
+	}
+}
