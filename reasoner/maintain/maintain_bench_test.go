@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,9 @@ import (
 // the edge: an update reads the store only for relations it has not
 // loaded). add-1000: one op adds 1,000 random edges between the graph's
 // entities (seeded, new each op) and removes them again; add-ms and
-// remove-ms split its time.
+// remove-ms split its time. first-edge (run it with -benchtime 1x, before
+// the others change the proofs): the first removal of the edge
+// DRUMQL_CLOSURE_EDGE names (firstEdge).
 func BenchmarkMaintainClosure(b *testing.B) {
 	ctx := context.Background()
 	st := testkit.FB15k(b)
@@ -58,6 +61,10 @@ func BenchmarkMaintainClosure(b *testing.B) {
 		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "full-MB")
 		b.ReportMetric(float64(stats.Facts), "facts")
 	}
+	b.Run("first-edge", func(b *testing.B) {
+		firstEdge(ctx, b, st, m)
+		report(b)
+	})
 	b.Run("edge", func(b *testing.B) {
 		rng := rand.New(rand.NewPCG(1, 2))
 		b.ReportAllocs()
@@ -76,6 +83,55 @@ func BenchmarkMaintainClosure(b *testing.B) {
 		addRemove(ctx, b, st, m, id, 1000)
 		report(b)
 	})
+}
+
+// firstEdge is the first-edge sub-benchmark of BenchmarkMaintainClosure:
+// the edge of the line DRUMQL_CLOSURE_EDGE names (bench/maintain.sh's
+// bench/out/maintain/edge.tsv) removed from the materialisation as the
+// full evaluation left it, the first update to remove anything (an op
+// after the first adds it back and removes it again); it reports the
+// first removal's time (first-ms), rounds and joins. Skipped without the
+// file.
+func firstEdge(ctx context.Context, b *testing.B, st store.Store, m *Materialisation) {
+	path := os.Getenv("DRUMQL_CLOSURE_EDGE")
+	if path == "" {
+		b.Skip("set DRUMQL_CLOSURE_EDGE to a file of one edge (bench/maintain.sh writes bench/out/maintain/edge.tsv)")
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	parts := strings.Split(strings.TrimSpace(string(text)), "\t")
+	if len(parts) != 3 {
+		b.Fatalf("%s: want one line subject, relation, object", path)
+	}
+	f := namedFact(b, st, store.NamedTriple{S: parts[0], R: parts[1], O: parts[2]})
+	var first time.Duration
+	var rounds int
+	var joins int64
+	n := 0
+	for b.Loop() {
+		if n > 0 {
+			if _, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: f, Added: true}}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w, start := m.e.Work, time.Now()
+		ch, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: f}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			first, rounds, joins = time.Since(start), ch.Rounds, m.e.Work-w
+		}
+		n++
+	}
+	if _, err := m.Apply(ctx, Delta{Base: []FactChange{{Fact: f, Added: true}}}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(first.Microseconds())/1000, "first-ms")
+	b.ReportMetric(float64(rounds), "first-rounds")
+	b.ReportMetric(float64(joins), "first-joins")
 }
 
 // addRemove is the add-1000 sub-benchmark of the maintenance benchmarks:

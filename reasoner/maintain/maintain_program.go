@@ -50,7 +50,7 @@ func (m *Materialisation) twinOf(ci int) (int, error) {
 	g[0] = true
 	ti := len(u.Prog.Rules)
 	u.Prog.Rules = append(u.Prog.Rules, tw)
-	u.Meta = append(u.Meta, eval.RuleMeta{Src: u.Meta[ci].Src, Guard: g})
+	u.Meta = append(u.Meta, eval.RuleMeta{Src: u.Meta[ci].Src, Guard: g, ByFanout: true})
 	m.main = append(m.main, ci)
 	m.keys = append(m.keys, "")
 	m.twin = append(m.twin, -1)

@@ -38,6 +38,28 @@ func (m *Materialisation) rederiveApart() bool {
 	return len(m.opt.Subsume) == 0 && len(m.opt.Limit) == 0
 }
 
+// manyRemoved reports whether the removed facts are many enough, against
+// the twins that re-derive them, to be re-derived apart and in groups: at
+// least one removed fact per removedPerTwin twins. Re-derived apart, each
+// twin is planned again in its group, and the groups' rounds plan every
+// twin that reads what a round re-derived; with few removed facts, that
+// planning is the update (the walkthrough's rule edit: 54 removed facts,
+// 341 twins in 9 groups; its retracted base fact: 19 removed facts,
+// 2,322 twins, 55 to 92 ms in memory where b16092d^1 took 20 to 59:
+// docs/BENCHMARKS.md, "Small updates after the re-derivation groups");
+// re-deriving them with the stratum's own rounds, as a subsumption or a
+// size limit does, costs less.
+func manyRemoved(removed map[int32][]int32, twins int) bool {
+	n := 0
+	for _, ts := range removed {
+		n += len(ts)
+	}
+	return n*removedPerTwin >= twins
+}
+
+// removedPerTwin: see manyRemoved.
+const removedPerTwin = 2
+
 // demandSlack lowers the bound each demand sets by a relative 1e-12, so
 // that rounding never cuts a derivation that would beat a fact's
 // confidence.

@@ -169,7 +169,7 @@ func (m *Materialisation) maintain(s datalog.Stratum, added map[int]bool) error 
 	if err != nil {
 		return err
 	}
-	if m.rederiveApart() && len(ps) > 0 {
+	if m.rederiveApart() && len(ps) > 0 && manyRemoved(removed, len(tws)) {
 		if err := m.rederive(s, ps, tws, removed, inc); err != nil {
 			return err
 		}

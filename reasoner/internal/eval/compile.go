@@ -86,6 +86,8 @@ type Crule struct {
 	// fac is the path of a three-atom chain rule, evaluated factorised
 	// (factor.go); nil for other rules.
 	fac *facShape
+	// byFanout is RuleMeta.ByFanout.
+	byFanout bool
 }
 
 // RefWords is the length of the rule's provenance references.
@@ -97,6 +99,10 @@ type RuleMeta struct {
 	Crisp bool   // the head always gets confidence 1 (magic rules)
 	Copy  bool   // the rule copies a fact (adorned bridging rules)
 	Guard []bool // per body literal: a magic guard
+	// ByFanout plans the rule's body by the tuples per bound key
+	// (MakeGuardedPlan) in every plan of it, its delta plans too: a
+	// rederive twin, whose guard binds the head's arguments.
+	ByFanout bool
 }
 
 // RuleDesc is what provenance says about a rule.
@@ -181,7 +187,7 @@ func RelKey(pred string, arity int) string { return pred + "/" + strconv.Itoa(ar
 func (e *Evaluator) CompileRule(u *Unit, i int) (*Crule, error) {
 	r := &u.Prog.Rules[i]
 	m := u.Meta[i]
-	cr := &Crule{Weight: WeightOf(r.Weight), Src: m.Src, crisp: m.Crisp, copy: m.Copy, pos: r.Pos}
+	cr := &Crule{Weight: WeightOf(r.Weight), Src: m.Src, crisp: m.Crisp, copy: m.Copy, pos: r.Pos, byFanout: m.ByFanout}
 	c := &ruleCompiler{e: e, vars: map[string]int32{}, rule: r}
 	if r.HasCompound() {
 		c.counts = map[string]int{}

@@ -80,13 +80,23 @@ func (e *Evaluator) makePlanBound(r *Crule, ri int, deltaAt int, delta []int32, 
 			return &Plan{Rule: r, ri: ri, fac: fp}
 		}
 	}
+	return e.orderBody(r, ri, deltaAt, delta, pre, r.byFanout && !r.agg && pre == nil)
+}
+
+// orderBody is the greedy order of makePlanBound, each next atom chosen by
+// nextAtom or, when byFanout is set, by nextAtomByFanout.
+func (e *Evaluator) orderBody(r *Crule, ri int, deltaAt int, delta []int32, pre []int32, byFanout bool) *Plan {
 	pl := newPlanner(e, r, ri, pre)
 	if deltaAt >= 0 {
 		pl.addAtom(deltaAt, delta)
 	}
+	next := pl.nextAtom
+	if byFanout {
+		next = pl.nextAtomByFanout
+	}
 	for {
 		pl.placeFilters()
-		best := pl.nextAtom()
+		best := next()
 		if best < 0 {
 			break
 		}

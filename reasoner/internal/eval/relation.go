@@ -259,6 +259,14 @@ func (r *Relation) Index(mask uint32) *hashIndex {
 	return ix
 }
 
+// builtIndex returns the index of r on the positions of mask if it has
+// been built, else nil.
+func (r *Relation) builtIndex(mask uint32) *hashIndex {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Idx[mask]
+}
+
 // hashIndex is an open-addressing hash table from the projection of a tuple
 // on the positions of mask to the chain of tuples with that projection: a
 // slot holds the newest tuple index + 1 (0 is empty) in its low 32 bits and
