@@ -17,7 +17,7 @@
 #
 # BIN, when given, loads FB15k-237 and infers; the digest and explain are
 # always this work tree's build (the first with stats --digest). An infer
-# takes minutes and GBs: 12 to 17 min and 4.6 to 8 GB in the runs of
+# takes minutes and GBs: 12 to 23 min and 3.6 to 8 GB in the runs of
 # docs/BENCHMARKS.md. Exit 1 when the digests differ.
 #
 # What it prints is one infer's wall, CPU and peak RSS, the digests, and
