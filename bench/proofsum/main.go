@@ -7,6 +7,12 @@
 // only. It opens the store read-only.
 //
 //	go run ./bench/proofsum -db fb.db
+//
+// With -against OTHER it compares instead: each derived fact of the store
+// with OTHER's, and where their proofs differ, whether they are of equal
+// value (see compare).
+//
+//	go run ./bench/proofsum -db updated.db -against scratch.db
 package main
 
 import (
@@ -24,19 +30,33 @@ import (
 
 func main() {
 	dir := flag.String("db", "drumql.db", "the store")
+	against := flag.String("against", "", "another store to compare the derived facts and proofs with")
+	show := flag.Int("show", 10, "with -against, the differences that are not ties to print")
 	flag.Parse()
-	if err := run(*dir); err != nil {
+	if err := run(*dir, *against, *show); err != nil {
 		fmt.Fprintln(os.Stderr, "proofsum:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string) error {
+func run(dir, against string, show int) error {
 	db, err := store.Open(dir, store.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if against != "" {
+		other, err := store.Open(against, store.Options{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer other.Close()
+		d, err := compare(db, other, show)
+		if err == nil {
+			fmt.Println(d)
+		}
+		return err
+	}
 	rels, err := db.Relations()
 	if err != nil {
 		return err
