@@ -50,3 +50,80 @@ func Run(workers, n int, f func(w, i int) bool) {
 	}
 	wg.Wait()
 }
+
+// RunGroups is Run over the tasks of groups, each a list of task indices
+// (every index once): f(w, i) is called for every i of every group on
+// min(workers, tasks) goroutines. A goroutine takes the tasks of one group
+// in their order while any are left, then the first group no goroutine has
+// started, then, once every group has started, the next task of the group
+// with the most left. Tasks of a group that share state a goroutine keeps
+// (indexed by w) thus run one after the other on one goroutine, as far as
+// the balance of the work allows. Stops as Run does; with workers <= 1, or
+// one task, everything runs in the calling goroutine, group by group.
+func RunGroups(workers int, groups [][]int, f func(w, i int) bool) {
+	n := 0
+	for _, g := range groups {
+		n += len(g)
+	}
+	nw := min(workers, n)
+	if nw <= 1 {
+		for _, g := range groups {
+			for _, i := range g {
+				if !f(0, i) {
+					return
+				}
+			}
+		}
+		return
+	}
+	var mu sync.Mutex
+	taken := make([]int, len(groups)) // tasks of each group handed out
+	fresh := 0                        // groups before it have started
+	// take returns the next task for a goroutine on group cur (-1: none)
+	// and its group; -1 when every task is handed out.
+	take := func(cur int) (int, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if cur < 0 || taken[cur] == len(groups[cur]) {
+			for fresh < len(groups) && len(groups[fresh]) == 0 {
+				fresh++
+			}
+			cur = -1
+			if fresh < len(groups) {
+				cur = fresh
+				fresh++
+			} else {
+				most := 0
+				for g := range groups {
+					if left := len(groups[g]) - taken[g]; left > most {
+						cur, most = g, left
+					}
+				}
+			}
+			if cur < 0 {
+				return -1, -1
+			}
+		}
+		i := groups[cur][taken[cur]]
+		taken[cur]++
+		return i, cur
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for w := range nw {
+		wg.Go(func() {
+			cur := -1
+			for !stop.Load() {
+				var i int
+				if i, cur = take(cur); i < 0 {
+					return
+				}
+				if !f(w, i) {
+					stop.Store(true)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
