@@ -127,7 +127,7 @@ func TestRunGroupsEveryTaskOnce(t *testing.T) {
 		moves := 0
 		on := map[int]int{}      // a goroutine's group
 		last := map[[2]int]int{} // a goroutine's last task of a group
-		RunGroups(workers, gs, func(w, i int) bool {
+		RunGroups(workers, gs, nil, func(w, i int) bool {
 			counts[i].Add(1)
 			mu.Lock()
 			defer mu.Unlock()
@@ -150,4 +150,40 @@ func TestRunGroupsEveryTaskOnce(t *testing.T) {
 			t.Errorf("workers=%d: the goroutines moved to another group %d times, more than %d", workers, moves, bound)
 		}
 	}
+}
+
+// TestRunGroupsPrefer: a goroutine takes the groups prefer gives it before
+// the others. Goroutine 0 waits in its first task until goroutine 1 has run
+// as many tasks as its groups hold, or a task of a group not given to it:
+// until then, every task goroutine 1 ran is of its own groups.
+func TestRunGroupsPrefer(t *testing.T) {
+	const groups, size = 40, 5
+	var gs [][]int
+	prefer := make([]int, groups)
+	for g := range groups {
+		var ts []int
+		for k := range size {
+			ts = append(ts, g*size+k)
+		}
+		gs = append(gs, ts)
+		prefer[g] = g % 2
+	}
+	done := make(chan struct{})
+	var once sync.Once
+	ran, first := 0, true
+	RunGroups(2, gs, prefer, func(w, i int) bool {
+		switch {
+		case w == 0 && first:
+			first = false
+			<-done
+		case w == 1:
+			if prefer[i/size] != 1 && ran < groups/2*size {
+				t.Errorf("goroutine 1 ran task %d of a group given to goroutine 0 after %d of its own", i, ran)
+			}
+			if ran++; ran == groups/2*size || prefer[i/size] != 1 {
+				once.Do(func() { close(done) })
+			}
+		}
+		return true
+	})
 }

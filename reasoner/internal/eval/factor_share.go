@@ -79,25 +79,33 @@ func (e *Evaluator) shareMemos(ps []*Plan) {
 }
 
 // taskGroups returns the tasks ts in groups: those of one share, or of one
-// other plan, in task order, the groups in the order of their first tasks
-// (workpool.RunGroups).
-func taskGroups(ts []task) [][]int {
-	var groups [][]int
+// other plan, in task order, the groups in the order of their first tasks;
+// and for each group the worker that holds its share's memo from an
+// earlier batch of the round, -1 for none (workpool.RunGroups).
+func (e *Evaluator) taskGroups(ts []task) (groups [][]int, prefer []int) {
 	at := map[any]int{}
 	for i := range ts {
 		var k any = ts[i].p
+		var sh *facShare
 		if fp := ts[i].p.fac; fp != nil && fp.share != nil {
-			k = fp.share
+			k, sh = fp.share, fp.share
 		}
 		g, ok := at[k]
 		if !ok {
 			g = len(groups)
 			at[k] = g
 			groups = append(groups, nil)
+			prefer = append(prefer, -1)
+			for wi, ms := range e.fms {
+				if _, ok := ms.by[sh]; ok && sh != nil {
+					prefer[g] = wi
+					break
+				}
+			}
 		}
 		groups[g] = append(groups[g], i)
 	}
-	return groups
+	return groups, prefer
 }
 
 // facMemos are the memos of a worker in a round, by share; n counts their

@@ -87,7 +87,8 @@ func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 	// An evaluation error ends its task; the first by task order is
 	// returned, so the error does not depend on the number of threads.
 	errs := make([]*evalError, len(ts))
-	workpool.RunGroups(e.threads, taskGroups(ts), func(wi, i int) bool {
+	groups, prefer := e.taskGroups(ts)
+	workpool.RunGroups(e.threads, groups, prefer, func(wi, i int) bool {
 		w := workers[wi]
 		w.buf = &bufs[i]
 		w.seen.reset()
