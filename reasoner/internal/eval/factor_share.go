@@ -9,19 +9,22 @@ package eval
 // threshold's cut (cb*wt < min, cc*wt < min). Built with a weight W at
 // least the plan's, the entries of a V1 are a superset of the plan's own,
 // strongest first, and the plan's emission (facEmitAll) reads the same
-// ones. The entries the weight wt would have built are those of confidence
-// at least min/wt (a path is cut by wt exactly when its confidence is
-// below min/wt, the chains read in the same order either way): a prefix
-// of W's, each with the same best path (the first of the greatest
-// confidence in the chains' order) and the same best through another
-// middle value when that one is at least min/wt. The other entries and
+// ones. The paths wt keeps (cc*wt >= min) are those of W's whose
+// confidence passes wt's cut, read in the same order (the index chains
+// change only when b or c is written, and an ordered chain stops W's read
+// no earlier than wt's): so wt's entries are those of W's that pass its
+// cut, a prefix (entries are sorted by confidence, then far end), each
+// with the same best path (the first of the greatest confidence in the
+// chains' order, ties included) and the same best through another middle
+// value when that one passes wt's cut. The other entries and
 // second paths fall below the plan's own cut, where facEmitAll stops (an
 // entry) or skips (a second path) as it would have without them, since a
 // confidence is at most 1. So the plans of a round with the same key
 // (facKey) share one memo, built with the largest of their weights
 // (facShare): a worker keeps the memos of a round's shares (facMemos)
 // from batch to batch as long as b and c do not change (Relation.writes),
-// and the tasks of a share run one after the other on a worker (runTasks).
+// and the tasks of a share run one after the other on a worker, the one
+// that holds its memo when it can (runTasks, taskGroups).
 // The proofs, and every buffer, are those of a memo per plan. Plans under
 // a gate or a demand, and the groups and walks of deltas, which read no
 // memo of V1, have a share of their own.
