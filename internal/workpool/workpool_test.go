@@ -100,3 +100,90 @@ func TestRunPerWorkerScratch(t *testing.T) {
 		return true
 	})
 }
+
+// TestRunGroupsEveryTaskOnce checks that RunGroups runs every task of
+// every group once, each group's tasks on one goroutine in their order as
+// long as others have groups of their own: a goroutine and a group meet
+// at most groups + workers² times (each group's first task, then the
+// steals once every group has started, at most workers groups with tasks
+// left then).
+func TestRunGroupsEveryTaskOnce(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		const groups, size = 100, 10
+		var gs [][]int
+		group := map[int]int{}
+		for g := range groups {
+			var ts []int
+			for k := range size {
+				i := k*groups + g // the group's tasks are not contiguous
+				ts = append(ts, i)
+				group[i] = g
+			}
+			gs = append(gs, ts)
+		}
+		gs = append(gs, nil) // an empty group
+		counts := make([]atomic.Int32, groups*size)
+		var mu sync.Mutex
+		moves := 0
+		on := map[int]int{}      // a goroutine's group
+		last := map[[2]int]int{} // a goroutine's last task of a group
+		RunGroups(workers, gs, nil, func(w, i int) bool {
+			counts[i].Add(1)
+			mu.Lock()
+			defer mu.Unlock()
+			k := [2]int{w, group[i]}
+			if j, ok := last[k]; ok && j > i {
+				t.Errorf("workers=%d: goroutine %d ran task %d after %d of the same group", workers, w, i, j)
+			}
+			if g, ok := on[w]; !ok || g != group[i] {
+				moves++
+			}
+			on[w], last[k] = group[i], i
+			return true
+		})
+		for i := range counts {
+			if c := counts[i].Load(); c != 1 {
+				t.Fatalf("workers=%d: task %d ran %d times", workers, i, c)
+			}
+		}
+		if bound := groups + workers*(workers+1); moves > bound {
+			t.Errorf("workers=%d: the goroutines moved to another group %d times, more than %d", workers, moves, bound)
+		}
+	}
+}
+
+// TestRunGroupsPrefer: a goroutine takes the groups prefer gives it before
+// the others. Goroutine 0 waits in its first task until goroutine 1 has run
+// as many tasks as its groups hold, or a task of a group not given to it:
+// until then, every task goroutine 1 ran is of its own groups.
+func TestRunGroupsPrefer(t *testing.T) {
+	const groups, size = 40, 5
+	var gs [][]int
+	prefer := make([]int, groups)
+	for g := range groups {
+		var ts []int
+		for k := range size {
+			ts = append(ts, g*size+k)
+		}
+		gs = append(gs, ts)
+		prefer[g] = g % 2
+	}
+	done := make(chan struct{})
+	var once sync.Once
+	ran, first := 0, true
+	RunGroups(2, gs, prefer, func(w, i int) bool {
+		switch {
+		case w == 0 && first:
+			first = false
+			<-done
+		case w == 1:
+			if prefer[i/size] != 1 && ran < groups/2*size {
+				t.Errorf("goroutine 1 ran task %d of a group given to goroutine 0 after %d of its own", i, ran)
+			}
+			if ran++; ran == groups/2*size || prefer[i/size] != 1 {
+				once.Do(func() { close(done) })
+			}
+		}
+		return true
+	})
+}

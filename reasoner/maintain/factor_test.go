@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
 	"github.com/drumql/drumql/reasoner/internal/testkit"
+	"github.com/drumql/drumql/store"
 )
 
 // hubTSV is a graph of n places in one country (in(p, k0)), each with one
@@ -60,13 +62,17 @@ func TestFactorisedChainWork(t *testing.T) {
 // direction of each atom, every subset of the inequalities between the
 // path's variables, weighted facts, and symbols equal as numbers ("7",
 // "7.0", "007"), which A != D must tell apart from a path's best middle
-// value; deltas of end atoms walked always, never, or as chosen.
+// value; deltas of end atoms walked always, never, or as chosen. Rules
+// have copies with another weight and head, or another atom at one end of
+// the path: plans with the same last two atoms share their memo
+// (factor_share.go), and the proofs are those of a memo per plan.
 func TestFactorisedSameFixpoint(t *testing.T) {
 	ctx := context.Background()
 	syms := []string{"a", "b", "c", "d", "e", "7", "7.0", "007", "f", "g"}
 	pairs := [][2]string{{"A", "C"}, {"A", "D"}, {"A", "B"}, {"C", "D"}, {"C", "B"}, {"D", "B"}}
 	for seed := range 60 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 41))
+		rng2 := rand.New(rand.NewPCG(uint64(seed), 43)) // the copies
 		var tsv, src strings.Builder
 		for range 40 {
 			fmt.Fprintf(&tsv, "%s\tr%d\t%s\n", syms[rng.IntN(len(syms))], rng.IntN(3), syms[rng.IntN(len(syms))])
@@ -77,19 +83,35 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 		for range 6 {
 			path := [][2]string{{"A", "C"}, {"C", "D"}, {"D", "B"}}
 			var body []string
-			for _, e := range path {
+			var rels [3]int
+			for k, e := range path {
 				if rng.IntN(2) == 0 {
 					e[0], e[1] = e[1], e[0]
 				}
-				body = append(body, fmt.Sprintf("r%d(%s, %s)", rng.IntN(3), e[0], e[1]))
+				path[k], rels[k] = e, rng.IntN(3)
+				body = append(body, fmt.Sprintf("r%d(%s, %s)", rels[k], e[0], e[1]))
 			}
 			rng.Shuffle(len(body), func(i, j int) { body[i], body[j] = body[j], body[i] })
+			var neqs []string
 			for _, q := range pairs {
 				if rng.IntN(2) == 0 {
-					body = append(body, q[0]+" != "+q[1])
+					neqs = append(neqs, q[0]+" != "+q[1])
 				}
 			}
-			fmt.Fprintf(&src, "0.%d :: r%d(A, B) :- %s.\n", 3+rng.IntN(7), rng.IntN(3), strings.Join(body, ", "))
+			fmt.Fprintf(&src, "0.%d :: r%d(A, B) :- %s.\n", 3+rng.IntN(7), rng.IntN(3), strings.Join(append(body, neqs...), ", "))
+			for range rng2.IntN(3) {
+				// A copy: another weight and head, and another relation
+				// at one end of the path or none.
+				rs := rels
+				if end := rng2.IntN(3); end < 2 {
+					rs[2*end] = rng2.IntN(3)
+				}
+				var cb []string
+				for k, e := range path {
+					cb = append(cb, fmt.Sprintf("r%d(%s, %s)", rs[k], e[0], e[1]))
+				}
+				fmt.Fprintf(&src, "0.%d :: r%d(A, B) :- %s.\n", 1+rng2.IntN(9), rng2.IntN(3), strings.Join(append(cb, neqs...), ", "))
+			}
 		}
 		p := testkit.MustParse(t, src.String())
 		var dumps []string
@@ -120,6 +142,24 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 		for _, d := range dumps[1:] {
 			if d != dumps[0] {
 				t.Fatalf("seed %d: factorised fixpoint differs from the join's\nprogram:\n%s\nbase:\n%s\njoin:\n%s\nfactorised:\n%s", seed, src.String(), tsv.String(), dumps[0], d)
+			}
+		}
+		// Shared memos give the proofs of a memo per plan, whatever the
+		// threads, at thresholds that cut the weaker copies' paths.
+		for _, min := range []float64{0.02, 0.1} {
+			var proofs []string
+			for _, opt := range []eval.Options{{Threads: 1, NoShare: true}, {Threads: 1}, {Threads: 2}} {
+				st := testkit.NewStore(t, tsv.String())
+				opt.Min = min
+				if _, err := eval.Infer(ctx, st, p, opt); err != nil {
+					t.Fatal(err)
+				}
+				proofs = append(proofs, proofDump(t, st))
+			}
+			for i, d := range proofs[1:] {
+				if d != proofs[0] {
+					t.Fatalf("seed %d, min %g, configuration %d: proofs\n%s\nwith a memo per plan:\n%s\nprogram:\n%s\nbase:\n%s", seed, min, i+1, d, proofs[0], src.String(), tsv.String())
+				}
 			}
 		}
 		// Goal-directed, the chain rules run under magic guards over one
@@ -249,5 +289,76 @@ cur(X, Y) :- cur0(X, Y).
 	}
 	if joins[true] < n*n {
 		t.Errorf("without the walk: %d joins, fewer than %d: the bound above proves nothing", joins[true], n*n)
+	}
+}
+
+// proofDump prints every derived fact of st with its confidence and
+// proof (rule and body facts), sorted.
+func proofDump(t *testing.T, st store.Store) string {
+	t.Helper()
+	rs, err := st.Relations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, r := range rs {
+		for d, err := range st.ScanDerived(r.Rel) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := fmt.Sprintf("%s %.9g %s", oracle.FactString(t, st, d.Fact), d.Confidence, d.Prov.Rule)
+			for _, f := range d.Prov.Body {
+				l += " " + oracle.FactString(t, st, f)
+			}
+			lines = append(lines, l)
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// TestSharedMemoWork: n chain rules with the same last two atoms and
+// different weights (and first atoms) share their memo, built with the
+// largest weight: the far ends of each of the m middle values are built
+// once in one thread (at most once per worker in two), not once per rule.
+func TestSharedMemoWork(t *testing.T) {
+	const n, m, r = 8, 50, 4
+	var tsv, src strings.Builder
+	for j := range m {
+		fmt.Fprintf(&tsv, "m%d\tb\td%d\n", j, j)
+		for l := range 3 {
+			fmt.Fprintf(&tsv, "d%d\tc\te%d\n", j, (j+l)%7)
+		}
+		for k := range n {
+			for i := range r {
+				fmt.Fprintf(&tsv, "p%d\ta%d\tm%d\n", (i+j)%20, k, j)
+			}
+		}
+	}
+	for k := range n {
+		fmt.Fprintf(&src, "0.%d :: h(A, B) :- a%d(A, C), b(C, D), c(D, B), A != B.\n", 9-k, k)
+	}
+	p := testkit.MustParse(t, src.String())
+	var dumps []string
+	for _, opt := range []eval.Options{{Threads: 1, NoShare: true}, {Threads: 1}, {Threads: 2}} {
+		w := &eval.WorkCounters{}
+		opt.Work = w
+		st := testkit.NewStore(t, tsv.String())
+		if _, err := eval.Infer(context.Background(), st, p, opt); err != nil {
+			t.Fatal(err)
+		}
+		dumps = append(dumps, proofDump(t, st))
+		builds, want := w.InferMemoBuilds.Load(), int64(m*opt.Threads)
+		switch {
+		case opt.NoShare && builds < n*m:
+			t.Errorf("a memo per plan built %d far ends, fewer than %d: the bound below proves nothing", builds, n*m)
+		case !opt.NoShare && builds > want:
+			t.Errorf("%d threads: the memos built %d far ends, more than %d: are they shared?", opt.Threads, builds, want)
+		}
+	}
+	for _, d := range dumps[1:] {
+		if d != dumps[0] {
+			t.Fatalf("proofs\n%s\nwith a memo per plan:\n%s", d, dumps[0])
+		}
 	}
 }

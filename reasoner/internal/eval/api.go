@@ -120,6 +120,10 @@ type Options struct {
 	// WalkAlways walks every end atom's delta of a factorised plan, and
 	// walkNever none, instead of choosing by the delta (factor_walk.go).
 	WalkAlways, WalkNever bool
+	// NoShare gives each factorised plan a memo of its own, where the
+	// plans of a round with the same last two atoms share one
+	// (factor_share.go); for tests.
+	NoShare bool
 	// NoRace evaluates a goal-directed query with the magic-set rewrite
 	// alone, without racing it against the bottom-up evaluation.
 	NoRace bool
@@ -149,9 +153,12 @@ type WorkCounters struct {
 	// InferDeltas counts the delta tuples Infer's rounds joined.
 	InferDeltas atomic.Int64
 	// InferReads counts the tuples Infer's joins tried.
-	InferReads  atomic.Int64
-	Evaluations atomic.Int64 // query evaluations through the evaluator
-	Chain       atomic.Int64 // queries answered by the chain fast path
+	InferReads atomic.Int64
+	// InferMemoBuilds counts the values of V1 whose far ends the memos of
+	// Infer's factorised plans built (factor.go).
+	InferMemoBuilds atomic.Int64
+	Evaluations     atomic.Int64 // query evaluations through the evaluator
+	Chain           atomic.Int64 // queries answered by the chain fast path
 	// Modes counts the query evaluations by how queryUnit evaluated them.
 	Modes [ModeRaceBottomUp + 1]atomic.Int64
 }

@@ -37,6 +37,7 @@ type Evaluator struct {
 	// nothing from the store: a materialisation image fills them.
 	NoStoreLoad bool
 	noFactor    bool // Options.noFactor
+	noShare     bool // Options.NoShare
 	// walkAlways and walkNever: Options.walkAlways and walkNever.
 	walkAlways, walkNever bool
 	// roundDelta and facGroups are the delta deltaPlans plans and its
@@ -67,8 +68,12 @@ type Evaluator struct {
 	bufs   []outBuf // candidate buffers of the tasks of a round, reused
 	Cands  int64    // candidate facts merged (records of the buffers)
 	Probes int64    // lookups of derived facts in their relation by workers (emit)
-	deltas int64    // delta tuples the rounds joined (fixpoint)
-	Reads  int64    // tuples the joins tried (worker.reads)
+	// facBuilds counts the far ends of a V1 the workers' memos built
+	// (facRest); fms holds the memos of each worker of a round.
+	facBuilds int64
+	fms       []*facMemos
+	deltas    int64 // delta tuples the rounds joined (fixpoint)
+	Reads     int64 // tuples the joins tried (worker.reads)
 
 	// maxBatch is the most records one merge (a batch) took.
 	maxBatch int64
@@ -178,7 +183,7 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 	opt = opt.WithDefaults()
 	return &Evaluator{
 		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, maxStr: opt.maxString(), MaxMem: opt.MaxMemory,
-		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor,
+		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor, noShare: opt.NoShare,
 		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, choice: opt.Choice,
 		limit: opt.Limit, subsume: opt.Subsume, loaded: opt.Loaded,
 	}
@@ -568,6 +573,8 @@ const BatchItems = 1 << 15
 func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
 	var ts []task
 	items := 0
+	e.shareMemos(ps)
+	defer e.dropMemos()
 	flush := func() error {
 		if len(ts) == 0 {
 			return nil

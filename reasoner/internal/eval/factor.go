@@ -22,11 +22,17 @@ import (
 // The factorised plan scans the tuples of one end atom (a, or c read
 // backwards) and, for each value of the variable it shares with the rest
 // (X1), joins the rest once: the far ends X3 reachable from X1 through b
-// and c, each with its best product of confidences (a memo per worker and
-// batch, ordered by that product). Each scanned tuple then emits one
-// derivation per far end, the best one through X1. The result is the same
-// fixpoint: a derivation dropped is never better than one kept for the
-// same head fact.
+// and c, each with its best product of confidences (a memo, ordered by
+// that product). Each scanned tuple then emits one derivation per far end,
+// the best one through X1. The result is the same fixpoint: a derivation
+// dropped is never better than one kept for the same head fact.
+//
+// A worker keeps its memos for a round, each while b and c do not change,
+// and the plans of a round with the same b and c (relations, positions and
+// the inequalities among X1, X2 and X3) share one, built with the largest
+// of their weights: a mined program has several rules for each such pair
+// (factor_share.go, which says why the derivations and proofs are those
+// of a memo per plan).
 //
 // A delta of the middle atom b is grouped by V1 (facGroup): each group is
 // joined with c once and emitted for a's tuples with that V1. A delta of an
@@ -187,6 +193,8 @@ type facPlan struct {
 	// and groups hold a's tuples): each group is walked level by level,
 	// V1, V2 then V3, each value once with its best path (facWalk).
 	walk bool
+	// share is the memo the plan reads in its round (factor_share.go).
+	share *facShare
 }
 
 // facPlanOf returns the factorised plan of rule r with the delta d at body
@@ -337,21 +345,30 @@ type facEntry struct {
 	c, c2          float64
 }
 
-// facMemo holds, for one plan at a time, the far ends reached from each
-// value of V1, strongest first. A worker keeps it for a batch of tasks,
-// while the relations do not change.
+// facMemo holds, for the plans of one share (facShare), the far ends
+// reached from each value of V1, strongest first, built with the weight
+// wt. A worker keeps it for a round while b and c do not change (bv and
+// cv, their writes when it was emptied; see facMemoOf).
 type facMemo struct {
-	p    *Plan
-	span map[uint32][2]int32 // V1 -> its entries in ents
-	ents []facEntry
-	at   map[uint32]int32 // far end -> entry, while one V1's are built
+	sh     *facShare
+	wt     float64
+	bv, cv uint64
+	span   map[uint32][2]int32 // V1 -> its entries in ents
+	ents   []facEntry
+	at     map[uint32]int32 // far end -> entry, while one V1's are built
 }
 
-// facMemoMax is the number of entries a memo holds before it is cleared.
+// facMemoMax is the number of entries a worker's memos hold before they
+// are cleared.
 const facMemoMax = 1 << 20
 
-func (m *facMemo) reset(p *Plan) {
-	m.p = p
+// reset empties m for the plans of share sh (nil: a group of a middle
+// delta, facGroup), built with the weight wt.
+func (m *facMemo) reset(sh *facShare, wt float64) {
+	m.sh, m.wt = sh, wt
+	if sh != nil {
+		m.bv, m.cv = sh.b.writes, sh.c.writes
+	}
 	clear(m.span)
 	m.ents = m.ents[:0]
 }
@@ -373,13 +390,8 @@ func (w *Worker) tick() bool {
 
 // execFac evaluates the scanned tuples lo..hi of factorised plan p.
 func (w *Worker) execFac(p *Plan, lo, hi int) {
-	if w.fm == nil {
-		w.fm = &facMemo{span: map[uint32][2]int32{}, at: map[uint32]int32{}}
-	}
-	if w.fm.p != p {
-		w.fm.reset(p)
-	}
 	fp := p.fac
+	w.fm = w.facMemoOf(fp)
 	w.demand = fp.demand
 	for i := lo; i < hi; i++ {
 		if fp.gateAt == gateScan {
@@ -521,11 +533,13 @@ func (w *Worker) facRest(p *Plan, v1 uint32) ([]facEntry, bool) {
 	if s, ok := m.span[v1]; ok {
 		return m.ents[s[0]:s[1]], true
 	}
-	if len(m.ents) > facMemoMax {
-		m.reset(p)
+	if w.fms.n > facMemoMax {
+		w.fms.drop(m)
 	}
 	lo := int32(len(m.ents))
+	w.builds++
 	ents, ok := w.facBuild(p, v1, nil)
+	w.fms.n += len(m.ents) - int(lo) + 1 // and its span
 	if ok {
 		m.span[v1] = [2]int32{lo, int32(len(m.ents))}
 	}
@@ -533,13 +547,13 @@ func (w *Worker) facRest(p *Plan, v1 uint32) ([]facEntry, bool) {
 }
 
 // facBuild appends to the memo the far ends reached from V1 = v1 through
-// the tuples tbs of b (nil: all of b's with that V1), strongest first, and
-// returns them; false when the task stops.
+// the tuples tbs of b (nil: all of b's with that V1), strongest first, cut
+// by the memo's weight, and returns them; false when the task stops.
 func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 	m := w.fm
 	fp := p.fac
 	b, c := fp.rel[1], fp.rel[2]
-	wt, min := fp.weight, w.E.Min
+	wt, min := m.wt, w.E.Min
 	lo := int32(len(m.ents))
 	stopped := false
 	var kb, kc [2]uint32

@@ -15,7 +15,7 @@ func (w *Worker) facGroup(p *Plan, tbs []int32) bool {
 	fp := p.fac
 	a := fp.rel[0]
 	v1 := fp.rel[1].Tuple(tbs[0])[fp.in[1]]
-	w.fm.reset(p)
+	w.fm.reset(nil, fp.weight)
 	ents, ok := w.facBuild(p, v1, tbs)
 	if !ok || len(ents) == 0 {
 		return ok

@@ -541,6 +541,7 @@ func runFixpoint(ctx context.Context, st store.Store, prog *datalog.Program, opt
 		w.InferProbes.Add(e.Probes)
 		w.InferDeltas.Add(e.deltas)
 		w.InferReads.Add(e.Reads)
+		w.InferMemoBuilds.Add(e.facBuilds)
 	}
 	if err != nil {
 		return nil, nil, nil, pkgerr.Newf("reasoner: %s: %w", what, err)

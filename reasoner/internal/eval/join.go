@@ -42,10 +42,13 @@ type Worker struct {
 	// Sink, when set, takes each derived head tuple and its confidence
 	// instead of buf (rule scores keep only the best per candidate).
 	Sink func(h []uint32, c float64)
-	// fm is the memo of factorised plans (factor.go), walk the levels
-	// of their walks (factor_walk.go).
-	fm   *facMemo
-	walk *[3]walkLevel
+	// fm is the memo of the factorised plan run (factor.go), one of fms
+	// (factor_share.go); builds counts the far ends of V1 it built
+	// (facRest); walk holds the levels of walks (factor_walk.go).
+	fm     *facMemo
+	fms    *facMemos
+	builds int64
+	walk   *[3]walkLevel
 }
 
 // Prepare sizes the worker's bindings and provenance references for rule r.

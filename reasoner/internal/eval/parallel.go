@@ -57,7 +57,10 @@ func (e *Evaluator) addTasks(ts []task, p *Plan, lo, hi int) []task {
 }
 
 // runTasks evaluates the tasks, in parallel when there are several, and
-// returns their buffers in task order.
+// returns their buffers in task order. The tasks of the factorised plans
+// that share a memo (factor_share.go) run one after the other on a worker
+// as far as the balance allows; which worker runs a task changes the work
+// done, never a buffer.
 func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 	// The buffers are reused from round to round: a fixpoint of thousands
 	// of rounds would otherwise leave its candidates to the collector and
@@ -79,12 +82,13 @@ func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 	var stop atomic.Bool
 	workers := make([]*Worker, max(1, min(e.threads, len(ts))))
 	for i := range workers {
-		workers[i] = &Worker{E: e, Stop: &stop}
+		workers[i] = &Worker{E: e, Stop: &stop, fms: e.facMemosAt(i)}
 	}
 	// An evaluation error ends its task; the first by task order is
 	// returned, so the error does not depend on the number of threads.
 	errs := make([]*evalError, len(ts))
-	workpool.Run(e.threads, len(ts), func(wi, i int) bool {
+	groups, prefer := e.taskGroups(ts)
+	workpool.RunGroups(e.threads, groups, prefer, func(wi, i int) bool {
 		w := workers[wi]
 		w.buf = &bufs[i]
 		w.seen.reset()
@@ -99,6 +103,7 @@ func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 		e.Work += int64(w.ticks)
 		e.Reads += int64(w.reads)
 		e.Probes += w.probes
+		e.facBuilds += w.builds
 	}
 	if err := e.Ctx.Err(); err != nil {
 		return nil, pkgerr.Newf("reasoner: %w", err)

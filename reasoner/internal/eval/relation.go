@@ -51,6 +51,9 @@ type Relation struct {
 	// sorted: no unique index, the tuples strictly increasing; Find
 	// searches them and Add builds the index first (see input.go).
 	sorted bool
+	// writes counts the tuples added and the confidences set: memos of
+	// what a relation holds check it (facMemoOf).
+	writes uint64
 }
 
 // chunkBits is log2 of the number of tuples in a full chunk of a
@@ -140,6 +143,7 @@ func (r *Relation) confColumn() {
 // falls (incremental maintenance, maintain.go) marks the chains dirty as
 // one that rises does: an ordered chain is read whole until reordered.
 func (r *Relation) Set(i int32, c float64, prov int32) {
+	r.writes++
 	if old := r.ConfAt(i); c != old {
 		if old == 0 {
 			r.Alive++
@@ -190,6 +194,7 @@ func (r *Relation) Add(t []uint32, c float64, prov int32) int32 {
 
 // add is Add without the unique index, which its callers fill.
 func (r *Relation) add(t []uint32, c float64, prov int32) int32 {
+	r.writes++
 	i := int32(r.N)
 	k := int(i >> ChunkBits)
 	if r.Lean && r.Conf == nil && c != 1 {
