@@ -573,13 +573,15 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 		}
 		kc[fp.in[2]] = v2
 		ordC := fp.ixC.ordered > 0
-		for tc := fp.ixC.First(c, kc[:]); tc >= 0; tc = fp.ixC.Next[tc] {
+		var cw chainWalk // c's chain, its ordered part contiguous (chainpack.go)
+		for cw.start(fp.ixC, c, kc[:]); cw.T >= 0; cw.next() {
+			tc := cw.T
 			if !w.tick() {
 				stopped = true
 				break
 			}
 			w.reads++
-			cc := cb * c.ConfAt(tc)
+			cc := cb * cw.C
 			if cc*wt < min {
 				if w.weakEnd(fp.ixC, tc, kc[:], &ordC) {
 					break
@@ -587,7 +589,7 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 				w.cut++
 				continue
 			}
-			v3 := c.Tuple(tc)[1-fp.in[2]]
+			v3 := cw.Far
 			if (fp.neq[1][3] && !w.differ(v3, v1)) || (fp.neq[2][3] && !w.differ(v3, v2)) {
 				continue
 			}
@@ -630,7 +632,7 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 // last.
 func (w *Worker) facNextB(fp *facPlan, tb int32, tbs []int32, next int) (int32, int) {
 	if tbs == nil {
-		return fp.ixB.Next[tb], 0
+		return fp.ixB.After(tb), 0
 	}
 	if next == len(tbs) {
 		return -1, next

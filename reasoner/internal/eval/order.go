@@ -145,6 +145,7 @@ func (ix *hashIndex) OrderChains(r *Relation, ids []int32) {
 	}
 	ix.ordered = int32(r.N)
 	clear(ix.dirty)
+	ix.layOut(r)
 }
 
 // raised notes that tuple i's confidence rose: its chain, if ordered, is

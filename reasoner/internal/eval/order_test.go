@@ -88,7 +88,7 @@ func TestOrderedChainsInvariant(t *testing.T) {
 		for key := range uint32(8) {
 			probe := []uint32{key, 0}
 			var chain []int32
-			for u := ix.First(r, probe); u >= 0; u = ix.Next[u] {
+			for u := ix.First(r, probe); u >= 0; u = ix.After(u) {
 				chain = append(chain, u)
 			}
 			for k, u := range chain {
@@ -192,7 +192,7 @@ func checkKeyChains(t *testing.T, r *Relation, ix *hashIndex, keys, per int) {
 	}
 	for k := range uint32(keys) {
 		var chain []int32
-		for u := ix.First(r, []uint32{k, 0}); u >= 0; u = ix.Next[u] {
+		for u := ix.First(r, []uint32{k, 0}); u >= 0; u = ix.After(u) {
 			if r.Tuple(u)[0] != k {
 				t.Fatalf("key %d: tuple %d of key %d in its chain", k, u, r.Tuple(u)[0])
 			}

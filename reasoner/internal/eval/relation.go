@@ -295,6 +295,9 @@ type hashIndex struct {
 	ordered int32
 	rest    []int32
 	dirty   map[uint64]bool
+	// pk lays the ordered part of the chains out contiguously, and
+	// Next[t] of an ordered tuple t is its position there (chainpack.go).
+	pk []chainEnt
 }
 
 // hashWords finalises a hash (MurmurHash3's fmix64).

@@ -1,0 +1,122 @@
+package eval
+
+import "math/bits"
+
+// Contiguous ordered chains.
+//
+// A walk along an index chain by its links costs a tuple three dependent
+// cache misses: the link, the confidence and the tuple's other value. On
+// the pinned FB15k-237 file half of infer's CPU went to such walks
+// (facBuild). When OrderChains orders an index it also lays every chain's
+// ordered part out contiguously in ix.pk, in chain order, followed by an
+// entry of tuple -1: per tuple its confidence (as ConfAt returned it
+// then), its far value (the first position the index does not bind) and
+// its index. The link of an ordered tuple is then no longer needed, and
+// its Next holds its position in pk instead (After follows either).
+//
+// A walk (chainWalk) reads the new tuples in front of the ordered part by
+// their links, and the ordered part from pk, sequentially. A confidence in
+// pk is stale once the tuple's changes (Relation.Set: raised marks the
+// chain dirty, whatever the direction of the change); a walk of a dirty
+// chain reads the confidences live and only the tuples and far values
+// (which never change) from pk. The writers that bypass Set (maintenance's
+// recomputation of the confidences, an image's columns) order every index
+// anew afterwards, which lays pk out again.
+
+// chainEnt is a tuple of an ordered chain laid out contiguously.
+type chainEnt struct {
+	c   float64 // its confidence when the chain was ordered
+	far uint32  // its value at the first position the index does not bind
+	t   int32   // its index; -1 ends the chain
+}
+
+// farPos is the first position of a tuple of arity that mask does not
+// bind.
+func farPos(mask uint32) int { return bits.TrailingZeros32(^mask) }
+
+// layOut lays the chains of ix, just ordered, out in ix.pk (see above),
+// each tuple's Next becoming its position there.
+func (ix *hashIndex) layOut(r *Relation) {
+	far := farPos(ix.mask)
+	n := r.N + ix.count
+	if cap(ix.pk) < n {
+		ix.pk = make([]chainEnt, 0, n)
+	}
+	ix.pk = ix.pk[:0]
+	for _, s := range ix.Slots {
+		if s == 0 {
+			continue
+		}
+		for t := slotTuple(s); t >= 0; {
+			next := ix.Next[t]
+			ix.Next[t] = int32(len(ix.pk))
+			ix.pk = append(ix.pk, chainEnt{c: r.ConfAt(t), far: r.Tuple(t)[far], t: t})
+			t = next
+		}
+		ix.pk = append(ix.pk, chainEnt{t: -1})
+	}
+}
+
+// After returns the tuple after t in its chain of ix, -1 after the last.
+func (ix *hashIndex) After(t int32) int32 {
+	if t >= ix.ordered {
+		return ix.Next[t]
+	}
+	return ix.pk[ix.Next[t]+1].t
+}
+
+// chainWalk walks one chain of an index (see above): T is the current
+// tuple (-1 at the end), C its confidence and Far its value at the first
+// position the index does not bind.
+type chainWalk struct {
+	T    int32
+	C    float64
+	Far  uint32
+	p    int32 // T's position in pk, -1 while on the links
+	live bool  // a dirty chain: C read from the relation
+	pk   []chainEnt
+	ix   *hashIndex
+	r    *Relation
+}
+
+// start begins the walk of ix's chain for key (as First takes it).
+func (cw *chainWalk) start(ix *hashIndex, r *Relation, key []uint32) {
+	cw.ix, cw.r, cw.pk, cw.p, cw.live = ix, r, ix.pk, -1, false
+	cw.at(ix.First(r, key))
+}
+
+// at moves the walk to tuple t, reached by a link.
+func (cw *chainWalk) at(t int32) {
+	cw.T = t
+	if t < 0 {
+		return
+	}
+	ix := cw.ix
+	if t >= ix.ordered {
+		cw.C, cw.Far = cw.r.ConfAt(t), cw.r.Tuple(t)[farPos(ix.mask)]
+		return
+	}
+	// Asked with t, which has the chain's key: a join's key may be
+	// overwritten by its later steps (w.probe).
+	cw.live = len(ix.dirty) > 0 && ix.dirty[hashKey(ix.mask, cw.r.Tuple(t))]
+	cw.p = ix.Next[t]
+	e := &cw.pk[cw.p]
+	cw.C, cw.Far = e.c, e.far
+	if cw.live {
+		cw.C = cw.r.ConfAt(t)
+	}
+}
+
+// next moves the walk to the next tuple of the chain.
+func (cw *chainWalk) next() {
+	if cw.p < 0 {
+		cw.at(cw.ix.Next[cw.T])
+		return
+	}
+	cw.p++
+	e := &cw.pk[cw.p]
+	cw.T, cw.C, cw.Far = e.t, e.c, e.far
+	if cw.live && e.t >= 0 {
+		cw.C = cw.r.ConfAt(e.t)
+	}
+}
