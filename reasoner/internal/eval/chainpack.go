@@ -34,11 +34,11 @@ type chainEnt struct {
 // bind.
 func farPos(mask uint32) int { return bits.TrailingZeros32(^mask) }
 
-// layOut lays the chains of ix, just ordered, out in ix.pk (see above),
-// each tuple's Next becoming its position there.
+// layOut lays the chains of ix, just linked in order, out in ix.pk (see
+// above), each tuple's Next becoming its position there.
 func (ix *hashIndex) layOut(r *Relation) {
 	far := farPos(ix.mask)
-	n := r.N + ix.count
+	n := r.N + ix.count + 1
 	if cap(ix.pk) < n {
 		ix.pk = make([]chainEnt, 0, n)
 	}
@@ -47,14 +47,17 @@ func (ix *hashIndex) layOut(r *Relation) {
 		if s == 0 {
 			continue
 		}
+		head := len(ix.pk)
+		ix.pk = append(ix.pk, chainEnt{t: -1})
 		for t := slotTuple(s); t >= 0; {
 			next := ix.Next[t]
 			ix.Next[t] = int32(len(ix.pk))
 			ix.pk = append(ix.pk, chainEnt{c: r.ConfAt(t), far: r.Tuple(t)[far], t: t})
 			t = next
 		}
-		ix.pk = append(ix.pk, chainEnt{t: -1})
+		ix.pk[head].far = uint32(len(ix.pk))
 	}
+	ix.pk = append(ix.pk, chainEnt{t: -1})
 }
 
 // After returns the tuple after t in its chain of ix, -1 after the last.
@@ -65,41 +68,55 @@ func (ix *hashIndex) After(t int32) int32 {
 	return ix.pk[ix.Next[t]+1].t
 }
 
-// chainWalk walks one chain of an index (see above): T is the current
-// tuple (-1 at the end), C its confidence and Far its value at the first
-// position the index does not bind.
+// chainWalk walks one chain of an index (see above), or a list of tuples:
+// T is the current tuple (-1 at the end), C its confidence and Far its
+// value at the first position the index does not bind.
 type chainWalk struct {
 	T    int32
 	C    float64
 	Far  uint32
-	p    int32 // T's position in pk, -1 while on the links
+	p    int32 // T's position in pk, -1 off it
+	end  int32 // the end of T's chain in pk
 	live bool  // a dirty chain: C read from the relation
 	pk   []chainEnt
 	ix   *hashIndex
 	r    *Relation
+	far  int
+	list []int32 // the tuples of a walk of a list (startList), after T
 }
 
 // start begins the walk of ix's chain for key (as First takes it).
 func (cw *chainWalk) start(ix *hashIndex, r *Relation, key []uint32) {
-	cw.ix, cw.r, cw.pk, cw.p, cw.live = ix, r, ix.pk, -1, false
+	*cw = chainWalk{ix: ix, r: r, pk: ix.pk, p: -1, far: farPos(ix.mask)}
 	cw.at(ix.First(r, key))
 }
 
-// at moves the walk to tuple t, reached by a link.
+// startList begins the walk of the tuples list of r (none: a walk that
+// ends at once), Far at position far.
+func (cw *chainWalk) startList(r *Relation, list []int32, far int) {
+	*cw = chainWalk{r: r, p: -1, far: far, T: -1}
+	if len(list) > 0 {
+		cw.list = list[1:]
+		cw.at(list[0])
+	}
+}
+
+// at moves the walk to tuple t, reached by a link or from the list.
 func (cw *chainWalk) at(t int32) {
 	cw.T = t
 	if t < 0 {
 		return
 	}
 	ix := cw.ix
-	if t >= ix.ordered {
-		cw.C, cw.Far = cw.r.ConfAt(t), cw.r.Tuple(t)[farPos(ix.mask)]
+	if ix == nil || t >= ix.ordered {
+		cw.C, cw.Far = cw.r.ConfAt(t), cw.r.Tuple(t)[cw.far]
 		return
 	}
 	// Asked with t, which has the chain's key: a join's key may be
 	// overwritten by its later steps (w.probe).
 	cw.live = len(ix.dirty) > 0 && ix.dirty[hashKey(ix.mask, cw.r.Tuple(t))]
 	cw.p = ix.Next[t]
+	cw.end = int32(cw.pk[cw.p-1].far)
 	e := &cw.pk[cw.p]
 	cw.C, cw.Far = e.c, e.far
 	if cw.live {
@@ -107,10 +124,10 @@ func (cw *chainWalk) at(t int32) {
 	}
 }
 
-// next moves the walk to the next tuple of the chain.
+// next moves the walk to the next tuple.
 func (cw *chainWalk) next() {
 	if cw.p < 0 {
-		cw.at(cw.ix.Next[cw.T])
+		cw.nextOff()
 		return
 	}
 	cw.p++
@@ -119,4 +136,30 @@ func (cw *chainWalk) next() {
 	if cw.live && e.t >= 0 {
 		cw.C = cw.r.ConfAt(e.t)
 	}
+}
+
+// nextOff is next off pk: along the link, or the list.
+func (cw *chainWalk) nextOff() {
+	if cw.ix != nil {
+		cw.at(cw.ix.Next[cw.T])
+		return
+	}
+	if len(cw.list) == 0 {
+		cw.T = -1
+		return
+	}
+	t := cw.list[0]
+	cw.list = cw.list[1:]
+	cw.at(t)
+}
+
+// weakRest reports whether T and every tuple after it are known to be at
+// most as confident as T: T is in the ordered part of a chain in which no
+// tuple's confidence changed since it was ordered. It returns the number
+// of tuples from T to the end of the chain.
+func (cw *chainWalk) weakRest() (int32, bool) {
+	if cw.p < 0 || cw.live {
+		return 0, false
+	}
+	return cw.end - cw.p, true
 }

@@ -544,22 +544,24 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 	stopped := false
 	var kb, kc [2]uint32
 	kb[fp.in[1]] = v1
-	ordB := false
-	tb, next := tbs0(tbs)
+	ordB := tbs == nil
+	var bw chainWalk // b's chain (chainpack.go), or the list tbs
 	if tbs == nil {
-		ordB = fp.ixB.ordered > 0
-		tb = fp.ixB.First(b, kb[:])
+		bw.start(fp.ixB, b, kb[:])
+	} else {
+		bw.startList(b, tbs, 1-fp.in[1])
 	}
-	for ; tb >= 0; tb, next = w.facNextB(fp, tb, tbs, next) {
+	for ; bw.T >= 0; bw.next() {
+		tb := bw.T
 		if !w.tick() {
 			stopped = true
 			break
 		}
 		w.reads++
-		cb := b.ConfAt(tb)
+		cb := bw.C
 		if cb*wt < min {
 			// A tuple too weak ends an ordered chain (order.go).
-			if w.weakEnd(fp.ixB, tb, kb[:], &ordB) {
+			if w.weakEnd(&bw, &ordB) {
 				break
 			}
 			if tbs == nil {
@@ -567,7 +569,7 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 			}
 			continue
 		}
-		v2 := b.Tuple(tb)[1-fp.in[1]]
+		v2 := bw.Far
 		if fp.neq[1][2] && !w.differ(v2, v1) {
 			continue
 		}
@@ -583,7 +585,7 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 			w.reads++
 			cc := cb * cw.C
 			if cc*wt < min {
-				if w.weakEnd(fp.ixC, tc, kc[:], &ordC) {
+				if w.weakEnd(&cw, &ordC) {
 					break
 				}
 				w.cut++

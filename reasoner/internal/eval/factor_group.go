@@ -33,7 +33,7 @@ func (w *Worker) facGroup(p *Plan, tbs []int32) bool {
 		w.reads++
 		c0 := cw.C
 		if c0*ents[0].c*wt < min {
-			if w.weakEnd(fp.ixA, ta, ka[:], &ordA) {
+			if w.weakEnd(&cw, &ordA) {
 				break
 			}
 			w.cut++

@@ -249,14 +249,12 @@ func (w *Worker) Join(p *Plan, k int, conf float64) {
 			}
 		default:
 			// A tuple too weak for try ends an ordered chain (order.go).
-			// Whether the chain is dirty is asked with its tuple t, which
-			// has the chain's key: the later steps' keys reuse w.probe.
 			ordered := !s.lit.guard && !p.Rule.crisp && s.ix.ordered > 0
 			var cw chainWalk // the ordered part contiguous (chainpack.go)
 			for cw.start(s.ix, rel, w.key(s)); cw.T >= 0; cw.next() {
 				t := cw.T
-				if ordered && t < s.ix.ordered && conf*cw.C*p.Rule.Weight*w.demand < w.E.Min {
-					if n, ok := s.ix.weakRest(t, rel.Tuple(t)); ok {
+				if ordered && cw.p >= 0 && conf*cw.C*p.Rule.Weight*w.demand < w.E.Min {
+					if n, ok := cw.weakRest(); ok {
 						w.cut += int64(n)
 						break
 					}

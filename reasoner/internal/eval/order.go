@@ -124,7 +124,6 @@ func (ix *hashIndex) OrderChains(r *Relation, ids []int32) {
 	clear(ix.Slots)
 	ix.count = 0
 	ix.Next = ix.Next[:r.N]
-	ix.rest = slices.Grow(ix.rest[:0], r.N)[:r.N]
 	if len(ix.Slots) == 0 {
 		ix.Grow(r, 16)
 	}
@@ -132,13 +131,13 @@ func (ix *hashIndex) OrderChains(r *Relation, ids []int32) {
 		h, hash, ok := ix.slot(r, r.Tuple(i))
 		if ok {
 			head := slotTuple(ix.Slots[h])
-			ix.Next[i], ix.rest[i] = head, ix.rest[head]+1
+			ix.Next[i] = head
 		} else {
 			if 2*(ix.count+1) > len(ix.Slots) {
 				ix.Grow(r, 2*len(ix.Slots))
 				h, _, _ = ix.slot(r, r.Tuple(i))
 			}
-			ix.Next[i], ix.rest[i] = -1, 1
+			ix.Next[i] = -1
 			ix.count++
 		}
 		ix.Slots[h] = slotOf(i, hash)
@@ -148,8 +147,9 @@ func (ix *hashIndex) OrderChains(r *Relation, ids []int32) {
 	ix.layOut(r)
 }
 
-// raised notes that tuple i's confidence rose: its chain, if ordered, is
-// read whole until the next ordering.
+// raised notes that tuple i's confidence changed (Relation.Set): its
+// chain, if ordered, is read whole, its confidences read live, until the
+// next ordering.
 func (ix *hashIndex) raised(r *Relation, i int32) {
 	if i >= ix.ordered {
 		return
@@ -160,29 +160,14 @@ func (ix *hashIndex) raised(r *Relation, i int32) {
 	ix.dirty[hashKey(ix.mask, r.Tuple(i))] = true
 }
 
-// weakRest reports whether tuple t of the chain for key and every tuple
-// after it are known to be at most as confident as t: t is in the ordered
-// part, and no tuple of the chain rose since it was ordered. It returns
-// the number of tuples from t to the end of the chain. Only the index's
-// positions of key are read: a tuple of the chain will do.
-func (ix *hashIndex) weakRest(t int32, key []uint32) (int32, bool) {
-	if t >= ix.ordered {
-		return 0, false
-	}
-	if len(ix.dirty) > 0 && ix.dirty[hashKey(ix.mask, key)] {
-		return 0, false
-	}
-	return ix.rest[t], true
-}
-
-// weakEnd is a join's step on tuple t of an index chain (key) that is too
-// weak: when the chain is ordered by confidence up to t (*ord), every
-// later tuple is weaker still, and weakEnd counts them as cut and returns
-// true (the caller stops reading the chain); a chain found dirty is read
-// whole from then on (*ord becomes false).
-func (w *Worker) weakEnd(ix *hashIndex, t int32, key []uint32, ord *bool) bool {
-	if *ord && t < ix.ordered {
-		if n, ok := ix.weakRest(t, key); ok {
+// weakEnd is a join's step on the current tuple of the walk cw that is
+// too weak: when the chain is ordered by confidence up to it (*ord),
+// every later tuple is weaker still, and weakEnd counts them as cut and
+// returns true (the caller stops reading the chain); a chain found dirty
+// is read whole from then on (*ord becomes false).
+func (w *Worker) weakEnd(cw *chainWalk, ord *bool) bool {
+	if *ord && cw.p >= 0 {
+		if n, ok := cw.weakRest(); ok {
 			w.cut += int64(n)
 			return true
 		}
