@@ -78,6 +78,7 @@ type chainWalk struct {
 	p    int32 // T's position in pk, -1 off it
 	end  int32 // the end of T's chain in pk
 	live bool  // a dirty chain: C read from the relation
+	slow bool  // off pk, or live
 	pk   []chainEnt
 	ix   *hashIndex
 	r    *Relation
@@ -87,14 +88,14 @@ type chainWalk struct {
 
 // start begins the walk of ix's chain for key (as First takes it).
 func (cw *chainWalk) start(ix *hashIndex, r *Relation, key []uint32) {
-	*cw = chainWalk{ix: ix, r: r, pk: ix.pk, p: -1, far: farPos(ix.mask)}
+	*cw = chainWalk{ix: ix, r: r, pk: ix.pk, p: -1, far: farPos(ix.mask), slow: true}
 	cw.at(ix.First(r, key))
 }
 
 // startList begins the walk of the tuples list of r (none: a walk that
 // ends at once), Far at position far.
 func (cw *chainWalk) startList(r *Relation, list []int32, far int) {
-	*cw = chainWalk{r: r, p: -1, far: far, T: -1}
+	*cw = chainWalk{r: r, p: -1, far: far, T: -1, slow: true}
 	if len(list) > 0 {
 		cw.list = list[1:]
 		cw.at(list[0])
@@ -115,7 +116,7 @@ func (cw *chainWalk) at(t int32) {
 	// Asked with t, which has the chain's key: a join's key may be
 	// overwritten by its later steps (w.probe).
 	cw.live = len(ix.dirty) > 0 && ix.dirty[hashKey(ix.mask, cw.r.Tuple(t))]
-	cw.p = ix.Next[t]
+	cw.p, cw.slow = ix.Next[t], cw.live
 	cw.end = int32(cw.pk[cw.p-1].far)
 	e := &cw.pk[cw.p]
 	cw.C, cw.Far = e.c, e.far
@@ -126,31 +127,35 @@ func (cw *chainWalk) at(t int32) {
 
 // next moves the walk to the next tuple.
 func (cw *chainWalk) next() {
-	if cw.p < 0 {
-		cw.nextOff()
+	if cw.slow {
+		cw.nextSlow()
 		return
 	}
 	cw.p++
 	e := &cw.pk[cw.p]
 	cw.T, cw.C, cw.Far = e.t, e.c, e.far
-	if cw.live && e.t >= 0 {
-		cw.C = cw.r.ConfAt(e.t)
-	}
 }
 
-// nextOff is next off pk: along the link, or the list.
-func (cw *chainWalk) nextOff() {
-	if cw.ix != nil {
+// nextSlow is next off pk (along the link, or the list) or in a dirty
+// chain (the confidence read live).
+func (cw *chainWalk) nextSlow() {
+	switch {
+	case cw.p >= 0:
+		cw.p++
+		e := &cw.pk[cw.p]
+		cw.T, cw.C, cw.Far = e.t, e.c, e.far
+		if e.t >= 0 {
+			cw.C = cw.r.ConfAt(e.t)
+		}
+	case cw.ix != nil:
 		cw.at(cw.ix.Next[cw.T])
-		return
-	}
-	if len(cw.list) == 0 {
+	case len(cw.list) == 0:
 		cw.T = -1
-		return
+	default:
+		t := cw.list[0]
+		cw.list = cw.list[1:]
+		cw.at(t)
 	}
-	t := cw.list[0]
-	cw.list = cw.list[1:]
-	cw.at(t)
 }
 
 // weakRest reports whether T and every tuple after it are known to be at
