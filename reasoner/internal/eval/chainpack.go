@@ -76,7 +76,7 @@ type chainWalk struct {
 	C    float64
 	Far  uint32
 	p    int32 // T's position in pk, -1 off it
-	end  int32 // the end of T's chain in pk
+	p0   int32 // the position of the chain's first tuple in pk
 	live bool  // a dirty chain: C read from the relation
 	slow bool  // off pk, or live
 	pk   []chainEnt
@@ -89,6 +89,9 @@ type chainWalk struct {
 // start begins the walk of ix's chain for key (as First takes it).
 func (cw *chainWalk) start(ix *hashIndex, r *Relation, key []uint32) {
 	*cw = chainWalk{ix: ix, r: r, pk: ix.pk, p: -1, far: farPos(ix.mask), slow: true}
+	// Asked now: a join's key may be overwritten by its later steps
+	// (w.probe).
+	cw.live = ix.ordered > 0 && len(ix.dirty) > 0 && ix.dirty[hashKey(ix.mask, key)]
 	cw.at(ix.First(r, key))
 }
 
@@ -113,11 +116,8 @@ func (cw *chainWalk) at(t int32) {
 		cw.C, cw.Far = cw.r.ConfAt(t), cw.r.Tuple(t)[cw.far]
 		return
 	}
-	// Asked with t, which has the chain's key: a join's key may be
-	// overwritten by its later steps (w.probe).
-	cw.live = len(ix.dirty) > 0 && ix.dirty[hashKey(ix.mask, cw.r.Tuple(t))]
 	cw.p, cw.slow = ix.Next[t], cw.live
-	cw.end = int32(cw.pk[cw.p-1].far)
+	cw.p0 = cw.p
 	e := &cw.pk[cw.p]
 	cw.C, cw.Far = e.c, e.far
 	if cw.live {
@@ -166,5 +166,5 @@ func (cw *chainWalk) weakRest() (int32, bool) {
 	if cw.p < 0 || cw.live {
 		return 0, false
 	}
-	return cw.end - cw.p, true
+	return int32(cw.pk[cw.p0-1].far) - cw.p, true
 }
