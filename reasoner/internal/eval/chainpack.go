@@ -8,24 +8,25 @@ import "math/bits"
 // cache misses: the link, the confidence and the tuple's other value. On
 // the pinned FB15k-237 file half of infer's CPU went to such walks
 // (facBuild). When OrderChains orders an index it also lays every chain's
-// ordered part out contiguously in ix.pk, in chain order, followed by an
-// entry of tuple -1: per tuple its confidence (as ConfAt returned it
-// then), its far value (the first position the index does not bind) and
-// its index. The link of an ordered tuple is then no longer needed, and
-// its Next holds its position in pk instead (After follows either).
+// ordered part out contiguously in ix.pk, in chain order: per tuple its
+// confidence (as ConfAt returns it), its far value (the first position the
+// index does not bind) and its index. Each chain comes after an entry of
+// tuple -1 that holds where it ends (where the next such entry is, or the
+// last entry of pk, also of tuple -1). The link of an ordered tuple is
+// then no longer needed, and its Next holds its position in pk instead
+// (After follows either).
 //
 // A walk (chainWalk) reads the new tuples in front of the ordered part by
-// their links, and the ordered part from pk, sequentially. A confidence in
-// pk is stale once the tuple's changes (Relation.Set: raised marks the
-// chain dirty, whatever the direction of the change); a walk of a dirty
-// chain reads the confidences live and only the tuples and far values
-// (which never change) from pk. The writers that bypass Set (maintenance's
-// recomputation of the confidences, an image's columns) order every index
-// anew afterwards, which lays pk out again.
+// their links, and the ordered part from pk, sequentially. When a
+// tuple's confidence changes (Relation.Set, whatever the direction of the
+// change), raised writes it into pk too and marks the chain dirty: its
+// walk reads every tuple, cutting none. The writers that bypass Set
+// (maintenance's recomputation of the confidences, an image's columns)
+// order every index anew afterwards, which lays pk out again.
 
 // chainEnt is a tuple of an ordered chain laid out contiguously.
 type chainEnt struct {
-	c   float64 // its confidence when the chain was ordered
+	c   float64 // its confidence (kept up to date by raised)
 	far uint32  // its value at the first position the index does not bind
 	t   int32   // its index; -1 ends the chain
 }
@@ -77,8 +78,8 @@ type chainWalk struct {
 	Far  uint32
 	p    int32 // T's position in pk, -1 off it
 	p0   int32 // the position of the chain's first tuple in pk
-	live bool  // a dirty chain: C read from the relation
-	slow bool  // off pk, or live
+	live bool  // a dirty chain: read whole
+	slow bool  // off pk
 	pk   []chainEnt
 	ix   *hashIndex
 	r    *Relation
@@ -116,13 +117,10 @@ func (cw *chainWalk) at(t int32) {
 		cw.C, cw.Far = cw.r.ConfAt(t), cw.r.Tuple(t)[cw.far]
 		return
 	}
-	cw.p, cw.slow = ix.Next[t], cw.live
+	cw.p, cw.slow = ix.Next[t], false
 	cw.p0 = cw.p
 	e := &cw.pk[cw.p]
 	cw.C, cw.Far = e.c, e.far
-	if cw.live {
-		cw.C = cw.r.ConfAt(t)
-	}
 }
 
 // next moves the walk to the next tuple.
@@ -136,17 +134,9 @@ func (cw *chainWalk) next() {
 	cw.T, cw.C, cw.Far = e.t, e.c, e.far
 }
 
-// nextSlow is next off pk (along the link, or the list) or in a dirty
-// chain (the confidence read live).
+// nextSlow is next off pk: along the link, or the list.
 func (cw *chainWalk) nextSlow() {
 	switch {
-	case cw.p >= 0:
-		cw.p++
-		e := &cw.pk[cw.p]
-		cw.T, cw.C, cw.Far = e.t, e.c, e.far
-		if e.t >= 0 {
-			cw.C = cw.r.ConfAt(e.t)
-		}
 	case cw.ix != nil:
 		cw.at(cw.ix.Next[cw.T])
 	case len(cw.list) == 0:

@@ -12,8 +12,8 @@ import (
 )
 
 // TestPackedChainsNotStale: the contiguous copy of an ordered chain
-// (chainpack.go) holds each tuple's confidence when it was ordered; after
-// confidences rose and fell (Relation.Set, as maintenance sets them), every
+// (chainpack.go) holds each tuple's confidence; after confidences rose and
+// fell since the ordering (Relation.Set, as maintenance sets them), every
 // join that reads the chains (atom by atom, the factorised scan, a middle
 // delta's groups, an end delta's walk) must derive what the confidences
 // now give: a tuple raised is not cut, a tuple lowered does not lend its

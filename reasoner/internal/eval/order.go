@@ -36,9 +36,9 @@ import (
 // (which gives the count of a cut). A walk (chainWalk) follows the links
 // of the new tuples in front, then reads the ordered part sequentially:
 // one stream of 16-byte entries where the links cost three dependent
-// cache misses a tuple (the link, the confidence, the far value). A dirty
-// chain's walk reads the same entries but each confidence from the
-// relation. An ordered tuple's Next holds its position in the layout
+// cache misses a tuple (the link, the confidence, the far value). A
+// confidence that changes is written into the layout too (raised). An
+// ordered tuple's Next holds its position in the layout
 // (After follows a link either way), so that an ordered index costs 20
 // bytes a tuple (4 of Next, 16 of layout) and 16 a chain, where its links
 // and a count a tuple of the rest of its chain took 8: 12 more.
@@ -161,13 +161,14 @@ func (ix *hashIndex) OrderChains(r *Relation, ids []int32) {
 	ix.layOut(r)
 }
 
-// raised notes that tuple i's confidence changed (Relation.Set): its
-// chain, if ordered, is read whole, its confidences read live, until the
-// next ordering.
-func (ix *hashIndex) raised(r *Relation, i int32) {
+// raised notes that tuple i's confidence changed to c (Relation.Set): its
+// chain, if ordered, is read whole until the next ordering, and its
+// contiguous copy (chainpack.go) holds c.
+func (ix *hashIndex) raised(r *Relation, i int32, c float64) {
 	if i >= ix.ordered {
 		return
 	}
+	ix.pk[ix.Next[i]].c = c
 	if ix.dirty == nil {
 		ix.dirty = map[uint64]bool{}
 	}
