@@ -78,7 +78,6 @@ type chainWalk struct {
 	Far  uint32
 	p    int32 // T's position in pk, -1 off it
 	p0   int32 // the position of the chain's first tuple in pk
-	live bool  // a dirty chain: read whole
 	slow bool  // off pk
 	pk   []chainEnt
 	ix   *hashIndex
@@ -89,10 +88,7 @@ type chainWalk struct {
 
 // start begins the walk of ix's chain for key (as First takes it).
 func (cw *chainWalk) start(ix *hashIndex, r *Relation, key []uint32) {
-	*cw = chainWalk{ix: ix, r: r, pk: ix.pk, p: -1, far: farPos(ix.mask), slow: true}
-	// Asked now: a join's key may be overwritten by its later steps
-	// (w.probe).
-	cw.live = ix.ordered > 0 && len(ix.dirty) > 0 && ix.dirty[hashKey(ix.mask, key)]
+	cw.ix, cw.r, cw.pk, cw.p, cw.far, cw.slow = ix, r, ix.pk, -1, farPos(ix.mask), true
 	cw.at(ix.First(r, key))
 }
 
@@ -150,10 +146,15 @@ func (cw *chainWalk) nextSlow() {
 
 // weakRest reports whether T and every tuple after it are known to be at
 // most as confident as T: T is in the ordered part of a chain in which no
-// tuple's confidence changed since it was ordered. It returns the number
-// of tuples from T to the end of the chain.
+// tuple's confidence changed since it was ordered (asked with T, which has
+// the chain's key: a join's key may be overwritten by its later steps,
+// w.probe). It returns the number of tuples from T to the end of the
+// chain.
 func (cw *chainWalk) weakRest() (int32, bool) {
-	if cw.p < 0 || cw.live {
+	if cw.p < 0 {
+		return 0, false
+	}
+	if ix := cw.ix; len(ix.dirty) > 0 && ix.dirty[hashKey(ix.mask, cw.r.Tuple(cw.T))] {
 		return 0, false
 	}
 	return int32(cw.pk[cw.p0-1].far) - cw.p, true
