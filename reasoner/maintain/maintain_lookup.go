@@ -112,7 +112,7 @@ func (m *Materialisation) lookup(ctx context.Context, q datalog.Atom, min float6
 		}
 	default:
 		ix := r.Index(mask)
-		for t := ix.First(r, key); t >= 0; t = ix.Next[t] {
+		for t := ix.First(r, key); t >= 0; t = ix.After(t) {
 			try(t)
 		}
 	}

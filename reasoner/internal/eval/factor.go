@@ -558,22 +558,24 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 	stopped := false
 	var kb, kc [2]uint32
 	kb[fp.in[1]] = v1
-	ordB := false
-	tb, next := tbs0(tbs)
+	ordB := tbs == nil
+	var bw chainWalk // b's chain (chainpack.go), or the list tbs
 	if tbs == nil {
-		ordB = fp.ixB.ordered > 0
-		tb = fp.ixB.First(b, kb[:])
+		bw.start(fp.ixB, b, kb[:])
+	} else {
+		bw.startList(b, tbs, 1-fp.in[1])
 	}
-	for ; tb >= 0; tb, next = w.facNextB(fp, tb, tbs, next) {
+	for ; bw.T >= 0; bw.next() {
+		tb := bw.T
 		if !w.tick() {
 			stopped = true
 			break
 		}
 		w.reads++
-		cb := b.ConfAt(tb)
+		cb := bw.C
 		if cb*wt < min {
 			// A tuple too weak ends an ordered chain (order.go).
-			if w.weakEnd(fp.ixB, tb, kb[:], &ordB) {
+			if w.weakEnd(&bw, &ordB) {
 				break
 			}
 			if tbs == nil {
@@ -581,27 +583,29 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 			}
 			continue
 		}
-		v2 := b.Tuple(tb)[1-fp.in[1]]
+		v2 := bw.Far
 		if fp.neq[1][2] && !w.differ(v2, v1) {
 			continue
 		}
 		kc[fp.in[2]] = v2
 		ordC := fp.ixC.ordered > 0
-		for tc := fp.ixC.First(c, kc[:]); tc >= 0; tc = fp.ixC.Next[tc] {
+		var cw chainWalk // c's chain, its ordered part contiguous (chainpack.go)
+		for cw.start(fp.ixC, c, kc[:]); cw.T >= 0; cw.next() {
+			tc := cw.T
 			if !w.tick() {
 				stopped = true
 				break
 			}
 			w.reads++
-			cc := cb * c.ConfAt(tc)
+			cc := cb * cw.C
 			if cc*wt < min {
-				if w.weakEnd(fp.ixC, tc, kc[:], &ordC) {
+				if w.weakEnd(&cw, &ordC) {
 					break
 				}
 				w.cut++
 				continue
 			}
-			v3 := c.Tuple(tc)[1-fp.in[2]]
+			v3 := cw.Far
 			if (fp.neq[1][3] && !w.differ(v3, v1)) || (fp.neq[2][3] && !w.differ(v3, v2)) {
 				continue
 			}
@@ -644,7 +648,7 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 // last.
 func (w *Worker) facNextB(fp *facPlan, tb int32, tbs []int32, next int) (int32, int) {
 	if tbs == nil {
-		return fp.ixB.Next[tb], 0
+		return fp.ixB.After(tb), 0
 	}
 	if next == len(tbs) {
 		return -1, next

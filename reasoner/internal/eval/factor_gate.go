@@ -39,7 +39,7 @@ func (w *Worker) facGate(p *Plan, g int32) bool {
 	}
 	var ka [2]uint32
 	ka[fp.in[0]] = fp.gate.Tuple(g)[0]
-	for t := fp.ixG.First(fp.rel[0], ka[:]); t >= 0; t = fp.ixG.Next[t] {
+	for t := fp.ixG.First(fp.rel[0], ka[:]); t >= 0; t = fp.ixG.After(t) {
 		if !w.tick() || !w.facTuple(p, t) {
 			return false
 		}

@@ -24,20 +24,22 @@ func (w *Worker) facGroup(p *Plan, tbs []int32) bool {
 	var ka [2]uint32
 	ka[1-fp.in[0]] = v1
 	ordA := fp.ixA.ordered > 0
-	for ta := fp.ixA.First(a, ka[:]); ta >= 0; ta = fp.ixA.Next[ta] {
+	var cw chainWalk // a's chain, the ordered part contiguous (chainpack.go)
+	for cw.start(fp.ixA, a, ka[:]); cw.T >= 0; cw.next() {
+		ta := cw.T
 		if !w.tick() {
 			return false
 		}
 		w.reads++
-		c0 := a.ConfAt(ta)
+		c0 := cw.C
 		if c0*ents[0].c*wt < min {
-			if w.weakEnd(fp.ixA, ta, ka[:], &ordA) {
+			if w.weakEnd(&cw, &ordA) {
 				break
 			}
 			w.cut++
 			continue
 		}
-		v0 := a.Tuple(ta)[fp.in[0]]
+		v0 := cw.Far
 		if fp.neq[0][1] && !w.differ(v0, v1) {
 			continue
 		}
@@ -107,12 +109,14 @@ func (w *Worker) facDirect(p *Plan, t int32, tbs []int32) bool {
 			continue
 		}
 		kc[fp.in[2]] = v2
-		for tc := fp.ixC.First(c, kc[:]); tc >= 0; tc = fp.ixC.Next[tc] {
+		var cw chainWalk
+		for cw.start(fp.ixC, c, kc[:]); cw.T >= 0; cw.next() {
+			tc := cw.T
 			if !w.tick() {
 				return false
 			}
 			w.reads++
-			v3 := c.Tuple(tc)[1-fp.in[2]]
+			v3 := cw.Far
 			if (fp.neq[1][3] && !w.differ(v3, v1)) || (fp.neq[2][3] && !w.differ(v3, v2)) ||
 				(fp.neq[0][3] && !w.differ(v3, v0)) {
 				continue

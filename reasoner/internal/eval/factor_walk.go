@@ -80,17 +80,19 @@ func (w *Worker) facWalk(p *Plan, tas []int32) bool {
 	for i := range l1.ents {
 		e1 := l1.ents[i]
 		kb[fp.in[1]] = e1.v
-		for tb := fp.ixB.First(b, kb[:]); tb >= 0; tb = fp.ixB.Next[tb] {
+		var cw chainWalk // the ordered part contiguous (chainpack.go)
+		for cw.start(fp.ixB, b, kb[:]); cw.T >= 0; cw.next() {
+			tb := cw.T
 			if !w.tick() {
 				return false
 			}
 			w.reads++
-			cb := e1.c * b.ConfAt(tb)
+			cb := e1.c * cw.C
 			if cb*wt < min {
 				w.cut++
 				continue
 			}
-			v2 := b.Tuple(tb)[1-fp.in[1]]
+			v2 := cw.Far
 			if (fp.neq[1][2] && !w.differ(e1.v, v2)) || (fp.neq[0][2] && !w.differ(v0, v2)) {
 				continue
 			}
@@ -110,17 +112,19 @@ func (w *Worker) facWalk(p *Plan, tas []int32) bool {
 	for i := range l2.ents {
 		e2 := l2.ents[i]
 		kc[fp.in[2]] = e2.v
-		for tc := fp.ixC.First(c, kc[:]); tc >= 0; tc = fp.ixC.Next[tc] {
+		var cw chainWalk
+		for cw.start(fp.ixC, c, kc[:]); cw.T >= 0; cw.next() {
+			tc := cw.T
 			if !w.tick() {
 				return false
 			}
 			w.reads++
-			cc := c.ConfAt(tc)
+			cc := cw.C
 			if e2.c*cc*wt < min {
 				w.cut++
 				continue
 			}
-			v3 := c.Tuple(tc)[1-fp.in[2]]
+			v3 := cw.Far
 			if (fp.neq[2][3] && !w.differ(e2.v, v3)) || (fp.neq[0][3] && !w.differ(v0, v3)) {
 				continue
 			}

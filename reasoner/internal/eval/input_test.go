@@ -118,7 +118,7 @@ func TestFillSorted(t *testing.T) {
 		var out [][]int32
 		for k := range uint32(1000) {
 			var c []int32
-			for i := ix.First(r, []uint32{k, 0, 0}); i >= 0; i = ix.Next[i] {
+			for i := ix.First(r, []uint32{k, 0, 0}); i >= 0; i = ix.After(i) {
 				c = append(c, i)
 			}
 			out = append(out, c)

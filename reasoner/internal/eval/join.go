@@ -252,12 +252,12 @@ func (w *Worker) Join(p *Plan, k int, conf float64) {
 			}
 		default:
 			// A tuple too weak for try ends an ordered chain (order.go).
-			// Whether the chain is dirty is asked with its tuple t, which
-			// has the chain's key: the later steps' keys reuse w.probe.
 			ordered := !s.lit.guard && !p.Rule.crisp && s.ix.ordered > 0
-			for t := s.ix.First(rel, w.key(s)); t >= 0; t = s.ix.Next[t] {
-				if ordered && t < s.ix.ordered && conf*rel.ConfAt(t)*p.Rule.Weight*w.demand < w.E.Min {
-					if n, ok := s.ix.weakRest(t, rel.Tuple(t)); ok {
+			var cw chainWalk // the ordered part contiguous (chainpack.go)
+			for cw.start(s.ix, rel, w.key(s)); cw.T >= 0; cw.next() {
+				t := cw.T
+				if ordered && cw.p >= 0 && conf*cw.C*p.Rule.Weight*w.demand < w.E.Min {
+					if n, ok := cw.weakRest(); ok {
 						w.cut += int64(n)
 						break
 					}
@@ -336,7 +336,7 @@ func (w *Worker) negMatch(s *step) (int32, float64) {
 			consider(t)
 		}
 	default:
-		for t := s.ix.First(rel, w.key(s)); t >= 0; t = s.ix.Next[t] {
+		for t := s.ix.First(rel, w.key(s)); t >= 0; t = s.ix.After(t) {
 			if !consider(t) {
 				break
 			}

@@ -57,9 +57,11 @@ func TestWeakChainsNotRead(t *testing.T) {
 }
 
 // TestOrderedChainsInvariant checks, under random additions, confidence
-// rises and reorderings, what the join relies on (order.go): wherever
-// weakRest says a tuple ends its chain's strong part, no later tuple of the
-// chain is more confident, and the count it gives is the rest of the chain.
+// rises and falls and reorderings, what the join relies on (order.go,
+// chainpack.go): a chain's walk gives the tuples its links give, each
+// with its confidence now and its far value; wherever weakRest says a
+// tuple ends its chain's strong part, no later tuple of the chain is more
+// confident, and the count it gives is the rest of the chain.
 func TestOrderedChainsInvariant(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	r := NewRelation("w", 2)
@@ -79,7 +81,10 @@ func TestOrderedChainsInvariant(t *testing.T) {
 			}
 		case op < 9:
 			i := int32(rng.IntN(r.N))
-			if c := r.ConfAt(i); c < 1 {
+			switch c := r.ConfAt(i); {
+			case rng.IntN(3) == 0:
+				r.Set(i, c*rng.Float64(), ProvUnknown) // a fall (maintenance)
+			case c < 1:
 				r.Set(i, c+(1-c)*rng.Float64(), ProvUnknown)
 			}
 		default:
@@ -88,23 +93,38 @@ func TestOrderedChainsInvariant(t *testing.T) {
 		for key := range uint32(8) {
 			probe := []uint32{key, 0}
 			var chain []int32
-			for u := ix.First(r, probe); u >= 0; u = ix.Next[u] {
+			for u := ix.First(r, probe); u >= 0; u = ix.After(u) {
 				chain = append(chain, u)
 			}
-			for k, u := range chain {
-				n, ok := ix.weakRest(u, probe)
+			var cw chainWalk
+			k := 0
+			for cw.start(ix, r, probe); cw.T >= 0; cw.next() {
+				u := cw.T
+				if k >= len(chain) || u != chain[k] {
+					t.Fatalf("step %d, chain %d: the walk's tuple %d is %d, the links' %v", step, key, k, u, chain)
+				}
+				if cw.C != r.ConfAt(u) || cw.Far != r.Tuple(u)[1] {
+					t.Fatalf("step %d, chain %d: the walk reads tuple %d as %.3f, %d; it is %.3f, %d",
+						step, key, u, cw.C, cw.Far, r.ConfAt(u), r.Tuple(u)[1])
+				}
+				j := k
+				k++
+				n, ok := cw.weakRest()
 				if !ok {
 					continue
 				}
-				if int(n) != len(chain)-k {
+				if int(n) != len(chain)-j {
 					t.Fatalf("step %d, chain %d: rest of tuple %d is %d, the chain has %d more", step, key, u, n, len(chain)-k)
 				}
-				for _, v := range chain[k+1:] {
+				for _, v := range chain[j+1:] {
 					if r.ConfAt(v) > r.ConfAt(u) {
 						t.Fatalf("step %d, chain %d: tuple %d (%.3f) ends the strong part, but %d after it has %.3f",
 							step, key, u, r.ConfAt(u), v, r.ConfAt(v))
 					}
 				}
+			}
+			if k != len(chain) {
+				t.Fatalf("step %d, chain %d: the walk read %d tuples, the links %d", step, key, k, len(chain))
 			}
 		}
 	}
@@ -192,7 +212,7 @@ func checkKeyChains(t *testing.T, r *Relation, ix *hashIndex, keys, per int) {
 	}
 	for k := range uint32(keys) {
 		var chain []int32
-		for u := ix.First(r, []uint32{k, 0}); u >= 0; u = ix.Next[u] {
+		for u := ix.First(r, []uint32{k, 0}); u >= 0; u = ix.After(u) {
 			if r.Tuple(u)[0] != k {
 				t.Fatalf("key %d: tuple %d of key %d in its chain", k, u, r.Tuple(u)[0])
 			}

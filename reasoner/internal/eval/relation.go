@@ -151,7 +151,7 @@ func (r *Relation) Set(i int32, c float64, prov int32) {
 			r.Alive--
 		}
 		for _, ix := range r.Idx {
-			ix.raised(r, i)
+			ix.raised(r, i, c)
 		}
 	}
 	if r.Conf == nil && c != 1 {
@@ -293,13 +293,14 @@ type hashIndex struct {
 	seg   *segTable
 	count int
 	Next  []int32
-	// ordered, rest and dirty order the chains by confidence (order.go):
+	// ordered, dirty and pk order the chains by confidence (order.go):
 	// tuples below ordered are in their chains by decreasing confidence,
-	// rest[t] tuples from t on; dirty holds the hashes of chains in which
-	// a tuple's confidence rose since.
+	// laid out contiguously in pk, where Next[t] of such a tuple t is its
+	// position (chainpack.go); dirty holds the hashes of chains in which
+	// a tuple's confidence changed since.
 	ordered int32
-	rest    []int32
 	dirty   map[uint64]bool
+	pk      []chainEnt
 }
 
 // hashWords finalises a hash (MurmurHash3's fmix64).
