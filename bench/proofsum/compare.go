@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,23 +154,11 @@ func sameFacts(xs, ys []store.Fact, toB func(store.ID) (store.ID, bool, error)) 
 		if err != nil || !ok {
 			return false, err
 		}
-		if g.Rel != ys[i].Rel || !slicesEqual(g.Args, ys[i].Args) {
+		if g.Rel != ys[i].Rel || !slices.Equal(g.Args, ys[i].Args) {
 			return false, nil
 		}
 	}
 	return true, nil
-}
-
-func slicesEqual(a, b []store.ID) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // ruleKey is a rule reference without its file, line and column

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/drumql/drumql/reasoner/internal/oracle"
 	"github.com/drumql/drumql/reasoner/internal/query"
 	"github.com/drumql/drumql/reasoner/internal/testkit"
-	"github.com/drumql/drumql/store"
 )
 
 // hubTSV is a graph of n places in one country (in(p, k0)), each with one
@@ -154,7 +152,7 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 				if _, err := eval.Infer(ctx, st, p, opt); err != nil {
 					t.Fatal(err)
 				}
-				proofs = append(proofs, proofDump(t, st))
+				proofs = append(proofs, oracle.ProofDump(t, st))
 			}
 			for i, d := range proofs[1:] {
 				if d != proofs[0] {
@@ -292,31 +290,6 @@ cur(X, Y) :- cur0(X, Y).
 	}
 }
 
-// proofDump prints every derived fact of st with its confidence and
-// proof (rule and body facts), sorted.
-func proofDump(t *testing.T, st store.Store) string {
-	t.Helper()
-	rs, err := st.Relations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, r := range rs {
-		for d, err := range st.ScanDerived(r.Rel) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			l := fmt.Sprintf("%s %.9g %s", oracle.FactString(t, st, d.Fact), d.Confidence, d.Prov.Rule)
-			for _, f := range d.Prov.Body {
-				l += " " + oracle.FactString(t, st, f)
-			}
-			lines = append(lines, l)
-		}
-	}
-	slices.Sort(lines)
-	return strings.Join(lines, "\n")
-}
-
 // TestSharedMemoWork: n chain rules with the same last two atoms and
 // different weights (and first atoms) share their memo, built with the
 // largest weight: the far ends of each of the m middle values are built
@@ -347,7 +320,7 @@ func TestSharedMemoWork(t *testing.T) {
 		if _, err := eval.Infer(context.Background(), st, p, opt); err != nil {
 			t.Fatal(err)
 		}
-		dumps = append(dumps, proofDump(t, st))
+		dumps = append(dumps, oracle.ProofDump(t, st))
 		builds, want := w.InferMemoBuilds.Load(), int64(m*opt.Threads)
 		switch {
 		case opt.NoShare && builds < n*m:

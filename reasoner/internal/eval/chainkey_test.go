@@ -28,13 +28,7 @@ func TestDirtyChainAfterNestedStep(t *testing.T) {
 	if err := e.Load(u); err != nil {
 		t.Fatal(err)
 	}
-	id := func(name string) uint32 {
-		v, err := syms.Id(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	id := func(name string) uint32 { return mustID(t, syms, name) }
 	rel := func(name string) *Relation { return e.Rels[e.RelIdx[RelKey(name, 2)]] }
 	a, b, c := rel("a"), rel("b"), rel("c")
 	a.Add([]uint32{id("x"), id("y")}, 1, ProvBase)
@@ -62,4 +56,14 @@ func TestDirtyChainAfterNestedStep(t *testing.T) {
 	if want := []string{"vr", "vs"}; !slices.Equal(got, want) {
 		t.Errorf("h(x, _) = %v, want %v", got, want)
 	}
+}
+
+// mustID is the id of name in syms, interned if new.
+func mustID(t *testing.T, syms *Symtab, name string) uint32 {
+	t.Helper()
+	v, err := syms.Id(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

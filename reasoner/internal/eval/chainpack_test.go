@@ -43,13 +43,7 @@ func TestPackedChainsNotStale(t *testing.T) {
 			if err := e.Load(PlainUnit(testkit.MustParse(t, `h(X, W) :- a(X, Y), b(Y, Z), c(Z, W).`))); err != nil {
 				t.Fatal(err)
 			}
-			id := func(name string) uint32 {
-				v, err := syms.Id(name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return v
-			}
+			id := func(name string) uint32 { return mustID(t, syms, name) }
 			rel := func(name string) *Relation { return e.Rels[e.RelIdx[RelKey(name, 2)]] }
 			confs := []float64{0.9, 0.6, 0.45, 0.3}
 			// a(x_m, y_i), b(y_i, z_j), c(z_j, w_k): chains of four

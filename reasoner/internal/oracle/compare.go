@@ -27,6 +27,17 @@ func FormatAnswers(as []eval.Answer) string {
 
 // DerivedDump prints every derived fact of st, "atom confidence", sorted.
 func DerivedDump(t testing.TB, st store.Store) string {
+	return dump(t, st, false)
+}
+
+// ProofDump prints every derived fact of st with its confidence and
+// proof (rule reference and body facts), sorted.
+func ProofDump(t testing.TB, st store.Store) string {
+	return dump(t, st, true)
+}
+
+// dump is DerivedDump, or with proofs ProofDump.
+func dump(t testing.TB, st store.Store, proofs bool) string {
 	t.Helper()
 	rs, err := st.Relations()
 	if err != nil {
@@ -38,7 +49,15 @@ func DerivedDump(t testing.TB, st store.Store) string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines = append(lines, fmt.Sprintf("%s %.6g", FactString(t, st, d.Fact), d.Confidence))
+			if !proofs {
+				lines = append(lines, fmt.Sprintf("%s %.6g", FactString(t, st, d.Fact), d.Confidence))
+				continue
+			}
+			l := fmt.Sprintf("%s %.9g %s", FactString(t, st, d.Fact), d.Confidence, d.Prov.Rule)
+			for _, f := range d.Prov.Body {
+				l += " " + FactString(t, st, f)
+			}
+			lines = append(lines, l)
 		}
 	}
 	slices.Sort(lines)
