@@ -19,14 +19,14 @@ import "math/bits"
 // A walk (chainWalk) reads the new tuples in front of the ordered part by
 // their links, and the ordered part from pk, sequentially. When a
 // tuple's confidence changes (Relation.Set, whatever the direction of the
-// change), raised writes it into pk too and marks the chain dirty: its
+// change), confChanged writes it into pk too and marks the chain dirty: its
 // walk reads every tuple, cutting none. The writers that bypass Set
 // (maintenance's recomputation of the confidences, an image's columns)
 // order every index anew afterwards, which lays pk out again.
 
 // chainEnt is a tuple of an ordered chain laid out contiguously.
 type chainEnt struct {
-	c   float64 // its confidence (kept up to date by raised)
+	c   float64 // its confidence (kept up to date by confChanged)
 	far uint32  // its value at the first position the index does not bind
 	t   int32   // its index; -1 ends the chain
 }

@@ -37,7 +37,7 @@ import (
 // of the new tuples in front, then reads the ordered part sequentially:
 // one stream of 16-byte entries where the links cost three dependent
 // cache misses a tuple (the link, the confidence, the far value). A
-// confidence that changes is written into the layout too (raised). An
+// confidence that changes is written into the layout too (confChanged). An
 // ordered tuple's Next holds its position in the layout
 // (After follows a link either way), so that an ordered index costs 20
 // bytes a tuple (4 of Next, 16 of layout) and 16 a chain, where its links
@@ -161,10 +161,10 @@ func (ix *hashIndex) OrderChains(r *Relation, ids []int32) {
 	ix.layOut(r)
 }
 
-// raised notes that tuple i's confidence changed to c (Relation.Set): its
+// confChanged notes that tuple i's confidence changed to c (Relation.Set): its
 // chain, if ordered, is read whole until the next ordering, and its
 // contiguous copy (chainpack.go) holds c.
-func (ix *hashIndex) raised(r *Relation, i int32, c float64) {
+func (ix *hashIndex) confChanged(r *Relation, i int32, c float64) {
 	if i >= ix.ordered {
 		return
 	}

@@ -151,7 +151,7 @@ func (r *Relation) Set(i int32, c float64, prov int32) {
 			r.Alive--
 		}
 		for _, ix := range r.Idx {
-			ix.raised(r, i, c)
+			ix.confChanged(r, i, c)
 		}
 	}
 	if r.Conf == nil && c != 1 {
