@@ -26,7 +26,7 @@ func main() {
 	if child = supervise.SetUp(); child == nil && !profile.Requested() {
 		runSupervised = superviseWriter
 	}
-	stopProfile, err := profile.Start() // DRUMQL_CPUPROFILE, DRUMQL_MEMPROFILE, DRUMQL_TRACE
+	stopProfile, err := profile.Start() // DRUMQL_CPUPROFILE, DRUMQL_MEMPROFILE, DRUMQL_HEAPPEAK, DRUMQL_TRACE
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "drumql:", err)
 		os.Exit(exitFailure)

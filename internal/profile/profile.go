@@ -3,8 +3,10 @@ package profile
 import (
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"runtime/pprof"
 	"runtime/trace"
+	"time"
 )
 
 // The environment variables that ask for profiles.
@@ -15,11 +17,25 @@ const (
 	// trace): where goroutines waited for a processor, the network, a
 	// lock or the collector.
 	TraceVar = "DRUMQL_TRACE"
+	// PeakVar names the file of a heap profile taken when the live heap
+	// was at its largest (go tool pprof -sample_index=inuse_space): what
+	// held the memory at the peak, where DRUMQL_MEMPROFILE, taken at the
+	// end, shows what is left.
+	PeakVar = "DRUMQL_HEAPPEAK"
+)
+
+// peakEvery is how often the live heap is read for PeakVar, and peakStep
+// the growth over the largest live heap profiled so far that takes
+// another profile: a run whose heap grows for minutes writes a few dozen
+// profiles, not one a poll.
+const (
+	peakEvery = 200 * time.Millisecond
+	peakStep  = 1.05
 )
 
 // Requested reports whether the environment asks for a profile.
 func Requested() bool {
-	return os.Getenv(CPUVar) != "" || os.Getenv(MemVar) != "" || os.Getenv(TraceVar) != ""
+	return os.Getenv(CPUVar) != "" || os.Getenv(MemVar) != "" || os.Getenv(TraceVar) != "" || os.Getenv(PeakVar) != ""
 }
 
 // Start starts the CPU profile when CPUVar names a file and the execution
@@ -55,7 +71,9 @@ func Start() (stop func(), err error) {
 			return nil, fmt.Errorf("%s: %w", CPUVar, err)
 		}
 	}
+	stopPeak := watchPeak(os.Getenv(PeakVar))
 	return func() {
+		stopPeak()
 		if tr != nil {
 			trace.Stop()
 			tr.Close()
@@ -71,4 +89,63 @@ func Start() (stop func(), err error) {
 			}
 		}
 	}, nil
+}
+
+// watchPeak, when path is not empty, reads the live heap every peakEvery
+// and writes the heap profile to path each time it has grown by peakStep
+// over the largest profiled (through a temporary file renamed over path:
+// the file is always a whole profile). The function it returns stops the
+// watch and waits for it.
+func watchPeak(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		var largest uint64
+		tick := time.NewTicker(peakEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			metrics.Read(sample)
+			if sample[0].Value.Kind() != metrics.KindUint64 {
+				return
+			}
+			live := sample[0].Value.Uint64()
+			if float64(live) <= float64(largest)*peakStep {
+				continue
+			}
+			largest = live
+			if writeHeap(path) != nil {
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
+}
+
+// writeHeap writes the heap profile to path through a temporary file.
+func writeHeap(path string) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	err = pprof.Lookup("heap").WriteTo(f, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }

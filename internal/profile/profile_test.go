@@ -3,8 +3,10 @@ package profile
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStart(t *testing.T) {
@@ -52,5 +54,45 @@ func TestStart(t *testing.T) {
 		t.Errorf("a trace after a failed start: %v", err)
 	} else {
 		stop()
+	}
+}
+
+// TestHeapPeak: with PeakVar set, a live heap that grows is profiled, and
+// the file is a whole profile (gzip, as pprof writes it).
+func TestHeapPeak(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "peak")
+	t.Setenv(CPUVar, "")
+	t.Setenv(MemVar, "")
+	t.Setenv(TraceVar, "")
+	t.Setenv(PeakVar, path)
+	if !Requested() {
+		t.Error("not Requested with the peak's variable set")
+	}
+	stop, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make([][]byte, 0, 64)
+	// The watch reads the live heap every peakEvery; the loop ends when
+	// the file is there or after a minute on a machine too busy to run it.
+	for i := 0; i < 300; i++ {
+		held = append(held, make([]byte, 1<<20))
+		runtime.GC()
+		if _, err := os.Stat(path); err == nil {
+			break
+		}
+		time.Sleep(peakEvery)
+	}
+	stop()
+	runtime.KeepAlive(held)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no heap profile at the peak: %v", err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("the heap profile is not gzip: % x", b[:min(len(b), 8)])
+	}
+	if _, err := os.Stat(path + ".tmp"); err == nil {
+		t.Error("the temporary file is left")
 	}
 }
