@@ -13,6 +13,12 @@
 // value (see compare).
 //
 //	go run ./bench/proofsum -db updated.db -against scratch.db
+//
+// With -sample N it prints instead N derived facts chosen at random with
+// -seed, one a line, as `drumql explain` takes them (bench/pinned.sh times
+// their explanations).
+//
+//	go run ./bench/proofsum -db fb.db -sample 20 -seed 1
 package main
 
 import (
@@ -32,19 +38,24 @@ func main() {
 	dir := flag.String("db", "drumql.db", "the store")
 	against := flag.String("against", "", "another store to compare the derived facts and proofs with")
 	show := flag.Int("show", 10, "with -against, the differences that are not ties to print")
+	nsample := flag.Int("sample", 0, "print this many derived facts chosen at random instead")
+	seed := flag.Uint64("seed", 1, "with -sample, the seed of the choice")
 	flag.Parse()
-	if err := run(*dir, *against, *show); err != nil {
+	if err := run(*dir, *against, *show, *nsample, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "proofsum:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, against string, show int) error {
+func run(dir, against string, show, nsample int, seed uint64) error {
 	db, err := store.Open(dir, store.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if nsample != 0 {
+		return sample(os.Stdout, db, nsample, seed)
+	}
 	if against != "" {
 		other, err := store.Open(against, store.Options{ReadOnly: true})
 		if err != nil {
