@@ -39,13 +39,16 @@ func Infer(ctx context.Context, st store.Store, prog *datalog.Program, opt eval.
 	if prog == nil {
 		prog = &datalog.Program{}
 	}
+	// The image needs the program's size only: the closure holds no
+	// reference to prog, whose rules the evaluation lets go of.
+	size := sizeOf(prog)
 	return eval.InferThen(ctx, st, prog, opt, func(in eval.Inferred, err error) {
 		state := func() (*imageSrc, error) {
 			// Each compiled rule is its program rule: records alike.
 			return imageStateOf(in.E, in.Pos, func(int, int) bool { return true })
 		}
 		if err == nil {
-			err = writeImage(db, iopt.ImageFS, prog, in.Facts, state)
+			err = writeImage(db, iopt.ImageFS, size, in.Facts, state)
 		}
 		if note := saveImage(db, err); note != "" && iopt.Notes != nil {
 			fmt.Fprintf(iopt.Notes, "note: %s\n", note)

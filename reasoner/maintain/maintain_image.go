@@ -235,13 +235,22 @@ func holdsLocal(r *eval.Relation) bool {
 // system's). It returns an error wrapping errNoImage, and writes nothing,
 // when m holds what an image cannot.
 func (m *Materialisation) WriteImage(db *store.DB, fs store.ImageFS) error {
-	return writeImage(db, fs, m.prog, m.e.Derived, m.imageState)
+	return writeImage(db, fs, sizeOf(m.prog), m.e.Derived, m.imageState)
 }
 
-// writeImage writes the image of the materialisation of prog, derived
-// facts long, whose relations and pool state returns, to db's directory
-// (see WriteImage).
-func writeImage(db *store.DB, fs store.ImageFS, prog *datalog.Program, derived int, state func() (*imageSrc, error)) error {
+// programSize is the number of rules and facts of a program: what an
+// image records of it (the store's record holds the program itself).
+type programSize struct{ rules, facts int }
+
+// sizeOf is the size of prog.
+func sizeOf(prog *datalog.Program) programSize {
+	return programSize{rules: len(prog.Rules), facts: len(prog.Facts)}
+}
+
+// writeImage writes the image of the materialisation of a program of the
+// given size, derived facts long, whose relations and pool state returns,
+// to db's directory (see WriteImage).
+func writeImage(db *store.DB, fs store.ImageFS, prog programSize, derived int, state func() (*imageSrc, error)) error {
 	ms, err := db.Materialised()
 	if err != nil {
 		return err
@@ -260,8 +269,8 @@ func writeImage(db *store.DB, fs store.ImageFS, prog *datalog.Program, derived i
 	gen, mat := db.ImageVersion()
 	h := store.NewImageHeader(gen, mat, n, ms.Program)
 	return store.WriteImage(fs, db.Dir(), h, func(w *store.ImageWriter) {
-		w.U64(uint64(len(prog.Rules)))
-		w.U64(uint64(len(prog.Facts)))
+		w.U64(uint64(prog.rules))
+		w.U64(uint64(prog.facts))
 		w.U64(uint64(derived))
 		w.U64(uint64(len(src.rels)))
 		var l poolLayout

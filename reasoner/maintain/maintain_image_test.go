@@ -228,7 +228,7 @@ func TestImageWriteRefusesRecord(t *testing.T) {
 	for i := range none {
 		none[i] = -1
 	}
-	err = writeImage(db, nil, m.prog, m.e.Derived, func() (*imageSrc, error) {
+	err = writeImage(db, nil, sizeOf(m.prog), m.e.Derived, func() (*imageSrc, error) {
 		return imageStateOf(m.e, none, func(int, int) bool { return true })
 	})
 	if !errors.Is(err, errNoImage) {

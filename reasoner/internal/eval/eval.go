@@ -102,6 +102,11 @@ type Evaluator struct {
 	// Touch, when set (an incremental update), records the state of every
 	// tuple apply changes before it changes it.
 	Touch *TouchLog
+	// keepLeftOut makes runFixpoint keep, in leftOut, the rules of the
+	// program it leaves out of the evaluation (dead or too weak), for
+	// Infer's caller (addLeftOut).
+	keepLeftOut bool
+	leftOut     []datalog.Rule
 	// writeMemory measures the memory in use for the write's checks
 	// (Options.writeMemory; nil: memoryInUse).
 	writeMemory func() int64
@@ -375,11 +380,17 @@ func (e *Evaluator) count(n int) error {
 
 // Run evaluates the unit stratum by stratum.
 func (e *Evaluator) Run(u *Unit) error {
-	defer e.ReleaseBufs()
 	strata, ds := datalog.Stratify(u.Prog)
 	if err := ds.Err(); err != nil {
 		return pkgerr.Newf("reasoner: %w", err)
 	}
+	return e.runStrata(strata)
+}
+
+// runStrata evaluates the strata of the loaded unit in order: what Run
+// does once the unit's program is stratified.
+func (e *Evaluator) runStrata(strata []datalog.Stratum) error {
+	defer e.ReleaseBufs()
 	for _, s := range strata {
 		if err := e.stratum(s); err != nil {
 			return err
