@@ -107,6 +107,10 @@ type Evaluator struct {
 	// Infer's caller (addLeftOut).
 	keepLeftOut bool
 	leftOut     []datalog.Rule
+	// provInPlace writes a tuple's better proof over its old one when
+	// they are as long (proofRecord): set by Infer, whose units have no
+	// copy rule (a rule whose head shares its body fact's record).
+	provInPlace bool
 	// writeMemory measures the memory in use for the write's checks
 	// (Options.writeMemory; nil: memoryInUse).
 	writeMemory func() int64

@@ -106,6 +106,7 @@ func InferThen(ctx context.Context, st store.Store, prog *datalog.Program, opt O
 		e.Prov = true
 		e.writeMemory = opt.WriteMemory
 		e.keepLeftOut = after != nil
+		e.provInPlace = true
 	})
 	if err != nil {
 		return InferStats{}, err
@@ -535,6 +536,11 @@ func runFixpoint(ctx context.Context, st store.Store, prog *datalog.Program, opt
 	u := PlainUnit(strong)
 	if err := e.Load(u); err != nil {
 		return nil, nil, nil, pkgerr.Newf("reasoner: %s: %w", what, err)
+	}
+	for _, r := range e.Rules {
+		if r.copy {
+			e.provInPlace = false // records shared by two tuples (proofRecord)
+		}
 	}
 	strata, ds := datalog.Stratify(u.Prog)
 	if err := ds.Err(); err != nil {

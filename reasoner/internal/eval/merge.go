@@ -87,7 +87,7 @@ func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 			case rule == ^uint32(0):
 				prov = e.Rels[refs[0]].ProvAt(int32(refs[1]))
 			case e.Prov:
-				prov = e.Pool.Add(rule, refs)
+				prov = e.proofRecord(rel, k, rule, refs)
 			}
 			if k >= 0 {
 				if e.Touch != nil {
@@ -118,6 +118,25 @@ func (e *Evaluator) apply(bufs []outBuf, delta map[int32][]int32) error {
 		}
 	}
 	return nil
+}
+
+// proofRecord stores the proof of rule and refs for tuple k of rel (-1: a
+// new tuple) and returns its position in the pool. With provInPlace, a
+// tuple whose confidence rises gets its new proof written over its old
+// one when the two records are as long (the same rule, or one with as
+// many body facts): Infer's pool holds one record a tuple instead of one a
+// rise, the bytes that otherwise stay unused until the evaluation ends.
+// Nothing else refers to the old record: only the tuple's Prov does (a
+// copy rule would share it, and Infer's units have none: provInPlace),
+// and no Touch log keeps it for an update to put back.
+func (e *Evaluator) proofRecord(rel *Relation, k int32, rule uint32, refs []uint32) int32 {
+	if k >= 0 && e.provInPlace && e.Touch == nil {
+		if old := rel.ProvAt(k); old >= 0 && e.Rules[e.Pool.Rule(old)].RefWords() == len(refs) {
+			e.Pool.Replace(old, rule, refs)
+			return old
+		}
+	}
+	return e.Pool.Add(rule, refs)
 }
 
 // lookup finds the tuple t of r as Find does and returns its index, or -1

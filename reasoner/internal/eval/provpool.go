@@ -30,6 +30,17 @@ func (p *ProvPool) Add(rule uint32, refs []uint32) int32 {
 	return pos
 }
 
+// Replace writes the record of rule and refs over the record at pos, which
+// is as long (1 + len(refs) words): the words of a proof that a better one
+// replaces, which Add would leave unused until the evaluation ends. Chunks
+// stay a sequence of whole records.
+func (p *ProvPool) Replace(pos int32, rule uint32, refs []uint32) {
+	c := p.Chunks[pos>>provChunkBits]
+	off := int(pos & (1<<provChunkBits - 1))
+	c[off] = rule
+	copy(c[off+1:off+1+len(refs)], refs)
+}
+
 // Record returns the rule index and the body references of the record at
 // pos, nprov body facts long.
 func (p *ProvPool) Record(pos int32, nprov int) (uint32, []uint32) {
