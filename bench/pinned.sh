@@ -2,11 +2,11 @@
 # The pinned FB15k-237 file (issue 49 item 2): infer it with a build and
 # check that the build derives exactly the facts of the recorded infer,
 # with confidences within 1e-6, by the digests of `drumql stats --digest`
-# recorded below; then time `explain` of one derived fact. The digests
-# recorded are of the infer by ad85bbf, which derived as many facts as
-# 22cd86d's (11,866,216); 22cd86d's own digest is not recorded yet
-# (BIN=<a build of 22cd86d> bench/pinned.sh prints it). Then it times
-# `explain` of NSAMPLE (default 20) derived facts chosen at random.
+# recorded below; then time `explain` of one derived fact, the first after
+# infer, and of NSAMPLE (default 20) derived facts chosen at random. The
+# digests recorded are of the infer by ad85bbf, which derived as many facts
+# as 22cd86d's (11,866,216); 22cd86d's own digest is not recorded yet
+# (BIN=<a build of 22cd86d> bench/pinned.sh prints it).
 #
 # The pinned file is the output of `drumql mine --len 3` over FB15k-237 by
 # the build at 22cd86d (docs/BENCHMARKS.md, "The pinned FB15k-237 file"
@@ -15,9 +15,13 @@
 #
 #   PINNED=fb-pinned.dl bench/pinned.sh              # infers with this work tree's build
 #   PINNED=fb-pinned.dl BIN=/path/to/drumql bench/pinned.sh
+#   PINNED=fb-pinned.dl PROFILE=DIR bench/pinned.sh  # DIR/infer.cpu, DIR/infer.peak
 #
-# BIN, when given, loads FB15k-237 and infers; the digest and explain are
-# always this work tree's build (the first with stats --digest). An infer
+# PROFILE, when given, is a directory for the infer's CPU profile and its
+# heap profile at the live heap's peak (DRUMQL_CPUPROFILE, DRUMQL_HEAPPEAK;
+# go tool pprof BIN DIR/infer.peak). BIN, when given, loads FB15k-237 and
+# infers; the digest and explain are always this work tree's build (the
+# first with stats --digest). An infer
 # takes minutes and GBs: 12 to 23 min and 3.6 to 8 GB in the runs of
 # docs/BENCHMARKS.md. Exit 1 when the digests differ.
 #
@@ -54,7 +58,12 @@ machine_line
 echo "pinned file: $PINNED, SHA-256 $(sha256sum "$PINNED" | cut -c1-12)...; infer with $bin"
 db=$out/fb.db
 "$bin" --db "$db" -q load "$DS/fb15k-237" >/dev/null
-/usr/bin/time -v "$bin" --db "$db" -q infer "$PINNED" >"$out/infer.out" 2>"$out/infer.time"
+prof=()
+if [ -n "${PROFILE:-}" ]; then # the infer's CPU profile and its heap at the live heap's peak
+  mkdir -p "$PROFILE"
+  prof=(env DRUMQL_CPUPROFILE="$PROFILE/infer.cpu" DRUMQL_HEAPPEAK="$PROFILE/infer.peak")
+fi
+"${prof[@]}" /usr/bin/time -v "$bin" --db "$db" -q infer "$PINNED" >"$out/infer.out" 2>"$out/infer.time"
 tv() { grep -F "$1" "$out/infer.time" | awk '{print $NF}'; }
 echo "infer: $(tv 'Elapsed (wall') wall, $(tv 'User time') s user + $(tv 'System time') s sys, peak RSS $(( $(tv 'Maximum resident') / 1024 )) MB"
 "$head" --db "$db" stats --digest --format json >"$out/digest.json"
