@@ -5,6 +5,7 @@
 // profile when the live heap was largest (-sample_index=inuse_space), and
 // DRUMQL_TRACE=FILE an execution trace of the run, for go tool trace.
 //
-// It is a leaf: it imports only the standard library, and every package of
-// the module may import it (docs/ARCHITECTURE.md, "The dependency rule").
+// It is a leaf: it imports the standard library and internal/atomicfile
+// only, and every package of the module may import it (docs/ARCHITECTURE.md,
+// "The dependency rule").
 package profile

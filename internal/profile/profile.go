@@ -7,6 +7,8 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"time"
+
+	"github.com/drumql/drumql/internal/atomicfile"
 )
 
 // The environment variables that ask for profiles.
@@ -93,8 +95,8 @@ func Start() (stop func(), err error) {
 
 // watchPeak, when path is not empty, reads the live heap every peakEvery
 // and writes the heap profile to path each time it has grown by peakStep
-// over the largest profiled (through a temporary file renamed over path:
-// the file is always a whole profile). The function it returns stops the
+// over the largest profiled (through a temporary file renamed over path,
+// writeHeap: the file is always a whole profile). The function it returns stops the
 // watch and waits for it.
 func watchPeak(path string) (stop func()) {
 	if path == "" {
@@ -130,22 +132,16 @@ func watchPeak(path string) (stop func()) {
 	return func() { close(done); <-stopped }
 }
 
-// writeHeap writes the heap profile to path through a temporary file.
+// writeHeap writes the heap profile to path through a temporary file
+// renamed over it (internal/atomicfile).
 func writeHeap(path string) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	err = pprof.Lookup("heap").WriteTo(f, 0)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	defer f.Abort()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		return err
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return f.Commit()
 }
