@@ -384,11 +384,20 @@ func (e *Evaluator) count(n int) error {
 
 // Run evaluates the unit stratum by stratum.
 func (e *Evaluator) Run(u *Unit) error {
-	strata, ds := datalog.Stratify(u.Prog)
-	if err := ds.Err(); err != nil {
-		return pkgerr.Newf("reasoner: %w", err)
+	strata, err := stratify(u.Prog)
+	if err != nil {
+		return err
 	}
 	return e.runStrata(strata)
+}
+
+// stratify returns the strata of p, or its stratification's error.
+func stratify(p *datalog.Program) ([]datalog.Stratum, error) {
+	strata, ds := datalog.Stratify(p)
+	if err := ds.Err(); err != nil {
+		return nil, pkgerr.Newf("reasoner: %w", err)
+	}
+	return strata, nil
 }
 
 // runStrata evaluates the strata of the loaded unit in order: what Run

@@ -522,15 +522,11 @@ func runFixpoint(ctx context.Context, st store.Store, prog *datalog.Program, opt
 	e.WeakRules = len(live.Rules) - len(strong.Rules)
 	var pos []int32 // the position in prog of each rule of strong
 	for i := range prog.Rules {
-		if !dead[i] && WeightOf(prog.Rules[i].Weight) >= e.Min {
+		switch {
+		case !dead[i] && WeightOf(prog.Rules[i].Weight) >= e.Min:
 			pos = append(pos, int32(i))
-		}
-	}
-	if e.keepLeftOut {
-		for i := range prog.Rules {
-			if dead[i] || WeightOf(prog.Rules[i].Weight) < e.Min {
-				e.leftOut = append(e.leftOut, prog.Rules[i])
-			}
+		case e.keepLeftOut:
+			e.leftOut = append(e.leftOut, prog.Rules[i])
 		}
 	}
 	u := PlainUnit(strong)
@@ -542,9 +538,9 @@ func runFixpoint(ctx context.Context, st store.Store, prog *datalog.Program, opt
 			e.provInPlace = false // records shared by two tuples (proofRecord)
 		}
 	}
-	strata, ds := datalog.Stratify(u.Prog)
-	if err := ds.Err(); err != nil {
-		return nil, nil, nil, pkgerr.Newf("reasoner: %s: %w", what, pkgerr.Newf("reasoner: %w", err))
+	strata, err := stratify(u.Prog)
+	if err != nil {
+		return nil, nil, nil, pkgerr.Newf("reasoner: %s: %w", what, err)
 	}
 	// The rules are compiled and stratified: the unit keeps the rest of
 	// the program (its facts, which provenance describes), and the rules'
