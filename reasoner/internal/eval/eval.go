@@ -102,11 +102,12 @@ type Evaluator struct {
 	// Touch, when set (an incremental update), records the state of every
 	// tuple apply changes before it changes it.
 	Touch *TouchLog
-	// keepLeftOut makes runFixpoint keep, in leftOut, the rules of the
-	// program it leaves out of the evaluation (dead or too weak), for
-	// Infer's caller (addLeftOut).
+	// keepLeftOut makes runFixpoint keep, in leftOut, the predicates of
+	// the rules of the program it leaves out of the evaluation (dead or
+	// too weak), for Infer's caller (addLeftOut): the names, not the
+	// rules, whose syntax trees would stay live through the evaluation.
 	keepLeftOut bool
-	leftOut     []datalog.Rule
+	leftOut     []predArity
 	// provInPlace writes a tuple's better proof over its old one when
 	// they are as long (proofRecord): set by Infer, whose units have no
 	// copy rule (a rule whose head shares its body fact's record).

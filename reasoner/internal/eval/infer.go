@@ -132,19 +132,33 @@ func InferThen(ctx context.Context, st store.Store, prog *datalog.Program, opt O
 	return stats, nil
 }
 
+// predArity is a predicate and its arity.
+type predArity struct {
+	pred  string
+	arity int
+}
+
+// appendPreds appends to ps the predicates of r's atoms, in the order
+// compiling r makes their relations (its head, then its body's atoms, then
+// those of its aggregates), their names copied: a name may share the
+// bytes of the whole file it was parsed from.
+func appendPreds(ps []predArity, r *datalog.Rule) []predArity {
+	ps = append(ps, predArity{strings.Clone(r.Head.Pred), len(r.Head.Args)})
+	r.BodyAtoms(func(l *datalog.Literal, _ bool) {
+		ps = append(ps, predArity{strings.Clone(l.Atom.Pred), len(l.Atom.Args)})
+	})
+	return ps
+}
+
 // addLeftOut gives e the relations of the rules of the program that the
-// evaluation left out (e.leftOut), with their base facts, as an evaluator
-// of every rule of the program has them.
+// evaluation left out (their predicates, e.leftOut), with their base
+// facts, as an evaluator of every rule of the program has them.
 func (e *Evaluator) addLeftOut() error {
-	out := &datalog.Program{Rules: e.leftOut}
-	e.leftOut = nil
 	n := len(e.Rels)
-	u := PlainUnit(out)
-	for i := range out.Rules {
-		if _, err := e.CompileRule(u, i); err != nil {
-			return err
-		}
+	for _, p := range e.leftOut {
+		e.relation(p.pred, p.arity)
 	}
+	e.leftOut = nil
 	for _, r := range e.Rels[n:] {
 		if err := e.LoadStore(r); err != nil {
 			return err
@@ -526,7 +540,7 @@ func runFixpoint(ctx context.Context, st store.Store, prog *datalog.Program, opt
 		case !dead[i] && WeightOf(prog.Rules[i].Weight) >= e.Min:
 			pos = append(pos, int32(i))
 		case e.keepLeftOut:
-			e.leftOut = append(e.leftOut, prog.Rules[i])
+			e.leftOut = appendPreds(e.leftOut, &prog.Rules[i])
 		}
 	}
 	u := PlainUnit(strong)
