@@ -4,6 +4,7 @@ import (
 	"github.com/drumql/drumql/internal/pkgerr"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/drumql/drumql/datalog"
 )
@@ -287,7 +288,7 @@ func (c *ruleCompiler) slot(name string) int32 {
 	v, ok := c.vars[name]
 	if !ok {
 		v = c.fresh()
-		c.vars[name] = v
+		c.vars[strings.Clone(name)] = v // kept with the rule: not the bytes of its text
 	}
 	return v
 }

@@ -155,7 +155,7 @@ func (e *Evaluator) relation(pred string, arity int) int32 {
 		r = e.Shared(pred, arity)
 	}
 	if r == nil {
-		r = NewRelation(pred, arity)
+		r = NewRelation(strings.Clone(pred), arity) // not the bytes of the text it was parsed from
 		if e.lean && !e.Prov {
 			r.MakeLean()
 		}
@@ -204,7 +204,7 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 func (e *Evaluator) Load(u *Unit) error {
 	e.heads = map[string]bool{}
 	for i := range u.Prog.Rules {
-		e.heads[u.Prog.Rules[i].Head.Pred] = true
+		e.heads[strings.Clone(u.Prog.Rules[i].Head.Pred)] = true
 		if callsAutoinc(&u.Prog.Rules[i]) {
 			// autoinc() numbers in evaluation order: in one thread, that
 			// order is the same in every run

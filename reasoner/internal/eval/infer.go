@@ -556,15 +556,20 @@ func runFixpoint(ctx context.Context, st store.Store, prog *datalog.Program, opt
 	if err != nil {
 		return nil, nil, nil, pkgerr.Newf("reasoner: %s: %w", what, err)
 	}
-	// The rules are compiled and stratified: the unit keeps the rest of
-	// the program (its facts, which provenance describes), and the rules'
-	// syntax trees, a few hundred bytes a rule (about 200 MB for the
-	// pinned FB15k-237 file's 111,818 rules), are free for the collector
+	for _, s := range strata {
+		for i, p := range s.Preds {
+			s.Preds[i] = strings.Clone(p) // live through the evaluation: not the bytes of the text
+		}
+	}
+	// The rules are compiled and stratified: the unit keeps the program's
+	// facts (which provenance describes), and the rules' syntax trees, a
+	// few hundred bytes a rule (about 200 MB for the pinned FB15k-237
+	// file's 111,818 rules), and the directives are free for the collector
 	// during the evaluation, if the caller holds no other reference to
-	// prog (Infer's callers do not).
-	rest := *u.Prog
-	rest.Rules = nil
-	u.Prog = &rest
+	// prog (Infer's callers do not); so is the program's text, which the
+	// names kept are not slices of (relation, symbol, variable and stratum
+	// names are copied).
+	u.Prog = &datalog.Program{Facts: u.Prog.Facts}
 	err = e.runStrata(strata)
 	if w := opt.Work; w != nil {
 		w.InferJoins.Add(e.Work)

@@ -175,7 +175,7 @@ func (s *Symtab) Id(name string) (uint32, error) {
 	if id, ok := s.local[name]; ok {
 		return id, nil
 	}
-	return s.addLocal(name), nil
+	return s.addLocal(strings.Clone(name)), nil // not the bytes of a program's text
 }
 
 // computed returns the id of a name an expression computed, assigning a
