@@ -75,10 +75,11 @@ type DB struct {
 	dict    dict
 	base    map[relArity]int
 	derived map[relArity]int
-	gen     uint64 // last committed load generation
-	dgen    uint64 // visible derived generation
-	rtable  uint64 // the id of its rule table (ruleTableOf)
-	dnext   uint64 // last derived generation allocated
+	gen     uint64     // last committed load generation
+	dgen    uint64     // visible derived generation
+	rtable  uint64     // the id of its rule table (ruleTableOf)
+	layer   layerState // the layer of changes over it (badger_layer.go)
+	dnext   uint64     // last derived generation allocated
 	mat     matState
 	splits  map[string]splitPtr
 

@@ -223,6 +223,11 @@ func (d *DB) flipDerived(gen uint64, counts map[relArity]int, mat matState) erro
 				return err
 			}
 		}
+		if d.layer.gen != 0 {
+			if err := txn.Delete(metaLayer); err != nil {
+				return err
+			}
+		}
 		return txn.Set(metaDerived, u64(gen))
 	})
 	if err != nil {
@@ -234,8 +239,8 @@ func (d *DB) flipDerived(gen uint64, counts map[relArity]int, mat matState) erro
 		d.commitFormat(formatMaterial)
 	}
 	d.mu.Lock()
-	old, oldTable, oldMat := d.dgen, d.rtable, d.mat
-	d.dgen, d.rtable, d.mat = gen, gen, mat
+	old, oldTable, oldMat, oldLayer := d.dgen, d.rtable, d.mat, d.layer
+	d.dgen, d.rtable, d.mat, d.layer = gen, gen, mat, layerState{}
 	d.derived = counts
 	d.mu.Unlock()
 	d.wrules.ok, d.wrules.ids = false, nil
@@ -245,6 +250,9 @@ func (d *DB) flipDerived(gen uint64, counts map[relArity]int, mat matState) erro
 	drop := append(genPrefixes(old), materialPrefixes(oldMat)...)
 	if oldTable != old {
 		drop = append(drop, tablePrefix(oldTable))
+	}
+	if oldLayer.gen != 0 {
+		drop = append(drop, derivedPrefix(oldLayer.gen))
 	}
 	_ = d.dropUnread(func(v *DB) bool { return v.dgen == old || oldMat.ID != 0 && v.mat.ID == oldMat.ID }, drop...)
 	d.step("derived:done")
@@ -289,23 +297,32 @@ func (d *DB) ScanDerived(rel ID) iter.Seq2[Derived, error] {
 				if err != nil {
 					return err
 				}
+				layer, err := layerOf(txn)
+				if err != nil {
+					return err
+				}
 				rules, err := d.ruleRefs(txn, gen)
 				if err != nil {
 					return err
 				}
-				prefix := putID(binary.BigEndian.AppendUint64([]byte{tagDerived}, gen), rel)
-				_, err = scanPrefix(txn, prefix, nil, true, func(k, v []byte) (bool, error) {
-					_, f, err := decodeDerivedKey(k)
-					if err != nil {
-						return false, err
+				it := newThroughIter(txn, gen, layer.gen, putID(nil, rel))
+				defer it.close()
+				for {
+					if err := it.next(); err != nil || !it.ok {
+						return err
 					}
-					conf, prov, err := rules.decode(v)
+					f, err := decodeFactSuffix(it.suffix)
 					if err != nil {
-						return false, err
+						return err
 					}
-					return yield(Derived{Fact: f, Confidence: conf, Prov: prov}, nil), nil
-				})
-				return err
+					conf, prov, err := rules.decode(it.val)
+					if err != nil {
+						return err
+					}
+					if !yield(Derived{Fact: f, Confidence: conf, Prov: prov}, nil) {
+						return nil
+					}
+				}
 			})
 			if err != nil {
 				yield(Derived{}, wrapf("store: scan derived %d: %w", rel, err))
@@ -326,7 +343,11 @@ func (d *DB) GetDerived(f Fact) (Derived, bool, error) {
 		if err != nil {
 			return err
 		}
-		v, err := getValue(txn, derivedKey(nil, gen, f))
+		layer, err := layerOf(txn)
+		if err != nil {
+			return err
+		}
+		v, err := getThrough(txn, gen, layer.gen, appendFactSuffix(nil, f))
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return nil
 		}

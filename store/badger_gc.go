@@ -7,7 +7,7 @@ import (
 )
 
 // collectGarbage removes derived generations other than the visible one
-// and rule tables other than its,
+// and its layer, and rule tables other than its,
 // records and change logs other than the current ones (and the current
 // log if it overflowed), undo logs, and split generations other than the
 // current ones.
@@ -37,7 +37,7 @@ func (d *DB) collectGarbage() error {
 				if found { // iteration ended: no more keys
 					break
 				}
-				if gen != keep[tag] {
+				if gen != keep[tag] && (tag != tagDerived || gen != d.layer.gen || gen == 0) {
 					garbage = append(garbage, binary.BigEndian.AppendUint64([]byte{tag}, gen))
 				}
 				if gen == ^uint64(0) {

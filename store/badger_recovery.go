@@ -29,7 +29,10 @@ func (d *DB) loadState() error {
 		if d.rtable, err = ruleTableOf(txn, d.dgen); err != nil {
 			return err
 		}
-		d.dnext = max(d.dnext, d.dgen, d.rtable)
+		if d.layer, err = layerOf(txn); err != nil {
+			return err
+		}
+		d.dnext = max(d.dnext, d.dgen, d.rtable, d.layer.gen)
 		v, err := getValue(txn, metaMat)
 		switch {
 		case err == nil:

@@ -170,3 +170,33 @@ func (d *DB) afterSwitch(t *newTable, added []string) {
 func (d *DB) dropTable(old uint64) {
 	_ = d.dropUnread(func(v *DB) bool { return v.rtable == old }, tablePrefix(old))
 }
+
+// renamedRule is a rule table entry that renameRules changed.
+type renamedRule struct {
+	id       uint32
+	old, new string
+}
+
+// renameRules gives the entries of rule table table that are keys of
+// renames their new value, in txn, and returns them.
+func renameRules(txn *badger.Txn, table uint64, renames map[string]string) ([]renamedRule, error) {
+	if len(renames) == 0 {
+		return nil, nil
+	}
+	var out []renamedRule
+	_, err := scanPrefix(txn, tablePrefix(table), nil, true, func(k, v []byte) (bool, error) {
+		if r, ok := renames[string(v)]; ok && len(k) == 13 {
+			out = append(out, renamedRule{getID(k[9:]), string(v), r})
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range out {
+		if err := txn.Set(dRuleKey(table, r.id), []byte(r.new)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -17,9 +17,11 @@ import (
 // the rule table entries it adds to the visible generation, the counters
 // and the material state (its record too, unless the record is larger
 // than one part: that is written first, under its new id, and only the
-// transaction makes it visible). A larger update is merged with the
-// visible facts into a new generation, streamed like ReplaceDerivedSeq,
-// and flipped to in one transaction.
+// transaction makes it visible). A larger update goes to the layer over
+// the visible generation (badger_layer.go) while the layer stays under a
+// quarter of the visible facts; past that it is merged with the visible
+// facts into a new generation, streamed like ReplaceDerivedSeq, and
+// flipped to in one transaction.
 func (d *DB) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
@@ -41,7 +43,19 @@ func (d *DB) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
 	if fits || len(u.Renames) > 0 && d.fitsTxn(ops, u.Program, 0, 0) {
 		// Renames too many for the transaction go to a rule table of
 		// their own (writeRenamedTable).
-		done, err := d.updateInPlace(ctx, ops, u.Program, u.Renames, mat, !fits)
+		done, err := d.updateInPlace(ctx, ops, u.Program, u.Renames, mat, !fits, false)
+		if err != nil {
+			return wrapf("store: update derived: %w", noSpace(d.dir, err))
+		}
+		if done {
+			return nil
+		}
+	}
+	if d.layerFits(len(ops)) {
+		// Renames go to the transaction when they fit in it with the
+		// counts and the record, to a table of their own otherwise.
+		ownTable := len(u.Renames) > 0 && !d.fitsTxn(nil, u.Program, renames, renamed)
+		done, err := d.updateInPlace(ctx, ops, u.Program, u.Renames, mat, ownTable, true)
 		if err != nil {
 			return wrapf("store: update derived: %w", noSpace(d.dir, err))
 		}
@@ -144,15 +158,30 @@ func (d *DB) writerRules(txn *badger.Txn) error {
 	return nil
 }
 
-// updateInPlace applies ops to the visible generation in one transaction.
-// With ownTable the renames are written first, as a rule table under a
-// new id (writeRenamedTable) that the transaction switches to; otherwise
-// the transaction renames the entries. done is false, and the store
-// unchanged, when the transaction is too big.
-func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, renames map[string]string, mat matState, ownTable bool) (done bool, err error) {
+// updateInPlace applies ops to the visible generation in one transaction
+// (to its layer, if it has one). With layered, ops go instead to a new
+// layer written first (writeLayer), which the transaction points mlayer
+// at. With ownTable the renames are written first, as a rule table under
+// a new id (writeRenamedTable) that the transaction switches to;
+// otherwise the transaction renames the entries. done is false, and the
+// store unchanged, when the transaction is too big.
+func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, renames map[string]string, mat matState, ownTable, layered bool) (done bool, err error) {
+	var gen uint64 // the new layer's
+	if layered {
+		defer d.releasing()() // as replaceDerived
+		if gen, err = d.newDerivedGen(); err != nil {
+			return false, err
+		}
+	}
+	dropLayer := func() {
+		if layered {
+			_ = d.dropPrefixes(derivedPrefix(gen))
+		}
+	}
 	bigRecord := len(program) > recordPart
 	if bigRecord {
 		if err := d.writeRecordFirst(mat, program); err != nil {
+			dropLayer()
 			return false, err
 		}
 	}
@@ -160,13 +189,15 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 	if ownTable {
 		if nt, err = d.writeRenamedTable(ctx, renames); err != nil {
 			d.dropRecordFirst(bigRecord, mat)
+			dropLayer()
 			return false, err
 		}
 		renames = nil
 	}
 	txn := d.bdb.NewTransaction(true)
 	defer txn.Discard()
-	u := &inPlace{d: d, txn: txn, gen: d.dgen, added: map[string]uint32{}, delta: map[relArity]int{}}
+	oldLayer := d.layer
+	u := &inPlace{d: d, txn: txn, gen: d.dgen, layer: oldLayer, added: map[string]uint32{}, delta: map[relArity]int{}}
 	if nt != nil {
 		u.table, u.n, u.ids = nt.id, nt.n, nt.ids
 		err = d.switchTable(txn, nt)
@@ -174,7 +205,20 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 		u.table, u.n, u.ids = d.rtable, d.wrules.n, d.wrules.ids
 	}
 	if err == nil {
-		err = u.apply(ctx, ops, renames)
+		err = u.rename(renames)
+	}
+	if err == nil && layered {
+		err = d.writeLayer(ctx, u, gen, ops)
+	} else if err == nil {
+		err = u.apply(ctx, ops)
+	}
+	if err == nil {
+		err = u.counts()
+	}
+	if err == nil && u.layer != oldLayer {
+		if err = d.raiseFormat(txn, formatLayer); err == nil {
+			err = txn.Set(metaLayer, u.layer.encode())
+		}
 	}
 	if err == nil && program != nil && !bigRecord {
 		err = writeRecord(txn, mat.ID, program)
@@ -191,10 +235,14 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 		if nt != nil {
 			_ = d.deletePrefixes(tablePrefix(nt.id))
 		}
+		dropLayer()
 		if errors.Is(err, badger.ErrTxnTooBig) {
 			return false, nil
 		}
 		return false, err
+	}
+	if u.layer != oldLayer {
+		d.commitFormat(formatLayer)
 	}
 	oldTable := d.rtable
 	oldMat := d.afterInPlace(u, mat, len(renames) > 0, nt)
@@ -203,6 +251,9 @@ func (d *DB) updateInPlace(ctx context.Context, ops []updateOp, program []byte, 
 	d.dropMaterial(oldMat)
 	if nt != nil && err == nil {
 		d.dropTable(oldTable)
+	}
+	if layered && oldLayer.gen != 0 {
+		_ = d.dropUnread(func(v *DB) bool { return v.layer.gen == oldLayer.gen }, derivedPrefix(oldLayer.gen))
 	}
 	d.step("update:done")
 	return true, err
@@ -237,15 +288,16 @@ func (d *DB) writeRecordFirst(mat matState, program []byte) error {
 	return nil
 }
 
-// inPlace is an update in one transaction of generation gen: the rule ids
-// it sees (ids, after renames), the rules it adds to the table, and the
-// change of each relation's count.
+// inPlace is an update in one transaction of generation gen, through
+// layer when it has one: the rule ids it sees (ids, after renames), the
+// rules it adds to the table, and the change of each relation's count.
 type inPlace struct {
 	d        *DB
 	txn      *badger.Txn
 	gen      uint64
-	table    uint64 // the rule table's id
-	n        int    // its entries before the update
+	layer    layerState // the layer the update leaves
+	table    uint64     // the rule table's id
+	n        int        // its entries before the update
 	ids      map[string]uint32
 	added    map[string]uint32
 	newRules []string
@@ -254,8 +306,8 @@ type inPlace struct {
 	vbuf     []byte
 }
 
-// apply renames rule table entries, writes the ops and the new counts.
-func (u *inPlace) apply(ctx context.Context, ops []updateOp, renames map[string]string) error {
+// rename renames rule table entries.
+func (u *inPlace) rename(renames map[string]string) error {
 	renamed, err := renameRules(u.txn, u.table, renames)
 	if err != nil {
 		return err
@@ -273,6 +325,11 @@ func (u *inPlace) apply(ctx context.Context, ops []updateOp, renames map[string]
 			}
 		}
 	}
+	return nil
+}
+
+// apply writes the ops.
+func (u *inPlace) apply(ctx context.Context, ops []updateOp) error {
 	for i := range ops {
 		if i%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -283,11 +340,14 @@ func (u *inPlace) apply(ctx context.Context, ops []updateOp, renames map[string]
 			return err
 		}
 	}
-	return u.counts()
+	return nil
 }
 
 // op writes one put or delete.
 func (u *inPlace) op(op *updateOp) error {
+	if u.layer.gen != 0 {
+		return u.layerOp(op)
+	}
 	txn := u.txn
 	k := binary.BigEndian.AppendUint64(append(u.ar.alloc(9+len(op.key)), tagDerived), u.gen)
 	k = append(k, op.key...)
@@ -303,18 +363,33 @@ func (u *inPlace) op(op *updateOp) error {
 		u.delta[op.relArity()]--
 		return txn.Delete(k)
 	}
-	id, err := u.ruleID(op.put.Prov.Rule)
-	if err != nil {
-		return err
-	}
-	u.vbuf = encodeDerivedRef(u.vbuf[:0], op.put.Confidence, id, op.put.Prov.Body)
-	if err := txn.Set(k, u.ar.copy(u.vbuf)); err != nil {
+	if err := u.set(k, op.put); err != nil {
 		return err
 	}
 	if !exists {
 		u.delta[op.relArity()]++
 	}
 	return nil
+}
+
+// value encodes d's value, with its rule's table id (appending the rule
+// to the table when new), in u.vbuf.
+func (u *inPlace) value(d *Derived) ([]byte, error) {
+	id, err := u.ruleID(d.Prov.Rule)
+	if err != nil {
+		return nil, err
+	}
+	u.vbuf = encodeDerivedRef(u.vbuf[:0], d.Confidence, id, d.Prov.Body)
+	return u.vbuf, nil
+}
+
+// set sets key k to d's value in the transaction.
+func (u *inPlace) set(k []byte, d *Derived) error {
+	v, err := u.value(d)
+	if err != nil {
+		return err
+	}
+	return u.txn.Set(k, u.ar.copy(v))
 }
 
 // ruleID is the table id of rule, appending it to the table when new.
@@ -377,7 +452,7 @@ func (d *DB) afterInPlace(u *inPlace, mat matState, renamed bool, nt *newTable) 
 		d.commitFormat(formatMaterial)
 	}
 	d.mu.Lock()
-	old, d.mat = d.mat, mat
+	old, d.mat, d.layer = d.mat, mat, u.layer
 	if nt != nil {
 		d.rtable = nt.id
 	}
@@ -455,7 +530,7 @@ func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, p
 			return nil, 0, nil, err
 		}
 	}
-	if err := m.mergeFacts(txn, old); err != nil {
+	if err := m.mergeFacts(txn, old, d.layer.gen); err != nil {
 		return nil, 0, nil, err
 	}
 	if err := m.flush(); err != nil {
@@ -503,27 +578,28 @@ func (m *merger) copyRules(txn *badger.Txn, table uint64, renames map[string]str
 	return err
 }
 
-// mergeFacts streams the facts of generation old in key order and writes
-// them to gen, with the puts of the ops in between: an op with the key of
-// an old fact replaces it (a put) or drops it (a delete).
-func (m *merger) mergeFacts(txn *badger.Txn, old uint64) error {
-	oldPrefix := binary.BigEndian.AppendUint64([]byte{tagDerived}, old)
-	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: oldPrefix})
-	defer it.Close()
-	for it.Rewind(); it.Valid(); it.Next() {
-		item := it.Item()
-		suffix := item.Key()[len(oldPrefix):]
-		if len(suffix) < 5 || len(suffix) != 5+4*int(suffix[4]) {
-			return errCorrupt
+// mergeFacts streams the facts of generation old, through its layer (0:
+// none), in key order and writes them to gen, with the puts of the ops in
+// between: an op with the key of an old fact replaces it (a put) or drops
+// it (a delete).
+func (m *merger) mergeFacts(txn *badger.Txn, old, layer uint64) error {
+	it := newThroughIter(txn, old, layer, nil)
+	defer it.close()
+	for {
+		if err := it.next(); err != nil {
+			return err
 		}
-		replaced, err := m.putThrough(suffix)
+		if !it.ok {
+			break
+		}
+		replaced, err := m.putThrough(it.suffix)
 		if err != nil {
 			return err
 		}
 		if replaced {
 			continue
 		}
-		if err := m.copyFact(item, suffix); err != nil {
+		if err := m.copyFact(it.suffix, it.val); err != nil {
 			return err
 		}
 	}
@@ -578,15 +654,11 @@ func (m *merger) putOp(op *updateOp) error {
 	return m.tick()
 }
 
-// copyFact writes the old fact of item, whose key without the generation
-// prefix is suffix, to gen unchanged.
-func (m *merger) copyFact(item *badger.Item, suffix []byte) error {
-	v, err := item.ValueCopy(m.ar.alloc(int(item.ValueSize())))
-	if err != nil {
-		return err
-	}
+// copyFact writes the old fact whose key without the generation prefix
+// is suffix, and whose value is v, to gen unchanged.
+func (m *merger) copyFact(suffix, v []byte) error {
 	m.counts[relArity{getID(suffix), int(suffix[4])}]++
-	if err := m.wb.Set(append(append(m.ar.alloc(len(m.genPrefix)+len(suffix)), m.genPrefix...), suffix...), v); err != nil {
+	if err := m.wb.Set(append(append(m.ar.alloc(len(m.genPrefix)+len(suffix)), m.genPrefix...), suffix...), m.ar.copy(v)); err != nil {
 		return err
 	}
 	return m.tick()
@@ -615,34 +687,4 @@ func (m *merger) flush() error {
 		return err
 	}
 	return m.d.bdb.Sync()
-}
-
-// renamedRule is a rule table entry that renameRules changed.
-type renamedRule struct {
-	id       uint32
-	old, new string
-}
-
-// renameRules gives the entries of rule table table that are keys of
-// renames their new value, in txn, and returns them.
-func renameRules(txn *badger.Txn, table uint64, renames map[string]string) ([]renamedRule, error) {
-	if len(renames) == 0 {
-		return nil, nil
-	}
-	var out []renamedRule
-	_, err := scanPrefix(txn, tablePrefix(table), nil, true, func(k, v []byte) (bool, error) {
-		if r, ok := renames[string(v)]; ok && len(k) == 13 {
-			out = append(out, renamedRule{getID(k[9:]), string(v), r})
-		}
-		return true, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range out {
-		if err := txn.Set(dRuleKey(table, r.id), []byte(r.new)); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

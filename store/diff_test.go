@@ -15,8 +15,12 @@ import (
 // TestDifferential runs the same random operations on DB and Mem and checks
 // after each that their visible state and their snapshots agree. The DB is
 // reopened from time to time, so persistence is part of the comparison.
+//
+// Seeds 4 and 5 make UpdateDerived's transactions tiny and its updates
+// small, so that most updates go to a layer over the visible generation
+// (or change the layer in place, or merge it into a new generation).
 func TestDifferential(t *testing.T) {
-	for seed := range uint64(4) {
+	for seed := range uint64(6) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 42))
 			dir := t.TempDir()
@@ -26,6 +30,12 @@ func TestDifferential(t *testing.T) {
 			}
 			defer func() { db.Close() }()
 			mem := store.NewMemory()
+			layered, maxPut, delOne := seed >= 4, 100, 3
+			if layered {
+				maxPut, delOne = 30, 12
+				store.SetTxnCount(db, 8)
+			}
+			layers := 0 // steps after which the store has a layer
 			if seed%2 == 1 {
 				// A cap the random loads reach: the overflow is compared too.
 				store.SetChangeLogCap(db, 150)
@@ -39,7 +49,7 @@ func TestDifferential(t *testing.T) {
 					return nil
 				}
 				var ds []store.Derived
-				for range rng.IntN(100) {
+				for range rng.IntN(maxPut) {
 					args := make([]store.ID, rng.IntN(4))
 					for i := range args {
 						args[i] = store.ID(rng.IntN(n))
@@ -66,7 +76,7 @@ func TestDifferential(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if rng.IntN(3) == 0 {
+						if rng.IntN(delOne) == 0 {
 							u.Delete = append(u.Delete, d.Fact)
 						}
 					}
@@ -75,6 +85,9 @@ func TestDifferential(t *testing.T) {
 			}
 			for step := range 90 {
 				op := rng.IntN(15)
+				if layered && (op >= 6 && op < 9 || op == 12 || op == 13) && rng.IntN(4) > 0 {
+					op = 10 // fewer replacements: layers grow over several updates
+				}
 				var errDB, errMem error
 				switch {
 				case op < 4:
@@ -136,6 +149,12 @@ func TestDifferential(t *testing.T) {
 					if seed%2 == 1 {
 						store.SetChangeLogCap(db, 150)
 					}
+					if layered {
+						store.SetTxnCount(db, 8)
+					}
+				}
+				if store.LayerEntries(db) > 0 {
+					layers++
 				}
 				if errDB != nil || errMem != nil {
 					t.Fatalf("step %d (op %d): %v / %v", step, op, errDB, errMem)
@@ -143,6 +162,9 @@ func TestDifferential(t *testing.T) {
 				if a, b := storetest.Dump(t, db), storetest.Dump(t, mem); a != b {
 					t.Fatalf("step %d (op %d): stores differ:\nDB:\n%s\nMem:\n%s", step, op, a, b)
 				}
+			}
+			if layered && layers < 10 {
+				t.Errorf("the store had a layer after %d steps only", layers)
 			}
 			s1, err1 := db.Snapshot(context.Background())
 			s2, err2 := mem.Snapshot(context.Background())

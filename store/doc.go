@@ -15,7 +15,8 @@
 //	                        mpending (load or retraction in flight), mnsym,
 //	                        mderived, mdnext, mmat (record and change log),
 //	                        mrules (the rule table of the visible derived
-//	                        generation, when not its own), mreclaim
+//	                        generation, when not its own), mlayer (the
+//	                        layer of changes over it), mreclaim
 //	                        (transient: set to flush the memtable)
 //	n<name>      -> id      dictionary, name to id
 //	s<id>        -> name    dictionary, id to name (dense: 0..mnsym-1)
@@ -27,6 +28,7 @@
 //	                        1024 s r o triples (12 bytes each) per chunk
 //	P<name>      -> gen count         current generation of each split
 //	D<gen><rel><k><args>  -> conf prov   derived facts of a generation
+//	                        (of a layer: conf prov, or empty to delete)
 //	E<gen><rel><k> -> count           derived counts of a generation
 //	Q<table><id> -> rule    provenance rules of a generation, ids 0, 1, ...:
 //	                        table is the generation's number, or the id
@@ -118,9 +120,19 @@
 // whole table renamed, under a new table id in write batches of their own,
 // garbage until the transaction points mrules at it; the replaced table is
 // dropped after the commit, once no read view reads it.
-// An update that does not fit is merged with the visible facts into a new
-// generation, streamed in key order with the rule table copied and
-// extended, and flipped to like a replacement.
+// An update that does not fit goes to a layer over the visible
+// generation (badger_layer.go), as long as the layer, with it, holds at
+// most a quarter of the visible facts: a generation of its own whose keys
+// hide the generation's (an empty value deletes a fact), read through by
+// every read, and named with its number of entries by mlayer. The new
+// layer, the old one's entries merged with the update, is written in
+// write batches under a new number, garbage until one transaction points
+// mlayer at it with the counts, the rule table entries it adds and mmat;
+// the old layer is dropped once no read view reads it. Later updates that
+// fit in one transaction change the layer in place. An update that fits
+// neither is merged with the visible facts, through the layer, into a new
+// generation without one, streamed in key order with the rule table
+// copied and extended, and flipped to like a replacement.
 //
 // # Record and change log
 //
@@ -147,7 +159,7 @@
 // the drumql format key, is ErrNotStore; a newer format is ErrNewerFormat.
 // A store is raised to the format of the first write that needs it (2: a
 // derived write's rule table; 3: a record or a retraction; 4: a rule table
-// under an id of its own, mrules), so a store that
+// under an id of its own, mrules; 5: a layer, mlayer), so a store that
 // never used a feature stays readable by the builds before it.
 //
 // # Importers

@@ -39,6 +39,7 @@ var (
 	metaMat     = []byte("mmat")     // the record and change log (see matState)
 	metaReclaim = []byte("mreclaim") // set and dropped to flush the memtable (reclaim, Settle)
 	metaRules   = []byte("mrules")   // gen (8) table (8): the rule table of derived generation gen, when not Q<gen> (badger_rules.go)
+	metaLayer   = []byte("mlayer")   // gen (8) entries (8): the layer over the visible derived generation (badger_layer.go)
 )
 
 // formatVersion is the newest on-disk format this package reads and
@@ -47,7 +48,9 @@ var (
 // facts and the change log of base facts (W and L keys, mmat) and
 // retractions (undo logs that put keys back); format 4 a derived
 // generation's rule table under an id of its own (mrules), which an update
-// that renames many rules writes. A store is raised to the format of the
+// that renames many rules writes; format 5 a layer of changes over the
+// visible derived generation (mlayer), which an update too large for one
+// transaction writes. A store is raised to the format of the
 // first write that needs it: formatCreate when created, formatRuleTable at
 // the first derived write, formatMaterial at the first record or
 // retraction, formatRuleTables at the first switch of a rule table, so a
@@ -58,7 +61,8 @@ const (
 	formatRuleTable  = 2
 	formatMaterial   = 3
 	formatRuleTables = 4
-	formatVersion    = formatRuleTables
+	formatLayer      = 5
+	formatVersion    = formatLayer
 )
 
 // maxArity is the largest arity a fact may have (the arity is one key byte).

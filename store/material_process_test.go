@@ -72,6 +72,16 @@ var crashOps = map[string]crashOp{
 		db.txnSize = 200 << 10
 		return db.UpdateDerived(context.Background(), u)
 	}},
+	// Does not fit, but the layer over the visible generation, with
+	// it, holds at most a quarter of the facts: a new layer.
+	"update-layer": {run: func(db *DB) error {
+		db.txnCount = 500
+		return db.UpdateDerived(context.Background(), DerivedUpdate{
+			Program: []byte("new record"),
+			Put:     derivedFactsOf(3, 20500, 2990, "layer2"),
+			Delete:  []Fact{{Rel: 3, Args: []ID{5, 5}}, {Rel: 3, Args: []ID{19001, 1}}, {Rel: 3, Args: []ID{3, 3}}},
+		})
+	}},
 	// Does not fit: a new generation.
 	"update-large": {run: func(db *DB) error {
 		return db.UpdateDerived(context.Background(), DerivedUpdate{
@@ -172,6 +182,16 @@ func prepareMaterial(t *testing.T, dir string) {
 		}
 	}); err != nil {
 		t.Fatal(err)
+	}
+	// Derived facts seen through a layer (before the change log, which
+	// an update with a record starts anew).
+	db.txnCount = 500
+	if err := db.UpdateDerived(ctx, DerivedUpdate{Program: []byte("layered record"), Put: derivedFactsOf(3, 19000, 2000, "layer"),
+		Delete: []Fact{{Rel: 3, Args: []ID{3, 3}}, {Rel: 3, Args: []ID{4, 4}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if db.layer.gen == 0 {
+		t.Fatal("the update wrote no layer")
 	}
 	if _, err := db.Load(ctx, syntheticBatch(50, "n"), nil); err != nil {
 		t.Fatal(err)
@@ -287,6 +307,12 @@ var crashCases = []crashCase{
 	{"update-renames", "update:txn:1", false, true},
 	{"update-renames", "update:committed:1", true, false},
 	{"update-renames", "update:done:1", true, false},
+	{"update-layer", "derived:allocated:1", false, false},
+	{"update-layer", "update:layering:1", false, false},
+	{"update-layer", "update:layered:1", false, true},
+	{"update-layer", "update:txn:1", false, true},
+	{"update-layer", "update:committed:1", true, false},
+	{"update-layer", "update:done:1", true, false},
 	{"update-large", "derived:allocated:1", false, false},
 	{"update-large", "update:copying:1", false, false},
 	{"update-large", "update:copying:10", false, true},

@@ -56,13 +56,15 @@ func storeDerived(t *testing.T, st Store) []string {
 	return out
 }
 
-// ruleTables lists the rule table ids that have Q keys in the store in
-// dir (closed).
-func ruleTables(t *testing.T, dir string) []uint64 {
+// keyIDs lists the generations or ids (the 8 bytes after the tag) of the
+// keys with tag in the store in dir (closed): with tagDRule, the rule
+// tables that have entries; with tagDerived, the derived generations and
+// layers that have facts.
+func keyIDs(t *testing.T, dir string, tag byte) []uint64 {
 	t.Helper()
 	var ids []uint64
 	for k := range rawDumpDir(t, dir) {
-		if k[0] == tagDRule {
+		if k[0] == tag {
 			ids = append(ids, binary.BigEndian.Uint64([]byte(k[1:9])))
 		}
 	}
@@ -135,7 +137,7 @@ func TestUpdateRenamesInPlace(t *testing.T) {
 	want := storeDerived(t, mem)
 	table := db.rtable
 	db.Close()
-	if got := ruleTables(t, dir); !slices.Equal(got, []uint64{table}) || table == gen {
+	if got := keyIDs(t, dir, tagDRule); !slices.Equal(got, []uint64{table}) || table == gen {
 		t.Errorf("rule tables %v after the updates, want only %d (not the generation %d)", got, table, gen)
 	}
 	db = mustOpen(t, dir)
@@ -155,7 +157,7 @@ func TestUpdateRenamesInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	if got := ruleTables(t, dir); !slices.Equal(got, []uint64{gen}) {
+	if got := keyIDs(t, dir, tagDRule); !slices.Equal(got, []uint64{gen}) {
 		t.Errorf("rule tables %v after a full write, want only %d", got, gen)
 	}
 	db = mustOpen(t, dir)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -46,7 +47,7 @@ func (d *DB) Verify(ctx context.Context) (st VerifyStats, err error) {
 		return st, badgerCorrupt(d.dir, err)
 	}
 	d.mu.RLock()
-	v := &verifier{d: d, st: &st, nsym: ID(len(d.dict.names)), base: maps.Clone(d.base), dgen: d.dgen, mat: d.mat,
+	v := &verifier{d: d, st: &st, nsym: ID(len(d.dict.names)), base: maps.Clone(d.base), dgen: d.dgen, layer: d.layer, mat: d.mat,
 		derived: maps.Clone(d.derived), dcount: map[relArity]int{}, fwd: map[relArity]int{}}
 	d.mu.RUnlock()
 	st.HasRecord, st.RecordBytes, st.ChangeLogOverflow = v.mat.ID != 0, int(v.mat.RecLen), v.mat.Overflow
@@ -83,6 +84,8 @@ type verifier struct {
 	nsym          ID
 	base, derived map[relArity]int // the counters
 	dgen          uint64
+	layer         layerState
+	layerN        uint64 // the layer's entries found
 	mat           matState
 	rules         *ruleRefs
 	fwd, dcount   map[relArity]int // the facts found
@@ -117,6 +120,9 @@ func (v *verifier) key(k, val []byte) error {
 			}
 			v.dcount[relArity{getID(k[9:]), int(k[13])}]++
 		}
+		if gen == v.layer.gen && gen != 0 {
+			return v.layerEntry(k, val)
+		}
 	case tagRecord:
 		if len(k) != 13 {
 			return v.bad("record key %x has length %d", k, len(k))
@@ -142,6 +148,33 @@ func (v *verifier) key(k, val []byte) error {
 		if !ok || id != getID(k[1:]) {
 			return v.bad("symbol %d (%q) is not in the name index", getID(k[1:]), val)
 		}
+	}
+	return nil
+}
+
+// layerEntry checks an entry of the layer over the visible derived
+// generation, and counts the change it makes to the visible facts: a
+// tombstone must hide a fact of the generation.
+func (v *verifier) layerEntry(k, val []byte) error {
+	v.layerN++
+	_, err := v.txn.Get(append(derivedPrefix(v.dgen), k[9:]...))
+	if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
+		return err
+	}
+	inBase := err == nil
+	ra := relArity{getID(k[9:]), int(k[13])}
+	if len(val) == 0 {
+		if !inBase {
+			return v.bad("the layer deletes derived fact %x, which generation %d does not hold", k[9:], v.dgen)
+		}
+		v.dcount[ra]--
+		return nil
+	}
+	if _, _, err := v.rules.decode(val); err != nil {
+		return v.bad("the value of derived key %x does not decode", k)
+	}
+	if !inBase {
+		v.dcount[ra]++
 	}
 	return nil
 }
@@ -219,8 +252,11 @@ func (v *verifier) counts() error {
 			return v.bad("relation %d/%d: the derived counter says %d facts, generation %d holds %d", ra.Rel, ra.Arity, n, v.dgen, v.dcount[ra])
 		}
 	}
+	if v.layerN != v.layer.n {
+		return v.bad("the layer over derived generation %d has %d entries, the store says %d", v.dgen, v.layerN, v.layer.n)
+	}
 	for ra, n := range v.dcount {
-		if v.derived[ra] == 0 {
+		if n != 0 && v.derived[ra] == 0 {
 			return v.bad("relation %d/%d: %d derived facts without a counter", ra.Rel, ra.Arity, n)
 		}
 	}

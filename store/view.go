@@ -43,7 +43,7 @@ func (d *DB) ReadView() (Store, error) {
 		dict:    dict{names: slices.Clip(d.dict.names)},
 		base:    maps.Clone(d.base),
 		derived: maps.Clone(d.derived),
-		gen:     d.gen, dgen: d.dgen, rtable: d.rtable, dnext: d.dnext, mat: d.mat,
+		gen:     d.gen, dgen: d.dgen, rtable: d.rtable, layer: d.layer, dnext: d.dnext, mat: d.mat,
 		splits: maps.Clone(d.splits),
 		parent: d,
 		snap:   d.bdb.NewTransaction(false),
