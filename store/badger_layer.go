@@ -164,6 +164,17 @@ func (d *DB) layerFits(n int) bool {
 	return int(d.layer.n)+n <= total/layerShare
 }
 
+// layerBytes estimates the bytes of the visible layer's entries, which a
+// new layer writes again: Badger's estimate of its tables, or a lower
+// bound per entry if that is less.
+func (d *DB) layerBytes() int64 {
+	if d.layer.gen == 0 {
+		return 0
+	}
+	onDisk, _ := d.bdb.EstimateSize(derivedPrefix(d.layer.gen))
+	return max(int64(onDisk), int64(d.layer.n)*(18+entryOverhead))
+}
+
 // writeLayer writes generation gen, the new layer: the entries of the
 // visible layer merged with ops, through write batches, flushed and
 // synced. Rules that ops add go to u's transaction, and the changes of

@@ -52,6 +52,10 @@ func (d *DB) UpdateDerived(ctx context.Context, u DerivedUpdate) error {
 		}
 	}
 	if d.layerFits(len(ops)) {
+		// The new layer holds the old one's entries too.
+		if err := checkSpace(d.dir, loadAmplification*(size+d.layerBytes()), fmt.Sprintf("updating %d derived facts", len(ops))); err != nil {
+			return err
+		}
 		// Renames go to the transaction when they fit in it with the
 		// counts and the record, to a table of their own otherwise.
 		ownTable := len(u.Renames) > 0 && !d.fitsTxn(nil, u.Program, renames, renamed)
