@@ -137,10 +137,15 @@ func (d *DB) setMat(txn *badger.Txn, mat matState) error {
 	return txn.Set(metaMat, mat.encode())
 }
 
-// raiseFormat sets the format version in txn to v if the store's is lower.
+// raiseFormat sets the format version in txn to v if the store's is lower,
+// and lower than what txn already set (a transaction may raise it more
+// than once: for a layer or a rule table's switch, then for a record).
 // The caller updates d.format once txn commits (commitFormat).
 func (d *DB) raiseFormat(txn *badger.Txn, v uint32) error {
 	if d.format >= v {
+		return nil
+	}
+	if b, err := getValue(txn, metaFormat); err == nil && len(b) == 4 && binary.BigEndian.Uint32(b) >= v {
 		return nil
 	}
 	return txn.Set(metaFormat, binary.BigEndian.AppendUint32(nil, v))

@@ -124,6 +124,11 @@ func TestUpdateDerivedLayer(t *testing.T) {
 	if db.layer != layerC || !slices.Equal(storeDerived(t, db), storeDerived(t, mem)) {
 		t.Fatalf("reopened: layer %+v, want %+v, or facts not Mem's", db.layer, layerC)
 	}
+	// A build that reads no layer must refuse the store: its first record
+	// and its layer came in one transaction.
+	if db.format != formatLayer {
+		t.Errorf("format %d on disk, want %d", db.format, formatLayer)
+	}
 
 	// D: too many for a layer of a quarter of the visible facts: a new
 	// generation, without a layer.

@@ -144,6 +144,9 @@ func TestUpdateRenamesInPlace(t *testing.T) {
 	if got := storeDerived(t, db); !slices.Equal(got, want) {
 		t.Fatal("the reopened store differs")
 	}
+	if db.format != formatRuleTables {
+		t.Errorf("format %d on disk, want %d", db.format, formatRuleTables)
+	}
 	d, ok, err := db.GetDerived(Fact{Rel: 3, Args: []ID{15, 0}})
 	if err != nil || !ok || d.Prov.Rule != old(15) {
 		t.Errorf("GetDerived = %+v, %v, %v; want rule %q", d, ok, err, old(15))
