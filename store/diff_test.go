@@ -41,48 +41,9 @@ func TestDifferential(t *testing.T) {
 				store.SetChangeLogCap(db, 150)
 				store.SetChangeLogCap(mem, 150)
 			}
-			name := func(kind string, n int) string { return fmt.Sprintf("%s%d", kind, rng.IntN(n)) }
+			dr := &diffRand{t: t, rng: rng, maxPut: maxPut, delOne: delOne}
+			name, randDerived, randUpdate := dr.name, dr.derived, dr.update
 			randBatch := func() *store.Batch { return diffBatch(rng) }
-			randDerived := func(s store.Store) []store.Derived {
-				n, _ := s.NumSymbols()
-				if n == 0 {
-					return nil
-				}
-				var ds []store.Derived
-				for range rng.IntN(maxPut) {
-					args := make([]store.ID, rng.IntN(4))
-					for i := range args {
-						args[i] = store.ID(rng.IntN(n))
-					}
-					ds = append(ds, store.Derived{
-						Fact:       store.Fact{Rel: store.ID(rng.IntN(n)), Args: args},
-						Confidence: float32(rng.IntN(8)+1) / 8,
-						Prov:       store.Provenance{Rule: name("rule", 4), Body: []store.Fact{{Rel: 1, Args: args}}},
-					})
-				}
-				return ds
-			}
-			randUpdate := func(s store.Store) store.DerivedUpdate {
-				u := store.DerivedUpdate{Put: randDerived(s)}
-				if rng.IntN(4) > 0 {
-					u.Program = []byte(name("program", 3))
-				}
-				rels, err := s.Relations()
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, r := range rels {
-					for d, err := range s.ScanDerived(r.Rel) {
-						if err != nil {
-							t.Fatal(err)
-						}
-						if rng.IntN(delOne) == 0 {
-							u.Delete = append(u.Delete, d.Fact)
-						}
-					}
-				}
-				return u
-			}
 			for step := range 90 {
 				op := rng.IntN(15)
 				if layered && (op >= 6 && op < 9 || op == 12 || op == 13) && rng.IntN(4) > 0 {
@@ -174,6 +135,62 @@ func TestDifferential(t *testing.T) {
 			storetest.CheckSnapshot(t, db, s1)
 		})
 	}
+}
+
+// diffRand draws TestDifferential's random derived facts and updates.
+type diffRand struct {
+	t      *testing.T
+	rng    *rand.Rand
+	maxPut int // the facts drawn number fewer
+	delOne int // an update deletes one visible fact in delOne
+}
+
+// name is kind followed by a random number below n.
+func (r *diffRand) name(kind string, n int) string { return fmt.Sprintf("%s%d", kind, r.rng.IntN(n)) }
+
+// derived draws derived facts over the symbols of s.
+func (r *diffRand) derived(s store.Store) []store.Derived {
+	n, _ := s.NumSymbols()
+	if n == 0 {
+		return nil
+	}
+	var ds []store.Derived
+	for range r.rng.IntN(r.maxPut) {
+		args := make([]store.ID, r.rng.IntN(4))
+		for i := range args {
+			args[i] = store.ID(r.rng.IntN(n))
+		}
+		ds = append(ds, store.Derived{
+			Fact:       store.Fact{Rel: store.ID(r.rng.IntN(n)), Args: args},
+			Confidence: float32(r.rng.IntN(8)+1) / 8,
+			Prov:       store.Provenance{Rule: r.name("rule", 4), Body: []store.Fact{{Rel: 1, Args: args}}},
+		})
+	}
+	return ds
+}
+
+// update draws an update of s: new facts, a record most times, and
+// deletions of visible facts.
+func (r *diffRand) update(s store.Store) store.DerivedUpdate {
+	u := store.DerivedUpdate{Put: r.derived(s)}
+	if r.rng.IntN(4) > 0 {
+		u.Program = []byte(r.name("program", 3))
+	}
+	rels, err := s.Relations()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for _, rel := range rels {
+		for d, err := range s.ScanDerived(rel.Rel) {
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			if r.rng.IntN(r.delOne) == 0 {
+				u.Delete = append(u.Delete, d.Fact)
+			}
+		}
+	}
+	return u
 }
 
 // distinct keeps the first derivation of each fact of ds.

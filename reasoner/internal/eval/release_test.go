@@ -21,11 +21,7 @@ import (
 // fixpoint before.
 func TestInferReleasesRules(t *testing.T) {
 	ctx := context.Background()
-	st := store.NewMemory()
-	b := store.Batch{Graph: []store.NamedTriple{{S: "a", R: "e", O: "b"}, {S: "b", R: "e", O: "c"}}}
-	if _, err := st.Load(ctx, &b, nil); err != nil {
-		t.Fatal(err)
-	}
+	st := edgeStore(t)
 	prog, kept, weakRule := programAndBodies(t, `
 @min 0.1.
 0.9 :: p(X, Z) :- e(X, Y), e(Y, Z).
@@ -33,19 +29,14 @@ func TestInferReleasesRules(t *testing.T) {
 p(a, a).
 `)
 	rounds := 0
-	opt := Options{Threads: 2, Progress: func(p Progress) {
-		if p.Phase != PhaseDerive || rounds > 0 {
-			return
-		}
-		rounds++
-		runtime.GC()
+	opt := atFirstRound(&rounds, func() {
 		if kept.Value() != nil {
 			t.Error("the body of the rule evaluated is reachable during the fixpoint")
 		}
 		if weakRule.Value() != nil {
 			t.Error("the body of the rule left out is reachable during the fixpoint")
 		}
-	}}
+	})
 	called := false
 	_, err := InferThen(ctx, st, prog, opt, func(in Inferred, err error) {
 		called = true
@@ -74,6 +65,31 @@ p(a, a).
 	}
 }
 
+// edgeStore is an in-memory store holding e(a, b) and e(b, c).
+func edgeStore(t *testing.T) store.Store {
+	t.Helper()
+	st := store.NewMemory()
+	b := store.Batch{Graph: []store.NamedTriple{{S: "a", R: "e", O: "b"}, {S: "b", R: "e", O: "c"}}}
+	if _, err := st.Load(context.Background(), &b, nil); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// atFirstRound returns the options (two threads) of an inference that
+// collects garbage and runs check at the first round of its fixpoint;
+// *rounds counts that round.
+func atFirstRound(rounds *int, check func()) Options {
+	return Options{Threads: 2, Progress: func(p Progress) {
+		if p.Phase != PhaseDerive || *rounds > 0 {
+			return
+		}
+		*rounds++
+		runtime.GC()
+		check()
+	}}
+}
+
 // programAndBodies parses src and returns it with weak pointers to the
 // first body literal of its first two rules; the caller's program is
 // the only strong reference to them.
@@ -91,11 +107,7 @@ func programAndBodies(t *testing.T, src string) (*datalog.Program, weak.Pointer[
 // kept would keep the whole text: the pinned FB15k-237 file's 31 MB).
 func TestInferReleasesSource(t *testing.T) {
 	ctx := context.Background()
-	st := store.NewMemory()
-	b := store.Batch{Graph: []store.NamedTriple{{S: "a", R: "e", O: "b"}, {S: "b", R: "e", O: "c"}}}
-	if _, err := st.Load(ctx, &b, nil); err != nil {
-		t.Fatal(err)
-	}
+	st := edgeStore(t)
 	prog, text := programAndText(t, `@min 0.1.
 @aggregate noisy_or for p.
 0.9 :: p(X, Z) :- e(X, Y), e(Y, Z), X != Z.
@@ -103,16 +115,11 @@ func TestInferReleasesSource(t *testing.T) {
 0.05 :: q(X, Y) :- e(Y, X).
 `)
 	rounds := 0
-	opt := Options{Threads: 2, Progress: func(p Progress) {
-		if p.Phase != PhaseDerive || rounds > 0 {
-			return
-		}
-		rounds++
-		runtime.GC()
+	opt := atFirstRound(&rounds, func() {
 		if text.Value() != nil {
 			t.Error("the program's text is reachable during the fixpoint")
 		}
-	}}
+	})
 	if _, err := InferThen(ctx, st, prog, opt, func(in Inferred, err error) {
 		if err != nil {
 			t.Fatal(err)
