@@ -263,7 +263,7 @@ func (d *DB) flipDerived(gen uint64, counts map[relArity]int, mat matState) erro
 // counts and rule table.
 func genPrefixes(gen uint64) [][]byte {
 	return [][]byte{
-		binary.BigEndian.AppendUint64([]byte{tagDerived}, gen),
+		derivedPrefix(gen),
 		binary.BigEndian.AppendUint64([]byte{tagDCount}, gen),
 		binary.BigEndian.AppendUint64([]byte{tagDRule}, gen),
 	}

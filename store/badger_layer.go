@@ -53,11 +53,6 @@ func layerOf(txn *badger.Txn) (layerState, error) {
 	return layerState{binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:])}, nil
 }
 
-// derivedPrefix is D<gen>, the key prefix of derived generation gen's facts.
-func derivedPrefix(gen uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{tagDerived}, gen)
-}
-
 // throughIter iterates the facts of a derived generation seen through its
 // layer (if any), in key order, within a key range sub (a relation, or
 // nothing for all): suffix and val are the current fact's key without the
@@ -236,7 +231,7 @@ func (d *DB) writeLayer(ctx context.Context, u *inPlace, gen uint64, ops []updat
 		}
 		op := &ops[i]
 		i++
-		before, inBase, err := d.visibleBefore(rt, u, it, c == 0, op)
+		before, inBase, err := u.visibleBefore(rt, it, c == 0, op)
 		if err != nil {
 			return err
 		}
@@ -283,7 +278,7 @@ func (d *DB) writeLayer(ctx context.Context, u *inPlace, gen uint64, ops []updat
 // and whether the generation under the layer holds it (read only for a
 // deletion, which needs a tombstone then). inOld says the old layer's
 // iterator it is at the fact's entry.
-func (d *DB) visibleBefore(rt *badger.Txn, u *inPlace, it *badger.Iterator, inOld bool, op *updateOp) (before, inBase bool, err error) {
+func (u *inPlace) visibleBefore(rt *badger.Txn, it *badger.Iterator, inOld bool, op *updateOp) (before, inBase bool, err error) {
 	if inOld {
 		size := it.Item().ValueSize()
 		before = size > 0

@@ -106,7 +106,7 @@ func updateBytes(ops []updateOp) int64 {
 // tables, or a lower bound per fact if that is less (the tables that also
 // hold other keys, and the memtables, are not counted by Badger).
 func (d *DB) derivedBytes(n int) int64 {
-	onDisk, _ := d.bdb.EstimateSize(binary.BigEndian.AppendUint64([]byte{tagDerived}, d.dgen))
+	onDisk, _ := d.bdb.EstimateSize(derivedPrefix(d.dgen))
 	return max(int64(onDisk), int64(n)*(22+entryOverhead))
 }
 
@@ -525,7 +525,7 @@ func (d *DB) writeMerged(ctx context.Context, old, gen uint64, ops []updateOp, p
 	txn := d.bdb.NewTransaction(false)
 	defer txn.Discard()
 	m := &merger{d: d, ctx: ctx, wb: wb, ops: ops, ids: make(map[string]uint32), counts: make(map[relArity]int),
-		genPrefix: binary.BigEndian.AppendUint64([]byte{tagDerived}, gen), gen: gen}
+		genPrefix: derivedPrefix(gen), gen: gen}
 	if err := m.copyRules(txn, d.rtable, renames); err != nil {
 		return nil, 0, nil, err
 	}

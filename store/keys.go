@@ -182,6 +182,11 @@ func decodeArgs(b []byte, n int) []ID {
 // derivedKey is D<gen><rel><arity><args...>.
 func derivedKey(dst []byte, gen uint64, f Fact) []byte { return genFactKey(dst, tagDerived, gen, f) }
 
+// derivedPrefix is D<gen>, the key prefix of derived generation gen's facts.
+func derivedPrefix(gen uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{tagDerived}, gen)
+}
+
 // logKey is L<id><rel><arity><args...>.
 func logKey(dst []byte, id uint64, f Fact) []byte { return genFactKey(dst, tagLog, id, f) }
 
