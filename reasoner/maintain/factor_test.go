@@ -66,56 +66,14 @@ func TestFactorisedChainWork(t *testing.T) {
 // (factor_share.go), and the proofs are those of a memo per plan.
 func TestFactorisedSameFixpoint(t *testing.T) {
 	ctx := context.Background()
-	syms := []string{"a", "b", "c", "d", "e", "7", "7.0", "007", "f", "g"}
-	pairs := [][2]string{{"A", "C"}, {"A", "D"}, {"A", "B"}, {"C", "D"}, {"C", "B"}, {"D", "B"}}
 	seeds := 60
 	if testing.Short() {
 		seeds = 15 // the race stage: the threads matter there, not the count
 	}
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 41))
-		rng2 := rand.New(rand.NewPCG(uint64(seed), 43)) // the copies
-		var tsv, src strings.Builder
-		for range 40 {
-			fmt.Fprintf(&tsv, "%s\tr%d\t%s\n", syms[rng.IntN(len(syms))], rng.IntN(3), syms[rng.IntN(len(syms))])
-		}
-		for range 15 {
-			fmt.Fprintf(&src, "0.%d :: r%d(%q, %q).\n", 1+rng.IntN(9), rng.IntN(3), syms[rng.IntN(len(syms))], syms[rng.IntN(len(syms))])
-		}
-		for range 6 {
-			path := [][2]string{{"A", "C"}, {"C", "D"}, {"D", "B"}}
-			var body []string
-			var rels [3]int
-			for k, e := range path {
-				if rng.IntN(2) == 0 {
-					e[0], e[1] = e[1], e[0]
-				}
-				path[k], rels[k] = e, rng.IntN(3)
-				body = append(body, fmt.Sprintf("r%d(%s, %s)", rels[k], e[0], e[1]))
-			}
-			rng.Shuffle(len(body), func(i, j int) { body[i], body[j] = body[j], body[i] })
-			var neqs []string
-			for _, q := range pairs {
-				if rng.IntN(2) == 0 {
-					neqs = append(neqs, q[0]+" != "+q[1])
-				}
-			}
-			fmt.Fprintf(&src, "0.%d :: r%d(A, B) :- %s.\n", 3+rng.IntN(7), rng.IntN(3), strings.Join(append(body, neqs...), ", "))
-			for range rng2.IntN(3) {
-				// A copy: another weight and head, and another relation
-				// at one end of the path or none.
-				rs := rels
-				if end := rng2.IntN(3); end < 2 {
-					rs[2*end] = rng2.IntN(3)
-				}
-				var cb []string
-				for k, e := range path {
-					cb = append(cb, fmt.Sprintf("r%d(%s, %s)", rs[k], e[0], e[1]))
-				}
-				fmt.Fprintf(&src, "0.%d :: r%d(A, B) :- %s.\n", 1+rng2.IntN(9), rng2.IntN(3), strings.Join(append(cb, neqs...), ", "))
-			}
-		}
-		p := testkit.MustParse(t, src.String())
+		tsv, src := chainCase(rng, uint64(seed))
+		p := testkit.MustParse(t, src)
 		var dumps []string
 		for _, opt := range []eval.Options{
 			{Threads: 1, NoFactor: true},
@@ -124,7 +82,7 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 			{Threads: 1, WalkAlways: true},
 			{Threads: 2, WalkNever: true},
 		} {
-			st := testkit.NewStore(t, tsv.String())
+			st := testkit.NewStore(t, tsv)
 			opt.Min = 1e-3
 			if _, err := eval.Infer(ctx, st, p, opt); err != nil {
 				t.Fatal(err)
@@ -133,17 +91,17 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 		}
 		// The factorised proofs hold and are worth their confidences.
 		for _, opt := range []eval.Options{{Threads: 1, Min: 1e-3}, {Threads: 1, Min: 1e-3, WalkAlways: true}} {
-			m, _, err := Materialise(ctx, testkit.NewStore(t, tsv.String()), p, opt)
+			m, _, err := Materialise(ctx, testkit.NewStore(t, tsv), p, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := checkProofs(m); err != nil {
-				t.Fatalf("seed %d: %v\nprogram:\n%s", seed, err, src.String())
+				t.Fatalf("seed %d: %v\nprogram:\n%s", seed, err, src)
 			}
 		}
 		for _, d := range dumps[1:] {
 			if d != dumps[0] {
-				t.Fatalf("seed %d: factorised fixpoint differs from the join's\nprogram:\n%s\nbase:\n%s\njoin:\n%s\nfactorised:\n%s", seed, src.String(), tsv.String(), dumps[0], d)
+				t.Fatalf("seed %d: factorised fixpoint differs from the join's\nprogram:\n%s\nbase:\n%s\njoin:\n%s\nfactorised:\n%s", seed, src, tsv, dumps[0], d)
 			}
 		}
 		// Shared memos give the proofs of a memo per plan, whatever the
@@ -151,7 +109,7 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 		for _, min := range []float64{0.02, 0.1} {
 			var proofs []string
 			for _, opt := range []eval.Options{{Threads: 1, NoShare: true}, {Threads: 1}, {Threads: 2}} {
-				st := testkit.NewStore(t, tsv.String())
+				st := testkit.NewStore(t, tsv)
 				opt.Min = min
 				if _, err := eval.Infer(ctx, st, p, opt); err != nil {
 					t.Fatal(err)
@@ -160,17 +118,18 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 			}
 			for i, d := range proofs[1:] {
 				if d != proofs[0] {
-					t.Fatalf("seed %d, min %g, configuration %d: proofs\n%s\nwith a memo per plan:\n%s\nprogram:\n%s\nbase:\n%s", seed, min, i+1, d, proofs[0], src.String(), tsv.String())
+					t.Fatalf("seed %d, min %g, configuration %d: proofs\n%s\nwith a memo per plan:\n%s\nprogram:\n%s\nbase:\n%s", seed, min, i+1, d, proofs[0], src, tsv)
 				}
 			}
 		}
 		// Goal-directed, the chain rules run under magic guards over one
 		// end of the path (factorised from the guard's values, each with
-		// its demand), and the answers are the bottom-up evaluation's.
-		st := testkit.NewStore(t, tsv.String())
+		// its demand) or both (factor_pair.go), and the answers are the
+		// bottom-up evaluation's.
+		st := testkit.NewStore(t, tsv)
 		for k := range 3 {
-			c := syms[rng.IntN(len(syms))]
-			for _, qs := range []string{fmt.Sprintf("r%d(%q, X)?", k, c), fmt.Sprintf("r%d(X, %q)?", k, c)} {
+			c, c2 := chainSyms[rng.IntN(len(chainSyms))], chainSyms[rng.IntN(len(chainSyms))]
+			for _, qs := range []string{fmt.Sprintf("r%d(%q, X)?", k, c), fmt.Sprintf("r%d(X, %q)?", k, c), fmt.Sprintf("r%d(%q, %q)?", k, c, c2)} {
 				q := testkit.MustQuery(t, qs)
 				var got []string
 				for _, opt := range []eval.Options{
@@ -188,12 +147,66 @@ func TestFactorisedSameFixpoint(t *testing.T) {
 				}
 				for i, g := range got[1:] {
 					if g != got[0] {
-						t.Fatalf("seed %d, %s, configuration %d: answers\n%s\nbottom-up:\n%s\nprogram:\n%s\nbase:\n%s", seed, qs, i+1, g, got[0], src.String(), tsv.String())
+						t.Fatalf("seed %d, %s, configuration %d: answers\n%s\nbottom-up:\n%s\nprogram:\n%s\nbase:\n%s", seed, qs, i+1, g, got[0], src, tsv)
 					}
 				}
 			}
 		}
 	}
+}
+
+// chainSyms are the symbols of chainCase's graphs.
+var chainSyms = []string{"a", "b", "c", "d", "e", "7", "7.0", "007", "f", "g"}
+
+// chainCase returns a random graph of ten symbols (numbers among them)
+// over three relations, with weighted facts, and a program of chain rules
+// with random inequalities among their path's variables, some copied with
+// another weight, head or end relation.
+func chainCase(rng *rand.Rand, seed uint64) (tsv, src string) {
+	syms := chainSyms
+	pairs := [][2]string{{"A", "C"}, {"A", "D"}, {"A", "B"}, {"C", "D"}, {"C", "B"}, {"D", "B"}}
+	var tb, sb strings.Builder
+	rng2 := rand.New(rand.NewPCG(seed, 43)) // the copies
+	for range 40 {
+		fmt.Fprintf(&tb, "%s\tr%d\t%s\n", syms[rng.IntN(len(syms))], rng.IntN(3), syms[rng.IntN(len(syms))])
+	}
+	for range 15 {
+		fmt.Fprintf(&sb, "0.%d :: r%d(%q, %q).\n", 1+rng.IntN(9), rng.IntN(3), syms[rng.IntN(len(syms))], syms[rng.IntN(len(syms))])
+	}
+	for range 6 {
+		path := [][2]string{{"A", "C"}, {"C", "D"}, {"D", "B"}}
+		var body []string
+		var rels [3]int
+		for k, e := range path {
+			if rng.IntN(2) == 0 {
+				e[0], e[1] = e[1], e[0]
+			}
+			path[k], rels[k] = e, rng.IntN(3)
+			body = append(body, fmt.Sprintf("r%d(%s, %s)", rels[k], e[0], e[1]))
+		}
+		rng.Shuffle(len(body), func(i, j int) { body[i], body[j] = body[j], body[i] })
+		var neqs []string
+		for _, q := range pairs {
+			if rng.IntN(2) == 0 {
+				neqs = append(neqs, q[0]+" != "+q[1])
+			}
+		}
+		fmt.Fprintf(&sb, "0.%d :: r%d(A, B) :- %s.\n", 3+rng.IntN(7), rng.IntN(3), strings.Join(append(body, neqs...), ", "))
+		for range rng2.IntN(3) {
+			// A copy: another weight and head, and another relation
+			// at one end of the path or none.
+			rs := rels
+			if end := rng2.IntN(3); end < 2 {
+				rs[2*end] = rng2.IntN(3)
+			}
+			var cb []string
+			for k, e := range path {
+				cb = append(cb, fmt.Sprintf("r%d(%s, %s)", rs[k], e[0], e[1]))
+			}
+			fmt.Fprintf(&sb, "0.%d :: r%d(A, B) :- %s.\n", 1+rng2.IntN(9), rng2.IntN(3), strings.Join(append(cb, neqs...), ", "))
+		}
+	}
+	return tb.String(), sb.String()
 }
 
 // TestFactorisedGatedWork: a goal-directed query that demands a chain

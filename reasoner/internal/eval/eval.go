@@ -44,6 +44,9 @@ type Evaluator struct {
 	// groupings for factorised plans (facGroupsOf), while it plans.
 	roundDelta map[int32][]int32
 	facGroups  map[deltaKey]*facGrouping
+	// pairOrders orders the tuples of guards over both ends of a chain
+	// rule's path, for its pair plans (factor_pair.go).
+	pairOrders map[pairKey]*pairOrder
 
 	Rels   []*Relation
 	RelIdx map[string]int32

@@ -34,6 +34,9 @@ import (
 // (factor_share.go, which says why the derivations and proofs are those
 // of a memo per plan).
 //
+// A rule under a guard over both ends of its path (a rederive twin) is
+// joined from the guard's pairs (factor_pair.go).
+//
 // A delta of the middle atom b is grouped by V1 (facGroup): each group is
 // joined with c once and emitted for a's tuples with that V1. A delta of an
 // end atom whose far variable has few values is walked from each of them
@@ -62,13 +65,19 @@ type facShape struct {
 	// each, each value's confidence its demand.
 	gate    int
 	gateVar int32
+	// pair marks a guard over both ends of the path (a rederive twin's,
+	// whose guard holds the head's arguments, or a goal with both bound):
+	// its tuples are pairs of X0 and X3, X0 at position pairX0
+	// (factor_pair.go).
+	pair   bool
+	pairX0 int
 }
 
 // chainShapeOf returns the path of r when r is a three-atom chain rule
 // whose other literals are inequalities between the path's variables and
-// at most one magic guard with no argument, and nil otherwise (constants,
-// wildcards, guards with arguments, negations, other tests, aggregates,
-// magic and bridging rules).
+// at most one guard (see facShape.gate and facShape.pair), and nil
+// otherwise (constants, wildcards, guards over other arguments,
+// negations, other tests, aggregates, magic and bridging rules).
 func chainShapeOf(r *Crule) *facShape {
 	if r.crisp || r.copy || r.agg || r.naggw != 0 || len(r.Head.Args) != 2 {
 		return nil
@@ -80,6 +89,7 @@ func chainShapeOf(r *Crule) *facShape {
 	var atoms []int
 	var neqs [][2]int32
 	gate, gateVar := -1, int32(-1)
+	pair, pairX0 := false, 0
 	for j := range r.Body {
 		l := &r.Body[j]
 		switch {
@@ -88,6 +98,12 @@ func chainShapeOf(r *Crule) *facShape {
 			gate = j
 			if len(l.Atom.Args) == 1 {
 				gateVar = l.Atom.Args[0].V
+			}
+		case l.Kind == datalog.Positive && l.guard && gate < 0 && len(l.Atom.Args) == 2 &&
+			(l.Atom.Args[0].V == x0 && l.Atom.Args[1].V == x3 || l.Atom.Args[0].V == x3 && l.Atom.Args[1].V == x0):
+			gate, pair = j, true
+			if l.Atom.Args[1].V == x0 {
+				pairX0 = 1
 			}
 		case l.Kind == datalog.Positive && !l.guard && len(l.aggs) == 0:
 			a := l.Atom.Args
@@ -105,7 +121,7 @@ func chainShapeOf(r *Crule) *facShape {
 	if len(atoms) != 3 {
 		return nil
 	}
-	sh := &facShape{gate: gate, gateVar: gateVar}
+	sh := &facShape{gate: gate, gateVar: gateVar, pair: pair, pairX0: pairX0}
 	sh.vars[0] = x0
 	used := [3]bool{}
 	for i := range 3 {
@@ -179,8 +195,12 @@ type facPlan struct {
 	// scanned tuple of a (delta, or a group's tuples of a middle delta)
 	// takes the demand of the gate's tuple with its V0, and is skipped
 	// without one; gateFar: over V3, each derivation emitted takes the
-	// demand of its V3 (facEmit).
+	// demand of its V3 (facEmit); gatePair: over both ends, its tuples
+	// grouped by V0 (mid and groups; V0 at position pairAt), each
+	// group's paths a·b met from each tuple's V3 (factor_pair.go), ixG
+	// finding a's tuples by V0 and ixC c's by V3.
 	gateAt gateMode
+	pairAt int
 	gates  []int32
 	ixG    *hashIndex
 	// A plan of the middle atom's delta (b's) takes its tuples grouped by
@@ -213,6 +233,11 @@ func (e *Evaluator) facPlanOf(r *Crule, deltaAt int, d []int32) *facPlan {
 		switch {
 		case g.Len() == 0:
 			return nil // the plan of the guard finds nothing at once
+		case sh.pair:
+			if deltaAt != -1 && deltaAt != sh.gate {
+				return nil // an atom's delta: the join, by fanout
+			}
+			return e.facPairPlan(r, g, d)
 		case sh.gateVar >= 0:
 			// The plan's V0 is the gate's variable (the scan, the
 			// delta of the atom next to it, a middle delta) or, for a
@@ -270,6 +295,38 @@ func (e *Evaluator) facPlanOf(r *Crule, deltaAt int, d []int32) *facPlan {
 	if !mid {
 		fp.delta = d
 	}
+	fp.orient(e, r, right)
+	if !mid {
+		// A middle delta's plan reads b's tuples from its groups only:
+		// an index of b by V1 would be kept up to date with every tuple
+		// b gains and never read (sg-2k: 10 MB of chain links).
+		fp.ixB = fp.rel[1].Index(1 << uint(fp.in[1]))
+	}
+	fp.ixC = fp.rel[2].Index(1 << uint(fp.in[2]))
+	if at == gateScan {
+		fp.ixG = fp.rel[0].Index(1 << uint(fp.in[0]))
+	}
+	if mid {
+		fp.ixA = fp.rel[0].Index(1 << uint(1-fp.in[0]))
+		g := e.facGroupsOf(fp.lit[1].Atom.Rel, fp.in[1], d)
+		fp.mid, fp.groups = g.tuples, g.groups
+	}
+	if d != nil && !mid && !e.walkNever && gate == nil {
+		// A delta of an end atom whose far variable (V0) has far fewer
+		// values than its near one (V1) is walked from each V0 instead.
+		ai := fp.lit[0].Atom.Rel
+		if e.walkAlways || 4*e.facGroupCount(ai, fp.in[0], d) < e.facGroupCount(ai, 1-fp.in[0], d) {
+			by0 := e.facGroupsOf(ai, fp.in[0], d)
+			fp.walk, fp.mid, fp.groups, fp.delta = true, by0.tuples, by0.groups, nil
+		}
+	}
+	return fp
+}
+
+// orient fills the atoms, variables and inequalities of fp from the chain
+// rule r, scanned from its first atom or, when right, from its last.
+func (fp *facPlan) orient(e *Evaluator, r *Crule, right bool) {
+	sh := r.fac
 	for i := range 3 {
 		k, v := i, i
 		if right {
@@ -297,31 +354,6 @@ func (e *Evaluator) facPlanOf(r *Crule, deltaAt int, d []int32) *facPlan {
 			fp.neq[i][j] = sh.neq[a][b]
 		}
 	}
-	if !mid {
-		// A middle delta's plan reads b's tuples from its groups only:
-		// an index of b by V1 would be kept up to date with every tuple
-		// b gains and never read (sg-2k: 10 MB of chain links).
-		fp.ixB = fp.rel[1].Index(1 << uint(fp.in[1]))
-	}
-	fp.ixC = fp.rel[2].Index(1 << uint(fp.in[2]))
-	if at == gateScan {
-		fp.ixG = fp.rel[0].Index(1 << uint(fp.in[0]))
-	}
-	if mid {
-		fp.ixA = fp.rel[0].Index(1 << uint(1-fp.in[0]))
-		g := e.facGroupsOf(fp.lit[1].Atom.Rel, fp.in[1], d)
-		fp.mid, fp.groups = g.tuples, g.groups
-	}
-	if d != nil && !mid && !e.walkNever && gate == nil {
-		// A delta of an end atom whose far variable (V0) has far fewer
-		// values than its near one (V1) is walked from each V0 instead.
-		ai := fp.lit[0].Atom.Rel
-		if e.walkAlways || 4*e.facGroupCount(ai, fp.in[0], d) < e.facGroupCount(ai, 1-fp.in[0], d) {
-			by0 := e.facGroupsOf(ai, fp.in[0], d)
-			fp.walk, fp.mid, fp.groups, fp.delta = true, by0.tuples, by0.groups, nil
-		}
-	}
-	return fp
 }
 
 // facEmpty reports whether an atom of the chain rule r reads an empty
@@ -394,6 +426,12 @@ func (w *Worker) execFac(p *Plan, lo, hi int) {
 	w.fm = w.facMemoOf(fp)
 	w.demand = fp.demand
 	for i := lo; i < hi; i++ {
+		if fp.gateAt == gatePair {
+			if !w.facPair(p, fp.mid[fp.groups[i][0]:fp.groups[i][1]]) {
+				return
+			}
+			continue
+		}
 		if fp.gateAt == gateScan {
 			g := int32(i)
 			if fp.gates != nil {

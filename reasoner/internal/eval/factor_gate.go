@@ -12,6 +12,7 @@ const (
 	gateScan
 	gateFind
 	gateFar
+	gatePair
 )
 
 // gateDemand sets the worker's demand to the confidence of the tuple of

@@ -21,6 +21,8 @@ type task struct {
 func planItems(p *Plan) (int, bool) {
 	if f := p.fac; f != nil {
 		switch {
+		case f.gateAt == gatePair:
+			return len(f.groups), true
 		case f.gates != nil:
 			return len(f.gates), true
 		case f.gateAt == gateScan:
