@@ -201,8 +201,12 @@ type facPlan struct {
 	// finding a's tuples by V0 and ixC c's by V3.
 	gateAt gateMode
 	pairAt int
-	gates  []int32
-	ixG    *hashIndex
+	// pairDelta marks a pair plan of an end atom's delta: its groups
+	// hold a's tuples by V0, and ixP finds the guard's by V0.
+	pairDelta bool
+	ixP       *hashIndex
+	gates     []int32
+	ixG       *hashIndex
 	// A plan of the middle atom's delta (b's) takes its tuples grouped by
 	// V1 (mid, in groups); each group is joined with c as one memo
 	// entry would be and emitted for the tuples of a with that V1 (ixA).
@@ -234,10 +238,13 @@ func (e *Evaluator) facPlanOf(r *Crule, deltaAt int, d []int32) *facPlan {
 		case g.Len() == 0:
 			return nil // the plan of the guard finds nothing at once
 		case sh.pair:
-			if deltaAt != -1 && deltaAt != sh.gate {
-				return nil // an atom's delta: the join, by fanout
+			switch deltaAt {
+			case -1, sh.gate:
+				return e.facPairPlan(r, g, d)
+			case sh.lit[0], sh.lit[2]:
+				return e.facPairDeltaPlan(r, g, deltaAt == sh.lit[2], d)
 			}
-			return e.facPairPlan(r, g, d)
+			return nil // a middle delta: the join, by fanout
 		case sh.gateVar >= 0:
 			// The plan's V0 is the gate's variable (the scan, the
 			// delta of the atom next to it, a middle delta) or, for a

@@ -92,6 +92,27 @@ func (e *Evaluator) facPairPlan(r *Crule, g *Relation, d []int32) *facPlan {
 	return fp
 }
 
+// facPairDeltaPlan returns the pair plan of the chain rule r under its
+// guard g over both ends for the delta d of its first atom or, when right,
+// of its last: the delta's tuples grouped by their value at the guarded
+// end (V0), each group's paths a·b walked from its own tuples of a, then
+// met from the V3 of each guard tuple with that V0.
+func (e *Evaluator) facPairDeltaPlan(r *Crule, g *Relation, right bool, d []int32) *facPlan {
+	sh := r.fac
+	pos := sh.pairX0
+	if right {
+		pos = 1 - sh.pairX0
+	}
+	fp := &facPlan{weight: r.Weight, demand: 1, gate: g, gateAt: gatePair, pairAt: pos, pairDelta: true}
+	fp.orient(e, r, right)
+	fp.mid, fp.groups = groupBy(fp.rel[0], d, fp.in[0])
+	fp.ixP = g.Index(1 << uint(pos))
+	fp.ixG = fp.rel[0].Index(1 << uint(fp.in[0]))
+	fp.ixB = fp.rel[1].Index(1 << uint(fp.in[1]))
+	fp.ixC = fp.rel[2].Index(1 << uint(1-fp.in[2]))
+	return fp
+}
+
 // subGroups returns the tuples d (sorted) of o's relation in o's order,
 // with the spans of equal values.
 func subGroups(o *pairOrder, d []int32) ([]int32, [][2]int32) {
@@ -120,6 +141,21 @@ func subGroups(o *pairOrder, d []int32) ([]int32, [][2]int32) {
 func (w *Worker) facPair(p *Plan, gs []int32) bool {
 	fp := p.fac
 	g := fp.gate
+	var tas []int32 // the delta's tuples of a (nil: all of a's with V0)
+	if fp.pairDelta {
+		tas = gs
+		v0 := fp.rel[0].Tuple(tas[0])[fp.in[0]]
+		var key [2]uint32
+		key[fp.pairAt] = v0
+		gs = w.pairGs[:0]
+		for t := fp.ixP.First(g, key[:]); t >= 0; t = fp.ixP.After(t) {
+			gs = append(gs, t)
+		}
+		w.pairGs = gs
+		if len(gs) == 0 {
+			return true // no pair of V0 to derive
+		}
+	}
 	v0 := g.Tuple(gs[0])[fp.pairAt]
 	wt, min := fp.weight, w.E.Min
 	top := 0.0 // the strongest demand of the group
@@ -132,7 +168,7 @@ func (w *Worker) facPair(p *Plan, gs []int32) bool {
 	}
 	m := w.fm
 	m.reset(nil, wt)
-	ok := w.facPairBuild(p, v0, wt*top) && w.facPairTuples(p, gs, v0)
+	ok := w.facPairBuild(p, v0, tas, wt*top) && w.facPairTuples(p, gs, v0)
 	for i := range m.ents {
 		delete(m.at, m.ents[i].far)
 	}
@@ -217,8 +253,9 @@ func byConfidence(ents []facEntry) []int32 {
 // through a and b, each with its best path (far: V2, mid: V1, tb and tc:
 // the tuples of a and b) and its best through another V1, cut where the
 // path times bound is below the threshold; false when the task stops.
-// The memo's map finds the entries until facPair empties it.
-func (w *Worker) facPairBuild(p *Plan, v0 uint32, bound float64) bool {
+// The memo's map finds the entries until facPair empties it. The paths
+// start from the tuples tas of a (nil: all of a's with V0 = v0).
+func (w *Worker) facPairBuild(p *Plan, v0 uint32, tas []int32, bound float64) bool {
 	m := w.fm
 	fp := p.fac
 	a, b := fp.rel[0], fp.rel[1]
@@ -228,7 +265,12 @@ func (w *Worker) facPairBuild(p *Plan, v0 uint32, bound float64) bool {
 	ordA := fp.ixG.ordered > 0
 	var aw chainWalk
 	stopped := false
-	for aw.start(fp.ixG, a, ka[:]); aw.T >= 0 && !stopped; aw.next() {
+	if tas == nil {
+		aw.start(fp.ixG, a, ka[:])
+	} else {
+		aw.startList(a, tas, 1-fp.in[0])
+	}
+	for ; aw.T >= 0 && !stopped; aw.next() {
 		if !w.tick() {
 			stopped = true
 			break

@@ -49,6 +49,9 @@ type Worker struct {
 	fms    *facMemos
 	builds int64
 	walk   *[3]walkLevel
+	// pairGs holds the guard's tuples of a pair plan's delta group
+	// (factor_pair.go).
+	pairGs []int32
 }
 
 // Prepare sizes the worker's bindings and provenance references for rule r.
