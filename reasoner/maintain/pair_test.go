@@ -87,6 +87,33 @@ func TestRederiveChainRules(t *testing.T) {
 	}
 }
 
+// removeFirstRule materialises src over tsv, removes its first rule, checks
+// the update against an evaluation from scratch, and returns the joins
+// the update made and what it changed; noFactor joins atom by atom.
+func removeFirstRule(t *testing.T, tsv, src string, noFactor bool) (int64, Change) {
+	ctx := context.Background()
+	opt := eval.Options{Threads: 1, Min: 0.1, NoFactor: noFactor}
+	m, _, err := Materialise(ctx, testkit.NewStore(t, tsv), testkit.MustParse(t, src), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testkit.MustParse(t, editRule(t, src, 0, false))
+	before := m.e.Work
+	ch, err := m.Apply(ctx, Delta{Program: prog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joins := m.e.Work - before
+	fresh, _, err := Materialise(ctx, testkit.NewStore(t, tsv), prog, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameDerived(derivedOf(t, m), derivedOf(t, fresh)); err != nil {
+		t.Fatalf("noFactor %v: %v", noFactor, err)
+	}
+	return joins, ch
+}
+
 // TestRederivePairWork: removing the rule that is the best proof of every
 // fact of h re-derives them by the chain rule's twin. Its guard holds
 // (place, category) pairs of one country's n places: joined atom by atom,
@@ -94,7 +121,6 @@ func TestRederiveChainRules(t *testing.T) {
 // pair plan walks each category's places once, then meets each pair from
 // its place's one country (a few joins a pair).
 func TestRederivePairWork(t *testing.T) {
-	ctx := context.Background()
 	const n = 300
 	var tsv strings.Builder
 	tsv.WriteString(hubTSV(n))
@@ -106,28 +132,11 @@ func TestRederivePairWork(t *testing.T) {
 `
 	joins := map[bool]int64{}
 	for _, off := range []bool{false, true} {
-		opt := eval.Options{Threads: 1, Min: 0.1, NoFactor: off}
-		m, _, err := Materialise(ctx, testkit.NewStore(t, tsv.String()), testkit.MustParse(t, src), opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prog := testkit.MustParse(t, editRule(t, src, 0, false))
-		before := m.e.Work
-		ch, err := m.Apply(ctx, Delta{Program: prog})
-		if err != nil {
-			t.Fatal(err)
-		}
+		j, ch := removeFirstRule(t, tsv.String(), src, off)
 		if ch.Full || ch.Reweighted != n {
 			t.Fatalf("noFactor %v: %+v, want %d facts weakened in place", off, ch, n)
 		}
-		joins[off] = m.e.Work - before
-		fresh, _, err := Materialise(ctx, testkit.NewStore(t, tsv.String()), prog, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sameDerived(derivedOf(t, m), derivedOf(t, fresh)); err != nil {
-			t.Fatalf("noFactor %v: %v", off, err)
-		}
+		joins[off] = j
 	}
 	t.Logf("joins of the update: pair plan %d, atom by atom %d", joins[false], joins[true])
 	if bound := int64(20 * n); joins[false] > bound {
@@ -149,7 +158,6 @@ func TestRederivePairWork(t *testing.T) {
 // when the delta was joined atom by atom and the guard's pairs as a pair
 // plan; 4,020 as pair plans both).
 func TestRederivePairDeltaWork(t *testing.T) {
-	ctx := context.Background()
 	const n, k = 80, 10 // places, and those with an x
 	var tsv strings.Builder
 	for i := range n {
@@ -164,28 +172,11 @@ func TestRederivePairDeltaWork(t *testing.T) {
 `
 	joins := map[bool]int64{}
 	for _, off := range []bool{false, true} {
-		opt := eval.Options{Threads: 1, Min: 0.1, NoFactor: off}
-		m, _, err := Materialise(ctx, testkit.NewStore(t, tsv.String()), testkit.MustParse(t, src), opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prog := testkit.MustParse(t, editRule(t, src, 0, false))
-		before := m.e.Work
-		ch, err := m.Apply(ctx, Delta{Program: prog})
-		if err != nil {
-			t.Fatal(err)
-		}
+		j, ch := removeFirstRule(t, tsv.String(), src, off)
 		if ch.Full || ch.Reweighted < k*n/2 {
 			t.Fatalf("noFactor %v: %+v, want most of the %d facts h(p0..p%d, _) weakened in place", off, ch, k*n, k-1)
 		}
-		joins[off] = m.e.Work - before
-		fresh, _, err := Materialise(ctx, testkit.NewStore(t, tsv.String()), prog, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sameDerived(derivedOf(t, m), derivedOf(t, fresh)); err != nil {
-			t.Fatalf("noFactor %v: %v", off, err)
-		}
+		joins[off] = j
 	}
 	t.Logf("joins of the update: pair plans %d, atom by atom %d", joins[false], joins[true])
 	if bound := int64(20 * k * n); joins[false] > bound {
