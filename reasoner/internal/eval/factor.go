@@ -687,16 +687,3 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 	})
 	return ents, true
 }
-
-// facNextB returns the tuple of b after tb: the next of the list tbs
-// (position next), or of the index chain when tbs is nil; -1 after the
-// last.
-func (w *Worker) facNextB(fp *facPlan, tb int32, tbs []int32, next int) (int32, int) {
-	if tbs == nil {
-		return fp.ixB.After(tb), 0
-	}
-	if next == len(tbs) {
-		return -1, next
-	}
-	return tbs[next], next + 1
-}

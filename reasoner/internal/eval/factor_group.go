@@ -127,6 +127,19 @@ func (w *Worker) facDirect(p *Plan, t int32, tbs []int32) bool {
 	return true
 }
 
+// facNextB returns the tuple of b after tb: the next of the list tbs
+// (position next), or of the index chain when tbs is nil; -1 after the
+// last.
+func (w *Worker) facNextB(fp *facPlan, tb int32, tbs []int32, next int) (int32, int) {
+	if tbs == nil {
+		return fp.ixB.After(tb), 0
+	}
+	if next == len(tbs) {
+		return -1, next
+	}
+	return tbs[next], next + 1
+}
+
 // tbs0 returns the first tuple of the list tbs of b and the position of
 // the next; for a nil list (b's tuples read from its index, ixB) -1 and 0.
 func tbs0(tbs []int32) (int32, int) {
