@@ -147,16 +147,41 @@ func getThrough(txn *badger.Txn, gen, layer uint64, suffix []byte) ([]byte, erro
 	return getValue(txn, append(derivedPrefix(gen), suffix...))
 }
 
+// LayerStatus is the layer of changes over the derived facts, as stats
+// shows it: the changes that updates too large for one transaction wrote
+// over the visible generation.
+type LayerStatus struct {
+	// Entries counts the layer's facts, added, changed and deleted.
+	Entries int
+	// MergeAt is the number of entries past which an update merges the
+	// layer and the generation under it into a new generation: a quarter
+	// of the visible derived facts.
+	MergeAt int
+}
+
+// Layer returns the state of the derived facts' layer (zero Entries when
+// there is none).
+func (d *DB) Layer() LayerStatus {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return LayerStatus{Entries: int(d.layer.n), MergeAt: d.visibleDerived() / layerShare}
+}
+
+// visibleDerived counts the visible derived facts; d.mu held.
+func (d *DB) visibleDerived() int {
+	total := 0
+	for _, c := range d.derived {
+		total += c
+	}
+	return total
+}
+
 // layerFits reports whether an update of n changes may go to a layer: the
 // layer, with them, would hold at most 1/layerShare of the visible facts.
 func (d *DB) layerFits(n int) bool {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	total := 0
-	for _, c := range d.derived {
-		total += c
-	}
-	return int(d.layer.n)+n <= total/layerShare
+	return int(d.layer.n)+n <= d.visibleDerived()/layerShare
 }
 
 // layerBytes estimates the bytes of the visible layer's entries, which a

@@ -151,3 +151,53 @@ func TestUpdateDerivedLayer(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSummarizeLayer: stats shows the layer of changes over the derived
+// facts (its entries, and the count past which an update merges it, a
+// quarter of the visible facts), and nothing once an update merged it.
+func TestSummarizeLayer(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t, t.TempDir())
+	defer db.Close()
+	summary := func() *Summary {
+		t.Helper()
+		s, err := Summarize(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if _, err := db.Load(ctx, syntheticBatch(300, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	old := derivedFactsOf(3, 0, 20000, "old")
+	if err := db.ReplaceDerived(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if s := summary(); s.Layer != nil {
+		t.Fatalf("a new generation has layer %+v", *s.Layer)
+	}
+	db.txnCount = 500
+	if err := db.UpdateDerived(ctx, DerivedUpdate{Program: []byte("pA"), Put: derivedFactsOf(3, 30000, 1000, "a"), Delete: keysOf(old[:500])}); err != nil {
+		t.Fatal(err)
+	}
+	s := summary()
+	if want := (LayerStatus{Entries: 1500, MergeAt: 20500 / 4}); s.Layer == nil || *s.Layer != want || s.DerivedFacts != 20500 {
+		t.Fatalf("after a layered update: layer %v of %d facts, want %+v of 20,500", s.Layer, s.DerivedFacts, want)
+	}
+	if err := db.UpdateDerived(ctx, DerivedUpdate{Program: []byte("pB"), Put: derivedFactsOf(3, 40000, 6000, "b")}); err != nil {
+		t.Fatal(err)
+	}
+	if s := summary(); s.Layer != nil || s.DerivedFacts != 26500 {
+		t.Fatalf("after a merging update: layer %+v, %d facts, want none and 26,500", s.Layer, s.DerivedFacts)
+	}
+}
+
+// keysOf returns the facts of ds.
+func keysOf(ds []Derived) []Fact {
+	fs := make([]Fact, len(ds))
+	for i, d := range ds {
+		fs[i] = d.Fact
+	}
+	return fs
+}

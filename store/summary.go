@@ -27,6 +27,9 @@ type Summary struct {
 	// Image is the store's materialisation image (DB.Image, its checksum
 	// not checked), nil when it has none.
 	Image *ImageStatus
+	// Layer is the layer of changes over the derived facts (DB.Layer),
+	// nil when there is none.
+	Layer *LayerStatus
 }
 
 // Summarize counts what st holds. It reads every split, so it takes time in
@@ -88,6 +91,11 @@ func Summarize(ctx context.Context, st Store) (*Summary, error) {
 		}
 		if s.Present {
 			sum.Image = &s
+		}
+	}
+	if l, ok := st.(interface{ Layer() LayerStatus }); ok {
+		if s := l.Layer(); s.Entries > 0 {
+			sum.Layer = &s
 		}
 	}
 	return sum, nil

@@ -32,6 +32,22 @@ type Stats struct {
 	Generation *uint64 `json:"generation,omitempty"`
 	// Image is the store's materialisation image, absent when it has none.
 	Image *Image `json:"image,omitempty"`
+	// Layer is the layer of changes over the derived facts, absent when
+	// there is none.
+	Layer *Layer `json:"layer,omitempty"`
+}
+
+// Layer is the layer of changes that updates wrote over the derived facts
+// (store.LayerStatus): its entries (facts added, changed and deleted), and
+// the count past which an update merges it into a new generation.
+type Layer struct {
+	Entries int `json:"entries"`
+	MergeAt int `json:"merge_at"`
+}
+
+// String is the layer's line in stats.
+func (l *Layer) String() string {
+	return fmt.Sprintf("%d changes over the derived facts (merged into them past %d)", l.Entries, l.MergeAt)
 }
 
 // Image is a store's materialisation image, as stats shows it: its size,
@@ -77,6 +93,9 @@ func NewStats(s *store.Summary) *Stats {
 	if s.Image != nil {
 		st.Image = NewImage(*s.Image)
 	}
+	if s.Layer != nil {
+		st.Layer = &Layer{Entries: s.Layer.Entries, MergeAt: s.Layer.MergeAt}
+	}
 	return st
 }
 
@@ -92,9 +111,9 @@ func (s *Stats) Write(w io.Writer, format, db string) error {
 }
 
 // WriteTable writes the summary as `drumql stats` prints it for a person:
-// the store's name (db) and its counts, its size on disk when known, the
-// splits by name, then one row per relation (name, arity, base and derived
-// facts).
+// the store's name (db) and its counts, its size on disk when known, its
+// image and its layer when it has them, the splits by name, then one row
+// per relation (name, arity, base and derived facts).
 func (s *Stats) WriteTable(w io.Writer, db string) error {
 	hw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
 	fmt.Fprintf(hw, "store:\t%s\nentities:\t%d\nrelations:\t%d\nbase facts:\t%d\nderived facts:\t%d\n",
@@ -104,6 +123,9 @@ func (s *Stats) WriteTable(w io.Writer, db string) error {
 	}
 	if s.Image != nil {
 		fmt.Fprintf(hw, "image:\t%s\n", s.Image)
+	}
+	if s.Layer != nil {
+		fmt.Fprintf(hw, "layer:\t%s\n", s.Layer)
 	}
 	if len(s.Splits) > 0 {
 		fmt.Fprint(hw, "splits:\t")

@@ -46,10 +46,12 @@ func TestNewStats(t *testing.T) {
 }
 
 // TestStatsWriteTable: the counts aligned by tabwriter, the size on disk
-// in binary units, the splits sorted by name, a row per relation.
+// in binary units, the layer of changes over the derived facts, the splits
+// sorted by name, a row per relation.
 func TestStatsWriteTable(t *testing.T) {
 	disk, reclaim := int64(3<<20+1<<19), int64(2048)
 	st := &Stats{Entities: 3, Relations: 2, BaseFacts: 3, DerivedFacts: 1, DiskBytes: &disk, ReclaimableBytes: &reclaim,
+		Layer:       &Layer{Entries: 13237, MergeAt: 2966554},
 		Splits:      map[string]int{"valid": 2, "test": 1},
 		PerRelation: []Relation{{Name: "r", Arity: 2, Base: 2, Derived: 1}, {Name: "a_long_relation", Arity: 2, Base: 1}}}
 	var b strings.Builder
@@ -62,6 +64,7 @@ relations:     2
 base facts:    3
 derived facts: 1
 on disk:       3.5 MiB (2.0 KiB reclaimable)
+layer:         13237 changes over the derived facts (merged into them past 2966554)
 splits:        test=1 valid=2
 
 relation         arity       base    derived
