@@ -356,7 +356,13 @@ func (m *Materialisation) setProgram(prog *datalog.Program, match []int) (kill, 
 			case w > cr.Weight:
 				add = append(add, ci)
 			}
-			if cur := &m.u.Prog.Rules[ci]; cur.Pos == r.Pos && cur.Weight == r.Weight {
+			// The same rule takes the new program's syntax (positions
+			// within it too), so that the old program's, parsed from the
+			// record, can go: the two were 250 MB of an update of the
+			// pinned FB15k-237 file.
+			cur := &m.u.Prog.Rules[ci]
+			cur.Head, cur.Body, cur.Comment = r.Head, r.Body, r.Comment
+			if cur.Pos == r.Pos && cur.Weight == r.Weight {
 				continue // the same rule at the same place
 			}
 			before := ruleRefOf(m.u, cr)
