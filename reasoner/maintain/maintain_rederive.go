@@ -170,7 +170,7 @@ func (m *Materialisation) rederive(s datalog.Stratum, ps []*eval.Plan, tws []int
 				if n == 0 {
 					continue
 				}
-				p = e.MakeGuardedPlan(r, tws[i], 0, d[:n:n])
+				p = e.MakeDemandPlan(r, tws[i], d[:n:n])
 			}
 			run = append(run, p)
 		}

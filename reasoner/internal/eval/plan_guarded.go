@@ -36,6 +36,24 @@ func (e *Evaluator) MakeGuardedPlan(r *Crule, ri int, deltaAt int, delta []int32
 	return e.orderBody(r, ri, deltaAt, delta, nil, true)
 }
 
+// MakeDemandPlan is MakeGuardedPlan of a rederive twin r, whose guard
+// (literal 0) holds demands as its confidences, for the guard's tuples ts
+// that r's weight can serve (weight times demand at least the threshold):
+// a prefix of the guard's tuples by decreasing confidence. A pair plan
+// (factor_pair.go) takes all the guard's tuples instead, in the grouping
+// that the twins of its relation share, and cuts the others by their
+// demand as it meets them, a group at a time: each twin's own grouping of
+// its prefix held 99 MB at the peak of the update that removed the pinned
+// FB15k-237 file's heaviest rule. Its groups' bounds and the paths it
+// emits are those of the prefix (a group's strongest demand is a tuple of
+// it, if it has one).
+func (e *Evaluator) MakeDemandPlan(r *Crule, ri int, ts []int32) *Plan {
+	if sh := r.fac; sh != nil && sh.pair && sh.gate == 0 && !e.noFactor && !r.agg {
+		ts = nil
+	}
+	return e.MakeGuardedPlan(r, ri, 0, ts)
+}
+
 // nextAtomByFanout is nextAtom, but among atoms with some argument bound
 // and some free it takes the one of fewest tuples per bound key (fanout).
 func (pl *planner) nextAtomByFanout() int {
