@@ -41,13 +41,6 @@ func TestUpdateDerivedLayer(t *testing.T) {
 	both("replace", func(s Store) error { return s.ReplaceDerived(ctx, append(slices.Clone(old3), old4...)) })
 	gen := db.dgen
 	limit := db.txnCount
-	keys := func(ds []Derived) []Fact {
-		var fs []Fact
-		for _, d := range ds {
-			fs = append(fs, d.Fact)
-		}
-		return fs
-	}
 	// changed is ds with another rule and confidence.
 	changed := func(ds []Derived, rule string) []Derived {
 		out := slices.Clone(ds)
@@ -68,7 +61,7 @@ func TestUpdateDerivedLayer(t *testing.T) {
 	db.txnCount = 500
 	newA := derivedFactsOf(3, 30000, 1000, "a")
 	a := DerivedUpdate{Program: []byte("pA"), Put: append(changed(old3[:1000], "a"), newA...),
-		Delete: append(keys(old3[1000:1500]), keys(derivedFactsOf(3, 50000, 10, "x"))...)}
+		Delete: append(keysOf(old3[1000:1500]), keysOf(derivedFactsOf(3, 50000, 10, "x"))...)}
 	both("layer A", func(s Store) error { return s.UpdateDerived(ctx, a) })
 	wantSteps("derived:allocated", "update:layered", "update:txn", "update:committed", "update:done")
 	layerA := db.layer
@@ -86,7 +79,7 @@ func TestUpdateDerivedLayer(t *testing.T) {
 	db.txnCount = limit
 	b := DerivedUpdate{Program: []byte("pB"),
 		Put:    append(changed(old3[1000:1010], "b"), derivedFactsOf(5, 0, 50, "b")...),
-		Delete: append(append(keys(newA[:10]), keys(old3[5000:5010])...), keys(old4[:5])...)}
+		Delete: append(append(keysOf(newA[:10]), keysOf(old3[5000:5010])...), keysOf(old4[:5])...)}
 	both("in place B", func(s Store) error { return s.UpdateDerived(ctx, b) })
 	wantSteps("update:txn", "update:committed", "update:done")
 	// 10 tombstones became puts, 10 puts went, 10 + 5 tombstones and 50
@@ -97,7 +90,7 @@ func TestUpdateDerivedLayer(t *testing.T) {
 
 	// C: a second layer, A's entries merged with C's.
 	db.txnCount = 500
-	c := DerivedUpdate{Program: []byte("pC"), Put: derivedFactsOf(3, 40000, 1500, "c"), Delete: keys(old3[6000:6100])}
+	c := DerivedUpdate{Program: []byte("pC"), Put: derivedFactsOf(3, 40000, 1500, "c"), Delete: keysOf(old3[6000:6100])}
 	both("layer C", func(s Store) error { return s.UpdateDerived(ctx, c) })
 	if db.dgen != gen || db.layer.gen == layerA.gen || db.layer.n != 2555+1600 {
 		t.Fatalf("after C: generation %d, layer %+v (A's was %d), want %d entries", db.dgen, db.layer, layerA.gen, 2555+1600)
@@ -108,7 +101,7 @@ func TestUpdateDerivedLayer(t *testing.T) {
 	view.Close()
 	// Point reads see through the layer: facts changed, deleted, put
 	// back, added, and never there.
-	for _, f := range keys(slices.Concat(old3[995:1015], old3[5005:5015], newA[5:15], old4[:10], derivedFactsOf(3, 50000, 3, "x"))) {
+	for _, f := range keysOf(slices.Concat(old3[995:1015], old3[5005:5015], newA[5:15], old4[:10], derivedFactsOf(3, 50000, 3, "x"))) {
 		got, ok1, err1 := db.GetDerived(f)
 		want, ok2, err2 := mem.GetDerived(f)
 		if err1 != nil || err2 != nil || ok1 != ok2 || fmt.Sprint(got) != fmt.Sprint(want) {
@@ -133,7 +126,7 @@ func TestUpdateDerivedLayer(t *testing.T) {
 	// D: too many for a layer of a quarter of the visible facts: a new
 	// generation, without a layer.
 	db.txnCount = 500
-	d := DerivedUpdate{Program: []byte("pD"), Put: derivedFactsOf(3, 60000, 4000, "d"), Delete: keys(newA[100:110])}
+	d := DerivedUpdate{Program: []byte("pD"), Put: derivedFactsOf(3, 60000, 4000, "d"), Delete: keysOf(newA[100:110])}
 	both("copy D", func(s Store) error { return s.UpdateDerived(ctx, d) })
 	if db.dgen == gen || db.layer != (layerState{}) {
 		t.Fatalf("after D: generation %d (was %d), layer %+v, want a new generation", db.dgen, gen, db.layer)
