@@ -137,8 +137,8 @@ type Materialisation struct {
 	active  []bool   // per compiled rule: evaluated (current, strong enough, live)
 	ruleOf  []int    // per rule of the program: its compiled index
 	strata  []datalog.Stratum
-	loaded  map[int32]bool // relations read from the store
-	guards  map[int32]int32
+	loaded  map[int32]bool     // relations read from the store
+	guards  map[int32]guard    // the rederive guards filled in the stratum (fillGuard)
 	facts   map[string]factSrc // the program facts by atom (the strongest)
 	rev     revIndex
 	touchAt eval.Marks // the touch logs' marks (touchLog.at)
@@ -240,7 +240,7 @@ func newMaterialisation(ctx context.Context, st store.Store, syms *eval.Symtab, 
 	u := &eval.Unit{Prog: &datalog.Program{Facts: prog.Facts}, Internal: map[string]string{}, FactSrc: prog.Facts}
 	return &Materialisation{
 		st: st, opt: opt, prog: prog, e: e, u: u,
-		loaded: map[int32]bool{}, guards: map[int32]int32{},
+		loaded: map[int32]bool{}, guards: map[int32]guard{},
 	}
 }
 

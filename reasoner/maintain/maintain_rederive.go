@@ -69,20 +69,10 @@ const demandSlack = 1 - 1e-12
 // confidence (their demands; then by index). A twin iterates a prefix of
 // it, in this order: one slice for all the twins of a relation. (A copy a
 // twin, in index order, held 170 MB at the peak of the pinned FB15k-237
-// file's heaviest rule's removal.)
+// file's heaviest rule's removal.) The slice is the guard's buffer
+// (guard.order), valid until the next group sorts it again.
 func (m *Materialisation) byDemand(gi int32) []int32 {
-	g := m.e.Rels[gi]
-	ts := make([]int32, g.Len())
-	for i := range ts {
-		ts[i] = int32(i)
-	}
-	slices.SortFunc(ts, func(a, b int32) int {
-		if c := cmp.Compare(g.ConfAt(b), g.ConfAt(a)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	return ts
+	return m.guards[gi].order.Down(m.e.Rels[gi])
 }
 
 // minDemandThreshold is the least threshold setDemands bounds by.
@@ -97,14 +87,13 @@ func (m *Materialisation) setDemands() {
 	if e.Min < minDemandThreshold {
 		return // no threshold: a demand near 0 would be no tuple
 	}
-	for gi, h := range m.guards {
-		g, src := e.Rels[gi], e.Rels[h]
-		for t := range int32(g.Len()) {
+	for gi, gd := range m.guards {
+		g, src := e.Rels[gi], e.Rels[gd.h]
+		for t, st := range gd.src {
+			t := int32(t)
 			d := 1.0
-			if st := src.Find(g.Tuple(t)); st >= 0 {
-				if c := src.ConfAt(st); c > 0 {
-					d = min(1, e.Min/(c*demandSlack))
-				}
+			if c := src.ConfAt(st); c > 0 {
+				d = min(1, e.Min/(c*demandSlack))
 			}
 			if g.ConfAt(t) != d {
 				g.Set(t, d, eval.ProvBase)

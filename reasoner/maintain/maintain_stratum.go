@@ -307,6 +307,17 @@ func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]i
 	return ps, tws, nil
 }
 
+// guard is a filled rederive guard: the relation h whose removed tuples
+// it holds; for each of its tuples the tuple of h it copies (the stratum
+// appends to h, never moves a tuple), which setDemands reads before every
+// group of twins instead of looking each up again; and the buffers of its
+// order by demand (byDemand), sorted again for every group.
+type guard struct {
+	h     int32
+	src   []int32
+	order *eval.ConfOrder
+}
+
 // fillGuard gives guard relation gi the tuples ts of relation h (once per
 // stratum) and returns it.
 func (m *Materialisation) fillGuard(gi, h int32, ts []int32) *eval.Relation {
@@ -318,13 +329,15 @@ func (m *Materialisation) fillGuard(gi, h int32, ts []int32) *eval.Relation {
 	g := eval.NewRelation(old.Name, old.Arity)
 	g.Internal, g.Display = true, ""
 	src := e.Rels[h]
+	at := make([]int32, 0, len(ts))
 	for _, t := range ts {
 		if g.Find(src.Tuple(t)) < 0 {
 			g.Add(src.Tuple(t), 1, eval.ProvBase)
+			at = append(at, t)
 		}
 	}
 	e.Rels[gi] = g
-	m.guards[gi] = h
+	m.guards[gi] = guard{h: h, src: at, order: new(eval.ConfOrder)}
 	return g
 }
 

@@ -134,7 +134,9 @@ func TestOrderedChainsInvariant(t *testing.T) {
 }
 
 // TestByConfidence checks byConfidence's radix sort against a comparison
-// sort (increasing confidence, ties by increasing index) on relations
+// sort (increasing confidence, ties by increasing index; ConfOrder.Down,
+// its buffers reused from sort to sort: decreasing, ties by increasing
+// index) on relations
 // whose confidences are few and repeated (every digit but the top shared),
 // zero (removed tuples), negative zero, tiny or all distinct.
 func TestByConfidence(t *testing.T) {
@@ -146,6 +148,7 @@ func TestByConfidence(t *testing.T) {
 		"tiny":     func() float64 { return math.Ldexp(rng.Float64(), -rng.IntN(1070)) },
 		"one":      func() float64 { return 1 },
 	}
+	var o ConfOrder
 	for name, draw := range draws {
 		for _, n := range []int{0, 1, 2, 17, 5000} {
 			r := NewRelation("r", 1)
@@ -162,6 +165,12 @@ func TestByConfidence(t *testing.T) {
 			})
 			if got := r.ByConfidence(); !slices.Equal(got, want) {
 				t.Fatalf("%s, %d tuples: byConfidence differs from a comparison sort", name, n)
+			}
+			slices.SortFunc(want, func(a, b int32) int {
+				return cmp.Or(cmp.Compare(r.ConfAt(b), r.ConfAt(a)), cmp.Compare(a, b))
+			})
+			if got := o.Down(r); !slices.Equal(got, want) {
+				t.Fatalf("%s, %d tuples: ConfOrder.Down differs from a comparison sort", name, n)
 			}
 		}
 	}
