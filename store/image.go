@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -136,7 +135,7 @@ func (OSImageFS) SyncDir(dir string) error {
 // Its first error sticks and makes the later writes no-ops; WriteImage
 // returns it.
 type ImageWriter struct {
-	w   *bufio.Writer
+	w   io.Writer
 	n   int64
 	err error
 	buf [8]byte
@@ -236,7 +235,8 @@ func WriteImage(fs ImageFS, dir string, h ImageHeader, body func(*ImageWriter)) 
 		}
 	}()
 	cw := &crcWriter{w: f, crc: crc32.New(castagnoli)}
-	w := &ImageWriter{w: bufio.NewWriterSize(cw, 1<<20)}
+	pw := newPipeWriter(cw, 1<<20, 3)
+	w := &ImageWriter{w: pw}
 	w.write([]byte(imageMagic))
 	binary.LittleEndian.PutUint32(w.buf[:4], imageVersion)
 	w.write(w.buf[:4])
@@ -248,8 +248,8 @@ func WriteImage(fs ImageFS, dir string, h ImageHeader, body func(*ImageWriter)) 
 	w.n = 0
 	body(w)
 	w.U64(uint64(w.n)) // the body's length
-	if w.err == nil {
-		w.err = w.w.Flush()
+	if err := pw.Close(); w.err == nil {
+		w.err = err
 	}
 	if w.err != nil {
 		return w.err
