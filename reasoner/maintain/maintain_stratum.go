@@ -281,6 +281,7 @@ func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]i
 	// heaviest rule was removed, 419,180 tuples for each of its
 	// relation's hundreds of twins). No plan writes its delta.
 	alls := map[int32][]int32{}
+	want := map[int32]uint32{}
 	for _, ci := range s.Rules {
 		h := e.Rules[ci].Head.Rel
 		ts := removed[h]
@@ -293,18 +294,59 @@ func (m *Materialisation) rederivePlans(s datalog.Stratum, removed map[int32][]i
 		}
 		tws = append(tws, tw)
 		gi := e.Rules[tw].Body[0].Atom.Rel
-		all, ok := alls[gi]
-		if !ok {
+		if _, ok := alls[gi]; !ok {
 			g := m.fillGuard(gi, h, ts)
-			all = make([]int32, g.Len())
+			all := make([]int32, g.Len())
 			for i := range all {
 				all[i] = int32(i)
 			}
 			alls[gi] = all
 		}
-		ps = append(ps, e.MakeGuardedPlan(e.Rules[tw], tw, 0, all))
+		guardMasks(e.Rules[tw], want)
+	}
+	if len(tws) >= prepareTwins {
+		e.PrepareIndexes(want)
+	}
+	for _, tw := range tws {
+		r := e.Rules[tw]
+		ps = append(ps, e.MakeGuardedPlan(r, tw, 0, alls[r.Body[0].Atom.Rel]))
 	}
 	return ps, tws, nil
+}
+
+// prepareTwins is the number of rederive twins from which rederivePlans
+// builds the indexes their plans may look up after the guard before it
+// plans them (eval.Evaluator.PrepareIndexes), on all threads. Hundreds of
+// twins use nearly all of them: of the 392 it builds when the pinned
+// FB15k-237 file's heaviest rule is removed, the plans built all but one
+// without it (3.2 s on one core for their 421 indexes). A few twins'
+// plans choose among them by fanout, and may use one of each pair: those
+// are built as plans ask.
+const prepareTwins = 64
+
+// guardMasks adds to want, for each binary atom of twin r's body after its
+// guard, the position its guard (or a constant) binds when it binds one
+// of the two: the index a plan's step after the guard looks up
+// (eval.Evaluator.PrepareIndexes).
+func guardMasks(r *eval.Crule, want map[int32]uint32) {
+	bound := map[int32]bool{}
+	for _, t := range r.Body[0].Atom.Args {
+		bound[t.V] = t.V >= 0
+	}
+	for _, l := range r.Body[1:] {
+		if l.Kind != datalog.Positive || len(l.Atom.Args) != 2 {
+			continue
+		}
+		var m uint32
+		for p, t := range l.Atom.Args {
+			if t.V == eval.SlotConst || bound[t.V] {
+				m |= 1 << p
+			}
+		}
+		if m == 1 || m == 2 {
+			want[l.Atom.Rel] |= m
+		}
+	}
 }
 
 // guard is a filled rederive guard: the relation h whose removed tuples
