@@ -40,9 +40,8 @@ func (e *Evaluator) PrepareIndexes(want map[int32]uint32) {
 		r := units[i].r
 		ids := r.ByConfidence()
 		for _, m := range units[i].masks {
-			ix := &hashIndex{mask: m, Next: make([]int32, 0, r.N)}
-			ix.Grow(r, 16)
-			ix.OrderChains(r, ids)
+			ix := &hashIndex{mask: m}
+			ix.fillOrdered(r, ids)
 			r.mu.Lock()
 			if r.Idx[m] == nil {
 				r.Idx[m] = ix

@@ -439,7 +439,11 @@ func (ix *hashIndex) insert(r *Relation, i int32) {
 // confidence along each chain when r is weighted, else in tuple order. A
 // unique index is sized for the tuples at once; another grows with its
 // keys (insert, OrderChains), which may be far fewer.
-func (ix *hashIndex) fill(r *Relation) {
+func (ix *hashIndex) fill(r *Relation) { ix.fillOrdered(r, nil) }
+
+// fillOrdered is fill, given r's tuples by increasing confidence
+// (ByConfidence) when r is weighted, or nil to sort them here.
+func (ix *hashIndex) fillOrdered(r *Relation, ids []int32) {
 	ix.Next = make([]int32, 0, r.N)
 	if ix.unique {
 		ix.Grow(r, max(16, 2*r.N))
@@ -447,7 +451,10 @@ func (ix *hashIndex) fill(r *Relation) {
 		ix.Grow(r, 16)
 	}
 	if r.weighted {
-		ix.OrderChains(r, r.ByConfidence())
+		if ids == nil {
+			ids = r.ByConfidence()
+		}
+		ix.OrderChains(r, ids)
 		return
 	}
 	for i := range int32(r.N) {
