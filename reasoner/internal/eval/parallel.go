@@ -51,9 +51,39 @@ func planItems(p *Plan) (int, bool) {
 
 // addTasks splits the first-step tuples lo..hi of plan p into tasks.
 func (e *Evaluator) addTasks(ts []task, p *Plan, lo, hi int) []task {
+	if f := p.fac; f != nil && f.gateAt == gatePair {
+		return e.addPairTasks(ts, p, f.groups, lo, hi)
+	}
 	chunk := max(512, (hi-lo+4*e.threads-1)/(4*e.threads))
 	for ; lo < hi; lo += chunk {
 		ts = append(ts, task{p, lo, min(hi, lo+chunk)})
+	}
+	return ts
+}
+
+// addPairTasks splits the guard groups lo..hi of pair plan p
+// (factor_pair.go) into tasks of consecutive groups, 4 a thread, by the
+// guard tuples they hold: a task holds at most an even share of them, or
+// one group. A group's cost is its walk of a·b and a meeting per tuple, so
+// a few dozen groups are already much work: split as other plans are, by
+// 512 items at least, a pair plan's groups were one task, run on one
+// core while the other waited at the batch's end (10.4 s of one core
+// alone in the 36 s removal of the pinned FB15k-237 file's heaviest rule,
+// 0.3 s after; docs/BENCHMARKS.md).
+func (e *Evaluator) addPairTasks(ts []task, p *Plan, groups [][2]int32, lo, hi int) []task {
+	n := int(groups[hi-1][1] - groups[lo][0]) // the groups are consecutive spans
+	share := (n + 4*e.threads - 1) / (4 * e.threads)
+	for lo < hi {
+		end, w := lo+1, int(groups[lo][1]-groups[lo][0])
+		for end < hi {
+			g := int(groups[end][1] - groups[end][0])
+			if w+g > share {
+				break
+			}
+			end, w = end+1, w+g
+		}
+		ts = append(ts, task{p, lo, end})
+		lo = end
 	}
 	return ts
 }
