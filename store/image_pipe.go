@@ -17,8 +17,7 @@ type pipeWriter struct {
 	full   chan []byte
 	free   chan []byte
 	done   chan struct{}
-	err    error // w's first error: read after done is closed
-	failed atomic.Pointer[error]
+	failed atomic.Pointer[error] // w's first error
 }
 
 // newPipeWriter returns a pipeWriter of bufs buffers of size bytes (bufs
@@ -37,9 +36,8 @@ func newPipeWriter(w io.Writer, size, bufs int) *pipeWriter {
 func (p *pipeWriter) run() {
 	defer close(p.done)
 	for b := range p.full {
-		if p.err == nil {
+		if p.failed.Load() == nil {
 			if _, err := p.w.Write(b); err != nil {
-				p.err = err
 				p.failed.Store(&err)
 			}
 		}
@@ -74,5 +72,8 @@ func (p *pipeWriter) Close() error {
 	}
 	close(p.full)
 	<-p.done
-	return p.err
+	if e := p.failed.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
