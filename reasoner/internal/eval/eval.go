@@ -633,7 +633,7 @@ func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
 		for lo := 0; lo < n; {
 			hi := min(n, lo+BatchItems-items)
 			w := hi - lo
-			if f := p.fac; f != nil && f.groups != nil && f.gates == nil && f.gateAt != gateScan {
+			if f := p.fac; f != nil && f.byGroups() {
 				hi, w = groupsWithin(f.groups, lo, n, BatchItems-items)
 			}
 			ts = e.addTasks(ts, p, lo, hi)

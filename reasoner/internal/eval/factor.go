@@ -221,6 +221,14 @@ type facPlan struct {
 	share *facShare
 }
 
+// byGroups reports whether the plan's first-step items are its groups
+// (mid and groups): a pair plan's, or a delta's grouped by V1 or by V0
+// (walk). A batch counts their tuples (groupsWithin), and its tasks split
+// them by their tuples (addGroupTasks).
+func (fp *facPlan) byGroups() bool {
+	return fp.groups != nil && fp.gates == nil && fp.gateAt != gateScan
+}
+
 // facPlanOf returns the factorised plan of rule r with the delta d at body
 // literal deltaAt (-1: none), or nil when r is not a chain rule.
 func (e *Evaluator) facPlanOf(r *Crule, deltaAt int, d []int32) *facPlan {

@@ -51,8 +51,8 @@ func planItems(p *Plan) (int, bool) {
 
 // addTasks splits the first-step tuples lo..hi of plan p into tasks.
 func (e *Evaluator) addTasks(ts []task, p *Plan, lo, hi int) []task {
-	if f := p.fac; f != nil && f.gateAt == gatePair {
-		return e.addPairTasks(ts, p, f.groups, lo, hi)
+	if f := p.fac; f != nil && f.byGroups() {
+		return e.addGroupTasks(ts, p, f.groups, lo, hi)
 	}
 	chunk := max(512, (hi-lo+4*e.threads-1)/(4*e.threads))
 	for ; lo < hi; lo += chunk {
@@ -61,16 +61,17 @@ func (e *Evaluator) addTasks(ts []task, p *Plan, lo, hi int) []task {
 	return ts
 }
 
-// addPairTasks splits the guard groups lo..hi of pair plan p
-// (factor_pair.go) into tasks of consecutive groups, 4 a thread, by the
-// guard tuples they hold: a task holds at most an even share of them, or
-// one group. A group's cost is its walk of a·b and a meeting per tuple, so
-// a few dozen groups are already much work: split as other plans are, by
-// 512 items at least, a pair plan's groups were one task, run on one
-// core while the other waited at the batch's end (10.4 s of one core
-// alone in the 36 s removal of the pinned FB15k-237 file's heaviest rule,
-// 0.3 s after; docs/BENCHMARKS.md).
-func (e *Evaluator) addPairTasks(ts []task, p *Plan, groups [][2]int32, lo, hi int) []task {
+// addGroupTasks splits the groups lo..hi of factorised plan p (a pair
+// plan's guard groups, factor_pair.go; a delta's groups, facGroup and
+// facWalk) into tasks of consecutive groups, 4 a thread, by the tuples
+// they hold: a task holds at most an even share of them, or one group. A
+// group's cost is a walk from its value and a step per tuple, so a few
+// dozen groups are already much work: split as other plans are, by 512
+// items at least, they were one task, run on one core while the other
+// waited at the batch's end. The pinned FB15k-237 file's heaviest rule's
+// removal spent 10.4 s of its 36 s so, on pair plans (0.3 s after); its
+// full infer, 47 s on the groups of deltas (docs/BENCHMARKS.md).
+func (e *Evaluator) addGroupTasks(ts []task, p *Plan, groups [][2]int32, lo, hi int) []task {
 	n := int(groups[hi-1][1] - groups[lo][0]) // the groups are consecutive spans
 	share := (n + 4*e.threads - 1) / (4 * e.threads)
 	for lo < hi {

@@ -5,10 +5,11 @@ import (
 	"testing"
 )
 
-// TestAddPairTasks: a pair plan's guard groups are split into tasks of
+// TestAddGroupTasks: the groups of a factorised plan (a pair plan's guard
+// groups, a delta's groups by V1 or by V0) are split into tasks of
 // consecutive whole groups, by the tuples they hold, so that a few dozen
 // heavy groups are not one task on one core while the other waits.
-func TestAddPairTasks(t *testing.T) {
+func TestAddGroupTasks(t *testing.T) {
 	spans := func(sizes ...int) [][2]int32 {
 		var gs [][2]int32
 		at := int32(0)
@@ -36,9 +37,12 @@ func TestAddPairTasks(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, threads := range []int{1, 2} {
+			for i, threads := range []int{1, 2, 1, 2, 1, 2} {
 				e := &Evaluator{threads: threads}
-				p := &Plan{fac: &facPlan{gateAt: gatePair, groups: c.groups}}
+				// A pair plan, a middle delta's groups, an end delta's walk.
+				fp := []*facPlan{{gateAt: gatePair}, {}, {walk: true}}[i/2]
+				fp.groups = c.groups
+				p := &Plan{fac: fp}
 				ts := e.addTasks(nil, p, c.lo, c.hi)
 				n := int(c.groups[c.hi-1][1] - c.groups[c.lo][0])
 				share := (n + 4*threads - 1) / (4 * threads)
