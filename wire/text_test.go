@@ -212,6 +212,10 @@ func TestProgressText(t *testing.T) {
 	if got, want := TraceLine(p), "trace: round 3, 1200 facts derived, 7 joins, 40 MB in use, 2.4s"; got != want {
 		t.Errorf("TraceLine = %q, want %q", got, want)
 	}
+	p.Batches, p.Busy = 1900*time.Millisecond, 3553*time.Millisecond
+	if got, want := TraceLine(p), "trace: round 3, 1200 facts derived, 7 joins, 40 MB in use, 2.4s, batches 1.9s at 1.87 cores"; got != want {
+		t.Errorf("TraceLine = %q, want %q", got, want)
+	}
 	p = reasoner.Progress{Phase: reasoner.PhaseWrite, Written: 800, Total: 1200, Elapsed: 3 * time.Second}
 	if got, want := ProgressText(p), "storing 800/1200 facts, 3s"; got != want {
 		t.Errorf("ProgressText(write) = %q, want %q", got, want)

@@ -338,6 +338,11 @@ type Progress struct {
 	Joins int64
 	// Elapsed is the time since Infer started.
 	Elapsed time.Duration
+	// Batches is the wall time of the parallel batches of the rounds so
+	// far, and Busy the time their workers spent in tasks: Busy over
+	// Batches is the cores the batches kept busy (up to Options.Threads;
+	// below it, a worker waited at a batch's end for the last task).
+	Batches, Busy time.Duration
 }
 
 // Answer is one answer to a query.

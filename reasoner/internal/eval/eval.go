@@ -77,6 +77,10 @@ type Evaluator struct {
 	fms       []*facMemos
 	deltas    int64 // delta tuples the rounds joined (fixpoint)
 	Reads     int64 // tuples the joins tried (worker.reads)
+	// batchWall is the wall time of the parallel batches (runTasks), and
+	// batchBusy the time their workers spent in tasks: busy over wall is
+	// the cores the batches kept busy (Progress.Busy).
+	batchWall, batchBusy time.Duration
 
 	// maxBatch is the most records one merge (a batch) took.
 	maxBatch int64
@@ -129,7 +133,8 @@ type Evaluator struct {
 func (e *Evaluator) reportRound() {
 	if e.Progress != nil {
 		e.lastReport = time.Now()
-		e.Progress(Progress{Phase: PhaseDerive, Rounds: e.Iterations, Facts: e.Derived, Memory: memoryInUse(), Joins: e.Work, Elapsed: time.Since(e.Start)})
+		e.Progress(Progress{Phase: PhaseDerive, Rounds: e.Iterations, Facts: e.Derived, Memory: memoryInUse(), Joins: e.Work, Elapsed: time.Since(e.Start),
+			Batches: e.batchWall, Busy: e.batchBusy})
 	}
 }
 

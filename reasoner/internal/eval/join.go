@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/drumql/drumql/datalog"
 )
@@ -32,7 +33,8 @@ type Worker struct {
 	seen    headSet
 	seenRel int32
 	probes  int64
-	sink    uint64 // what headSet.touch loaded (kept so the loads stay)
+	busy    time.Duration // time in the tasks of a batch (runTasks)
+	sink    uint64        // what headSet.touch loaded (kept so the loads stay)
 	// rule is the rule being evaluated (for evaluation errors); err is the
 	// first evaluation error of the task (see expr.go); acc is the
 	// aggregate whose body is being evaluated, if any.

@@ -1,9 +1,11 @@
 package eval
 
 import (
-	"github.com/drumql/drumql/internal/pkgerr"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/drumql/drumql/internal/pkgerr"
 
 	"github.com/drumql/drumql/datalog"
 	"github.com/drumql/drumql/internal/workpool"
@@ -121,17 +123,22 @@ func (e *Evaluator) runTasks(ts []task) ([]outBuf, error) {
 	// returned, so the error does not depend on the number of threads.
 	errs := make([]*evalError, len(ts))
 	groups, prefer := e.taskGroups(ts)
+	start := time.Now()
 	workpool.RunGroups(e.threads, groups, prefer, func(wi, i int) bool {
 		w := workers[wi]
 		w.buf = &bufs[i]
 		w.seen.reset()
+		t0 := time.Now()
 		w.exec(ts[i].p, ts[i].lo, ts[i].hi)
+		w.busy += time.Since(t0)
 		if w.err != nil {
 			errs[i], w.err = w.err, nil
 		}
 		return !stop.Load()
 	})
+	e.batchWall += time.Since(start)
 	for _, w := range workers {
+		e.batchBusy += w.busy
 		e.cut += w.cut
 		e.Work += int64(w.ticks)
 		e.Reads += int64(w.reads)
