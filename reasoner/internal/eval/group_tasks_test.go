@@ -1,9 +1,6 @@
 package eval
 
-import (
-	"fmt"
-	"testing"
-)
+import "testing"
 
 // TestAddGroupTasks: the groups of a factorised plan (a pair plan's guard
 // groups, a delta's groups by V1 or by V0) are split into tasks of
@@ -60,7 +57,11 @@ func TestAddGroupTasks(t *testing.T) {
 					t.Fatalf("threads %d: the tasks end at %d, want %d", threads, at, c.hi)
 				}
 				if threads == 2 && len(ts) < c.minTasks {
-					t.Errorf("%d tasks (%v), want at least %d", len(ts), fmt.Sprint(ts), c.minTasks)
+					var got [][2]int
+					for _, tk := range ts {
+						got = append(got, [2]int{tk.lo, tk.hi})
+					}
+					t.Errorf("%d tasks %v, want at least %d", len(ts), got, c.minTasks)
 				}
 			}
 		})
