@@ -72,7 +72,7 @@ func (e *Evaluator) addTasks(ts []task, p *Plan, lo, hi int) []task {
 // items at least, they were one task, run on one core while the other
 // waited at the batch's end. The pinned FB15k-237 file's heaviest rule's
 // removal spent 10.4 s of its 36 s so, on pair plans (0.3 s after); its
-// full infer, 47 s on the groups of deltas (docs/BENCHMARKS.md).
+// full infer, 179 s of 844 s on the groups of deltas (docs/BENCHMARKS.md).
 func (e *Evaluator) addGroupTasks(ts []task, p *Plan, groups [][2]int32, lo, hi int) []task {
 	n := int(groups[hi-1][1] - groups[lo][0]) // the groups are consecutive spans
 	share := (n + 4*e.threads - 1) / (4 * e.threads)
