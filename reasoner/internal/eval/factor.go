@@ -402,7 +402,7 @@ type facMemo struct {
 	bv, cv uint64
 	span   map[uint32][2]int32 // V1 -> its entries in ents
 	ents   []facEntry
-	at     map[uint32]int32 // far end -> entry, while one V1's are built
+	at     *farIndex // far end -> entry, while one V1's are built
 }
 
 // facMemoMax is the number of entries a worker's memos hold before they
@@ -421,13 +421,30 @@ func (m *facMemo) reset(sh *facShare, wt float64) {
 }
 
 // tick counts a step of the join and reports whether the task goes on: it
-// stops when another worker stopped, on an evaluation error, and (checked
-// every 65,536 steps) when the evaluation is cancelled or over its memory.
+// stops on an evaluation error, when another worker stopped (checked
+// every tickStop steps), and (checked every 65,536 steps) when the
+// evaluation is cancelled or over its memory. It is a step's first cost
+// in the factorised plans' walks, so its common path is small enough to
+// inline.
 func (w *Worker) tick() bool {
+	w.ticks++
+	if w.ticks&tickStop != 0 && w.err == nil {
+		return true
+	}
+	return w.tickCheck()
+}
+
+// tickStop is one less than the steps between two of tick's checks of
+// Stop: a worker goes on for at most that many steps after another one
+// stopped (microseconds).
+const tickStop = 1<<10 - 1
+
+// tickCheck is tick's check of the evaluation error, Stop, the context
+// and the memory.
+func (w *Worker) tickCheck() bool {
 	if w.Stop.Load() || w.err != nil {
 		return false
 	}
-	w.ticks++
 	if w.ticks&0xffff == 0 && (w.E.Ctx.Err() != nil || w.E.checkMemory() != nil) {
 		w.Stop.Store(true)
 		return false
@@ -662,9 +679,9 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 			if (fp.neq[1][3] && !w.differ(v3, v1)) || (fp.neq[2][3] && !w.differ(v3, v2)) {
 				continue
 			}
-			k, ok := m.at[v3]
+			k, ok := m.at.get(v3)
 			if !ok {
-				m.at[v3] = int32(len(m.ents))
+				m.at.put(v3, int32(len(m.ents)))
 				m.ents = append(m.ents, facEntry{far: v3, mid: v2, tb: tb, tc: tc, c: cc})
 				continue
 			}
@@ -682,7 +699,7 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 	}
 	ents := m.ents[lo:]
 	for i := range ents {
-		delete(m.at, ents[i].far)
+		m.at.del(ents[i].far)
 	}
 	if stopped {
 		return nil, false

@@ -170,7 +170,7 @@ func (w *Worker) facPair(p *Plan, gs []int32) bool {
 	m.reset(nil, wt)
 	ok := w.facPairBuild(p, v0, tas, wt*top) && w.facPairTuples(p, gs, v0)
 	for i := range m.ents {
-		delete(m.at, m.ents[i].far)
+		m.at.del(m.ents[i].far)
 	}
 	w.demand = 1
 	return ok
@@ -319,9 +319,9 @@ func (w *Worker) facPairBuild(p *Plan, v0 uint32, tas []int32, bound float64) bo
 // middle value mid and the tuples tb, tc: the best to far, or the best
 // through a middle value other than the best's.
 func (m *facMemo) note(far, mid uint32, tb, tc int32, c float64) {
-	k, ok := m.at[far]
+	k, ok := m.at.get(far)
 	if !ok {
-		m.at[far] = int32(len(m.ents))
+		m.at.put(far, int32(len(m.ents)))
 		m.ents = append(m.ents, facEntry{far: far, mid: mid, tb: tb, tc: tc, c: c})
 		return
 	}
@@ -385,7 +385,7 @@ func (w *Worker) facPairWalk(p *Plan, cw *chainWalk, v0, v3 uint32, best float64
 		if fp.neq[2][3] && !w.differ(v2, v3) {
 			continue
 		}
-		if k, ok := m.at[v2]; ok {
+		if k, ok := m.at.get(v2); ok {
 			pp.offer(fp, &m.ents[k], v3, cw.T, cw.C)
 		}
 	}

@@ -114,16 +114,16 @@ func (e *Evaluator) taskGroups(ts []task) (groups [][]int, prefer []int) {
 // facMemos are the memos of a worker in a round, by share; n counts their
 // entries and values of V1, which facMemoMax bounds. scratch is the memo
 // of middle deltas' groups (facGroup), emptied for each. The memos share
-// one map of far ends (facMemo.at), empty between builds.
+// one index of far ends (facMemo.at), empty between builds.
 type facMemos struct {
 	by      map[*facShare]*facMemo
 	n       int
 	scratch *facMemo
-	at      map[uint32]int32
+	at      *farIndex
 }
 
 func newFacMemos() *facMemos {
-	ms := &facMemos{by: map[*facShare]*facMemo{}, at: map[uint32]int32{}}
+	ms := &facMemos{by: map[*facShare]*facMemo{}, at: &farIndex{}}
 	ms.scratch = ms.memo()
 	return ms
 }

@@ -27,23 +27,22 @@ type walkEntry struct {
 // and where each is.
 type walkLevel struct {
 	ents []walkEntry
-	at   map[uint32]int32
+	at   farIndex
 }
 
 func (l *walkLevel) reset() {
-	l.ents = l.ents[:0]
-	if l.at == nil {
-		l.at = map[uint32]int32{}
+	for i := range l.ents {
+		l.at.del(l.ents[i].v)
 	}
-	clear(l.at)
+	l.ents = l.ents[:0]
 }
 
 // entry returns the entry of value v, adding it (confidence 0) if new.
 func (l *walkLevel) entry(v uint32) *walkEntry {
-	k, ok := l.at[v]
+	k, ok := l.at.get(v)
 	if !ok {
 		k = int32(len(l.ents))
-		l.at[v] = k
+		l.at.put(v, k)
 		l.ents = append(l.ents, walkEntry{v: v})
 	}
 	return &l.ents[k]
