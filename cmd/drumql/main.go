@@ -9,6 +9,10 @@
 // a child process that drumql supervises, so that a device filling during
 // a write ends in an error message rather than a crash (supervise.go). Profiling
 // runs them in the process itself.
+//
+// default.pgo is a CPU profile of `drumql infer` of the pinned FB15k-237
+// file, which `go build` uses for profile-guided optimisation (inlining
+// the factorised joins' hot calls); bench/pgo.sh makes it again.
 package main
 
 import (
