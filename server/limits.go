@@ -71,9 +71,20 @@ func (l Limits) Check() (c Caps, err error) {
 	if err != nil {
 		return c, fmt.Errorf("--max-memory %s: %w", l.MaxMemory, err)
 	}
-	if l.MaxMemory == "" && c.Mem.Bytes > 0 {
-		c.Mem.Bytes = int64(float64(c.Mem.Bytes) * DefaultMemoryShare)
-		c.Mem.Source = fmt.Sprintf("%g of %s", DefaultMemoryShare, c.Mem.Source)
+	if l.MaxMemory == "" {
+		c.Mem = defaultShare(c.Mem)
 	}
 	return c, nil
+}
+
+// defaultShare is the server's part, DefaultMemoryShare, of the
+// available memory lim; a cap of 0 (the memory is not known) stays 0.
+func defaultShare(lim sysmem.Limit) sysmem.Limit {
+	if lim.Bytes <= 0 {
+		return lim
+	}
+	return sysmem.Limit{
+		Bytes:  int64(float64(lim.Bytes) * DefaultMemoryShare),
+		Source: fmt.Sprintf("%g of %s", DefaultMemoryShare, lim.Source),
+	}
 }

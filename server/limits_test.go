@@ -17,11 +17,20 @@ func TestLimitsCheck(t *testing.T) {
 	if err != nil || c.Body != 1<<20 || c.String != store.MaxNameLen {
 		t.Fatalf("Check = %+v, %v", c, err)
 	}
+	// The available memory changes from one read to the next while other
+	// tests run, so the default is checked by its source here and by its
+	// arithmetic in defaultShare's case below.
 	mem := c.Mem
 	if avail, known := sysmem.Available(); known {
-		if want := int64(float64(avail.Bytes) * DefaultMemoryShare); mem.Bytes != want {
-			t.Errorf("default memory cap %d, want %d (3/4 of %d)", mem.Bytes, want, avail.Bytes)
+		if want := "0.75 of " + avail.Source; mem.Source != want || mem.Bytes <= 0 {
+			t.Errorf("default memory cap %+v, want %s, more than 0", mem, want)
 		}
+	}
+	if got := defaultShare(sysmem.Limit{Bytes: 4000, Source: "MemAvailable"}); got.Bytes != 3000 || got.Source != "0.75 of MemAvailable" {
+		t.Errorf("defaultShare(4000 MemAvailable) = %+v, want 3000, 0.75 of MemAvailable", got)
+	}
+	if got := defaultShare(sysmem.Limit{}); got.Bytes != 0 {
+		t.Errorf("defaultShare(unknown) = %+v, want no cap", got)
 	}
 	off := ok
 	off.MaxMemory = "off"
