@@ -1,9 +1,6 @@
 package eval
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/drumql/drumql/datalog"
 )
 
@@ -672,11 +669,6 @@ func (w *Worker) facBuild(p *Plan, v1 uint32, tbs []int32) ([]facEntry, bool) {
 	if stopped {
 		return nil, false
 	}
-	slices.SortFunc(ents, func(x, y facEntry) int {
-		if c := cmp.Compare(y.c, x.c); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.far, y.far)
-	})
+	sortFarEnds(ents)
 	return ents, true
 }
