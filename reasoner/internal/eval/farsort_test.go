@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -43,5 +44,31 @@ func TestSortFarEnds(t *testing.T) {
 	}
 	for range 300 {
 		check("random", gen(rng.IntN(200), 1+rng.IntN(20)), sortFarEnds)
+	}
+}
+
+// BenchmarkSortFarEnds sorts memos of far ends of a few sizes, with many
+// equal confidences, by sortFarEnds ("typed") and by slices.SortFunc with
+// compareFar ("func"), as facBuild sorted them before.
+func BenchmarkSortFarEnds(b *testing.B) {
+	for _, n := range []int{8, 64, 512} {
+		rng := rand.New(rand.NewPCG(uint64(n), 3))
+		src := make([]facEntry, n)
+		for i := range src {
+			src[i] = facEntry{far: uint32(i), c: float64(1+rng.IntN(20)) / 20}
+		}
+		rng.Shuffle(n, func(i, j int) { src[i].far, src[j].far = src[j].far, src[i].far })
+		a := make([]facEntry, n)
+		for _, s := range []struct {
+			name string
+			sort func([]facEntry)
+		}{{"typed", sortFarEnds}, {"func", func(a []facEntry) { slices.SortFunc(a, compareFar) }}} {
+			b.Run(fmt.Sprintf("%s/%d", s.name, n), func(b *testing.B) {
+				for range b.N {
+					copy(a, src)
+					s.sort(a)
+				}
+			})
+		}
 	}
 }
