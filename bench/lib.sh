@@ -16,6 +16,19 @@ build_builds() {
   fi
 }
 
+# pinned_fb15k NAME starts a script that infers the pinned file ($PINNED,
+# which it requires) over fb15k-237 from $DRUMQL_DATASETS (default
+# ../shared/datasets): it sets DS, and exits 0 saying NAME was skipped when
+# the dataset is not there.
+pinned_fb15k() {
+  DS=${DRUMQL_DATASETS:-../shared/datasets}
+  : "${PINNED:?set PINNED to the pinned mined file}"
+  if [ ! -d "$DS/fb15k-237" ]; then
+    echo "$1: skipped: $DS/fb15k-237 not found (set DRUMQL_DATASETS)"
+    exit 0
+  fi
+}
+
 # machine_line prints the machine and how busy it is, then the revisions.
 machine_line() {
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(awk '/MemTotal/{printf "%.0f GB", $2/1048576}' /proc/meminfo), shared with other work (load average $(cut -d' ' -f1-3 /proc/loadavg))"

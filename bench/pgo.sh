@@ -16,12 +16,8 @@
 # checks the digests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DS=${DRUMQL_DATASETS:-../shared/datasets}
-: "${PINNED:?set PINNED to the pinned mined file}"
-if [ ! -d "$DS/fb15k-237" ]; then
-  echo "pgo: skipped: $DS/fb15k-237 not found (set DRUMQL_DATASETS)"
-  exit 0
-fi
+. bench/lib.sh
+pinned_fb15k pgo
 out=bench/out/pgo
 rm -rf "$out"; mkdir -p "$out"
 go build -pgo=off -o "$out/drumql" ./cmd/drumql

@@ -36,12 +36,8 @@
 #   explain of 20 sampled derived facts: median 0.03 s, max 0.04 s, ...
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DS=${DRUMQL_DATASETS:-../shared/datasets}
-: "${PINNED:?set PINNED to the pinned mined file}"
-if [ ! -d "$DS/fb15k-237" ]; then
-  echo "pinned: skipped: $DS/fb15k-237 not found (set DRUMQL_DATASETS)"
-  exit 0
-fi
+. bench/lib.sh
+pinned_fb15k pinned
 # The derived facts of ad85bbf's infer of the pinned file, as
 # `drumql stats --digest` prints them.
 WANT_FACTS=11866216
@@ -49,7 +45,6 @@ WANT_DIGEST=sha256:da0ca6858efa260db8f095a5d8481d497ce8c89149c818246a2c53b10cf7f
 WANT_CONF=sha256:6edf88f5f7e2825e80d6f0c017c188cebbe6778eac2cf48532a0ad5e190a19b6
 out=bench/out/pinned
 rm -rf "$out"; mkdir -p "$out"
-. bench/lib.sh
 REPEAT=1
 build_builds "$out"
 bin=${BIN:-$out/drumql-head}
