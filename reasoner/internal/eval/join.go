@@ -177,12 +177,7 @@ func (w *Worker) key(s *step) []uint32 {
 // Join extends the partial match of plan p at step k, of confidence conf,
 // with the matches of step k, and emits the complete ones.
 func (w *Worker) Join(p *Plan, k int, conf float64) {
-	if w.Stop.Load() || w.err != nil {
-		return
-	}
-	w.ticks++
-	if w.ticks&0xffff == 0 && (w.E.Ctx.Err() != nil || w.E.checkMemory() != nil) {
-		w.Stop.Store(true)
+	if !w.tick() {
 		return
 	}
 	if k == len(p.steps) {
