@@ -4,8 +4,8 @@ package eval
 // stops on an evaluation error, when another worker stopped (checked
 // every tickStop steps), and (checked every 65,536 steps) when the
 // evaluation is cancelled or over its memory. It is a step's first cost
-// in the factorised plans' walks, so its common path is small enough to
-// inline.
+// in the factorised plans' walks and in Join, so its common path is small
+// enough to inline.
 func (w *Worker) tick() bool {
 	w.ticks++
 	if w.ticks&tickStop != 0 && w.err == nil {
