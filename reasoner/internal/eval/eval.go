@@ -40,6 +40,9 @@ type Evaluator struct {
 	noShare     bool // Options.NoShare
 	// walkAlways and walkNever: Options.walkAlways and walkNever.
 	walkAlways, walkNever bool
+	// memoMax is the entries a worker's memos hold (facMemoMax when 0;
+	// tests set it lower).
+	memoMax int
 	// roundDelta and facGroups are the delta deltaPlans plans and its
 	// groupings for factorised plans (facGroupsOf), while it plans.
 	roundDelta map[int32][]int32

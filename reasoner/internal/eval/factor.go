@@ -402,8 +402,8 @@ type facMemo struct {
 	at     *farIndex // far end -> entry, while one V1's are built
 }
 
-// facMemoMax is the number of entries a worker's memos hold before they
-// are cleared.
+// facMemoMax is the number of entries (and values of V1) a worker's
+// memos hold before they make room (facMemos.drop).
 const facMemoMax = 1 << 20
 
 // reset empties m for the plans of share sh (nil: a group of a middle
@@ -568,7 +568,7 @@ func (w *Worker) facRest(p *Plan, v1 uint32) ([]facEntry, bool) {
 	if s, ok := m.span[v1]; ok {
 		return m.ents[s[0]:s[1]], true
 	}
-	if w.fms.n > facMemoMax {
+	if w.fms.n > w.fms.max {
 		w.fms.drop(m)
 	}
 	lo := int32(len(m.ents))
