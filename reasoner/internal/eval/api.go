@@ -124,6 +124,14 @@ type Options struct {
 	// plans of a round with the same last two atoms share one
 	// (factor_share.go); for tests.
 	NoShare bool
+	// NoScanBound builds a factorised plan's memo with its weight alone,
+	// not with the strongest of its scanned tuples too (factor_share.go);
+	// for tests.
+	NoScanBound bool
+	// BatchItems is the number of first-step tuples a round merges at a
+	// time (0: the package's BatchItems); for tests, whose rounds are
+	// otherwise one batch.
+	BatchItems int
 	// NoRace evaluates a goal-directed query with the magic-set rewrite
 	// alone, without racing it against the bottom-up evaluation.
 	NoRace bool

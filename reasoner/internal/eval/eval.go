@@ -38,6 +38,8 @@ type Evaluator struct {
 	NoStoreLoad bool
 	noFactor    bool // Options.noFactor
 	noShare     bool // Options.NoShare
+	noScanBound bool // Options.NoScanBound
+	batchItems  int  // Options.BatchItems, or BatchItems
 	// walkAlways and walkNever: Options.walkAlways and walkNever.
 	walkAlways, walkNever bool
 	// memoMax is the entries a worker's memos hold (facMemoMax when 0;
@@ -205,6 +207,7 @@ func NewEvaluator(ctx context.Context, st store.Store, syms *Symtab, opt Options
 	return &Evaluator{
 		Ctx: ctx, St: st, Syms: syms, Min: opt.Min, maxFact: opt.MaxFacts, maxStr: opt.maxString(), MaxMem: opt.MaxMemory,
 		threads: opt.Threads, RelIdx: map[string]int32{}, baseOnly: opt.BaseOnly, noFactor: opt.NoFactor, noShare: opt.NoShare,
+		noScanBound: opt.NoScanBound, batchItems: opt.BatchItems,
 		walkAlways: opt.WalkAlways, walkNever: opt.WalkNever, choice: opt.Choice,
 		limit: opt.Limit, subsume: opt.Subsume, loaded: opt.Loaded,
 	}
@@ -605,10 +608,14 @@ const BatchItems = 1 << 15
 
 // round evaluates the plans of one round and merges their candidates into
 // the relations, recording the new and improved tuples in delta, batch by
-// batch (see batchItems).
+// batch (see BatchItems).
 func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
 	var ts []task
 	items := 0
+	batch := e.batchItems
+	if batch <= 0 {
+		batch = BatchItems
+	}
 	e.shareMemos(ps)
 	defer e.dropMemos()
 	flush := func() error {
@@ -632,22 +639,22 @@ func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
 			// One task: it counts as one item, and may fill the batch.
 			ts = append(ts, task{p, 0, 1})
 			items++
-			if items >= BatchItems {
+			if items >= batch {
 				if err := flush(); err != nil {
 					return err
 				}
 			}
 		}
 		for lo := 0; lo < n; {
-			hi := min(n, lo+BatchItems-items)
+			hi := min(n, lo+batch-items)
 			w := hi - lo
 			if f := p.fac; f != nil && f.byGroups() {
-				hi, w = groupsWithin(f.groups, lo, n, BatchItems-items)
+				hi, w = groupsWithin(f.groups, lo, n, batch-items)
 			}
 			ts = e.addTasks(ts, p, lo, hi)
 			items += w
 			lo = hi
-			if items >= BatchItems {
+			if items >= batch {
 				if err := flush(); err != nil {
 					return err
 				}

@@ -216,6 +216,11 @@ type facPlan struct {
 	walk bool
 	// share is the memo the plan reads in its round (factor_share.go).
 	share *facShare
+	// top is the highest confidence of the plan's scanned tuples when
+	// its round began, which its memo was built for (shareMemos; 0: its
+	// weight alone). A tuple raised above it by an earlier batch of the
+	// round is joined path by path (facTuple).
+	top float64
 }
 
 // byGroups reports whether the plan's first-step items are its groups
@@ -490,6 +495,11 @@ func (w *Worker) facTuple(p *Plan, t int32) bool {
 			// "7.0"): the memo's two best paths are not enough.
 			return w.facDirect(p, t, nil)
 		}
+	}
+	if fp.top > 0 && c0 > fp.top {
+		// An earlier batch of the round raised t above what the memo
+		// was built for (shareMemos): its paths may be missing.
+		return w.facDirect(p, t, nil)
 	}
 	ents, ok := w.facRest(p, v1)
 	if !ok {

@@ -25,9 +25,13 @@ package eval
 // from batch to batch as long as b and c do not change (Relation.writes),
 // and the tasks of a share run one after the other on a worker, the one
 // that holds its memo when it can (runTasks, taskGroups).
-// The proofs, and every buffer, are those of a memo per plan. Plans under
-// a gate or a demand, and the groups and walks of deltas, which read no
-// memo of V1, have a share of their own.
+// The proofs, and every buffer, are those of a memo per plan. A plan's
+// weight here is its cut factor: the rule's weight times the strongest of
+// its scanned tuples (scanBound), which the same argument covers; a
+// scanned tuple raised above that during the round is joined path by
+// path, its buffer then holding every path and its best the memo's.
+// Plans under a gate or a demand, and the groups and walks of deltas,
+// which read no memo of V1, have a share of their own.
 
 // facShare is the memo of the factorised plans of a round with one key
 // (facKey, or one plan): built with the largest of their weights, over the
@@ -57,8 +61,8 @@ func facKeyOf(fp *facPlan) (facKey, bool) {
 
 // shareMemos sets the share of every factorised plan of the round ps: one
 // for the plans of each key (facKey), built with the largest of their
-// weights, one of its own for every other plan (and for every plan with
-// Options.NoShare).
+// cut factors (scanBound), one of its own for every other plan (and for
+// every plan with Options.NoShare).
 func (e *Evaluator) shareMemos(ps []*Plan) {
 	shares := map[facKey]*facShare{}
 	for _, p := range ps {
@@ -67,8 +71,13 @@ func (e *Evaluator) shareMemos(ps []*Plan) {
 			continue
 		}
 		fk, ok := facKeyOf(fp)
-		if !ok || e.noShare {
+		if !ok {
 			fp.share = &facShare{weight: fp.weight, b: fp.rel[1], c: fp.rel[2]}
+			continue
+		}
+		f := e.scanBound(fp)
+		if e.noShare {
+			fp.share = &facShare{weight: f, b: fp.rel[1], c: fp.rel[2]}
 			continue
 		}
 		sh := shares[fk]
@@ -76,9 +85,40 @@ func (e *Evaluator) shareMemos(ps []*Plan) {
 			sh = &facShare{b: fp.rel[1], c: fp.rel[2]}
 			shares[fk] = sh
 		}
-		sh.weight = max(sh.weight, fp.weight)
+		sh.weight = max(sh.weight, f)
 		fp.share = sh
 	}
+}
+
+// scanBound returns the factor that the memo of plan fp (one with a key:
+// facKeyOf) cuts its paths with, and sets fp.top: the plan's weight times
+// the highest confidence among its scanned tuples, a delta's. A derivation
+// of a scanned tuple of confidence c0 through a path of confidence cc is
+// c0*cc*weight, at most cc times the factor, so a path the factor cuts is
+// one the plan's emission would cut (facEmitAll); built with the weight
+// alone, a memo read the paths of every middle value down to min/weight,
+// though the deltas of a mined program's later rounds hold only weak
+// tuples (its confidence bands, bands.go): the pinned FB15k-237 file's
+// eleventh round joined tuples below 0.25. The factor is a hair above the
+// product (1e-9), so that rounding never cuts a path the emission keeps;
+// with the entries and best paths the emission reads the same, the proofs
+// are (the argument of shared memos above). A full scan, or a delta with
+// a tuple of confidence 1, cuts by the weight alone.
+func (e *Evaluator) scanBound(fp *facPlan) float64 {
+	fp.top = 0
+	if fp.delta == nil || e.noScanBound {
+		return fp.weight
+	}
+	a := fp.rel[0]
+	top := 0.0
+	for _, t := range fp.delta {
+		top = max(top, a.ConfAt(t))
+	}
+	if top >= 1 || top == 0 {
+		return fp.weight
+	}
+	fp.top = top
+	return min(fp.weight, fp.weight*top*(1+1e-9))
 }
 
 // taskGroups returns the tasks ts in groups: those of one share, or of one
