@@ -75,6 +75,27 @@ func weakHub() (tsv, src string) {
 	return tb.String(), sb.String()
 }
 
+// TestWalkWeakEnd: walked from each place (Options.WalkAlways), the same
+// delta stops at the first weak path of the hub's chain, ordered by
+// confidence, instead of reading them all: about the reads of the memo cut
+// by the scan bound (TestScanBoundWork), not the hubWeak a walk of every
+// place read.
+func TestWalkWeakEnd(t *testing.T) {
+	tsv, src := weakHub()
+	p := testkit.MustParse(t, src)
+	w := &eval.WorkCounters{}
+	st := testkit.NewStore(t, tsv)
+	if _, err := eval.Infer(context.Background(), st, p, eval.Options{Threads: 1, Min: 0.3, WalkAlways: true, Work: w}); err != nil {
+		t.Fatal(err)
+	}
+	if d := oracle.ProofDump(t, st); !strings.Contains(d, "h(x0, z0)") {
+		t.Fatalf("no h(x0, z0) derived:\n%s", d)
+	}
+	if r := w.InferReads.Load(); r > 2*hubWeak {
+		t.Errorf("the walks read %d tuples, more than %d: do they stop at the hub's weak paths?", r, 2*hubWeak)
+	}
+}
+
 // TestScanBoundSameProofs: on the random chain programs, memos cut by the
 // scan bound give the proofs of memos cut by the weight alone, shared or
 // not, on one thread or two, in rounds of one batch or of many small ones

@@ -8,6 +8,11 @@ package eval
 // D's country: grouped by B, the thousands of places D of one currency
 // share their few countries C, which the walk expands once.
 //
+// A chain of b or c ordered by confidence (order.go) is read up to its
+// first tuple too weak for the path so far, as the memo's builds read
+// theirs; the walks read every chain whole before, and on the pinned
+// FB15k-237 file 96% of their reads were such tuples.
+//
 // Object identity: inequalities between V0 and the others, and between
 // neighbours, are tests on one level. V1 != V3 spans two levels: each V2
 // keeps its best path and its best through another V1, as the memo keeps
@@ -79,6 +84,7 @@ func (w *Worker) facWalk(p *Plan, tas []int32) bool {
 	for i := range l1.ents {
 		e1 := l1.ents[i]
 		kb[fp.in[1]] = e1.v
+		ordB := fp.ixB.ordered > 0
 		var cw chainWalk // the ordered part contiguous (chainpack.go)
 		for cw.start(fp.ixB, b, kb[:]); cw.T >= 0; cw.next() {
 			tb := cw.T
@@ -88,6 +94,10 @@ func (w *Worker) facWalk(p *Plan, tas []int32) bool {
 			w.reads++
 			cb := e1.c * cw.C
 			if cb*wt < min {
+				// A tuple too weak ends an ordered chain (order.go).
+				if w.weakEnd(&cw, &ordB) {
+					break
+				}
 				w.cut++
 				continue
 			}
@@ -111,6 +121,7 @@ func (w *Worker) facWalk(p *Plan, tas []int32) bool {
 	for i := range l2.ents {
 		e2 := l2.ents[i]
 		kc[fp.in[2]] = e2.v
+		ordC := fp.ixC.ordered > 0
 		var cw chainWalk
 		for cw.start(fp.ixC, c, kc[:]); cw.T >= 0; cw.next() {
 			tc := cw.T
@@ -120,6 +131,9 @@ func (w *Worker) facWalk(p *Plan, tas []int32) bool {
 			w.reads++
 			cc := cw.C
 			if e2.c*cc*wt < min {
+				if w.weakEnd(&cw, &ordC) {
+					break
+				}
 				w.cut++
 				continue
 			}
