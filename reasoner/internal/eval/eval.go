@@ -42,8 +42,7 @@ type Evaluator struct {
 	batchItems  int  // Options.BatchItems, or BatchItems
 	// walkAlways and walkNever: Options.walkAlways and walkNever.
 	walkAlways, walkNever bool
-	// memoMax is the entries a worker's memos hold (facMemoMax when 0;
-	// tests set it lower).
+	// memoMax caps a worker's memos (facMemoMax when 0; tests set it).
 	memoMax int
 	// roundDelta and facGroups are the delta deltaPlans plans and its
 	// groupings for factorised plans (facGroupsOf), while it plans.
@@ -612,10 +611,7 @@ const BatchItems = 1 << 15
 func (e *Evaluator) round(ps []*Plan, delta map[int32][]int32) error {
 	var ts []task
 	items := 0
-	batch := e.batchItems
-	if batch <= 0 {
-		batch = BatchItems
-	}
+	batch := cmp.Or(e.batchItems, BatchItems)
 	e.shareMemos(ps)
 	defer e.dropMemos()
 	flush := func() error {
