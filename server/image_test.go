@@ -71,6 +71,12 @@ func TestImageKeptCurrent(t *testing.T) {
 	e.srv.wmu.Lock()
 	e.srv.img.fresh = false
 	e.srv.wmu.Unlock()
+	// A write that ran before signalled under wmu, so its signal is in
+	// the channel by now: drop it (a timer of the rule edit's update
+	// could fire after wait returned, and failed this test once in CI).
+	for len(images) > 0 {
+		<-images
+	}
 	e.srv.writeImage()
 	select {
 	case <-images:
