@@ -39,7 +39,7 @@ type Evaluator struct {
 	noFactor    bool // Options.noFactor
 	noShare     bool // Options.NoShare
 	noScanBound bool // Options.NoScanBound
-	batchItems  int  // Options.BatchItems, or BatchItems
+	batchItems  int  // Options.BatchItems (0: BatchItems)
 	// walkAlways and walkNever: Options.walkAlways and walkNever.
 	walkAlways, walkNever bool
 	// memoMax caps a worker's memos (facMemoMax when 0; tests set it).
