@@ -136,3 +136,61 @@ func TestScanBoundSameProofs(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupBoundWork: a round's delta of a chain rule's middle atom (m),
+// grouped by its first variable, through a hub whose last atom holds
+// hubWeak paths too weak for the tuples of the first atom (a, 0.5) and a
+// few strong ones. A group's far ends are built only when a has a tuple
+// with its value (half of them here), and cut by the weight times the
+// strongest of those tuples: the hub's weak paths end its ordered chain
+// at once, where cut by the weight alone every group read them all. The
+// proofs are the same.
+func TestGroupBoundWork(t *testing.T) {
+	var tb, sb strings.Builder
+	for v := range 20 {
+		if v < 10 {
+			fmt.Fprintf(&tb, "x%d\ts\tv%d\n", v, v)
+		}
+		fmt.Fprintf(&tb, "v%d\tb\thub\n", v)
+		for k := range 10 { // more values of W than of V: groups by V
+			fmt.Fprintf(&tb, "v%d\tb\tleaf%d_%d\n", v, v, k)
+		}
+	}
+	for k := range 3 {
+		fmt.Fprintf(&tb, "hub\tc\tz%d\n", k)
+	}
+	for i := range hubWeak {
+		fmt.Fprintf(&sb, "0.5 :: c(\"hub\", \"y%d\").\n", i)
+	}
+	sb.WriteString(`0.5 :: a(X, Y) :- s(X, Y).
+m(X, Y) :- b(X, Y).
+0.9 :: a(X, Y) :- h(X, Y).
+0.9 :: m(X, Y) :- h(X, Y).
+0.9 :: h(X, Y) :- a(X, V), m(V, W), c(W, Y).
+`)
+	p := testkit.MustParse(t, sb.String())
+	var reads [2]int64
+	var dumps [2]string
+	for i, opt := range []eval.Options{{Threads: 1, NoScanBound: true}, {Threads: 1}} {
+		w := &eval.WorkCounters{}
+		opt.Work, opt.Min = w, 0.3
+		st := testkit.NewStore(t, tb.String())
+		if _, err := eval.Infer(context.Background(), st, p, opt); err != nil {
+			t.Fatal(err)
+		}
+		reads[i], dumps[i] = w.InferReads.Load(), oracle.ProofDump(t, st)
+	}
+	if !strings.Contains(dumps[1], "h(x0, z0)") || strings.Contains(dumps[1], "h(x0, y0)") {
+		t.Fatalf("want h(x0, z0) and no h(x0, y0):\n%s", dumps[1])
+	}
+	if dumps[0] != dumps[1] {
+		t.Fatalf("proofs with the group bound:\n%s\nwithout:\n%s", dumps[1], dumps[0])
+	}
+	t.Logf("reads: %d with the weight alone, %d with the bounds", reads[0], reads[1])
+	if reads[0] < 15*hubWeak {
+		t.Fatalf("the weight alone read %d tuples, fewer than %d: the bound below proves nothing", reads[0], 15*hubWeak)
+	}
+	if reads[1]*10 > reads[0] {
+		t.Errorf("the bounds read %d tuples, more than a tenth of the %d the weight alone read", reads[1], reads[0])
+	}
+}

@@ -10,19 +10,35 @@ import (
 
 // facGroup emits the derivations of the middle atom's delta tuples tbs,
 // which share their V1: their far ends, joined once, for every tuple of a
-// with that V1.
+// with that V1. The far ends are built only when a has a tuple with that
+// V1, and cut by the plan's weight times the strongest of them (chainTop):
+// a derivation through a path of confidence cc is at most cc times that,
+// so a path the build cuts is one the emission would cut, as with the
+// scan bound of shared memos (factor_share.go, whose argument keeps the
+// proofs). a is not written during a batch's tasks, so the strongest is
+// that of the walk below.
 func (w *Worker) facGroup(p *Plan, tbs []int32) bool {
 	fp := p.fac
 	a := fp.rel[0]
 	v1 := fp.rel[1].Tuple(tbs[0])[fp.in[1]]
-	w.fm.reset(nil, fp.weight)
+	var ka [2]uint32
+	ka[1-fp.in[0]] = v1
+	bound := fp.weight
+	if !w.E.noScanBound {
+		top, found := w.chainTop(fp.ixA, a, ka[:])
+		if !found {
+			return true // no tuple of a meets the group
+		}
+		if top > 0 && top < 1 {
+			bound = min(bound, bound*top*(1+1e-9))
+		}
+	}
+	w.fm.reset(nil, bound)
 	ents, ok := w.facBuild(p, v1, tbs)
 	if !ok || len(ents) == 0 {
 		return ok
 	}
 	wt, min := fp.weight, w.E.Min
-	var ka [2]uint32
-	ka[1-fp.in[0]] = v1
 	ordA := fp.ixA.ordered > 0
 	var cw chainWalk // a's chain, the ordered part contiguous (chainpack.go)
 	for cw.start(fp.ixA, a, ka[:]); cw.T >= 0; cw.next() {
@@ -59,6 +75,23 @@ func (w *Worker) facGroup(p *Plan, tbs []int32) bool {
 		}
 	}
 	return true
+}
+
+// chainTop returns the highest confidence in the chain of ix for key,
+// and whether the chain has a tuple. It reads the chain's new tuples and
+// stops at the first of its ordered part when no confidence there changed
+// since the ordering (weakRest): the rest are at most as confident.
+func (w *Worker) chainTop(ix *hashIndex, r *Relation, key []uint32) (float64, bool) {
+	top, found := 0.0, false
+	var cw chainWalk
+	for cw.start(ix, r, key); cw.T >= 0; cw.next() {
+		w.reads++
+		top, found = max(top, cw.C), true
+		if _, ok := cw.weakRest(); ok {
+			break
+		}
+	}
+	return top, found
 }
 
 // differ reports whether symbols a and b are different values, as the
