@@ -20,9 +20,19 @@ import (
 // read them all. The proofs are the same.
 func TestScanBoundWork(t *testing.T) {
 	tsv, src := weakHub()
+	reads, dumps := boundRuns(t, tsv, src)
+	if !strings.Contains(dumps[1], "h(x0, z0)") {
+		t.Fatalf("no h(x0, z0) derived:\n%s", dumps[1])
+	}
+	checkBound(t, reads, dumps, 10*hubWeak, 5)
+}
+
+// boundRuns infers program src over the graph tsv at the threshold 0.3 on
+// one thread, without the scan bounds (Options.NoScanBound) and with
+// them, and returns each run's tuple reads and proofs.
+func boundRuns(t *testing.T, tsv, src string) (reads [2]int64, dumps [2]string) {
+	t.Helper()
 	p := testkit.MustParse(t, src)
-	var reads [2]int64
-	var dumps [2]string
 	for i, opt := range []eval.Options{{Threads: 1, NoScanBound: true}, {Threads: 1}} {
 		w := &eval.WorkCounters{}
 		opt.Work, opt.Min = w, 0.3
@@ -32,18 +42,24 @@ func TestScanBoundWork(t *testing.T) {
 		}
 		reads[i], dumps[i] = w.InferReads.Load(), oracle.ProofDump(t, st)
 	}
-	if !strings.Contains(dumps[1], "h(x0, z0)") {
-		t.Fatalf("no h(x0, z0) derived:\n%s", dumps[1])
-	}
+	return reads, dumps
+}
+
+// checkBound fails t unless the two runs of boundRuns have the same
+// proofs, the run without the bounds read at least floor tuples (else the
+// comparison proves nothing), and the run with them at most 1/div of its
+// reads.
+func checkBound(t *testing.T, reads [2]int64, dumps [2]string, floor, div int64) {
+	t.Helper()
 	if dumps[0] != dumps[1] {
-		t.Fatalf("proofs with the scan bound:\n%s\nwithout:\n%s", dumps[1], dumps[0])
+		t.Fatalf("proofs with the bounds:\n%s\nwithout:\n%s", dumps[1], dumps[0])
 	}
-	t.Logf("reads: %d with the weight alone, %d with the scan bound", reads[0], reads[1])
-	if reads[0] < 10*hubWeak {
-		t.Fatalf("the weight alone read %d tuples, fewer than %d: the bound below proves nothing", reads[0], 10*hubWeak)
+	t.Logf("reads: %d with the weight alone, %d with the bounds", reads[0], reads[1])
+	if reads[0] < floor {
+		t.Fatalf("the weight alone read %d tuples, fewer than %d: the bound below proves nothing", reads[0], floor)
 	}
-	if reads[1]*5 > reads[0] {
-		t.Errorf("the scan bound read %d tuples, more than a fifth of the %d the weight alone read", reads[1], reads[0])
+	if reads[1]*div > reads[0] {
+		t.Errorf("the bounds read %d tuples, more than 1/%d of the %d the weight alone read", reads[1], div, reads[0])
 	}
 }
 
@@ -168,29 +184,9 @@ m(X, Y) :- b(X, Y).
 0.9 :: m(X, Y) :- h(X, Y).
 0.9 :: h(X, Y) :- a(X, V), m(V, W), c(W, Y).
 `)
-	p := testkit.MustParse(t, sb.String())
-	var reads [2]int64
-	var dumps [2]string
-	for i, opt := range []eval.Options{{Threads: 1, NoScanBound: true}, {Threads: 1}} {
-		w := &eval.WorkCounters{}
-		opt.Work, opt.Min = w, 0.3
-		st := testkit.NewStore(t, tb.String())
-		if _, err := eval.Infer(context.Background(), st, p, opt); err != nil {
-			t.Fatal(err)
-		}
-		reads[i], dumps[i] = w.InferReads.Load(), oracle.ProofDump(t, st)
-	}
+	reads, dumps := boundRuns(t, tb.String(), sb.String())
 	if !strings.Contains(dumps[1], "h(x0, z0)") || strings.Contains(dumps[1], "h(x0, y0)") {
 		t.Fatalf("want h(x0, z0) and no h(x0, y0):\n%s", dumps[1])
 	}
-	if dumps[0] != dumps[1] {
-		t.Fatalf("proofs with the group bound:\n%s\nwithout:\n%s", dumps[1], dumps[0])
-	}
-	t.Logf("reads: %d with the weight alone, %d with the bounds", reads[0], reads[1])
-	if reads[0] < 15*hubWeak {
-		t.Fatalf("the weight alone read %d tuples, fewer than %d: the bound below proves nothing", reads[0], 15*hubWeak)
-	}
-	if reads[1]*10 > reads[0] {
-		t.Errorf("the bounds read %d tuples, more than a tenth of the %d the weight alone read", reads[1], reads[0])
-	}
+	checkBound(t, reads, dumps, 15*hubWeak, 10)
 }
